@@ -1,0 +1,89 @@
+"""Accelerator descriptions: frozen, validated, in base units (bytes, Hz, cycles).
+
+A config file is one :class:`ArchSpec`. The parts shared by every family (clock, word
+width, DRAM, energy table) sit at the top level; each family has its own section,
+named after it (``systolic:`` for the dense systolic array), which must be present
+when ``family`` names it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from accel_sim.config.schema import spec_field
+
+SCALESIM = "SCALE-Sim v3 (scalesim 3.0.0) default"
+
+
+@dataclass(frozen=True)
+class DramSpec:
+    bandwidth_mode: str = spec_field(
+        "How DRAM bandwidth is set. 'calc': as wide as needed for no memory stall (SCALE-Sim "
+        "CALC mode; traffic is still counted); 'user': 'bandwidth' bytes per cycle per operand "
+        "stream (SCALE-Sim USER mode).", "calc", choices=("calc", "user"), source=SCALESIM)
+    bandwidth: float = spec_field(
+        "DRAM interface bandwidth per operand stream (ifmap, filter, ofmap each), used in 'user' mode.",
+        10.0, unit="bandwidth", positive=True, source=f"{SCALESIM} (Bandwidth: 10 words/cycle, 1-byte words)")
+    latency: int = spec_field(
+        "Fixed DRAM access latency added to every burst.", 0, unit="cycles", minimum=0,
+        source="SCALE-Sim models no DRAM latency without Ramulator")
+
+
+@dataclass(frozen=True)
+class BufferSpec:
+    size: int = spec_field("Capacity of the on-chip SRAM buffer.", unit="size", positive=True)
+    banks: int = spec_field("Number of independently addressed banks.", 1, positive=True,
+                            source=f"{SCALESIM} (MemoryBanks: 1)")
+    ports: int = spec_field("Ports per bank (reads + writes per cycle per bank).", 2, positive=True,
+                            source=f"{SCALESIM} (SRAMBankPort: 2)")
+    double_buffered: bool = spec_field(
+        "Split the buffer in two halves so the next tile loads while the array uses the current one.",
+        True, source=f"{SCALESIM} (double_buffered_scratchpad, active fraction 0.5)")
+
+
+@dataclass(frozen=True)
+class SystolicSpec:
+    rows: int = spec_field("Processing-element rows of the array (SCALE-Sim ArrayHeight).", positive=True)
+    cols: int = spec_field("Processing-element columns of the array (SCALE-Sim ArrayWidth).", positive=True)
+    dataflow: str = spec_field("Which operand stays in the PEs: output (os), weight (ws) or input (is) stationary.",
+                               choices=("os", "ws", "is"))
+    ifmap_sram: BufferSpec = spec_field("Input feature map buffer.")
+    filter_sram: BufferSpec = spec_field("Filter (weight) buffer.")
+    ofmap_sram: BufferSpec = spec_field("Output feature map buffer.")
+    nm_sparsity: bool = spec_field(
+        "Exploit layer-wise N:M filter sparsity (SCALE-Sim v3 SparsitySupport, weight stationary only): "
+        "the reduction dimension shrinks to N/M of its length on the array.", False, source=SCALESIM)
+    read_request_buffer: int = spec_field(
+        "Outstanding DRAM read requests per operand buffer (SCALE-Sim ReadRequestBuffer).", 32,
+        positive=True, source=f"{SCALESIM} (scale.cfg)")
+    write_request_buffer: int = spec_field(
+        "Outstanding DRAM write requests of the output buffer (SCALE-Sim WriteRequestBuffer).", 32,
+        positive=True, source=f"{SCALESIM} (scale.cfg)")
+    accumulator_bits: int = spec_field("Width of each PE's accumulator.", 32, positive=True,
+                                       source="common practice for 8-bit MACs (TPU v1 uses 32-bit accumulators)")
+
+    def __post_init__(self) -> None:
+        if self.nm_sparsity and self.dataflow != "ws":
+            raise ValueError("systolic.nm_sparsity is supported with dataflow 'ws' only (as in SCALE-Sim v3)")
+
+
+@dataclass(frozen=True)
+class ArchSpec:
+    name: str = spec_field("Short name used in reports.")
+    family: str = spec_field("Which accelerator model simulates this config.", choices=("systolic",))
+    description: str = spec_field("Free text: what this config is and where it comes from.", "")
+    clock: float = spec_field("Clock frequency.", 1e9, unit="frequency", positive=True,
+                              source="SCALE-Sim reports cycles only; 1 GHz turns them into time")
+    word_bits: int = spec_field("Width of one operand word (activations and weights).", 8, positive=True,
+                                source=f"{SCALESIM} (word_size = 1 byte)")
+    energy_table: str = spec_field(
+        "Energy table: a name in accel_sim/energy/tables/ or a path to a YAML table.", "horowitz_45nm")
+    dram: DramSpec = spec_field("Off-chip memory.", default_factory=DramSpec)
+    systolic: SystolicSpec | None = spec_field("Dense systolic array (family: systolic).", None)
+
+    def __post_init__(self) -> None:
+        if getattr(self, self.family) is None:
+            raise ValueError(f"family '{self.family}' needs a '{self.family}:' section")
+
+    @property
+    def word_bytes(self) -> float:
+        return self.word_bits / 8

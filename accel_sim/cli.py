@@ -1,0 +1,90 @@
+"""Command line: parse arguments, call the Python API, print, set the exit code.
+
+Exit codes: 0 success, 2 bad input (one line per problem, no traceback), 1 internal error.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Sequence
+
+import yaml
+
+from accel_sim.errors import InputError
+
+DEFAULT_ARCH = "tpu_like_128x128_ws"
+DEFAULT_WORKLOAD = "resnet18"
+TABLE_COLUMNS = ("layer", "cycles", "stall_cycles", "utilization", "energy_pj", "dram_read_bytes", "dram_write_bytes")
+
+
+def _parse_overrides(pairs: Sequence[str]) -> dict:
+    overrides = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise InputError.single("--set", pair, "expected dotted.path=value, e.g. systolic.rows=64")
+        overrides[key.strip()] = yaml.safe_load(value)
+    return overrides
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from accel_sim.config.loader import load_arch
+    from accel_sim.report import write_report
+    from accel_sim.simulate import simulate
+    from accel_sim.workload.loader import load_workload
+
+    arch = load_arch(args.arch, _parse_overrides(args.set))
+    network = load_workload(args.workload)
+    run = simulate(arch, network, reference=args.reference)
+    layers = run.layers_frame()
+    table = layers[list(TABLE_COLUMNS)].copy()
+    table["utilization"] = (100 * table["utilization"]).map("{:.1f}%".format)
+    table["energy_pj"] = (table["energy_pj"] / 1e6).map("{:.2f}".format)
+    table = table.rename(columns={"energy_pj": "energy_uJ", "utilization": "util"})
+    print(f"{network.name} on {arch.name} ({arch.family}, {len(network.layers)} layers)")
+    print(table.to_string(index=False))
+    summary = run.summary_frame().iloc[0]
+    print(f"total: {int(summary['cycles']):,} cycles, {summary['time_s'] * 1e3:.3f} ms, "
+          f"{summary['energy_pj'] / 1e6:.2f} uJ, util {100 * summary['utilization']:.1f}%, "
+          f"DRAM {int(summary['dram_read_bytes'] + summary['dram_write_bytes']):,} B")
+    if args.out is not None:
+        paths = write_report(run, Path(args.out), figure=not args.no_figure)
+        print(f"wrote {', '.join(str(p) for p in paths.values())}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="accel-sim", description="Cycle-level simulator of sparse and "
+                                     "low-precision deep-learning accelerators.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="simulate a workload on an accelerator and report per-layer results")
+    run.add_argument("--arch", default=DEFAULT_ARCH,
+                     help="accel_sim YAML (path or name in arch_configs/) or a SCALE-Sim .cfg")
+    run.add_argument("--workload", default=DEFAULT_WORKLOAD,
+                     help="accel_sim YAML (path or name in workloads/) or a SCALE-Sim topology .csv")
+    run.add_argument("--out", default=None, help="report folder (layers.csv, summary.csv, config.resolved.yaml, PNG)")
+    run.add_argument("--set", action="append", default=[], metavar="PATH=VALUE",
+                     help="override a config field, e.g. --set systolic.rows=64 (repeatable)")
+    run.add_argument("--reference", action="store_true", help="use the per-event reference model (slow)")
+    run.add_argument("--no-figure", action="store_true", help="skip the PNG figure")
+    run.set_defaults(handler=_cmd_run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.handler(args)
+    except InputError as err:
+        for problem in err.problems:
+            print(f"accel-sim: error: {problem}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("accel-sim: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,27 @@
+"""Energy = action counts x table, applied after the run."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Mapping
+
+from accel_sim.energy.table import EnergyTable
+from accel_sim.results.counts import ActionCount
+
+
+@dataclass(frozen=True)
+class EnergyBreakdown:
+    """Energy in pJ per component instance; ``total_pj`` is their sum, by construction."""
+
+    by_component_pj: Mapping[str, float]
+
+    @property
+    def total_pj(self) -> float:
+        return float(sum(self.by_component_pj.values()))
+
+
+def cost(actions: tuple[ActionCount, ...], table: EnergyTable) -> EnergyBreakdown:
+    parts: dict[str, float] = {}
+    for action in actions:
+        parts[action.component] = parts.get(action.component, 0.0) + table.energy_pj(action)
+    return EnergyBreakdown(MappingProxyType(parts))

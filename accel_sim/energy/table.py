@@ -1,0 +1,97 @@
+"""Energy tables: energy per action by component class, action, width and capacity.
+
+A table is a YAML file (see ``tables/horowitz_45nm.yaml``): every entry carries its
+source. Lookups never guess silently: an action whose class/action pair is not in
+the table is an error naming the table and the pair.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from accel_sim.config.loader import resolve_path
+from accel_sim.config.schema import build, spec_field
+from accel_sim.config.yaml_io import read_yaml
+from accel_sim.errors import InputError
+from accel_sim.results.counts import ActionCount
+
+TABLE_DIR = Path(__file__).resolve().parent / "tables"
+
+
+@dataclass(frozen=True)
+class EnergyEntry:
+    component_class: str = spec_field("Component class, e.g. sram, dram, mult_int.")
+    action: str = spec_field("Action, e.g. read, write, op.")
+    bits: int = spec_field("Width of one action.", positive=True)
+    energy: float = spec_field("Energy of one action.", unit="energy", minimum=0)
+    source: str = spec_field("Where the number comes from.")
+    capacity: int = spec_field("Capacity of the storage this entry is for (0: any).", 0, unit="size", minimum=0)
+
+
+@dataclass(frozen=True)
+class EnergyTableSpec:
+    name: str = spec_field("Table name.")
+    entries: tuple[EnergyEntry, ...] = spec_field("Energy per action entries.")
+    technology: str = spec_field("Process node and voltage the numbers are for.", "")
+    width_exponents: dict[str, float] = spec_field(
+        "Per class: energy scales with (bits / listed bits) ** exponent.", default_factory=dict)
+
+
+class EnergyTable:
+    def __init__(self, spec: EnergyTableSpec, file: str):
+        self.spec = spec
+        self.file = file
+        self._by_key: dict[tuple[str, str], list[EnergyEntry]] = {}
+        for entry in spec.entries:
+            self._by_key.setdefault((entry.component_class, entry.action), []).append(entry)
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    def energy_per_action_pj(self, component_class: str, action: str, bits: int, capacity_bytes: int = 0) -> float:
+        entries = self._by_key.get((component_class, action))
+        if not entries:
+            known = ", ".join(sorted(f"{c}/{a}" for c, a in self._by_key))
+            raise InputError.single(self.file, f"entries[{component_class}/{action}]",
+                                    f"no energy for this component class and action; the table has {known}")
+        exponent = self.spec.width_exponents.get(component_class, 1.0)
+        sized = [e for e in entries if e.capacity > 0]
+        if sized and capacity_bytes > 0:
+            return self._by_capacity(sized, capacity_bytes, bits, exponent)
+        nearest = min(entries, key=lambda e: (abs(math.log2(e.bits / bits)), -e.bits))
+        return nearest.energy * (bits / nearest.bits) ** exponent
+
+    @staticmethod
+    def _by_capacity(entries: list[EnergyEntry], capacity: int, bits: int, exponent: float) -> float:
+        pts = sorted((e.capacity, e.energy * (bits / e.bits) ** exponent) for e in entries)
+        if capacity <= pts[0][0]:
+            return pts[0][1]
+        if capacity >= pts[-1][0]:
+            return pts[-1][1]
+        for (c0, e0), (c1, e1) in zip(pts, pts[1:]):
+            if c0 <= capacity <= c1:
+                t = math.log(capacity / c0) / math.log(c1 / c0)
+                return math.exp(math.log(e0) + t * (math.log(e1) - math.log(e0)))
+        raise AssertionError("unreachable")
+
+    def energy_pj(self, action: ActionCount) -> float:
+        return action.count * self.energy_per_action_pj(action.component_class, action.action,
+                                                        action.bits, action.capacity_bytes)
+
+
+def load_energy_table(name_or_path: str | Path) -> EnergyTable:
+    path = resolve_path(name_or_path, TABLE_DIR, (".yaml", ".yml"))
+    raw = read_yaml(path)
+    if isinstance(raw, dict) and isinstance(raw.get("entries"), list):
+        raw = dict(raw, entries=[_rename_class(e) for e in raw["entries"]])
+    return EnergyTable(build(EnergyTableSpec, raw, str(path)), str(path))
+
+
+def _rename_class(entry):
+    # YAML tables say "class" (Accelergy's word); Python can't name a field that.
+    if isinstance(entry, dict) and "class" in entry:
+        entry = dict(entry)
+        entry["component_class"] = entry.pop("class")
+    return entry

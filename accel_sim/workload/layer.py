@@ -1,0 +1,195 @@
+"""Layers and networks: the shapes a model simulates.
+
+A :class:`ConvLayer` covers dense, strided, padded, grouped and depthwise convolutions;
+a :class:`GemmLayer` covers fully connected layers and plain matrix products. Every
+layer exposes the same GEMM view (:class:`GemmShape`): ``m`` output rows (output pixels
+x batch), ``k`` reduction length, ``n`` output columns (filters), repeated ``groups``
+times. Systolic-array dataflows work on that view.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class NMSparsity:
+    """Structured N:M weight sparsity: at most ``n`` non-zeros in every ``m`` consecutive weights
+    along the reduction dimension (Ampere 2:4, SCALE-Sim v3 layer-wise sparsity)."""
+
+    n: int
+    m: int
+
+    def __post_init__(self) -> None:
+        if not (1 <= self.n <= self.m):
+            raise ValueError(f"N:M sparsity needs 1 <= N <= M, got {self.n}:{self.m}")
+
+    @property
+    def density(self) -> float:
+        return self.n / self.m
+
+    def __str__(self) -> str:
+        return f"{self.n}:{self.m}"
+
+
+@dataclass(frozen=True)
+class GemmShape:
+    """Output (m x n) = input (m x k) @ weights (k x n), ``groups`` independent times."""
+
+    m: int
+    k: int
+    n: int
+    groups: int = 1
+
+    @property
+    def macs(self) -> int:
+        return self.m * self.k * self.n * self.groups
+
+
+@dataclass(frozen=True)
+class ConvLayer:
+    name: str
+    in_h: int
+    in_w: int
+    in_channels: int
+    out_channels: int
+    kernel_h: int
+    kernel_w: int
+    stride_h: int = 1
+    stride_w: int = 1
+    pad_top: int = 0
+    pad_bottom: int = 0
+    pad_left: int = 0
+    pad_right: int = 0
+    groups: int = 1
+    batch: int = 1
+    weight_sparsity: NMSparsity | None = None
+    weight_density: float = 1.0
+    input_density: float = 1.0
+    kind: str = field(default="conv", init=False)
+
+    def __post_init__(self) -> None:
+        problems = []
+        for name in ("in_h", "in_w", "in_channels", "out_channels", "kernel_h", "kernel_w",
+                     "stride_h", "stride_w", "groups", "batch"):
+            if getattr(self, name) <= 0:
+                problems.append(f"{name} must be > 0, got {getattr(self, name)}")
+        for name in ("pad_top", "pad_bottom", "pad_left", "pad_right"):
+            if getattr(self, name) < 0:
+                problems.append(f"{name} must be >= 0, got {getattr(self, name)}")
+        if not problems:
+            if self.kernel_h > self.in_h + self.pad_top + self.pad_bottom:
+                problems.append(f"kernel_h {self.kernel_h} is larger than the padded input height "
+                                f"{self.in_h + self.pad_top + self.pad_bottom}")
+            if self.kernel_w > self.in_w + self.pad_left + self.pad_right:
+                problems.append(f"kernel_w {self.kernel_w} is larger than the padded input width "
+                                f"{self.in_w + self.pad_left + self.pad_right}")
+            if self.in_channels % self.groups or self.out_channels % self.groups:
+                problems.append(f"in_channels {self.in_channels} and out_channels {self.out_channels} "
+                                f"must both be divisible by groups {self.groups}")
+        for name in ("weight_density", "input_density"):
+            if not 0.0 < getattr(self, name) <= 1.0:
+                problems.append(f"{name} must be in (0, 1], got {getattr(self, name)}")
+        if problems:
+            raise ValueError("; ".join(problems))
+
+    @property
+    def out_h(self) -> int:
+        return (self.in_h + self.pad_top + self.pad_bottom - self.kernel_h) // self.stride_h + 1
+
+    @property
+    def out_w(self) -> int:
+        return (self.in_w + self.pad_left + self.pad_right - self.kernel_w) // self.stride_w + 1
+
+    @property
+    def is_depthwise(self) -> bool:
+        return self.groups > 1 and self.groups == self.in_channels
+
+    def gemm(self) -> GemmShape:
+        return GemmShape(m=self.out_h * self.out_w * self.batch,
+                         k=self.kernel_h * self.kernel_w * (self.in_channels // self.groups),
+                         n=self.out_channels // self.groups, groups=self.groups)
+
+    @property
+    def macs(self) -> int:
+        return self.gemm().macs
+
+    @property
+    def input_elements(self) -> int:
+        return self.in_h * self.in_w * self.in_channels * self.batch
+
+    @property
+    def weight_elements(self) -> int:
+        return self.kernel_h * self.kernel_w * (self.in_channels // self.groups) * self.out_channels
+
+    @property
+    def output_elements(self) -> int:
+        return self.out_h * self.out_w * self.out_channels * self.batch
+
+
+@dataclass(frozen=True)
+class GemmLayer:
+    """Output (m x n) = input (m x k) @ weights (k x n). A fully connected layer at batch b
+    is ``m = b``, ``k = in_features``, ``n = out_features``."""
+
+    name: str
+    m: int
+    k: int
+    n: int
+    weight_sparsity: NMSparsity | None = None
+    weight_density: float = 1.0
+    input_density: float = 1.0
+    kind: str = field(default="gemm", init=False)
+
+    def __post_init__(self) -> None:
+        problems = [f"{d} must be > 0, got {getattr(self, d)}" for d in ("m", "k", "n") if getattr(self, d) <= 0]
+        for name in ("weight_density", "input_density"):
+            if not 0.0 < getattr(self, name) <= 1.0:
+                problems.append(f"{name} must be in (0, 1], got {getattr(self, name)}")
+        if problems:
+            raise ValueError("; ".join(problems))
+
+    groups = 1
+
+    def gemm(self) -> GemmShape:
+        return GemmShape(m=self.m, k=self.k, n=self.n)
+
+    @property
+    def macs(self) -> int:
+        return self.m * self.k * self.n
+
+    @property
+    def input_elements(self) -> int:
+        return self.m * self.k
+
+    @property
+    def weight_elements(self) -> int:
+        return self.k * self.n
+
+    @property
+    def output_elements(self) -> int:
+        return self.m * self.n
+
+
+Layer = ConvLayer | GemmLayer
+
+
+@dataclass(frozen=True)
+class Network:
+    """An ordered list of layers, as read from one workload file."""
+
+    name: str
+    layers: tuple[Layer, ...]
+    source: str = ""
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.layers:
+            raise ValueError("a network needs at least one layer")
+        names = [layer.name for layer in self.layers]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ValueError(f"layer names must be unique; repeated: {', '.join(dupes)}")
+
+    @property
+    def macs(self) -> int:
+        return sum(layer.macs for layer in self.layers)

@@ -1,0 +1,112 @@
+"""Schema of workload files (``workloads/*.yaml``), turned into :class:`Network` objects.
+
+One entry per layer::
+
+    - {name: conv1, type: conv, in_h: 224, in_w: 224, in_channels: 3,
+       out_channels: 64, kernel: 7, stride: 2, padding: 3}
+    - {name: fc, type: fc, in_features: 512, out_features: 1000}
+    - {name: qk, type: gemm, m: 128, k: 64, n: 128}
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from accel_sim.config.schema import spec_field
+from accel_sim.workload.layer import ConvLayer, GemmLayer, Layer, NMSparsity
+
+_CONV_ONLY = ("in_h", "in_w", "in_channels", "out_channels", "kernel", "kernel_h", "kernel_w",
+              "stride", "stride_h", "stride_w", "padding", "pad_top", "pad_bottom", "pad_left",
+              "pad_right", "groups")
+
+
+def parse_nm(text: str) -> NMSparsity:
+    """``"2:4"`` -> NMSparsity(2, 4); raises ValueError with the expected form."""
+    parts = str(text).strip().split(":")
+    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+        raise ValueError(f"expected N:M sparsity like '2:4', got {text!r}")
+    return NMSparsity(int(parts[0]), int(parts[1]))
+
+
+@dataclass(frozen=True)
+class LayerEntry:
+    name: str = spec_field("Unique layer name.")
+    type: str = spec_field("Layer kind: convolution, fully connected, or a plain matrix product.",
+                           choices=("conv", "fc", "gemm"))
+    in_h: int | None = spec_field("conv: input height (rows of the input feature map).", None)
+    in_w: int | None = spec_field("conv: input width.", None)
+    in_channels: int | None = spec_field("conv: input channels C.", None)
+    out_channels: int | None = spec_field("conv: output channels K (number of filters).", None)
+    kernel: int | None = spec_field("conv: square kernel size (sets kernel_h and kernel_w).", None)
+    kernel_h: int | None = spec_field("conv: kernel height R.", None)
+    kernel_w: int | None = spec_field("conv: kernel width S.", None)
+    stride: int | None = spec_field("conv: stride in both directions.", None)
+    stride_h: int | None = spec_field("conv: vertical stride.", None)
+    stride_w: int | None = spec_field("conv: horizontal stride.", None)
+    padding: int | None = spec_field("conv: zero padding on all four sides.", None)
+    pad_top: int | None = spec_field("conv: zero rows above the input.", None)
+    pad_bottom: int | None = spec_field("conv: zero rows below the input.", None)
+    pad_left: int | None = spec_field("conv: zero columns left of the input.", None)
+    pad_right: int | None = spec_field("conv: zero columns right of the input.", None)
+    groups: int = spec_field("conv: channel groups (groups == in_channels is depthwise).", 1)
+    in_features: int | None = spec_field("fc: input vector length.", None)
+    out_features: int | None = spec_field("fc: output vector length.", None)
+    batch: int = spec_field("conv / fc: batch size.", 1)
+    m: int | None = spec_field("gemm: rows of the input and output matrices.", None)
+    k: int | None = spec_field("gemm: reduction length.", None)
+    n: int | None = spec_field("gemm: columns of the weight and output matrices.", None)
+    weight_sparsity: str | None = spec_field("Structured N:M weight sparsity, e.g. '2:4'.", None)
+    weight_density: float = spec_field("Fraction of non-zero weights (1.0 = dense).", 1.0)
+    input_density: float = spec_field("Fraction of non-zero input activations (1.0 = dense).", 1.0)
+
+    def to_layer(self) -> Layer:
+        """Build the layer; raises ValueError naming the fields that are wrong or missing."""
+        nm = parse_nm(self.weight_sparsity) if self.weight_sparsity is not None else None
+        common = dict(name=self.name, weight_sparsity=nm, weight_density=self.weight_density,
+                      input_density=self.input_density)
+        if self.type == "conv":
+            self._require("in_h", "in_w", "in_channels", "out_channels")
+            kh = _pick(self.kernel_h, self.kernel, None)
+            kw = _pick(self.kernel_w, self.kernel, None)
+            if kh is None or kw is None:
+                raise ValueError("conv needs 'kernel' or both 'kernel_h' and 'kernel_w'")
+            pad = self.padding or 0
+            return ConvLayer(
+                in_h=self.in_h, in_w=self.in_w, in_channels=self.in_channels,
+                out_channels=self.out_channels, kernel_h=kh, kernel_w=kw,
+                stride_h=_pick(self.stride_h, self.stride, 1), stride_w=_pick(self.stride_w, self.stride, 1),
+                pad_top=_pick(self.pad_top, pad, 0), pad_bottom=_pick(self.pad_bottom, pad, 0),
+                pad_left=_pick(self.pad_left, pad, 0), pad_right=_pick(self.pad_right, pad, 0),
+                groups=self.groups, batch=self.batch, **common)
+        self._forbid(*_CONV_ONLY)
+        if self.type == "fc":
+            self._require("in_features", "out_features")
+            self._forbid("m", "k", "n")
+            return GemmLayer(m=self.batch, k=self.in_features, n=self.out_features, **common)
+        self._require("m", "k", "n")
+        self._forbid("in_features", "out_features")
+        return GemmLayer(m=self.m, k=self.k, n=self.n, **common)
+
+    def _require(self, *names: str) -> None:
+        missing = [n for n in names if getattr(self, n) is None]
+        if missing:
+            raise ValueError(f"a {self.type} layer needs {', '.join(missing)}")
+
+    def _forbid(self, *names: str) -> None:
+        given = [n for n in names if getattr(self, n) is not None and not (n == "groups" and self.groups == 1)]
+        if given:
+            raise ValueError(f"a {self.type} layer does not take {', '.join(given)}")
+
+
+def _pick(*values):
+    for v in values:
+        if v is not None:
+            return v
+    return None
+
+
+@dataclass(frozen=True)
+class WorkloadSpec:
+    name: str = spec_field("Short name used in reports.")
+    layers: tuple[LayerEntry, ...] = spec_field("The layers, in execution order.")
+    description: str = spec_field("Free text: what this network is.", "")
+    source: str = spec_field("Where the layer shapes come from (paper, model zoo).", "")
