@@ -54,6 +54,26 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_reproduce(args: argparse.Namespace) -> int:
+    from accel_sim.studies.registry import all_studies, reproduce_all, write_study
+
+    studies = all_studies()
+    if args.list or args.study is None:
+        for name, s in studies.items():
+            print(f"{name:28s} {s.title}")
+        return 0
+    out = Path(args.out)
+    if args.study == "all":
+        reproduce_all(out)
+        print(f"wrote {len(studies)} studies and {out / 'README.md'}")
+        return 0
+    if args.study not in studies:
+        raise InputError.single("reproduce", args.study, f"no such study; known: {', '.join(studies)}")
+    write_study(studies[args.study], out)
+    print(f"wrote {out / 'results.csv'}, {out / 'figure.png'}, {out / 'README.md'}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="accel-sim", description="Cycle-level simulator of sparse and "
                                      "low-precision deep-learning accelerators.")
@@ -69,6 +89,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--reference", action="store_true", help="use the per-event reference model (slow)")
     run.add_argument("--no-figure", action="store_true", help="skip the PNG figure")
     run.set_defaults(handler=_cmd_run)
+
+    reproduce = sub.add_parser("reproduce", help="run a registered study (paper figure) into a folder")
+    reproduce.add_argument("study", nargs="?", help="study name, or 'all'")
+    reproduce.add_argument("--out", default="reports", help="output folder (default: reports)")
+    reproduce.add_argument("--list", action="store_true", help="list the registered studies")
+    reproduce.set_defaults(handler=_cmd_reproduce)
     return parser
 
 

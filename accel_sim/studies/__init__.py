@@ -1,0 +1,1 @@
+"""Registered studies; see :mod:`accel_sim.studies.registry`."""

@@ -1,0 +1,72 @@
+"""Conservation laws that every model's results obey, on every shipped arch and generated layers."""
+import math
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from accel_sim import load_arch, simulate
+from accel_sim.config.loader import ARCH_DIR
+from accel_sim.energy import cost, load_energy_table
+from accel_sim.workload import ConvLayer, GemmLayer, Network, NMSparsity
+
+SMALL_ARCH_OVERRIDES = {"systolic.rows": 8, "systolic.cols": 8}
+
+
+def footprint_bytes(layer, word_bytes):
+    """Bytes each operand occupies once: inputs and weights read, outputs written."""
+    nm = layer.weight_sparsity.density if layer.weight_sparsity else 1.0
+    return (layer.input_elements * word_bytes, math.ceil(layer.weight_elements * nm) * word_bytes,
+            layer.output_elements * word_bytes)
+
+
+def check_laws(arch, network, run):
+    table = load_energy_table(arch.energy_table)
+    for layer, result, energy in zip(network.layers, run.layers, run.energy):
+        assert result.cycles == result.compute_cycles + result.stall_cycles
+        assert result.macs_issued + result.macs_skipped == result.macs_dense == layer.macs
+        assert result.cycles >= math.ceil(result.macs_issued / result.peak_macs_per_cycle)
+        ifmap, weights, ofmap = footprint_bytes(layer, arch.word_bytes)
+        assert result.dram_read_bytes >= ifmap + weights
+        assert result.dram_write_bytes >= ofmap
+        assert energy.total_pj == pytest.approx(sum(table.energy_pj(a) for a in result.actions))
+        assert energy.total_pj == pytest.approx(sum(energy.by_component_pj.values()))
+        assert 0 < result.utilization <= 1
+    layers, summary = run.layers_frame(), run.summary_frame()
+    for column in ("cycles", "energy_pj", "dram_read_bytes", "macs_issued"):
+        assert summary[column].iloc[0] == pytest.approx(layers[column].sum())
+
+
+layer_strategy = st.one_of(
+    st.builds(lambda h, c, k, r, s, nm: ConvLayer("conv", in_h=h, in_w=h, in_channels=c, out_channels=k,
+                                                   kernel_h=r, kernel_w=r, stride_h=s, stride_w=s, weight_sparsity=nm),
+              st.integers(5, 14), st.integers(1, 12), st.integers(1, 20), st.integers(1, 3), st.integers(1, 2),
+              st.sampled_from([None, NMSparsity(2, 4), NMSparsity(1, 4)])),
+    st.builds(lambda m, k, n: GemmLayer("gemm", m=m, k=k, n=n), st.integers(1, 40), st.integers(1, 40), st.integers(1, 40)),
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(layer=layer_strategy, dataflow=st.sampled_from(["os", "ws", "is"]), mode=st.sampled_from(["calc", "user"]),
+       nm=st.booleans())
+def test_conservation_on_generated_layers(layer, dataflow, mode, nm):
+    overrides = dict(SMALL_ARCH_OVERRIDES, **{"systolic.dataflow": dataflow, "dram.bandwidth_mode": mode,
+                                              "systolic.nm_sparsity": nm and dataflow == "ws"})
+    arch = load_arch("scalesim_32x32_ws", overrides)
+    network = Network("n", (layer,))
+    check_laws(arch, network, simulate(arch, network))
+
+
+@pytest.mark.parametrize("path", sorted(ARCH_DIR.glob("*.yaml")), ids=lambda p: p.stem)
+def test_every_shipped_arch_runs_with_conservation(path):
+    arch = load_arch(path)
+    network = Network("tiny", (ConvLayer("c", in_h=12, in_w=12, in_channels=8, out_channels=16, kernel_h=3, kernel_w=3,
+                                         pad_top=1, pad_bottom=1, pad_left=1, pad_right=1, weight_sparsity=NMSparsity(2, 4)),
+                               GemmLayer("fc", m=1, k=256, n=10)))
+    check_laws(arch, network, simulate(arch, network))
+
+
+def test_same_inputs_same_result_bit_for_bit():
+    arch = load_arch("scalesim_32x32_ws")
+    network = Network("n", (GemmLayer("g", m=64, k=96, n=40),))
+    first, second = simulate(arch, network).layers_frame(), simulate(arch, network).layers_frame()
+    assert first.equals(second)
