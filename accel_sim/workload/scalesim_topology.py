@@ -6,6 +6,12 @@ Two formats, told apart by the header:
 - GEMM: ``Layer Name, M, N, K[, Sparsity],`` where SCALE-Sim's M is the output rows,
   N the output columns (filters) and K the reduction length.
 The optional sparsity column is N:M (e.g. ``2:4``). Rows end with a trailing comma.
+
+SCALE-Sim sizes a conv output as ``ceil((H - R + stride) / stride)``
+(``topology_utils.topo_calc_hyperparams``), which keeps a last, partial window when
+``(H - R)`` is not a multiple of the stride (ResNet-18 conv1: 224 -> 110, not 109).
+That is the same as zero padding of ``(-(H - R)) mod stride`` at the bottom / right,
+which is how such layers are represented here (:func:`scalesim_edge_padding`).
 """
 from __future__ import annotations
 
@@ -18,6 +24,11 @@ from accel_sim.workload.spec import parse_nm
 
 CONV_COLUMNS = ("ifmap_height", "ifmap_width", "filter_height", "filter_width", "channels", "num_filter", "strides")
 GEMM_COLUMNS = ("m", "n", "k")
+
+
+def scalesim_edge_padding(size: int, kernel: int, stride: int) -> int:
+    """Bottom / right padding that reproduces SCALE-Sim's ceil-rounded output size."""
+    return (-(size - kernel)) % stride if size >= kernel else 0
 
 
 def _cells(row: list[str]) -> list[str]:
@@ -70,7 +81,9 @@ def read_scalesim_topology(path: Path) -> Network:
                     name=name, in_h=values["ifmap_height"], in_w=values["ifmap_width"],
                     kernel_h=values["filter_height"], kernel_w=values["filter_width"],
                     in_channels=values["channels"], out_channels=values["num_filter"],
-                    stride_h=values["strides"], stride_w=values["strides"], weight_sparsity=nm))
+                    stride_h=values["strides"], stride_w=values["strides"], weight_sparsity=nm,
+                    pad_bottom=scalesim_edge_padding(values["ifmap_height"], values["filter_height"], values["strides"]),
+                    pad_right=scalesim_edge_padding(values["ifmap_width"], values["filter_width"], values["strides"])))
         except ValueError as err:
             problems.append(Problem(file, f"{where} ({name})", str(err)))
     if problems:
