@@ -12,4 +12,4 @@ from accel_sim.simulate import simulate
 from accel_sim.workload.loader import load_workload
 
 __version__ = "0.1.0"
-__all__ = ["InputError", "load_arch", "load_workload", "simulate", "__version__"]
+__all__ = ["InputError", "__version__", "load_arch", "load_workload", "simulate"]

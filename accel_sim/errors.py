@@ -32,7 +32,7 @@ class InputError(ValueError):
         super().__init__("; ".join(str(p) for p in self.problems))
 
     @classmethod
-    def single(cls, file: str, path: str, message: str) -> "InputError":
+    def single(cls, file: str, path: str, message: str) -> InputError:
         return cls([Problem(str(file), path, message)])
 
 

@@ -1,7 +1,7 @@
 """The one entry point from specs to results: pick the family's model, run, cost."""
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from accel_sim.arch.spec import ArchSpec
 from accel_sim.energy.cost import cost

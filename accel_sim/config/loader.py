@@ -1,8 +1,9 @@
 """Load an accelerator config: YAML with ``extends:`` presets, or a SCALE-Sim ``.cfg``."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from accel_sim.arch.spec import ArchSpec
 from accel_sim.config.scalesim_cfg import read_scalesim_cfg

@@ -13,8 +13,9 @@ import dataclasses
 import difflib
 import types
 import typing
+from collections.abc import Callable
 from dataclasses import MISSING, dataclass
-from typing import Any, Callable
+from typing import Any
 
 from accel_sim import units
 from accel_sim.errors import InputError, Problem

@@ -1,9 +1,9 @@
 """Energy = action counts x table, applied after the run."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Mapping
 
 from accel_sim.energy.table import EnergyTable
 from accel_sim.results.counts import ActionCount

@@ -4,9 +4,9 @@ from __future__ import annotations
 import matplotlib
 
 matplotlib.use("Agg")  # reports are files; no display needed
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
+import matplotlib.pyplot as plt
+import pandas as pd
+from matplotlib.figure import Figure
 
 
 def layer_overview(layers: pd.DataFrame, title: str = "") -> Figure:

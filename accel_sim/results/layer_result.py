@@ -1,9 +1,9 @@
 """Per-layer results: timing, work, traffic and action counts, summed to networks with ``+``."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Mapping
 
 from accel_sim.results.counts import ActionCount
 

@@ -2,11 +2,12 @@
 import math
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from accel_sim import load_arch, simulate
 from accel_sim.config.loader import ARCH_DIR
-from accel_sim.energy import cost, load_energy_table
+from accel_sim.energy import load_energy_table
 from accel_sim.workload import ConvLayer, GemmLayer, Network, NMSparsity
 
 SMALL_ARCH_OVERRIDES = {"systolic.rows": 8, "systolic.cols": 8}
