@@ -74,6 +74,16 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_sweep(args: argparse.Namespace) -> int:
+    from accel_sim.sweep import run_sweep
+
+    summary = run_sweep(args.sweep_file, args.out, jobs=args.jobs, scheduler=args.scheduler,
+                        progress=None if args.quiet else sys.stderr)
+    print(summary.line())
+    print(f"wrote {summary.store}, {summary.csv}" + (f", {summary.parquet}" if summary.parquet else ""))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="accel-sim", description="Cycle-level simulator of sparse and "
                                      "low-precision deep-learning accelerators.")
@@ -95,6 +105,15 @@ def build_parser() -> argparse.ArgumentParser:
     reproduce.add_argument("--out", default="reports", help="output folder (default: reports)")
     reproduce.add_argument("--list", action="store_true", help="list the registered studies")
     reproduce.set_defaults(handler=_cmd_reproduce)
+
+    sweep = sub.add_parser("sweep", help="run a design-space sweep into a durable result store (resumable)")
+    sweep.add_argument("sweep_file", help="sweep YAML: base arch, workload, axes (see sweeps/)")
+    sweep.add_argument("--out", required=True, help="output folder (results.sqlite, results.csv)")
+    sweep.add_argument("--jobs", type=int, default=1, help="worker processes on this machine (default 1: in-process)")
+    sweep.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
+                       help="run on this Dask distributed scheduler instead of local processes")
+    sweep.add_argument("--quiet", action="store_true", help="no progress line on stderr")
+    sweep.set_defaults(handler=_cmd_sweep)
     return parser
 
 
