@@ -1,0 +1,34 @@
+"""Studies: registry, the reproduce command, and the SCALE-Sim validation study's result."""
+import pandas as pd
+
+from accel_sim.cli import main
+from accel_sim.studies.registry import all_studies, reproduce_all
+
+
+def test_list_names_every_study(capsys):
+    assert main(["reproduce", "--list"]) == 0
+    printed = capsys.readouterr().out
+    assert all(name in printed for name in all_studies())
+
+
+def test_scalesim_validation_study_is_exact_in_calc_mode(tmp_path):
+    out = tmp_path / "sv"
+    assert main(["reproduce", "scalesim-validation", "--out", str(out)]) == 0
+    frame = pd.read_csv(out / "results.csv")
+    calc = frame[frame.bandwidth_mode == "calc"]
+    assert len(calc) >= 100 and (calc.cycles == calc.scalesim_cycles).all()
+    user = frame[frame.bandwidth_mode == "user"]
+    assert (user.stall_error.abs() < 0.05).all()
+    assert "Published vs simulated" in (out / "README.md").read_text()
+
+
+def test_reproduce_all_writes_gallery(tmp_path):
+    reproduce_all(tmp_path)
+    gallery = (tmp_path / "README.md").read_text()
+    for name in all_studies():
+        assert f"({name}/README.md)" in gallery and (tmp_path / name / "figure.png").exists()
+
+
+def test_unknown_study_exits_2(capsys):
+    assert main(["reproduce", "no-such-study", "--out", "x"]) == 2
+    assert "no such study" in capsys.readouterr().err
