@@ -13,10 +13,13 @@ import numpy as np
 _NUMERIC_KINDS = "biuf"
 
 
-def as_finite_array(x: np.ndarray, name: str, *, ndim: int | None = None, min_ndim: int = 1) -> np.ndarray:
+def as_finite_array(
+    x: np.ndarray, name: str, *, ndim: int | None = None, min_ndim: int = 1, nonempty: bool = False
+) -> np.ndarray:
     """``x`` as an ndarray after checking its dtype, number of dimensions and finiteness.
 
-    ``ndim`` asks for an exact number of dimensions, otherwise at least ``min_ndim``.
+    ``ndim`` asks for an exact number of dimensions, otherwise at least ``min_ndim``;
+    ``nonempty`` asks for at least one element.
     Boolean, integer and real floating dtypes are accepted; NaN and infinity are not.
     """
     arr = np.asarray(x)
@@ -26,6 +29,8 @@ def as_finite_array(x: np.ndarray, name: str, *, ndim: int | None = None, min_nd
         raise ValueError(f"{name} must be {ndim}-D, got {arr.ndim}-D array of shape {arr.shape}")
     if ndim is None and arr.ndim < min_ndim:
         raise ValueError(f"{name} must have at least {min_ndim} dimension(s), got shape {arr.shape}")
+    if nonempty and arr.size == 0:
+        raise ValueError(f"{name} must not be empty, got shape {arr.shape}")
     if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must contain only finite values (found NaN or infinity)")
     return arr
@@ -99,3 +104,13 @@ def field_width(requested: int | None, name: str, largest: int, default: int) ->
     if largest > 0 and not fits_in_bits(largest, bits):
         raise ValueError(f"{name}={bits} cannot hold the value {largest}; it needs at least {bits_to_address(largest + 1)}")
     return bits
+
+
+def check_block_shape(block_size: int | tuple[int, int], name: str = "block_size") -> tuple[int, int]:
+    """A 2-D block shape from an int b (meaning b x b) or a (rows, columns) pair of ints >= 1."""
+    if isinstance(block_size, tuple) and len(block_size) == 2:
+        return check_int(block_size[0], f"{name}[0]"), check_int(block_size[1], f"{name}[1]")
+    if isinstance(block_size, tuple):
+        raise ValueError(f"{name} must be an int or a (rows, columns) pair, got {block_size!r}")
+    side = check_int(block_size, name)
+    return side, side

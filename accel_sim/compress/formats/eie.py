@@ -1,4 +1,4 @@
-"""EIE's interleaved, relative-indexed CSC (Han et al., "EIE", ISCA 2016, Sec. III-B, Figs. 2-3).
+"""EIE's interleaved, relative-indexed CSC (Han et al., "EIE", ISCA 2016, Figs. 2-3).
 
 Row i of the matrix W (output i) lives on PE ``i mod n_pes`` as local row ``i // n_pes``.
 Each PE stores its slice column by column as entries (v, z): v the value (in EIE a 4-bit
@@ -19,9 +19,9 @@ from accel_sim.compress.formats._zero_runs import decode_positions, encode_gaps,
 from accel_sim.compress.formats.base import SparseFormat, check_sorted_pointer, check_value_bits
 from accel_sim.compress.storage import StorageBreakdown
 
-EIE_PES = 64  # processing elements of the EIE chip (Han et al. 2016, Sec. V)
-EIE_INDEX_BITS = 4  # relative row index z (Han et al. 2016, Sec. III-B)
-EIE_POINTER_BITS = 16  # column pointers p_j (Han et al. 2016, Sec. IV)
+EIE_PES = 64  # processing elements of the EIE chip (Han et al. 2016)
+EIE_INDEX_BITS = 4  # relative row index z (Han et al. 2016, Fig. 3)
+EIE_POINTER_BITS = 16  # column pointers p_j (Han et al. 2016)
 
 
 @dataclass(frozen=True, eq=False)
@@ -92,7 +92,7 @@ class EIEInterleavedCSC(SparseFormat):
 
     def entries_per_column(self) -> np.ndarray:
         """Entries (padding included) of each PE's column slice, shape (n_pes, n_columns)."""
-        return np.stack([np.diff(pe.col_ptr) for pe in self.pes]) if self.pes else np.zeros((0, self.shape[1]))
+        return np.stack([np.diff(pe.col_ptr) for pe in self.pes])
 
     @property
     def n_padding(self) -> int:
@@ -100,8 +100,7 @@ class EIEInterleavedCSC(SparseFormat):
         return sum(pe.n_entries for pe in self.pes) - self.nnz
 
     def to_dense(self) -> np.ndarray:
-        dtype = self.pes[0].values.dtype if self.pes else np.float64
-        out = np.zeros(self.shape, dtype=dtype)
+        out = np.zeros(self.shape, dtype=self.pes[0].values.dtype)
         for pe_index, pe in enumerate(self.pes):
             local_rows = _decode_slice(pe)
             columns = np.repeat(np.arange(self.shape[1]), np.diff(pe.col_ptr))
@@ -149,7 +148,8 @@ def _encode_slice(rows_of_pe: np.ndarray, max_run: int) -> EIEPESlice:
     stored = np.zeros(runs.size, dtype=rows_of_pe.dtype)
     stored[value_slots] = values
     col_ptr = np.zeros(rows_of_pe.shape[1] + 1, dtype=np.int64)
-    np.cumsum(np.bincount(columns, weights=entries_per_value, minlength=rows_of_pe.shape[1]), out=col_ptr[1:], casting="unsafe")
+    entry_columns = np.repeat(columns, entries_per_value)
+    np.cumsum(np.bincount(entry_columns, minlength=rows_of_pe.shape[1]), out=col_ptr[1:])
     return EIEPESlice(values=stored, rel_index=runs, col_ptr=col_ptr)
 
 
