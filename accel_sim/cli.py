@@ -84,6 +84,21 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_encode(args: argparse.Namespace) -> int:
+    import json
+
+    from accel_sim.compress.encode_json import encode, encoded_json, read_matrix
+
+    params = {}
+    if args.pes is not None:
+        params["n_pes"] = args.pes
+    if args.index_bits is not None:
+        params["index_bits"] = args.index_bits
+    encoded = encode(read_matrix(args.matrix), args.format, params)
+    print(json.dumps(encoded_json(encoded, args.value_bits)))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="accel-sim", description="Cycle-level simulator of sparse and "
                                      "low-precision deep-learning accelerators.")
@@ -99,6 +114,14 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--reference", action="store_true", help="use the per-event reference model (slow)")
     run.add_argument("--no-figure", action="store_true", help="skip the PNG figure")
     run.set_defaults(handler=_cmd_run)
+
+    enc = sub.add_parser("encode", help="print a small matrix encoded in a sparse format, as JSON")
+    enc.add_argument("matrix", help="a .npy file or an inline nested list, e.g. '[[0,1],[2,0]]'")
+    enc.add_argument("--format", required=True, help="format name (csr, csc, eie, scnn, rle, csb, bsr, coo, bitmap, nm, dense)")
+    enc.add_argument("--pes", type=int, default=None, help="eie: number of PEs rows are interleaved over")
+    enc.add_argument("--index-bits", type=int, default=None, help="width of a (relative) index")
+    enc.add_argument("--value-bits", type=int, default=8, help="width of a value, for the storage breakdown")
+    enc.set_defaults(handler=_cmd_encode)
 
     reproduce = sub.add_parser("reproduce", help="run a registered study (paper figure) into a folder")
     reproduce.add_argument("study", nargs="?", help="study name, or 'all'")
