@@ -15,7 +15,9 @@ Two ways to use it:
 - :meth:`DramChannel.transfer_at`: the caller schedules the first line itself (the
   double-buffered scratchpads of the systolic model, which reproduce SCALE-Sim's timing).
 
-Every transfer is counted when issued and logged as ``(who, what, cycle)`` tuples.
+Every transfer is counted when issued and logged as ``(who, what, cycle)`` tuples, in time
+order, except a transfer issued with a first cycle already past (a prefetch that streamed
+ahead of the request that claims it), which is logged when it is issued.
 """
 from __future__ import annotations
 
@@ -78,6 +80,8 @@ class DramChannel:
 
     def _timed(self, kind: str, first_cycle: int, lines: int, who: str):
         end = self.end_cycle(kind, first_cycle, lines)
+        if first_cycle > self.env.now:
+            yield self.env.timeout(first_cycle - self.env.now)
         self.log.append(LogEntry(who, f"{kind} start", first_cycle))
         if end > self.env.now:
             yield self.env.timeout(end - self.env.now)

@@ -13,6 +13,7 @@ from matplotlib.figure import Figure
 from accel_sim.sweep.analysis import axis_means, pareto_front, sensitivity
 
 LOG_SCALE_SPAN = 100.0   # use a log axis when max / min of a column exceeds this
+MAX_TICK_LABELS = 10     # label every k-th axis value beyond this many
 
 
 def _maybe_log(ax, which: str, values: pd.Series) -> None:
@@ -28,7 +29,7 @@ def pareto_plot(frame: pd.DataFrame, x: str = "cycles", y: str = "energy_pj", co
     if color_by is None:
         ax.scatter(frame[x], frame[y], s=14, color="0.6", label="points")
     else:
-        for value, group in frame.groupby(color_by, sort=True):
+        for value, group in frame.groupby(color_by, sort=True, observed=True):
             ax.scatter(group[x], group[y], s=14, label=f"{color_by}={value}")
     front = pareto_front(frame, (x, y))
     ax.step(front[x], front[y], where="post", color="black", linewidth=1.2)
@@ -53,7 +54,9 @@ def sensitivity_plot(frame: pd.DataFrame, metric: str, axes: Sequence[str] | Non
         positions = range(len(means))
         ax.fill_between(positions, means["min"], means["max"], alpha=0.2)
         ax.plot(positions, means["mean"], marker="o")
-        ax.set_xticks(list(positions), [str(v) for v in means[row.axis]], rotation=60, fontsize="small")
+        step = -(-len(means) // MAX_TICK_LABELS)
+        ax.set_xticks(list(positions)[::step], [str(v) for v in means[row.axis]][::step], rotation=60,
+                      fontsize="small")
         ax.set_title(f"{row.axis}\nrange {row.relative_range:.0%} of mean", fontsize="small")
     _maybe_log(panels[0][0], "y", frame[metric])
     panels[0][0].set_ylabel(metric)

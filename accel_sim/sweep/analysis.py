@@ -49,7 +49,7 @@ def pareto_front(frame: pd.DataFrame, objectives: Sequence[str] = DEFAULT_OBJECT
 
 def axis_means(frame: pd.DataFrame, metric: str, axis: str) -> pd.DataFrame:
     """Mean, min and max of ``metric`` over all points sharing each value of ``axis``."""
-    grouped = frame.groupby(_columns(frame, [axis])[0], sort=True)[_columns(frame, [metric])[0]]
+    grouped = frame.groupby(_columns(frame, [axis])[0], sort=True, observed=True)[_columns(frame, [metric])[0]]
     return grouped.agg(["mean", "min", "max", "count"]).reset_index()
 
 

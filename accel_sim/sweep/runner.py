@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TextIO
 
 from accel_sim.errors import InputError
-from accel_sim.sweep.executor import PointFunction, PointTask, WorkerContext, evaluator_name, make_chunks, \
+from accel_sim.sweep.executor import Chunker, PointFunction, PointTask, WorkerContext, evaluator_name, \
     make_executor, simulate_point
 from accel_sim.sweep.progress import Progress
 from accel_sim.sweep.spec import Sweep, load_sweep
@@ -55,8 +55,9 @@ def run_sweep(sweep: str | Path | Sweep, out_dir: str | Path, jobs: int = 1, sch
     ``scheduler`` (``tcp://host:port``). ``progress``: a stream for the progress line
     (``sys.stderr`` in the CLI; ``None`` is silent). ``evaluate`` maps (arch, network) to
     the numbers stored per point (default: the simulator's network summary); with
-    ``jobs > 1`` or Dask it must be importable. ``chunk_size``: points per task (default:
-    1 in-process, else small chunks that keep every worker busy).
+    ``jobs > 1`` or Dask it must be importable. ``chunk_size``: points per task on a pool
+    or cluster (default: sized from the measured point cost, see
+    :class:`~accel_sim.sweep.executor.Chunker`).
     """
     if jobs < 1:
         raise InputError.single("--jobs", str(jobs), "expected a number of worker processes >= 1")
@@ -71,22 +72,23 @@ def run_sweep(sweep: str | Path | Sweep, out_dir: str | Path, jobs: int = 1, sch
     tasks_by_key: dict[str, PointTask] = {}
     for p in sweep.points:
         tasks_by_key.setdefault(p.key, PointTask(p.index, p.key, p.raw_arch))
-    with ResultStore(store_file) as store:   # closed again before any worker starts: no open db across fork
+    with ResultStore(store_file) as store:
         store.write_definition(sweep, evaluator_name(evaluate))
         stored = store.stored_keys() & tasks_by_key.keys()
         todo = [task for key, task in tasks_by_key.items() if key not in stored]
         store.start_run(run_id, _executor_label(jobs, scheduler), len(todo))
-    meter = Progress(sweep.name, len(tasks_by_key), len(stored), progress)
-    computed = 0
-    if todo:
-        context = WorkerContext(str(sweep.arch_file), sweep.network, evaluate)
-        with make_executor(context, jobs, scheduler) as executor, ResultStore(store_file) as store:
-            for outcomes in executor.map_unordered(make_chunks(todo, executor.workers, chunk_size)):
-                for outcome in outcomes:
-                    computed += store.put(outcome, run_id)
-                meter.advance(len(outcomes))
-    meter.finish()
-    with ResultStore(store_file) as store:
+        meter = Progress(sweep.name, len(tasks_by_key), len(stored), progress)
+        computed = 0
+        if todo:
+            context = WorkerContext(str(sweep.arch_file), sweep.network, evaluate)
+            chunks = Chunker(todo, chunk_size)
+            with make_executor(context, jobs, scheduler) as executor:
+                for outcomes in executor.map_unordered(chunks):
+                    for outcome in outcomes:   # one transaction per point, as soon as it is back
+                        computed += store.put(outcome, run_id)
+                    chunks.record(outcomes)
+                    meter.advance(len(outcomes))
+        meter.finish()
         store.finish_run(run_id, computed)
         paths = export_results(store.frame(), out)
     return SweepSummary(name=sweep.name, points=len(sweep.points), configs=len(tasks_by_key),

@@ -98,7 +98,7 @@ class Sweep:
     workload_digest: str
     code_version: str
     axes: tuple[str, ...]             # axis names, in order (dotted paths, or names of linked axes)
-    linked_axes: tuple[str, ...]      # the axes whose column is a label, not an arch path
+    linked_axes: tuple[tuple[str, tuple[str, ...]], ...]  # (name, labels in axis order): label columns
     varied_paths: tuple[str, ...]     # every arch path a point sets
     metrics: tuple[str, ...]
     points: tuple[ResolvedPoint, ...]
@@ -317,7 +317,7 @@ def resolve_sweep(spec: SweepFileSpec, file: str, folder: Path) -> Sweep:
         raise InputError(problems)
     return Sweep(name=spec.name, description=spec.description, source=file, arch_file=arch_file,
                  network=network, workload_digest=digest, code_version=__version__,
-                 axes=tuple(a.name for a in axes) or varied, linked_axes=tuple(a.name for a in axes if a.linked),
+                 axes=tuple(a.name for a in axes) or varied, linked_axes=tuple((a.name, tuple(v.label for v in a.values)) for a in axes if a.linked),
                  varied_paths=varied, metrics=tuple(dict.fromkeys(spec.metrics)), points=tuple(resolved))
 
 

@@ -114,7 +114,7 @@ class ResultStore:
         meta = {"schema_version": SCHEMA_VERSION, "name": sweep.name, "description": sweep.description,
                 "source": sweep.source, "arch_file": str(sweep.arch_file), "workload": sweep.network.name,
                 "workload_hash": sweep.workload_digest, "code_version": sweep.code_version,
-                "axes": list(sweep.axes), "linked_axes": list(sweep.linked_axes),
+                "axes": list(sweep.axes), "linked_axes": {name: list(labels) for name, labels in sweep.linked_axes},
                 "varied_paths": list(sweep.varied_paths), "metrics": list(sweep.metrics), "evaluator": evaluator}
         rows = [(p.index, p.key, _dumps(p.labels), _dumps(p.overrides), _dumps(p.values)) for p in sweep.points]
         with self._transaction():
@@ -153,7 +153,7 @@ class ResultStore:
         meta = self.meta()
         query = ("SELECT p.idx, p.key, p.labels, p.axis_values, r.summary, r.run_id, r.pid, r.elapsed_s "
                  "FROM points p JOIN results r ON p.key = r.key ORDER BY p.idx")
-        linked = set(meta.get("linked_axes", []))
+        linked = meta.get("linked_axes", {})
         rows = []
         for idx, key, labels, values, summary, run_id, pid, elapsed in self._db.execute(query):
             row: dict[str, Any] = {"point": idx}
@@ -165,6 +165,9 @@ class ResultStore:
                 row.update(run_id=run_id, pid=pid, elapsed_s=elapsed)
             rows.append(row)
         frame = add_metrics(pd.DataFrame(rows), meta.get("metrics", []))
+        for name, labels in linked.items():   # linked-axis labels sort in axis order, not alphabetically
+            if name in frame.columns:
+                frame[name] = pd.Categorical(frame[name], categories=labels, ordered=True)
         if "key" in frame.columns:  # derived metrics before the key and provenance columns
             tail = ["key"] + (["run_id", "pid", "elapsed_s"] if provenance else [])
             frame = frame[[c for c in frame.columns if c not in tail] + tail]
@@ -196,7 +199,8 @@ def load_results(path: str | Path, provenance: bool = False) -> pd.DataFrame:
     the label of each linked axis, the resolved value of every varied arch path (base
     units), the model's summary columns, the derived metrics, ``key``; with
     ``provenance`` also ``run_id``, ``pid`` and ``elapsed_s`` (which run computed the
-    point, and how long it took). ``frame.attrs["axes"]`` lists the axis columns.
+    point, and how long it took). Linked-axis labels are an ordered categorical in the
+    axis's order. ``frame.attrs["axes"]`` lists the axis columns.
     """
     file = store_path(path)
     if not file.is_file():

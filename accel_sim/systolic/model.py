@@ -24,6 +24,9 @@ What is reproduced from SCALE-Sim 3.0.0 and how:
 - DRAM words are SCALE-Sim's counts: USER, the fill and prefetch bursts (whole bus lines) and
   the drained output words; CALC, each read operand's distinct words (exactly SCALE-Sim's
   when it fits the active half of its buffer, see :func:`timing.calc_read_words`).
+- N:M position metadata (``ceil(log2 M)`` bits per kept weight, SCALE-Sim's ``ellpack_block``
+  storage) is fetched once and read with every weight: extra DRAM / filter-SRAM actions and
+  bytes of that width. As in SCALE-Sim (which only reports it) it takes no cycles.
 - Groups (grouped / depthwise convolutions) run one after the other, each like a separate
   SCALE-Sim layer; results are per group times ``groups``.
 
@@ -39,7 +42,7 @@ from types import MappingProxyType
 
 from accel_sim.arch.spec import ArchSpec, SystolicSpec
 from accel_sim.errors import SimulationError
-from accel_sim.memory.sram_buffer import ReadBufferGeometry, WriteBufferGeometry
+from accel_sim.memory.sram_buffer import SETS, ReadBufferGeometry, WriteBufferGeometry
 from accel_sim.results.counts import ActionCount
 from accel_sim.results.layer_result import LayerResult
 from accel_sim.systolic import operands, timing
@@ -47,8 +50,10 @@ from accel_sim.systolic.mapping import SystolicMapping, map_layer
 from accel_sim.systolic.operands import ROLES
 from accel_sim.workload.layer import Layer
 
+BITS_PER_BYTE = 8
 POSTED_WRITE_LATENCY = 0  # cycles: output drains are posted writes (SCALE-Sim write_port latency 0)
 READ_OPERANDS = ("ifmap", "filter")
+MIN_BUFFER_WORDS = 2      # a double buffer needs at least one word in each half
 
 
 @dataclass(frozen=True)
@@ -70,18 +75,23 @@ def _spec(arch: ArchSpec) -> SystolicSpec:
                                            arch.systolic.ofmap_sram)):
         raise ValueError(f"arch {arch.name!r}: the systolic model needs double-buffered SRAMs "
                          "(SCALE-Sim's only scratchpad organisation)")
+    for operand in operands.OPERANDS:
+        size = getattr(arch.systolic, f"{operand}_sram").size
+        if size * BITS_PER_BYTE < MIN_BUFFER_WORDS * arch.word_bits:
+            raise ValueError(f"arch {arch.name!r}: systolic.{operand}_sram.size {size} B holds fewer than "
+                             f"{MIN_BUFFER_WORDS} words of {arch.word_bits} bits (one per half of the double buffer)")
     return arch.systolic
 
 
 def capacity_words(arch: ArchSpec, operand: str) -> int:
     """Words a buffer holds (SCALE-Sim: ``floor(bytes / word size)``)."""
     size = getattr(_spec(arch), f"{operand}_sram").size
-    return math.floor(size * 8 / arch.word_bits)
+    return math.floor(size * BITS_PER_BYTE / arch.word_bits)
 
 
 def dram_words_per_cycle(arch: ArchSpec) -> int:
     """Words per cycle of each DRAM operand stream in USER mode (whole words, at least one)."""
-    return max(1, math.floor(arch.dram.bandwidth * 8 / arch.word_bits))
+    return max(1, math.floor(arch.dram.bandwidth * BITS_PER_BYTE / arch.word_bits))
 
 
 def ofmap_line_words(arch: ArchSpec) -> int:
@@ -98,12 +108,13 @@ def cycle_budget(mapping: SystolicMapping, arch: ArchSpec) -> int:
     wait at most one drain.
     """
     width = mapping.rows + mapping.cols
-    if arch.dram.bandwidth_mode != "user":
-        per_line = 1 + width * WriteBufferGeometry(capacity_words(arch, "ofmap"), ofmap_line_words(arch)).lines_per_drain
-        return mapping.demand_lines * per_line
-    words = dram_words_per_cycle(arch)
-    longest = max(math.ceil(capacity_words(arch, op) / words) for op in operands.OPERANDS) + arch.dram.latency + 1
-    return mapping.demand_lines * (1 + width * (timing.SETS + 1) * 2 * longest)
+    drain = WriteBufferGeometry(capacity_words(arch, "ofmap"), ofmap_line_words(arch)).lines_per_drain
+    per_line = 1 + width * drain
+    if arch.dram.bandwidth_mode == "user":
+        words = dram_words_per_cycle(arch)
+        burst = max(math.ceil(capacity_words(arch, op) / words) for op in READ_OPERANDS) + arch.dram.latency + 1
+        per_line += width * (SETS + 1) * 2 * burst
+    return mapping.demand_lines * per_line
 
 
 def sram_accesses(mapping: SystolicMapping) -> dict[str, int]:
@@ -183,7 +194,14 @@ def calc_group_timing(arch: ArchSpec, mapping: SystolicMapping, result: timing.T
 
 
 def _bytes(words: int, word_bits: int) -> int:
-    return math.ceil(words * word_bits / 8)
+    return math.ceil(words * word_bits / BITS_PER_BYTE)
+
+
+def metadata_bits(mapping: SystolicMapping) -> int:
+    """Bits of N:M position metadata per kept weight (0 when dense or 1:1)."""
+    if mapping.nm is None or mapping.nm.m == 1:
+        return 0
+    return math.ceil(math.log2(mapping.nm.m))
 
 
 def layer_result(arch: ArchSpec, layer: Layer, mapping: SystolicMapping, group: GroupTiming,
@@ -219,14 +237,23 @@ def layer_result(arch: ArchSpec, layer: Layer, mapping: SystolicMapping, group: 
     else:
         actions.append(ActionCount("pe_array", "register_file", "write", macs, word))
         actions.append(ActionCount("pe_array", "register_file", "write", macs, spec.accumulator_bits))
+    # N:M position metadata (SCALE-Sim's ellpack_block: ceil(log2 M) bits per kept weight), fetched
+    # once and read with every weight; like SCALE-Sim, it does not change the timing.
+    index_bits = metadata_bits(mapping)
+    metadata = mapping.gemm.k * mapping.gemm.n * groups if index_bits else 0
+    if index_bits:
+        actions += [ActionCount("dram", "dram", "read", metadata, index_bits),
+                    ActionCount("filter_sram", "sram", "write", metadata, index_bits, spec.filter_sram.size),
+                    ActionCount("filter_sram", "sram", "read", sram["filter"], index_bits, spec.filter_sram.size)]
+    metadata_bytes = _bytes(metadata, index_bits)
     metrics = {
         "folds": float(mapping.folds * groups),
         "row_folds": float(mapping.row_folds),
         "col_folds": float(mapping.col_folds),
         "mapping_efficiency": mapping.mapping_efficiency,
         "compute_utilization": mapping.compute_utilization,
+        "cycles_incl_prefetch": float(group.cycles_incl_prefetch * groups),
     }
-    metrics["cycles_incl_prefetch"] = float(group.cycles_incl_prefetch * groups)
     return LayerResult(
         layer=layer.name,
         cycles=cycles,
@@ -235,10 +262,10 @@ def layer_result(arch: ArchSpec, layer: Layer, mapping: SystolicMapping, group: 
         macs_dense=layer.macs,
         macs_issued=macs,
         peak_macs_per_cycle=spec.rows * spec.cols,
-        dram_read_bytes=_bytes(sum(fills.values()), word),
+        dram_read_bytes=_bytes(sum(fills.values()), word) + metadata_bytes,
         dram_write_bytes=_bytes(drained, word),
-        sram_read_bytes=_bytes(sram["ifmap"] + sram["filter"] + drained, word),
-        sram_write_bytes=_bytes(sram["ofmap"] + sum(fills.values()), word),
+        sram_read_bytes=_bytes(sram["ifmap"] + sram["filter"] + drained, word) + _bytes(sram["filter"], index_bits),
+        sram_write_bytes=_bytes(sram["ofmap"] + sum(fills.values()), word) + metadata_bytes,
         actions=tuple(actions),
         metrics=MappingProxyType(metrics),
     )

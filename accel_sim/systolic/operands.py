@@ -129,7 +129,8 @@ def _width(mapping: SystolicMapping, r: OperandRole) -> int:
     return mapping.rows if r.width_is_rows else mapping.cols
 
 
-def _base(mapping: SystolicMapping, r: OperandRole) -> int:
+def demand_base(mapping: SystolicMapping, r: OperandRole) -> int:
+    """Demand cycle (within a fold) of a streamed / drained block's first element."""
     return {"zero": 0, "rows": mapping.rows, "two_rows": 2 * mapping.rows - 1, "drain": mapping.t - 1}[r.base]
 
 
@@ -217,7 +218,7 @@ def fold_demand_matrix(mapping: SystolicMapping, matrices: OperandMatrices, oper
         return np.concatenate([body, np.full((suffix, width), NO_ADDRESS, dtype=ADDRESS_DTYPE)])
     if r.kind == "drain":
         block = block[::-1]
-    prefix = np.full((_base(mapping, r), width), NO_ADDRESS, dtype=ADDRESS_DTYPE)
+    prefix = np.full((demand_base(mapping, r), width), NO_ADDRESS, dtype=ADDRESS_DTYPE)
     unskewed = mapping.fold_lines - (width - 1)
     suffix = np.full((unskewed - prefix.shape[0] - block.shape[0], width), NO_ADDRESS, dtype=ADDRESS_DTYPE)
     return skew(np.concatenate([prefix, block, suffix]))
@@ -237,7 +238,7 @@ def first_demand_line(mapping: SystolicMapping, matrices: OperandMatrices, opera
                 return offset + int(mapping.rows - 1 - rows.max())
             if r.kind == "drain":
                 rows = block.shape[0] - 1 - rows
-            return offset + int(_base(mapping, r) + (rows + cols).min())
+            return offset + int(demand_base(mapping, r) + (rows + cols).min())
     return None
 
 
@@ -262,7 +263,7 @@ def demand_stream(mapping: SystolicMapping, matrices: OperandMatrices, operand: 
     r = role(mapping, operand)
     lines_parts: list[np.ndarray] = []
     address_parts: list[np.ndarray] = []
-    base = _base(mapping, r)
+    base = demand_base(mapping, r)
     for fold_col in range(mapping.col_folds):
         for fold_row in range(mapping.row_folds):
             offset = (fold_col * mapping.row_folds + fold_row) * mapping.fold_lines

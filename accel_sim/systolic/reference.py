@@ -62,6 +62,8 @@ class SystolicArrayProcess:
 
     def run(self):
         m = self.mapping
+        if self.env.now < 0:  # the fills run before cycle 0; the array starts in cycle 0
+            yield self.env.timeout(-self.env.now)
         for fold_col in range(m.col_folds):
             for fold_row in range(m.row_folds):
                 yield self.env.process(self.fold(fold_col * m.row_folds + fold_row, fold_col, fold_row))
@@ -102,9 +104,9 @@ class SystolicArrayProcess:
                 if resume > self.env.now:
                     yield self.env.timeout(resume - self.env.now)
         end = (index + 1) * m.fold_lines + self.state.stall
-        self.state.log.append(LogEntry(f"fold {index}", "end", end))
         if end > self.env.now:
             yield self.env.timeout(end - self.env.now)
+        self.state.log.append(LogEntry(f"fold {index}", "end", end))
 
 
 def reference_group_timing(arch: ArchSpec, layer: Layer, mapping: SystolicMapping, max_cycles: int,

@@ -33,7 +33,7 @@ from accel_sim.errors import SimulationError
 from accel_sim.memory.sram_buffer import (ACTIVE_FRACTION, HIT_LATENCY, NO_ADDRESS, SETS, ReadBufferGeometry,
                                           WriteBufferGeometry)
 from accel_sim.systolic.mapping import SystolicMapping, kept_reduction_indices
-from accel_sim.systolic.operands import ROLES, DemandStream
+from accel_sim.systolic.operands import ROLES, DemandStream, demand_base
 from accel_sim.workload.layer import ConvLayer, Layer
 
 # SCALE-Sim's CALC-mode read buffers (``read_buffer_estimate_bw``) model their first fill at
@@ -49,22 +49,29 @@ _LARGEST_CHUNK = 1 << 20
 def ofmap_writes_per_line(mapping: SystolicMapping) -> np.ndarray:
     """Output words the array writes in each demand cycle of one group (closed form per fold).
 
-    A fold writes a ``t_rows x used_cols`` rectangle skewed onto lines ``base + t + q``; the
-    number of its cells on diagonal ``d`` is ``min(t1 - 1, d) - max(t0, d - w + 1) + 1``.
+    A fold writes a ``rows x used_width`` rectangle skewed onto lines ``base + t + q`` (rows
+    ``t0 <= t < t1``); the number of its cells on diagonal ``d = line - base`` is
+    ``min(t1 - 1, d) - max(t0, d - used_width + 1) + 1``. Folds differ only in how much of
+    the array they use, so each distinct (used rows, used columns) pair is computed once.
     """
     r = ROLES[mapping.dataflow.name]["ofmap"]
-    lines = np.arange(mapping.fold_lines)
+    base = demand_base(mapping, r)
+    d = np.arange(mapping.fold_lines) - base
+    cache: dict[tuple[int, int], np.ndarray] = {}
     per_fold = []
     for fold_col in range(mapping.col_folds):
-        used_cols = mapping.used_cols(fold_col)
         for fold_row in range(mapping.row_folds):
-            if r.kind == "drain":  # output stationary: the used rows come out last-row-first
-                base, t0, t1 = mapping.t - 1, mapping.rows - mapping.used_rows(fold_row), mapping.rows
-            else:
-                base, t0, t1 = 2 * mapping.rows - 1, 0, mapping.t
-            d = lines - base
-            count = np.minimum(t1 - 1, d) - np.maximum(t0, d - used_cols + 1) + 1
-            per_fold.append(np.maximum(count, 0))
+            used = (mapping.used_rows(fold_row), mapping.used_cols(fold_col))
+            if used not in cache:
+                rows, cols = used
+                width = cols if not r.width_is_rows else rows
+                if r.kind == "drain":  # output stationary: the used rows come out last-row-first
+                    t0, t1 = mapping.rows - rows, mapping.rows
+                else:
+                    t0, t1 = 0, mapping.t
+                count = np.minimum(t1 - 1, d) - np.maximum(t0, d - width + 1) + 1
+                cache[used] = np.maximum(count, 0)
+            per_fold.append(cache[used])
     return np.concatenate(per_fold)
 
 
@@ -193,64 +200,74 @@ class ReadMisses:
         return int(self.bursts.sum())
 
 
-class _WindowIndex:
-    """Which sets of the fetch sequence hold each demanded address."""
+class _ResidentWords:
+    """How many resident sets hold each address, updated set by set as the window slides.
+
+    Sets are unique-address runs of the fetch sequence; the window holds ``active_sets``
+    consecutive sets (wrapping around) and slides by ``prefetch_sets``: the sets that leave
+    and the ones that enter are disjoint, so an address is resident iff its count is positive.
+    """
 
     def __init__(self, geometry: ReadBufferGeometry, fetch: np.ndarray, addresses: np.ndarray):
-        valid = fetch[fetch != NO_ADDRESS]
-        self.sets = geometry.sets
-        unique, inverse = np.unique(valid, return_inverse=True)
-        self.keys = np.unique(inverse.astype(np.int64) * self.sets + geometry.set_index())
-        rank = np.searchsorted(unique, addresses)
-        if addresses.size and (rank.max() >= unique.size or not np.array_equal(unique[rank], addresses)):
+        valid = fetch[fetch != NO_ADDRESS].astype(np.int64)
+        self.g = geometry
+        self.addresses = addresses
+        size = int(max(valid.max(initial=-1), addresses.max(initial=-1))) + 1
+        present = np.zeros(size, dtype=bool)
+        present[valid] = True
+        if not present[addresses].all():
             raise SimulationError("a demanded address is missing from the fetch sequence")
-        self.single = self.keys.size == unique.size
-        if self.single:
-            self.home = (self.keys % self.sets)[rank]
-        else:
-            self.base = rank.astype(np.int64) * self.sets
+        keys = np.sort(geometry.set_index() * size + valid)
+        keys = keys[np.concatenate(([True], keys[1:] != keys[:-1]))] if keys.size else keys
+        self.members = keys % size  # unique addresses of each set, set after set
+        self.bounds = np.searchsorted(keys // size, np.arange(geometry.sets + 1))
+        self.count = np.zeros(size, dtype=np.int32)
+        self.start = 0
+        self._add(0, geometry.active_sets, 1)
 
-    def hits(self, lo: int, hi: int, window: tuple[int, int]) -> np.ndarray:
-        start, end = window
-        if self.single:
-            s = self.home[lo:hi]
-            return (s >= start) & (s < end) if start < end else (s >= start) | (s < end)
-        ranges = [(start, end)] if start < end else [(start, self.sets), (0, end)]
-        base = self.base[lo:hi]
-        hit = np.zeros(hi - lo, dtype=bool)
-        for first, stop in ranges:
-            position = np.searchsorted(self.keys, base + first)
-            found = self.keys[np.minimum(position, self.keys.size - 1)]
-            hit |= (position < self.keys.size) & (found < base + stop)
-        return hit
+    def _add(self, first: int, sets: int, delta: int) -> None:
+        """Add ``delta`` to the count of every address of sets ``first .. first + sets - 1`` (mod n)."""
+        n = self.g.sets
+        for lo, hi in ((first, min(first + sets, n)), (0, max(first + sets - n, 0))):
+            if hi > lo:  # an address may sit in several of the sets: accumulate, do not assign
+                np.add.at(self.count, self.members[self.bounds[lo]:self.bounds[hi]], delta)
+
+    def slide(self) -> None:
+        g = self.g
+        if g.prefetch_sets == 0:
+            raise SimulationError("read scratchpad window never reaches a demanded address")
+        self._add(self.start, g.prefetch_sets, -1)
+        self._add((self.start + g.active_sets) % g.sets, g.prefetch_sets, 1)
+        self.start = (self.start + g.prefetch_sets) % g.sets
+
+    def hits(self, lo: int, hi: int) -> np.ndarray:
+        return self.count[self.addresses[lo:hi]] > 0
 
 
 def read_misses(geometry: ReadBufferGeometry, fetch: np.ndarray, demand: DemandStream) -> ReadMisses:
     """Scan the demand stream against the sliding window of resident sets.
 
     Vectorised in growing chunks: a chunk of requests is checked at once against the current
-    window; at the first miss the window advances (one burst each time) until the request
+    window; at the first miss the window slides (one burst each time) until the request
     hits, and the scan resumes after it.
     """
-    index = _WindowIndex(geometry, fetch, demand.addresses)
-    window = (0, geometry.active_sets)
+    resident = _ResidentWords(geometry, fetch, demand.addresses)
     total = demand.addresses.size
     miss_lines: list[int] = []
     miss_bursts: list[int] = []
     position, chunk = 0, _FIRST_CHUNK
     while position < total:
         stop = min(total, position + chunk)
-        hit = index.hits(position, stop, window)
+        hit = resident.hits(position, stop)
         if hit.all():
             position, chunk = stop, min(2 * chunk, _LARGEST_CHUNK)
             continue
         position += int(np.argmin(hit))
         bursts = 0
-        while not index.hits(position, position + 1, window)[0]:
-            if bursts > geometry.sets or geometry.prefetch_sets == 0:
+        while not resident.hits(position, position + 1)[0]:
+            if bursts > geometry.sets:
                 raise SimulationError("read scratchpad window never reaches a demanded address")
-            start = (window[0] + geometry.prefetch_sets) % geometry.sets
-            window = (start, (start + geometry.active_sets) % geometry.sets)
+            resident.slide()
             bursts += 1
         line = int(demand.lines[position])
         if miss_lines and miss_lines[-1] == line:

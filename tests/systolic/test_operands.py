@@ -1,0 +1,75 @@
+"""Operand addresses, fetch order and demand order (checked against SCALE-Sim's constructions)."""
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from accel_sim.arch.spec import BufferSpec, SystolicSpec
+from accel_sim.systolic import operands
+from accel_sim.systolic.mapping import map_layer
+from accel_sim.workload.layer import ConvLayer, GemmLayer, NMSparsity
+
+BUFFER = BufferSpec(size=1024)
+
+
+def spec(rows, cols, dataflow, nm=False):
+    return SystolicSpec(rows=rows, cols=cols, dataflow=dataflow, ifmap_sram=BUFFER, filter_sram=BUFFER,
+                        ofmap_sram=BUFFER, nm_sparsity=nm)
+
+
+def test_skew_delays_column_q_by_q_cycles():
+    assert operands.skew(np.array([[1, 2], [3, 4]])).tolist() == [[1, -1], [3, 2], [-1, 4]]
+
+
+def test_fetch_sequence_rolls_streamed_blocks_out_along_anti_diagonals():
+    """WS ifmap of a 3x2 GEMM input on 2 rows: one 3x2 block, read diagonal by diagonal,
+    top-right to bottom-left within a diagonal (SCALE-Sim create_ifmap_prefetch_mat)."""
+    layer = GemmLayer("g", m=3, k=2, n=1)
+    m = map_layer(spec(2, 2, "ws"), layer)
+    mats = operands.operand_matrices(m, layer)
+    assert mats.ifmap.tolist() == [[0, 1], [2, 3], [4, 5]]
+    assert operands.fetch_sequence(m, mats, "ifmap").tolist() == [0, 2, 1, 4, 3, 5]
+    assert operands.fetch_sequence(m, mats, "filter").tolist() == [0, -1, 1, -1]  # preloaded: row-major, padded
+
+
+def test_ifmap_addresses_with_padding_and_stride():
+    layer = ConvLayer("c", in_h=3, in_w=3, in_channels=1, out_channels=1, kernel_h=2, kernel_w=2,
+                      stride_h=2, stride_w=2, pad_top=1, pad_left=1)
+    m = map_layer(spec(2, 2, "os"), layer)
+    ifmap = operands.operand_matrices(m, layer).ifmap
+    assert ifmap.shape == (4, 4)  # 2x2 outputs, 2x2 window
+    assert ifmap[0].tolist() == [-1, -1, -1, 0]   # window at (-1, -1): only its bottom-right is inside
+    assert ifmap[3].tolist() == [4, 5, 7, 8]      # window at (1, 1)
+
+
+def test_nm_drops_pruned_reduction_indices_from_both_operands():
+    layer = GemmLayer("g", m=2, k=8, n=3, weight_sparsity=NMSparsity(1, 4))
+    m = map_layer(spec(4, 4, "ws", nm=True), layer)
+    mats = operands.operand_matrices(m, layer)
+    assert mats.ifmap.tolist() == [[0, 4], [8, 12]]
+    assert mats.filter.tolist() == [[0, 8, 16], [4, 12, 20]]
+
+
+def test_first_demand_line():
+    layer = GemmLayer("g", m=5, k=3, n=2)
+    m = map_layer(spec(4, 4, "ws"), layer)
+    mats = operands.operand_matrices(m, layer)
+    assert operands.first_demand_line(m, mats, "filter") == 1   # 3 of 4 rows used, last row first
+    assert operands.first_demand_line(m, mats, "ifmap") == 4    # after the R-cycle preload
+
+
+@settings(max_examples=40, deadline=None)
+@given(dataflow=st.sampled_from(["os", "ws", "is"]), rows=st.integers(1, 5), cols=st.integers(1, 5),
+       m=st.integers(1, 9), k=st.integers(1, 9), n=st.integers(1, 9), conv=st.booleans())
+def test_demand_stream_equals_scalesim_style_demand_matrices(dataflow, rows, cols, m, k, n, conv):
+    layer = (ConvLayer("c", in_h=m + 2, in_w=k + 2, in_channels=2, out_channels=n, kernel_h=2, kernel_w=3,
+                       stride_h=2, pad_top=1, pad_left=1) if conv else GemmLayer("g", m=m, k=k, n=n))
+    mapping = map_layer(spec(rows, cols, dataflow), layer)
+    mats = operands.operand_matrices(mapping, layer)
+    for operand in operands.OPERANDS:
+        matrix = np.concatenate([operands.fold_demand_matrix(mapping, mats, operand, fc, fr)
+                                 for fc in range(mapping.col_folds) for fr in range(mapping.row_folds)])
+        assert matrix.shape[0] == mapping.demand_lines
+        lines, columns = np.nonzero(matrix != operands.NO_ADDRESS)
+        stream = operands.demand_stream(mapping, mats, operand)
+        assert stream.lines.tolist() == lines.tolist()
+        assert stream.addresses.tolist() == matrix[lines, columns].tolist()
