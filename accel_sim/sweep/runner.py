@@ -19,7 +19,7 @@ from accel_sim.sweep.executor import Chunker, PointFunction, PointTask, WorkerCo
     make_executor, simulate_point
 from accel_sim.sweep.progress import Progress
 from accel_sim.sweep.spec import Sweep, load_sweep
-from accel_sim.sweep.store import STORE_NAME, ResultStore, export_results
+from accel_sim.sweep.store import STORE_NAME, ResultStore, exclusive_run, export_results
 
 
 @dataclass(frozen=True)
@@ -72,7 +72,7 @@ def run_sweep(sweep: str | Path | Sweep, out_dir: str | Path, jobs: int = 1, sch
     tasks_by_key: dict[str, PointTask] = {}
     for p in sweep.points:
         tasks_by_key.setdefault(p.key, PointTask(p.index, p.key, p.raw_arch))
-    with ResultStore(store_file) as store:
+    with exclusive_run(out), ResultStore(store_file) as store:
         store.write_definition(sweep, evaluator_name(evaluate))
         stored = store.stored_keys() & tasks_by_key.keys()
         todo = [task for key, task in tasks_by_key.items() if key not in stored]

@@ -26,14 +26,21 @@ crash or power loss can lose the last few commits (never corrupt the file).
 """
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
 import sqlite3
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+try:
+    import fcntl
+except ImportError:  # not POSIX
+    fcntl = None
 
 import pandas as pd
 
@@ -42,6 +49,7 @@ from accel_sim.sweep.metrics import add_metrics
 from accel_sim.sweep.spec import Sweep
 
 STORE_NAME = "results.sqlite"
+LOCK_NAME = "results.lock"
 CSV_NAME = "results.csv"
 PARQUET_NAME = "results.parquet"
 SCHEMA_VERSION = 1
@@ -107,7 +115,11 @@ class ResultStore:
 
     def write_definition(self, sweep: Sweep, evaluator: str) -> None:
         """Record the sweep's points and metadata (replacing the previous definition) in one transaction."""
-        previous = self.meta().get("evaluator")
+        stored_meta = self.meta()
+        if stored_meta.get("schema_version", SCHEMA_VERSION) != SCHEMA_VERSION:
+            raise InputError.single(str(self.path), "", f"store format {stored_meta['schema_version']}, this "
+                                    f"version reads format {SCHEMA_VERSION}; use another output folder")
+        previous = stored_meta.get("evaluator")
         if previous is not None and previous != evaluator:
             raise InputError.single(str(self.path), "", f"this store holds results of evaluator {previous}, "
                                     f"not {evaluator}; use another output folder")
@@ -190,6 +202,34 @@ class _Transaction:
 
     def __exit__(self, exc_type: object, *rest: object) -> None:
         self._db.execute("ROLLBACK" if exc_type is not None else "COMMIT")
+
+
+@contextlib.contextmanager
+def exclusive_run(out_dir: Path) -> Iterator[None]:
+    """Hold ``out_dir/results.lock`` for one run: a second run on the same store fails at once.
+
+    An advisory ``flock``: the kernel drops it when the holder dies, even by SIGKILL, so a
+    killed run never leaves a stale lock. (Without ``fcntl``, e.g. on Windows, no check.)
+    """
+    out_dir.mkdir(parents=True, exist_ok=True)
+    if fcntl is None:
+        yield
+        return
+    with open(out_dir / LOCK_NAME, "a+") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.seek(0)
+            raise InputError.single(str(out_dir), "", f"another sweep run (pid {lock.read().strip() or '?'}) is "
+                                    "writing to this folder; wait for it or use another --out") from None
+        lock.seek(0)
+        lock.truncate()
+        lock.write(str(os.getpid()))
+        lock.flush()
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def load_results(path: str | Path, provenance: bool = False) -> pd.DataFrame:

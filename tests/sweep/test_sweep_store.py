@@ -10,7 +10,7 @@ from accel_sim import __version__
 from accel_sim.errors import InputError
 from accel_sim.sweep import ResultStore, load_results, run_sweep, sweep_from_mapping
 from accel_sim.sweep.keys import point_key, workload_hash
-from accel_sim.sweep.store import PointOutcome
+from accel_sim.sweep.store import PointOutcome, exclusive_run
 
 
 @pytest.fixture()
@@ -109,3 +109,10 @@ def test_store_is_wal_and_keys_are_unique(tmp_path, small):
     db = sqlite3.connect(tmp_path / "results.sqlite")
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert db.execute("SELECT COUNT(*), COUNT(DISTINCT key) FROM results").fetchone() == (12, 12)
+
+
+def test_a_second_concurrent_run_on_one_folder_is_refused(tmp_path, small):
+    with exclusive_run(tmp_path):
+        with pytest.raises(InputError, match=r"another sweep run \(pid \d+\) is writing to this folder"):
+            run_sweep(small, tmp_path, evaluate=fake_point)
+    assert run_sweep(small, tmp_path, evaluate=fake_point).computed == 12   # released afterwards
