@@ -1,22 +1,10 @@
-"""Shared fixtures of the sweep tests: small sweep files and one local Dask cluster per session."""
+"""The local Dask cluster the sweep tests share (one per session)."""
 import sys
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(Path(__file__).parent))  # sweep_fakes, importable by pool and Dask workers too
-
-SMALL_SWEEP = {
-    "name": "small",
-    "arch": "scalesim_32x32_ws",
-    "workload": "tiny_conv",
-    "axes": {
-        "array": [{"systolic.rows": 8, "systolic.cols": 8}, {"systolic.rows": 16, "systolic.cols": 16}],
-        "systolic.dataflow": ["os", "ws", "is"],
-        "systolic.ifmap_sram.size": ["16 KiB", "64 KiB"],
-    },
-}
 
 
 @pytest.fixture(scope="session")

@@ -1,5 +1,19 @@
-"""Cheap, deterministic stand-ins for the simulator, importable by pool and Dask workers."""
+"""Shared test data, and cheap deterministic stand-ins for the simulator (importable by pool and Dask workers)."""
 import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+SMALL_SWEEP = {
+    "name": "small",
+    "arch": "scalesim_32x32_ws",
+    "workload": "tiny_conv",
+    "axes": {
+        "array": [{"systolic.rows": 8, "systolic.cols": 8}, {"systolic.rows": 16, "systolic.cols": 16}],
+        "systolic.dataflow": ["os", "ws", "is"],
+        "systolic.ifmap_sram.size": ["16 KiB", "64 KiB"],
+    },
+}
 
 
 def fake_point(arch, network):

@@ -6,8 +6,7 @@ import time
 
 import pandas as pd
 import pytest
-from conftest import REPO, SMALL_SWEEP
-from sweep_fakes import fake_point
+from sweep_fakes import REPO, SMALL_SWEEP, fake_point
 
 from accel_sim.errors import InputError
 from accel_sim.sweep import load_results, run_sweep, sweep_from_mapping

@@ -8,7 +8,7 @@ import time
 
 import psutil
 import yaml
-from conftest import REPO
+from sweep_fakes import REPO
 
 from accel_sim.sweep import ResultStore, load_results
 

@@ -5,7 +5,7 @@ import sys
 
 import pytest
 import yaml
-from conftest import REPO, SMALL_SWEEP
+from sweep_fakes import REPO, SMALL_SWEEP
 
 from accel_sim.errors import InputError
 from accel_sim.sweep import load_sweep, sweep_from_mapping

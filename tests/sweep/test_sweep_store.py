@@ -3,8 +3,7 @@ import sqlite3
 
 import pandas as pd
 import pytest
-from conftest import SMALL_SWEEP
-from sweep_fakes import area_point, fake_point
+from sweep_fakes import SMALL_SWEEP, area_point, fake_point
 
 from accel_sim import __version__
 from accel_sim.errors import InputError
