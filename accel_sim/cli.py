@@ -5,6 +5,7 @@ Exit codes: 0 success, 2 bad input (one line per problem, no traceback), 1 inter
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -15,6 +16,9 @@ from accel_sim.errors import InputError
 
 DEFAULT_ARCH = "tpu_like_128x128_ws"
 DEFAULT_WORKLOAD = "resnet18"
+# Commands that live beside their model: each module has ``register(subparsers)`` adding one
+# sub-command whose handler takes the parsed arguments and returns the exit code.
+COMMAND_MODULES: tuple[str, ...] = ()
 TABLE_COLUMNS = ("layer", "cycles", "stall_cycles", "utilization", "energy_pj", "dram_read_bytes", "dram_write_bytes")
 
 
@@ -137,6 +141,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="run on this Dask distributed scheduler instead of local processes")
     sweep.add_argument("--quiet", action="store_true", help="no progress line on stderr")
     sweep.set_defaults(handler=_cmd_sweep)
+    for module in COMMAND_MODULES:
+        importlib.import_module(module).register(sub)
     return parser
 
 

@@ -1,9 +1,10 @@
 """The one entry point from specs to results: pick the family's model, run, cost."""
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 
-from accel_sim.arch.spec import ArchSpec
+from accel_sim.arch.spec import FAMILIES, ArchSpec
 from accel_sim.energy.cost import cost
 from accel_sim.energy.table import load_energy_table
 from accel_sim.results.layer_result import LayerResult
@@ -14,11 +15,15 @@ LayerModel = Callable[[ArchSpec, Layer], LayerResult]
 
 
 def layer_model(family: str, reference: bool = False) -> LayerModel:
-    """The per-layer model of a family: the fast path, or the per-event reference."""
-    if family == "systolic":
-        from accel_sim.systolic import model
-        return model.simulate_layer_reference if reference else model.simulate_layer
-    raise ValueError(f"no model for family {family!r}")
+    """The per-layer model of a family: the fast path, or the per-event reference.
+
+    Every family has a module ``accel_sim/<family>/model.py`` with ``simulate_layer(arch, layer)``
+    and ``simulate_layer_reference(arch, layer)``, both returning a :class:`LayerResult`.
+    """
+    if family not in FAMILIES:
+        raise ValueError(f"no model for family {family!r}")
+    model = importlib.import_module(f"accel_sim.{family}.model")
+    return model.simulate_layer_reference if reference else model.simulate_layer
 
 
 def simulate(arch: ArchSpec, network: Network, reference: bool = False) -> RunResult:

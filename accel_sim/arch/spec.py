@@ -10,8 +10,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from accel_sim.config.schema import spec_field
+from accel_sim.cnvlutin.spec import CnvlutinSpec
+from accel_sim.dlu.spec import DLUSpec
+from accel_sim.eie.spec import EIESpec
+from accel_sim.pe_array.spec import PEArraySpec
+from accel_sim.scnn.spec import SCNNSpec
+from accel_sim.tensor_core.spec import TensorCoreSpec
 
 SCALESIM = "SCALE-Sim v3 (scalesim 3.0.0) default"
+# Each family names its section in ArchSpec and its model package accel_sim/<family>/model.py.
+FAMILIES = ("systolic", "eie", "scnn", "pe_array", "tensor_core", "cnvlutin", "dlu")
 
 
 @dataclass(frozen=True)
@@ -69,7 +77,8 @@ class SystolicSpec:
 @dataclass(frozen=True)
 class ArchSpec:
     name: str = spec_field("Short name used in reports.")
-    family: str = spec_field("Which accelerator model simulates this config.", choices=("systolic",))
+    family: str = spec_field("Which accelerator model simulates this config (its section must be present).",
+                             choices=FAMILIES)
     description: str = spec_field("Free text: what this config is and where it comes from.", "")
     clock: float = spec_field("Clock frequency.", 1e9, unit="frequency", positive=True,
                               source="SCALE-Sim reports cycles only; 1 GHz turns them into time")
@@ -79,6 +88,12 @@ class ArchSpec:
         "Energy table: a name in accel_sim/energy/tables/ or a path to a YAML table.", "horowitz_45nm")
     dram: DramSpec = spec_field("Off-chip memory.", default_factory=DramSpec)
     systolic: SystolicSpec | None = spec_field("Dense systolic array (family: systolic).", None)
+    eie: EIESpec | None = spec_field("EIE: sparse matrix x sparse vector engine (Han et al., ISCA 2016) (family: eie).", None)
+    scnn: SCNNSpec | None = spec_field("SCNN and its dense baselines DCNN / DCNN-opt (Parashar et al., ISCA 2017) (family: scnn).", None)
+    pe_array: PEArraySpec | None = spec_field("Generic PE array with a selectable level of sparsity support (family: pe_array).", None)
+    tensor_core: TensorCoreSpec | None = spec_field("Ampere-style sparse tensor core (2:4 structured sparsity) (family: tensor_core).", None)
+    cnvlutin: CnvlutinSpec | None = spec_field("Cnvlutin activation skipping and its DaDianNao-like dense baseline (family: cnvlutin).", None)
+    dlu: DLUSpec | None = spec_field("Statistics-driven dynamic fixed-point processor (Fujitsu DLU style) (family: dlu).", None)
 
     def __post_init__(self) -> None:
         if getattr(self, self.family) is None:

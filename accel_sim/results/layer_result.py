@@ -26,6 +26,9 @@ class LayerResult:
     actions: tuple[ActionCount, ...] = ()
     # Model-specific scalar metrics (folds, mapping efficiency, ...), reported as extra columns.
     metrics: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
+    # Content hashes of the operand tensors the model consumed (accel_sim.workload.operands),
+    # e.g. {"weight_hash": ..., "input_hash": ...}: a run traced to its data.
+    operand_hashes: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
     def __post_init__(self) -> None:
         if self.cycles != self.compute_cycles + self.stall_cycles:

@@ -41,6 +41,7 @@ class RunResult:
             }
             row.update({f"energy_{c}_pj": e for c, e in energy.by_component_pj.items()})
             row.update(dict(result.metrics))
+            row.update(dict(result.operand_hashes))
             rows.append(row)
         return pd.DataFrame(rows)
 

@@ -31,6 +31,41 @@ class NMSparsity:
         return f"{self.n}:{self.m}"
 
 
+WEIGHT_PATTERNS = ("unstructured", "nm", "block", "channel")
+ACTIVATION_PATTERNS = ("uniform", "clustered")
+
+
+@dataclass(frozen=True)
+class OperandSource:
+    """Where a layer's concrete operand tensors come from (``accel_sim.workload.operands``).
+
+    Generated: weights pruned from seeded Gaussian weights to ``weight_density`` with the
+    given ``weight_pattern`` (``nm`` uses the layer's ``weight_sparsity``; ``block`` uses
+    ``block`` x ``block`` blocks of the GEMM-view weight matrix; ``channel`` removes whole
+    filters), inputs post-ReLU at ``input_density`` with ``activation_pattern``. Loaded:
+    ``payload`` is a ``.npz`` file with ``weights`` and / or ``inputs`` arrays of the layer's
+    shapes; what it lacks is generated.
+    """
+
+    weight_pattern: str = "unstructured"
+    activation_pattern: str = "uniform"
+    block: int = 4
+    seed: int = 0
+    payload: str | None = None
+
+    def __post_init__(self) -> None:
+        problems = []
+        if self.weight_pattern not in WEIGHT_PATTERNS:
+            problems.append(f"weight_pattern must be one of {', '.join(WEIGHT_PATTERNS)}, got {self.weight_pattern!r}")
+        if self.activation_pattern not in ACTIVATION_PATTERNS:
+            problems.append(f"activation_pattern must be one of {', '.join(ACTIVATION_PATTERNS)}, "
+                            f"got {self.activation_pattern!r}")
+        if self.block < 1:
+            problems.append(f"block must be >= 1, got {self.block}")
+        if problems:
+            raise ValueError("; ".join(problems))
+
+
 @dataclass(frozen=True)
 class GemmShape:
     """Output (m x n) = input (m x k) @ weights (k x n), ``groups`` independent times."""
@@ -65,6 +100,7 @@ class ConvLayer:
     weight_sparsity: NMSparsity | None = None
     weight_density: float = 1.0
     input_density: float = 1.0
+    operands: OperandSource = field(default_factory=lambda: OperandSource())
     kind: str = field(default="conv", init=False)
 
     def __post_init__(self) -> None:
@@ -89,6 +125,8 @@ class ConvLayer:
         for name in ("weight_density", "input_density"):
             if not 0.0 < getattr(self, name) <= 1.0:
                 problems.append(f"{name} must be in (0, 1], got {getattr(self, name)}")
+        if self.operands.weight_pattern == "nm" and self.weight_sparsity is None:
+            problems.append("weight_pattern 'nm' needs weight_sparsity (e.g. '2:4')")
         if problems:
             raise ValueError("; ".join(problems))
 
@@ -138,6 +176,7 @@ class GemmLayer:
     weight_sparsity: NMSparsity | None = None
     weight_density: float = 1.0
     input_density: float = 1.0
+    operands: OperandSource = field(default_factory=lambda: OperandSource())
     kind: str = field(default="gemm", init=False)
 
     def __post_init__(self) -> None:
@@ -145,6 +184,8 @@ class GemmLayer:
         for name in ("weight_density", "input_density"):
             if not 0.0 < getattr(self, name) <= 1.0:
                 problems.append(f"{name} must be in (0, 1], got {getattr(self, name)}")
+        if self.operands.weight_pattern == "nm" and self.weight_sparsity is None:
+            problems.append("weight_pattern 'nm' needs weight_sparsity (e.g. '2:4')")
         if problems:
             raise ValueError("; ".join(problems))
 

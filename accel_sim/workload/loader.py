@@ -23,7 +23,7 @@ def load_workload(workload: str | Path) -> Network:
     problems, layers = [], []
     for i, entry in enumerate(spec.layers):
         try:
-            layers.append(entry.to_layer())
+            layers.append(entry.to_layer(seed=spec.seed, base_dir=str(path.parent)))
         except ValueError as err:
             problems.append(Problem(str(path), f"layers[{i}] ({entry.name})", str(err)))
     if problems:

@@ -9,10 +9,19 @@ One entry per layer::
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from accel_sim.config.schema import spec_field
-from accel_sim.workload.layer import ConvLayer, GemmLayer, Layer, NMSparsity
+from accel_sim.workload.layer import (
+    ACTIVATION_PATTERNS,
+    WEIGHT_PATTERNS,
+    ConvLayer,
+    GemmLayer,
+    Layer,
+    NMSparsity,
+    OperandSource,
+)
 
 _CONV_ONLY = ("in_h", "in_w", "in_channels", "out_channels", "kernel", "kernel_h", "kernel_w",
               "stride", "stride_h", "stride_w", "padding", "pad_top", "pad_bottom", "pad_left",
@@ -57,12 +66,29 @@ class LayerEntry:
     weight_sparsity: str | None = spec_field("Structured N:M weight sparsity, e.g. '2:4'.", None)
     weight_density: float = spec_field("Fraction of non-zero weights (1.0 = dense).", 1.0)
     input_density: float = spec_field("Fraction of non-zero input activations (1.0 = dense).", 1.0)
+    weight_pattern: str = spec_field(
+        "How generated weights are pruned to weight_density: unstructured magnitude, N:M (needs "
+        "weight_sparsity), block x block blocks of the GEMM-view weight matrix, or whole output channels.",
+        "unstructured", choices=WEIGHT_PATTERNS)
+    activation_pattern: str = spec_field(
+        "Where generated non-zero input activations sit: uniformly random, or in spatial clusters.",
+        "uniform", choices=ACTIVATION_PATTERNS)
+    block: int = spec_field("Block side for weight_pattern 'block'.", 4, positive=True)
+    seed: int | None = spec_field("Seed of this layer's generated operands (default: the workload's seed).", None)
+    operands: str | None = spec_field(
+        "A .npz payload (path relative to the workload file) with real 'weights' and / or 'inputs' "
+        "arrays of this layer's shapes; what it lacks is generated.", None)
 
-    def to_layer(self) -> Layer:
+    def to_layer(self, seed: int = 0, base_dir: str = "") -> Layer:
         """Build the layer; raises ValueError naming the fields that are wrong or missing."""
         nm = parse_nm(self.weight_sparsity) if self.weight_sparsity is not None else None
+        payload = self.operands
+        if payload is not None and base_dir and not os.path.isabs(payload):
+            payload = os.path.join(base_dir, payload)
+        source = OperandSource(weight_pattern=self.weight_pattern, activation_pattern=self.activation_pattern,
+                               block=self.block, seed=seed if self.seed is None else self.seed, payload=payload)
         common = dict(name=self.name, weight_sparsity=nm, weight_density=self.weight_density,
-                      input_density=self.input_density)
+                      input_density=self.input_density, operands=source)
         if self.type == "conv":
             self._require("in_h", "in_w", "in_channels", "out_channels")
             kh = _pick(self.kernel_h, self.kernel, None)
@@ -110,3 +136,4 @@ class WorkloadSpec:
     layers: tuple[LayerEntry, ...] = spec_field("The layers, in execution order.")
     description: str = spec_field("Free text: what this network is.", "")
     source: str = spec_field("Where the layer shapes come from (paper, model zoo).", "")
+    seed: int = spec_field("Seed of the generated operands (weights, activations) of every layer.", 0)

@@ -1,0 +1,1 @@
+"""Cnvlutin activation skipping and its DaDianNao-like dense baseline."""

@@ -1,0 +1,1 @@
+"""Statistics-driven dynamic fixed-point processor (Fujitsu DLU style)."""

@@ -1,0 +1,1 @@
+"""EIE: sparse matrix x sparse vector engine (Han et al., ISCA 2016)."""

@@ -1,0 +1,1 @@
+"""Generic PE array with a selectable level of sparsity support."""

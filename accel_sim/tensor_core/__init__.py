@@ -1,0 +1,1 @@
+"""Ampere-style sparse tensor core (2:4 structured sparsity)."""

@@ -1,0 +1,162 @@
+"""Concrete operand tensors of a layer: generated from its spec (seeded) or loaded from ``.npz``.
+
+Sparse models (EIE, SCNN, the sparse PE array, ...) need the actual positions of the
+non-zeros, not only densities. :func:`layer_operands` gives them, deterministically:
+
+- weights: seeded Gaussian weights, pruned (``accel_sim.compress.pruning``) to the layer's
+  ``weight_density`` with ``operands.weight_pattern``; N:M layers (``weight_sparsity``) are
+  N:M-pruned along the reduction axis first. Layouts: conv ``(K, C/groups, R, S)``
+  (output channels first); GEMM / FC ``(k, n)`` (reduction first).
+- inputs: post-ReLU activations with exactly ``round(input_density x size)`` non-zeros
+  (``accel_sim.compress.activations``). Layouts: conv ``(batch, C, H, W)``; GEMM ``(m, k)``.
+
+A payload file replaces either tensor by real data. Each tensor has a content hash
+(``sha256`` of dtype, shape and bytes) that results carry, so a run can be traced to
+its data. Tensors above :data:`MAX_OPERAND_ELEMENTS` are refused before anything is
+allocated.
+"""
+from __future__ import annotations
+
+import hashlib
+import math
+import zipfile
+import zlib
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from accel_sim.compress.activations import synthetic_activations
+from accel_sim.compress.pruning import (
+    apply_mask,
+    block_mask,
+    filter_mask,
+    magnitude_mask,
+    nm_mask,
+)
+from accel_sim.errors import InputError
+from accel_sim.workload.layer import ConvLayer, Layer
+
+# 2^31 float32 values = 8 GiB: beyond any layer of the shipped networks (VGG-16 fc6 has
+# 103 M weights) and beyond what a 24 GiB machine can hold with a model's working copies.
+MAX_OPERAND_ELEMENTS = 2**31
+_WEIGHT_STREAM, _INPUT_STREAM = 0, 1
+
+
+@dataclass(frozen=True, eq=False)
+class LayerOperands:
+    """A layer's weights and inputs (float32, zeros exact) with their content hashes."""
+
+    weights: np.ndarray
+    inputs: np.ndarray
+    weight_hash: str
+    input_hash: str
+
+    @property
+    def hashes(self) -> dict[str, str]:
+        return {"weight_hash": self.weight_hash, "input_hash": self.input_hash}
+
+
+def weight_shape(layer: Layer) -> tuple[int, ...]:
+    if isinstance(layer, ConvLayer):
+        return (layer.out_channels, layer.in_channels // layer.groups, layer.kernel_h, layer.kernel_w)
+    return (layer.k, layer.n)
+
+
+def input_shape(layer: Layer) -> tuple[int, ...]:
+    if isinstance(layer, ConvLayer):
+        return (layer.batch, layer.in_channels, layer.in_h, layer.in_w)
+    return (layer.m, layer.k)
+
+
+def weight_matrix(layer: Layer, weights: np.ndarray) -> np.ndarray:
+    """The GEMM view of the weights: ``(reduction, outputs)`` = conv ``(C/g*R*S, K)``, GEMM ``(k, n)``.
+
+    For grouped convs the rows of every group are the same C/g*R*S positions of that
+    group's filters (columns ``g*K/g .. (g+1)*K/g``).
+    """
+    if isinstance(layer, ConvLayer):
+        return weights.reshape(weights.shape[0], -1).T
+    return weights
+
+
+def content_hash(array: np.ndarray) -> str:
+    """``sha256`` of dtype, shape and C-order bytes, as 16 hex digits."""
+    digest = hashlib.sha256(f"{array.dtype.str}{array.shape}".encode())
+    digest.update(np.ascontiguousarray(array).tobytes())
+    return digest.hexdigest()[:16]
+
+
+def layer_operands(layer: Layer) -> LayerOperands:
+    """The layer's operands (cached: the last few layers asked for are kept)."""
+    return _cached_operands(layer)
+
+
+@lru_cache(maxsize=4)
+def _cached_operands(layer: Layer) -> LayerOperands:
+    w_shape, x_shape = weight_shape(layer), input_shape(layer)
+    for what, shape in (("weights", w_shape), ("inputs", x_shape)):
+        if math.prod(shape) > MAX_OPERAND_ELEMENTS:
+            raise InputError.single(layer.name, what, f"{math.prod(shape):,} elements {shape} exceed the "
+                                    f"limit of {MAX_OPERAND_ELEMENTS:,} (refused before allocating)")
+    loaded = _read_payload(layer.operands.payload, {"weights": w_shape, "inputs": x_shape}) \
+        if layer.operands.payload else {}
+    weights = loaded.get("weights")
+    if weights is None:
+        weights = _generated_weights(layer, w_shape)
+    inputs = loaded.get("inputs")
+    if inputs is None:
+        inputs = synthetic_activations(x_shape, density=layer.input_density, seed=_seed(layer, _INPUT_STREAM),
+                                       pattern=layer.operands.activation_pattern)
+    for array in (weights, inputs):
+        array.flags.writeable = False
+    return LayerOperands(weights, inputs, content_hash(weights), content_hash(inputs))
+
+
+def _seed(layer: Layer, stream: int) -> list[int]:
+    return [layer.operands.seed, zlib.crc32(layer.name.encode()), stream]
+
+
+def _generated_weights(layer: Layer, shape: tuple[int, ...]) -> np.ndarray:
+    rng = np.random.default_rng(_seed(layer, _WEIGHT_STREAM))
+    dense = rng.standard_normal(shape, dtype=np.float32)
+    dense[dense == 0] = np.float32(1e-3)  # a drawn exact zero would lower the density below its target
+    matrix = weight_matrix(layer, dense)  # a view: masks below are built on the GEMM view
+    pattern = layer.operands.weight_pattern
+    mask = np.ones(matrix.shape, dtype=bool)
+    if layer.weight_sparsity is not None:
+        mask = nm_mask(matrix, n=layer.weight_sparsity.n, m=layer.weight_sparsity.m, axis=0)
+    if layer.weight_density < 1.0 and pattern != "nm":
+        kept = np.where(mask, matrix, 0)
+        if pattern == "unstructured":
+            mask &= magnitude_mask(kept, density=layer.weight_density)
+        elif pattern == "block":
+            mask &= block_mask(kept, block_size=layer.operands.block, density=layer.weight_density)
+        else:  # channel: whole output columns (filters)
+            mask &= filter_mask(kept, density=layer.weight_density, axis=1)
+    pruned = apply_mask(matrix, mask)
+    return np.ascontiguousarray(pruned.T.reshape(shape) if isinstance(layer, ConvLayer) else pruned)
+
+
+def _read_payload(path: str, shapes: dict[str, tuple[int, ...]]) -> dict[str, np.ndarray]:
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            names = set(archive.files)
+            unknown = sorted(names - set(shapes))
+            if unknown:
+                raise InputError.single(path, unknown[0], f"unexpected array; a payload holds {' and / or '.join(shapes)}")
+            arrays = {name: archive[name] for name in shapes if name in names}
+    except FileNotFoundError:
+        raise InputError.single(path, "operands", "payload file not found") from None
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError) as err:
+        if isinstance(err, InputError):
+            raise
+        raise InputError.single(path, "operands", f"not a readable .npz archive ({err})") from None
+    out = {}
+    for name, array in arrays.items():
+        if array.shape != shapes[name]:
+            raise InputError.single(path, name, f"shape {array.shape} does not match the layer's {shapes[name]}")
+        if not np.issubdtype(array.dtype, np.number) or not np.isfinite(array).all():
+            raise InputError.single(path, name, "expected finite numbers")
+        out[name] = np.ascontiguousarray(array, dtype=np.float32)
+    return out
