@@ -1,1 +1,2 @@
-"""Cnvlutin activation skipping and its DaDianNao-like dense baseline."""
+"""Cnvlutin activation skipping and its DaDianNao-like dense baseline. The model lives in
+:mod:`accel_sim.cnvlutin.model`."""

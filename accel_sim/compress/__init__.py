@@ -25,7 +25,13 @@ from accel_sim.compress.formats import (
     SCNNZeroRun,
     SparseFormat,
 )
-from accel_sim.compress.huffman import HuffmanResult, huffman_code_lengths, huffman_decode, huffman_encode
+from accel_sim.compress.huffman import (
+    HuffmanResult,
+    huffman_code_lengths,
+    huffman_coded_size,
+    huffman_decode,
+    huffman_encode,
+)
 from accel_sim.compress.pruning import (
     apply_mask,
     block_mask,
@@ -81,6 +87,7 @@ __all__ = [
     "block_mask",
     "filter_mask",
     "huffman_code_lengths",
+    "huffman_coded_size",
     "huffman_decode",
     "huffman_encode",
     "kernel_mask",

@@ -62,11 +62,21 @@ def check_axis(axis: int, ndim: int, name: str = "axis") -> int:
     return check_int(axis, name, minimum=-ndim, maximum=ndim - 1) % ndim
 
 
+# 2^31 elements (8 GiB of float32): the largest tensor a function may allocate from a shape
+# alone; VGG-16's fc6 (103 M weights) is far below. Bigger requests are refused before allocating.
+MAX_TENSOR_ELEMENTS = 2**31
+
+
 def check_shape(shape: Sequence[int], name: str = "shape") -> tuple[int, ...]:
-    """``shape`` as a tuple of non-negative ints with at least one dimension."""
+    """``shape`` as a tuple of non-negative ints with at least one dimension and at most
+    :data:`MAX_TENSOR_ELEMENTS` elements."""
     dims = tuple(check_int(d, f"{name}[{i}]", minimum=0) for i, d in enumerate(shape))
     if not dims:
         raise ValueError(f"{name} must have at least one dimension, got {tuple(shape)!r}")
+    size = math.prod(dims)
+    if size > MAX_TENSOR_ELEMENTS:
+        raise ValueError(f"{name} {dims} has {size:,} elements, more than the limit of {MAX_TENSOR_ELEMENTS:,} "
+                         "(refused before allocating)")
     return dims
 
 

@@ -69,6 +69,24 @@ def huffman_code_lengths(counts: dict[int, int]) -> dict[int, int]:
     return lengths
 
 
+def huffman_coded_size(symbols: np.ndarray) -> tuple[int, float]:
+    """``(coded_bits, entropy_bits)`` of a 1-D integer stream, without building the bit stream.
+
+    Same code lengths as :func:`huffman_encode` (so the same ``coded_bits``), for streams of
+    millions of symbols where only the size is wanted.
+    """
+    stream = as_finite_array(symbols, "symbols", ndim=1)
+    if stream.dtype.kind not in "biu":
+        raise ValueError(f"symbols must be integers, got dtype {stream.dtype}")
+    if stream.size == 0:
+        return 0, 0.0
+    values, counts = np.unique(stream, return_counts=True)
+    lengths = huffman_code_lengths({int(v): int(c) for v, c in zip(values, counts)})
+    coded = int(sum(lengths[int(v)] * int(c) for v, c in zip(values, counts)))
+    entropy = float(-np.sum(counts * np.log2(counts / stream.size)))
+    return coded, entropy + 0.0
+
+
 def huffman_encode(symbols: np.ndarray) -> HuffmanResult:
     """Canonical-Huffman code a 1-D stream of integer symbols."""
     stream = as_finite_array(symbols, "symbols", ndim=1)
@@ -99,14 +117,59 @@ def huffman_encode(symbols: np.ndarray) -> HuffmanResult:
 
 
 def huffman_decode(result: HuffmanResult) -> np.ndarray:
-    """The stream coded in ``result`` (canonical decoding, one bit at a time)."""
-    by_code = {(length, code): symbol for symbol, (code, length) in _canonical(result.code_lengths).items()}
+    """The stream coded in ``result`` (canonical decoding with a prefix lookup table).
+
+    Every bit position gets the integer of the next ``longest`` bits (vectorised); a table of
+    ``2**longest`` entries maps it to (symbol, code length); the walk from code to code is a
+    loop over symbols, not bits. Codes longer than :data:`DECODE_TABLE_MAX_BITS` fall back
+    to bit-by-bit decoding.
+    """
+    table = _canonical(result.code_lengths)
+    n_bits = int(result.bits.size)
+    longest = max((length for _, length in table.values()), default=0)
+    if longest > DECODE_TABLE_MAX_BITS:
+        return _decode_bit_by_bit(result, table)
+    if n_bits == 0:
+        if result.n_symbols:
+            raise ValueError(f"bits decode to 0 whole symbols, expected {result.n_symbols}")
+        return np.empty(0, dtype=result.dtype)
+    bits = np.concatenate((result.bits.astype(np.int64), np.zeros(longest, dtype=np.int64)))
+    window = np.zeros(n_bits, dtype=np.int64)
+    for offset in range(longest):
+        window = (window << 1) | bits[offset : offset + n_bits]
+    symbol_of = np.zeros(1 << longest, dtype=np.int64)
+    length_of = np.zeros(1 << longest, dtype=np.int64)  # 0: no code starts with these bits
+    for symbol, (code, length) in table.items():
+        start, span = code << (longest - length), 1 << (longest - length)
+        symbol_of[start : start + span] = symbol
+        length_of[start : start + span] = length
+    lengths = length_of[window].tolist()
+    starts = []
+    position = 0
+    while position < n_bits:
+        step = lengths[position]
+        if step == 0:
+            break
+        starts.append(position)
+        position += step
+    if position != n_bits or len(starts) != result.n_symbols:
+        raise ValueError(f"bits decode to {len(starts)} whole symbols, expected {result.n_symbols}")
+    return symbol_of[window[np.asarray(starts, dtype=np.int64)]].astype(result.dtype)
+
+
+DECODE_TABLE_MAX_BITS = 20  # lookup table of at most 2**20 entries (8 MiB per array)
+
+
+def _decode_bit_by_bit(result: HuffmanResult, table: dict[int, tuple[int, int]]) -> np.ndarray:
+    by_code = {(length, code): symbol for symbol, (code, length) in table.items()}
     out = np.empty(result.n_symbols, dtype=result.dtype)
     code = length = produced = 0
     for bit in result.bits.tolist():
         code, length = (code << 1) | bit, length + 1
         symbol = by_code.get((length, code))
         if symbol is not None:
+            if produced == result.n_symbols:
+                raise ValueError(f"bits decode to more than the expected {result.n_symbols} symbols")
             out[produced] = symbol
             produced += 1
             code = length = 0

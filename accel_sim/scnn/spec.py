@@ -1,9 +1,98 @@
-"""The ``scnn:`` section of an arch config (family: scnn)."""
+"""The ``scnn:`` section of an arch config (family: scnn).
+
+One section describes SCNN and the paper's comparison designs on the same PE array
+(Parashar et al., "SCNN", ISCA 2017, Table 3 and Table 6); ``design`` selects which.
+Parameters the paper does not give are marked "(?)" in their ``source`` with the choice made.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from accel_sim.config.schema import spec_field
+
+PAPER = "Parashar et al., SCNN, ISCA 2017"
+DESIGNS = ("scnn", "scnn_sparse_a", "scnn_sparse_w", "dcnn", "dcnn_opt")
+BANK_MAPPINGS = ("linear", "channel_spread")
+WEIGHT_ORDERS = ("rs_then_k", "k_then_rs")
+KC_RULES = ("max_fit", "fixed")
 
 
 @dataclass(frozen=True)
 class SCNNSpec:
     """SCNN and its dense baselines DCNN / DCNN-opt (Parashar et al., ISCA 2017)."""
+
+    design: str = spec_field(
+        "Which design of the paper's Table 6 runs on the array: scnn (skip zero weights and activations, "
+        "Cartesian product), scnn_sparse_a / scnn_sparse_w (exploit only activation / weight sparsity), "
+        "dcnn (dense dot product), dcnn_opt (dcnn that gates multipliers on zero operands and compresses "
+        "DRAM transfers: energy only).", "scnn", choices=DESIGNS, source=f"{PAPER}, Table 6")
+    pe_rows: int = spec_field("PE rows of the array (planar tiles along the activation height).", 8,
+                              positive=True, source=f"{PAPER}, Table 3 (64 PEs, 8 x 8)")
+    pe_cols: int = spec_field("PE columns of the array (planar tiles along the activation width).", 8,
+                              positive=True, source=f"{PAPER}, Table 3 (64 PEs, 8 x 8)")
+    mult_f: int = spec_field("F: non-zero weights per weight vector (rows of the F x I multiplier array).", 4,
+                             positive=True, source=f"{PAPER}, Table 3 (F x I = 4 x 4)")
+    mult_i: int = spec_field("I: non-zero activations per activation vector (columns of the multiplier array).", 4,
+                             positive=True, source=f"{PAPER}, Table 3 (F x I = 4 x 4)")
+    accumulator_banks: int = spec_field(
+        "A: accumulator banks per PE (the scatter crossbar is F*I x A). The fast path handles A <= 32.", 32,
+        positive=True, maximum=32, source=f"{PAPER}, Table 3 (A = 2 x F x I = 32)")
+    accumulator_entries: int = spec_field("Partial sums per accumulator bank (per buffer of the double buffer).", 32,
+                                          positive=True, source=f"{PAPER}, Table 3 (32 entries per bank)")
+    accumulator_bits: int = spec_field("Width of a partial sum.", 24, positive=True,
+                                       source=f"{PAPER}, Table 3 (24-bit accumulate)")
+    index_bits: int = spec_field("Width of the zero-run index stored with each compressed value.", 4,
+                                 positive=True, source=f"{PAPER}, Table 3 (4-bit index per 16-bit value)")
+    iaram_size: int = spec_field("Input activation RAM per PE (holds the PE's tile of every input channel).",
+                                 10 * 1024, unit="size", positive=True, source=f"{PAPER}, Table 3 (10 KB)")
+    oaram_size: int = spec_field("Output activation RAM per PE (swapped with the IARAM between layers).",
+                                 10 * 1024, unit="size", positive=True, source=f"{PAPER}, Table 3 (10 KB)")
+    weight_fifo_entries: int = spec_field("Weight FIFO depth per PE; one entry is F weights with their indices.", 50,
+                                          positive=True, source=f"{PAPER}, Table 3 (50 entries)")
+    bank_mapping: str = spec_field(
+        "Accumulator address -> bank. 'linear': bank = address mod A with address = k * (Hacc * Wacc) + "
+        "y * Wacc + x in the PE's accumulator region (word interleaving); 'channel_spread': bank = "
+        "(k * (A / F) + y * Wacc + x) mod A, which spreads the F output channels of a weight vector over the "
+        "banks.", "linear", choices=BANK_MAPPINGS, source="(?) the paper gives no bank hash; choice: linear")
+    weight_order: str = spec_field(
+        "Order of a (channel, group) weight block in the FIFO, and so which weights share an F-vector: "
+        "'rs_then_k' (R x S fastest, then K: the paper's Fig. 7 encoding; neighbouring taps of one filter "
+        "share a vector and often hit the same output, hence the same bank) or 'k_then_rs' (K fastest: the "
+        "F weights of a vector belong to different output channels).", "rs_then_k", choices=WEIGHT_ORDERS,
+        source=f"{PAPER}, Fig. 7 (weights linearised over R x S then K)")
+    kc_rule: str = spec_field(
+        "How Kc (output channels per group) is chosen. 'max_fit': the largest Kc whose partial sums "
+        "Kc x (accumulator region of the largest PE tile) fit one accumulator buffer (A x entries); "
+        "'fixed': the value of 'kc' (an error if it does not fit).", "max_fit", choices=KC_RULES,
+        source="(?) brief: the accumulator capacity bounds Kc; choice: the largest Kc that fits")
+    kc: int = spec_field("Kc when kc_rule is 'fixed' (capped at the output channels of the layer).", 8, positive=True,
+                         source=f"{PAPER} (Kc = 8 for late GoogLeNet 1x1 layers)")
+    halo_words_per_cycle: int = spec_field(
+        "Partial sums a PE sends to its neighbours per cycle during the halo exchange.", 1, positive=True,
+        source="(?) not given by the paper; choice: one partial sum per cycle")
+    ppu_outputs_per_cycle: int = spec_field(
+        "Outputs the post-processing unit (ReLU, compression) drains from the accumulators per cycle.", 4,
+        positive=True, source="(?) not given by the paper; choice: F outputs per cycle")
+    dram_bandwidth: float = spec_field("DRAM bandwidth for temporal tiles, weights and spilled outputs.", 50.0,
+                                       unit="bandwidth", positive=True,
+                                       source="brief: nominal DRAM bandwidth 50 GB/s = 50 B/cycle at the paper's 1 GHz")
+
+    def __post_init__(self) -> None:
+        if self.design in ("scnn", "scnn_sparse_a", "scnn_sparse_w") and self.accumulator_banks < 1:
+            raise ValueError("scnn.accumulator_banks must be >= 1")
+        if self.bank_mapping == "channel_spread" and self.accumulator_banks % self.mult_f:
+            raise ValueError(f"scnn.bank_mapping 'channel_spread' needs accumulator_banks "
+                             f"({self.accumulator_banks}) to be a multiple of mult_f ({self.mult_f})")
+
+    @property
+    def pes(self) -> int:
+        return self.pe_rows * self.pe_cols
+
+    @property
+    def multipliers_per_pe(self) -> int:
+        return self.mult_f * self.mult_i
+
+    @property
+    def accumulator_capacity(self) -> int:
+        """Partial sums one accumulator buffer holds (A x entries)."""
+        return self.accumulator_banks * self.accumulator_entries

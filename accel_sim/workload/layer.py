@@ -32,6 +32,7 @@ class NMSparsity:
 
 
 WEIGHT_PATTERNS = ("unstructured", "nm", "block", "channel")
+MAX_STORED_BITS = 32  # widest stored weight value / index a layer may declare (float32 words)
 ACTIVATION_PATTERNS = ("uniform", "clustered")
 
 
@@ -66,6 +67,27 @@ class OperandSource:
             raise ValueError("; ".join(problems))
 
 
+def _storage_problems(layer: ConvLayer | GemmLayer, gemm: GemmShape | None) -> list[str]:
+    """Cross-field rules on how a layer's weights are generated and stored.
+
+    ``gemm`` is the layer's GEMM view, or None when its shape is already known to be wrong.
+    """
+    problems = []
+    if layer.operands.weight_pattern == "nm" and layer.weight_sparsity is None:
+        problems.append("weight_pattern 'nm' needs weight_sparsity (e.g. '2:4')")
+    for name in ("weight_bits", "index_bits"):
+        bits = getattr(layer, name)
+        if bits is not None and not 1 <= bits <= MAX_STORED_BITS:
+            problems.append(f"{name} must be in [1, {MAX_STORED_BITS}], got {bits}")
+    if gemm is not None and layer.operands.weight_pattern == "block":
+        b = layer.operands.block
+        rows, columns = gemm.k, gemm.n * gemm.groups  # the GEMM-view matrix that is block-pruned
+        if rows % b or columns % b:
+            problems.append(f"block {b} does not divide the {rows} x {columns} weight matrix "
+                            "(reduction x outputs); pick a block size that divides both")
+    return problems
+
+
 @dataclass(frozen=True)
 class GemmShape:
     """Output (m x n) = input (m x k) @ weights (k x n), ``groups`` independent times."""
@@ -82,6 +104,8 @@ class GemmShape:
 
 @dataclass(frozen=True)
 class ConvLayer:
+    """A convolution; ``weight_bits`` / ``index_bits`` as in :class:`GemmLayer`."""
+
     name: str
     in_h: int
     in_w: int
@@ -101,6 +125,8 @@ class ConvLayer:
     weight_density: float = 1.0
     input_density: float = 1.0
     operands: OperandSource = field(default_factory=lambda: OperandSource())
+    weight_bits: int | None = None
+    index_bits: int | None = None
     kind: str = field(default="conv", init=False)
 
     def __post_init__(self) -> None:
@@ -125,8 +151,7 @@ class ConvLayer:
         for name in ("weight_density", "input_density"):
             if not 0.0 < getattr(self, name) <= 1.0:
                 problems.append(f"{name} must be in (0, 1], got {getattr(self, name)}")
-        if self.operands.weight_pattern == "nm" and self.weight_sparsity is None:
-            problems.append("weight_pattern 'nm' needs weight_sparsity (e.g. '2:4')")
+        problems += _storage_problems(self, self.gemm() if not problems else None)
         if problems:
             raise ValueError("; ".join(problems))
 
@@ -167,7 +192,11 @@ class ConvLayer:
 @dataclass(frozen=True)
 class GemmLayer:
     """Output (m x n) = input (m x k) @ weights (k x n). A fully connected layer at batch b
-    is ``m = b``, ``k = in_features``, ``n = out_features``."""
+    is ``m = b``, ``k = in_features``, ``n = out_features``.
+
+    ``weight_bits`` / ``index_bits`` (optional): bits per stored weight value and per sparse
+    index of this layer (e.g. Deep Compression's weight-sharing code width); None leaves the
+    choice to the accelerator or the storage format."""
 
     name: str
     m: int
@@ -177,6 +206,8 @@ class GemmLayer:
     weight_density: float = 1.0
     input_density: float = 1.0
     operands: OperandSource = field(default_factory=lambda: OperandSource())
+    weight_bits: int | None = None
+    index_bits: int | None = None
     kind: str = field(default="gemm", init=False)
 
     def __post_init__(self) -> None:
@@ -184,8 +215,7 @@ class GemmLayer:
         for name in ("weight_density", "input_density"):
             if not 0.0 < getattr(self, name) <= 1.0:
                 problems.append(f"{name} must be in (0, 1], got {getattr(self, name)}")
-        if self.operands.weight_pattern == "nm" and self.weight_sparsity is None:
-            problems.append("weight_pattern 'nm' needs weight_sparsity (e.g. '2:4')")
+        problems += _storage_problems(self, self.gemm() if not problems else None)
         if problems:
             raise ValueError("; ".join(problems))
 

@@ -26,6 +26,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from accel_sim.compress._checks import MAX_TENSOR_ELEMENTS
 from accel_sim.compress.activations import synthetic_activations
 from accel_sim.compress.pruning import (
     apply_mask,
@@ -39,7 +40,8 @@ from accel_sim.workload.layer import ConvLayer, Layer
 
 # 2^31 float32 values = 8 GiB: beyond any layer of the shipped networks (VGG-16 fc6 has
 # 103 M weights) and beyond what a 24 GiB machine can hold with a model's working copies.
-MAX_OPERAND_ELEMENTS = 2**31
+# The same limit as every shape-driven allocation of the compress package.
+MAX_OPERAND_ELEMENTS = MAX_TENSOR_ELEMENTS
 _WEIGHT_STREAM, _INPUT_STREAM = 0, 1
 
 
@@ -139,24 +141,50 @@ def _generated_weights(layer: Layer, shape: tuple[int, ...]) -> np.ndarray:
 
 
 def _read_payload(path: str, shapes: dict[str, tuple[int, ...]]) -> dict[str, np.ndarray]:
+    """The arrays of a ``.npz`` payload, checked: names, shapes and dtypes from the array
+    headers before anything is read (a wrong shape never allocates), then finiteness."""
+    headers = _payload_headers(path)
+    for name, (shape, dtype) in headers.items():
+        if name not in shapes:
+            raise InputError.single(path, name, f"unexpected array; a payload holds {' and / or '.join(shapes)}")
+        if shape != shapes[name]:
+            raise InputError.single(path, name, f"shape {shape} does not match the layer's {shapes[name]}")
+        if dtype.kind not in _PAYLOAD_KINDS:
+            raise InputError.single(path, name, f"expected real numbers (bool, int or float), got dtype {dtype}")
     try:
         with np.load(path, allow_pickle=False) as archive:
-            names = set(archive.files)
-            unknown = sorted(names - set(shapes))
-            if unknown:
-                raise InputError.single(path, unknown[0], f"unexpected array; a payload holds {' and / or '.join(shapes)}")
-            arrays = {name: archive[name] for name in shapes if name in names}
-    except FileNotFoundError:
-        raise InputError.single(path, "operands", "payload file not found") from None
+            arrays = {name: archive[name] for name in shapes if name in headers}
     except (zipfile.BadZipFile, ValueError, OSError, EOFError) as err:
-        if isinstance(err, InputError):
-            raise
         raise InputError.single(path, "operands", f"not a readable .npz archive ({err})") from None
     out = {}
     for name, array in arrays.items():
-        if array.shape != shapes[name]:
-            raise InputError.single(path, name, f"shape {array.shape} does not match the layer's {shapes[name]}")
-        if not np.issubdtype(array.dtype, np.number) or not np.isfinite(array).all():
-            raise InputError.single(path, name, "expected finite numbers")
-        out[name] = np.ascontiguousarray(array, dtype=np.float32)
+        with np.errstate(over="ignore"):
+            converted = np.ascontiguousarray(array, dtype=np.float32)
+        if not np.isfinite(converted).all():
+            raise InputError.single(path, name, "expected finite numbers (found NaN or infinity, or values "
+                                    "beyond the float32 range)")
+        out[name] = converted
     return out
+
+
+_PAYLOAD_KINDS = "biuf"  # bool, signed / unsigned integer, real float
+
+
+def _payload_headers(path: str) -> dict[str, tuple[tuple[int, ...], np.dtype]]:
+    """Name -> (shape, dtype) of every array in a ``.npz``, read from the ``.npy`` headers only."""
+    headers = {}
+    try:
+        with zipfile.ZipFile(path) as archive:
+            for info in archive.infolist():
+                name = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
+                with archive.open(info) as member:
+                    version = np.lib.format.read_magic(member)
+                    read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                                   else np.lib.format.read_array_header_2_0)
+                    shape, _fortran, dtype = read_header(member)
+                headers[name] = (tuple(int(d) for d in shape), dtype)
+    except FileNotFoundError:
+        raise InputError.single(path, "operands", "payload file not found") from None
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError, KeyError) as err:
+        raise InputError.single(path, "operands", f"not a readable .npz archive ({err})") from None
+    return headers

@@ -75,6 +75,14 @@ class LayerEntry:
         "uniform", choices=ACTIVATION_PATTERNS)
     block: int = spec_field("Block side for weight_pattern 'block'.", 4, positive=True)
     seed: int | None = spec_field("Seed of this layer's generated operands (default: the workload's seed).", None)
+    weight_bits: int | None = spec_field(
+        "Bits per stored weight value of this layer (e.g. Deep Compression's weight-sharing code: "
+        "8 for conv, 5 for fc); unset leaves it to the accelerator or the storage command.",
+        None, minimum=1, maximum=32)
+    index_bits: int | None = spec_field(
+        "Bits per sparse (relative) index of this layer's stored weights (Deep Compression: 4 for "
+        "AlexNet, 5 for VGG-16 and the LeNets); unset leaves it to the storage format.",
+        None, minimum=1, maximum=32)
     operands: str | None = spec_field(
         "A .npz payload (path relative to the workload file) with real 'weights' and / or 'inputs' "
         "arrays of this layer's shapes; what it lacks is generated.", None)
@@ -85,10 +93,13 @@ class LayerEntry:
         payload = self.operands
         if payload is not None and base_dir and not os.path.isabs(payload):
             payload = os.path.join(base_dir, payload)
+        if payload is not None and not os.path.isfile(payload):
+            raise ValueError(f"operands: payload file {payload} not found")
         source = OperandSource(weight_pattern=self.weight_pattern, activation_pattern=self.activation_pattern,
                                block=self.block, seed=seed if self.seed is None else self.seed, payload=payload)
         common = dict(name=self.name, weight_sparsity=nm, weight_density=self.weight_density,
-                      input_density=self.input_density, operands=source)
+                      input_density=self.input_density, operands=source, weight_bits=self.weight_bits,
+                      index_bits=self.index_bits)
         if self.type == "conv":
             self._require("in_h", "in_w", "in_channels", "out_channels")
             kh = _pick(self.kernel_h, self.kernel, None)

@@ -1,0 +1,111 @@
+"""What EIE stores and what it broadcasts, as numpy arrays (no timing here).
+
+- :func:`quantize_activations`: activations as ``arithmetic_bits`` dynamic fixed point
+  (``accel_sim.compress.quantization``); the broadcast set of a vector is its non-zero codes.
+- :func:`quantize_weights`: k-means weight sharing into a ``2**weight_code_bits``-entry
+  codebook (code 0 = pruned weight), the codebook in ``arithmetic_bits`` fixed point.
+- :func:`slice_stats`: per (column, PE) the entries of EIE's interleaved relative-index CSC
+  (non-zeros + padding entries, exactly as :class:`~accel_sim.compress.formats.eie.EIEInterleavedCSC`
+  stores them), the local row of the first and last entry, and each slice's start offset in the
+  PE's sparse-matrix SRAM (its column pointer). Vectorised over the whole matrix.
+- :func:`spmat_line_reads`: sparse-matrix SRAM reads of each processed slice.
+
+Orientation: EIE's W is ``outputs x inputs``; a GEMM layer's weights are ``(k, n)`` =
+``inputs x outputs``, so column j of W is row j of the layer's weight array.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from accel_sim.compress.quantization import quantize_dynamic_fixed_point, quantize_kmeans
+from accel_sim.eie.spec import EIESpec
+
+
+@dataclass(frozen=True, eq=False)
+class SliceStats:
+    """Per column j of W (row of the ``(k, n)`` weights) and PE p, arrays of shape ``(k, n_pes)``."""
+
+    entries: np.ndarray      # entries stored for the slice (non-zeros + padding)
+    nonzeros: np.ndarray     # non-zeros of the slice
+    first_row: np.ndarray    # local row of the slice's first entry (-1 if empty)
+    last_row: np.ndarray     # local row of its last entry (-1 if empty)
+    pointer: np.ndarray      # p_j: offset of the slice in the PE's entry list
+
+    @property
+    def entries_per_pe(self) -> np.ndarray:
+        return self.entries.sum(axis=0)
+
+
+def quantize_activations(spec: EIESpec, inputs: np.ndarray) -> np.ndarray:
+    """Integer fixed-point activation codes (int64) of shape ``(m, k)``."""
+    if not np.any(inputs):
+        return np.zeros(inputs.shape, dtype=np.int64)
+    return np.asarray(quantize_dynamic_fixed_point(inputs, bits=spec.arithmetic_bits).values, dtype=np.int64)
+
+
+def quantize_weights(spec: EIESpec, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(codes (k, n) int64, codebook (codebook_size,) int64)``; code 0 is the pruned weight (value 0)."""
+    if not np.any(weights):
+        return np.zeros(weights.shape, dtype=np.int64), np.zeros(spec.codebook_size, dtype=np.int64)
+    shared = quantize_kmeans(weights, n_clusters=spec.codebook_size, reserve_zero=True)
+    codebook = np.asarray(shared.codebook, dtype=np.float64)
+    fixed = quantize_dynamic_fixed_point(codebook, bits=spec.arithmetic_bits).values
+    return np.asarray(shared.values, dtype=np.int64), np.asarray(fixed, dtype=np.int64)
+
+
+def slice_stats(nonzero: np.ndarray, n_pes: int, max_run: int) -> SliceStats:
+    """Entries of every (column, PE) slice of EIE's format for a ``(k, n)`` non-zero mask.
+
+    Output row i is local row ``i // n_pes`` of PE ``i % n_pes``. A non-zero whose gap g to the
+    previous one (or the slice start) exceeds ``max_run`` costs ``g // (max_run + 1)`` padding
+    entries before it (the rule of :mod:`accel_sim.compress.formats._zero_runs`).
+    """
+    k, n = nonzero.shape
+    local_rows = -(-n // n_pes)
+    if local_rows * n_pes == n:
+        padded = np.asarray(nonzero, dtype=bool)
+    else:
+        padded = np.zeros((k, local_rows * n_pes), dtype=bool)
+        padded[:, :n] = nonzero
+    # (column, PE, local row) order: a contiguous copy, then one flat scan.
+    flat = np.flatnonzero(np.ascontiguousarray(padded.reshape(k, local_rows, n_pes).transpose(0, 2, 1)))
+    segment, row = np.divmod(flat, local_rows)
+    first = np.ones(segment.size, dtype=bool)
+    first[1:] = segment[1:] != segment[:-1]
+    previous = np.empty_like(row)
+    previous[first] = -1
+    previous[~first] = row[np.flatnonzero(~first) - 1]
+    cost = (row - previous - 1) // (max_run + 1) + 1
+    size = k * n_pes
+    entries = np.bincount(segment, weights=cost, minlength=size).astype(np.int64).reshape(k, n_pes)
+    nonzeros = np.bincount(segment, minlength=size).astype(np.int64).reshape(k, n_pes)
+    first_row = np.full(size, -1, dtype=np.int64)
+    last_row = np.full(size, -1, dtype=np.int64)
+    first_row[segment[first]] = np.minimum(row[first], max_run)  # a padding entry first sits on row max_run
+    last = np.ones(segment.size, dtype=bool)
+    last[:-1] = first[1:]
+    last_row[segment[last]] = row[last]
+    pointer = np.zeros((k, n_pes), dtype=np.int64)
+    np.cumsum(entries[:-1], axis=0, out=pointer[1:])
+    return SliceStats(entries, nonzeros, first_row.reshape(k, n_pes), last_row.reshape(k, n_pes), pointer)
+
+
+def spmat_line_reads(pointer: np.ndarray, entries: np.ndarray, entries_per_read: int) -> np.ndarray:
+    """SRAM reads to stream each slice: the distinct ``entries_per_read``-entry lines its entries
+    span (no line is kept from one slice to the next)."""
+    last = pointer + entries - 1
+    return np.where(entries > 0, last // entries_per_read - pointer // entries_per_read + 1, 0)
+
+
+def accumulator_bypasses(first_row: np.ndarray, last_row: np.ndarray, entries: np.ndarray) -> np.ndarray:
+    """Per PE: back-to-back entries on the same accumulator (the bypass path), for one vector's
+    broadcast slices in order (arrays ``(T, n_pes)``). Within a slice rows strictly increase, so
+    a hit is a slice whose first row equals the last row of the PE's previous non-empty slice."""
+    hits = np.zeros(entries.shape[1], dtype=np.int64)
+    for p in range(entries.shape[1]):
+        busy = np.flatnonzero(entries[:, p])
+        if busy.size > 1:
+            hits[p] = int(np.count_nonzero(first_row[busy[1:], p] == last_row[busy[:-1], p]))
+    return hits

@@ -1,0 +1,74 @@
+"""Functional reference (numpy): what the layer computes, independent of any dataflow.
+
+The PPU applies ReLU to the accumulated sums; the model uses the result to count the
+non-zero outputs it compresses into OARAM / DRAM, and tests compare the per-cycle
+reference's accumulators against it.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from accel_sim.scnn.tiling import ConvView, conv_view
+from accel_sim.workload.layer import Layer
+from accel_sim.workload.operands import layer_operands
+
+
+def conv_operands(layer: Layer) -> tuple[np.ndarray, np.ndarray]:
+    """Weights ``(groups, Kg, Cg, R, S)`` and inputs ``(batch, groups, Cg, H, W)`` of the conv view."""
+    view = conv_view(layer)
+    ops = layer_operands(layer)
+    if ops.weights.ndim == 4:
+        weights = ops.weights.reshape(view.groups, view.out_channels, view.channels, view.r, view.s)
+        inputs = ops.inputs.reshape(view.batch, view.groups, view.channels, view.h, view.w)
+    else:  # GEMM (k, n) weights, (m, k) inputs
+        weights = ops.weights.T.reshape(1, view.out_channels, view.channels, 1, 1)
+        inputs = ops.inputs.reshape(view.batch, 1, view.channels, 1, 1)
+    return weights, inputs
+
+
+def convolution(view: ConvView, weights: np.ndarray, inputs: np.ndarray) -> np.ndarray:
+    """Pre-activation sums ``(batch, groups, Kg, out_h, out_w)`` (no ReLU), accumulated in float32
+    like the operands (tests compare with tolerance)."""
+    b, g = inputs.shape[0], view.groups
+    pad_bottom = max(0, (view.out_h - 1) * view.stride_h + view.r - view.h - view.pad_top)
+    pad_right = max(0, (view.out_w - 1) * view.stride_w + view.s - view.w - view.pad_left)
+    padded = np.pad(inputs.astype(np.float32),
+                    ((0, 0), (0, 0), (0, 0), (view.pad_top, pad_bottom), (view.pad_left, pad_right)))
+    out = np.zeros((b, g, view.out_channels, view.out_h * view.out_w), dtype=np.float32)
+    w64 = weights.astype(np.float32)
+    for r in range(view.r):
+        for s in range(view.s):
+            window = padded[:, :, :, r:r + view.stride_h * (view.out_h - 1) + 1:view.stride_h,
+                            s:s + view.stride_w * (view.out_w - 1) + 1:view.stride_w]
+            window = window.reshape(b, g, view.channels, -1)
+            out += np.einsum("gkc,bgcp->bgkp", w64[:, :, :, r, s], window, optimize=True)
+    return out.reshape(b, g, view.out_channels, view.out_h, view.out_w)
+
+
+@lru_cache(maxsize=8)
+def layer_outputs(layer: Layer) -> np.ndarray:
+    """ReLU of the layer's convolution, ``(batch, groups, Kg, out_h, out_w)`` (cached, read-only)."""
+    view = conv_view(layer)
+    weights, inputs = conv_operands(layer)
+    out = np.maximum(convolution(view, weights, inputs), 0.0)
+    out.flags.writeable = False
+    return out
+
+
+def useful_products(view: ConvView, weight_mask: np.ndarray, input_mask: np.ndarray) -> int:
+    """MACs of the layer whose two operands are both in the masks (a window tap inside the
+    plane): ``sum over (c, r, s) of count(weights) x count(inputs the tap reads)``."""
+    pad_bottom = max(0, (view.out_h - 1) * view.stride_h + view.r - view.h - view.pad_top)
+    pad_right = max(0, (view.out_w - 1) * view.stride_w + view.s - view.w - view.pad_left)
+    padded = np.pad(input_mask, ((0, 0), (0, 0), (0, 0), (view.pad_top, pad_bottom), (view.pad_left, pad_right)))
+    w_counts = weight_mask.sum(axis=1, dtype=np.int64)  # (groups, Cg, R, S)
+    total = 0
+    for r in range(view.r):
+        for s in range(view.s):
+            window = padded[:, :, :, r:r + view.stride_h * (view.out_h - 1) + 1:view.stride_h,
+                            s:s + view.stride_w * (view.out_w - 1) + 1:view.stride_w]
+            a_counts = window.sum(axis=(0, 3, 4), dtype=np.int64)  # (groups, Cg)
+            total += int((a_counts * w_counts[:, :, r, s]).sum())
+    return total

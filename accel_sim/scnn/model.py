@@ -1,0 +1,294 @@
+"""SCNN (Parashar et al., ISCA 2017) and its comparison designs: one layer in, one LayerResult out.
+
+- :func:`simulate_layer`: the fast path. Busy cycles per (temporal tile, PE, group) come from
+  vectorised numpy over all (I-vector, F-vector) steps (:mod:`accel_sim.scnn.cartesian`), the
+  barriers / double-buffered drains / DRAM from a closed form (:mod:`accel_sim.scnn.timeline`).
+- :func:`simulate_layer_reference`: the per-cycle reference (:mod:`accel_sim.scnn.reference`):
+  every product's coordinate and bank computed one by one, the crossbar delivering one product
+  per bank per cycle, accumulators holding real partial sums, SimPy for barriers and drains.
+
+Both give identical cycles (tested). The design (``scnn.design``) only changes flags
+(:mod:`accel_sim.scnn.designs`): which operand's zeros are skipped, dot product vs Cartesian
+product, gating and DRAM compression. Batch images and conv groups run one after the other.
+Counted per layer: multiplier ops (energised: products minus gated ones), crossbar transfers,
+accumulator bank read-modify-writes, IARAM / OARAM entries, weight-FIFO entries, halo link
+words, PPU outputs and DRAM bytes; metrics: multiplier utilisation, barrier idle fraction,
+bank-conflict cycles, Kc and temporal tiles.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import MappingProxyType
+
+import numpy as np
+
+from accel_sim.arch.spec import ArchSpec
+from accel_sim.errors import SimulationError
+from accel_sim.results.counts import ActionCount
+from accel_sim.results.layer_result import LayerResult
+from accel_sim.scnn import cartesian
+from accel_sim.scnn.drain import DrainGeometry, drain_cycles, drain_geometry, group_channels
+from accel_sim.scnn.encoding import block_bits, block_entries
+from accel_sim.scnn.functional import layer_outputs, useful_products
+from accel_sim.scnn.plan import BITS_PER_BYTE, LayerPlan, plan_layer, plane_storage_bits
+from accel_sim.scnn.timeline import TileTiming, tile_timing
+from accel_sim.workload.layer import Layer
+from accel_sim.workload.operands import layer_operands
+
+
+@dataclass(frozen=True)
+class GroupWork:
+    """Work of one (image, conv group): arrays (temporal tiles, PEs, groups)."""
+
+    busy: np.ndarray
+    products: np.ndarray      # multiplier products issued (zero operands of unskipped kinds included)
+    steps: np.ndarray         # Cartesian steps (I-vector x F-vector pairs); dense: busy cycles
+    iaram_reads: int          # activation entries read from the IARAM
+    fifo_reads: int           # weight-FIFO entries read
+    fifo_writes: int          # weight-FIFO entries written (broadcast to every PE)
+    fifo_overflow_blocks: int  # (channel, group) weight blocks with more F-vectors than FIFO entries
+
+
+def _counts(t_ids, seg_ids, pe_ids, n_t, n_seg, n_pe) -> np.ndarray:
+    flat = (t_ids * n_pe + pe_ids) * n_seg + seg_ids
+    return np.bincount(flat, minlength=n_t * n_pe * n_seg).reshape(n_t, n_pe, n_seg)
+
+
+def cartesian_work(plan: LayerPlan, image: int, conv_group: int, reference: bool = False) -> GroupWork:
+    spec, view, tiling = plan.spec, plan.view, plan.tiling
+    weights = cartesian.weight_vectors(spec, view, tiling, plan.weight_mask[conv_group])
+    elements = cartesian.activation_elements(spec, view, tiling, plan.input_mask[image, conv_group])
+    acts = cartesian.activation_vectors(spec, view, tiling, elements)
+    n_seg = weights.seg_start.size - 1
+    n_t, n_pe, n_g = tiling.temporal_tiles, spec.pes, tiling.out_groups
+    tile, seg, pe, _ = elements
+    na = _counts(tile, seg, pe, n_t, n_seg, n_pe)
+    va = _counts(acts.tile, acts.segment, acts.pe, n_t, n_seg, n_pe)
+    nw = np.zeros((n_seg, n_g), dtype=np.int64)
+    np.add.at(nw, (weights.segment, weights.group), weights.count)
+    vw = np.zeros((n_seg, n_g), dtype=np.int64)
+    np.add.at(vw, (weights.segment, weights.group), 1)
+    products = na @ nw
+    steps = va @ vw
+    if reference:
+        from accel_sim.scnn.reference import reference_busy
+        busy = reference_busy(plan, image, conv_group)
+    else:
+        busy = cartesian.busy_cycles(spec, tiling, acts, weights)
+    return GroupWork(busy, products, steps, int((na @ (nw > 0)).sum()), int(steps.sum()),
+                     n_t * n_pe * int(weights.count.size), int((vw > spec.weight_fifo_entries).sum()))
+
+
+def dense_work(plan: LayerPlan, geometry: DrainGeometry) -> GroupWork:
+    """DCNN / DCNN-opt: each PE computes its owned outputs as dot products of length C x R x S,
+    F x I multipliers wide; all output channels in one group."""
+    spec, view = plan.spec, plan.view
+    reduction = view.channels * view.r * view.s
+    lanes = spec.multipliers_per_pe
+    owned = geometry.owned[:, :, None]
+    busy = owned * view.out_channels * math.ceil(reduction / lanes)
+    products = owned * view.out_channels * reduction
+    return GroupWork(busy, products, busy, int(owned.sum()) * reduction,
+                     int(busy.sum()) * spec.mult_i, 0, 0)
+
+
+def weight_storage_bits(plan: LayerPlan, conv_group: int, compressed: bool) -> int:
+    """DRAM / FIFO bits of one conv group's weights: one zero-run block per (channel, group),
+    linearised over R x S then K; or dense words."""
+    view, tiling, spec = plan.view, plan.tiling, plan.spec
+    weights = plan.weights[conv_group]
+    if not compressed:
+        return int(weights.size) * plan.value_bits
+    k, c, r, s = (v.astype(np.int64) for v in np.nonzero(weights))
+    g = k // tiling.kc
+    block = c * tiling.out_groups + g
+    if spec.weight_order == "rs_then_k":
+        position = ((k % tiling.kc) * view.r + r) * view.s + s
+        order = np.argsort(block, kind="stable")  # np.nonzero's (k, c, r, s) order: ascending position per block
+    else:
+        kc_g = group_channels(view.out_channels, tiling.kc, tiling.out_groups)[g]
+        position = (r * view.s + s) * kc_g + k % tiling.kc
+        order = np.lexsort((position, block))
+    n_blocks = view.channels * tiling.out_groups
+    entries = block_entries(block[order], position[order], n_blocks, spec.index_bits)
+    sizes = np.tile(group_channels(view.out_channels, tiling.kc, tiling.out_groups) * view.r * view.s, view.channels)
+    return int(block_bits(entries, sizes, plan.value_bits, spec.index_bits).sum())
+
+
+@dataclass
+class Totals:
+    cycles: int = 0
+    compute: int = 0
+    stall: int = 0
+    barrier_idle: int = 0
+    group_cycles: int = 0
+    products: int = 0
+    steps: int = 0
+    busy: int = 0
+    iaram_reads: int = 0
+    iaram_writes: int = 0
+    fifo_reads: int = 0
+    fifo_writes: int = 0
+    fifo_overflow: int = 0
+    oaram_writes: int = 0
+    ppu_outputs: int = 0
+    link_words: int = 0
+    spill_words: int = 0
+    dram_read_bits: int = 0
+    dram_write_bits: int = 0
+
+
+TimelineFn = Callable[[np.ndarray, np.ndarray, int, int], TileTiming]
+
+
+def run_layer(arch: ArchSpec, layer: Layer, reference: bool, timeline: TimelineFn,
+              max_cycles: int | None) -> LayerResult:
+    plan = plan_layer(arch, layer)
+    spec, view, traits = plan.spec, plan.view, plan.traits
+    if plan.dcnn:
+        plan = dataclasses.replace(plan, tiling=dataclasses.replace(plan.tiling, kc=view.out_channels, out_groups=1))
+    tiling = plan.tiling
+    geometry = drain_geometry(spec, tiling, view.out_h, view.out_w)
+    channels = group_channels(view.out_channels, tiling.kc, tiling.out_groups)
+    drains = drain_cycles(spec, geometry, channels, halo=not plan.dcnn)
+    outputs = layer_outputs(layer)
+    value_bits, entry_bits = plan.value_bits, plan.value_bits + spec.index_bits
+    activations_compressed_on_chip = traits.skip_activations
+    activations_compressed_dram = traits.skip_activations or traits.compress_dram
+    weights_compressed_dram = traits.skip_weights or traits.compress_dram
+    bandwidth = spec.dram_bandwidth
+    n_t = tiling.temporal_tiles
+    totals = Totals()
+    for g in range(view.groups):
+        weight_bits = weight_storage_bits(plan, g, weights_compressed_dram)
+        for b in range(view.batch):
+            work = dense_work(plan, geometry) if plan.dcnn else cartesian_work(plan, b, g, reference)
+            if n_t == 1:
+                in_bits = np.zeros(n_t, dtype=np.int64)
+            elif activations_compressed_dram == activations_compressed_on_chip:
+                in_bits = plan.input_bits[b, g].sum(axis=1)
+            else:
+                in_bits = plane_storage_bits(tiling, spec, plan.inputs[b, g], activations_compressed_dram,
+                                             value_bits).sum(axis=1)
+            out_plane = outputs[b, g]
+            out_chip = plane_storage_bits(tiling, spec, out_plane, activations_compressed_on_chip, value_bits,
+                                          owned=True)
+            out_dram = (out_chip if activations_compressed_dram == activations_compressed_on_chip else
+                        plane_storage_bits(tiling, spec, out_plane, activations_compressed_dram, value_bits,
+                                           owned=True)).sum(axis=1)
+            spill_to_dram = n_t > 1 or int(out_chip.max()) > spec.oaram_size * BITS_PER_BYTE
+            spill = (geometry.spill.sum(axis=1) * view.out_channels if not plan.dcnn
+                     else np.zeros(n_t, dtype=np.int64))
+            for t in range(n_t):
+                load = math.ceil(int(in_bits[t]) / BITS_PER_BYTE / bandwidth)
+                stream_bits = weight_bits + (int(out_dram[t]) if spill_to_dram else 0) \
+                    + 2 * int(spill[t]) * spec.accumulator_bits
+                stream = math.ceil(stream_bits / BITS_PER_BYTE / bandwidth)
+                timing = timeline(work.busy[t], drains[t], load, stream)
+                totals.compute += timing.compute_cycles
+                totals.stall += timing.stall_cycles
+                totals.barrier_idle += timing.barrier_idle
+                totals.group_cycles += timing.group_cycles
+                totals.dram_read_bits += weight_bits + int(in_bits[t]) + int(spill[t]) * spec.accumulator_bits
+                totals.dram_write_bits += (int(out_dram[t]) if spill_to_dram else 0) \
+                    + int(spill[t]) * spec.accumulator_bits
+            totals.products += int(work.products.sum())
+            totals.steps += int(work.steps.sum())
+            totals.busy += int(work.busy.sum())
+            totals.iaram_reads += work.iaram_reads
+            totals.fifo_reads += work.fifo_reads
+            totals.fifo_writes += work.fifo_writes
+            totals.fifo_overflow += work.fifo_overflow_blocks
+            entries_in = int(in_bits.sum()) // (entry_bits if activations_compressed_on_chip else value_bits)
+            totals.iaram_writes += entries_in if n_t > 1 else 0
+            totals.oaram_writes += int(out_chip.sum()) // (entry_bits if activations_compressed_on_chip
+                                                           else value_bits)
+            totals.ppu_outputs += int(geometry.owned.sum()) * view.out_channels
+            if not plan.dcnn:
+                totals.link_words += int(geometry.link.sum()) * view.out_channels
+                totals.spill_words += int(spill.sum())
+    totals.cycles = totals.compute + totals.stall
+    return layer_result(arch, layer, plan, totals, max_cycles)
+
+
+def layer_result(arch: ArchSpec, layer: Layer, plan: LayerPlan, totals: Totals,
+                 max_cycles: int | None) -> LayerResult:
+    spec, view, traits = plan.spec, plan.view, plan.traits
+    peak = spec.pes * spec.multipliers_per_pe
+    if plan.dcnn:
+        issued = layer.macs
+    else:
+        issued = useful_products(view, plan.weight_mask, plan.input_mask)
+    budget = max_cycles if max_cycles is not None else 4 * (totals.products + totals.steps) + 10**6 \
+        + 4 * (totals.dram_read_bits + totals.dram_write_bits)
+    if totals.cycles > budget:
+        raise SimulationError(f"{layer.name}: {totals.cycles} cycles exceed the max_cycles guard {budget}")
+    if traits.gate_zero_operands:
+        energised = useful_products(view, plan.weights != 0, plan.inputs != 0)
+    else:
+        energised = totals.products
+    word, acc = plan.value_bits, spec.accumulator_bits
+    entry = word + spec.index_bits
+    act_bits = entry if traits.skip_activations else word
+    fifo_bits = (spec.mult_f * (word + spec.index_bits) if traits.skip_weights else spec.mult_f * word)
+    iaram_cap, oaram_cap = spec.iaram_size, spec.oaram_size
+    actions = (
+        ActionCount("multipliers", "mult_int", "op", energised, word),
+        ActionCount("crossbar", "crossbar", "transfer", 0 if plan.dcnn else totals.products, acc),
+        ActionCount("accumulator_banks", "add_int", "op", totals.products, acc),
+        ActionCount("accumulator_banks", "register_file", "read", 0 if plan.dcnn else totals.products, acc),
+        ActionCount("accumulator_banks", "register_file", "write",
+                    totals.ppu_outputs if plan.dcnn else totals.products, acc),
+        ActionCount("iaram", "sram", "read", totals.iaram_reads, act_bits, iaram_cap),
+        ActionCount("iaram", "sram", "write", totals.iaram_writes, act_bits, iaram_cap),
+        ActionCount("oaram", "sram", "write", totals.oaram_writes, act_bits, oaram_cap),
+        ActionCount("weight_fifo", "register_file", "read", totals.fifo_reads, fifo_bits),
+        ActionCount("weight_fifo", "register_file", "write", totals.fifo_writes, fifo_bits),
+        ActionCount("halo_links", "link", "transfer", totals.link_words, acc),
+        ActionCount("ppu", "add_int", "op", totals.ppu_outputs, acc),
+        ActionCount("dram", "dram", "read", math.ceil(totals.dram_read_bits / BITS_PER_BYTE), BITS_PER_BYTE),
+        ActionCount("dram", "dram", "write", math.ceil(totals.dram_write_bits / BITS_PER_BYTE), BITS_PER_BYTE),
+    )
+    multiplier_cycles = totals.cycles * peak
+    metrics = {
+        "products_issued": float(totals.products),
+        "steps": float(totals.steps),
+        "multiplier_utilization": totals.products / multiplier_cycles if multiplier_cycles else 0.0,
+        "useful_utilization": issued / multiplier_cycles if multiplier_cycles else 0.0,
+        "intra_pe_utilization": totals.products / (totals.busy * spec.multipliers_per_pe) if totals.busy else 0.0,
+        "barrier_idle_fraction": (totals.barrier_idle / (totals.group_cycles * spec.pes)
+                                  if totals.group_cycles else 0.0),
+        "bank_conflict_cycles": float(totals.busy - totals.steps),
+        "kc": float(plan.tiling.kc),
+        "output_groups": float(plan.tiling.out_groups),
+        "temporal_tiles": float(plan.tiling.temporal_tiles),
+        "weight_fifo_overflow_blocks": float(totals.fifo_overflow),
+        "halo_link_words": float(totals.link_words),
+        "spilled_partial_sums": float(totals.spill_words),
+    }
+    sram_read_bits = totals.iaram_reads * act_bits
+    sram_write_bits = (totals.iaram_writes + totals.oaram_writes) * act_bits
+    return LayerResult(
+        layer=layer.name, cycles=totals.cycles, compute_cycles=totals.compute, stall_cycles=totals.stall,
+        macs_dense=layer.macs, macs_issued=issued, peak_macs_per_cycle=peak,
+        dram_read_bytes=math.ceil(totals.dram_read_bits / BITS_PER_BYTE),
+        dram_write_bytes=math.ceil(totals.dram_write_bits / BITS_PER_BYTE),
+        sram_read_bytes=math.ceil(sram_read_bits / BITS_PER_BYTE),
+        sram_write_bytes=math.ceil(sram_write_bits / BITS_PER_BYTE),
+        actions=actions, metrics=MappingProxyType(metrics),
+        operand_hashes=MappingProxyType(layer_operands(layer).hashes))
+
+
+def simulate_layer(arch: ArchSpec, layer: Layer, max_cycles: int | None = None) -> LayerResult:
+    """Fast path (vectorised steps, closed-form timeline)."""
+    return run_layer(arch, layer, reference=False, timeline=tile_timing, max_cycles=max_cycles)
+
+
+def simulate_layer_reference(arch: ArchSpec, layer: Layer, max_cycles: int | None = None) -> LayerResult:
+    """Per-cycle reference (slow: small layers only); same results as :func:`simulate_layer`."""
+    from accel_sim.scnn.reference import simpy_tile_timing
+
+    return run_layer(arch, layer, reference=True, timeline=simpy_tile_timing, max_cycles=max_cycles)

@@ -1,0 +1,140 @@
+"""Layer plan (pure numpy): operand masks of the chosen design, temporal tiling, per-tile geometry.
+
+Temporal tiling rule: the fewest ``n x n`` temporal tiles (n = 1, 2, ...) such that every
+PE's tile of every input channel fits its IARAM in the design's on-chip format (SCNN's
+zero-run blocks when activations are skipped, else dense words) and Kc >= 1 (Cartesian
+designs: one output channel's accumulator region fits a buffer). If even one-pixel tiles do
+not fit, the layer cannot run: an :class:`InputError` names the field to change.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from accel_sim.arch.spec import ArchSpec
+from accel_sim.errors import InputError
+from accel_sim.scnn.designs import DESIGN_TRAITS, DesignTraits
+from accel_sim.scnn.encoding import block_bits, block_entries
+from accel_sim.scnn.functional import conv_operands
+from accel_sim.scnn.spec import SCNNSpec
+from accel_sim.scnn.tiling import ConvView, Tiling, conv_view, make_tiling, temporal_candidates
+from accel_sim.workload.layer import Layer
+
+BITS_PER_BYTE = 8
+
+
+@dataclass(frozen=True)
+class LayerPlan:
+    spec: SCNNSpec
+    traits: DesignTraits
+    view: ConvView
+    tiling: Tiling
+    value_bits: int
+    weights: np.ndarray        # (groups, Kg, Cg, R, S)
+    inputs: np.ndarray         # (batch, groups, Cg, H, W)
+    weight_mask: np.ndarray    # weights the multipliers see (non-zeros if skipped, else all)
+    input_mask: np.ndarray     # activations the multipliers see
+    input_bits: np.ndarray     # (batch, groups, temporal tiles, PEs) on-chip bits of the input tiles
+
+    @property
+    def dcnn(self) -> bool:
+        return not self.traits.cartesian
+
+
+def scnn_spec(arch: ArchSpec) -> SCNNSpec:
+    if arch.scnn is None:
+        raise ValueError(f"arch {arch.name!r} has no scnn section")
+    return arch.scnn
+
+
+def tile_sizes(tiling: Tiling, spec: SCNNSpec, owned: bool = False) -> np.ndarray:
+    """Positions in each (temporal tile, PE) tile of the input plane (or of the owned output plane)."""
+    rows, cols = tiling.rows, tiling.cols
+    h = (rows.own_hi - rows.own_lo) if owned else (rows.hi - rows.lo)
+    w = (cols.own_hi - cols.own_lo) if owned else (cols.hi - cols.lo)
+    h = h.reshape(tiling.temporal_rows, spec.pe_rows)
+    w = w.reshape(tiling.temporal_cols, spec.pe_cols)
+    sizes = h[:, None, :, None] * w[None, :, None, :]   # (ty, tx, py, px)
+    return sizes.reshape(tiling.temporal_tiles, spec.pes)
+
+
+def plane_storage_bits(tiling: Tiling, spec: SCNNSpec, plane: np.ndarray, compressed: bool, value_bits: int,
+                       owned: bool = False) -> np.ndarray:
+    """Bits of each (temporal tile, PE) tile of ``plane`` (channels, H, W), all channels: SCNN
+    zero-run blocks (one per channel and tile) or dense words."""
+    channels = plane.shape[0]
+    sizes = tile_sizes(tiling, spec, owned)
+    if not compressed:
+        return sizes * channels * value_bits
+    c, y, x = (v.astype(np.int64) for v in np.nonzero(plane))
+    rows, cols = tiling.rows, tiling.cols
+    lo_y, hi_y = (rows.own_lo, rows.own_hi) if owned else (rows.lo, rows.hi)
+    lo_x, hi_x = (cols.own_lo, cols.own_hi) if owned else (cols.lo, cols.hi)
+    row_tile = rows.owner_of(y) if owned else rows.tile_of(y)
+    col_tile = cols.owner_of(x) if owned else cols.tile_of(x)
+    tile = (row_tile // spec.pe_rows) * tiling.temporal_cols + col_tile // spec.pe_cols
+    pe = (row_tile % spec.pe_rows) * spec.pe_cols + col_tile % spec.pe_cols
+    block = (tile * spec.pes + pe) * channels + c
+    position = (y - lo_y[row_tile]) * (hi_x - lo_x)[col_tile] + (x - lo_x[col_tile])
+    order = np.argsort(block, kind="stable")  # np.nonzero's raster order stays inside each block
+    n_blocks = tiling.temporal_tiles * spec.pes * channels
+    entries = block_entries(block[order], position[order], n_blocks, spec.index_bits)
+    block_sizes = np.repeat(sizes.reshape(-1), channels)
+    bits = block_bits(entries, block_sizes, value_bits, spec.index_bits)
+    return bits.reshape(tiling.temporal_tiles, spec.pes, channels).sum(axis=2)
+
+
+def _lower_bound_bits(tiling: Tiling, spec: SCNNSpec, inputs: np.ndarray, value_bits: int) -> int:
+    """Largest PE tile's compressed input without placeholders and count fields: a cheap screen."""
+    worst = 0
+    for image in inputs:
+        for plane in image:
+            per_row = np.count_nonzero(plane, axis=0)                      # (H, W)
+            rows = np.add.reduceat(per_row, tiling.rows.lo.clip(max=plane.shape[1] - 1), axis=0)
+            rows[tiling.rows.hi == tiling.rows.lo] = 0
+            cells = np.add.reduceat(rows, tiling.cols.lo.clip(max=plane.shape[2] - 1), axis=1)
+            cells[:, tiling.cols.hi == tiling.cols.lo] = 0
+            worst = max(worst, int(cells.max()))
+    return worst * (value_bits + spec.index_bits)
+
+
+def plan_layer(arch: ArchSpec, layer: Layer) -> LayerPlan:
+    spec = scnn_spec(arch)
+    traits = DESIGN_TRAITS[spec.design]
+    view = conv_view(layer)
+    weights, inputs = conv_operands(layer)
+    weight_mask = weights != 0 if traits.skip_weights else np.ones(weights.shape, dtype=bool)
+    input_mask = inputs != 0 if traits.skip_activations else np.ones(inputs.shape, dtype=bool)
+    iaram_bits = spec.iaram_size * BITS_PER_BYTE
+    tiling = None
+    for ty, tx in temporal_candidates(view, spec):
+        candidate = make_tiling(spec, view, ty, tx)
+        if traits.cartesian and candidate.kc == 0:
+            continue
+        if traits.skip_activations and _lower_bound_bits(candidate, spec, inputs, arch.word_bits) > iaram_bits:
+            continue
+        bits = np.stack([np.stack([plane_storage_bits(candidate, spec, inputs[b, g], traits.skip_activations,
+                                                      arch.word_bits) for g in range(view.groups)])
+                         for b in range(view.batch)])
+        if int(bits.max()) <= iaram_bits:
+            tiling = candidate
+            break
+    if tiling is None:
+        smallest = make_tiling(spec, view, *list(temporal_candidates(view, spec))[-1])
+        if traits.cartesian and smallest.kc == 0:
+            need = smallest.acc_h * smallest.acc_w * (1 if spec.kc_rule == "max_fit" else min(spec.kc, view.out_channels))
+            raise InputError.single(arch.name, "scnn.accumulator_entries",
+                                    f"layer {layer.name}: the accumulators are too small for one output tile: a "
+                                    f"one-pixel input tile needs {need} partial sums per buffer "
+                                    f"({smallest.acc_h} x {smallest.acc_w} outputs per channel), the buffer holds "
+                                    f"accumulator_banks x accumulator_entries = {spec.accumulator_capacity}")
+        raise InputError.single(arch.name, "scnn.iaram_size",
+                                f"layer {layer.name}: one pixel of all {view.channels} input channels does not fit "
+                                f"the IARAM of {spec.iaram_size} B")
+    return LayerPlan(spec, traits, view, tiling, arch.word_bits, weights, inputs, weight_mask, input_mask, bits)
+
+
+def dram_bytes(bits: float) -> int:
+    return math.ceil(bits / BITS_PER_BYTE)

@@ -1,0 +1,158 @@
+"""Speed-up of 2:4 sparse over dense tensor cores vs GEMM shape, and what limits it.
+
+Each GEMM (output m x n = input m x k @ weights k x n; the weights are the 2:4 operand)
+runs on ``ampere_a100`` twice: dense and with 2:4 weights, each with its fastest kernel
+(:func:`accel_sim.tensor_core.model.gemm_run`). ``bound`` names the path that limits the
+2:4 run (:class:`accel_sim.tensor_core.kernel_run.KernelRun.bound`).
+"""
+from __future__ import annotations
+
+import itertools
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from accel_sim.config.loader import load_arch
+from accel_sim.studies.registry import Comparison, StudyOutput, study
+from accel_sim.tensor_core.model import gemm_run
+
+ARCH = "ampere_a100"
+SIZES = (1, 16, 256, 1024, 4096, 16384)   # m (batch x tokens), n and k: 1 .. 16k, batch 1 .. 256 included
+COLUMNS = ["m", "n", "k", "dense_cycles", "sparse_cycles", "speedup", "bound"]
+BRIEF = "brief ampere_cnvlutin_tools.md"
+LARGE = 4096  # "large GEMM": every dimension at least this
+
+# One BERT-base encoder layer at sequence length 128, batch 1 (workloads/bert_base_seq128.yaml):
+# (m, k, n, count, weights?) - the attention GEMMs multiply two activations: they stay dense.
+BERT_LAYER = ((128, 768, 768, 4, True), (128, 768, 3072, 1, True), (128, 3072, 768, 1, True),
+              (128, 64, 128, 12, False), (128, 128, 64, 12, False))
+
+
+def speedup_table(arch_name: str = ARCH, sizes: tuple[int, ...] = SIZES) -> pd.DataFrame:
+    arch = load_arch(arch_name)
+    rows = []
+    for m, n, k in itertools.product(sizes, repeat=3):
+        dense, sparse = gemm_run(arch, m, n, k, sparse=False), gemm_run(arch, m, n, k, sparse=True)
+        rows.append({"m": m, "n": n, "k": k, "dense_cycles": dense.cycles, "sparse_cycles": sparse.cycles,
+                     "speedup": dense.cycles / sparse.cycles, "bound": sparse.bound})
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def bert_layer_speedup(arch_name: str = ARCH) -> float:
+    """GEMM-only speed-up of one BERT-base encoder layer with 2:4 weight GEMMs."""
+    arch = load_arch(arch_name)
+    dense = sparse = 0
+    for m, k, n, count, weights in BERT_LAYER:
+        d = gemm_run(arch, m, n, k, sparse=False).cycles
+        dense += count * d
+        sparse += count * (gemm_run(arch, m, n, k, sparse=True).cycles if weights else d)
+    return dense / sparse
+
+
+# Kernels of one CTA tile (128 x 128 x 64) with different warp tiles: a warp of warp_m A rows
+# re-reads its B slice from shared memory; fewer A rows per warp = more B reads per MAC.
+WARP_TILES = ((64, 64), (64, 32), (32, 64))
+SENSITIVITY_SIZES = (4096, 8192)
+
+
+def warp_tile_sensitivity(arch_name: str = ARCH, sizes: tuple[int, ...] = SENSITIVITY_SIZES) -> dict:
+    """Speed-ups on square GEMMs when the library has only one 128x128x64 kernel of each warp tile."""
+    out = {}
+    for warp_m, warp_n in WARP_TILES:
+        kernel = {"m": 128, "n": 128, "k": 64, "warp_m": warp_m, "warp_n": warp_n}
+        arch = load_arch(arch_name, {"tensor_core.kernels": [kernel]})
+        runs = [(gemm_run(arch, s, s, s, sparse=False), gemm_run(arch, s, s, s, sparse=True)) for s in sizes]
+        out[(warp_m, warp_n)] = pd.DataFrame([{"size": s, "speedup": d.cycles / sp.cycles, "dense_bound": d.bound,
+                                               "sparse_bound": sp.bound} for s, (d, sp) in zip(sizes, runs)])
+    return out
+
+
+def _range(values: pd.Series) -> str:
+    if not len(values):
+        return "n/a"
+    low, high = f"{values.min():.2f}", f"{values.max():.2f}"
+    return f"{low}x" if low == high else f"{low}-{high}x"
+
+
+def _figure(frame: pd.DataFrame):
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.2), layout="constrained")
+    square = frame[frame.n == frame.k]
+    for size, part in square.groupby("n"):
+        axes[0].semilogx(part.m, part.speedup, "o-", label=f"n = k = {size}")
+    axes[0].axhline(2.0, color="k", ls=":", lw=0.8, label="math peak (2x)")
+    axes[0].axhspan(1.3, 1.4, color="tab:gray", alpha=0.25, label="published, large GEMMs")
+    axes[0].set_xlabel("m (batch x tokens: the dense operand's side)")
+    axes[0].set_ylabel("2:4 speed-up over dense (cycles)")
+    axes[0].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    counts = frame.groupby("bound").size().sort_values()
+    axes[1].barh(counts.index, counts.values, color="tab:blue")
+    axes[1].set_xlabel("GEMM shapes (of the grid) limited by")
+    axes[1].set_title("what limits the 2:4 run", fontsize=9)
+    return fig
+
+
+@study("ampere-2to4", "2:4 sparse tensor core: speed-up over dense vs GEMM shape, and its limiter")
+def ampere_2to4(sizes: tuple[int, ...] = SIZES, arch_name: str = ARCH) -> StudyOutput:
+    frame = speedup_table(arch_name, sizes)
+    arch = load_arch(arch_name)
+    large = frame[(frame.m >= LARGE) & (frame.n >= LARGE) & (frame.k >= LARGE)]
+    big = max(sizes)
+    compute = gemm_run(arch, big, big, big, sparse=False), gemm_run(arch, big, big, big, sparse=True)
+    batch1 = frame[(frame.m == 1) & (frame.n == big) & (frame.k == big)]
+    one_feature = frame[(frame.n == 1) & (frame.m == big) & (frame.k == big)]
+    bert = bert_layer_speedup(arch_name)
+    large_bounds = ", ".join(sorted(set(large.bound))) or "n/a"
+    sensitivity = warp_tile_sensitivity(arch_name)
+    warp_rows = tuple(
+        Comparison(f"2:4 speed-up, square GEMMs {' and '.join(map(str, SENSITIVITY_SIZES))}, one 128x128x64 kernel "
+                   f"with {wm}x{wn} warp tiles", "about 1.3-1.4x (measured)",
+                   f"{_range(part.speedup)} (dense bound: {', '.join(sorted(set(part.dense_bound)))}; 2:4 bound: "
+                   f"{', '.join(sorted(set(part.sparse_bound)))})", BRIEF)
+        for (wm, wn), part in sensitivity.items())
+    comparisons = (
+        Comparison("2:4 speed-up, large FP16 GEMMs (m, n, k >= 4096)", "about 1.3-1.4x (measured)",
+                   f"{_range(large.speedup)} (bound: {large_bounds}); the model's ideal pipelines are an upper bound",
+                   BRIEF),
+    ) + warp_rows + (
+        Comparison(f"math speed-up, {big}^3 GEMM (tensor-core busy cycles)", "2x (624 vs 312 TFLOPS peak)",
+                   f"{compute[0].busy['math'] / compute[1].busy['math']:.2f}x", BRIEF),
+        Comparison(f"GEMV, one output feature (m = {big}, n = 1, k = {big}): the dense operand is the matrix",
+                   "none or a slow-down", f"{_range(one_feature.speedup)} (bound: {', '.join(set(one_feature.bound))})",
+                   BRIEF),
+        Comparison(f"GEMV, batch 1 (m = 1, n = k = {big}): the 2:4 weights are the matrix",
+                   "none or a slow-down",
+                   f"{_range(batch1.speedup)} (bound: {', '.join(set(batch1.bound))}): GAP, the model streams "
+                   "36/64 of the dense weight bits", BRIEF),
+        Comparison("BERT-base end to end (here: encoder GEMMs only, seq 128, batch 1)", "1.1-1.3x",
+                   f"{bert:.2f}x", BRIEF),
+    )
+    readme = f"""\
+Every GEMM of the grid m, n, k in {{{', '.join(map(str, sizes))}}} (output m x n = input m x k @ weights
+k x n; m is batch x tokens, so batch 1 .. 256 is inside the grid) runs on `{arch_name}` twice: dense, and
+with 2:4 weights on the sparse tensor-core path. Each run takes the fastest of the config's kernels (tile
+shapes), as cuBLAS / cuSPARSELt heuristics do. `bound` names the path limiting the 2:4 run: `math` (tensor
+cores), `register_file`, `shared_memory` (cp.async fills + warps' ldmatrix reads), `l2`, `dram`, or `latency`
+(pipeline fill, memory latency and epilogue take more than the slowest path).
+
+Why the speed-up is below 2x in this model: the math per stage halves, but only the weights shrink (FP16
+2:4 with metadata: 36 of 64 bits); the dense operand, the warps' shared-memory reads of it and the output do
+not. A stage that is math-bound dense becomes shared-memory-bound sparse (large GEMMs); a GEMM whose
+traffic is the dense operand (n small: few weights, many activations) gains nothing; tiny GEMMs are
+latency-bound either way.
+
+Tile shape: the rows "one 128x128x64 kernel with WxW warp tiles" run the same square GEMMs with a single
+kernel whose warp tile is given: a warp holding fewer A rows re-reads its B slice from shared memory more
+often per MAC, so the 2:4 run is shared-memory-bound sooner. With 64x32 warps (dense exactly math-bound)
+the model lands in the published 1.3-1.4x; which tiles cuSPARSELt really uses is not in the brief.
+
+Gaps, stated: (1) on large GEMMs the model gives {_range(large.speedup)}, above the measured 1.3-1.4x: it
+treats both kernels as ideal pipelines (no instruction-issue limits, bank conflicts, power-limited clocks,
+imperfect overlap), so it is an upper bound; a kernel with smaller warp tiles reads the dense operand more
+often from shared memory and lands lower (the warp tile is a config field). (2) For a batch-1 GEMV whose
+matrix is the 2:4 weights the model predicts up to the footprint ratio 64/36 = 1.78x from DRAM traffic
+({_range(batch1.speedup)} here), where the brief reports no speed-up: the model has no explanation for that
+from bandwidth or tile shape; it likely comes from the library (dense GEMV kernels vs tensor-core sparse
+kernels at batch 1), not from the hardware paths modelled here. The register-file bandwidth, the per-SM L2
+port and the memory latency are estimates (see `docs/config_reference.md`).
+"""
+    return StudyOutput(frame, _figure(frame), readme, comparisons)

@@ -1,0 +1,59 @@
+"""EIE sparse-matrix SRAM reads and read energy vs SRAM width (fewer, costlier reads)."""
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from accel_sim.eie import model
+from accel_sim.studies.eie_common import EIE_PAPER, benchmark_layers, eie_arch, run_plan
+from accel_sim.studies.registry import Comparison, StudyOutput, study
+
+WIDTHS = (8, 16, 32, 64, 128, 256, 512)  # bits: 1..64 entries of 8 bits per read
+
+
+def sram_width_frame(layers: tuple[str, ...] | None = None, widths: tuple[int, ...] = WIDTHS) -> pd.DataFrame:
+    """One row per (layer, width): reads, read energy (pJ) of the sparse-matrix SRAM."""
+    arch = eie_arch()
+    rows = []
+    for layer in benchmark_layers(layers):
+        plan = model.plan_layer(arch, layer)
+        for width in widths:
+            width_arch, width_plan = model.replan(arch, plan, spmat_sram_width=width)
+            run = run_plan(width_arch, width_plan)
+            rows.append({"layer": layer.name, "width_bits": width,
+                         "spmat_reads": int(run.result.metrics["spmat_reads"]),
+                         "read_energy_pj": run.energy.by_component_pj["spmat_read"]})
+    return pd.DataFrame(rows)
+
+
+@study("eie-sram-width", "EIE: sparse-matrix SRAM read count and read energy vs SRAM width")
+def eie_sram_width(layers: tuple[str, ...] | None = None, widths: tuple[int, ...] = WIDTHS) -> StudyOutput:
+    frame = sram_width_frame(layers, widths)
+    total = frame.groupby("width_bits")[["spmat_reads", "read_energy_pj"]].sum()
+    fig, ax = plt.subplots(figsize=(6.5, 4.2))
+    ax.plot(total.index, total["spmat_reads"], "o-", color="C0")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("sparse-matrix SRAM width (bits)")
+    ax.set_ylabel("SRAM reads, nine layers", color="C0")
+    ax2 = ax.twinx()
+    ax2.plot(total.index, total["read_energy_pj"] / 1e6, "s-", color="C3")
+    ax2.set_ylabel("read energy, nine layers (uJ)", color="C3")
+    fig.tight_layout()
+    best = int(total["read_energy_pj"].idxmin())
+    comparisons = (Comparison("SRAM width with the least total read energy (bits)", "64", str(best),
+                              f"{EIE_PAPER}: minimum at 64 bits"),)
+    readme = f"""
+Sparse-matrix SRAM reads and their energy, summed over the nine benchmark layers (one input vector each,
+`arch_configs/eie.yaml`, 64 PEs) for SRAM widths of {', '.join(map(str, widths))} bits. A read returns
+width / 8 entries; each broadcast column slice reads the lines its entries span (no line is kept from
+one slice to the next), so wide reads waste entries on short slices.
+
+Energy per read: the Horowitz 45 nm SRAM entry for a 128 KB array, scaled linearly with the width
+(`width_exponents.sram: 1` in the table). With that linear model the energy per bit is the same at
+every width, so narrower is never worse: the simulated minimum is at {best} bits, not the paper's
+64 bits. The paper's minimum comes from a fixed per-access cost (decoders, sense amplifiers, wordline)
+that makes narrow reads costly per bit; the energy table has no such term and no source for one, so
+the gap is reported, not tuned away. The read counts themselves are exact for the modelled layout.
+"""
+    return StudyOutput(frame, fig, readme, comparisons)

@@ -1,0 +1,54 @@
+"""``accel-sim trace --arch A --workload W --out DIR [--layer NAME]``: a teaching trace.
+
+Runs one layer on the family's per-cycle reference and writes ``trace.json`` (Chrome /
+Perfetto trace events) and ``cycles.txt`` (one line per cycle). A family supports traces
+by providing ``accel_sim/<family>/trace.py`` with ``build_trace(arch, layer) -> Trace``.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+from pathlib import Path
+
+from accel_sim.errors import InputError
+from accel_sim.trace.perfetto import write_chrome_trace
+from accel_sim.trace.table import write_table
+
+
+def write_trace(arch_name: str, workload_name: str, out: Path, layer_name: str | None = None) -> dict[str, Path]:
+    """Build the trace of one layer (the first, or ``layer_name``) and write its two files."""
+    from accel_sim.config.loader import load_arch
+    from accel_sim.workload.loader import load_workload
+
+    arch = load_arch(arch_name)
+    network = load_workload(workload_name)
+    if layer_name is None:
+        layer = network.layers[0]
+    else:
+        matches = [layer for layer in network.layers if layer.name == layer_name]
+        if not matches:
+            known = ", ".join(layer.name for layer in network.layers)
+            raise InputError.single(str(workload_name), "--layer", f"no layer {layer_name!r}; layers: {known}")
+        layer = matches[0]
+    try:
+        builder = importlib.import_module(f"accel_sim.{arch.family}.trace")
+    except ModuleNotFoundError:
+        raise InputError.single(str(arch_name), "family", f"family {arch.family!r} has no teaching trace yet") from None
+    trace = builder.build_trace(arch, layer)
+    out.mkdir(parents=True, exist_ok=True)
+    return {"trace": write_chrome_trace(trace, out / "trace.json"), "table": write_table(trace, out / "cycles.txt")}
+
+
+def _cmd_trace(args: argparse.Namespace) -> int:
+    paths = write_trace(args.arch, args.workload, Path(args.out), args.layer)
+    print(f"wrote {paths['trace']} (open in https://ui.perfetto.dev) and {paths['table']}")
+    return 0
+
+
+def register(subparsers) -> None:
+    trace = subparsers.add_parser("trace", help="write a per-cycle teaching trace (Perfetto JSON + text table) of one layer")
+    trace.add_argument("--arch", required=True, help="accelerator config (path or name in arch_configs/)")
+    trace.add_argument("--workload", required=True, help="workload (path or name in workloads/)")
+    trace.add_argument("--out", required=True, help="output folder (trace.json, cycles.txt)")
+    trace.add_argument("--layer", default=None, help="layer name (default: the first layer)")
+    trace.set_defaults(handler=_cmd_trace)

@@ -1,0 +1,47 @@
+"""Bad configs and layers give an InputError naming the file / field and what was expected."""
+from pathlib import Path
+
+import pytest
+
+from accel_sim import InputError, load_arch, load_workload
+from accel_sim.scnn.model import simulate_layer
+from accel_sim.workload import ConvLayer
+
+LAYER = ConvLayer("c", in_h=8, in_w=8, in_channels=2, out_channels=4, kernel_h=3, kernel_w=3)
+
+
+@pytest.mark.parametrize("field", ["scnn.mult_f", "scnn.mult_i"])
+def test_zero_multipliers_are_refused(field):
+    with pytest.raises(InputError, match=field.replace(".", r"\.") + ".*expected a value > 0"):
+        load_arch("scnn", {field: 0})
+
+
+def test_unknown_design_flag_is_refused():
+    with pytest.raises(InputError, match=r"scnn\.design.*expected one of scnn, scnn_sparse_a"):
+        load_arch("scnn", {"scnn.design": "eyeriss"})
+
+
+def test_accumulator_too_small_for_one_output_tile():
+    arch = load_arch("scnn", {"scnn.accumulator_banks": 2, "scnn.accumulator_entries": 2})
+    with pytest.raises(InputError, match=r"scnn\.accumulator_entries.*too small for one output tile.*needs 9"):
+        simulate_layer(arch, LAYER)
+
+
+def test_fixed_kc_too_large_for_the_accumulators():
+    arch = load_arch("scnn", {"scnn.accumulator_banks": 4, "scnn.accumulator_entries": 4,
+                              "scnn.kc_rule": "fixed", "scnn.kc": 4})
+    with pytest.raises(InputError, match="too small for one output tile"):
+        simulate_layer(arch, LAYER)
+
+
+def test_kernel_larger_than_padded_input(tmp_path: Path):
+    path = tmp_path / "w.yaml"
+    path.write_text("name: w\nlayers:\n  - {name: c, type: conv, in_h: 4, in_w: 4, in_channels: 1, "
+                    "out_channels: 1, kernel: 7, padding: 1}\n")
+    with pytest.raises(InputError, match=r"layers\[0\].*kernel_h 7 is larger than the padded input height 6"):
+        load_workload(path)
+
+
+def test_channel_spread_needs_banks_multiple_of_f():
+    with pytest.raises(InputError, match="multiple of mult_f"):
+        load_arch("scnn", {"scnn.bank_mapping": "channel_spread", "scnn.accumulator_banks": 6})
