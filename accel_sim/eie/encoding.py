@@ -75,8 +75,8 @@ def slice_stats(nonzero: np.ndarray, n_pes: int, max_run: int) -> SliceStats:
     first = np.ones(segment.size, dtype=bool)
     first[1:] = segment[1:] != segment[:-1]
     previous = np.empty_like(row)
+    previous[1:] = row[:-1]
     previous[first] = -1
-    previous[~first] = row[np.flatnonzero(~first) - 1]
     cost = (row - previous - 1) // (max_run + 1) + 1
     size = k * n_pes
     entries = np.bincount(segment, weights=cost, minlength=size).astype(np.int64).reshape(k, n_pes)

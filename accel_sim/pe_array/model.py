@@ -18,8 +18,9 @@ The levels (``pe_array.sparsity_support``):
   SRAM and are multiplied.
 - ``memory``: weights stored and moved compressed (``weight_format``: CSR, bitmap or N:M,
   footprints from :mod:`accel_sim.compress`); a decompressor between the weight buffer and
-  the array expands them (its chunk decodes are counted; it is taken to keep up with the
-  dense array, so cycles are those of ``none``). Zeros are multiplied.
+  the array expands them (its chunk decodes are counted; the config is refused unless it
+  delivers ``vector_width`` positions per cycle, so cycles are those of ``none``). Zeros
+  are multiplied.
 - ``gating``: as ``memory``, and a MAC with a zero weight or a zero activation is gated
   (``mult_int/gated``): energy falls, cycles do not.
 - ``skipping``: each row's index decoder feeds only the stored weights (non-zeros; N:M also

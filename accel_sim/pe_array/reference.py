@@ -28,21 +28,20 @@ def window_cycles(chunks: list[list[int]], vector_width: int, policy: str | None
     holds = list(range(rows))
     cycle = stolen = runs = 0
     while any(busy) or any(queues):
-        for r in range(rows):
-            if busy[r]:
+        for r in range(rows):  # own chunks first
+            if not busy[r] and queues[r]:
+                busy[r] = max(1, -(-queues[r].pop(0) // vector_width))
+                holds[r] = r
+        for r in range(rows):  # then free rows without own chunks take others', in row order
+            if busy[r] or policy is None or not any(queues):
                 continue
-            victim = r if queues[r] else None
-            if victim is None and policy is not None and any(queues):
-                candidates = [q for q in range(rows) if queues[q]]
-                victim = max(candidates, key=lambda q: (len(queues[q]), -q)) if policy == "longest_first" \
-                    else candidates[0]
-            if victim is None:
-                continue
+            candidates = [q for q in range(rows) if queues[q]]
+            victim = max(candidates, key=lambda q: (len(queues[q]), -q)) if policy == "longest_first" \
+                else candidates[0]
             items = queues[victim].pop(0)
             busy[r] = max(1, -(-items // vector_width))
-            if victim != r:
-                stolen += items
-                runs += holds[r] != victim
+            stolen += items
+            runs += holds[r] != victim
             holds[r] = victim
         if any(busy):
             cycle += 1

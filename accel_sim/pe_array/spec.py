@@ -79,9 +79,21 @@ class PEArraySpec:
     def __post_init__(self) -> None:
         if self.nm_n > self.nm_m:
             raise ValueError(f"pe_array.nm_n {self.nm_n} must be <= pe_array.nm_m {self.nm_m}")
+        if self.sparsity_support in ("memory", "gating") and self.decompressed_positions_per_cycle < self.vector_width:
+            raise ValueError(
+                f"pe_array.sparsity_support '{self.sparsity_support}' decompresses weights in front of the array, which "
+                f"needs {self.vector_width} positions per cycle per row (vector_width), but the {self.weight_format} "
+                f"decoder delivers only {self.decompressed_positions_per_cycle}: raise its throughput (a slower "
+                "decompressor is not modelled)")
         if self.reassign_window > self.rows or self.rows % self.reassign_window:
             raise ValueError(f"pe_array.reassign_window {self.reassign_window} must divide pe_array.rows "
                              f"{self.rows}")
+
+    @property
+    def decompressed_positions_per_cycle(self) -> int:
+        """Dense positions one row's decoder is sure to expand per cycle (CSR: at least one per entry)."""
+        return {"csr": self.csr_entries_per_cycle, "bitmap": self.bitmap_bits_per_cycle,
+                "nm": self.nm_groups_per_cycle * self.nm_m}[self.weight_format]
 
     @property
     def decodes(self) -> bool:

@@ -13,9 +13,9 @@ Per cycle, as both this module and :mod:`accel_sim.pe_array.reference` implement
   (bitmap) still takes its cycle. Row time ``sum_c max(1, ceil(items_c / vector_width))``;
   the tile adds ``decoder_latency``.
 - Reassignment: rows are split into windows of ``reassign_window`` sharing their compressed
-  streams through a crossbar. A free row (rows in order, each cycle) takes the next chunk
-  of its own stream; when its own stream is done it takes the next chunk of another row of
-  its window (policy ``in_order``: the lowest row with chunks left; ``longest_first``: the
+  streams through a crossbar. Each cycle, every free row with chunks of its own left takes
+  its next one; then, in row order, every free row whose own stream is done takes the next
+  chunk of another row of its window (policy ``in_order``: the lowest row with chunks left; ``longest_first``: the
   row with the most chunks left, ties to the lower row). A chunk occupies the row that took
   it for ``max(1, ceil(items / vector_width))`` cycles. The weights of a taken chunk cross
   the crossbar; a row accumulates the products of consecutive chunks taken from one row
@@ -75,8 +75,8 @@ def reassignment_timing(spec: PEArraySpec, items: np.ndarray) -> FilterTileTimin
     full = _by_row(spec, items)
     w, v = spec.reassign_window, spec.vector_width
     chunks = full.shape[1]
-    e = full.reshape(-1, w, chunks)
-    nw = e.shape[0]
+    nw = full.shape[0] // w
+    e = full.reshape(nw, w, chunks)
     windows = np.arange(nw)
     nchunks = (e >= 0).sum(axis=2)
     pointer = np.zeros((nw, w), dtype=np.int64)
@@ -84,9 +84,10 @@ def reassignment_timing(spec: PEArraySpec, items: np.ndarray) -> FilterTileTimin
     last = np.broadcast_to(np.arange(w), (nw, w)).copy()   # whose partial sums a row holds
     time = np.zeros(nw, dtype=np.int64)
     stolen = runs = 0
-    live = windows  # windows with work left; finished ones drop out of the arrays
+    # state of the windows with work left (compacted when some finish); ``live`` maps to window ids
+    live = windows[(nchunks > 0).any(axis=1)]
+    b, p, n_, ee, la = busy[live], pointer[live], nchunks[live], e[live], last[live]
     while live.size:
-        b, p, n_, ee, la = busy[live], pointer[live], nchunks[live], e[live], last[live]
         # own chunks first: a free row with chunks of its own takes its next one (rows independent)
         own = (b == 0) & (p < n_)
         if own.any():
@@ -95,25 +96,26 @@ def reassignment_timing(spec: PEArraySpec, items: np.ndarray) -> FilterTileTimin
             p[wi, ri] += 1
             la[wi, ri] = ri
         # then, row by row, a free row without chunks of its own takes another row's next chunk
-        for r in range(w):
-            left = n_ - p
-            thief = (b[:, r] == 0) & (left > 0).any(axis=1)
-            if not thief.any():
-                continue
-            idx = np.nonzero(thief)[0]
-            victim = np.argmax(left[idx], axis=1) if spec.reassign_policy == "longest_first" \
-                else np.argmax(left[idx] > 0, axis=1)
-            taken = ee[idx, victim, p[idx, victim]]
-            b[idx, r] = chunk_cycles(taken, v)
-            p[idx, victim] += 1
-            stolen += int(taken.sum())
-            runs += int(np.count_nonzero(la[idx, r] != victim))
-            la[idx, r] = victim
-        working = (b > 0).any(axis=1)
-        time[live] += working
+        if (b == 0).any():
+            for r in range(w):
+                left = n_ - p
+                thief = (b[:, r] == 0) & (left > 0).any(axis=1)
+                if not thief.any():
+                    continue
+                idx = np.nonzero(thief)[0]
+                victim = np.argmax(left[idx], axis=1) if spec.reassign_policy == "longest_first" \
+                    else np.argmax(left[idx] > 0, axis=1)
+                taken = ee[idx, victim, p[idx, victim]]
+                b[idx, r] = chunk_cycles(taken, v)
+                p[idx, victim] += 1
+                stolen += int(taken.sum())
+                runs += int(np.count_nonzero(la[idx, r] != victim))
+                la[idx, r] = victim
+        time[live] += (b > 0).any(axis=1)
         np.maximum(b - 1, 0, out=b)
-        busy[live], pointer[live], last[live] = b, p, la
-        live = live[(b > 0).any(axis=1) | (p < n_).any(axis=1)]
+        going = (b > 0).any(axis=1) | (p < n_).any(axis=1)
+        if not going.all():
+            live, b, p, n_, ee, la = live[going], b[going], p[going], n_[going], ee[going], la[going]
     per_tile = time.reshape(-1, spec.rows // w).max(axis=1)
     return FilterTileTiming(cycles=tuple(int(c) + spec.decoder_latency for c in per_tile),
                             stolen_items=stolen, psum_runs=runs)

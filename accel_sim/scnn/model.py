@@ -164,27 +164,33 @@ def run_layer(arch: ArchSpec, layer: Layer, reference: bool, timeline: TimelineF
     totals = Totals()
     for g in range(view.groups):
         weight_bits = weight_storage_bits(plan, g, weights_compressed_dram)
+        # DCNN-opt's DRAM compression saves energy only (paper, Table 6): its transfers take DCNN's time
+        weight_time_bits = (weight_bits if weights_compressed_dram == traits.skip_weights
+                            else weight_storage_bits(plan, g, traits.skip_weights))
         for b in range(view.batch):
             work = dense_work(plan, geometry) if plan.dcnn else cartesian_work(plan, b, g, reference)
+            chip_in = plan.input_bits[b, g].sum(axis=1)
             if n_t == 1:
-                in_bits = np.zeros(n_t, dtype=np.int64)
+                in_bits = in_time_bits = np.zeros(n_t, dtype=np.int64)
             elif activations_compressed_dram == activations_compressed_on_chip:
-                in_bits = plan.input_bits[b, g].sum(axis=1)
+                in_bits = in_time_bits = chip_in
             else:
                 in_bits = plane_storage_bits(tiling, spec, plan.inputs[b, g], activations_compressed_dram,
                                              value_bits).sum(axis=1)
+                in_time_bits = chip_in
             out_plane = outputs[b, g]
             out_chip = plane_storage_bits(tiling, spec, out_plane, activations_compressed_on_chip, value_bits,
                                           owned=True)
             out_dram = (out_chip if activations_compressed_dram == activations_compressed_on_chip else
                         plane_storage_bits(tiling, spec, out_plane, activations_compressed_dram, value_bits,
                                            owned=True)).sum(axis=1)
+            out_time = out_chip.sum(axis=1)
             spill_to_dram = n_t > 1 or int(out_chip.max()) > spec.oaram_size * BITS_PER_BYTE
             spill = (geometry.spill.sum(axis=1) * view.out_channels if not plan.dcnn
                      else np.zeros(n_t, dtype=np.int64))
             for t in range(n_t):
-                load = math.ceil(int(in_bits[t]) / BITS_PER_BYTE / bandwidth)
-                stream_bits = weight_bits + (int(out_dram[t]) if spill_to_dram else 0) \
+                load = math.ceil(int(in_time_bits[t]) / BITS_PER_BYTE / bandwidth)
+                stream_bits = weight_time_bits + (int(out_time[t]) if spill_to_dram else 0) \
                     + 2 * int(spill[t]) * spec.accumulator_bits
                 stream = math.ceil(stream_bits / BITS_PER_BYTE / bandwidth)
                 timing = timeline(work.busy[t], drains[t], load, stream)
@@ -202,7 +208,7 @@ def run_layer(arch: ArchSpec, layer: Layer, reference: bool, timeline: TimelineF
             totals.fifo_reads += work.fifo_reads
             totals.fifo_writes += work.fifo_writes
             totals.fifo_overflow += work.fifo_overflow_blocks
-            entries_in = int(in_bits.sum()) // (entry_bits if activations_compressed_on_chip else value_bits)
+            entries_in = int(in_time_bits.sum()) // (entry_bits if activations_compressed_on_chip else value_bits)
             totals.iaram_writes += entries_in if n_t > 1 else 0
             totals.oaram_writes += int(out_chip.sum()) // (entry_bits if activations_compressed_on_chip
                                                            else value_bits)

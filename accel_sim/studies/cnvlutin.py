@@ -79,6 +79,8 @@ def cnvlutin_study(networks=NETWORKS, max_layers: int | None = None) -> StudyOut
     ax.axhline(1.0, color="k", lw=0.5)
     ax.set_xticks(range(len(layers)), labels, fontsize=7, rotation=90)
     ax.set_ylabel("speed-up over DaDianNao-like baseline")
+    ax.set_title("Cnvlutin per conv layer; all conv layers: "
+                 + ", ".join(f"{net} {totals.speedup[net]:.2f}x" for net in totals.index))
     ax.legend()
     fig.tight_layout()
     comparisons = [Comparison(f"{net} conv speed-up (all conv layers)",

@@ -55,7 +55,12 @@ full, so a shallow FIFO couples every PE to the slowest one on each column; a de
 ahead on columns where it has little work. `stall_fifo_full_cycles` counts the cycles the LNZD root held
 a ready broadcast. Cycles exclude DRAM spill stalls (VGG-6, see eie-benchmarks).
 
-Caveat: densities are approximate and the sparsity random (the brief), so the curve shapes, not the
-exact values, are the comparison. Dense-activation layers (NeuralTalk) broadcast every column.
+Gaps and caveats:
+- At depth 1 the simulated layers are more efficient (see the table below) than the paper's "about
+  half the cycles are bubbles". Our matrices are uniformly random at the published densities, so the
+  work per PE per column varies less than in real pruned networks, whose non-zeros cluster in rows
+  and columns; the densities themselves are approximate (the brief). Compare the curve shapes.
+- NT-We (600 outputs: under 10 rows per PE, dense activations) gives each PE about one entry per
+  broadcast column, so the LNZD's one broadcast per cycle, not the FIFO, caps its efficiency near 0.9.
 """
     return StudyOutput(frame, fig, readme, comparisons)

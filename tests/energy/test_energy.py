@@ -39,7 +39,7 @@ def test_energy_is_the_sum_of_its_parts(table):
 
 def test_unknown_class_is_a_clear_error(table):
     with pytest.raises(InputError, match="no energy for this component class"):
-        table.energy_per_action_pj("crossbar", "transfer", 16)
+        table.energy_per_action_pj("flux_capacitor", "transfer", 16)
 
 
 def test_user_table_is_validated(tmp_path):

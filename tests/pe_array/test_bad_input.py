@@ -37,3 +37,9 @@ def test_two_four_request_on_a_tensor_that_is_not_two_four_is_an_error_not_a_pru
     assert "fc_unpruned" in message and "2:4" in message and "no automatic pruning" in message
     ok = simulate_layer(arch, GemmLayer("fc_24", m=4, k=64, n=8, weight_sparsity=NMSparsity(2, 4)))
     assert ok.metrics["macs_skipped"] == 4 * 64 * 8 // 2
+
+
+def test_decompressor_slower_than_the_array_is_refused():
+    with pytest.raises(InputError, match="decompresses weights in front of the array"):
+        load_arch("pe_array_memory", {"pe_array.csr_entries_per_cycle": 2})
+    load_arch("pe_array_skipping", {"pe_array.csr_entries_per_cycle": 2})  # a skipping decoder may be the bottleneck

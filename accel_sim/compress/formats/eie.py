@@ -76,7 +76,7 @@ class EIEInterleavedCSC(SparseFormat):
         index_bits = check_int(index_bits, "index_bits", minimum=1)
         max_run = (1 << index_bits) - 1
         n_rows, n_columns = (int(d) for d in matrix.shape)
-        pes = tuple(_encode_slice(matrix[pe::n_pes, :], max_run) for pe in range(n_pes))
+        pes = _encode_all_slices(matrix, n_pes, max_run)
         most_entries = max(pe.n_entries for pe in pes)
         pointer_bits = field_width(pointer_bits, "pointer_bits", most_entries, bits_to_address(most_entries + 1))
         return cls(shape=(n_rows, n_columns), n_pes=n_pes, index_bits=index_bits, pointer_bits=pointer_bits, pes=pes)
@@ -139,6 +139,40 @@ class EIEInterleavedCSC(SparseFormat):
             pointer_bits=self.n_pes * (self.shape[1] + 1) * self.pointer_bits,
             padding_bits=self.n_padding * entry_bits,
         )
+
+
+def _encode_all_slices(matrix: np.ndarray, n_pes: int, max_run: int) -> tuple[EIEPESlice, ...]:
+    """Every PE's slice from one pass over the matrix.
+
+    One ``np.nonzero`` in column-major order (contiguous when the matrix is a transposed
+    view, as the GEMM-view weights of a layer are), then a stable split by PE
+    (``row mod n_pes``): each PE's non-zeros stay in column-major order of its slice.
+    """
+    n_rows, n_columns = matrix.shape
+    columns, rows = np.nonzero(matrix.T)  # sorted by (column, row)
+    values = matrix[rows, columns]
+    pe_of = rows % n_pes
+    order = np.argsort(pe_of, kind="stable")
+    counts = np.bincount(pe_of, minlength=n_pes)
+    bounds = np.concatenate(([0], np.cumsum(counts)))
+    pes = []
+    for pe in range(n_pes):
+        chosen = order[bounds[pe] : bounds[pe + 1]]
+        pes.append(_slice_from_nonzeros(columns[chosen], rows[chosen] // n_pes, values[chosen], n_columns,
+                                        max_run, matrix.dtype))
+    return tuple(pes)
+
+
+def _slice_from_nonzeros(columns: np.ndarray, local_rows: np.ndarray, values: np.ndarray, n_columns: int,
+                         max_run: int, dtype: np.dtype) -> EIEPESlice:
+    """A PE's arrays from its non-zeros in column-major order of its slice."""
+    runs, value_slots, entries_per_value = encode_gaps(gaps_before(columns, local_rows), max_run)
+    stored = np.zeros(runs.size, dtype=dtype)
+    stored[value_slots] = values
+    col_ptr = np.zeros(n_columns + 1, dtype=np.int64)
+    entry_columns = np.repeat(columns, entries_per_value)
+    np.cumsum(np.bincount(entry_columns, minlength=n_columns), out=col_ptr[1:])
+    return EIEPESlice(values=stored, rel_index=runs, col_ptr=col_ptr)
 
 
 def _encode_slice(rows_of_pe: np.ndarray, max_run: int) -> EIEPESlice:
