@@ -156,7 +156,10 @@ plt.close(fig)
 # In `05_histograms.png` (x axis: the power of two of each result's leading bit) the weights
 # stay in place and their point does not move, while the gradient `da2` shrinks as the
 # network learns. In `05_points.png` its point follows, several bits over the run: the
-# hardware spends the 8 bits where the values are. The first step of every
+# hardware spends the 8 bits where the values are. The tall leftmost step of each `da2` curve
+# is the bucket of results that round to 0 or -1: most of this heavy-tailed gradient lies
+# below the smallest step, because the rules place the point so that the *largest* values fit.
+# The few large gradients carry the learning; 8 bits cannot hold both ends. The first step of every
 # tensor is a **re-run**: the initial point (f = 2) is far off, the histogram says so, and the
 # operation is repeated at once with the corrected point (counted in the cycles).
 #

@@ -1,8 +1,10 @@
 """How a GEMM is cut into tiles on the DLU-style array (pure functions).
 
-Output-stationary blocks: the ``lanes`` MAC units take an ``a x b`` block of outputs
-(``b = min(n, lanes)`` columns, ``a = min(m, lanes // b)`` rows) and reduce over ``k`` one
-operand pair per lane per cycle. The reduction is cut into chunks of ``kc`` so that one
+Output-stationary blocks: the ``lanes`` MAC units take an ``a x b`` block of outputs and
+reduce over ``k`` one operand pair per lane per cycle. The block shape uses as many lanes as
+the layer allows (largest ``a x b`` with ``a <= m``, ``b <= n``, ``a x b <= lanes``) and, among
+those, needs the fewest operand words per cycle (smallest ``a + b``: each input row is
+broadcast to ``b`` lanes, each weight column to ``a``). The reduction is cut into chunks of ``kc`` so that one
 tile's operands, ``(a + b) x kc`` words, fit half of the on-chip memory (the other half
 loads the next tile). Tiles run block-row by block-row, block-column, then chunk.
 
@@ -56,8 +58,7 @@ class Tiling:
 def plan_tiling(gemm: GemmShape, lanes: int, operand_capacity_bits: int, bits: int) -> Tiling:
     """Tile one group of ``gemm`` for ``lanes`` MAC units and ``operand_capacity_bits`` of on-chip
     memory (double-buffered: a tile may use half) holding ``bits``-bit words."""
-    b = min(gemm.n, lanes)
-    a = min(gemm.m, max(1, lanes // b))
+    a, b = block_shape(gemm.m, gemm.n, lanes)
     half = operand_capacity_bits // 2
     chunk = min(gemm.k, half // ((a + b) * bits))
     if chunk < 1:
@@ -67,6 +68,14 @@ def plan_tiling(gemm: GemmShape, lanes: int, operand_capacity_bits: int, bits: i
     weights_resident = weight_bits <= half
     inputs_resident = input_bits <= half - (weight_bits if weights_resident else 0)
     return Tiling(gemm.m, gemm.k, gemm.n, a, b, chunk, inputs_resident, weights_resident)
+
+
+def block_shape(m: int, n: int, lanes: int) -> tuple[int, int]:
+    """``(a, b)``: the most lanes used, then the fewest operand words per cycle, then the widest block."""
+    cols = np.arange(1, min(n, lanes) + 1, dtype=np.int64)
+    rows = np.minimum(m, lanes // cols)
+    best = np.lexsort((-cols, rows + cols, -(rows * cols)))[0]
+    return int(rows[best]), int(cols[best])
 
 
 def _sizes(total: int, step: int) -> np.ndarray:

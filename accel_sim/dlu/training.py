@@ -18,7 +18,7 @@ from accel_sim.energy.table import load_energy_table
 from accel_sim.nn.digits import DigitsData
 from accel_sim.nn.mlp import MLP
 from accel_sim.nn.number_format import Float32
-from accel_sim.nn.training import Schedule, TrainingRun, train
+from accel_sim.nn.training import DEFAULT_SCHEDULE, Schedule, TrainingRun, train
 
 COMPUTE_COMPONENTS = ("datapath", "requantize", "statistics", "settings")
 MEMORY_COMPONENTS = ("local_memory", "dram")
@@ -67,7 +67,7 @@ def step_cost(arch: ArchSpec, model: MLP, batch: int, reruns: dict[str, float] |
     return StepCost(cycles, compute, memory, macs)
 
 
-def train_on_dlu(arch: ArchSpec, data: DigitsData, schedule: Schedule = Schedule(), static: bool = False,
+def train_on_dlu(arch: ArchSpec, data: DigitsData, schedule: Schedule = DEFAULT_SCHEDULE, static: bool = False,
                  watch: tuple[str, ...] = ()) -> DLUTrainingRun:
     """Train the digits classifier in the arch's data type and cost its steps on the arch.
 

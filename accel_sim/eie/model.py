@@ -28,7 +28,7 @@ from accel_sim.compress.formats.eie import EIEInterleavedCSC
 from accel_sim.eie import encoding, timing
 from accel_sim.eie.reference import ReferenceRun, run_vector
 from accel_sim.eie.spec import EIESpec
-from accel_sim.errors import InputError
+from accel_sim.errors import InputError, Problem
 from accel_sim.results.counts import ActionCount
 from accel_sim.results.layer_result import LayerResult
 from accel_sim.workload.layer import GemmLayer, Layer
@@ -117,7 +117,7 @@ def plan_layer(arch: ArchSpec, layer: Layer) -> LayerPlan:
                          f"{pointer_bits} bits need {pointer_storage / 8 / 1024:.1f} KiB per PE, the pointer SRAM "
                          f"holds {spec.pointer_sram_size / 1024:g} KiB (a bigger SRAM or eie.sram_overflow: dram_spill)"))
     if problems:
-        raise InputError([InputError.single(f"arch {arch.name}", path, msg).problems[0] for path, msg in problems])
+        raise InputError([Problem(f"arch {arch.name}", path, message) for path, message in problems])
     spill_bits = np.maximum(spmat_bits - spmat_capacity, 0) + max(pointer_storage - pointer_capacity, 0)
     spill_bytes = int(np.ceil(spill_bits / BITS_PER_BYTE).sum())
     return LayerPlan(spec, layer, ops, encoding.quantize_activations(spec, ops.inputs), stats, pointer_bits, spill_bytes)

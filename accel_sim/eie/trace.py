@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from accel_sim.arch.spec import ArchSpec
 from accel_sim.eie import model
+from accel_sim.eie.reference import run_vector
 from accel_sim.errors import InputError
 from accel_sim.trace.events import CounterSample, CycleTable, Slice, Trace
 from accel_sim.workload.layer import Layer
@@ -37,7 +38,7 @@ def build_trace(arch: ArchSpec, layer: Layer, vector: int = 0) -> Trace:
                                 f"limited to {MAX_TRACE_CYCLES:,} (use a smaller layer, or `accel-sim run`)")
     spec = plan.spec
     encoded, codebook = model.encode_layer(plan)
-    run = model.run_vector(encoded, codebook, plan.activations[vector], fifo_depth=spec.fifo_depth,
+    run = run_vector(encoded, codebook, plan.activations[vector], fifo_depth=spec.fifo_depth,
                            lnzd_latency=spec.lnzd_latency, entries_per_read=spec.entries_per_read,
                            empty_column_costs_cycle=spec.empty_column_costs_cycle,
                            max_cycles=timeline.cycles + 1, record=True)

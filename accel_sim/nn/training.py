@@ -35,6 +35,9 @@ class Schedule:
             raise ValueError(f"epochs must be >= 0 and batch_size >= 1, got {self.epochs}, {self.batch_size}")
 
 
+DEFAULT_SCHEDULE = Schedule()
+
+
 @dataclass
 class TrainingRun:
     model: MLP
@@ -63,7 +66,7 @@ def single_threaded_blas() -> contextlib.AbstractContextManager:
     return threadpool_limits(limits=1, user_api="blas")
 
 
-def train(data: DigitsData, schedule: Schedule = Schedule(), fmt: NumberFormat | None = None,
+def train(data: DigitsData, schedule: Schedule = DEFAULT_SCHEDULE, fmt: NumberFormat | None = None,
           model: MLP | None = None) -> TrainingRun:
     """Train ``model`` (default: a fresh seeded MLP) on ``data`` with every tensor in ``fmt``.
 

@@ -9,7 +9,9 @@ Organisation (output stationary): ``rows`` x ``cols`` PEs; a tile is ``rows`` fi
 positions per cycle, and each PE reads its pixel's activation at the positions its row
 processes. Tiles run filter tile by filter tile (outer), pixel tile by pixel tile (inner).
 Each tile loads its pixels' activations once from the input buffer into a register file
-per PE column (``K`` words deep); the rows read their activations there.
+per PE column (``K`` words deep; its size is not limited by the config, a simplification);
+the rows read their activations there. Accumulators are drained while the next tile runs.
+Groups of a grouped convolution run one after the other.
 The per-cycle rules of each level are in :mod:`accel_sim.pe_array.timing`.
 
 The levels (``pe_array.sparsity_support``):
@@ -26,7 +28,7 @@ The levels (``pe_array.sparsity_support``):
 - ``skipping``: each row's index decoder feeds only the stored weights (non-zeros; N:M also
   its zero slots); rows finish on their own, the tile waits for the slowest. Activation
   zeros are still gated. Rows index the column register files independently, so each row
-  reads its own activations there (the dense levels broadcast one read along the column).
+  reads its own activations there (in the dense levels one read serves every row).
 - ``reassignment``: as skipping, and a row whose own stream is done takes the next chunks of
   busier rows of its window through a crossbar (weights in, one partial sum per pixel back
   per run of chunks taken from one row).
@@ -38,8 +40,8 @@ multiplier, ``metrics['macs_skipped']`` MACs never issued; issued + gated + skip
 the zero padding past the reduction length cost gated multiplier actions but are not MACs
 of the layer.
 
-Memory: each operand comes from DRAM once when it fits its buffer (weights: one filter tile
-in ``weight_sram_size``; inputs: the whole group in ``input_sram_size``), else once per
+Memory: each operand comes from DRAM once when it fits its buffer (weights: an average filter
+tile in ``weight_sram_size``; inputs: the whole group in ``input_sram_size``), else once per
 tile pass. DRAM transfers overlap compute (double buffering); with
 ``dram.bandwidth_mode: user`` each of the weight, input and output streams moves
 ``dram.bandwidth`` bytes per cycle and the layer takes the longer of compute and memory

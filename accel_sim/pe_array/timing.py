@@ -60,6 +60,7 @@ def _by_row(spec: PEArraySpec, items: np.ndarray) -> np.ndarray:
 
 
 def skipping_timing(spec: PEArraySpec, items: np.ndarray) -> FilterTileTiming:
+    """Closed form: each row ``sum_c max(1, ceil(items_c / vector_width))``, the tile its slowest row."""
     full = _by_row(spec, items)
     per_chunk = np.where(full >= 0, np.maximum(1, -(-full // spec.vector_width)), 0)
     rows = per_chunk.sum(axis=1).reshape(-1, spec.rows).max(axis=1)
@@ -72,6 +73,9 @@ def chunk_cycles(items: np.ndarray, vector_width: int) -> np.ndarray:
 
 
 def reassignment_timing(spec: PEArraySpec, items: np.ndarray) -> FilterTileTiming:
+    """The reassignment rules stepped one cycle at a time for all windows of all filter tiles at
+    once (numpy over windows; finished windows drop out). Python work per cycle is a handful of
+    array operations, independent of the number of rows, windows and MACs."""
     full = _by_row(spec, items)
     w, v = spec.reassign_window, spec.vector_width
     chunks = full.shape[1]

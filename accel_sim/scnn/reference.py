@@ -71,7 +71,7 @@ def reference_busy(plan: LayerPlan, image: int, conv_group: int,
                    outputs: np.ndarray | None = None) -> np.ndarray:
     """Busy cycles (temporal tiles, PEs, groups), per cycle. With ``outputs`` (Kg, out_h, out_w),
     the accumulated partial sums are exchanged (halos) into it."""
-    spec, view, tiling = plan.spec, plan.view, plan.tiling
+    spec, tiling = plan.spec, plan.tiling
     busy = np.zeros((tiling.temporal_tiles, spec.pes, tiling.out_groups), dtype=np.int64)
     for ty in range(tiling.temporal_rows):
         for tx in range(tiling.temporal_cols):
@@ -82,7 +82,7 @@ def reference_busy(plan: LayerPlan, image: int, conv_group: int,
                     for g in range(tiling.out_groups):
                         acc = np.zeros((tiling.kc, tiling.acc_h, tiling.acc_w)) if outputs is not None else None
                         busy[t, py * spec.pe_cols + px, g] = _pe_group_cycles(plan, image, conv_group, iy, ix, g, acc)
-                        if outputs is not None:
+                        if outputs is not None and acc is not None:
                             _exchange(outputs, acc, g * tiling.kc, tiling.rows.acc_lo[iy], tiling.cols.acc_lo[ix])
     return busy
 
@@ -149,4 +149,4 @@ def simpy_tile_timing(busy: np.ndarray, drain: np.ndarray, load: int, stream: in
     done = simpy.AllOf(env, [env.process(controller()), env.process(dram())])
     env.run(until=done)
     compute = record["end"] - record["start"]
-    return TileTiming(compute, env.now - compute, record["idle"], record["groups"])
+    return TileTiming(int(compute), int(env.now) - int(compute), int(record["idle"]), int(record["groups"]))

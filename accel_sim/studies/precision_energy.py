@@ -19,13 +19,14 @@ from accel_sim.dlu.training import COMPUTE_COMPONENTS, step_cost
 from accel_sim.energy.cost import cost
 from accel_sim.energy.table import EnergyTable, load_energy_table
 from accel_sim.nn.mlp import MLP
-from accel_sim.nn.training import LENET_300_100_HIDDEN, Schedule
+from accel_sim.nn.training import DEFAULT_SCHEDULE, LENET_300_100_HIDDEN
 from accel_sim.studies.registry import Comparison, StudyOutput, study
 from accel_sim.workload.layer import GemmLayer
 
 ARCH = "dlu"
 DATA_TYPES = ("fp32", "fp16", "int16", "int8", "int4", "ternary", "binary")
 DIGITS_SIZES = (64, *LENET_300_100_HIDDEN, 10)
+PER_MAC_GEMM = GemmLayer("gemm", m=256, k=1024, n=1024)  # large: tile-edge waste negligible
 FUJITSU_COMPUTE_POWER = {"int16": 0.5, "int8": 0.25}  # brief: about -50 % at 16 bit, -75 % at 8 bit
 
 
@@ -45,8 +46,7 @@ def mac_energy_sources(table: EnergyTable, data_type: str, accumulator_bits: int
     return total, "; ".join(cited)
 
 
-def precision_energy_table(gemm: GemmLayer = GemmLayer("gemm", m=256, k=1024, n=1024),
-                           batch: int = Schedule().batch_size) -> pd.DataFrame:
+def precision_energy_table(gemm: GemmLayer = PER_MAC_GEMM, batch: int = DEFAULT_SCHEDULE.batch_size) -> pd.DataFrame:
     rows = []
     model = MLP(DIGITS_SIZES)
     for data_type in DATA_TYPES:
@@ -109,13 +109,21 @@ memory and DRAM.
 
 Against Fujitsu's compute-unit power (about -50 % at 16 bit and -75 % at 8 bit): the table gives a
 16-bit MAC {by.loc['int16', 'mac_pj_vs_fp32']:.3f} x and an 8-bit MAC {by.loc['int8', 'mac_pj_vs_fp32']:.3f} x the FP32 MAC energy,
-far below 1/2 and 1/4. The Horowitz numbers are the arithmetic alone, and a float multiply costs much more
-than an integer one of the same width (3.7 pJ vs 3.1 pJ at 32 bits, and the int multiplier shrinks with the
-square of the width); Fujitsu's figures are for a whole compute unit (registers, operand delivery,
-control, clock), parts that scale about linearly with width or not at all, so the unit saves less than
-its multipliers. This model has no such fixed per-lane overhead: we do not add one without a source.
+far below 1/2 and 1/4. The Horowitz numbers are the arithmetic alone: an FP32 MAC is a 3.7 pJ multiply plus
+a 0.9 pJ float add, while a fixed-point MAC is an integer multiply that shrinks with the square of its
+width (3.1 pJ at 32 bits, 0.775 pJ at 16, 0.2 pJ at 8) plus a 0.1 pJ 32-bit integer accumulate. Fujitsu's
+figures are for a whole compute unit (registers, operand delivery, control, clock), parts that scale about
+linearly with width or not at all, so the unit saves less than its arithmetic. This model has no such fixed per-lane overhead: we do not add one without a source.
 With memory traffic included (the step energy), the saving follows the bytes moved, about linear in the
 width: {by.loc['int16', 'step_total_vs_fp32']:.2f} x at 16 bit and {by.loc['int8', 'step_total_vs_fp32']:.2f} x at 8 bit.
+
+Throughput: the GEMM's operands do not fit half of the 1 MiB on-chip memory, so tiles stream from DRAM
+(128 B per cycle per operand stream in `dlu.yaml`, an estimate) in blocks shaped for operand reuse.
+Achieved vs peak MACs per cycle: """ + ", ".join(
+        f"{t} {by.loc[t, 'macs_per_cycle']:.0f} of {by.loc[t, 'lanes']}" for t in DATA_TYPES) + f""".
+Narrower types gain lanes in the same area and need fewer bytes per operand; where the achieved rate falls
+behind the lanes, the array waits on DRAM. INT16 runs slightly slower than FP16 with the same lanes because
+every result also passes the statistics block.
 """
     comparisons = tuple(
         Comparison(f"compute energy per MAC, {t} vs FP32", f"about {ratio:g} (Fujitsu compute-unit power)",

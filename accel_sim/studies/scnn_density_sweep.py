@@ -3,7 +3,6 @@ together from 1.0 to 0.1, on DCNN, DCNN-opt, SCNN-SparseA, SCNN-SparseW and SCNN
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
-import numpy as np
 import pandas as pd
 
 from accel_sim.scnn.runs import DESIGN_LABELS, conv_network, run_designs, with_density

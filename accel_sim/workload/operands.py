@@ -26,13 +26,12 @@ from functools import lru_cache
 
 import numpy as np
 
-from accel_sim.compress._checks import MAX_TENSOR_ELEMENTS
+from accel_sim.compress._checks import MAX_TENSOR_ELEMENTS, count_for_density
+from accel_sim.compress._selection import keep_top
 from accel_sim.compress.activations import synthetic_activations
 from accel_sim.compress.pruning import (
-    apply_mask,
     block_mask,
     filter_mask,
-    magnitude_mask,
     nm_mask,
 )
 from accel_sim.errors import InputError
@@ -85,7 +84,7 @@ def weight_matrix(layer: Layer, weights: np.ndarray) -> np.ndarray:
 def content_hash(array: np.ndarray) -> str:
     """``sha256`` of dtype, shape and C-order bytes, as 16 hex digits."""
     digest = hashlib.sha256(f"{array.dtype.str}{array.shape}".encode())
-    digest.update(np.ascontiguousarray(array).tobytes())
+    digest.update(memoryview(np.ascontiguousarray(array)).cast("B"))
     return digest.hexdigest()[:16]
 
 
@@ -125,18 +124,22 @@ def _generated_weights(layer: Layer, shape: tuple[int, ...]) -> np.ndarray:
     dense[dense == 0] = np.float32(1e-3)  # a drawn exact zero would lower the density below its target
     matrix = weight_matrix(layer, dense)  # a view: masks below are built on the GEMM view
     pattern = layer.operands.weight_pattern
-    mask = np.ones(matrix.shape, dtype=bool)
+    mask = None  # None: keep everything (saves a full-size pass on dense layers)
     if layer.weight_sparsity is not None:
         mask = nm_mask(matrix, n=layer.weight_sparsity.n, m=layer.weight_sparsity.m, axis=0)
     if layer.weight_density < 1.0 and pattern != "nm":
-        kept = np.where(mask, matrix, 0)
+        kept = matrix if mask is None else np.where(mask, matrix, np.float32(0))
         if pattern == "unstructured":
-            mask &= magnitude_mask(kept, density=layer.weight_density)
+            # magnitude_mask's rule (keep_top of |w| in C order of the GEMM view), without its
+            # input checks: these weights are finite by construction.
+            chosen = keep_top(np.abs(kept).ravel(), count_for_density(layer.weight_density, kept.size))
+            chosen = chosen.reshape(kept.shape)
         elif pattern == "block":
-            mask &= block_mask(kept, block_size=layer.operands.block, density=layer.weight_density)
+            chosen = block_mask(kept, block_size=layer.operands.block, density=layer.weight_density)
         else:  # channel: whole output columns (filters)
-            mask &= filter_mask(kept, density=layer.weight_density, axis=1)
-    pruned = apply_mask(matrix, mask)
+            chosen = filter_mask(kept, density=layer.weight_density, axis=1)
+        mask = chosen if mask is None else mask & chosen
+    pruned = matrix if mask is None else np.where(mask, matrix, np.float32(0))
     return np.ascontiguousarray(pruned.T.reshape(shape) if isinstance(layer, ConvLayer) else pruned)
 
 

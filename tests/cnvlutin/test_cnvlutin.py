@@ -82,3 +82,14 @@ def test_bad_config():
         load_arch("cnvlutin", {"cnvlutin.empty_brick_cycles": 3})
     with pytest.raises(InputError, match="cnvlutin.units"):
         load_arch("cnvlutin", {"cnvlutin.units": 0})
+
+
+@settings(max_examples=20, deadline=None)
+@given(layer=layers(), lanes=st.sampled_from([4, 16]), empty=st.integers(0, 1))
+def test_cnvlutin_never_slower_than_its_baseline(layer, lanes, empty):
+    """A lane's work at a position is at most its slice depth, the baseline's cycles there."""
+    opts = {"cnvlutin.neuron_lanes": lanes, "cnvlutin.empty_brick_cycles": empty}
+    cnv = simulate_layer(load_arch("cnvlutin", opts), layer)
+    base = simulate_layer(load_arch("dadiannao", opts), layer)
+    assert cnv.cycles <= base.cycles
+    assert cnv.macs_issued <= base.macs_issued == layer.macs

@@ -115,3 +115,11 @@ def test_step_cost_counts_every_gemm_and_charges_reruns():
 def test_training_refuses_types_it_cannot_train_in():
     with pytest.raises(ValueError, match="training runs in fp32, int16, int8, int4"):
         train_on_dlu(load_arch("dlu", {"dlu.data_type": "binary"}), load_digits_split(), Schedule(epochs=0))
+
+
+def test_dynamic_fixed_point_training_is_deterministic():
+    arch = load_arch("dlu", {"dlu.data_type": "int8", "dlu.rounding": "stochastic"})
+    first, second = (train_on_dlu(arch, load_digits_split(), Schedule(epochs=1)) for _ in range(2))
+    assert first.run.losses == second.run.losses
+    assert first.unit.tensors["da2"].points == second.unit.tensors["da2"].points
+    assert first.step == second.step

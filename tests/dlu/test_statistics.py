@@ -81,7 +81,7 @@ def test_accumulator_saturates_and_levels_outside_are_refused():
 
 def test_overflow_rule_from_histogram_matches_courbariaux_rule_on_exact_data():
     rng = np.random.default_rng(0)
-    for trial in range(40):
+    for _ in range(40):
         bits, il = int(rng.integers(4, 17)), int(rng.integers(-3, 6))
         f = bits - il
         x = np.round(rng.normal(0, 2.0 ** rng.integers(-4, 5), 400) * 2 ** (f + 2)) / 2 ** (f + 2)

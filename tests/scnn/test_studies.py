@@ -16,10 +16,10 @@ def test_studies_are_registered():
 
 
 def test_networks_table_has_layer_rows_and_totals():
-    out = scnn_networks(networks=("alexnet", "googlenet"), max_layers=2)
+    out = scnn_networks(networks=("googlenet",), max_layers=3)
     frame = out.results
     assert list(frame.columns) == ["network", "layer", "design", "cycles", "energy_pj"]
-    for (network, design), part in frame.groupby(["network", "design"]):
+    for _, part in frame.groupby(["network", "design"]):
         total = part[part.layer == "all"]
         assert len(total) == 1
         assert total.cycles.iloc[0] == part[part.layer != "all"].cycles.sum()
@@ -31,7 +31,7 @@ def test_networks_table_has_layer_rows_and_totals():
 
 
 def test_density_sweep_table_and_ordering():
-    out = scnn_density_sweep(densities=(1.0, 0.2), max_layers=2)
+    out = scnn_density_sweep(densities=(1.0, 0.2), max_layers=1)
     frame = out.results
     assert list(frame.columns) == ["density", "design", "cycles", "energy_pj"]
     assert len(frame) == 10
@@ -43,8 +43,8 @@ def test_density_sweep_table_and_ordering():
 
 
 def test_utilization_table():
-    frame = scnn_utilization(networks=("googlenet",), max_layers=3).results
-    assert len(frame) == 3
+    frame = scnn_utilization(networks=("googlenet",), max_layers=2).results
+    assert len(frame) == 2
     assert ((frame.multiplier_utilization > 0) & (frame.multiplier_utilization <= 1)).all()
     assert ((frame.barrier_idle_fraction >= 0) & (frame.barrier_idle_fraction < 1)).all()
     assert (frame.intra_pe_utilization >= frame.multiplier_utilization).all()
