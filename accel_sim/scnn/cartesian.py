@@ -176,6 +176,29 @@ def max_bank_load(masks: np.ndarray, shifts: np.ndarray, banks: int) -> np.ndarr
     return result
 
 
+def weight_multiplicity(weights: WeightVectors) -> np.ndarray:
+    """Per F-vector: the most weights sharing one bank term. With a single activation, a step
+    puts exactly that many products on its busiest bank, whatever the activation."""
+    shift = weights.shift
+    best = np.ones(shift.shape[0], dtype=np.int64)
+    for i in range(shift.shape[1]):
+        same = ((shift == shift[:, i:i + 1]) & (shift != EMPTY_SHIFT)).sum(axis=1)
+        best = np.maximum(best, same)
+    return best
+
+
+def _single_activation_cycles(spec: SCNNSpec, tiling: Tiling, acts: ActivationVectors, weights: WeightVectors,
+                              single: np.ndarray) -> np.ndarray:
+    """Busy cycles of the I-vectors holding one activation: count x the F-vectors' multiplicities."""
+    n_t, n_pe, n_g = tiling.temporal_tiles, spec.pes, tiling.out_groups
+    n_seg = weights.seg_start.size - 1
+    per_seg = np.zeros((n_seg, n_g), dtype=np.int64)
+    np.add.at(per_seg, (weights.segment, weights.group), weight_multiplicity(weights))
+    flat = (acts.tile[single] * n_pe + acts.pe[single]) * n_seg + acts.segment[single]
+    counts = np.bincount(flat, minlength=n_t * n_pe * n_seg).reshape(n_t * n_pe, n_seg)
+    return (counts @ per_seg).reshape(n_t, n_pe, n_g)
+
+
 def busy_cycles(spec: SCNNSpec, tiling: Tiling, acts: ActivationVectors, weights: WeightVectors) -> np.ndarray:
     """Busy cycles ``(temporal tiles, PEs, groups)`` of every PE in every group.
 
@@ -183,9 +206,15 @@ def busy_cycles(spec: SCNNSpec, tiling: Tiling, acts: ActivationVectors, weights
     size in batches of similar blocks (padding costs 0) and reduced by (tile, PE, group).
     """
     n_t, n_pe, n_g = tiling.temporal_tiles, spec.pes, tiling.out_groups
-    n = acts.tile.size
-    if n == 0 or weights.group.size == 0:
+    if acts.tile.size == 0 or weights.group.size == 0:
         return np.zeros((n_t, n_pe, n_g), dtype=np.int64)
+    single = acts.count == 1
+    busy = _single_activation_cycles(spec, tiling, acts, weights, single)
+    if single.all():
+        return busy
+    acts = ActivationVectors(acts.tile[~single], acts.segment[~single], acts.pe[~single], acts.count[~single],
+                             acts.masks[:, ~single])
+    n = acts.tile.size
     key = acts.tile * weights.seg_start.size + acts.segment
     starts = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
     rows = np.diff(np.concatenate((starts, [n])))
@@ -197,12 +226,13 @@ def busy_cycles(spec: SCNNSpec, tiling: Tiling, acts: ActivationVectors, weights
     tiles = acts.tile[starts]
     order = np.lexsort((rows, cols))
     total = np.zeros(n_t * n_pe * n_g, dtype=np.float64)
+    row_list, col_list = rows[order].tolist(), cols[order].tolist()
     i = 0
     while i < order.size:
         j = i + 1
-        max_r, max_c = rows[order[i]], cols[order[i]]
+        max_r, max_c = row_list[i], col_list[i]
         while j < order.size:
-            r2, c2 = max(max_r, rows[order[j]]), max(max_c, cols[order[j]])
+            r2, c2 = max(max_r, row_list[j]), max(max_c, col_list[j])
             if (j + 1 - i) * r2 * c2 > MAX_BLOCK_PAIRS:
                 break
             max_r, max_c = r2, c2
@@ -221,4 +251,4 @@ def busy_cycles(spec: SCNNSpec, tiling: Tiling, acts: ActivationVectors, weights
         flat = pe_key[:, :, None] + weights.group[f_idx][:, None, :]
         total += np.bincount(flat.ravel(), weights=cost.ravel(), minlength=total.size)
         i = j
-    return total.round().astype(np.int64).reshape(n_t, n_pe, n_g)
+    return busy + total.round().astype(np.int64).reshape(n_t, n_pe, n_g)

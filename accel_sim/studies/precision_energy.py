@@ -120,7 +120,7 @@ width: {by.loc['int16', 'step_total_vs_fp32']:.2f} x at 16 bit and {by.loc['int8
 Throughput: the GEMM's operands do not fit half of the 1 MiB on-chip memory, so tiles stream from DRAM
 (128 B per cycle per operand stream in `dlu.yaml`, an estimate) in blocks shaped for operand reuse.
 Achieved vs peak MACs per cycle: """ + ", ".join(
-        f"{t} {by.loc[t, 'macs_per_cycle']:.0f} of {by.loc[t, 'lanes']}" for t in DATA_TYPES) + f""".
+        f"{t} {by.loc[t, 'macs_per_cycle']:.0f} of {by.loc[t, 'lanes']}" for t in DATA_TYPES) + """.
 Narrower types gain lanes in the same area and need fewer bytes per operand; where the achieved rate falls
 behind the lanes, the array waits on DRAM. INT16 runs slightly slower than FP16 with the same lanes because
 every result also passes the statistics block.

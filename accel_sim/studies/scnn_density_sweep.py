@@ -2,6 +2,9 @@
 together from 1.0 to 0.1, on DCNN, DCNN-opt, SCNN-SparseA, SCNN-SparseW and SCNN (the paper's Fig. 9)."""
 from __future__ import annotations
 
+import os
+from concurrent.futures import ProcessPoolExecutor
+
 import matplotlib.pyplot as plt
 import pandas as pd
 
@@ -12,14 +15,25 @@ DESIGNS = ("dcnn", "dcnn_opt", "scnn_sparse_a", "scnn_sparse_w", "scnn")
 DENSITIES = tuple(round(1.0 - 0.1 * i, 1) for i in range(10))
 
 
-def sweep_frame(densities: tuple[float, ...], designs: tuple[str, ...], max_layers: int | None) -> pd.DataFrame:
-    base = conv_network("googlenet", max_layers)
-    rows = []
-    for density in densities:
-        per_layer = run_designs(with_density(base, density), designs)
-        totals = per_layer.groupby("design", sort=False)[["cycles", "energy_pj"]].sum()
-        rows += [{"density": density, "design": d, "cycles": int(totals.loc[d, "cycles"]),
-                  "energy_pj": float(totals.loc[d, "energy_pj"])} for d in designs]
+def density_rows(density: float, designs: tuple[str, ...], max_layers: int | None) -> list[dict]:
+    """Network totals of every design at one density (one worker's job)."""
+    per_layer = run_designs(with_density(conv_network("googlenet", max_layers), density), designs)
+    totals = per_layer.groupby("design", sort=False)[["cycles", "energy_pj"]].sum()
+    return [{"density": density, "design": d, "cycles": int(totals.loc[d, "cycles"]),
+             "energy_pj": float(totals.loc[d, "energy_pj"])} for d in designs]
+
+
+def sweep_frame(densities: tuple[float, ...], designs: tuple[str, ...], max_layers: int | None,
+                workers: int = 1) -> pd.DataFrame:
+    """Densities run in ``workers`` processes (results identical to a serial run: each point is
+    computed the same way from seeded operands)."""
+    if workers > 1 and len(densities) > 1:
+        with ProcessPoolExecutor(max_workers=min(workers, len(densities))) as pool:
+            parts = list(pool.map(density_rows, densities, [designs] * len(densities),
+                                  [max_layers] * len(densities)))
+    else:
+        parts = [density_rows(d, designs, max_layers) for d in densities]
+    rows = [row for part in parts for row in part]
     return pd.DataFrame(rows, columns=["density", "design", "cycles", "energy_pj"])
 
 
@@ -32,8 +46,8 @@ def crossover(frame: pd.DataFrame, design: str, column: str) -> float | None:
 
 @study("scnn-density-sweep", "SCNN, its sparse-A / sparse-W variants and DCNN(-opt) vs density (synthetic GoogLeNet)")
 def scnn_density_sweep(densities: tuple[float, ...] = DENSITIES, designs: tuple[str, ...] = DESIGNS,
-                       max_layers: int | None = None) -> StudyOutput:
-    frame = sweep_frame(densities, designs, max_layers)
+                       max_layers: int | None = None, workers: int | None = None) -> StudyOutput:
+    frame = sweep_frame(densities, designs, max_layers, workers if workers is not None else (os.cpu_count() or 1))
     pivot_c = frame.pivot(index="density", columns="design", values="cycles")
     pivot_e = frame.pivot(index="density", columns="design", values="energy_pj")
     fig, axes = plt.subplots(1, 2, figsize=(10, 4))

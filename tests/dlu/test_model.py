@@ -24,12 +24,12 @@ layers = st.one_of(
 @settings(max_examples=30, deadline=None)
 @given(layer=layers, data_type=st.sampled_from(["fp32", "fp16", "int16", "int8", "int4", "ternary", "binary"]),
        mode=st.sampled_from(["calc", "user"]), bandwidth=st.integers(1, 16), latency=st.integers(0, 20),
-       stats_rate=st.integers(1, 4), memory=st.sampled_from(["512 B", "4 KiB", "64 KiB"]))
-def test_reference_equals_fast_path(layer, data_type, mode, bandwidth, latency, stats_rate, memory):
+       stats_rate=st.integers(1, 4), memory=st.sampled_from(["512 B", "4 KiB", "64 KiB"]), split=st.booleans())
+def test_reference_equals_fast_path(layer, data_type, mode, bandwidth, latency, stats_rate, memory, split):
     arch = load_arch("dlu", dict(SMALL, **{"dlu.data_type": data_type, "dram.bandwidth_mode": mode,
                                            "dram.bandwidth": bandwidth, "dram.latency": latency,
                                            "dlu.stats_results_per_cycle": stats_rate, "dlu.local_memory": memory,
-                                           "dlu.accumulator_bits": 32}))
+                                           "dlu.accumulator_bits": 32, "dlu.split_by_sign": split}))
     fast, ref = simulate_layer(arch, layer), simulate_layer_reference(arch, layer)
     assert (fast.cycles, fast.compute_cycles, fast.stall_cycles) == (ref.cycles, ref.compute_cycles, ref.stall_cycles)
     assert fast.actions == ref.actions

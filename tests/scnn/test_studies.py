@@ -31,7 +31,7 @@ def test_networks_table_has_layer_rows_and_totals():
 
 
 def test_density_sweep_table_and_ordering():
-    out = scnn_density_sweep(densities=(1.0, 0.2), max_layers=1)
+    out = scnn_density_sweep(densities=(1.0, 0.2), max_layers=1, workers=1)
     frame = out.results
     assert list(frame.columns) == ["density", "design", "cycles", "energy_pj"]
     assert len(frame) == 10
@@ -48,3 +48,9 @@ def test_utilization_table():
     assert ((frame.multiplier_utilization > 0) & (frame.multiplier_utilization <= 1)).all()
     assert ((frame.barrier_idle_fraction >= 0) & (frame.barrier_idle_fraction < 1)).all()
     assert (frame.intra_pe_utilization >= frame.multiplier_utilization).all()
+
+
+def test_density_sweep_in_processes_equals_serial():
+    serial = scnn_density_sweep(densities=(0.5, 0.1), designs=("dcnn", "scnn"), max_layers=1, workers=1).results
+    parallel = scnn_density_sweep(densities=(0.5, 0.1), designs=("dcnn", "scnn"), max_layers=1, workers=2).results
+    assert serial.equals(parallel)
