@@ -7,6 +7,29 @@
   every product's coordinate and bank computed one by one, the crossbar delivering one product
   per bank per cycle, accumulators holding real partial sums, SimPy for barriers and drains.
 
+Modelling choices (the paper leaves them open):
+
+- DRAM: a layer whose input tiles fit the IARAMs (one temporal tile) finds its inputs on chip
+  (the previous layer's OARAM) and leaves its outputs in the OARAM unless they overflow it;
+  otherwise each temporal tile loads its inputs first (a stall), then weights, outputs and
+  partial sums crossing temporal tiles stream during the compute at ``dram_bandwidth``.
+  Weights are read from DRAM once per temporal tile.
+- The weight FIFO is fed by a broadcast assumed to keep up: it is counted (entries read and
+  written) but never stalls a PE; blocks with more F-vectors than FIFO entries, which would
+  have to be re-streamed, are reported as ``weight_fifo_overflow_blocks``.
+- ``macs_issued`` counts products whose two operands are both seen by the multipliers and
+  whose output lies in the plane (for SCNN: both non-zero); ``products_issued`` also counts
+  the products that fall outside the output plane at the layer's edges (computed, then
+  dropped). Multiplier energy is charged per product computed (DCNN-opt: only products of two
+  non-zeros; gated ones are free).
+- FC / GEMM layers run as 1 x 1 convolutions of a 1 x 1 plane: one PE per image works, and
+  it gets at most F useful products per cycle (brief: "4 useful products per cycle at most").
+- DCNN / DCNN-opt: each PE computes its owned outputs as dot products (C x R x S long, F x I
+  multipliers wide), all output channels in one group; the input halo its windows read from
+  neighbouring tiles is not counted as traffic.
+- Stride > 1: activations and weights are split into phase classes (see
+  :mod:`accel_sim.scnn.tiling`); only matching classes are multiplied.
+
 Both give identical cycles (tested). The design (``scnn.design``) only changes flags
 (:mod:`accel_sim.scnn.designs`): which operand's zeros are skipped, dot product vs Cartesian
 product, gating and DRAM compression. Batch images and conv groups run one after the other.

@@ -54,3 +54,11 @@ def test_density_sweep_in_processes_equals_serial():
     serial = scnn_density_sweep(densities=(0.5, 0.1), designs=("dcnn", "scnn"), max_layers=1, workers=1).results
     parallel = scnn_density_sweep(densities=(0.5, 0.1), designs=("dcnn", "scnn"), max_layers=1, workers=2).results
     assert serial.equals(parallel)
+
+
+def test_pe_granularity_keeps_1024_multipliers():
+    from accel_sim.studies.scnn_pe_granularity import scnn_pe_granularity
+    frame = scnn_pe_granularity(max_layers=2).results
+    assert (frame.pes * frame.multipliers_per_pe == 1024).all()
+    assert frame.pes.tolist() == [64, 16, 4]
+    assert (frame.cycles > 0).all()
