@@ -1,23 +1,12 @@
 """Tutorial 4 runs top to bottom and its key results hold (sweep, resume, Pareto front, store)."""
-from pathlib import Path
-
-import matplotlib
 import pytest
 
-matplotlib.use("Agg")
-
-TUTORIAL = Path(__file__).resolve().parents[2] / "tutorials" / "04_design_a_sparse_accelerator.py"
+from tests.tutorials.runner import run_tutorial
 
 
 @pytest.fixture(scope="module")
 def tutorial(tmp_path_factory):
-    import runpy
-
-    out = tmp_path_factory.mktemp("tutorial04")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("ACCEL_SIM_TUTORIAL_OUT", str(out))
-        namespace = runpy.run_path(str(TUTORIAL), run_name="__main__")
-    return namespace, out
+    return run_tutorial(tmp_path_factory, "04_design_a_sparse_accelerator.py")
 
 
 def test_figures_are_written(tutorial):
