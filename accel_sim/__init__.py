@@ -14,11 +14,11 @@ and for design-space sweeps (``accel-sim sweep``)::
 """
 __version__ = "0.1.0"  # first: accel_sim.sweep reads it (it is part of every sweep point's key)
 
-from accel_sim.config.loader import load_arch  # noqa: E402
+from accel_sim.config.loader import REPO_ROOT, load_arch  # noqa: E402
 from accel_sim.errors import InputError  # noqa: E402
 from accel_sim.simulate import simulate  # noqa: E402
 from accel_sim.sweep import load_results, pareto_front, run_sweep  # noqa: E402
 from accel_sim.workload.loader import load_workload  # noqa: E402
 
-__all__ = ["InputError", "__version__", "load_arch", "load_results", "load_workload", "pareto_front",
+__all__ = ["REPO_ROOT", "InputError", "__version__", "load_arch", "load_results", "load_workload", "pareto_front",
            "run_sweep", "simulate"]

@@ -26,7 +26,7 @@ matplotlib.use("Agg")  # figures are written to files; no window needed
 import matplotlib.pyplot as plt
 import numpy as np
 
-from accel_sim import load_arch, load_workload, simulate
+from accel_sim import REPO_ROOT, load_arch, load_workload, simulate
 from accel_sim.eie import model
 from accel_sim.eie.trace import build_trace
 from accel_sim.studies.eie_fifo_depth import fifo_depth_frame
@@ -34,8 +34,7 @@ from accel_sim.trace.perfetto import write_chrome_trace
 from accel_sim.trace.table import format_table, write_table
 from accel_sim.workload.layer import Network
 
-REPO = Path(__file__).resolve().parents[1]
-OUT = Path(os.environ.get("ACCEL_SIM_TUTORIAL_OUT", REPO / "tutorials" / "out"))
+OUT = Path(os.environ.get("ACCEL_SIM_TUTORIAL_OUT", REPO_ROOT / "tutorials" / "out"))
 OUT.mkdir(parents=True, exist_ok=True)
 
 # %% [markdown]

@@ -34,13 +34,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from accel_sim import load_arch, load_workload, simulate
+from accel_sim import REPO_ROOT, load_arch, load_workload, simulate
 from accel_sim.compress import CSR, Bitmap, DenseFormat, EIEInterleavedCSC, NOfM, magnitude_mask, nm_mask
 from accel_sim.studies.sparsity_ladder import ladder_layer
 from accel_sim.workload import Network
 
-REPO = Path(__file__).resolve().parents[1]
-OUT = Path(os.environ.get("ACCEL_SIM_TUTORIAL_OUT", REPO / "tutorials" / "out"))
+OUT = Path(os.environ.get("ACCEL_SIM_TUTORIAL_OUT", REPO_ROOT / "tutorials" / "out"))
 OUT.mkdir(parents=True, exist_ok=True)
 pd.set_option("display.width", 140)
 

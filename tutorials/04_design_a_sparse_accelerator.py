@@ -40,15 +40,14 @@ import matplotlib.pyplot as plt
 import pandas as pd
 import yaml
 
-from accel_sim import load_arch, load_workload, simulate
+from accel_sim import REPO_ROOT, load_arch, load_workload, simulate
 from accel_sim.compress import NOfM
 from accel_sim.plot.sweep import pareto_plot, sensitivity_plot
 from accel_sim.sweep import load_results, load_sweep, pareto_front, pareto_mask, run_sweep, sweep_from_mapping
 from accel_sim.workload.operands import layer_operands, weight_matrix
 
-REPO = Path(__file__).resolve().parents[1]
-SWEEP_FILE = REPO / "sweeps" / "sparse_systolic_design.yaml"
-OUT = Path(os.environ.get("ACCEL_SIM_TUTORIAL_OUT", REPO / "tutorials" / "out"))
+SWEEP_FILE = REPO_ROOT / "sweeps" / "sparse_systolic_design.yaml"
+OUT = Path(os.environ.get("ACCEL_SIM_TUTORIAL_OUT", REPO_ROOT / "tutorials" / "out"))
 OUT.mkdir(parents=True, exist_ok=True)
 STORE_DIR = OUT / "04_sweep"          # the sweep's output folder (results.sqlite, results.csv)
 shutil.rmtree(STORE_DIR, ignore_errors=True)  # start from an empty store: same output on every run
@@ -64,7 +63,7 @@ pd.set_option("display.max_columns", 12)
 # `load_workload` takes a name in `workloads/` or a path.
 
 # %%
-network = load_workload(REPO / "sweeps" / "small_cnn_2of4.yaml")
+network = load_workload(REPO_ROOT / "sweeps" / "small_cnn_2of4.yaml")
 for layer in network.layers:
     gemm = layer.gemm()
     print(f"{layer.name:6s} GEMM m={gemm.m:5d} k={gemm.k:5d} n={gemm.n:3d}  "

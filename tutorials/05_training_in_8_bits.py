@@ -26,6 +26,8 @@
 #
 # Run it with `python tutorials/05_training_in_8_bits.py` (10 to 60 seconds). Figures go to
 # `tutorials/out/` (or the folder in the environment variable `ACCEL_SIM_TUTORIAL_OUT`).
+# It needs scikit-learn (the digits ship inside it, no download): from the repository
+# folder, `python -m pip install -e ".[digits]"` (the README's `.[test]` install includes it).
 
 # %%
 import os
@@ -37,14 +39,14 @@ matplotlib.use("Agg")  # figures are written to files; no window needed
 import matplotlib.pyplot as plt
 import numpy as np
 
-from accel_sim import load_arch
+from accel_sim import REPO_ROOT, load_arch
 from accel_sim.dlu.dynamic_fixed_point import DynamicFixedPointUnit, UnitSettings
 from accel_sim.dlu.statistics import PointRange, accumulator_levels, leading_bit_histogram, next_point
 from accel_sim.dlu.training import train_on_dlu
 from accel_sim.nn.digits import load_digits_split
 from accel_sim.nn.training import Schedule
 
-OUT = Path(os.environ.get("ACCEL_SIM_TUTORIAL_OUT", "tutorials/out"))
+OUT = Path(os.environ.get("ACCEL_SIM_TUTORIAL_OUT", REPO_ROOT / "tutorials" / "out"))
 OUT.mkdir(parents=True, exist_ok=True)
 
 # %% [markdown]

@@ -9,22 +9,33 @@ from accel_sim.arch.spec import ArchSpec
 from accel_sim.config.scalesim_cfg import read_scalesim_cfg
 from accel_sim.config.schema import build
 from accel_sim.config.yaml_io import deep_merge, read_yaml, set_dotted
-from accel_sim.errors import InputError
+from accel_sim.errors import InputError, Problem
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[2]  # the clone: arch_configs/, workloads/, sweeps/, tutorials/
 ARCH_DIR = REPO_ROOT / "arch_configs"
 MAX_EXTENDS_DEPTH = 16
 
 
-def resolve_path(name: str | Path, folder: Path, suffixes: tuple[str, ...]) -> Path:
-    """A path as given, else a file of that name (with or without suffix) in ``folder``."""
+def find_file(name: str | Path, folder: Path, suffixes: tuple[str, ...]) -> Path | None:
+    """A path as given, else a file of that name (with or without suffix) in ``folder``; None if neither."""
     path = Path(name)
-    if path.exists():
+    if path.is_file():
         return path
     for candidate in [folder / path] + [folder / f"{path}{s}" for s in suffixes]:
         if candidate.is_file():
             return candidate
-    return path  # the loader reports it as missing, naming what the user wrote
+    return None
+
+
+def resolve_path(name: str | Path, folder: Path, suffixes: tuple[str, ...]) -> Path:
+    """:func:`find_file`, or an error naming what the user wrote, where it was looked for and what is there."""
+    path = find_file(name, folder, suffixes)
+    if path is not None:
+        return path
+    known = sorted(p.stem for p in folder.glob("*") if p.suffix in suffixes) if folder.is_dir() else []
+    shown = ", ".join(known[:40]) + (", ..." if len(known) > 40 else "")
+    raise InputError.single(str(name), "", f"file not found, neither as a path nor as a name in {folder}"
+                            + (f" (names there: {shown})" if known else ""))
 
 
 def _raw_arch(path: Path, seen: tuple[Path, ...] = ()) -> dict:
@@ -38,13 +49,11 @@ def _raw_arch(path: Path, seen: tuple[Path, ...] = ()) -> dict:
         return raw
     if not isinstance(parent, str):
         raise InputError.single(str(path), "extends", "expected the name or path of another config")
-    parent_path = resolve_path(parent, path.parent, (".yaml", ".yml"))
-    if not parent_path.is_file():
-        parent_path = resolve_path(parent, ARCH_DIR, (".yaml", ".yml"))
+    parent_path = find_file(parent, path.parent, (".yaml", ".yml")) or find_file(parent, ARCH_DIR, (".yaml", ".yml"))
+    if parent_path is None:
+        raise InputError.single(str(path), "extends", f"no config named {parent!r} next to it or in arch_configs/")
     if parent_path.resolve() in seen or len(seen) > MAX_EXTENDS_DEPTH:
         raise InputError.single(str(path), "extends", f"circular extends through {parent}")
-    if not parent_path.is_file():
-        raise InputError.single(str(path), "extends", f"no config named {parent!r} next to it or in arch_configs/")
     return deep_merge(_raw_arch(parent_path, seen + (path.resolve(),)), raw)
 
 
@@ -61,6 +70,11 @@ def load_arch(arch: str | Path, overrides: Mapping[str, Any] | None = None) -> A
     dotted field paths to values (``{"systolic.rows": 64}``) applied before validation.
     """
     path, raw = load_arch_raw(arch)
-    for dotted, value in (overrides or {}).items():
+    overrides = dict(overrides or {})
+    for dotted, value in overrides.items():
         raw = set_dotted(raw, dotted, value)
-    return build(ArchSpec, raw, str(path))
+    try:
+        return build(ArchSpec, raw, str(path))
+    except InputError as error:  # a field the user set on the command line is reported as theirs
+        raise InputError([Problem(f"--set (on {problem.file})", problem.path, problem.message)
+                          if problem.path in overrides else problem for problem in error.problems]) from None

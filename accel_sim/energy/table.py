@@ -7,6 +7,7 @@ the table is an error naming the table and the pair.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -82,8 +83,16 @@ class EnergyTable:
 
 
 def load_energy_table(name_or_path: str | Path) -> EnergyTable:
+    """The table, parsed once per file version (a sweep costs thousands of runs against one table;
+    editing the file is seen because its modification time and size are part of the cache key)."""
     path = resolve_path(name_or_path, TABLE_DIR, (".yaml", ".yml"))
-    raw = read_yaml(path)
+    stat = path.stat()
+    return _parse_energy_table(str(path), stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=16)
+def _parse_energy_table(path: str, mtime_ns: int, size: int) -> EnergyTable:
+    raw = read_yaml(Path(path))
     if isinstance(raw, dict) and isinstance(raw.get("entries"), list):
         raw = dict(raw, entries=[_rename_class(e) for e in raw["entries"]])
     return EnergyTable(build(EnergyTableSpec, raw, str(path)), str(path))

@@ -29,7 +29,8 @@ import yaml
 
 from accel_sim.errors import InputError
 
-ONNX_EXTRA_HINT = "the ONNX importer needs the optional extra 'onnx': pip install 'accel-sim[onnx]'"
+ONNX_EXTRA_HINT = ("the ONNX importer needs the optional extra 'onnx': python -m pip install -e '.[onnx]' "
+                   "(from the clone's folder)")
 IMPORTED_OPS = ("Conv", "Gemm", "MatMul")
 
 

@@ -42,8 +42,8 @@ def load_digits_split(test_fraction: float = TEST_FRACTION, seed: int = SPLIT_SE
         from sklearn.datasets import load_digits
         from sklearn.model_selection import train_test_split
     except ImportError as err:  # pragma: no cover - depends on the environment
-        raise ImportError("the digits classifier needs scikit-learn: pip install 'accel-sim[digits]' "
-                          "(or pip install scikit-learn)") from err
+        raise ImportError("the digits classifier needs scikit-learn: python -m pip install -e '.[digits]' "
+                          "(from the clone's folder), or pip install scikit-learn") from err
     data = load_digits()
     x = (data.data / PIXEL_MAX).astype(np.float32)
     y = data.target.astype(np.int64)

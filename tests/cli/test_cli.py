@@ -34,8 +34,11 @@ def test_override_changes_the_result(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("args, expected", [
-    (["--arch", "no_such_arch"], "no_such_arch: file not found"),
+    (["--arch", "no_such_arch"], "no_such_arch: file not found, neither as a path nor as a name in"),
+    (["--arch", "no_such_arch"], "(names there: ampere_a100, "),
     (["--workload", "no_such_net"], "no_such_net: file not found"),
+    (["--workload", "no_such_net"], "workloads (names there: alexnet, "),
+    (["--set", "systolic.rows=0"], "--set (on "),
     (["--set", "systolic.rows=0"], "systolic.rows: expected a value > 0"),
     (["--set", "systolic.rowz=8"], "systolic.rowz: unknown field; did you mean 'rows'?"),
     (["--set", "nonsense"], "expected dotted.path=value"),

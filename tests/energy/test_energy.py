@@ -47,3 +47,17 @@ def test_user_table_is_validated(tmp_path):
     bad.write_text("name: t\nentries:\n  - {class: dram, action: read, bits: 32, energy: 5 pJJ, source: me}\n")
     with pytest.raises(InputError, match=r"entries\[0\]\.energy"):
         load_energy_table(bad)
+
+
+def test_a_table_is_parsed_once_and_an_edit_is_seen(tmp_path):
+    path = tmp_path / "t.yaml"
+    path.write_text("name: t\nentries:\n  - {class: dram, action: read, bits: 32, energy: 5 pJ, source: me}\n")
+    first = load_energy_table(path)
+    assert load_energy_table(path) is first
+    path.write_text("name: t\nentries:\n  - {class: dram, action: read, bits: 32, energy: 7.5 pJ, source: me}\n")
+    assert load_energy_table(path).energy_per_action_pj("dram", "read", 32) == 7.5
+
+
+def test_a_missing_table_names_the_file(tmp_path):
+    with pytest.raises(InputError, match="not found"):
+        load_energy_table(tmp_path / "nope.yaml")
