@@ -72,5 +72,5 @@ def test_missing_scikit_learn_names_the_extra(monkeypatch):
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", no_sklearn)
-    with pytest.raises(ImportError, match=r"accel-sim\[digits\]"):
+    with pytest.raises(ImportError, match=r"pip install -e .\.\[digits\]. \(from the clone.s folder\)"):
         digits_module.load_digits_split.__wrapped__(0.25, 7)
