@@ -58,7 +58,7 @@ from accel_sim.arch.spec import ArchSpec
 from accel_sim.pe_array import decoder
 from accel_sim.pe_array.spec import PEArraySpec
 from accel_sim.pe_array.timing import FilterTileTiming, dense_timing, reassignment_timing, skipping_timing
-from accel_sim.pe_array.work import GroupWork, layer_work
+from accel_sim.pe_array.work import GroupWork, group_weights, layer_work
 from accel_sim.results.counts import ActionCount
 from accel_sim.results.layer_result import LayerResult
 from accel_sim.workload.layer import ConvLayer, Layer
@@ -118,13 +118,13 @@ def _group_inputs(layer: Layer, work: GroupWork) -> int:
 
 
 @lru_cache(maxsize=32)
-def _weight_storage(layer: Layer, group: int, weight_format: str, nm_n: int, nm_m: int, word_bits: int) -> tuple[int, int]:
-    """(total, index + pointer + metadata) bits of one group's compressed weights (cached: the
+def _weight_storage(layer: Layer, weight_format: str, nm_n: int, nm_m: int,
+                    word_bits: int) -> tuple[tuple[int, int], ...]:
+    """Per group: (total, index + pointer + metadata) bits of its compressed weights (cached: the
     levels of a ladder share them)."""
-    work = layer_work(layer, layer_operands(layer))[group]
     fmt = PEArraySpec(weight_format=weight_format, nm_n=nm_n, nm_m=nm_m)
-    store = decoder.storage(fmt, work.weights, word_bits)
-    return store.total_bits, store.total_bits - store.values_bits - store.padding_bits
+    stores = (decoder.storage(fmt, w, word_bits) for w in group_weights(layer, layer_operands(layer)))
+    return tuple((s.total_bits, s.total_bits - s.values_bits - s.padding_bits) for s in stores)
 
 
 def _add_group(arch: ArchSpec, layer: Layer, group: int, work: GroupWork, timing: FilterTileTiming,
@@ -150,7 +150,7 @@ def _add_group(arch: ArchSpec, layer: Layer, group: int, work: GroupWork, timing
     t.reassigned += timing.stolen_items * m
     # weights: footprint, DRAM passes, buffer traffic
     if spec.compressed:
-        weight_bits, index_bits = _weight_storage(layer, group, spec.weight_format, spec.nm_n, spec.nm_m, word)
+        weight_bits, index_bits = _weight_storage(layer, spec.weight_format, spec.nm_n, spec.nm_m, word)[group]
         items = decoder.chunk_items(spec, work.weights)
         t.decodes += int((items >= 0).sum()) * pixel_tiles
         t.chunk_bits = decoder.chunk_index_bits(spec, k)

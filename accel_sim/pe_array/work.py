@@ -58,13 +58,20 @@ def conv_act_nonzero(layer: ConvLayer, inputs: np.ndarray, group: int) -> np.nda
     return out.reshape(-1)
 
 
-def layer_work(layer: Layer, ops: LayerOperands) -> tuple[GroupWork, ...]:
-    """The work of every group of ``layer`` (GEMM layers have one group)."""
+def group_weights(layer: Layer, ops: LayerOperands) -> tuple[np.ndarray, ...]:
+    """The ``K x N`` GEMM-view weight matrix of every group of ``layer`` (views, no copies)."""
     matrix = weight_matrix(layer, ops.weights)
     if not isinstance(layer, ConvLayer):
-        return (GroupWork(m=layer.m, weights=matrix, act_nonzero=(ops.inputs != 0).sum(axis=0)),)
-    g = layer.groups
-    ng = layer.out_channels // g
+        return (matrix,)
+    ng = layer.out_channels // layer.groups
+    return tuple(matrix[:, i * ng:(i + 1) * ng] for i in range(layer.groups))
+
+
+def layer_work(layer: Layer, ops: LayerOperands) -> tuple[GroupWork, ...]:
+    """The work of every group of ``layer`` (GEMM layers have one group)."""
+    weights = group_weights(layer, ops)
+    if not isinstance(layer, ConvLayer):
+        return (GroupWork(m=layer.m, weights=weights[0], act_nonzero=(ops.inputs != 0).sum(axis=0)),)
     m = layer.out_h * layer.out_w * layer.batch
-    return tuple(GroupWork(m=m, weights=matrix[:, i * ng:(i + 1) * ng], act_nonzero=conv_act_nonzero(layer, ops.inputs, i))
-                 for i in range(g))
+    return tuple(GroupWork(m=m, weights=w, act_nonzero=conv_act_nonzero(layer, ops.inputs, i))
+                 for i, w in enumerate(weights))

@@ -39,6 +39,14 @@ class WeightVectors:
     count: np.ndarray     # (n,) weights in the vector (1..F)
     shift: np.ndarray     # (n, F) uint64 rotation of the activation mask per weight (EMPTY_SHIFT unused)
     seg_start: np.ndarray  # (segments + 1,) first vector of each segment
+    multiplicity: np.ndarray  # (n,) the most weights of the vector sharing one bank term
+
+    def per_segment_group(self, values: np.ndarray | None, groups: int) -> np.ndarray:
+        """``(segments, groups)`` sums of a per-vector quantity (``None``: count the vectors)."""
+        n_seg = self.seg_start.size - 1
+        flat = self.segment * groups + self.group
+        sums = np.bincount(flat, weights=values, minlength=n_seg * groups)
+        return sums.astype(np.int64).reshape(n_seg, groups)
 
 
 @dataclass(frozen=True)
@@ -93,7 +101,7 @@ def weight_vectors(spec: SCNNSpec, view: ConvView, tiling: Tiling, weight_mask: 
     n_segments = view.channels * nph_h * nph_w
     seg_start = np.searchsorted(v_segment, np.arange(n_segments + 1))
     return WeightVectors(v_segment, group[first] if n else v_segment.copy(),
-                         np.bincount(vec, minlength=n).astype(np.int64), shift, seg_start)
+                         np.bincount(vec, minlength=n).astype(np.int64), shift, seg_start, weight_multiplicity(shift))
 
 
 def activation_elements(spec: SCNNSpec, view: ConvView, tiling: Tiling, input_mask: np.ndarray):
@@ -176,10 +184,9 @@ def max_bank_load(masks: np.ndarray, shifts: np.ndarray, banks: int) -> np.ndarr
     return result
 
 
-def weight_multiplicity(weights: WeightVectors) -> np.ndarray:
-    """Per F-vector: the most weights sharing one bank term. With a single activation, a step
-    puts exactly that many products on its busiest bank, whatever the activation."""
-    shift = weights.shift
+def weight_multiplicity(shift: np.ndarray) -> np.ndarray:
+    """Per F-vector (row of ``shift``): the most weights sharing one bank term. With a single
+    activation, a step puts exactly that many products on its busiest bank, whatever the activation."""
     best = np.ones(shift.shape[0], dtype=np.int64)
     for i in range(shift.shape[1]):
         same = ((shift == shift[:, i:i + 1]) & (shift != EMPTY_SHIFT)).sum(axis=1)
@@ -192,8 +199,7 @@ def _single_activation_cycles(spec: SCNNSpec, tiling: Tiling, acts: ActivationVe
     """Busy cycles of the I-vectors holding one activation: count x the F-vectors' multiplicities."""
     n_t, n_pe, n_g = tiling.temporal_tiles, spec.pes, tiling.out_groups
     n_seg = weights.seg_start.size - 1
-    per_seg = np.zeros((n_seg, n_g), dtype=np.int64)
-    np.add.at(per_seg, (weights.segment, weights.group), weight_multiplicity(weights))
+    per_seg = weights.per_segment_group(weights.multiplicity, n_g)
     flat = (acts.tile[single] * n_pe + acts.pe[single]) * n_seg + acts.segment[single]
     counts = np.bincount(flat, minlength=n_t * n_pe * n_seg).reshape(n_t * n_pe, n_seg)
     return (counts @ per_seg).reshape(n_t, n_pe, n_g)

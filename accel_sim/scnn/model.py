@@ -80,9 +80,10 @@ def _counts(t_ids, seg_ids, pe_ids, n_t, n_seg, n_pe) -> np.ndarray:
     return np.bincount(flat, minlength=n_t * n_pe * n_seg).reshape(n_t, n_pe, n_seg)
 
 
-def cartesian_work(plan: LayerPlan, image: int, conv_group: int, reference: bool = False) -> GroupWork:
+def cartesian_work(plan: LayerPlan, image: int, conv_group: int, weights: cartesian.WeightVectors,
+                   reference: bool = False) -> GroupWork:
+    """``weights``: the conv group's F-vectors (``cartesian.weight_vectors``, shared by the batch's images)."""
     spec, view, tiling = plan.spec, plan.view, plan.tiling
-    weights = cartesian.weight_vectors(spec, view, tiling, plan.weight_mask[conv_group])
     elements = cartesian.activation_elements(spec, view, tiling, plan.input_mask[image, conv_group])
     acts = cartesian.activation_vectors(spec, view, tiling, elements)
     n_seg = weights.seg_start.size - 1
@@ -90,10 +91,8 @@ def cartesian_work(plan: LayerPlan, image: int, conv_group: int, reference: bool
     tile, seg, pe, _ = elements
     na = _counts(tile, seg, pe, n_t, n_seg, n_pe)
     va = _counts(acts.tile, acts.segment, acts.pe, n_t, n_seg, n_pe)
-    nw = np.zeros((n_seg, n_g), dtype=np.int64)
-    np.add.at(nw, (weights.segment, weights.group), weights.count)
-    vw = np.zeros((n_seg, n_g), dtype=np.int64)
-    np.add.at(vw, (weights.segment, weights.group), 1)
+    nw = weights.per_segment_group(weights.count, n_g)
+    vw = weights.per_segment_group(None, n_g)
     products = na @ nw
     steps = va @ vw
     if reference:
@@ -190,8 +189,9 @@ def run_layer(arch: ArchSpec, layer: Layer, reference: bool, timeline: TimelineF
         # DCNN-opt's DRAM compression saves energy only (paper, Table 6): its transfers take DCNN's time
         weight_time_bits = (weight_bits if weights_compressed_dram == traits.skip_weights
                             else weight_storage_bits(plan, g, traits.skip_weights))
+        weights = None if plan.dcnn else cartesian.weight_vectors(spec, view, tiling, plan.weight_mask[g])
         for b in range(view.batch):
-            work = dense_work(plan, geometry) if plan.dcnn else cartesian_work(plan, b, g, reference)
+            work = dense_work(plan, geometry) if plan.dcnn else cartesian_work(plan, b, g, weights, reference)
             chip_in = plan.input_bits[b, g].sum(axis=1)
             if n_t == 1:
                 in_bits = in_time_bits = np.zeros(n_t, dtype=np.int64)
