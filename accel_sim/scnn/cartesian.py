@@ -40,13 +40,17 @@ class WeightVectors:
     shift: np.ndarray     # (n, F) uint64 rotation of the activation mask per weight (EMPTY_SHIFT unused)
     seg_start: np.ndarray  # (segments + 1,) first vector of each segment
     multiplicity: np.ndarray  # (n,) the most weights of the vector sharing one bank term
+    # (segments, output-channel groups) sums, shared by every image of the batch:
+    weights_per_block: np.ndarray        # weights
+    vectors_per_block: np.ndarray        # F-vectors
+    multiplicity_per_block: np.ndarray   # F-vector multiplicities
 
-    def per_segment_group(self, values: np.ndarray | None, groups: int) -> np.ndarray:
-        """``(segments, groups)`` sums of a per-vector quantity (``None``: count the vectors)."""
-        n_seg = self.seg_start.size - 1
-        flat = self.segment * groups + self.group
-        sums = np.bincount(flat, weights=values, minlength=n_seg * groups)
-        return sums.astype(np.int64).reshape(n_seg, groups)
+
+def _per_block(segment: np.ndarray, group: np.ndarray, values: np.ndarray | None, n_seg: int,
+               groups: int) -> np.ndarray:
+    """``(segments, groups)`` sums of a per-vector quantity (``None``: count the vectors)."""
+    sums = np.bincount(segment * groups + group, weights=values, minlength=n_seg * groups)
+    return sums.astype(np.int64).reshape(n_seg, groups)
 
 
 @dataclass(frozen=True)
@@ -100,8 +104,13 @@ def weight_vectors(spec: SCNNSpec, view: ConvView, tiling: Tiling, weight_mask: 
     v_segment = segment[first] if n else np.zeros(0, dtype=np.int64)
     n_segments = view.channels * nph_h * nph_w
     seg_start = np.searchsorted(v_segment, np.arange(n_segments + 1))
-    return WeightVectors(v_segment, group[first] if n else v_segment.copy(),
-                         np.bincount(vec, minlength=n).astype(np.int64), shift, seg_start, weight_multiplicity(shift))
+    v_group = group[first] if n else v_segment.copy()
+    count, multiplicity = np.bincount(vec, minlength=n).astype(np.int64), weight_multiplicity(shift)
+    def per_block(values: np.ndarray | None) -> np.ndarray:
+        return _per_block(v_segment, v_group, values, n_segments, tiling.out_groups)
+
+    return WeightVectors(v_segment, v_group, count, shift, seg_start, multiplicity,
+                         per_block(count), per_block(None), per_block(multiplicity))
 
 
 def activation_elements(spec: SCNNSpec, view: ConvView, tiling: Tiling, input_mask: np.ndarray):
@@ -199,7 +208,7 @@ def _single_activation_cycles(spec: SCNNSpec, tiling: Tiling, acts: ActivationVe
     """Busy cycles of the I-vectors holding one activation: count x the F-vectors' multiplicities."""
     n_t, n_pe, n_g = tiling.temporal_tiles, spec.pes, tiling.out_groups
     n_seg = weights.seg_start.size - 1
-    per_seg = weights.per_segment_group(weights.multiplicity, n_g)
+    per_seg = weights.multiplicity_per_block
     flat = (acts.tile[single] * n_pe + acts.pe[single]) * n_seg + acts.segment[single]
     counts = np.bincount(flat, minlength=n_t * n_pe * n_seg).reshape(n_t * n_pe, n_seg)
     return (counts @ per_seg).reshape(n_t, n_pe, n_g)

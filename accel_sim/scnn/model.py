@@ -87,12 +87,11 @@ def cartesian_work(plan: LayerPlan, image: int, conv_group: int, weights: cartes
     elements = cartesian.activation_elements(spec, view, tiling, plan.input_mask[image, conv_group])
     acts = cartesian.activation_vectors(spec, view, tiling, elements)
     n_seg = weights.seg_start.size - 1
-    n_t, n_pe, n_g = tiling.temporal_tiles, spec.pes, tiling.out_groups
+    n_t, n_pe = tiling.temporal_tiles, spec.pes
     tile, seg, pe, _ = elements
     na = _counts(tile, seg, pe, n_t, n_seg, n_pe)
     va = _counts(acts.tile, acts.segment, acts.pe, n_t, n_seg, n_pe)
-    nw = weights.per_segment_group(weights.count, n_g)
-    vw = weights.per_segment_group(None, n_g)
+    nw, vw = weights.weights_per_block, weights.vectors_per_block
     products = na @ nw
     steps = va @ vw
     if reference:
