@@ -7,8 +7,8 @@ the table is an error naming the table and the pair.
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from accel_sim.config.loader import resolve_path

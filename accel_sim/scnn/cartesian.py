@@ -106,6 +106,7 @@ def weight_vectors(spec: SCNNSpec, view: ConvView, tiling: Tiling, weight_mask: 
     seg_start = np.searchsorted(v_segment, np.arange(n_segments + 1))
     v_group = group[first] if n else v_segment.copy()
     count, multiplicity = np.bincount(vec, minlength=n).astype(np.int64), weight_multiplicity(shift)
+
     def per_block(values: np.ndarray | None) -> np.ndarray:
         return _per_block(v_segment, v_group, values, n_segments, tiling.out_groups)
 
