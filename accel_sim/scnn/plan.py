@@ -132,7 +132,9 @@ def plan_layer(arch: ArchSpec, layer: Layer) -> LayerPlan:
                                     f"accumulator_banks x accumulator_entries = {spec.accumulator_capacity}")
         raise InputError.single(arch.name, "scnn.iaram_size",
                                 f"layer {layer.name}: one pixel of all {view.channels} input channels does not fit "
-                                f"the IARAM of {spec.iaram_size} B")
+                                f"the IARAM of {spec.iaram_size} B (the model tiles the activation plane through "
+                                f"DRAM, not the channels: raise scnn.iaram_size, or leave such layers out, as the "
+                                f"SCNN studies do with the FC layers)")
     return LayerPlan(spec, traits, view, tiling, arch.word_bits, weights, inputs, weight_mask, input_mask, bits)
 
 

@@ -27,6 +27,14 @@ def test_accumulator_too_small_for_one_output_tile():
         simulate_layer(arch, LAYER)
 
 
+def test_fc_layer_wider_than_the_iaram_names_the_field_and_the_way_out():
+    # VGG-16's fc6: 25,088 dense inputs of 16 bits are 49 KiB, the IARAM 10 KiB; channels are not tiled.
+    fc6 = ConvLayer("fc6", in_h=1, in_w=1, in_channels=25088, out_channels=8, kernel_h=1, kernel_w=1)
+    with pytest.raises(InputError, match=r"scnn\.iaram_size.*fc6: one pixel of all 25088 input channels does not "
+                                         r"fit the IARAM of 10240 B.*leave such layers out"):
+        simulate_layer(load_arch("scnn"), fc6)
+
+
 def test_fixed_kc_too_large_for_the_accumulators():
     arch = load_arch("scnn", {"scnn.accumulator_banks": 4, "scnn.accumulator_entries": 4,
                               "scnn.kc_rule": "fixed", "scnn.kc": 4})
