@@ -69,9 +69,12 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         return 0
     out = Path(args.out)
     if args.study == "all":
-        reproduce_all(out)
-        print(f"wrote {len(studies)} studies and {out / 'README.md'}")
-        return 0
+        gallery = reproduce_all(out)
+        print(f"wrote {len(gallery.outputs)} studies and {out / 'README.md'}")
+        for name, error in gallery.failures.items():
+            print(f"accel-sim: study {name} failed: {error} (traceback in {out / name / 'error.txt'})",
+                  file=sys.stderr)
+        return 1 if gallery.failures else 0
     if args.study not in studies:
         raise InputError.single("reproduce", args.study, f"no such study; known: {', '.join(studies)}")
     write_study(studies[args.study], out)

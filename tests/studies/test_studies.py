@@ -1,8 +1,10 @@
 """Studies: registry, the reproduce command, and the SCALE-Sim validation study's result."""
+import matplotlib.pyplot as plt
 import pandas as pd
 
 from accel_sim.cli import main
-from accel_sim.studies.registry import all_studies, reproduce_all
+from accel_sim.studies import registry
+from accel_sim.studies.registry import Comparison, Study, StudyOutput, all_studies, reproduce_all
 
 
 def test_list_names_every_study(capsys):
@@ -30,6 +32,25 @@ def test_reproduce_all_writes_gallery(tmp_path):
     gallery = (tmp_path / "README.md").read_text()
     for name in names:
         assert f"({name}/README.md)" in gallery and (tmp_path / name / "figure.png").exists()
+
+
+def _tiny_study() -> StudyOutput:
+    return StudyOutput(pd.DataFrame({"x": [1]}), plt.figure(), "tiny", (Comparison("q", "1", "1", "me"),))
+
+
+def _broken_study() -> StudyOutput:
+    raise ZeroDivisionError("a bug in one study")
+
+
+def test_a_failing_study_does_not_stop_the_others(tmp_path, monkeypatch, capsys):
+    studies = {"a-broken": Study("a-broken", "Broken", _broken_study), "b-tiny": Study("b-tiny", "Tiny", _tiny_study)}
+    monkeypatch.setattr(registry, "all_studies", lambda: studies)
+    assert main(["reproduce", "all", "--out", str(tmp_path)]) == 1
+    assert "study a-broken failed: ZeroDivisionError: a bug in one study" in capsys.readouterr().err
+    assert "ZeroDivisionError" in (tmp_path / "a-broken" / "error.txt").read_text()
+    assert pd.read_csv(tmp_path / "b-tiny" / "results.csv").x.tolist() == [1]
+    gallery = (tmp_path / "README.md").read_text()
+    assert "Broken: FAILED" in gallery and "(b-tiny/README.md)" in gallery
 
 
 def test_unknown_study_exits_2(capsys):
