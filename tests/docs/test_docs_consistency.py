@@ -202,6 +202,8 @@ def test_families_page_covers_every_family_config_and_study():
     studies = {name for cells in rows.values() for name in re.findall(r"`([\w-]+)`", cells[3])}
     assert configs == {p.stem for p in (REPO / "arch_configs").glob("*.yaml")}, "every shipped config, once"
     assert studies <= set(all_studies()), f"unknown studies: {studies - set(all_studies())}"
+    unnamed = [name for name in all_studies() if f"`{name}`" not in text]
+    assert not unnamed, f"docs/families.md names no family or paragraph for the studies {unnamed}"
 
 
 @pytest.mark.parametrize("tutorial", TUTORIALS, ids=lambda p: p.name)
