@@ -15,6 +15,9 @@ mask (one mask per multiplicity when two activations share a term), rotates it b
 weight term (a shift of the mask stored twice side by side) and adds the F rotated masks
 with bit-sliced counters; the maximum over banks is read from the counter bits. Work is
 vectorised over all (I-vector, F-vector) pairs of one (temporal tile, channel, phase).
+
+Activations carry their *pass* (temporal tile x channel chunks + channel chunk, see
+:mod:`accel_sim.scnn.tiling`): a chunk's channels are computed in their own pass.
 """
 from __future__ import annotations
 
@@ -55,9 +58,9 @@ def _per_block(segment: np.ndarray, group: np.ndarray, values: np.ndarray | None
 
 @dataclass(frozen=True)
 class ActivationVectors:
-    """I-vectors of one image and conv group, sorted by (temporal tile, segment, PE, raster order)."""
+    """I-vectors of one image and conv group, sorted by (pass, segment, PE, raster order)."""
 
-    tile: np.ndarray      # (n,) temporal tile
+    tile: np.ndarray      # (n,) pass: temporal tile x channel chunks + channel chunk
     segment: np.ndarray   # (n,)
     pe: np.ndarray        # (n,)
     count: np.ndarray     # (n,) activations in the vector (1..I)
@@ -115,8 +118,8 @@ def weight_vectors(spec: SCNNSpec, view: ConvView, tiling: Tiling, weight_mask: 
 
 
 def activation_elements(spec: SCNNSpec, view: ConvView, tiling: Tiling, input_mask: np.ndarray):
-    """Non-zeros (of ``input_mask`` (Cg, H, W)) that meet some weight, with tile, PE, segment and
-    bank term, in the PE's processing order."""
+    """Non-zeros (of ``input_mask`` (Cg, H, W)) that meet some weight, with pass (temporal tile,
+    channel chunk), PE, segment and bank term, in the PE's processing order."""
     a = spec.accumulator_banks
     nph_h, nph_w = phase_counts(view)
     c, y, x = (v.astype(np.int64) for v in np.nonzero(input_mask))
@@ -125,11 +128,12 @@ def activation_elements(spec: SCNNSpec, view: ConvView, tiling: Tiling, input_ma
     c, y, x, py, px = c[keep], y[keep], x[keep], py[keep], px[keep]
     row_tile, col_tile = tiling.rows.tile_of(y), tiling.cols.tile_of(x)
     tile = (row_tile // spec.pe_rows) * tiling.temporal_cols + col_tile // spec.pe_cols
+    tile = tile * tiling.channel_chunks + tiling.chunk_of(c)
     pe = (row_tile % spec.pe_rows) * spec.pe_cols + col_tile % spec.pe_cols
     segment = c * (nph_h * nph_w) + py * nph_w + px
     qy, qx = (y + view.pad_top) // view.stride_h, (x + view.pad_left) // view.stride_w
     term = (tiling.acc_w * (qy - tiling.rows.acc_lo[row_tile]) + qx - tiling.cols.acc_lo[col_tile]) % a
-    # np.nonzero lists (c, y, x) in raster order: a stable sort on (tile, segment, PE) keeps it
+    # np.nonzero lists (c, y, x) in raster order: a stable sort on (pass, segment, PE) keeps it
     n_segments = view.channels * nph_h * nph_w
     order = np.argsort((tile * n_segments + segment) * spec.pes + pe, kind="stable")
     return tile[order], segment[order], pe[order], term[order]
@@ -207,7 +211,7 @@ def weight_multiplicity(shift: np.ndarray) -> np.ndarray:
 def _single_activation_cycles(spec: SCNNSpec, tiling: Tiling, acts: ActivationVectors, weights: WeightVectors,
                               single: np.ndarray) -> np.ndarray:
     """Busy cycles of the I-vectors holding one activation: count x the F-vectors' multiplicities."""
-    n_t, n_pe, n_g = tiling.temporal_tiles, spec.pes, tiling.out_groups
+    n_t, n_pe, n_g = tiling.passes, spec.pes, tiling.out_groups
     n_seg = weights.seg_start.size - 1
     per_seg = weights.multiplicity_per_block
     flat = (acts.tile[single] * n_pe + acts.pe[single]) * n_seg + acts.segment[single]
@@ -216,12 +220,12 @@ def _single_activation_cycles(spec: SCNNSpec, tiling: Tiling, acts: ActivationVe
 
 
 def busy_cycles(spec: SCNNSpec, tiling: Tiling, acts: ActivationVectors, weights: WeightVectors) -> np.ndarray:
-    """Busy cycles ``(temporal tiles, PEs, groups)`` of every PE in every group.
+    """Busy cycles ``(passes, PEs, groups)`` of every PE in every group.
 
-    The (temporal tile, segment) blocks of I-vector x F-vector pairs are padded to a common
+    The (pass, segment) blocks of I-vector x F-vector pairs are padded to a common
     size in batches of similar blocks (padding costs 0) and reduced by (tile, PE, group).
     """
-    n_t, n_pe, n_g = tiling.temporal_tiles, spec.pes, tiling.out_groups
+    n_t, n_pe, n_g = tiling.passes, spec.pes, tiling.out_groups
     if acts.tile.size == 0 or weights.group.size == 0:
         return np.zeros((n_t, n_pe, n_g), dtype=np.int64)
     single = acts.count == 1

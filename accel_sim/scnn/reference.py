@@ -2,7 +2,8 @@
 
 Written from the dataflow, not from the fast path's algebra:
 
-- each PE walks its tile in the paper's loop order (channel, phase, I-vector, F-vector),
+- per pass (temporal tile, then channel chunk: the chunk's channels only), each PE walks its
+  tile in the paper's loop order (channel, phase, I-vector, F-vector),
   forms the F x I products, computes every product's output coordinate and its bank with
   :func:`accel_sim.scnn.bank_mapping.bank_of`, and lets the crossbar deliver one product per
   bank per cycle until the step's products are all accumulated (real partial sums, so the
@@ -27,7 +28,7 @@ from accel_sim.workload.layer import Layer
 
 
 def _pe_group_cycles(plan: LayerPlan, image: int, conv_group: int, iy: int, ix: int, group: int,
-                     accumulator: np.ndarray | None) -> int:
+                     channels: range, accumulator: np.ndarray | None) -> int:
     spec, view, tiling = plan.spec, plan.view, plan.tiling
     rows, cols = tiling.rows, tiling.cols
     wmask, amask = plan.weight_mask[conv_group], plan.input_mask[image, conv_group]
@@ -35,7 +36,7 @@ def _pe_group_cycles(plan: LayerPlan, image: int, conv_group: int, iy: int, ix: 
     sh, sw = view.stride_h, view.stride_w
     k_lo, k_hi = group * tiling.kc, min((group + 1) * tiling.kc, view.out_channels)
     cycles = 0
-    for c in range(view.channels):
+    for c in channels:
         for ph_y in range(min(sh, view.r)):
             for ph_x in range(min(sw, view.s)):
                 acts = [(y, x) for y in range(rows.lo[iy], rows.hi[iy]) for x in range(cols.lo[ix], cols.hi[ix])
@@ -69,21 +70,27 @@ def _pe_group_cycles(plan: LayerPlan, image: int, conv_group: int, iy: int, ix: 
 
 def reference_busy(plan: LayerPlan, image: int, conv_group: int,
                    outputs: np.ndarray | None = None) -> np.ndarray:
-    """Busy cycles (temporal tiles, PEs, groups), per cycle. With ``outputs`` (Kg, out_h, out_w),
-    the accumulated partial sums are exchanged (halos) into it."""
+    """Busy cycles (passes, PEs, groups), per cycle; a pass is one (temporal tile, channel chunk).
+    With ``outputs`` (Kg, out_h, out_w), every pass's accumulated partial sums are exchanged
+    (halos) and added into it."""
     spec, tiling = plan.spec, plan.tiling
-    busy = np.zeros((tiling.temporal_tiles, spec.pes, tiling.out_groups), dtype=np.int64)
+    busy = np.zeros((tiling.passes, spec.pes, tiling.out_groups), dtype=np.int64)
+    bounds = tiling.channel_bounds
     for ty in range(tiling.temporal_rows):
         for tx in range(tiling.temporal_cols):
-            t = ty * tiling.temporal_cols + tx
-            for py in range(spec.pe_rows):
-                for px in range(spec.pe_cols):
-                    iy, ix = ty * spec.pe_rows + py, tx * spec.pe_cols + px
-                    for g in range(tiling.out_groups):
-                        acc = np.zeros((tiling.kc, tiling.acc_h, tiling.acc_w)) if outputs is not None else None
-                        busy[t, py * spec.pe_cols + px, g] = _pe_group_cycles(plan, image, conv_group, iy, ix, g, acc)
-                        if outputs is not None and acc is not None:
-                            _exchange(outputs, acc, g * tiling.kc, tiling.rows.acc_lo[iy], tiling.cols.acc_lo[ix])
+            for chunk in range(tiling.channel_chunks):
+                t = (ty * tiling.temporal_cols + tx) * tiling.channel_chunks + chunk
+                channels = range(int(bounds[chunk]), int(bounds[chunk + 1]))
+                for py in range(spec.pe_rows):
+                    for px in range(spec.pe_cols):
+                        iy, ix = ty * spec.pe_rows + py, tx * spec.pe_cols + px
+                        for g in range(tiling.out_groups):
+                            acc = np.zeros((tiling.kc, tiling.acc_h, tiling.acc_w)) if outputs is not None else None
+                            busy[t, py * spec.pe_cols + px, g] = _pe_group_cycles(plan, image, conv_group, iy, ix,
+                                                                                  g, channels, acc)
+                            if outputs is not None and acc is not None:
+                                _exchange(outputs, acc, g * tiling.kc, tiling.rows.acc_lo[iy],
+                                          tiling.cols.acc_lo[ix])
     return busy
 
 

@@ -43,7 +43,8 @@ class SCNNSpec:
                                        source=f"{PAPER}, Table 3 (24-bit accumulate)")
     index_bits: int = spec_field("Width of the zero-run index stored with each compressed value.", 4,
                                  positive=True, source=f"{PAPER}, Table 3 (4-bit index per 16-bit value)")
-    iaram_size: int = spec_field("Input activation RAM per PE (holds the PE's tile of every input channel).",
+    iaram_size: int = spec_field("Input activation RAM per PE (holds the PE's tile of every input channel; when one "
+                                 "pixel of every channel does not fit, of one channel chunk at a time).",
                                  10 * 1024, unit="size", positive=True, source=f"{PAPER}, Table 3 (10 KB)")
     oaram_size: int = spec_field("Output activation RAM per PE (swapped with the IARAM between layers).",
                                  10 * 1024, unit="size", positive=True, source=f"{PAPER}, Table 3 (10 KB)")

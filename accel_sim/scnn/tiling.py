@@ -1,8 +1,11 @@
-"""Planning (pure functions): the conv view of a layer, planar and temporal tiling, Kc.
+"""Planning (pure functions): the conv view of a layer, planar and temporal tiling, channel chunks, Kc.
 
 SCNN's PT-IS dataflow cuts the input activation plane into one tile per PE (planar tiling);
 when a PE's tiles of all input channels do not fit its IARAM the plane is first cut into
-temporal tiles processed one after the other through DRAM. Tiles that do not divide evenly
+temporal tiles processed one after the other through DRAM. When even one-pixel tiles do not
+fit, the input channels are cut into contiguous channel chunks (a modelling choice, see
+:mod:`accel_sim.scnn.model`); a *pass* is one (temporal tile, channel chunk), numbered
+``temporal tile x channel chunks + chunk``. Tiles and chunks that do not divide evenly
 are explicit: the plane is split with ``numpy.array_split`` semantics (the first
 ``size % parts`` tiles get one more row / column; a PE may get an empty tile).
 
@@ -100,7 +103,7 @@ def axis_tiles(size: int, out_size: int, kernel: int, stride: int, pad: int, par
 
 @dataclass(frozen=True)
 class Tiling:
-    """Temporal tiles ``ty x tx``, each cut into ``pe_rows x pe_cols`` PE tiles; Kc and groups."""
+    """Temporal tiles ``ty x tx``, each cut into ``pe_rows x pe_cols`` PE tiles; channel chunks; Kc and groups."""
 
     temporal_rows: int
     temporal_cols: int
@@ -110,10 +113,24 @@ class Tiling:
     acc_w: int
     kc: int
     out_groups: int       # ceil(out_channels / kc)
+    channel_bounds: np.ndarray  # (channel chunks + 1,) first input channel of each chunk, then the channel count
 
     @property
     def temporal_tiles(self) -> int:
         return self.temporal_rows * self.temporal_cols
+
+    @property
+    def channel_chunks(self) -> int:
+        return self.channel_bounds.size - 1
+
+    @property
+    def passes(self) -> int:
+        """(temporal tile, channel chunk) passes, processed one after the other."""
+        return self.temporal_tiles * self.channel_chunks
+
+    def chunk_of(self, channels: np.ndarray) -> np.ndarray:
+        """Channel chunk of input channels."""
+        return np.searchsorted(self.channel_bounds, channels, side="right") - 1
 
 
 def largest_kc(spec: SCNNSpec, view: ConvView, acc_h: int, acc_w: int) -> int:
@@ -123,13 +140,15 @@ def largest_kc(spec: SCNNSpec, view: ConvView, acc_h: int, acc_w: int) -> int:
     return min(want, fit) if spec.kc_rule == "max_fit" else (want if want <= fit else 0)
 
 
-def make_tiling(spec: SCNNSpec, view: ConvView, temporal_rows: int, temporal_cols: int) -> Tiling:
+def make_tiling(spec: SCNNSpec, view: ConvView, temporal_rows: int, temporal_cols: int,
+                channel_chunks: int = 1) -> Tiling:
     rows = axis_tiles(view.h, view.out_h, view.r, view.stride_h, view.pad_top, temporal_rows * spec.pe_rows)
     cols = axis_tiles(view.w, view.out_w, view.s, view.stride_w, view.pad_left, temporal_cols * spec.pe_cols)
     acc_h, acc_w = int(rows.acc_len.max()), int(cols.acc_len.max())
     kc = largest_kc(spec, view, acc_h, acc_w)
     groups = math.ceil(view.out_channels / kc) if kc else 0
-    return Tiling(temporal_rows, temporal_cols, rows, cols, acc_h, acc_w, kc, groups)
+    return Tiling(temporal_rows, temporal_cols, rows, cols, acc_h, acc_w, kc, groups,
+                  split_bounds(view.channels, channel_chunks))
 
 
 def temporal_candidates(view: ConvView, spec: SCNNSpec):

@@ -1,9 +1,11 @@
 """Bad configs and layers give an InputError naming the file / field and what was expected."""
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from accel_sim import InputError, load_arch, load_workload
+from accel_sim.scnn.functional import conv_operands
 from accel_sim.scnn.model import simulate_layer
 from accel_sim.workload import ConvLayer
 
@@ -28,11 +30,25 @@ def test_accumulator_too_small_for_one_output_tile():
 
 
 def test_fc_layer_wider_than_the_iaram_names_the_field_and_the_way_out():
-    # VGG-16's fc6: 25,088 dense inputs of 16 bits are 49 KiB, the IARAM 10 KiB; channels are not tiled.
+    # VGG-16's fc6: 25,088 dense inputs of 16 bits are 49 KiB, the IARAM 10 KiB: the input channels
+    # are cut into chunks loaded one after the other from DRAM (each load a stall).
     fc6 = ConvLayer("fc6", in_h=1, in_w=1, in_channels=25088, out_channels=8, kernel_h=1, kernel_w=1)
-    with pytest.raises(InputError, match=r"scnn\.iaram_size.*fc6: one pixel of all 25088 input channels does not "
-                                         r"fit the IARAM of 10240 B.*leave such layers out"):
-        simulate_layer(load_arch("scnn"), fc6)
+    arch = load_arch("scnn")
+    result = simulate_layer(arch, fc6)
+    assert result.metrics["channel_chunks"] > 1
+    _, inputs = conv_operands(fc6)
+    input_bits = np.count_nonzero(inputs) * (arch.word_bits + arch.scnn.index_bits)   # zero-run entries
+    load_cycles = input_bits / 8 / arch.scnn.dram_bandwidth
+    assert result.stall_cycles >= load_cycles
+    assert result.cycles >= load_cycles + result.metrics["products_issued"] / arch.scnn.mult_f
+
+
+def test_one_pixel_of_one_channel_wider_than_the_iaram_names_the_field():
+    # 2 B hold 16 bits; one compressed activation needs a 16-bit value, a 4-bit index and a count field
+    arch = load_arch("scnn", {"scnn.iaram_size": 2})
+    with pytest.raises(InputError, match=r"scnn\.iaram_size.*c: one pixel of ONE input channel "
+                                         r"needs 21 bits, more than the IARAM of 2 B"):
+        simulate_layer(arch, LAYER)
 
 
 def test_fixed_kc_too_large_for_the_accumulators():

@@ -1,4 +1,5 @@
 """Conservation laws of the SCNN model (issue 5)."""
+import dataclasses
 import math
 
 import numpy as np
@@ -12,7 +13,7 @@ from accel_sim.scnn.model import simulate_layer
 from accel_sim.scnn.plan import plan_layer
 from accel_sim.scnn.tiling import split_bounds
 from accel_sim.workload import ConvLayer, Network
-from tests.scnn._layers import small_case
+from tests.scnn._layers import chunked_case, small_case
 
 
 def brute_force_products(arch, layer):
@@ -62,22 +63,44 @@ def test_products_issued_are_the_cartesian_products(seed):
     assert result.macs_issued + result.macs_skipped == result.macs_dense == layer.macs
 
 
+def test_channel_chunks_change_no_product():
+    """An FC / GEMM layer has one temporal tile whatever the IARAM: chunking its channels leaves the
+    products, Kc and the useful MACs unchanged, and its loads make it no faster."""
+    chunked_gemms = 0
+    for seed in range(40):
+        arch, layer = chunked_case(seed)
+        if layer.kind != "gemm":
+            continue
+        roomy = load_arch("scnn", {f"scnn.{field.name}": getattr(arch.scnn, field.name)
+                                   for field in dataclasses.fields(arch.scnn) if field.name != "iaram_size"})
+        chunked, whole = simulate_layer(arch, layer), simulate_layer(roomy, layer)
+        assert whole.metrics["channel_chunks"] == 1
+        for metric in ("products_issued", "kc", "output_groups", "temporal_tiles"):
+            assert chunked.metrics[metric] == whole.metrics[metric], (seed, metric)
+        assert chunked.macs_issued == whole.macs_issued
+        assert chunked.cycles >= whole.cycles, seed
+        chunked_gemms += chunked.metrics["channel_chunks"] > 1
+    assert chunked_gemms >= 10
+
+
 @pytest.mark.parametrize("seed", range(40))
-def test_cycle_bounds_and_traffic(seed):
-    arch, layer = small_case(seed)
+@pytest.mark.parametrize("generate", [small_case, chunked_case])
+def test_cycle_bounds_and_traffic(seed, generate):
+    arch, layer = generate(seed)
     result = simulate_layer(arch, layer)
     spec = arch.scnn
     products = result.metrics["products_issued"]
     assert result.cycles >= math.ceil(products / (spec.pes * spec.multipliers_per_pe))
     assert result.cycles >= result.macs_issued / result.peak_macs_per_cycle
-    assert result.cycles >= (result.dram_read_bytes + result.dram_write_bytes) / spec.dram_bandwidth - 2 * \
-        result.metrics["temporal_tiles"]
+    passes = result.metrics["temporal_tiles"] * result.metrics["channel_chunks"]   # each rounds up twice
+    assert result.cycles >= (result.dram_read_bytes + result.dram_write_bytes) / spec.dram_bandwidth - 2 * passes
     assert result.metrics["bank_conflict_cycles"] >= 0
     assert 0 <= result.metrics["barrier_idle_fraction"] < 1
     if spec.design in ("dcnn", "dcnn_opt"):
         assert products == layer.macs
     weights, _ = conv_operands(layer)
     if spec.design == "scnn":   # DRAM moves at least the compressed weights, each block once per temporal tile
+        # (a chunk's blocks in the chunk's pass)
         kc = int(result.metrics["kc"])
         bits = sum(SCNNZeroRun.from_dense(weights[g, k0:k0 + kc, c]).storage(arch.word_bits).total_bits
                    for g in range(weights.shape[0]) for c in range(weights.shape[2])

@@ -7,7 +7,7 @@ from accel_sim.scnn.functional import conv_operands, convolution, layer_outputs
 from accel_sim.scnn.reference import reference_outputs
 from accel_sim.scnn.tiling import conv_view
 from accel_sim.workload import ConvLayer, GemmLayer
-from tests.scnn._layers import small_case
+from tests.scnn._layers import chunked_case, small_case
 
 
 @pytest.mark.parametrize("seed", range(0, 60, 3))
@@ -15,6 +15,12 @@ def test_reference_outputs_equal_numpy_convolution(seed):
     arch, layer = small_case(seed, design="scnn")
     expected = layer_outputs(layer)
     assert np.allclose(reference_outputs(arch, layer), expected, atol=1e-4)
+
+
+@pytest.mark.parametrize("seed", range(0, 40, 2))
+def test_outputs_summed_over_channel_chunks_equal_numpy(seed):
+    arch, layer = chunked_case(seed, design="scnn")
+    assert np.allclose(reference_outputs(arch, layer), layer_outputs(layer), atol=1e-4)
 
 
 def test_numpy_convolution_matches_a_direct_loop():

@@ -5,9 +5,10 @@ import pytest
 from accel_sim.scnn.model import simulate_layer, simulate_layer_reference
 from accel_sim.scnn.timeline import tile_timing
 from accel_sim.scnn.reference import simpy_tile_timing
-from tests.scnn._layers import small_case
+from tests.scnn._layers import chunked_case, small_case
 
 CHUNKS, PER_CHUNK = 5, 44   # 220 generated layers
+CHANNEL_CHUNKED = 80        # generated layers whose input channels do not fit the IARAM at once
 
 
 @pytest.mark.parametrize("chunk", range(CHUNKS))
@@ -23,6 +24,23 @@ def test_fast_equals_reference_on_generated_layers(chunk):
         strides.add(layer.stride_h)
         kernels.add(layer.kernel_h)
     assert strides == {1, 2} and kernels == {1, 3, 5}
+
+
+def test_fast_equals_reference_on_layers_needing_channel_chunks():
+    chunked, psums_through_dram, kinds = 0, 0, set()
+    for seed in range(CHANNEL_CHUNKED):
+        arch, layer = chunked_case(seed)
+        fast, ref = simulate_layer(arch, layer), simulate_layer_reference(arch, layer)
+        assert (fast.cycles, fast.compute_cycles, fast.stall_cycles) == \
+            (ref.cycles, ref.compute_cycles, ref.stall_cycles), (seed, layer, arch.scnn)
+        assert dict(fast.metrics) == dict(ref.metrics), seed
+        assert fast.actions == ref.actions
+        chunked += fast.metrics["channel_chunks"] > 1
+        on_chip = any(a.component == "oaram" and a.bits == arch.scnn.accumulator_bits for a in fast.actions)
+        psums_through_dram += fast.metrics["channel_chunks"] > 1 and not on_chip
+        kinds.add((layer.kind, fast.metrics["temporal_tiles"] > 1))
+    assert chunked >= CHANNEL_CHUNKED // 2 and psums_through_dram >= 10
+    assert kinds >= {("gemm", False), ("conv", True)}
 
 
 def test_simpy_timeline_equals_closed_form():
