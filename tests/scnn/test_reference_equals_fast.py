@@ -11,16 +11,22 @@ CHUNKS, PER_CHUNK = 5, 44   # 220 generated layers
 CHANNEL_CHUNKED = 80        # generated layers whose input channels do not fit the IARAM at once
 
 
+def agreeing_run(arch, layer, seed):
+    """The fast path's result, after checking the reference gives the same cycles, metrics and actions."""
+    fast, ref = simulate_layer(arch, layer), simulate_layer_reference(arch, layer)
+    assert (fast.cycles, fast.compute_cycles, fast.stall_cycles) == \
+        (ref.cycles, ref.compute_cycles, ref.stall_cycles), (seed, layer, arch.scnn)
+    assert dict(fast.metrics) == dict(ref.metrics), seed
+    assert fast.actions == ref.actions
+    return fast
+
+
 @pytest.mark.parametrize("chunk", range(CHUNKS))
 def test_fast_equals_reference_on_generated_layers(chunk):
     strides, kernels = set(), set()
     for seed in range(chunk * PER_CHUNK, (chunk + 1) * PER_CHUNK):
         arch, layer = small_case(seed)
-        fast, ref = simulate_layer(arch, layer), simulate_layer_reference(arch, layer)
-        assert (fast.cycles, fast.compute_cycles, fast.stall_cycles) == \
-            (ref.cycles, ref.compute_cycles, ref.stall_cycles), (seed, layer, arch.scnn)
-        assert dict(fast.metrics) == dict(ref.metrics), seed
-        assert fast.actions == ref.actions
+        agreeing_run(arch, layer, seed)
         strides.add(layer.stride_h)
         kernels.add(layer.kernel_h)
     assert strides == {1, 2} and kernels == {1, 3, 5}
@@ -30,11 +36,7 @@ def test_fast_equals_reference_on_layers_needing_channel_chunks():
     chunked, psums_through_dram, kinds = 0, 0, set()
     for seed in range(CHANNEL_CHUNKED):
         arch, layer = chunked_case(seed)
-        fast, ref = simulate_layer(arch, layer), simulate_layer_reference(arch, layer)
-        assert (fast.cycles, fast.compute_cycles, fast.stall_cycles) == \
-            (ref.cycles, ref.compute_cycles, ref.stall_cycles), (seed, layer, arch.scnn)
-        assert dict(fast.metrics) == dict(ref.metrics), seed
-        assert fast.actions == ref.actions
+        fast = agreeing_run(arch, layer, seed)
         chunked += fast.metrics["channel_chunks"] > 1
         on_chip = any(a.component == "oaram" and a.bits == arch.scnn.accumulator_bits for a in fast.actions)
         psums_through_dram += fast.metrics["channel_chunks"] > 1 and not on_chip
