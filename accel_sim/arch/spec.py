@@ -8,6 +8,7 @@ when ``family`` names it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from accel_sim.config.schema import spec_field
 from accel_sim.cnvlutin.spec import CnvlutinSpec
@@ -98,6 +99,14 @@ class ArchSpec:
     def __post_init__(self) -> None:
         if getattr(self, self.family) is None:
             raise ValueError(f"family '{self.family}' needs a '{self.family}:' section")
+
+    def section(self, family: str) -> Any:
+        """The config section of ``family`` (e.g. ``arch.section("eie")``); a model given an arch of
+        another family gets an error instead of ``None``."""
+        spec = getattr(self, family)
+        if spec is None:
+            raise ValueError(f"arch {self.name!r} has no {family} section")
+        return spec
 
     @property
     def word_bytes(self) -> float:

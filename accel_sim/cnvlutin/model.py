@@ -37,9 +37,7 @@ BITS_PER_BYTE = 8
 
 
 def _spec(arch: ArchSpec) -> CnvlutinSpec:
-    if arch.cnvlutin is None:
-        raise ValueError(f"arch {arch.name!r} has no cnvlutin section")
-    return arch.cnvlutin
+    return arch.section("cnvlutin")
 
 
 def _group_window_cycles(spec: CnvlutinSpec, nnz: np.ndarray, slice_depth: int, geometry, out,

@@ -52,9 +52,7 @@ MAC_ACTIONS = {
 
 
 def dlu_spec(arch: ArchSpec) -> DLUSpec:
-    if arch.dlu is None:
-        raise ValueError(f"arch {arch.name!r} has no dlu section")
-    return arch.dlu
+    return arch.section("dlu")
 
 
 def statistics_on(spec: DLUSpec) -> bool:

@@ -74,9 +74,7 @@ class LayerCounts:
 
 
 def _spec(arch: ArchSpec) -> EIESpec:
-    if arch.eie is None:
-        raise ValueError(f"arch {arch.name!r} has no eie section")
-    return arch.eie
+    return arch.section("eie")
 
 
 def _address_bits(count: int) -> int:

@@ -68,9 +68,7 @@ BITS_PER_BYTE = 8
 
 
 def _spec(arch: ArchSpec) -> PEArraySpec:
-    if arch.pe_array is None:
-        raise ValueError(f"arch {arch.name!r} has no pe_array section")
-    return arch.pe_array
+    return arch.section("pe_array")
 
 
 @dataclass

@@ -49,9 +49,7 @@ class LayerPlan:
 
 
 def scnn_spec(arch: ArchSpec) -> SCNNSpec:
-    if arch.scnn is None:
-        raise ValueError(f"arch {arch.name!r} has no scnn section")
-    return arch.scnn
+    return arch.section("scnn")
 
 
 def tile_sizes(tiling: Tiling, spec: SCNNSpec, owned: bool = False) -> np.ndarray:

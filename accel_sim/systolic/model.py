@@ -69,18 +69,17 @@ class GroupTiming:
 
 
 def _spec(arch: ArchSpec) -> SystolicSpec:
-    if arch.systolic is None:
-        raise ValueError(f"arch {arch.name!r} has no systolic section")
-    if not all(b.double_buffered for b in (arch.systolic.ifmap_sram, arch.systolic.filter_sram,
-                                           arch.systolic.ofmap_sram)):
+    systolic = arch.section("systolic")
+    if not all(b.double_buffered for b in (systolic.ifmap_sram, systolic.filter_sram,
+                                           systolic.ofmap_sram)):
         raise ValueError(f"arch {arch.name!r}: the systolic model needs double-buffered SRAMs "
                          "(SCALE-Sim's only scratchpad organisation)")
     for operand in operands.OPERANDS:
-        size = getattr(arch.systolic, f"{operand}_sram").size
+        size = getattr(systolic, f"{operand}_sram").size
         if size * BITS_PER_BYTE < MIN_BUFFER_WORDS * arch.word_bits:
             raise ValueError(f"arch {arch.name!r}: systolic.{operand}_sram.size {size} B holds fewer than "
                              f"{MIN_BUFFER_WORDS} words of {arch.word_bits} bits (one per half of the double buffer)")
-    return arch.systolic
+    return systolic
 
 
 def capacity_words(arch: ArchSpec, operand: str) -> int:

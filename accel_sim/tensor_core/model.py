@@ -49,12 +49,11 @@ from accel_sim.workload.operands import layer_operands, weight_matrix
 
 
 def tensor_core_spec(arch: ArchSpec) -> TensorCoreSpec:
-    if arch.tensor_core is None:
-        raise ValueError(f"arch {arch.name!r} has no tensor_core section")
+    spec = arch.section("tensor_core")
     if arch.word_bits not in SUPPORTED_WORD_BITS:
         raise InputError.single(arch.name, "word_bits", f"the tensor core runs {', '.join(map(str, SUPPORTED_WORD_BITS))}"
                                 f"-bit words (INT8, FP16 / BF16, TF32), got {arch.word_bits}")
-    return arch.tensor_core
+    return spec
 
 
 def gemm_problem(spec: TensorCoreSpec, word_bits: int, m: int, n: int, k: int, sparse: bool,
