@@ -1,6 +1,7 @@
 """Shared set-up of the EIE studies: the shipped config, the nine benchmark layers, one run."""
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from accel_sim.arch.spec import ArchSpec
@@ -41,3 +42,13 @@ def run_plan(arch: ArchSpec, plan: model.LayerPlan) -> EIERun:
     """Fast-path result and energy of a planned layer."""
     result = model.layer_result(arch, plan, model.fast_counts(plan))
     return EIERun(result, cost(result.actions, load_energy_table(arch.energy_table)))
+
+
+def sweep_runs(field: str, values: tuple, layers: tuple[str, ...] | None = None) -> Iterator[tuple[Layer, object, EIERun]]:
+    """(layer, value, run) for every benchmark layer and every value of one ``eie`` field that
+    does not change the encoding (FIFO depth, SRAM width): each layer is planned once."""
+    arch = eie_arch()
+    for layer in benchmark_layers(layers):
+        plan = model.plan_layer(arch, layer)
+        for value in values:
+            yield layer, value, run_plan(*model.replan(arch, plan, **{field: value}))

@@ -4,8 +4,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from accel_sim.eie import model
-from accel_sim.studies.eie_common import EIE_PAPER, benchmark_layers, eie_arch, run_plan
+from accel_sim.studies.eie_common import EIE_PAPER, sweep_runs
 from accel_sim.studies.registry import Comparison, StudyOutput, study
 
 DEPTHS = tuple(2**i for i in range(9))  # 1..256, the paper's sweep (brief)
@@ -14,16 +13,10 @@ DEPTHS = tuple(2**i for i in range(9))  # 1..256, the paper's sweep (brief)
 def fifo_depth_frame(layers: tuple[str, ...] | None = None, depths: tuple[int, ...] = DEPTHS) -> pd.DataFrame:
     """One row per (layer, depth): cycles, load efficiency, FIFO-full stalls. The encoding is
     planned once per layer; only the timing is re-run per depth."""
-    arch = eie_arch()
-    rows = []
-    for layer in benchmark_layers(layers):
-        plan = model.plan_layer(arch, layer)
-        for depth in depths:
-            depth_arch, depth_plan = model.replan(arch, plan, fifo_depth=depth)
-            r = run_plan(depth_arch, depth_plan).result
-            rows.append({"layer": layer.name, "fifo_depth": depth, "cycles": r.compute_cycles,
-                         "load_efficiency": r.metrics["load_efficiency"],
-                         "stall_fifo_full_cycles": int(r.metrics["stall_fifo_full_cycles"])})
+    rows = [{"layer": layer.name, "fifo_depth": depth, "cycles": run.result.compute_cycles,
+             "load_efficiency": run.result.metrics["load_efficiency"],
+             "stall_fifo_full_cycles": int(run.result.metrics["stall_fifo_full_cycles"])}
+            for layer, depth, run in sweep_runs("fifo_depth", depths, layers)]
     return pd.DataFrame(rows)
 
 

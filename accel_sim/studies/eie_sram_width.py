@@ -4,8 +4,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from accel_sim.eie import model
-from accel_sim.studies.eie_common import EIE_PAPER, benchmark_layers, eie_arch, run_plan
+from accel_sim.studies.eie_common import EIE_PAPER, sweep_runs
 from accel_sim.studies.registry import Comparison, StudyOutput, study
 
 WIDTHS = (8, 16, 32, 64, 128, 256, 512)  # bits: 1..64 entries of 8 bits per read
@@ -13,16 +12,9 @@ WIDTHS = (8, 16, 32, 64, 128, 256, 512)  # bits: 1..64 entries of 8 bits per rea
 
 def sram_width_frame(layers: tuple[str, ...] | None = None, widths: tuple[int, ...] = WIDTHS) -> pd.DataFrame:
     """One row per (layer, width): reads, read energy (pJ) of the sparse-matrix SRAM."""
-    arch = eie_arch()
-    rows = []
-    for layer in benchmark_layers(layers):
-        plan = model.plan_layer(arch, layer)
-        for width in widths:
-            width_arch, width_plan = model.replan(arch, plan, spmat_sram_width=width)
-            run = run_plan(width_arch, width_plan)
-            rows.append({"layer": layer.name, "width_bits": width,
-                         "spmat_reads": int(run.result.metrics["spmat_reads"]),
-                         "read_energy_pj": run.energy.by_component_pj["spmat_read"]})
+    rows = [{"layer": layer.name, "width_bits": width, "spmat_reads": int(run.result.metrics["spmat_reads"]),
+             "read_energy_pj": run.energy.by_component_pj["spmat_read"]}
+            for layer, width, run in sweep_runs("spmat_sram_width", widths, layers)]
     return pd.DataFrame(rows)
 
 
