@@ -199,6 +199,3 @@ def plan_layer(arch: ArchSpec, layer: Layer) -> LayerPlan:
         tiling, bits = fitting
     return LayerPlan(spec, traits, view, tiling, arch.word_bits, weights, inputs, weight_mask, input_mask, bits)
 
-
-def dram_bytes(bits: float) -> int:
-    return math.ceil(bits / BITS_PER_BYTE)
