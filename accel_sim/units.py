@@ -95,10 +95,3 @@ def parse_bandwidth(value: object, clock_hz: float | None = None) -> float:
 def _example(kind: str) -> str:
     return {"size": "64 KiB", "frequency": "800 MHz", "energy": "5 pJ", "time": "10 ns",
             "cycles": "100 cycles", "words_per_cycle": "10 words/cycle"}[kind]
-
-
-def format_size(n_bytes: float) -> str:
-    for unit, factor in (("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
-        if n_bytes >= factor and n_bytes % factor == 0:
-            return f"{int(n_bytes // factor)} {unit}"
-    return f"{n_bytes:g} B"

@@ -66,12 +66,6 @@ def _join(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
 
 
-def _type_name(tp: Any) -> str:
-    if dataclasses.is_dataclass(tp):
-        return "a mapping"
-    return {int: "an integer", float: "a number", str: "a string", bool: "true or false"}.get(
-        tp, getattr(tp, "__name__", str(tp)))
-
 
 def _convert(tp: Any, value: Any, info: FieldInfo, path: str, out: _Collector) -> Any:
     """Convert one value to ``tp``; on failure record a problem and return MISSING."""
