@@ -66,7 +66,6 @@ def _join(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
 
 
-
 def _convert(tp: Any, value: Any, info: FieldInfo, path: str, out: _Collector) -> Any:
     """Convert one value to ``tp``; on failure record a problem and return MISSING."""
     origin = typing.get_origin(tp)
