@@ -42,7 +42,7 @@ from types import MappingProxyType
 
 from accel_sim.arch.spec import ArchSpec, SystolicSpec
 from accel_sim.errors import SimulationError
-from accel_sim.memory.sram_buffer import SETS, ReadBufferGeometry, WriteBufferGeometry
+from accel_sim.hardware.scalesim_scratchpad import SETS, ReadBufferGeometry, WriteBufferGeometry
 from accel_sim.results.counts import ActionCount
 from accel_sim.results.layer_result import LayerResult
 from accel_sim.systolic import operands, timing

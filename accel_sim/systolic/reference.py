@@ -5,7 +5,7 @@ rest the way SCALE-Sim does:
 
 - each fold's demand matrices are built by padding, flipping and skewing operand blocks
   (:func:`accel_sim.systolic.operands.fold_demand_matrix`);
-- the memories are SimPy components (:mod:`accel_sim.memory`): one :class:`DramChannel` per
+- the memories are SimPy components (:mod:`accel_sim.hardware`): one :class:`DramChannel` per
   operand stream, :class:`ReadScratchpad` s that fill before cycle 0 and claim prefetch bursts
   on misses (USER bandwidth only; with CALC bandwidth reads never stall), and a
   :class:`WriteScratchpad` draining outputs;
@@ -26,8 +26,8 @@ import simpy
 
 from accel_sim.arch.spec import ArchSpec
 from accel_sim.errors import SimulationError
-from accel_sim.memory.dram import DramChannel, LogEntry
-from accel_sim.memory.sram_buffer import ReadScratchpad, WriteScratchpad
+from accel_sim.hardware.dram_channel import DramChannel, LogEntry
+from accel_sim.hardware.scalesim_scratchpad import ReadScratchpad, WriteScratchpad
 from accel_sim.systolic import operands
 from accel_sim.systolic.mapping import SystolicMapping
 from accel_sim.systolic.model import (POSTED_WRITE_LATENCY, READ_OPERANDS, GroupTiming, calc_group_timing,

@@ -7,7 +7,7 @@ Compute timeline (both bandwidth modes). Without memory stalls one group of a la
 Memory timeline (SCALE-Sim ``double_buffered_scratchpad.service_memory_requests``). The
 array issues one demand line per cycle; line ``i`` is issued in cycle ``i + S`` where ``S``
 is the stall accumulated so far, and each line adds ``max(ifmap stall, filter stall, ofmap
-stall)``. The stalls come from the scratchpads of :mod:`accel_sim.memory.sram_buffer`:
+stall)``. The stalls come from the scratchpads of :mod:`accel_sim.hardware.scalesim_scratchpad`:
 
 - reads (USER bandwidth only; CALC read buffers never stall): a line stalls only when it
   misses the resident window. Which lines miss does not depend on time, so
@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from accel_sim.errors import SimulationError
-from accel_sim.memory.sram_buffer import (ACTIVE_FRACTION, HIT_LATENCY, NO_ADDRESS, SETS, ReadBufferGeometry,
+from accel_sim.hardware.scalesim_scratchpad import (ACTIVE_FRACTION, HIT_LATENCY, NO_ADDRESS, SETS, ReadBufferGeometry,
                                           WriteBufferGeometry)
 from accel_sim.systolic.mapping import SystolicMapping, kept_reduction_indices
 from accel_sim.systolic.operands import ROLES, DemandStream, demand_base

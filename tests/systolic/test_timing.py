@@ -6,8 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from accel_sim.errors import SimulationError
-from accel_sim.memory.dram import DramChannel
-from accel_sim.memory.sram_buffer import ReadBufferGeometry, ReadScratchpad, WriteBufferGeometry, WriteScratchpad
+from accel_sim.hardware.dram_channel import DramChannel
+from accel_sim.hardware.scalesim_scratchpad import ReadBufferGeometry, ReadScratchpad, WriteBufferGeometry, WriteScratchpad
 from accel_sim.systolic import timing
 from accel_sim.systolic.model import simulate_layer, simulate_layer_reference
 from accel_sim.systolic.operands import NO_ADDRESS, DemandStream

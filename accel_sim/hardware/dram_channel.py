@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 import simpy
 
-from accel_sim.memory.counters import AccessCounter
+from accel_sim.hardware.counters import AccessCounter
 
 READ = "read"
 WRITE = "write"

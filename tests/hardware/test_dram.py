@@ -2,7 +2,7 @@
 import pytest
 import simpy
 
-from accel_sim.memory.dram import READ, WRITE, DramChannel, LogEntry
+from accel_sim.hardware.dram_channel import READ, WRITE, DramChannel, LogEntry
 
 
 def make(words_per_cycle=4, read_latency=2, write_latency=0, initial_time=0):

@@ -5,8 +5,8 @@ import pytest
 import simpy
 
 from accel_sim.errors import SimulationError
-from accel_sim.memory.dram import DramChannel
-from accel_sim.memory.sram_buffer import ReadBufferGeometry, ReadScratchpad, WriteBufferGeometry, WriteScratchpad
+from accel_sim.hardware.dram_channel import DramChannel
+from accel_sim.hardware.scalesim_scratchpad import ReadBufferGeometry, ReadScratchpad, WriteBufferGeometry, WriteScratchpad
 
 
 def test_read_geometry_of_scalesim_golden_ws_ifmap():

@@ -35,8 +35,8 @@ import numpy as np
 import simpy
 
 from accel_sim.errors import SimulationError
-from accel_sim.memory.counters import AccessCounter
-from accel_sim.memory.dram import READ, WRITE, DramChannel
+from accel_sim.hardware.counters import AccessCounter
+from accel_sim.hardware.dram_channel import READ, WRITE, DramChannel
 
 SETS = 100            # SCALE-Sim tracks a read buffer's contents in 100 address sets
 ACTIVE_FRACTION = 0.5  # double buffering: half serves the array, half fills / drains

@@ -1,0 +1,1 @@
+"""The family contract (:mod:`.contract`) and the table of families (:mod:`.registry`)."""

@@ -1,0 +1,36 @@
+"""A reusable barrier: ``parties`` processes wait until all of them have arrived.
+
+``yield barrier.wait()`` returns when the last party of the current round arrives; the
+barrier then opens the next round. It counts rounds and, per round, the cycles the first
+arrival waited (the imbalance a barrier costs).
+"""
+from __future__ import annotations
+
+import simpy
+
+
+class Barrier:
+    def __init__(self, env: simpy.Environment, parties: int, name: str = "barrier"):
+        if parties < 1:
+            raise ValueError(f"{name}: a barrier needs at least one party, got {parties}")
+        self.env = env
+        self.parties = parties
+        self.name = name
+        self.rounds = 0
+        self.wait_cycles = 0          # sum over rounds of (last arrival - first arrival)
+        self._arrived = 0
+        self._first_arrival = 0
+        self._open = env.event()
+
+    def wait(self) -> simpy.Event:
+        if self._arrived == 0:
+            self._first_arrival = int(self.env.now)
+        self._arrived += 1
+        event = self._open
+        if self._arrived == self.parties:
+            self.rounds += 1
+            self.wait_cycles += int(self.env.now) - self._first_arrival
+            self._arrived = 0
+            self._open = self.env.event()
+            event.succeed(self.rounds)
+        return event
