@@ -2,8 +2,8 @@
 
 Used to prove a restructuring changed no result (issue 14):
 
-    python benchmarks/results_identity.py snapshot OUT_DIR [--max-seconds 120]
-    python benchmarks/results_identity.py compare BEFORE_DIR AFTER_DIR
+    python benchmarks/results_identity.py snapshot OUT_DIR [--max-seconds 120] [--arch-glob 'eie*']
+    python benchmarks/results_identity.py compare BEFORE_DIR AFTER_DIR   # pairs of BEFORE only
 
 ``snapshot`` writes ``<arch>__<workload>.csv`` per pair that runs (and ``errors.csv`` with the
 pairs that are refused, with their messages); a pair that takes longer than ``--max-seconds``
@@ -32,9 +32,9 @@ def _run_pair(arch_name: str, workload_name: str, out: str, queue) -> None:
         queue.put(("error", str(err).splitlines()[0]))
 
 
-def snapshot(out_dir: Path, max_seconds: float) -> None:
+def snapshot(out_dir: Path, max_seconds: float, arch_glob: str = "*") -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
-    archs = sorted(p.stem for p in (ROOT / "arch_configs").glob("*.yaml"))
+    archs = sorted(p.stem for p in (ROOT / "arch_configs").glob(f"{arch_glob}.yaml"))
     workloads = sorted(p.stem for p in (ROOT / "workloads").glob("*.yaml"))
     errors, skipped = [], []
     ctx = mp.get_context("fork")
@@ -84,12 +84,13 @@ def main(argv: list[str] | None = None) -> int:
     snap = sub.add_parser("snapshot")
     snap.add_argument("out_dir", type=Path)
     snap.add_argument("--max-seconds", type=float, default=120.0)
+    snap.add_argument("--arch-glob", default="*", help="only the arch configs whose name matches, e.g. 'eie*'")
     cmp_ = sub.add_parser("compare")
     cmp_.add_argument("before", type=Path)
     cmp_.add_argument("after", type=Path)
     args = parser.parse_args(argv)
     if args.command == "snapshot":
-        snapshot(args.out_dir, args.max_seconds)
+        snapshot(args.out_dir, args.max_seconds, args.arch_glob)
         return 0
     return compare(args.before, args.after)
 

@@ -1,8 +1,8 @@
 """Mutation testing of the family models: does a one-line bug in the fast path fail a test?
 
 For one family it mutates, one site at a time, the code both paths rely on or that the
-reference checks (``plan.py``, ``fast.py``, ``accounting.py`` and any other module the issue
-names with ``--files``), and runs only that family's refinement tests
+reference checks (its ``plan``, ``counters``, ``fast`` and ``accounting`` modules or packages,
+and any other file named with ``--files``), and runs only that family's refinement tests
 (``tests/<family>/test_refinement*.py``) against each mutant. A mutant is *killed* when
 those tests fail (or time out); it *survives* when they pass.
 
@@ -14,8 +14,8 @@ annotations is not mutated (a mutant of an error message proves nothing).
 
 Each mutant runs in a scratch copy of the repository (``accel_sim/`` and ``tests/``), so the
 working tree is never touched. Equivalent mutants (that no test can kill because they do not
-change behaviour) are listed in ``tools/equivalent_mutants.txt`` as ``path|line|mutation|why``
-and excluded from the rate.
+change behaviour) are listed in ``tools/equivalent_mutants/<family>.txt``, one per line as
+``path | line | mutation | why``, and excluded from the rate.
 
     python tools/mutation.py cnvlutin                 # every site of cnvlutin's plan/fast/accounting
     python tools/mutation.py scnn --max-mutants 150   # a deterministic sample of 150 sites
@@ -39,8 +39,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_ROLES = ("plan.py", "fast.py", "accounting.py")
-EQUIVALENTS_FILE = ROOT / "tools" / "equivalent_mutants.txt"
+# The roles whose code is mutated: each a module (plan.py) or a package (plan/) of the family folder.
+MUTATED_ROLES = ("plan", "counters", "fast", "accounting")
+EQUIVALENTS_DIR = ROOT / "tools" / "equivalent_mutants"
 
 BINOP_SWAPS: dict[type, type] = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult,
                                  ast.FloorDiv: ast.Div, ast.Mod: ast.FloorDiv, ast.LShift: ast.RShift,
@@ -180,11 +181,12 @@ def _run_tests(scratch: Path, tests: list[str], timeout: float) -> tuple[bool, f
         return False, time.perf_counter() - start
 
 
-def load_equivalents() -> dict[str, str]:
-    if not EQUIVALENTS_FILE.exists():
+def load_equivalents(family: str) -> dict[str, str]:
+    listing = EQUIVALENTS_DIR / f"{family}.txt"
+    if not listing.exists():
         return {}
     entries = {}
-    for line in EQUIVALENTS_FILE.read_text().splitlines():
+    for line in listing.read_text().splitlines():
         if line.strip() and not line.startswith("#"):
             path, lineno, mutation, why = (part.strip() for part in line.split("|", 3))
             entries[f"{path}|{lineno}|{mutation}"] = why
@@ -193,7 +195,12 @@ def load_equivalents() -> dict[str, str]:
 
 def target_files(family: str, extra: list[str]) -> list[Path]:
     folder = ROOT / "accel_sim" / family
-    files = [folder / role for role in DEFAULT_ROLES if (folder / role).exists()]
+    files = []
+    for role in MUTATED_ROLES:
+        if (folder / f"{role}.py").exists():
+            files.append(folder / f"{role}.py")
+        if (folder / role).is_dir():
+            files += sorted((folder / role).rglob("*.py"))
     files += [ROOT / p for p in extra]
     return files
 
@@ -203,7 +210,7 @@ def run_family(family: str, files: list[Path], max_mutants: int | None, jobs: in
     if not tests:
         raise SystemExit(f"no refinement tests for {family}: expected tests/{family}/test_refinement*.py")
     mutants = [m for path in files for m in find_mutants(path)]
-    equivalents = load_equivalents()
+    equivalents = load_equivalents(family)
     excluded = [m for m in mutants if m.key in equivalents]
     mutants = [m for m in mutants if m.key not in equivalents]
     total_sites = len(mutants)
