@@ -59,8 +59,8 @@ def snapshot(out_dir: Path, max_seconds: float, arch_glob: str = "*") -> None:
     pd.DataFrame(skipped, columns=["arch", "workload"]).to_csv(out_dir / "skipped.csv", index=False)
 
 
-def compare(before: Path, after: Path) -> int:
-    names = sorted(p.name for p in before.glob("*__*.csv"))
+def compare(before: Path, after: Path, arch_glob: str = "*") -> int:
+    names = sorted(p.name for p in before.glob(f"{arch_glob}__*.csv"))
     problems = []
     for name in names:
         other = after / name
@@ -88,11 +88,12 @@ def main(argv: list[str] | None = None) -> int:
     cmp_ = sub.add_parser("compare")
     cmp_.add_argument("before", type=Path)
     cmp_.add_argument("after", type=Path)
+    cmp_.add_argument("--arch-glob", default="*", help="only the pairs of the arch configs whose name matches")
     args = parser.parse_args(argv)
     if args.command == "snapshot":
         snapshot(args.out_dir, args.max_seconds, args.arch_glob)
         return 0
-    return compare(args.before, args.after)
+    return compare(args.before, args.after, args.arch_glob)
 
 
 if __name__ == "__main__":
