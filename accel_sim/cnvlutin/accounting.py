@@ -22,7 +22,6 @@ BITS_PER_BYTE = 8
 def account(plan: CnvlutinPlan, counters: CnvlutinCounters) -> LayerResult:
     spec, layer, word = plan.spec, plan.layer, plan.arch.word_bits
     dense, issued = layer.macs, counters.macs_issued
-    neuron_writes = layer.input_elements + layer.output_elements
     actions = [
         ActionCount("dram", "dram", "read", counters.dram_read_words, word),
         ActionCount("dram", "dram", "write", counters.dram_write_words, word),

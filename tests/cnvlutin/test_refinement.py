@@ -115,15 +115,49 @@ def test_worked_example_baseline_actions(three_channels):
 
 
 def test_strided_window_example(tmp_path):
-    """2 x 2 kernel, stride (2, 1) on a 3 x 4 input, one channel: out 1 x 3; the third row is never read.
-    Windows hold 2, 1 and 1 non-zeros of their 4 positions."""
+    """2 x 1 kernel, stride (2, 1) on a 3 x 4 input, one channel: out 1 x 4; the third row is never
+    read. The windows (columns of rows 0-1) hold 1, 1, 0 and 1 non-zeros of their 2 positions."""
     x = np.array([[[[1, 0, 0, 2], [0, 3, 0, 0], [5, 5, 5, 5]]]])
-    layer = conv_with_inputs(tmp_path, x, out_channels=1, kernel_h=2, kernel_w=2, stride_h=2, stride_w=1)
-    for empty, compute in ((0, 4), (1, 4 + 2 + 3 + 3)):
+    layer = conv_with_inputs(tmp_path, x, out_channels=1, kernel_h=2, kernel_w=1, stride_h=2, stride_w=1)
+    for empty, compute in ((0, 3), (1, 3 + 5)):
         plan = FAMILY.plan(cnvlutin(neuron_lanes=1, empty_brick_cycles=empty), layer)
         for path in (FAMILY.fast, FAMILY.reference):
             counters = path(plan, None)
-            assert (counters.compute_cycles, counters.window_nonzeros, counters.window_slots) == (compute, 4, 12)
+            assert (counters.compute_cycles, counters.window_nonzeros, counters.window_slots) == (compute, 3, 8)
+
+
+def test_plan_of_worked_example(three_channels):
+    plan = FAMILY.plan(cnvlutin(**ARCH_OF_EXAMPLE), three_channels)
+    (work,) = plan.groups
+    assert work.lane_nonzeros.tolist() == [[[[2, 0], [1, 0]], [[0, 0], [1, 1]]]]
+    assert (work.kernel, work.stride, work.out) == ((1, 1), (1, 1), (2, 2))
+
+
+def test_three_lanes_one_channel_each(three_channels):
+    """Lane i holds channel i: at (1, 0) lanes 1 and 2 hold one non-zero each, so every window takes
+    one cycle (empty bricks cost one); offsets are 2 bits wide."""
+    arch = cnvlutin(**{**ARCH_OF_EXAMPLE, "neuron_lanes": 3})
+    plan = FAMILY.plan(arch, three_channels)
+    assert plan.groups[0].lane_nonzeros[0, :, 1, 0].tolist() == [0, 1, 1]
+    for path in (FAMILY.fast, FAMILY.reference):
+        assert path(plan, None).compute_cycles == 3 * 4
+    result = FAMILY.account(plan, FAMILY.fast(plan, None))
+    assert result.sram_read_bytes == 15 + 25 + math.ceil(15 * 2 / 8)
+
+
+def test_gemm_worked_example(tmp_path):
+    """FC layer, m = 2 input vectors of k = 3, n = 2 outputs, 4 lanes of one element each:
+    vector 0 holds non-zeros in lanes 0 and 2, vector 1 none."""
+    path = tmp_path / "fc.npz"
+    np.savez(path, inputs=np.array([[1.0, 0.0, 2.0], [0.0, 0.0, 0.0]], dtype=np.float32))
+    layer = GemmLayer("fc", m=2, k=3, n=2, operands=OperandSource(payload=str(path)))
+    for empty, compute in ((0, 1), (1, 2)):
+        plan = FAMILY.plan(cnvlutin(**{**ARCH_OF_EXAMPLE, "neuron_lanes": 4, "empty_brick_cycles": empty}), layer)
+        assert plan.groups[0].lane_nonzeros[:, :, 0, 0].tolist() == [[1, 0, 1, 0], [0, 0, 0, 0]]
+        for count in (FAMILY.fast, FAMILY.reference):
+            counters = count(plan, None)
+            assert (counters.compute_cycles, counters.window_nonzeros, counters.macs_issued) == (compute, 2, 4)
+            assert counters.window_slots == 2 * 4
 
 
 def test_padding_and_groups_example(tmp_path):
