@@ -24,8 +24,7 @@ import simpy
 
 from accel_sim.cnvlutin.counters import CnvlutinCounters
 from accel_sim.cnvlutin.plan import CnvlutinPlan, GroupWork
-from accel_sim.errors import SimulationError
-from accel_sim.hardware import Barrier
+from accel_sim.hardware import Barrier, run_until_done
 
 BITS_PER_BYTE = 8
 
@@ -107,9 +106,7 @@ def reference(plan: CnvlutinPlan, max_cycles: int | None = None) -> CnvlutinCoun
         compute_end[0] = int(env.now)
 
     done = env.all_of([env.process(units_done()), *streams])
-    env.run(until=done if max_cycles is None else env.any_of([done, env.timeout(max_cycles + 1)]))
-    if not done.triggered:
-        raise SimulationError(f"{layer.name}: the reference passed max_cycles={max_cycles}")
+    run_until_done(env, done, max_cycles, layer.name)
     _count_window_contents(plan, tally)
     return CnvlutinCounters(
         cycles=int(env.now), compute_cycles=compute_end[0], dram_cycles=tally.dram_end,
