@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from accel_sim.compress.formats.eie import EIEInterleavedCSC
-from accel_sim.compress.layer_storage import huffman_sizes, stored_matrix
+from accel_sim.storage.layer_storage import huffman_sizes, stored_matrix
 from accel_sim.compress.quantization.kmeans import quantize_kmeans
 from accel_sim.studies.registry import Comparison, StudyOutput, study
 from accel_sim.workload.layer import Layer

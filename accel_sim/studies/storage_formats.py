@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from accel_sim.compress.formats import FORMATS
-from accel_sim.compress.layer_storage import STORAGE_PARTS, stored_matrix
+from accel_sim.storage.layer_storage import STORAGE_PARTS, stored_matrix
 from accel_sim.studies.registry import Comparison, StudyOutput, study
 from accel_sim.workload.loader import load_workload
 

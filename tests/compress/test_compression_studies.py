@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from matplotlib.figure import Figure
 
-from accel_sim.compress.layer_storage import stored_matrix
+from accel_sim.storage.layer_storage import stored_matrix
 from accel_sim.studies.deep_compression import FLOAT_BITS, PUBLISHED, compression_table, deep_compression
 from accel_sim.studies.registry import Study, all_studies, write_study
 from accel_sim.studies.storage_formats import break_even_density, storage_formats, storage_sweep
