@@ -12,8 +12,9 @@ from hypothesis import strategies as st
 
 from accel_sim import load_arch
 from accel_sim.energy import load_energy_table
-from accel_sim.errors import SimulationError
+from accel_sim.errors import InputError, SimulationError
 from accel_sim.pe_array.family import FAMILY
+from accel_sim.pe_array.plan.decoder import chunk_index_bits
 from accel_sim.simulate import simulate_layer
 from accel_sim.workload import ConvLayer, GemmLayer, NMSparsity
 from accel_sim.workload.layer import OperandSource
@@ -255,6 +256,30 @@ def test_dense_level_actions(example):
     assert result.metrics["weight_storage_bits"] == DENSE_BITS and result.metrics["weight_index_bits"] == 0
 
 
+@pytest.mark.parametrize("fmt, k, bits", [
+    ("csr", 1, 3 * 1), ("csr", 2, 3 * 1), ("csr", 3, 3 * 2), ("csr", 9, 3 * 4),   # 3 entries of ceil(log2 k) bits
+    ("bitmap", 9, 5),                                                           # one presence bit per position
+    ("nm", 9, 2 * 3 * 2),                                                       # 2 groups of 3 slots, 2 bits each
+])
+def test_decode_widths(fmt, k, bits):
+    spec = pe_array(weight_format=fmt, csr_entries_per_cycle=3, bitmap_bits_per_cycle=5, nm_groups_per_cycle=2,
+                    nm_n=3, nm_m=4).pe_array
+    assert chunk_index_bits(spec, k) == bits
+    assert chunk_index_bits(pe_array(weight_format="nm", nm_n=1, nm_m=2, nm_groups_per_cycle=1).pe_array, k) == 1
+    assert chunk_index_bits(pe_array(weight_format="nm", nm_n=1, nm_m=1, nm_groups_per_cycle=1).pe_array, k) == 1
+
+
+def test_nm_decoder_refuses_other_weights(tmp_path):
+    """Two groups of 4 hold 3 non-zeros in filter 0 (2:4 allows 2): an error naming the count."""
+    weights = np.zeros((8, 2))
+    weights[[0, 1, 2, 4, 5, 6], 0] = 1
+    layer = gemm_with_operands(tmp_path, "dense_nm", weights, np.ones((1, 8)))
+    with pytest.raises(InputError, match="but 2 groups of 4 hold up to 3 non-zeros"):
+        FAMILY.plan(pe_array(sparsity_support="skipping", weight_format="nm"), layer)
+    FAMILY.plan(pe_array(sparsity_support="skipping", weight_format="csr"), layer)
+    FAMILY.plan(pe_array(sparsity_support="none", weight_format="nm"), layer)   # dense weights: no N:M decoder
+
+
 def test_bitmap_decode_width(example):
     result = simulate_layer(pe_array(sparsity_support="memory", weight_format="bitmap", **ARCH_OF_EXAMPLE),
                             example).result
@@ -294,8 +319,10 @@ def layers(draw):
        input_sram=st.sampled_from(["64 B", "1 MiB"]))
 def test_fast_and_reference_agree_on_every_counter(layer, support, fmt, rows, cols, window, policy, vector, chunk,
                                                    latency, mode, bandwidth, dram_latency, weight_sram, input_sram):
-    if fmt == "nm" and layer.operands.weight_pattern != "nm":
-        fmt = "csr"  # N:M decoding of a non-N:M layer is an error (tested in test_bad_input)
+    if layer.operands.weight_pattern == "nm" and fmt == "csr":
+        fmt = "nm"   # an N:M layer: mostly through the N:M decoder
+    elif fmt == "nm" and layer.operands.weight_pattern != "nm":
+        fmt = "csr"  # N:M decoding of a non-N:M layer is an error (test_nm_decoder_refuses_other_weights)
     if support in ("memory", "gating"):
         chunk = max(chunk, vector)  # the decompressor must keep up with the array (checked in test_bad_input)
     arch = pe_array(sparsity_support=support, weight_format=fmt, rows=rows, cols=cols, reassign_window=window,
