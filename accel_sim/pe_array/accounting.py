@@ -59,7 +59,7 @@ def account(plan: PEArrayPlan, counters: PEArrayCounters) -> LayerResult:
     ]
     if spec.compressed:
         actions.append(ActionCount("index_decoder", "index_decoder", "decode", c.decoder_chunks,
-                                   max(1, chunk_index_bits(spec, plan.groups[-1].k))))
+                                   chunk_index_bits(spec, plan.groups[-1].k)))
     if spec.sparsity_support == "reassignment":
         actions += [ActionCount("crossbar", "crossbar", "transfer", c.crossbar_weights, word),
                     ActionCount("crossbar", "crossbar", "transfer", c.crossbar_psums, acc)]

@@ -165,6 +165,12 @@ def test_nm_worked_example(tmp_path):
                     weight_sram_read_bits=120, input_sram_read_words=10, activation_rf_reads=2 * 4 * 2)
     for path in (FAMILY.fast, FAMILY.reference):
         assert path(plan, None).as_dict() == expected
+    result = FAMILY.account(plan, FAMILY.fast(plan, None))
+    gated = [a.count for a in result.actions if (a.component_class, a.action) == ("mult_int", "gated")]
+    assert gated == [expected["macs_gated"] + expected["nm_padding_slots"]]   # padding slots are gated actions
+    assert (result.metrics["macs_gated"], result.metrics["nm_padding_slots"]) == (9.0, 8.0)
+    (decode,) = [a for a in result.actions if a.component == "index_decoder"]
+    assert (decode.count, decode.bits) == (4, 3 * 2)   # one group of 3 slots of 2 position bits a chunk
 
 
 def test_conv_worked_example(tmp_path):

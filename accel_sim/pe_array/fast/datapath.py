@@ -47,7 +47,7 @@ def act_nonzero(work: GroupPlan) -> np.ndarray:
         for s in range(kw):
             window = padded[:, :, r:r + sh * (oh - 1) + 1:sh, s:s + sw * (ow - 1) + 1:sw]
             out[:, r, s] = window.sum(axis=(0, 2, 3))
-    return out.reshape(-1)
+    return out.ravel()
 
 
 def effectual_macs(work: GroupPlan) -> int:
