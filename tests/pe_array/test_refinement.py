@@ -4,15 +4,15 @@ accounting, fails here too)."""
 from __future__ import annotations
 
 import math
+import random
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from accel_sim import load_arch
 from accel_sim.energy import load_energy_table
 from accel_sim.errors import InputError, SimulationError
+from accel_sim.family.contract import counter_differences
 from accel_sim.pe_array.family import FAMILY
 from accel_sim.pe_array.plan.decoder import chunk_index_bits
 from accel_sim.simulate import simulate_layer
@@ -293,52 +293,56 @@ def test_bitmap_decode_width(example):
     assert (decode.count, decode.bits) == (6 * 2, 4)
 
 
-@st.composite
-def layers(draw):
-    """Small layers, every weight pattern; reduction and filter counts multiples of 4 so blocks tile."""
-    density = draw(st.sampled_from([1.0, 0.6, 0.3, 0.05]))
-    nm = draw(st.sampled_from([None, NMSparsity(2, 4), NMSparsity(1, 4)]))
-    source = OperandSource(weight_pattern="nm" if nm and draw(st.booleans()) else
-                           draw(st.sampled_from(["unstructured", "block", "channel"])),
-                           block=draw(st.sampled_from([2, 4])), seed=draw(st.integers(0, 3)))
-    if draw(st.booleans()):
-        return GemmLayer("g", m=draw(st.integers(1, 9)), k=4 * draw(st.integers(1, 9)), n=4 * draw(st.integers(1, 6)),
-                         weight_sparsity=nm, weight_density=density, input_density=draw(st.sampled_from([1.0, 0.5])),
-                         operands=source)
-    groups = draw(st.sampled_from([1, 2]))
-    kernel = draw(st.sampled_from([1, 3]))
-    pad = kernel // 2
-    return ConvLayer("c", in_h=draw(st.integers(2, 5)), in_w=draw(st.integers(2, 5)), in_channels=4 * groups,
-                     out_channels=4 * draw(st.integers(1, 2)) * groups, kernel_h=kernel, kernel_w=kernel,
-                     pad_top=pad, pad_bottom=pad, pad_left=pad, pad_right=pad, groups=groups,
-                     stride_h=draw(st.sampled_from([1, 2])), stride_w=draw(st.sampled_from([1, 2])),
-                     weight_sparsity=nm, weight_density=density, input_density=0.6, operands=source)
+LEVELS, FORMATS = ("none", "memory", "gating", "skipping", "reassignment"), ("csr", "bitmap", "nm")
 
 
-@settings(max_examples=120, deadline=None, derandomize=True)
-@given(layer=layers(), support=st.sampled_from(["none", "memory", "gating", "skipping", "reassignment"]),
-       fmt=st.sampled_from(["csr", "bitmap", "nm"]), rows=st.sampled_from([4, 8]), cols=st.sampled_from([1, 3, 4]),
-       window=st.sampled_from([1, 2, 4]), policy=st.sampled_from(["in_order", "longest_first"]),
-       vector=st.integers(1, 5), chunk=st.integers(1, 9), latency=st.integers(0, 3),
-       mode=st.sampled_from(["calc", "user"]), bandwidth=st.sampled_from(["1 B/cycle", "16 B/cycle"]),
-       dram_latency=st.integers(0, 3), weight_sram=st.sampled_from(["16 B", "64 B", "512 KiB"]),
-       input_sram=st.sampled_from(["64 B", "1 MiB"]))
-def test_fast_and_reference_agree_on_every_counter(layer, support, fmt, rows, cols, window, policy, vector, chunk,
-                                                   latency, mode, bandwidth, dram_latency, weight_sram, input_sram):
-    if layer.operands.weight_pattern == "nm" and fmt == "csr":
-        fmt = "nm"   # an N:M layer: mostly through the N:M decoder
-    elif fmt == "nm" and layer.operands.weight_pattern != "nm":
-        fmt = "csr"  # N:M decoding of a non-N:M layer is an error (test_nm_decoder_refuses_other_weights)
+def generated_case(seed: int):
+    """A small layer and an array for it, drawn uniformly (seeded): every level x format in turn,
+    every other switch at random. N:M weights go through the N:M decoder (N:M decoding of other
+    weights is an error: test_nm_decoder_refuses_other_weights). Reduction and filter counts are
+    multiples of 4 so blocks tile."""
+    draw = random.Random(seed)
+    support, fmt = LEVELS[seed % 5], FORMATS[seed // 5 % 3]
+    nm = draw.choice([NMSparsity(2, 4), NMSparsity(1, 4)] if fmt == "nm" else [None, NMSparsity(2, 4)])
+    source = OperandSource(weight_pattern="nm" if fmt == "nm" else draw.choice(["unstructured", "block", "channel"]),
+                           block=draw.choice([2, 4]), seed=draw.randint(0, 3))
+    density = draw.choice([1.0, 0.6, 0.3, 0.05])
+    if draw.random() < 0.4:
+        layer = GemmLayer("g", m=draw.randint(1, 9), k=4 * draw.randint(1, 9), n=4 * draw.randint(1, 6),
+                          weight_sparsity=nm, weight_density=density, input_density=draw.choice([1.0, 0.5]),
+                          operands=source)
+    else:
+        groups = draw.choice([1, 2])
+        top, bottom, left, right = (draw.randint(0, 1) for _ in range(4))
+        layer = ConvLayer("c", in_h=draw.randint(3, 5), in_w=draw.randint(3, 5), in_channels=4 * groups,
+                          out_channels=4 * draw.randint(1, 2) * groups, kernel_h=draw.choice([1, 2, 3]),
+                          kernel_w=draw.choice([1, 3]), pad_top=top, pad_bottom=bottom, pad_left=left,
+                          pad_right=right, groups=groups, stride_h=draw.choice([1, 2]), stride_w=draw.choice([1, 2]),
+                          batch=draw.choice([1, 2]), weight_sparsity=nm, weight_density=density, input_density=0.6,
+                          operands=source)
+    vector, chunk = draw.randint(1, 5), draw.randint(1, 9)
     if support in ("memory", "gating"):
         chunk = max(chunk, vector)  # the decompressor must keep up with the array (checked in test_bad_input)
-    arch = pe_array(sparsity_support=support, weight_format=fmt, rows=rows, cols=cols, reassign_window=window,
-                    reassign_policy=policy, vector_width=vector, csr_entries_per_cycle=chunk,
-                    bitmap_bits_per_cycle=chunk, nm_groups_per_cycle=chunk, decoder_latency=latency,
-                    nm_n=layer.weight_sparsity.n if layer.weight_sparsity else 2, weight_sram_size=weight_sram,
-                    input_sram_size=input_sram, **{"dram.bandwidth_mode": mode, "dram.bandwidth": bandwidth,
-                                                   "dram.latency": dram_latency})
-    assert FAMILY.refinement(arch, layer) == []
-    result = FAMILY.layer_result(arch, layer)
+    rows = draw.choice([4, 8])
+    arch = pe_array(sparsity_support=support, weight_format=fmt, rows=rows, cols=draw.choice([1, 3, 4]),
+                    reassign_window=draw.choice([1, 2, 4]), reassign_policy=draw.choice(["in_order", "longest_first"]),
+                    vector_width=vector, csr_entries_per_cycle=chunk, bitmap_bits_per_cycle=chunk,
+                    nm_groups_per_cycle=chunk, decoder_latency=draw.randint(0, 3),
+                    nm_n=nm.n if nm else 2, weight_sram_size=draw.choice(["16 B", "64 B", "512 KiB"]),
+                    input_sram_size=draw.choice(["64 B", "1 MiB"]),
+                    **{"dram.bandwidth_mode": draw.choice(["calc", "user"]),
+                       "dram.bandwidth": draw.choice(["1 B/cycle", "16 B/cycle"]), "dram.latency": draw.randint(0, 3)})
+    return arch, layer
+
+
+@pytest.mark.parametrize("seed", range(120))
+def test_fast_and_reference_agree_on_every_counter(seed):
+    arch, layer = generated_case(seed)
+    spec = arch.pe_array
+    plan = FAMILY.plan(arch, layer)
+    counters = FAMILY.fast(plan, None)
+    assert counter_differences(counters, FAMILY.reference(plan, None)) == []
+    result = FAMILY.account(plan, counters)
     m = result.metrics
     assert result.macs_issued + m["macs_gated"] + m["macs_skipped"] == result.macs_dense == layer.macs
     assert result.cycles >= math.ceil(result.macs_issued / result.peak_macs_per_cycle)
@@ -346,11 +350,10 @@ def test_fast_and_reference_agree_on_every_counter(layer, support, fmt, rows, co
     assert result.dram_read_bytes >= m["weight_storage_bits"] / 8 + layer.input_elements * arch.word_bytes
     assert result.dram_write_bytes >= layer.output_elements * arch.word_bytes
     assert result.sram_read_bytes >= m["weight_storage_bits"] / 8
-    if support in ("none", "memory", "gating"):   # lockstep rows: ceil(k / vector_width) cycles a tile
+    if not spec.decodes:   # lockstep rows: ceil(k / vector_width) cycles a tile
         gemm = layer.gemm()   # one group's shape
-        tiles = math.ceil(gemm.n / rows) * math.ceil(gemm.m / cols) * gemm.groups
-        assert result.compute_cycles == tiles * math.ceil(gemm.k / vector)
-    assert result == FAMILY.layer_result(arch, layer, reference=True)
+        tiles = math.ceil(gemm.n / spec.rows) * math.ceil(gemm.m / spec.cols) * gemm.groups
+        assert result.compute_cycles == tiles * math.ceil(gemm.k / spec.vector_width)
 
 
 def test_energy_is_the_sum_of_its_parts(example):
