@@ -78,7 +78,7 @@ def reassignment_timing(spec: PEArraySpec, items: np.ndarray) -> FilterTileTimin
                 stolen += int(taken.sum())
                 runs += int(np.count_nonzero(la[idx, r] != victim))
                 la[idx, r] = victim
-        time[live] += (b > 0).any(axis=1)
+        time[live] += 1   # a live window has a busy row every cycle: a free row takes any chunk left
         np.maximum(b - 1, 0, out=b)
         going = (b > 0).any(axis=1) | (p < n_).any(axis=1)
         if not going.all():
