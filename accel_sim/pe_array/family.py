@@ -1,26 +1,10 @@
-"""TRANSITIONAL adapter: the pe_array model behind the family contract until it is split into
-plan / fast / reference / accounting (issue 14). Not a contract implementation."""
-from __future__ import annotations
+"""The generic PE array (issue 6) behind the family contract: one output-stationary array whose
+level of weight-sparsity support (``pe_array.sparsity_support``: none / memory / gating /
+skipping / reassignment) is a single switch, so each level's effect is seen alone."""
+from accel_sim.family.contract import Family
+from accel_sim.pe_array.accounting import account
+from accel_sim.pe_array.fast import fast
+from accel_sim.pe_array.plan import plan
+from accel_sim.pe_array.reference import reference
 
-from dataclasses import dataclass
-
-from accel_sim.pe_array import model
-from accel_sim.family.contract import Counters, Family
-from accel_sim.results.layer_result import LayerResult
-
-
-@dataclass(frozen=True)
-class _WholeResult(Counters):
-    result: LayerResult
-
-
-def _count(reference: bool):
-    def count(plan, max_cycles):
-        arch, layer = plan
-        run = model.simulate_layer_reference if reference else model.simulate_layer
-        return _WholeResult(run(arch, layer))
-    return count
-
-
-FAMILY = Family(name="pe_array", plan=lambda arch, layer: (arch, layer), fast=_count(False), reference=_count(True),
-                account=lambda plan, counters: counters.result)
+FAMILY = Family(name="pe_array", plan=plan, fast=fast, reference=reference, account=account)

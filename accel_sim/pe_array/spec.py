@@ -2,7 +2,7 @@
 
 One output-stationary PE array whose level of sparsity support is a single switch
 (``sparsity_support``), so a user sees the effect of each level alone. See
-:mod:`accel_sim.pe_array.model` for the per-cycle behaviour each field controls.
+:mod:`accel_sim.pe_array` for the behaviour each field controls.
 """
 from __future__ import annotations
 

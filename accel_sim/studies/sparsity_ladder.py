@@ -15,10 +15,9 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from accel_sim.config.loader import load_arch
-from accel_sim.pe_array.spec import SUPPORT_LEVELS
-from accel_sim.energy.cost import cost
 from accel_sim.energy.table import load_energy_table
-from accel_sim.pe_array.model import simulate_layer
+from accel_sim.pe_array.spec import SUPPORT_LEVELS
+from accel_sim.simulate import simulate_layer
 from accel_sim.studies.registry import StudyOutput, study
 from accel_sim.workload.layer import Layer, NMSparsity, OperandSource
 from accel_sim.workload.loader import load_workload
@@ -49,10 +48,9 @@ def ladder_points(layer: Layer, densities=DENSITIES, patterns=PATTERNS, arch: st
             pruned = ladder_layer(layer, pattern, density)
             for level in levels:
                 spec = specs[(level, "nm" if pattern == "2:4" else "csr")]
-                result = simulate_layer(spec, pruned)  # what simulate() does for one layer, the table loaded once
-                energy = cost(result.actions, tables[spec.energy_table])
-                rows.append({"support": level, "pattern": pattern, "density": density, "cycles": result.cycles,
-                             "energy_pj": energy.total_pj, "dram_read_bytes": result.dram_read_bytes})
+                run = simulate_layer(spec, pruned, tables[spec.energy_table])  # each table loaded once
+                rows.append({"support": level, "pattern": pattern, "density": density, "cycles": run.result.cycles,
+                             "energy_pj": run.energy.total_pj, "dram_read_bytes": run.result.dram_read_bytes})
     return pd.DataFrame(rows, columns=COLUMNS)
 
 

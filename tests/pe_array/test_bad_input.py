@@ -3,7 +3,7 @@ import pytest
 
 from accel_sim import load_arch
 from accel_sim.errors import InputError
-from accel_sim.pe_array.model import simulate_layer
+from accel_sim.simulate import simulate_layer
 from accel_sim.workload import GemmLayer, NMSparsity
 
 
@@ -35,7 +35,7 @@ def test_two_four_request_on_a_tensor_that_is_not_two_four_is_an_error_not_a_pru
         simulate_layer(arch, GemmLayer("fc_unpruned", m=4, k=64, n=8, weight_density=0.5))
     message = str(err.value)
     assert "fc_unpruned" in message and "2:4" in message and "no automatic pruning" in message
-    ok = simulate_layer(arch, GemmLayer("fc_24", m=4, k=64, n=8, weight_sparsity=NMSparsity(2, 4)))
+    ok = simulate_layer(arch, GemmLayer("fc_24", m=4, k=64, n=8, weight_sparsity=NMSparsity(2, 4))).result
     assert ok.metrics["macs_skipped"] == 4 * 64 * 8 // 2
 
 

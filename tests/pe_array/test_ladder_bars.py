@@ -8,14 +8,12 @@ from hypothesis import strategies as st
 
 from accel_sim import load_arch, simulate
 from accel_sim.energy import load_energy_table
-from accel_sim.pe_array import decoder
-from accel_sim.pe_array.model import simulate_layer
+from accel_sim.pe_array.family import FAMILY
+from accel_sim.pe_array.fast.datapath import chunk_cycles
+from accel_sim.pe_array.fast.decoder import chunk_items
 from accel_sim.pe_array.spec import SUPPORT_LEVELS
-from accel_sim.pe_array.timing import chunk_cycles
-from accel_sim.pe_array.work import layer_work
 from accel_sim.workload import ConvLayer, GemmLayer, Network
 from accel_sim.workload.layer import OperandSource
-from accel_sim.workload.operands import layer_operands
 
 
 def conv(density, pattern="unstructured", seed=0, channels=32, filters=32, input_density=0.5):
@@ -65,12 +63,12 @@ def test_reassignment_approaches_total_work_over_lanes(pattern):
     """With one window over all rows, a tile takes about (total chunk cycles) / rows."""
     layer = GemmLayer("g", m=16, k=2048, n=16, weight_density=0.3, operands=OperandSource(weight_pattern=pattern))
     arch = load_arch("pe_array_reassignment", {"pe_array.reassign_window": 16})
-    (work,) = layer_work(layer, layer_operands(layer))
-    items = decoder.chunk_items(arch.pe_array, work.weights)
+    (work,) = FAMILY.plan(arch, layer).groups
+    items = chunk_items(arch.pe_array, work.weights)
     per_chunk = np.where(items >= 0, chunk_cycles(items, arch.pe_array.vector_width), 0)
     ideal = per_chunk.sum() / arch.pe_array.rows
-    reassigned = simulate_layer(arch, layer).compute_cycles - arch.pe_array.decoder_latency
-    skipping = simulate_layer(load_arch("pe_array_skipping"), layer).compute_cycles - arch.pe_array.decoder_latency
+    reassigned = FAMILY.layer_result(arch, layer).compute_cycles - arch.pe_array.decoder_latency
+    skipping = FAMILY.layer_result(load_arch("pe_array_skipping"), layer).compute_cycles - arch.pe_array.decoder_latency
     assert math.ceil(ideal) <= reassigned <= ideal + per_chunk.max()
     assert reassigned <= 1.02 * ideal
     if pattern == "channel":  # pruned filters leave rows idle: skipping waits for the full rows
