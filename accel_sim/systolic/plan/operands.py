@@ -1,0 +1,197 @@
+"""Operand addresses and the order the array and the buffers touch them (pure numpy).
+
+Address identity is what the read buffers track (which words they hold, which requests
+miss). The layout reproduces SCALE-Sim 3.0.0 (``compute/operand_matrix.py``), up to
+renumbering (only the identity of an address matters):
+
+- ifmap ``(m x k)``: row = output pixel, column = window element ``(kr, kc, channel)``;
+  the address of input pixel ``(b, y, x, c)`` is ``((b*H + y)*W + x)*C + c``, ``-1`` when the
+  window reaches outside the input (padding, or SCALE-Sim's ceil-rounded last window);
+- filter ``(k x n)``: ``n * K + k`` (K: dense reduction length);
+- ofmap ``(m x n)``: ``m * N + n``.
+
+N:M (weight stationary) keeps the reduction indices ``j % M < N`` in both the filter rows and
+the ifmap columns (:func:`accel_sim.systolic.plan.mapping.kept_reduction_indices`).
+
+Each operand has a role under each dataflow (:data:`ROLES`: streamed, preloaded or drained,
+along which array edge, where in a fold its first element is demanded), the block of it each
+fold uses (:func:`fold_block`) and a *fetch sequence*, the order the read buffer fills from DRAM
+(SCALE-Sim's prefetch matrices: the operand cut into the array-edge-wide blocks it is used in,
+stacked, and rolled out along anti-diagonals for streamed operands, "ISSUE #15" in SCALE-Sim).
+
+Which address the array demands in which cycle (SCALE-Sim's demand matrices) is built twice,
+independently: by index arithmetic over a whole group in :mod:`accel_sim.systolic.fast.demand`,
+and fold by fold the way SCALE-Sim does (pad, flip, skew) in
+:mod:`accel_sim.systolic.reference.demand`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from accel_sim.hardware.scalesim_scratchpad import NO_ADDRESS
+from accel_sim.systolic.plan.mapping import SystolicMapping, kept_reduction_indices
+from accel_sim.workload.layer import ConvLayer, Layer
+
+ADDRESS_DTYPE = np.int64
+READ_OPERANDS = ("ifmap", "filter")
+
+
+@dataclass(frozen=True)
+class OperandMatrices:
+    """Address matrices of one group: ``ifmap (m x k')``, ``filter (k' x n)``, ``ofmap (m x n)``."""
+
+    ifmap: np.ndarray
+    filter: np.ndarray
+    ofmap: np.ndarray
+
+    def by_gemm_dims(self, operand: str, first: str, second: str) -> np.ndarray:
+        """The operand's matrix oriented as (``first`` x ``second``) GEMM dimensions."""
+        natural = {"ifmap": ("m", "k"), "filter": ("k", "n"), "ofmap": ("m", "n")}[operand]
+        matrix = getattr(self, operand)
+        if (first, second) == natural:
+            return matrix
+        if (second, first) == natural:
+            return matrix.T
+        raise ValueError(f"{operand} has no dimensions ({first}, {second})")
+
+
+def _conv_geometry(layer: Layer) -> dict[str, int]:
+    """The layer as a convolution (SCALE-Sim maps GEMM M,N,K to a 1 x K filter over an M x K input)."""
+    if isinstance(layer, ConvLayer):
+        return dict(h=layer.in_h, w=layer.in_w, c=layer.in_channels // layer.groups, r=layer.kernel_h,
+                    s=layer.kernel_w, stride_h=layer.stride_h, stride_w=layer.stride_w, pad_top=layer.pad_top,
+                    pad_left=layer.pad_left, out_h=layer.out_h, out_w=layer.out_w, batch=layer.batch)
+    return dict(h=layer.m, w=layer.k, c=1, r=1, s=layer.k, stride_h=1, stride_w=1, pad_top=0, pad_left=0,
+                out_h=layer.m, out_w=1, batch=1)
+
+
+def ifmap_addresses(layer: Layer, kept: np.ndarray) -> np.ndarray:
+    """im2col address matrix (output pixels x kept window elements) of one group."""
+    g = _conv_geometry(layer)
+    pixels = np.arange(g["batch"] * g["out_h"] * g["out_w"])
+    batch, rest = np.divmod(pixels, g["out_h"] * g["out_w"])
+    out_y, out_x = np.divmod(rest, g["out_w"])
+    kr, rest = np.divmod(kept, g["s"] * g["c"])
+    kc, ch = np.divmod(rest, g["c"])
+    y = (out_y * g["stride_h"] - g["pad_top"])[:, None] + kr[None, :]
+    x = (out_x * g["stride_w"] - g["pad_left"])[:, None] + kc[None, :]
+    inside = (y >= 0) & (y < g["h"]) & (x >= 0) & (x < g["w"])
+    address = ((batch[:, None] * g["h"] + y) * g["w"] + x) * g["c"] + ch[None, :]
+    return np.where(inside, address, NO_ADDRESS).astype(ADDRESS_DTYPE)
+
+
+def operand_matrices(mapping: SystolicMapping, layer: Layer) -> OperandMatrices:
+    kept = np.asarray(kept_reduction_indices(mapping.dense_k, mapping.nm), dtype=ADDRESS_DTYPE)
+    m, n = mapping.gemm.m, mapping.gemm.n
+    filter_matrix = (np.arange(n, dtype=ADDRESS_DTYPE)[None, :] * mapping.dense_k + kept[:, None])
+    ofmap = np.arange(m, dtype=ADDRESS_DTYPE)[:, None] * n + np.arange(n, dtype=ADDRESS_DTYPE)[None, :]
+    return OperandMatrices(ifmap=ifmap_addresses(layer, kept), filter=filter_matrix, ofmap=ofmap)
+
+
+@dataclass(frozen=True)
+class OperandRole:
+    """How one operand meets the array under one dataflow.
+
+    ``kind``: ``"stream"`` (skewed in or out along one edge, one temporal step per cycle),
+    ``"preload"`` (stationary input, loaded row by row in R cycles, last row first) or
+    ``"drain"`` (stationary output, read out skewed after the fold, last row first).
+    ``edge_dim`` is the GEMM dimension laid along the array edge the operand crosses
+    (``width`` PEs wide); ``other_dim`` is the one that runs along time.
+    """
+
+    kind: str
+    edge_dim: str
+    other_dim: str
+    width_is_rows: bool
+    base: str  # demand-cycle offset of the first element in a fold: "zero", "rows", "two_rows", "drain"
+
+
+ROLES: dict[str, dict[str, OperandRole]] = {
+    "os": {"ifmap": OperandRole("stream", "m", "k", True, "zero"),
+           "filter": OperandRole("stream", "n", "k", False, "zero"),
+           "ofmap": OperandRole("drain", "n", "m", False, "drain")},
+    "ws": {"ifmap": OperandRole("stream", "k", "m", True, "rows"),
+           "filter": OperandRole("preload", "n", "k", False, "zero"),
+           "ofmap": OperandRole("stream", "n", "m", False, "two_rows")},
+    "is": {"ifmap": OperandRole("preload", "m", "k", False, "zero"),
+           "filter": OperandRole("stream", "k", "n", True, "rows"),
+           "ofmap": OperandRole("stream", "m", "n", False, "two_rows")},
+}
+
+
+def role(mapping: SystolicMapping, operand: str) -> OperandRole:
+    return ROLES[mapping.dataflow.name][operand]
+
+
+def edge_width(mapping: SystolicMapping, r: OperandRole) -> int:
+    return mapping.rows if r.width_is_rows else mapping.cols
+
+
+def demand_base(mapping: SystolicMapping, r: OperandRole) -> int:
+    """Demand cycle (within a fold) of a streamed / drained block's first element."""
+    return {"zero": 0, "rows": mapping.rows, "two_rows": 2 * mapping.rows - 1, "drain": mapping.t - 1}[r.base]
+
+
+def edge_fold(mapping: SystolicMapping, r: OperandRole, fold_col: int, fold_row: int) -> int:
+    """Which block along the operand's edge dimension a fold uses."""
+    return fold_row if r.edge_dim == mapping.dataflow.rows_dim else fold_col
+
+
+def _padded_block(matrix: np.ndarray, start: int, width: int) -> np.ndarray:
+    """Columns ``start:start+width`` of ``matrix``, padded with idle requests to ``width``."""
+    block = matrix[:, start:start + width]
+    if block.shape[1] < width:
+        pad = np.full((matrix.shape[0], width - block.shape[1]), NO_ADDRESS, dtype=ADDRESS_DTYPE)
+        block = np.concatenate([block, pad], axis=1)
+    return block
+
+
+@lru_cache(maxsize=64)
+def diagonal_order(rows: int, cols: int) -> tuple[np.ndarray, np.ndarray]:
+    """(row, col) of an ``rows x cols`` matrix along anti-diagonals, top-right to bottom-left
+    within a diagonal (SCALE-Sim's prefetch roll-out; also the order a skewed block is demanded)."""
+    i, q = np.meshgrid(np.arange(rows), np.arange(cols), indexing="ij")
+    order = np.lexsort((q.ravel(), (i + q).ravel()))
+    return i.ravel()[order], q.ravel()[order]
+
+
+def fetch_sequence(mapping: SystolicMapping, matrices: OperandMatrices, operand: str) -> np.ndarray:
+    """Addresses in the order the read buffer fetches them from DRAM (``-1``: padding words).
+
+    The operand is cut along its edge dimension into the ``width``-wide blocks the folds use,
+    the blocks are stacked (all of the other dimension each) and a streamed operand is rolled
+    out along anti-diagonals (SCALE-Sim ``create_{ifmap,filter}_prefetch_mat``).
+    """
+    r = role(mapping, operand)
+    if r.kind == "drain":
+        raise ValueError("the output operand is written, not fetched")
+    width = edge_width(mapping, r)
+    matrix = matrices.by_gemm_dims(operand, r.other_dim, r.edge_dim)
+    folds = -(-matrix.shape[1] // width)
+    stacked = np.concatenate([_padded_block(matrix, f * width, width) for f in range(folds)], axis=0)
+    if r.kind == "preload":
+        return stacked.ravel()
+    rows, cols = diagonal_order(*stacked.shape)
+    return stacked[rows, cols]
+
+
+def fold_block(mapping: SystolicMapping, matrices: OperandMatrices, operand: str,
+               fold_col: int, fold_row: int) -> np.ndarray:
+    """The operand block one fold uses, padded to the array size (time x edge for streams,
+    array rows x array cols for preloaded and drained operands)."""
+    r = role(mapping, operand)
+    if r.kind == "stream":
+        matrix = matrices.by_gemm_dims(operand, r.other_dim, r.edge_dim)
+        return _padded_block(matrix, edge_fold(mapping, r, fold_col, fold_row) * edge_width(mapping, r),
+                             edge_width(mapping, r))
+    rows_dim, cols_dim = mapping.dataflow.rows_dim, mapping.dataflow.cols_dim
+    matrix = matrices.by_gemm_dims(operand, rows_dim, cols_dim)
+    block = matrix[fold_row * mapping.rows:(fold_row + 1) * mapping.rows]
+    block = _padded_block(block, fold_col * mapping.cols, mapping.cols)
+    if block.shape[0] < mapping.rows:
+        pad = np.full((mapping.rows - block.shape[0], mapping.cols), NO_ADDRESS, dtype=ADDRESS_DTYPE)
+        block = np.concatenate([block, pad], axis=0)
+    return block
