@@ -9,6 +9,7 @@
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pytest
@@ -19,6 +20,7 @@ from accel_sim.arch.spec import ArchSpec, DramSpec
 from accel_sim.systolic.accounting import account
 from accel_sim.systolic.counters import SystolicCounters
 from accel_sim.systolic.family import FAMILY
+from accel_sim.systolic.plan.operands import role
 from accel_sim.systolic.reference import simulate_group
 from accel_sim.systolic.spec import BufferSpec, SystolicSpec
 from accel_sim.workload.layer import ConvLayer, GemmLayer, NMSparsity
@@ -180,6 +182,44 @@ def test_dense_and_one_to_one_layers_carry_no_metadata():
         assert plan.metadata_bits == 0
         assert FAMILY.fast(plan, None).nm_metadata_reads == 0
         assert len(account(plan, FAMILY.fast(plan, None)).actions) == 12
+
+
+# --------------------------------------------------------------------------- plan
+def test_buffers_in_words_and_dram_streams_in_whole_words():
+    spec = ArchSpec(name="t", family="systolic", word_bits=16, dram=DramSpec(bandwidth_mode="user", bandwidth=3),
+                    systolic=SystolicSpec(rows=4, cols=5, dataflow="os", ifmap_sram=BufferSpec(1001),
+                                          filter_sram=BufferSpec(4), ofmap_sram=BufferSpec(64)))
+    plan = FAMILY.plan(spec, GemmLayer("g", m=2, k=2, n=2))
+    assert dict(plan.capacity_words) == {"ifmap": 500, "filter": 2, "ofmap": 32}
+    assert (plan.user_bandwidth, plan.dram_words_per_cycle, plan.ofmap_line_words) == (True, 1, 1)
+    slow = dataclasses.replace(spec, word_bits=8, dram=DramSpec(bandwidth_mode="user", bandwidth=0.5))
+    assert FAMILY.plan(slow, GemmLayer("g", m=2, k=2, n=2)).dram_words_per_cycle == 1  # never below one word
+    calc = dataclasses.replace(spec, dram=DramSpec(bandwidth_mode="calc", bandwidth=3))
+    assert FAMILY.plan(calc, GemmLayer("g", m=2, k=2, n=2)).ofmap_line_words == 5  # one word per column
+
+
+@pytest.mark.parametrize("buffers, message", [
+    ((BufferSpec(2), BufferSpec(2), BufferSpec(2)), None),                      # one word per half: fine
+    ((BufferSpec(2), BufferSpec(1), BufferSpec(2)), "filter_sram.size 1 B holds fewer than 2 words"),
+    ((BufferSpec(2), BufferSpec(2), BufferSpec(4, double_buffered=False)), "double-buffered"),
+])
+def test_buffers_the_model_refuses(buffers, message):
+    spec = ArchSpec(name="t", family="systolic", systolic=SystolicSpec(
+        rows=2, cols=2, dataflow="ws", ifmap_sram=buffers[0], filter_sram=buffers[1], ofmap_sram=buffers[2]))
+    if message is None:
+        assert FAMILY.plan(spec, GemmLayer("g", m=2, k=2, n=2)).capacity_words["ofmap"] == 2
+    else:
+        with pytest.raises(ValueError, match=message):
+            FAMILY.plan(spec, GemmLayer("g", m=2, k=2, n=2))
+
+
+def test_plan_and_counters_are_frozen():
+    plan = FAMILY.plan(*OS_CALC)
+    records = (plan, plan.mapping, plan.mapping.dataflow, plan.matrices, role(plan.mapping, "ifmap"),
+               FAMILY.fast(plan, None))
+    for record in records:
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(record, dataclasses.fields(record)[0].name, None)
 
 
 # --------------------------------------------------------------------------- SCALE-Sim 3.0.0
