@@ -7,7 +7,8 @@ Bar: under 1.5 s of wall time and under 300 MB peak memory for the whole network
 
 The config and topology are SCALE-Sim's own files (``tests/data/scalesim/r18_tpu128_ws_calc``),
 loaded as a user would (loading is reported separately). Wall time is the best of N passes
-of ``simulate`` (fast path + energy costing) and, separately, of the bare per-layer model;
+of ``simulate`` (fast path + energy costing) and, separately, of the bare per-layer model
+(plan, fast path, accounting: ``FAMILY.layer_result``);
 memory is the peak traced Python heap of one pass (tracemalloc) and the process's maximum
 resident set (getrusage, imports included).
 """
@@ -23,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from accel_sim import load_arch, load_workload, simulate  # noqa: E402
-from accel_sim.systolic.model import simulate_layer  # noqa: E402
+from accel_sim.systolic.family import FAMILY  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "scalesim" / "r18_tpu128_ws_calc"
 WALL_BAR_S = 1.5
@@ -51,7 +52,7 @@ def main() -> int:
     loaded = time.perf_counter()
     run = simulate(arch, network)
     wall = best_time(lambda: simulate(arch, network), args.repeat)
-    model_only = best_time(lambda: [simulate_layer(arch, layer) for layer in network.layers], args.repeat)
+    model_only = best_time(lambda: [FAMILY.layer_result(arch, layer) for layer in network.layers], args.repeat)
     tracemalloc.start()
     simulate(arch, network)
     heap_mb = tracemalloc.get_traced_memory()[1] / BYTES_PER_MB

@@ -5,7 +5,7 @@ Both reproduce SCALE-Sim 3.0.0's double-buffered scratchpad
 (*active*), the other half fills from DRAM (*prefetch*) or drains to it.
 
 :class:`ReadScratchpad` (``memory/read_buffer.py``). The operand's *fetch sequence* (the
-order it is laid out for filling, see :mod:`accel_sim.systolic.operands`) is cut into sets
+order it is laid out for filling, see :mod:`accel_sim.systolic.plan.operands`) is cut into sets
 of ``ceil(capacity / SETS)`` valid words; the buffer holds a window of consecutive sets
 (``active_sets``, wrapping around the sequence). Before compute starts the active half is
 filled (``initial_lines`` bus lines ending the cycle before the first demand). An access to
@@ -24,6 +24,13 @@ occupied and no drain is running, the open line is closed (possibly partial) and
 write that finds the buffer full while a drain runs waits for that drain's end. SCALE-Sim
 counts a drained line as full unless it is the last of its drain (an over-count of the
 padding of partial lines, kept here so DRAM write counts match).
+
+Both serve a SimPy process in two ways: :meth:`ReadScratchpad.read` / :meth:`WriteScratchpad.write`
+(``yield from``) make the caller wait for the bursts and drains it depends on;
+:meth:`~ReadScratchpad.serve` / :meth:`~WriteScratchpad.store` return the same charge at once.
+
+:class:`EstimateBufferGeometry` is the geometry of SCALE-Sim's CALC-mode read buffer
+(``memory/read_buffer_estimate_bw.py``), which never stalls.
 """
 from __future__ import annotations
 
@@ -41,7 +48,10 @@ from accel_sim.hardware.dram_channel import READ, WRITE, DramChannel
 SETS = 100            # SCALE-Sim tracks a read buffer's contents in 100 address sets
 ACTIVE_FRACTION = 0.5  # double buffering: half serves the array, half fills / drains
 HIT_LATENCY = 1        # cycles from request to data for a resident word (SCALE-Sim read_buffer)
-NO_ADDRESS = -1
+NO_ADDRESS = -1        # SCALE-Sim's marker of an idle request / out-of-bounds window element
+# SCALE-Sim's CALC-mode read buffers (``read_buffer_estimate_bw``) time their first fill at 10 words
+# per cycle ("The number 10 elems per cycle is arbitrary", single_layer_sim.py).
+ESTIMATE_FILL_WORDS_PER_CYCLE = 10
 
 
 @dataclass(frozen=True)
@@ -115,6 +125,32 @@ class WriteBufferGeometry:
         return math.ceil(self.drain_words / self.words_per_cycle)
 
 
+@dataclass(frozen=True)
+class EstimateBufferGeometry:
+    """SCALE-Sim's CALC-mode read buffer (``memory/read_buffer_estimate_bw.py``): stall-free, it
+    tracks what it holds in ``SETS`` sets of ``floor(capacity / SETS)`` words, half of them active."""
+
+    capacity_words: int
+
+    @property
+    def set_words(self) -> int:
+        return self.capacity_words // SETS
+
+    @property
+    def active_sets(self) -> int:
+        return int(ACTIVE_FRACTION * SETS)
+
+    @property
+    def active_words(self) -> int:
+        """Words it holds before it starts evicting."""
+        return self.active_sets * self.set_words
+
+    @property
+    def prefetch_words(self) -> int:
+        """Words of the prefetch sets, the first fill of an operand that does not fit."""
+        return (SETS - self.active_sets) * self.set_words
+
+
 class ReadScratchpad:
     """Double-buffered read scratchpad in front of ``channel`` (see the module docstring)."""
 
@@ -163,8 +199,9 @@ class ReadScratchpad:
         self.fills.write(lines * g.words_per_cycle)
         return self.channel.transfer_at(READ, first, lines, lines * g.words_per_cycle, f"{self.name} fill")
 
-    def _advance(self) -> int:
-        """Slide the window by the prefetch half and claim the next burst; returns its end cycle."""
+    def claim_burst(self) -> simpy.Process:
+        """Slide the window by the prefetch half and claim the next burst, issued the cycle after the
+        previous one landed; the returned process ends when the burst lands, with that cycle."""
         g = self.geometry
         if g.prefetch_sets == 0 or self.last_ready is None:
             raise SimulationError(f"{self.name}: miss with nothing left to prefetch (window covers every set)")
@@ -175,10 +212,34 @@ class ReadScratchpad:
         self.bursts += 1
         words = g.burst_lines * g.words_per_cycle
         self.fills.write(words)
-        self.pending.append(self.channel.transfer_at(READ, first, g.burst_lines, words,
-                                                     f"{self.name} burst {self.bursts}"))
+        burst = self.channel.transfer_at(READ, first, g.burst_lines, words, f"{self.name} burst {self.bursts}")
+        self.pending.append(burst)
         self.last_ready = self.channel.end_cycle(READ, first, g.burst_lines)
-        return self.last_ready
+        return burst
+
+    def _claims(self, addresses: np.ndarray):
+        """The bursts one demand cycle's requests (in array-column order) claim, in order: a request
+        outside the window slides it, one burst at a time, until the request is resident."""
+        index = 0
+        while index < addresses.size:
+            hits = self.resident(addresses[index:])
+            if hits.all():
+                return
+            index += int(np.argmin(hits))
+            for _ in range(self.geometry.sets + 1):
+                if self.resident(addresses[index:index + 1])[0]:
+                    break
+                yield self.claim_burst()
+            else:
+                raise SimulationError(f"{self.name}: address {addresses[index]} is in no set of the fetch sequence")
+            index += 1
+
+    @staticmethod
+    def _charge(offset: int, cycle: int, ready: int) -> int:
+        """SCALE-Sim's response offset after a burst landing in ``ready``: a positive wait is added
+        twice, a negative one (the burst landed early) once."""
+        wait = ready - (cycle + offset)
+        return offset + wait + max(wait, 0)
 
     def serve(self, addresses: np.ndarray, cycle: int) -> int:
         """Serve one demand cycle's requests (in array-column order) issued in ``cycle``.
@@ -187,20 +248,17 @@ class ReadScratchpad:
         when a prefetch landed early). Claimed bursts are left in :attr:`pending`.
         """
         offset = self.hit_latency
-        index = 0
-        while index < addresses.size:
-            hits = self.resident(addresses[index:])
-            if hits.all():
-                break
-            index += int(np.argmin(hits))
-            for _ in range(self.geometry.sets + 1):
-                if self.resident(addresses[index:index + 1])[0]:
-                    break
-                wait = self._advance() - (cycle + offset)
-                offset += wait + max(wait, 0)
-            else:
-                raise SimulationError(f"{self.name}: address {addresses[index]} is in no set of the fetch sequence")
-            index += 1
+        for _ in self._claims(addresses):
+            offset = self._charge(offset, cycle, self.last_ready)
+        return offset - self.hit_latency
+
+    def read(self, addresses: np.ndarray, cycle: int):
+        """:meth:`serve` as part of a SimPy process (``charge = yield from buffer.read(...)``): the
+        caller waits for every burst its requests claim to land, and gets the charge."""
+        offset = self.hit_latency
+        for burst in self._claims(addresses):
+            ready = yield burst
+            offset = self._charge(offset, cycle, ready)
         return offset - self.hit_latency
 
 
@@ -247,20 +305,38 @@ class WriteScratchpad:
         self.drain_ends.append(end)
         return end
 
-    def store(self, words: int, cycle: int) -> int:
-        """Accept ``words`` output words written in ``cycle``; returns the cycles the array waits."""
-        g = self.geometry
+    def _store(self, words: int, cycle: int):
+        """Store ``words`` output words written from ``cycle`` on, word by word. A word that finds the
+        buffer full while a drain runs yields that drain and goes on in the cycle it is sent back
+        (the drain's end). Returns the cycle the last word was stored in."""
+        active_words = self.geometry.active_words
         current = cycle
         for _ in range(words):
             self._add_word()
             if current < self.drain_end:
                 if self.free_words <= 0:
-                    current = self.drain_end
                     self.stalled_on = self.drains[-1]
-            elif self.free_words < g.active_words:
+                    current = yield self.stalled_on
+            elif self.free_words < active_words:
                 self._close_open_line()
                 self.drain_end = self._drain(current)
-        return current - cycle
+        return current
+
+    def store(self, words: int, cycle: int) -> int:
+        """Accept ``words`` output words written in ``cycle``; returns the cycles the array waits."""
+        steps = self._store(words, cycle)
+        try:
+            next(steps)
+            while True:
+                steps.send(self.drain_end)
+        except StopIteration as done:
+            return done.value - cycle
+
+    def write(self, words: int, cycle: int):
+        """:meth:`store` as part of a SimPy process (``wait = yield from buffer.write(...)``): a write
+        that finds the buffer full waits for the running drain to end."""
+        stored = yield from self._store(words, cycle)
+        return stored - cycle
 
     def flush(self, cycle: int) -> int:
         """Drain everything left, one drain after the other from ``cycle`` (SCALE-Sim

@@ -1,8 +1,13 @@
 """Dense systolic arrays (output / weight / input stationary), cycle-compatible with SCALE-Sim v3.
 
-- :mod:`~accel_sim.systolic.mapping`: folding a layer's GEMM onto the array;
-- :mod:`~accel_sim.systolic.operands`: operand addresses, fetch and demand orders;
-- :mod:`~accel_sim.systolic.timing`: the fast path (closed forms, vectorised numpy);
-- :mod:`~accel_sim.systolic.reference`: the per-fold SimPy reference;
-- :mod:`~accel_sim.systolic.model`: ``simulate_layer`` / ``simulate_layer_reference``.
+- :mod:`~accel_sim.systolic.spec`: the ``systolic:`` config section (array, SRAM buffers);
+- :mod:`~accel_sim.systolic.plan`: folding a layer's GEMM onto the array, operand addresses and
+  fetch orders, buffer sizes;
+- :mod:`~accel_sim.systolic.fast`: the fast path (closed forms, vectorised numpy), one file per
+  block (demand streams, read buffers, ofmap drain, footprints, the timeline);
+- :mod:`~accel_sim.systolic.reference`: the SimPy reference (array process, read buffers,
+  ofmap drain, SCALE-Sim-style demand matrices);
+- :mod:`~accel_sim.systolic.counters` / :mod:`~accel_sim.systolic.accounting`: what both paths
+  count, and how it becomes SCALE-Sim's report quantities, actions and bytes;
+- :mod:`~accel_sim.systolic.family`: ``FAMILY``, the contract's hooks.
 """

@@ -11,7 +11,8 @@ import csv
 from dataclasses import dataclass
 from pathlib import Path
 
-from accel_sim.arch.spec import ArchSpec, BufferSpec, DramSpec, SystolicSpec
+from accel_sim.arch.spec import ArchSpec, DramSpec
+from accel_sim.systolic.spec import BufferSpec, SystolicSpec
 from accel_sim.workload.layer import ConvLayer, GemmLayer, Layer, NMSparsity
 
 CASES_DIR = Path(__file__).resolve().parents[1] / "data" / "scalesim"

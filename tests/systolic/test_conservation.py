@@ -5,10 +5,11 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from accel_sim.arch.spec import ArchSpec, BufferSpec, DramSpec, SystolicSpec
-from accel_sim.systolic import timing
-from accel_sim.systolic.mapping import map_layer
-from accel_sim.systolic.model import simulate_layer
+from accel_sim.arch.spec import ArchSpec, DramSpec
+from accel_sim.systolic.family import FAMILY
+from accel_sim.systolic.fast.footprint import touched_input_words
+from accel_sim.systolic.plan.mapping import map_layer
+from accel_sim.systolic.spec import BufferSpec, SystolicSpec
 from accel_sim.workload.layer import ConvLayer, GemmLayer, NMSparsity
 
 layers = st.one_of(
@@ -30,14 +31,14 @@ def make_arch(rows, cols, dataflow, mode, bandwidth, kib, nm):
                                           filter_sram=buffer, ofmap_sram=buffer, nm_sparsity=nm and dataflow == "ws"))
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=120, deadline=None, derandomize=True)
 @given(layer=layers, rows=st.integers(1, 32), cols=st.integers(1, 32), dataflow=st.sampled_from(["os", "ws", "is"]),
        mode=st.sampled_from(["calc", "user"]), bandwidth=st.integers(1, 16), kib=st.sampled_from([1, 2, 8, 64]),
        nm=st.booleans())
 def test_conservation_laws(layer, rows, cols, dataflow, mode, bandwidth, kib, nm):
     assume(not (rows == cols == 1 and dataflow == "os"))  # see test_single_pe_output_stationary_quirk
     arch = make_arch(rows, cols, dataflow, mode, bandwidth, kib, nm)
-    result = simulate_layer(arch, layer)
+    result = FAMILY.layer_result(arch, layer)
     mapping = map_layer(arch.systolic, layer)
     counts = {(a.component, a.action): a.count for a in result.actions if a.bits == arch.word_bits}
     # time: stalls only add; the array cannot beat its peak MAC rate; compute time is the fold closed form
@@ -49,7 +50,7 @@ def test_conservation_laws(layer, rows, cols, dataflow, mode, bandwidth, kib, nm
     assert result.macs_issued == layer.macs * mapping.gemm.k // mapping.dense_k
     assert result.macs_issued <= result.macs_dense == layer.macs
     # traffic: every operand word crosses DRAM at least once, outputs at least once
-    ifmap_words = timing.touched_input_words(mapping, layer) * mapping.groups
+    ifmap_words = touched_input_words(mapping, layer) * mapping.groups
     weight_words = mapping.gemm.k * mapping.gemm.n * mapping.groups
     assert counts["ifmap_sram", "write"] >= ifmap_words
     assert counts["filter_sram", "write"] >= weight_words
@@ -78,7 +79,7 @@ def test_groups_run_one_after_the_other(mode):
     arch = make_arch(4, 4, "ws", mode, 4, 1, False)
     grouped = ConvLayer("g", in_h=6, in_w=6, in_channels=6, out_channels=9, kernel_h=3, kernel_w=3, groups=3)
     one = ConvLayer("one", in_h=6, in_w=6, in_channels=2, out_channels=3, kernel_h=3, kernel_w=3)
-    a, b = simulate_layer(arch, grouped), simulate_layer(arch, one)
+    a, b = FAMILY.layer_result(arch, grouped), FAMILY.layer_result(arch, one)
     assert (a.cycles, a.stall_cycles, a.dram_read_bytes, a.dram_write_bytes, a.macs_issued) == (
         3 * b.cycles, 3 * b.stall_cycles, 3 * b.dram_read_bytes, 3 * b.dram_write_bytes, 3 * b.macs_issued)
 
@@ -89,13 +90,13 @@ def test_bad_buffers_are_rejected_with_the_field_named():
                     systolic=SystolicSpec(rows=4, cols=4, dataflow="os", ifmap_sram=BufferSpec(size=2),
                                           filter_sram=BufferSpec(size=64), ofmap_sram=BufferSpec(size=64)))
     with pytest.raises(ValueError, match="systolic.ifmap_sram.size"):
-        simulate_layer(tiny, GemmLayer("g", m=2, k=2, n=2))
+        FAMILY.layer_result(tiny, GemmLayer("g", m=2, k=2, n=2))
     single = ArchSpec(name="t", family="systolic", dram=arch.dram,
                       systolic=SystolicSpec(rows=4, cols=4, dataflow="os", ifmap_sram=BufferSpec(size=64),
                                             filter_sram=BufferSpec(size=64, double_buffered=False),
                                             ofmap_sram=BufferSpec(size=64)))
     with pytest.raises(ValueError, match="double-buffered"):
-        simulate_layer(single, GemmLayer("g", m=2, k=2, n=2))
+        FAMILY.layer_result(single, GemmLayer("g", m=2, k=2, n=2))
 
 
 def test_single_pe_output_stationary_quirk():
@@ -103,5 +104,5 @@ def test_single_pe_output_stationary_quirk():
     array but a single output-stationary PE has fill / drain cycles to spare; that one reports
     MACs - 1 cycles per group (0 for a single MAC), so it is excluded from the peak-rate law."""
     arch = make_arch(1, 1, "os", "calc", 1, 1, False)
-    assert simulate_layer(arch, GemmLayer("g", m=3, k=4, n=2)).cycles == 3 * 4 * 2 - 1
-    assert simulate_layer(arch, GemmLayer("g", m=1, k=1, n=1)).cycles == 0
+    assert FAMILY.layer_result(arch, GemmLayer("g", m=3, k=4, n=2)).cycles == 3 * 4 * 2 - 1
+    assert FAMILY.layer_result(arch, GemmLayer("g", m=1, k=1, n=1)).cycles == 0

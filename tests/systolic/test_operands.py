@@ -3,9 +3,13 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accel_sim.arch.spec import BufferSpec, SystolicSpec
-from accel_sim.systolic import operands
-from accel_sim.systolic.mapping import map_layer
+from accel_sim.hardware.scalesim_scratchpad import NO_ADDRESS
+from accel_sim.systolic.fast.demand import demand_stream, first_demand_line
+from accel_sim.systolic.fast.ofmap_drain import ofmap_writes_per_line
+from accel_sim.systolic.plan import operands
+from accel_sim.systolic.plan.mapping import map_layer
+from accel_sim.systolic.reference.demand import fold_demand_matrix, skew
+from accel_sim.systolic.spec import BufferSpec, SystolicSpec
 from accel_sim.workload.layer import ConvLayer, GemmLayer, NMSparsity
 
 BUFFER = BufferSpec(size=1024)
@@ -17,7 +21,7 @@ def spec(rows, cols, dataflow, nm=False):
 
 
 def test_skew_delays_column_q_by_q_cycles():
-    assert operands.skew(np.array([[1, 2], [3, 4]])).tolist() == [[1, -1], [3, 2], [-1, 4]]
+    assert skew(np.array([[1, 2], [3, 4]])).tolist() == [[1, -1], [3, 2], [-1, 4]]
 
 
 def test_fetch_sequence_rolls_streamed_blocks_out_along_anti_diagonals():
@@ -53,23 +57,28 @@ def test_first_demand_line():
     layer = GemmLayer("g", m=5, k=3, n=2)
     m = map_layer(spec(4, 4, "ws"), layer)
     mats = operands.operand_matrices(m, layer)
-    assert operands.first_demand_line(m, mats, "filter") == 1   # 3 of 4 rows used, last row first
-    assert operands.first_demand_line(m, mats, "ifmap") == 4    # after the R-cycle preload
+    assert first_demand_line(m, mats, "filter") == 1   # 3 of 4 rows used, last row first
+    assert first_demand_line(m, mats, "ifmap") == 4    # after the R-cycle preload
 
 
 @settings(max_examples=40, deadline=None)
 @given(dataflow=st.sampled_from(["os", "ws", "is"]), rows=st.integers(1, 5), cols=st.integers(1, 5),
        m=st.integers(1, 9), k=st.integers(1, 9), n=st.integers(1, 9), conv=st.booleans())
-def test_demand_stream_equals_scalesim_style_demand_matrices(dataflow, rows, cols, m, k, n, conv):
+def test_demand_streams_equal_scalesim_style_demand_matrices(dataflow, rows, cols, m, k, n, conv):
     layer = (ConvLayer("c", in_h=m + 2, in_w=k + 2, in_channels=2, out_channels=n, kernel_h=2, kernel_w=3,
                        stride_h=2, pad_top=1, pad_left=1) if conv else GemmLayer("g", m=m, k=k, n=n))
     mapping = map_layer(spec(rows, cols, dataflow), layer)
     mats = operands.operand_matrices(mapping, layer)
-    for operand in operands.OPERANDS:
-        matrix = np.concatenate([operands.fold_demand_matrix(mapping, mats, operand, fc, fr)
-                                 for fc in range(mapping.col_folds) for fr in range(mapping.row_folds)])
+    def whole_group(operand):
+        return np.concatenate([fold_demand_matrix(mapping, mats, operand, fc, fr)
+                               for fc in range(mapping.col_folds) for fr in range(mapping.row_folds)])
+
+    for operand in operands.READ_OPERANDS:
+        matrix = whole_group(operand)
         assert matrix.shape[0] == mapping.demand_lines
-        lines, columns = np.nonzero(matrix != operands.NO_ADDRESS)
-        stream = operands.demand_stream(mapping, mats, operand)
+        lines, columns = np.nonzero(matrix != NO_ADDRESS)
+        stream = demand_stream(mapping, mats, operand)
         assert stream.lines.tolist() == lines.tolist()
         assert stream.addresses.tolist() == matrix[lines, columns].tolist()
+    outputs = whole_group("ofmap")
+    assert ofmap_writes_per_line(mapping).tolist() == (outputs != NO_ADDRESS).sum(axis=1).tolist()

@@ -1,8 +1,8 @@
 """The SimPy reference's (who, what, when) log on cases small enough to follow by hand."""
-from accel_sim.arch.spec import ArchSpec, BufferSpec, DramSpec, SystolicSpec
-from accel_sim.systolic.mapping import map_layer
-from accel_sim.systolic.model import simulate_layer
-from accel_sim.systolic.reference import reference_group_timing
+from accel_sim.arch.spec import ArchSpec, DramSpec
+from accel_sim.systolic.family import FAMILY
+from accel_sim.systolic.reference import simulate_group
+from accel_sim.systolic.spec import BufferSpec, SystolicSpec
 from accel_sim.workload.layer import GemmLayer
 
 
@@ -14,8 +14,8 @@ def arch(mode, read_bytes, ofmap_bytes):
 
 def run(spec, layer):
     log = []
-    timing = reference_group_timing(spec, layer, map_layer(spec.systolic, layer), max_cycles=10_000, log=log)
-    return timing, [tuple(entry) for entry in log]
+    counters = simulate_group(FAMILY.plan(spec, layer), max_cycles=10_000, log=log)
+    return counters, [tuple(entry) for entry in log]
 
 
 def test_folds_and_drains_with_ideal_dram():
@@ -23,7 +23,7 @@ def test_folds_and_drains_with_ideal_dram():
     drains 4 words (1 per line in CALC mode: one word per column, 2 columns) when half full."""
     spec = arch("calc", 64, 8)
     timing, log = run(spec, GemmLayer("g", m=3, k=4, n=2))
-    assert (timing.cycles, timing.scalesim_stall_cycles) == (13, 0)
+    assert (timing.cycles, timing.read_stall_cycles, timing.write_stall_cycles) == (13, 0, 0)
     assert log == [("fold 0", "start", 0),
                    ("ofmap_sram drain 1", "write start", 5), ("ofmap_sram drain 1", "write end", 6),
                    ("fold 0", "end", 7), ("fold 1", "start", 7),
@@ -45,7 +45,7 @@ def test_filter_preload_thrashes_a_one_word_half_buffer():
     spec = arch("user", 4, 4)
     layer = GemmLayer("g", m=2, k=2, n=2)
     timing, log = run(spec, layer)
-    assert (timing.cycles, timing.compute_cycles, timing.scalesim_stall_cycles) == (13, 5, 8)
+    assert (timing.cycles, timing.compute_cycles, timing.read_stall_cycles, timing.write_stall_cycles) == (13, 5, 8, 0)
     assert log == [("ifmap_sram fill", "read start", -3), ("filter_sram fill", "read start", -3),
                    ("ifmap_sram fill", "read end", -1), ("filter_sram fill", "read end", -1),
                    ("fold 0", "start", 0),
@@ -56,5 +56,5 @@ def test_filter_preload_thrashes_a_one_word_half_buffer():
                    ("ofmap_sram drain 1", "write start", 12), ("ofmap_sram drain 1", "write end", 13),
                    ("fold 0", "end", 14),
                    ("ofmap_sram drain 2", "write start", 13), ("ofmap_sram drain 2", "write end", 14)]
-    fast = simulate_layer(spec, layer)
+    fast = FAMILY.layer_result(spec, layer)
     assert (fast.cycles, fast.stall_cycles) == (13, 8)

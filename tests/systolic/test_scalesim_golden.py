@@ -10,8 +10,15 @@ from __future__ import annotations
 
 import pytest
 
-from accel_sim.systolic.model import simulate_layer, simulate_layer_reference
+from accel_sim.systolic.family import FAMILY
 from tests.systolic._scalesim_files import case_dirs, load_case
+
+simulate_layer = FAMILY.layer_result  # (arch, layer) -> LayerResult, fast path
+
+
+def simulate_layer_reference(arch, layer):
+    return FAMILY.layer_result(arch, layer, reference=True)
+
 
 USER_STALL_TOLERANCE = 0.05
 WORD_BITS = 8  # SCALE-Sim words

@@ -1,8 +1,8 @@
 """Operand addresses and the order the array and the buffers touch them (pure numpy).
 
-Only the memory model of DRAM-bandwidth-limited runs (``dram.bandwidth_mode: user``) needs
-addresses; CALC runs use closed forms. The layout reproduces SCALE-Sim 3.0.0
-(``compute/operand_matrix.py``), up to renumbering (only the identity of an address matters):
+Address identity is what the read buffers track (which words they hold, which requests
+miss). The layout reproduces SCALE-Sim 3.0.0 (``compute/operand_matrix.py``), up to
+renumbering (only the identity of an address matters):
 
 - ifmap ``(m x k)``: row = output pixel, column = window element ``(kr, kc, channel)``;
   the address of input pixel ``(b, y, x, c)`` is ``((b*H + y)*W + x)*C + c``, ``-1`` when the
@@ -11,17 +11,18 @@ addresses; CALC runs use closed forms. The layout reproduces SCALE-Sim 3.0.0
 - ofmap ``(m x n)``: ``m * N + n``.
 
 N:M (weight stationary) keeps the reduction indices ``j % M < N`` in both the filter rows and
-the ifmap columns (:func:`accel_sim.systolic.mapping.kept_reduction_indices`).
+the ifmap columns (:func:`accel_sim.systolic.plan.mapping.kept_reduction_indices`).
 
-For every operand the module gives two orders:
+Each operand has a role under each dataflow (:data:`ROLES`: streamed, preloaded or drained,
+along which array edge, where in a fold its first element is demanded), the block of it each
+fold uses (:func:`fold_block`) and a *fetch sequence*, the order the read buffer fills from DRAM
+(SCALE-Sim's prefetch matrices: the operand cut into the array-edge-wide blocks it is used in,
+stacked, and rolled out along anti-diagonals for streamed operands, "ISSUE #15" in SCALE-Sim).
 
-- the *fetch sequence*: the order the read buffer fills from DRAM (SCALE-Sim's prefetch
-  matrices: the operand cut into the array-edge-wide blocks it is used in, stacked, and
-  rolled out along anti-diagonals for streamed operands, "ISSUE #15" in SCALE-Sim);
-- the *demand stream*: which addresses the array asks for in which demand cycle (SCALE-Sim's
-  demand matrices). :func:`demand_stream` builds it for a whole group by index arithmetic
-  (fast path); :func:`fold_demand_matrix` builds one fold the way SCALE-Sim does, by
-  padding, flipping and skewing a block (the reference uses it).
+Which address the array demands in which cycle (SCALE-Sim's demand matrices) is built twice,
+independently: by index arithmetic over a whole group in :mod:`accel_sim.systolic.fast.demand`,
+and fold by fold the way SCALE-Sim does (pad, flip, skew) in
+:mod:`accel_sim.systolic.reference.demand`.
 """
 from __future__ import annotations
 
@@ -30,12 +31,12 @@ from functools import lru_cache
 
 import numpy as np
 
-from accel_sim.systolic.mapping import SystolicMapping, kept_reduction_indices
+from accel_sim.hardware.scalesim_scratchpad import NO_ADDRESS
+from accel_sim.systolic.plan.mapping import SystolicMapping, kept_reduction_indices
 from accel_sim.workload.layer import ConvLayer, Layer
 
-NO_ADDRESS = -1  # SCALE-Sim's marker of an idle request / out-of-bounds window element
 ADDRESS_DTYPE = np.int64
-OPERANDS = ("ifmap", "filter", "ofmap")
+READ_OPERANDS = ("ifmap", "filter")
 
 
 @dataclass(frozen=True)
@@ -125,7 +126,7 @@ def role(mapping: SystolicMapping, operand: str) -> OperandRole:
     return ROLES[mapping.dataflow.name][operand]
 
 
-def _width(mapping: SystolicMapping, r: OperandRole) -> int:
+def edge_width(mapping: SystolicMapping, r: OperandRole) -> int:
     return mapping.rows if r.width_is_rows else mapping.cols
 
 
@@ -134,7 +135,7 @@ def demand_base(mapping: SystolicMapping, r: OperandRole) -> int:
     return {"zero": 0, "rows": mapping.rows, "two_rows": 2 * mapping.rows - 1, "drain": mapping.t - 1}[r.base]
 
 
-def _edge_fold(mapping: SystolicMapping, r: OperandRole, fold_col: int, fold_row: int) -> int:
+def edge_fold(mapping: SystolicMapping, r: OperandRole, fold_col: int, fold_row: int) -> int:
     """Which block along the operand's edge dimension a fold uses."""
     return fold_row if r.edge_dim == mapping.dataflow.rows_dim else fold_col
 
@@ -149,7 +150,7 @@ def _padded_block(matrix: np.ndarray, start: int, width: int) -> np.ndarray:
 
 
 @lru_cache(maxsize=64)
-def _diagonal_order(rows: int, cols: int) -> tuple[np.ndarray, np.ndarray]:
+def diagonal_order(rows: int, cols: int) -> tuple[np.ndarray, np.ndarray]:
     """(row, col) of an ``rows x cols`` matrix along anti-diagonals, top-right to bottom-left
     within a diagonal (SCALE-Sim's prefetch roll-out; also the order a skewed block is demanded)."""
     i, q = np.meshgrid(np.arange(rows), np.arange(cols), indexing="ij")
@@ -167,13 +168,13 @@ def fetch_sequence(mapping: SystolicMapping, matrices: OperandMatrices, operand:
     r = role(mapping, operand)
     if r.kind == "drain":
         raise ValueError("the output operand is written, not fetched")
-    width = _width(mapping, r)
+    width = edge_width(mapping, r)
     matrix = matrices.by_gemm_dims(operand, r.other_dim, r.edge_dim)
     folds = -(-matrix.shape[1] // width)
     stacked = np.concatenate([_padded_block(matrix, f * width, width) for f in range(folds)], axis=0)
     if r.kind == "preload":
         return stacked.ravel()
-    rows, cols = _diagonal_order(*stacked.shape)
+    rows, cols = diagonal_order(*stacked.shape)
     return stacked[rows, cols]
 
 
@@ -184,8 +185,8 @@ def fold_block(mapping: SystolicMapping, matrices: OperandMatrices, operand: str
     r = role(mapping, operand)
     if r.kind == "stream":
         matrix = matrices.by_gemm_dims(operand, r.other_dim, r.edge_dim)
-        return _padded_block(matrix, _edge_fold(mapping, r, fold_col, fold_row) * _width(mapping, r),
-                             _width(mapping, r))
+        return _padded_block(matrix, edge_fold(mapping, r, fold_col, fold_row) * edge_width(mapping, r),
+                             edge_width(mapping, r))
     rows_dim, cols_dim = mapping.dataflow.rows_dim, mapping.dataflow.cols_dim
     matrix = matrices.by_gemm_dims(operand, rows_dim, cols_dim)
     block = matrix[fold_row * mapping.rows:(fold_row + 1) * mapping.rows]
@@ -194,92 +195,3 @@ def fold_block(mapping: SystolicMapping, matrices: OperandMatrices, operand: str
         pad = np.full((mapping.rows - block.shape[0], mapping.cols), NO_ADDRESS, dtype=ADDRESS_DTYPE)
         block = np.concatenate([block, pad], axis=0)
     return block
-
-
-def skew(matrix: np.ndarray) -> np.ndarray:
-    """SCALE-Sim's ``skew_matrix``: column ``q`` delayed by ``q`` cycles."""
-    rows, cols = matrix.shape
-    out = np.full((rows + cols - 1, cols), NO_ADDRESS, dtype=ADDRESS_DTYPE)
-    for q in range(cols):
-        out[q:q + rows, q] = matrix[:, q]
-    return out
-
-
-def fold_demand_matrix(mapping: SystolicMapping, matrices: OperandMatrices, operand: str,
-                       fold_col: int, fold_row: int) -> np.ndarray:
-    """One fold's demand matrix (``fold_lines x width``), built as SCALE-Sim builds it: idle
-    prefix, block (flipped for preloaded / drained operands), idle suffix, then skew."""
-    r = role(mapping, operand)
-    width = _width(mapping, r)
-    block = fold_block(mapping, matrices, operand, fold_col, fold_row)
-    if r.kind == "preload":
-        body = block[::-1]
-        suffix = mapping.fold_lines - body.shape[0]
-        return np.concatenate([body, np.full((suffix, width), NO_ADDRESS, dtype=ADDRESS_DTYPE)])
-    if r.kind == "drain":
-        block = block[::-1]
-    prefix = np.full((demand_base(mapping, r), width), NO_ADDRESS, dtype=ADDRESS_DTYPE)
-    unskewed = mapping.fold_lines - (width - 1)
-    suffix = np.full((unskewed - prefix.shape[0] - block.shape[0], width), NO_ADDRESS, dtype=ADDRESS_DTYPE)
-    return skew(np.concatenate([prefix, block, suffix]))
-
-
-def first_demand_line(mapping: SystolicMapping, matrices: OperandMatrices, operand: str) -> int | None:
-    """First demand cycle of the group in which ``operand`` has a valid request (None: never)."""
-    r = role(mapping, operand)
-    for fold_col in range(mapping.col_folds):
-        for fold_row in range(mapping.row_folds):
-            block = fold_block(mapping, matrices, operand, fold_col, fold_row)
-            rows, cols = np.nonzero(block != NO_ADDRESS)
-            if rows.size == 0:
-                continue
-            offset = (fold_col * mapping.row_folds + fold_row) * mapping.fold_lines
-            if r.kind == "preload":
-                return offset + int(mapping.rows - 1 - rows.max())
-            if r.kind == "drain":
-                rows = block.shape[0] - 1 - rows
-            return offset + int(demand_base(mapping, r) + (rows + cols).min())
-    return None
-
-
-@dataclass(frozen=True)
-class DemandStream:
-    """The valid requests of one operand over one group, in demand order."""
-
-    lines: np.ndarray      # demand cycle (line) of each request, nondecreasing
-    addresses: np.ndarray  # address of each request
-
-    def counts_per_line(self, total_lines: int) -> np.ndarray:
-        return np.bincount(self.lines, minlength=total_lines)
-
-
-def demand_stream(mapping: SystolicMapping, matrices: OperandMatrices, operand: str) -> DemandStream:
-    """All valid requests of ``operand`` over the group, ordered by (demand cycle, array column).
-
-    Index arithmetic instead of SCALE-Sim's padded matrices: a streamed block element
-    ``(t, q)`` is demanded in cycle ``base + t + q`` (so a fold is walked along anti-diagonals),
-    a preloaded element ``(row, q)`` in cycle ``R - 1 - row``.
-    """
-    r = role(mapping, operand)
-    lines_parts: list[np.ndarray] = []
-    address_parts: list[np.ndarray] = []
-    base = demand_base(mapping, r)
-    for fold_col in range(mapping.col_folds):
-        for fold_row in range(mapping.row_folds):
-            offset = (fold_col * mapping.row_folds + fold_row) * mapping.fold_lines
-            block = fold_block(mapping, matrices, operand, fold_col, fold_row)
-            if r.kind == "preload":
-                rows = np.repeat(np.arange(mapping.rows)[::-1], block.shape[1])
-                cols = np.tile(np.arange(block.shape[1]), mapping.rows)
-                lines = mapping.rows - 1 - rows
-            else:
-                if r.kind == "drain":
-                    block = block[::-1]
-                rows, cols = _diagonal_order(*block.shape)
-                lines = base + rows + cols
-            addresses = block[rows, cols]
-            valid = addresses != NO_ADDRESS
-            lines_parts.append(lines[valid] + offset)
-            address_parts.append(addresses[valid])
-    return DemandStream(lines=np.concatenate(lines_parts).astype(np.int64),
-                        addresses=np.concatenate(address_parts))

@@ -32,7 +32,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from accel_sim.arch.spec import SystolicSpec
+from accel_sim.systolic.spec import SystolicSpec
 from accel_sim.workload.layer import GemmShape, Layer, NMSparsity
 
 

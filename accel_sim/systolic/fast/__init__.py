@@ -1,0 +1,108 @@
+"""Fast path of the systolic model: closed forms and vectorised numpy, no event queue.
+
+- :mod:`.demand`: the read operands' demand streams over a group, by index arithmetic;
+- :mod:`.read_buffers`: the ifmap / filter buffers (USER: vectorised miss scan; CALC: closed forms);
+- :mod:`.ofmap_drain`: the output buffer (per-line write counts in closed form, drain-to-drain jumps);
+- :mod:`.footprint`: the read operands' distinct words, in closed form;
+- :mod:`.timeline`: the array's demand lines against the three buffers (SCALE-Sim's timing).
+
+One group is timed and the counts multiplied by the number of groups (they are identical and
+run one after the other, each like a separate SCALE-Sim layer).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from accel_sim.errors import SimulationError
+from accel_sim.hardware.scalesim_scratchpad import NO_ADDRESS, ReadBufferGeometry, WriteBufferGeometry
+from accel_sim.systolic.counters import SystolicCounters
+from accel_sim.systolic.fast.demand import demand_stream, first_demand_line
+from accel_sim.systolic.fast.footprint import read_footprint_words
+from accel_sim.systolic.fast.read_buffers import (ReadStream, calc_first_fill_cycle, calc_overflows, calc_read_words,
+                                                  read_misses)
+from accel_sim.systolic.fast.timeline import Timeline, timeline
+from accel_sim.systolic.plan import SystolicPlan
+from accel_sim.systolic.plan.buffers import OFMAP_WRITE_LATENCY
+from accel_sim.systolic.plan.mapping import SystolicMapping
+from accel_sim.systolic.plan.operands import READ_OPERANDS, role
+
+
+@dataclass(frozen=True)
+class GroupTiming:
+    """One group's timeline and the DRAM side of its read buffers."""
+
+    timeline: Timeline
+    dram_read_words: dict[str, int]   # per read operand
+    first_dram_cycle: int             # the first fill's first word (negative: before compute starts)
+
+
+def user_group_timing(plan: SystolicPlan) -> GroupTiming:
+    """USER bandwidth: read misses claim prefetch bursts; the array stalls on late ones."""
+    mapping, latency = plan.mapping, plan.arch.dram.latency
+    reads = []
+    for operand in READ_OPERANDS:
+        fetch = plan.fetch_sequences[operand]
+        geometry = ReadBufferGeometry(plan.capacity_words[operand], plan.dram_words_per_cycle, fetch.size,
+                                      int((fetch != NO_ADDRESS).sum()))
+        misses = read_misses(geometry, fetch, demand_stream(mapping, plan.matrices, operand))
+        reads.append(ReadStream(geometry, misses, latency))
+    ofmap = WriteBufferGeometry(plan.capacity_words["ofmap"], plan.ofmap_line_words)
+    return GroupTiming(timeline(mapping, ofmap, OFMAP_WRITE_LATENCY, tuple(reads)),
+                       {op: r.dram_words for op, r in zip(READ_OPERANDS, reads)},
+                       min(-r.geometry.initial_lines for r in reads))
+
+
+def calc_group_timing(plan: SystolicPlan) -> GroupTiming:
+    """CALC bandwidth: stall-free reads, DRAM words and first DRAM cycle from the footprints (the
+    demand cycle of the first request is needed only for an operand that overflows its buffer)."""
+    mapping = plan.mapping
+    ofmap = WriteBufferGeometry(plan.capacity_words["ofmap"], plan.ofmap_line_words)
+    dram, starts = {}, []
+    for operand in READ_OPERANDS:
+        capacity = plan.capacity_words[operand]
+        footprint = read_footprint_words(mapping, plan.layer, operand)
+        dram[operand] = calc_read_words(mapping, operand, footprint, capacity)
+        first_request = 0
+        if calc_overflows(footprint, capacity):
+            first_request = first_demand_line(mapping, plan.matrices, operand) or 0
+        starts.append(calc_first_fill_cycle(footprint, capacity, first_request))
+    return GroupTiming(timeline(mapping, ofmap, OFMAP_WRITE_LATENCY), dram, min(starts))
+
+
+def array_sram_reads(mapping: SystolicMapping) -> dict[str, int]:
+    """Words the array takes from each read buffer over one group.
+
+    A streamed operand: ``T x (its edge dimension)`` per sweep, swept once per fold of the
+    other array dimension; a preloaded operand: once (``Sr x Sc``).
+    """
+    counts = {}
+    for operand in READ_OPERANDS:
+        r = role(mapping, operand)
+        if r.kind == "stream":
+            sweeps = mapping.col_folds if r.edge_dim == mapping.dataflow.rows_dim else mapping.row_folds
+            counts[operand] = mapping.t * mapping.dim(r.edge_dim) * sweeps
+        else:
+            counts[operand] = mapping.sr * mapping.sc
+    return counts
+
+
+def fast(plan: SystolicPlan, max_cycles: int | None = None) -> SystolicCounters:
+    mapping = plan.mapping
+    group = user_group_timing(plan) if plan.user_bandwidth else calc_group_timing(plan)
+    line = group.timeline
+    groups = mapping.groups
+    cycles = line.cycles * groups
+    if max_cycles is not None and cycles > max_cycles:
+        raise SimulationError(f"{plan.layer.name}: {cycles} cycles exceed the max_cycles guard {max_cycles}")
+    reads = array_sram_reads(mapping)
+    return SystolicCounters(
+        cycles=cycles, compute_cycles=line.compute_cycles * groups, read_stall_cycles=line.read_stall_cycles * groups,
+        write_stall_cycles=line.write_stall_cycles * groups,
+        cycles_incl_prefetch=(line.last_drain_cycle - group.first_dram_cycle) * groups,
+        folds=mapping.folds * groups, macs_issued=mapping.macs_issued_per_group * groups,
+        ifmap_sram_reads=reads["ifmap"] * groups, filter_sram_reads=reads["filter"] * groups,
+        ofmap_sram_writes=line.ofmap_sram_words * groups,
+        ifmap_dram_reads=group.dram_read_words["ifmap"] * groups,
+        filter_dram_reads=group.dram_read_words["filter"] * groups,
+        ofmap_dram_writes=line.ofmap_dram_words * groups,
+        nm_metadata_reads=mapping.gemm.k * mapping.gemm.n * groups if plan.metadata_bits else 0)

@@ -1,0 +1,171 @@
+"""The ifmap and filter read buffers, fast path.
+
+USER bandwidth (SCALE-Sim's :class:`~accel_sim.hardware.ReadScratchpad`): a demand line stalls
+only when it misses the resident window. Which lines miss does not depend on time, so
+:func:`read_misses` finds them for the whole group by a vectorised scan of the demand stream;
+each miss claims the next prefetch burst, whose end cycle is fixed (bursts go out back to back:
+``initial fill end + k * (burst_lines + latency)``).
+
+CALC bandwidth (SCALE-Sim's stall-free estimate buffer, :class:`~accel_sim.hardware.scalesim_scratchpad.EstimateBufferGeometry`):
+DRAM words and the first DRAM cycle from the operand's footprint, in closed form
+(:func:`calc_read_words`, :func:`calc_first_fill_cycle`).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from accel_sim.errors import SimulationError
+from accel_sim.hardware.scalesim_scratchpad import (ESTIMATE_FILL_WORDS_PER_CYCLE, NO_ADDRESS, EstimateBufferGeometry,
+                                                    ReadBufferGeometry)
+from accel_sim.systolic.fast.demand import DemandStream
+from accel_sim.systolic.plan.mapping import SystolicMapping
+from accel_sim.systolic.plan.operands import role
+
+_FIRST_CHUNK = 256
+_LARGEST_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True)
+class ReadMisses:
+    """Demand lines that miss the resident window and how many bursts each claims, in order."""
+
+    lines: np.ndarray
+    bursts: np.ndarray
+
+    @property
+    def total_bursts(self) -> int:
+        return int(self.bursts.sum())
+
+
+class _ResidentWords:
+    """How many resident sets hold each address, updated set by set as the window slides.
+
+    Sets are unique-address runs of the fetch sequence; the window holds ``active_sets``
+    consecutive sets (wrapping around) and slides by ``prefetch_sets``: the sets that leave
+    and the ones that enter are disjoint, so an address is resident iff its count is positive.
+    """
+
+    def __init__(self, geometry: ReadBufferGeometry, fetch: np.ndarray, addresses: np.ndarray):
+        valid = fetch[fetch != NO_ADDRESS].astype(np.int64)
+        self.g = geometry
+        self.addresses = addresses
+        size = int(max(valid.max(initial=-1), addresses.max(initial=-1))) + 1
+        present = np.zeros(size, dtype=bool)
+        present[valid] = True
+        if not present[addresses].all():
+            raise SimulationError("a demanded address is missing from the fetch sequence")
+        keys = np.sort(geometry.set_index() * size + valid)
+        keys = keys[np.concatenate(([True], keys[1:] != keys[:-1]))] if keys.size else keys
+        self.members = keys % size  # unique addresses of each set, set after set
+        self.bounds = np.searchsorted(keys // size, np.arange(geometry.sets + 1))
+        self.count = np.zeros(size, dtype=np.int32)
+        self.start = 0
+        self._add(0, geometry.active_sets, 1)
+
+    def _add(self, first: int, sets: int, delta: int) -> None:
+        """Add ``delta`` to the count of every address of sets ``first .. first + sets - 1`` (mod n)."""
+        n = self.g.sets
+        for lo, hi in ((first, min(first + sets, n)), (0, max(first + sets - n, 0))):
+            if hi > lo:  # an address may sit in several of the sets: accumulate, do not assign
+                np.add.at(self.count, self.members[self.bounds[lo]:self.bounds[hi]], delta)
+
+    def slide(self) -> None:
+        g = self.g
+        if g.prefetch_sets == 0:
+            raise SimulationError("read scratchpad window never reaches a demanded address")
+        self._add(self.start, g.prefetch_sets, -1)
+        self._add((self.start + g.active_sets) % g.sets, g.prefetch_sets, 1)
+        self.start = (self.start + g.prefetch_sets) % g.sets
+
+    def hits(self, lo: int, hi: int) -> np.ndarray:
+        return self.count[self.addresses[lo:hi]] > 0
+
+
+def read_misses(geometry: ReadBufferGeometry, fetch: np.ndarray, demand: DemandStream) -> ReadMisses:
+    """Scan the demand stream against the sliding window of resident sets.
+
+    Vectorised in growing chunks: a chunk of requests is checked at once against the current
+    window; at the first miss the window slides (one burst each time) until the request
+    hits, and the scan resumes after it.
+    """
+    resident = _ResidentWords(geometry, fetch, demand.addresses)
+    total = demand.addresses.size
+    miss_lines: list[int] = []
+    miss_bursts: list[int] = []
+    position, chunk = 0, _FIRST_CHUNK
+    while position < total:
+        stop = min(total, position + chunk)
+        hit = resident.hits(position, stop)
+        if hit.all():
+            position, chunk = stop, min(2 * chunk, _LARGEST_CHUNK)
+            continue
+        position += int(np.argmin(hit))
+        bursts = 0
+        while not resident.hits(position, position + 1)[0]:
+            if bursts > geometry.sets:
+                raise SimulationError("read scratchpad window never reaches a demanded address")
+            resident.slide()
+            bursts += 1
+        line = int(demand.lines[position])
+        if miss_lines and miss_lines[-1] == line:
+            miss_bursts[-1] += bursts
+        else:
+            miss_lines.append(line)
+            miss_bursts.append(bursts)
+        position, chunk = position + 1, _FIRST_CHUNK
+    return ReadMisses(np.asarray(miss_lines, dtype=np.int64), np.asarray(miss_bursts, dtype=np.int64))
+
+
+@dataclass(frozen=True)
+class ReadStream:
+    """One read operand under USER bandwidth: buffer geometry and its misses."""
+
+    geometry: ReadBufferGeometry
+    misses: ReadMisses
+    latency: int
+
+    @property
+    def burst_cycles(self) -> int:
+        """Cycles between the ends of consecutive bursts (they are issued back to back)."""
+        return self.geometry.burst_lines + self.latency
+
+    @property
+    def dram_words(self) -> int:
+        g = self.geometry
+        return (g.initial_lines + self.misses.total_bursts * g.burst_lines) * g.words_per_cycle
+
+
+def calc_overflows(footprint_words: int, capacity_words: int) -> bool:
+    """Whether a CALC read buffer cannot hold the operand's footprint in its active sets."""
+    return footprint_words >= EstimateBufferGeometry(capacity_words).active_words
+
+
+def calc_read_words(mapping: SystolicMapping, operand: str, footprint_words: int, capacity_words: int) -> int:
+    """DRAM words of a read operand with unconstrained bandwidth (SCALE-Sim CALC mode).
+
+    The footprint once if it fits in the active half of the buffer (SCALE-Sim's count, exact
+    then); otherwise once per sweep over it: a streamed operand entering along the array rows
+    is re-read for every column fold (an approximation of SCALE-Sim's set-wise refetches).
+    """
+    if not calc_overflows(footprint_words, capacity_words):
+        return footprint_words
+    r = role(mapping, operand)
+    sweeps = mapping.col_folds if r.kind == "stream" and r.width_is_rows else 1
+    return footprint_words * sweeps
+
+
+def calc_first_fill_cycle(footprint_words: int, capacity_words: int, first_request_line: int) -> int:
+    """First DRAM cycle of a CALC read buffer (SCALE-Sim ``read_buffer_estimate_bw``).
+
+    An operand that fits its active sets is filled whole, in sets of ``capacity // SETS``
+    words, just before cycle 0. Otherwise the first fill covers the prefetch sets and ends
+    just before the operand's first request.
+    """
+    g = EstimateBufferGeometry(capacity_words)
+    if not calc_overflows(footprint_words, capacity_words):
+        words = math.ceil(footprint_words / g.set_words) * g.set_words
+        return -math.ceil(words / ESTIMATE_FILL_WORDS_PER_CYCLE)
+    return first_request_line - math.ceil(g.prefetch_words / ESTIMATE_FILL_WORDS_PER_CYCLE)

@@ -1,0 +1,67 @@
+"""Plan of a systolic layer (pure): the fold mapping, the buffers' sizes, the operand addresses.
+
+- :mod:`.mapping`: how a layer's GEMM folds onto the array (dataflows, folds, cycles per fold, N:M);
+- :mod:`.operands`: operand addresses, the blocks each fold uses and the order the read buffers
+  fetch them from DRAM;
+- :mod:`.buffers`: the three SRAM buffers and their DRAM streams as the config sizes them.
+
+:class:`SystolicPlan` is all the fast path, the reference and the accounting share. The address
+matrices and fetch sequences are built on first use: a CALC run whose operands fit their buffers
+never needs them.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cached_property
+from types import MappingProxyType
+from typing import Mapping
+
+import numpy as np
+
+from accel_sim.arch.spec import ArchSpec
+from accel_sim.systolic.plan.buffers import BUFFERS, capacity_words, checked_spec, dram_words_per_cycle, ofmap_line_words
+from accel_sim.systolic.plan.mapping import SystolicMapping, map_layer
+from accel_sim.systolic.plan.operands import READ_OPERANDS, OperandMatrices, fetch_sequence, operand_matrices
+from accel_sim.systolic.spec import SystolicSpec
+from accel_sim.workload.layer import Layer
+
+
+@dataclass(frozen=True)
+class SystolicPlan:
+    arch: ArchSpec
+    spec: SystolicSpec
+    layer: Layer
+    mapping: SystolicMapping
+    capacity_words: Mapping[str, int]   # words each buffer holds ("ifmap", "filter", "ofmap")
+    user_bandwidth: bool                # dram.bandwidth_mode is "user" (else "calc")
+    dram_words_per_cycle: int           # words per cycle of each read stream (USER mode)
+    ofmap_line_words: int               # words per cycle of the output drain
+
+    @cached_property
+    def matrices(self) -> OperandMatrices:
+        """Address matrices of one group (every group has the same)."""
+        return operand_matrices(self.mapping, self.layer)
+
+    @cached_property
+    def fetch_sequences(self) -> Mapping[str, np.ndarray]:
+        """Each read operand's addresses in the order its buffer fetches them (``-1``: padding)."""
+        return MappingProxyType({op: fetch_sequence(self.mapping, self.matrices, op) for op in READ_OPERANDS})
+
+    @property
+    def metadata_bits(self) -> int:
+        """Bits of N:M position metadata per kept weight (0 when dense or 1:1): SCALE-Sim's
+        ``ellpack_block`` storage, ``ceil(log2 M)``."""
+        nm = self.mapping.nm
+        if nm is None or nm.m == 1:
+            return 0
+        return math.ceil(math.log2(nm.m))
+
+
+def plan(arch: ArchSpec, layer: Layer) -> SystolicPlan:
+    spec = checked_spec(arch)
+    return SystolicPlan(
+        arch=arch, spec=spec, layer=layer, mapping=map_layer(spec, layer),
+        capacity_words=MappingProxyType({b: capacity_words(arch, spec, b) for b in BUFFERS}),
+        user_bandwidth=arch.dram.bandwidth_mode == "user", dram_words_per_cycle=dram_words_per_cycle(arch),
+        ofmap_line_words=ofmap_line_words(arch, spec))

@@ -1,0 +1,49 @@
+"""The three double-buffered SRAMs and their DRAM streams, sized from the config (pure).
+
+SCALE-Sim gives the ifmap, filter and ofmap buffers one DRAM stream each. A buffer holds
+``floor(bytes / word)`` words; in USER bandwidth mode each stream moves
+``dram.bandwidth / word`` whole words per cycle; in CALC mode the output buffer drains one
+word per array column per cycle (SCALE-Sim's ``ofmap_backing_bw = arr_col``) and reads are
+stall-free. Output drains are posted writes (SCALE-Sim's ``write_port`` latency is 0).
+"""
+from __future__ import annotations
+
+import math
+
+from accel_sim.arch.spec import ArchSpec
+from accel_sim.systolic.spec import SystolicSpec
+
+BITS_PER_BYTE = 8
+MIN_BUFFER_WORDS = 2      # a double buffer needs at least one word in each half
+OFMAP_WRITE_LATENCY = 0   # cycles: output drains are posted writes (SCALE-Sim write_port latency 0)
+BUFFERS = ("ifmap", "filter", "ofmap")
+
+
+def checked_spec(arch: ArchSpec) -> SystolicSpec:
+    """The arch's systolic section, refused when its buffers are not what the model simulates."""
+    systolic = arch.section("systolic")
+    if not all(getattr(systolic, f"{b}_sram").double_buffered for b in BUFFERS):
+        raise ValueError(f"arch {arch.name!r}: the systolic model needs double-buffered SRAMs "
+                         "(SCALE-Sim's only scratchpad organisation)")
+    for buffer in BUFFERS:
+        size = getattr(systolic, f"{buffer}_sram").size
+        if size * BITS_PER_BYTE < MIN_BUFFER_WORDS * arch.word_bits:
+            raise ValueError(f"arch {arch.name!r}: systolic.{buffer}_sram.size {size} B holds fewer than "
+                             f"{MIN_BUFFER_WORDS} words of {arch.word_bits} bits (one per half of the double buffer)")
+    return systolic
+
+
+def capacity_words(arch: ArchSpec, spec: SystolicSpec, buffer: str) -> int:
+    """Words a buffer holds (SCALE-Sim: ``floor(bytes / word size)``)."""
+    return math.floor(getattr(spec, f"{buffer}_sram").size * BITS_PER_BYTE / arch.word_bits)
+
+
+def dram_words_per_cycle(arch: ArchSpec) -> int:
+    """Words per cycle of each DRAM operand stream in USER mode (whole words, at least one)."""
+    return max(1, math.floor(arch.dram.bandwidth * BITS_PER_BYTE / arch.word_bits))
+
+
+def ofmap_line_words(arch: ArchSpec, spec: SystolicSpec) -> int:
+    """Width of the output buffer's drain lines: the DRAM stream in USER mode, one word per
+    array column in CALC mode."""
+    return dram_words_per_cycle(arch) if arch.dram.bandwidth_mode == "user" else spec.cols
