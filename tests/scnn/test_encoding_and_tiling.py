@@ -4,11 +4,11 @@ import pytest
 
 from accel_sim import load_arch
 from accel_sim.compress import SCNNZeroRun
-from accel_sim.scnn.bank_mapping import bank_of
-from accel_sim.scnn.cartesian import max_bank_load
-from accel_sim.scnn.encoding import block_bits, block_entries
-from accel_sim.scnn.plan import plan_layer, plane_storage_bits
-from accel_sim.scnn.tiling import make_tiling, split_bounds, conv_view
+from accel_sim.scnn.fast.crossbar import EMPTY_SHIFT, max_bank_load
+from accel_sim.scnn.plan import plan
+from accel_sim.scnn.plan.bank_mapping import bank_of
+from accel_sim.scnn.plan.encoding import block_bits, block_entries, plane_storage_bits
+from accel_sim.scnn.plan.tiling import conv_view, make_tiling, split_bounds
 from accel_sim.workload import ConvLayer
 
 
@@ -57,8 +57,8 @@ def test_kc_rule_respects_accumulator_capacity():
 def test_activations_that_do_not_fit_the_iaram_are_tiled_temporally():
     layer = ConvLayer("c", in_h=32, in_w=32, in_channels=64, out_channels=8, kernel_h=3, kernel_w=3,
                       pad_top=1, pad_bottom=1, pad_left=1, pad_right=1, input_density=0.6)
-    small = plan_layer(load_arch("scnn", {"scnn.iaram_size": "1 KiB"}), layer)
-    big = plan_layer(load_arch("scnn"), layer)
+    small = plan(load_arch("scnn", {"scnn.iaram_size": "1 KiB"}), layer)
+    big = plan(load_arch("scnn"), layer)
     assert big.tiling.temporal_tiles == 1 and small.tiling.temporal_tiles > 1
     assert plane_storage_bits(small.tiling, small.spec, small.inputs[0, 0], True, 16).max() <= 8 * 1024
 
@@ -69,7 +69,7 @@ def test_bank_conflicts_serialise_products_on_one_bank():
     mask = np.uint64(0b1111)   # activations on banks 0..3
     doubled = np.array([[[mask | (mask << np.uint64(a))]]], dtype=np.uint64)
     # weight terms 0 and 1: banks {0..3} and {1..4} overlap on 1, 2, 3: two products each
-    shifts = np.array([[[(a - 0) % a, (a - 1) % a, 64, 64]]], dtype=np.uint64)
+    shifts = np.array([[[(a - 0) % a, (a - 1) % a, EMPTY_SHIFT, EMPTY_SHIFT]]], dtype=np.uint64)
     assert max_bank_load(doubled, shifts, a)[0, 0, 0] == 2
     shifts = np.array([[[(a - 8) % a, (a - 16) % a, 0, (a - 24) % a]]], dtype=np.uint64)
     assert max_bank_load(doubled, shifts, a)[0, 0, 0] == 1   # disjoint banks: one cycle

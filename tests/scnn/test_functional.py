@@ -1,11 +1,12 @@
-"""The per-cycle reference's accumulators, after halo exchange and ReLU, equal a numpy convolution."""
+"""The reference's products, summed where they belong (halo exchange) and after ReLU, equal a numpy convolution."""
 import numpy as np
 import pytest
 
 from accel_sim import load_arch
-from accel_sim.scnn.functional import conv_operands, convolution, layer_outputs
+from accel_sim.scnn.plan import plan
+from accel_sim.scnn.plan.operands import conv_operands, convolution, layer_outputs
+from accel_sim.scnn.plan.tiling import conv_view
 from accel_sim.scnn.reference import reference_outputs
-from accel_sim.scnn.tiling import conv_view
 from accel_sim.workload import ConvLayer, GemmLayer
 from tests.scnn._layers import chunked_case, small_case
 
@@ -14,13 +15,13 @@ from tests.scnn._layers import chunked_case, small_case
 def test_reference_outputs_equal_numpy_convolution(seed):
     arch, layer = small_case(seed, design="scnn")
     expected = layer_outputs(layer)
-    assert np.allclose(reference_outputs(arch, layer), expected, atol=1e-4)
+    assert np.allclose(reference_outputs(plan(arch, layer)), expected, atol=1e-4)
 
 
 @pytest.mark.parametrize("seed", range(0, 40, 2))
 def test_outputs_summed_over_channel_chunks_equal_numpy(seed):
     arch, layer = chunked_case(seed, design="scnn")
-    assert np.allclose(reference_outputs(arch, layer), layer_outputs(layer), atol=1e-4)
+    assert np.allclose(reference_outputs(plan(arch, layer)), layer_outputs(layer), atol=1e-4)
 
 
 def test_numpy_convolution_matches_a_direct_loop():
@@ -43,4 +44,4 @@ def test_fc_layer_runs_as_a_1x1_conv():
     layer = GemmLayer("fc", m=1, k=24, n=10, weight_density=0.5, input_density=0.5)
     ops = conv_operands(layer)
     expected = np.maximum(ops[1][0, 0, :, 0, 0] @ ops[0][0, :, :, 0, 0].T, 0)
-    assert np.allclose(reference_outputs(arch, layer)[0, 0, :, 0, 0], expected, atol=1e-4)
+    assert np.allclose(reference_outputs(plan(arch, layer))[0, 0, :, 0, 0], expected, atol=1e-4)
