@@ -74,8 +74,11 @@ def chunked_case(seed: int, design: str | None = None):
     return arch, layer
 
 
+BANKS = st.sampled_from([4, 8, 8, 32, 64])
+
+
 @st.composite
-def generated_case(draw, banks=st.sampled_from([4, 8, 8, 32, 64])):
+def generated_case(draw, banks=BANKS):
     """A small layer (conv of stride 1-3, kernel 1-5, padding, conv groups, batch; or GEMM) on a
     small array drawing every switch of the ``scnn:`` section: design, F, I, A (beyond 32
     too), bank mapping, weight order, Kc rule, accumulator and buffer sizes (temporal tiles,
