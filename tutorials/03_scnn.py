@@ -31,8 +31,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from accel_sim import REPO_ROOT, load_arch, simulate
-from accel_sim.scnn.bank_mapping import bank_of
-from accel_sim.scnn.plan import plan_layer
+from accel_sim.scnn.plan import plan as plan_layer
+from accel_sim.scnn.plan.bank_mapping import bank_of
 from accel_sim.studies.scnn_common import conv_network
 from accel_sim.workload import ConvLayer, Network
 
