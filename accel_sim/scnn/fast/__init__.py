@@ -20,10 +20,10 @@ from accel_sim.errors import SimulationError
 from accel_sim.scnn.counters import SCNNCounters
 from accel_sim.scnn.fast.dense import dense_work
 from accel_sim.scnn.fast.drain import drain_cycles, drain_geometry
-from accel_sim.scnn.fast.dram import chunk_partial_sums, pass_traffic
+from accel_sim.scnn.fast.dram import PassTraffic, chunk_partial_sums, pass_traffic
 from accel_sim.scnn.fast.multipliers import useful_products
-from accel_sim.scnn.fast.pe import cartesian_work
-from accel_sim.scnn.fast.timeline import pass_timing
+from accel_sim.scnn.fast.pe import PeWork, cartesian_work
+from accel_sim.scnn.fast.timeline import PassTiming, pass_timing
 from accel_sim.scnn.fast.vectors import weight_vectors
 from accel_sim.scnn.plan import Plan
 
@@ -34,52 +34,45 @@ def fast(plan: Plan, max_cycles: int | None = None) -> SCNNCounters:
     drains = drain_cycles(spec, geometry, tiling.group_channels(view.out_channels), halo=not plan.dcnn)
     psums = chunk_partial_sums(plan, geometry)
     n_chunks = tiling.channel_chunks
-    time = {"compute": 0, "load": 0, "stream": 0, "idle": 0, "groups": 0}
-    work_sums = {"busy": 0, "steps": 0, "products": 0, "iaram_reads": 0, "fifo_reads": 0, "fifo_writes": 0,
-                 "fifo_overflow": 0, "dram_read": 0, "dram_write": 0, "spilled": 0}
-    iaram_write_bits, oaram_write_bits = [], []
+    works: list[PeWork] = []          # per (conv group, image)
+    traffic: list[PassTraffic] = []
+    timings: list[PassTiming] = []    # per pass of every (conv group, image)
     for g in range(view.groups):
         weights = None if plan.dcnn else weight_vectors(spec, view, tiling, plan.weight_mask[g])
         for b in range(view.batch):
             work = dense_work(plan, geometry) if plan.dcnn else cartesian_work(plan, b, g, weights)
-            traffic = pass_traffic(plan, b, g, geometry, psums)
-            for t in range(tiling.temporal_tiles):
-                for chunk in range(n_chunks):
-                    timing = pass_timing(work.busy[t * n_chunks + chunk], drains[t],
-                                         int(traffic.load_cycles[t, chunk]), int(traffic.stream_cycles[t, chunk]))
-                    time["compute"] += timing.compute_cycles
-                    time["load"] += timing.load_stall
-                    time["stream"] += timing.stream_stall
-                    time["idle"] += timing.barrier_idle
-                    time["groups"] += timing.group_cycles
-            for key, value in (("busy", work.busy.sum()), ("steps", work.steps.sum()),
-                               ("products", work.products.sum()), ("iaram_reads", work.iaram_reads),
-                               ("fifo_reads", work.fifo_reads), ("fifo_writes", work.fifo_writes),
-                               ("fifo_overflow", work.fifo_overflow_blocks), ("dram_read", traffic.read_bits.sum()),
-                               ("dram_write", traffic.write_bits.sum()), ("spilled", traffic.spilled_words)):
-                work_sums[key] += int(value)
-            iaram_write_bits.append(traffic.iaram_write_bits)
-            oaram_write_bits.append(int(plan.output_bits[b, g].sum()))
-    cycles = time["compute"] + time["load"] + time["stream"]
-    if max_cycles is not None and cycles > max_cycles:
-        raise SimulationError(f"{plan.layer.name}: {cycles} cycles exceed the max_cycles guard {max_cycles}")
+            moved = pass_traffic(plan, b, g, geometry, psums)
+            timings += [pass_timing(work.busy[t * n_chunks + chunk], drains[t], int(moved.load_cycles[t, chunk]),
+                                    int(moved.stream_cycles[t, chunk]))
+                        for t in range(tiling.temporal_tiles) for chunk in range(n_chunks)]
+            works.append(work)
+            traffic.append(moved)
+    compute = sum(t.compute_cycles for t in timings)
+    load, stream = sum(t.load_stall for t in timings), sum(t.stream_stall for t in timings)
+    if max_cycles is not None and compute + load + stream > max_cycles:
+        raise SimulationError(f"{plan.layer.name}: {compute + load + stream} cycles exceed the max_cycles guard "
+                              f"{max_cycles}")
     images = view.batch * view.groups
-    products = work_sums["products"]
+    busy, steps = sum(int(w.busy.sum()) for w in works), sum(int(w.steps.sum()) for w in works)
+    products = sum(int(w.products.sum()) for w in works)
     ppu_outputs = images * int(geometry.owned.sum()) * view.out_channels
-    macs_issued = products if plan.dcnn else useful_products(view, plan.weight_mask, plan.input_mask)
     return SCNNCounters(
-        compute_cycles=time["compute"], input_load_stall_cycles=time["load"], dram_stream_stall_cycles=time["stream"],
-        barrier_idle_cycles=time["idle"], group_cycles=time["groups"], pe_busy_cycles=work_sums["busy"],
-        steps=work_sums["steps"], bank_conflict_cycles=work_sums["busy"] - work_sums["steps"],
-        products=products, macs_issued=macs_issued,
+        compute_cycles=compute, input_load_stall_cycles=load, dram_stream_stall_cycles=stream,
+        barrier_idle_cycles=sum(t.barrier_idle for t in timings), group_cycles=sum(t.group_cycles for t in timings),
+        pe_busy_cycles=busy, steps=steps, bank_conflict_cycles=busy - steps, products=products,
+        macs_issued=products if plan.dcnn else useful_products(view, plan.weight_mask, plan.input_mask),
         multiplier_ops=(useful_products(view, plan.weights != 0, plan.inputs != 0)
                         if plan.traits.gate_zero_operands else products),
         crossbar_transfers=0 if plan.dcnn else products, accumulator_adds=products,
         accumulator_reads=0 if plan.dcnn else products, accumulator_writes=ppu_outputs if plan.dcnn else products,
-        iaram_reads=work_sums["iaram_reads"], iaram_write_bits=tuple(iaram_write_bits),
-        oaram_write_bits=tuple(oaram_write_bits), weight_fifo_reads=work_sums["fifo_reads"],
-        weight_fifo_writes=work_sums["fifo_writes"], weight_fifo_overflow_blocks=work_sums["fifo_overflow"],
+        iaram_reads=sum(w.iaram_reads for w in works),
+        iaram_write_bits=tuple(moved.iaram_write_bits for moved in traffic),
+        oaram_write_bits=tuple(int(plan.output_bits[b, g].sum()) for g in range(view.groups)
+                               for b in range(view.batch)),
+        weight_fifo_reads=sum(w.fifo_reads for w in works), weight_fifo_writes=sum(w.fifo_writes for w in works),
+        weight_fifo_overflow_blocks=sum(w.fifo_overflow_blocks for w in works),
         psum_oaram_words=images * psums.oaram_words,
         halo_link_words=0 if plan.dcnn else images * int(geometry.link.sum()) * view.out_channels,
-        spilled_partial_sums=work_sums["spilled"], ppu_outputs=ppu_outputs,
-        dram_read_bits=work_sums["dram_read"], dram_write_bits=work_sums["dram_write"])
+        spilled_partial_sums=sum(moved.spilled_words for moved in traffic), ppu_outputs=ppu_outputs,
+        dram_read_bits=sum(int(moved.read_bits.sum()) for moved in traffic),
+        dram_write_bits=sum(int(moved.write_bits.sum()) for moved in traffic))

@@ -41,10 +41,13 @@ class _Layer:
         self.drain_unit = DrainUnit(env, plan, self.owners)
         self.array = PeArray(env, plan, self.drain_unit)
         self.dram = DramTraffic(env, plan, self.owners)
-        self.time = {"compute": 0, "load": 0, "stream": 0}
-        self.counts = {"products": 0, "in_plane": 0, "nonzero_pairs": 0, "iaram_reads": 0, "fifo_writes": 0,
-                       "fifo_overflow": 0, "dense_steps": 0, "dense_writes": 0}
-        self.iaram_write_bits: list[int] = []
+        self.compute_cycles = self.load_stall = self.stream_stall = 0
+        self.in_plane = 0          # Cartesian products whose output lies in the plane
+        self.dense_products = 0    # dense designs: multiplier products (every window tap)
+        self.nonzero_pairs = 0     # dense designs: products of two non-zeros
+        self.dense_writes = 0      # dense designs: outputs written, complete, into the accumulators
+        self.iaram_reads = self.fifo_writes = self.fifo_overflow = 0
+        self.iaram_write_bits: list[int] = []   # per (conv group, image)
         self.oaram_write_bits: list[int] = []
 
     def _pe_work(self, image: int, conv_group: int, temporal_tile: int, chunk: int,
@@ -58,16 +61,15 @@ class _Layer:
                 rows = range(int(tiling.rows.own_lo[iy]), int(tiling.rows.own_hi[iy]))
                 cols = range(int(tiling.cols.own_lo[ix]), int(tiling.cols.own_hi[ix]))
                 dense = dense_pe_work(plan, image, conv_group, rows, cols, chunk)
-                self.counts["products"] += dense.products
-                self.counts["nonzero_pairs"] += dense.nonzero_pairs
-                self.counts["iaram_reads"] += dense.activation_reads
-                self.counts["dense_steps"] += dense.beats
+                self.dense_products += dense.products
+                self.nonzero_pairs += dense.nonzero_pairs
+                self.iaram_reads += dense.activation_reads
                 work.append(dense)
             else:
                 products = pe_products(plan, image, conv_group, temporal_tile, chunk, pe, weights)
-                self.counts["in_plane"] += products.in_plane
-                self.counts["iaram_reads"] += products.activation_reads
-                self.counts["fifo_writes"] += weights.fifo_entries
+                self.in_plane += products.in_plane
+                self.iaram_reads += products.activation_reads
+                self.fifo_writes += weights.fifo_entries
                 work.append(products)
         return work
 
@@ -84,13 +86,13 @@ class _Layer:
         yield env.process(self.array.run_pass(temporal_tile, work, completes_outputs=last))
         compute_end = env.now
         yield stream
-        self.time["compute"] += int(compute_end - compute_start)
-        self.time["load"] += int(compute_start - start)
-        self.time["stream"] += int(env.now - compute_end)
+        self.compute_cycles += int(compute_end - compute_start)
+        self.load_stall += int(compute_start - start)
+        self.stream_stall += int(env.now - compute_end)
         if last:
             self.oaram_write_bits[-1] += int(plan.output_bits[image, conv_group, temporal_tile].sum())
             if plan.dcnn:   # each owned output of every channel written once, complete
-                self.counts["dense_writes"] += int(self.owners.owned[temporal_tile].sum()) * plan.view.out_channels
+                self.dense_writes += int(self.owners.owned[temporal_tile].sum()) * plan.view.out_channels
 
     def run(self):
         plan, tiling = self.plan, self.plan.tiling
@@ -104,30 +106,30 @@ class _Layer:
                 for temporal_tile in range(tiling.temporal_tiles):
                     for chunk in range(tiling.channel_chunks):
                         if temporal_tile == 0 and chunks[chunk] is not None:
-                            self.counts["fifo_overflow"] += chunks[chunk].overflow_blocks
+                            self.fifo_overflow += chunks[chunk].overflow_blocks
                         yield self.env.process(self._pass(image, conv_group, temporal_tile, chunk, chunks[chunk]))
                 self.iaram_write_bits[-1] = self.dram.iaram_write_bits - written
 
     def counters(self) -> SCNNCounters:
         crossbars = self.array.crossbars
         transfers = sum(int(x.bank_writes.sum()) for x in crossbars)
-        steps = sum(x.steps for x in crossbars) + self.counts["dense_steps"]
+        steps = sum(x.steps for x in crossbars) + self.array.dense_beats   # a dense beat is a step
         busy = sum(x.busy_cycles for x in crossbars) + self.array.dense_beats
         dcnn, gated = self.plan.dcnn, self.plan.traits.gate_zero_operands
-        products = self.counts["products"] if dcnn else transfers
+        products = self.dense_products if dcnn else transfers
         return SCNNCounters(
-            compute_cycles=self.time["compute"], input_load_stall_cycles=self.time["load"],
-            dram_stream_stall_cycles=self.time["stream"], barrier_idle_cycles=self.array.barrier_idle,
+            compute_cycles=self.compute_cycles, input_load_stall_cycles=self.load_stall,
+            dram_stream_stall_cycles=self.stream_stall, barrier_idle_cycles=self.array.barrier_idle,
             group_cycles=self.array.group_cycles, pe_busy_cycles=busy, steps=steps,
             bank_conflict_cycles=sum(x.conflict_cycles for x in crossbars), products=products,
-            macs_issued=products if dcnn else self.counts["in_plane"],
-            multiplier_ops=self.counts["nonzero_pairs"] if gated else products,
+            macs_issued=products if dcnn else self.in_plane,
+            multiplier_ops=self.nonzero_pairs if gated else products,
             crossbar_transfers=transfers, accumulator_adds=products, accumulator_reads=transfers,
-            accumulator_writes=self.counts["dense_writes"] if dcnn else transfers,
-            iaram_reads=self.counts["iaram_reads"], iaram_write_bits=tuple(self.iaram_write_bits),
+            accumulator_writes=self.dense_writes if dcnn else transfers,
+            iaram_reads=self.iaram_reads, iaram_write_bits=tuple(self.iaram_write_bits),
             oaram_write_bits=tuple(self.oaram_write_bits),
             weight_fifo_reads=steps * self.plan.spec.mult_i if dcnn else steps,
-            weight_fifo_writes=self.counts["fifo_writes"], weight_fifo_overflow_blocks=self.counts["fifo_overflow"],
+            weight_fifo_writes=self.fifo_writes, weight_fifo_overflow_blocks=self.fifo_overflow,
             psum_oaram_words=self.dram.psum_oaram_words, halo_link_words=self.drain_unit.link_words,
             spilled_partial_sums=self.drain_unit.spilled_words, ppu_outputs=self.drain_unit.ppu_outputs,
             dram_read_bits=self.dram.bus.read_bits, dram_write_bits=self.dram.bus.write_bits)
