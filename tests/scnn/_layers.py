@@ -1,5 +1,6 @@
 """Small generated layers and arch variants shared by the SCNN tests."""
 import numpy as np
+from hypothesis import Phase
 from hypothesis import strategies as st
 
 from accel_sim import load_arch
@@ -75,6 +76,9 @@ def chunked_case(seed: int, design: str | None = None):
 
 
 BANKS = st.sampled_from([4, 8, 8, 32, 64])
+# The refinement tests run once per mutant (tools/mutation.py): a failing example is reported as
+# drawn, not shrunk, which keeps a killed mutant's run short.
+NO_SHRINK = (Phase.explicit, Phase.reuse, Phase.generate)
 
 
 @st.composite

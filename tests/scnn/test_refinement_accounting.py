@@ -1,6 +1,6 @@
 """Refinement (c): accounting checked against hand-computed actions and bytes, and the
-conservation laws of the counters on generated layers (either path: they agree)."""
-import dataclasses
+conservation laws of the counters on generated layers (fast path; the reference agrees,
+``test_refinement_paths``)."""
 import math
 
 import numpy as np
@@ -11,7 +11,7 @@ from accel_sim.errors import InputError
 from accel_sim.results.counts import ActionCount
 from accel_sim.scnn.accounting import account
 from accel_sim.scnn.family import FAMILY
-from tests.scnn._layers import generated_case, small_case
+from tests.scnn._layers import NO_SHRINK, generated_case, small_case
 from tests.scnn.test_refinement_examples import ZERO, row_conv, tiny_arch
 
 COUNTERS = dict(ZERO, compute_cycles=90, input_load_stall_cycles=7, dram_stream_stall_cycles=3,
@@ -103,7 +103,7 @@ def test_macs_issued_are_the_pairs_of_nonzeros_in_the_plane():
             assert counters.products == products, seed
 
 
-@settings(derandomize=True, max_examples=40, deadline=None, database=None)
+@settings(derandomize=True, max_examples=40, deadline=None, database=None, phases=NO_SHRINK)
 @given(generated_case())
 def test_conservation_laws(case):
     arch, layer = case
@@ -141,4 +141,3 @@ def test_conservation_laws(case):
         assert c.input_load_stall_cycles == 0 and sum(c.iaram_write_bits) == 0
     else:
         assert sum(c.iaram_write_bits) == int(plan.input_bits.sum())
-    assert dataclasses.asdict(c) == dataclasses.asdict(FAMILY.reference(plan, None))

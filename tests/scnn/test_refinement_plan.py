@@ -65,6 +65,7 @@ def test_operand_bits_equal_zero_run_blocks_of_each_tile(case):
         return sum(zero_run_bits(c, bits) for c in block) if compressed else block.size * bits
 
     bounds = tiling.channel_bounds
+    outputs = np.maximum(convolution(view, plan.weights, plan.inputs), 0)
     for t, pe, iy, ix in tiles(plan):
         rows, cols = (tiling.rows.lo[iy], tiling.rows.hi[iy]), (tiling.cols.lo[ix], tiling.cols.hi[ix])
         own_rows, own_cols = (tiling.rows.own_lo[iy], tiling.rows.own_hi[iy]), (tiling.cols.own_lo[ix], tiling.cols.own_hi[ix])
@@ -73,13 +74,11 @@ def test_operand_bits_equal_zero_run_blocks_of_each_tile(case):
                 for chunk in range(tiling.channel_chunks):
                     plane = plan.inputs[b, g, bounds[chunk]:bounds[chunk + 1]]
                     assert plan.input_bits[b, g, t, chunk, pe] == tile_bits(plane, rows, cols, chip_acts)
-                outputs = np.maximum(convolution(view, plan.weights, plan.inputs), 0)[b, g]
-                assert plan.output_bits[b, g, t, pe] == tile_bits(outputs, own_rows, own_cols, chip_acts)
+                assert plan.output_bits[b, g, t, pe] == tile_bits(outputs[b, g], own_rows, own_cols, chip_acts)
     for b in range(view.batch):
         for g in range(view.groups):
-            outputs = np.maximum(convolution(view, plan.weights, plan.inputs), 0)[b, g]
             assert plan.output_dram_bits[b, g].tolist() == [
-                sum(tile_bits(outputs, (tiling.rows.own_lo[iy], tiling.rows.own_hi[iy]),
+                sum(tile_bits(outputs[b, g], (tiling.rows.own_lo[iy], tiling.rows.own_hi[iy]),
                               (tiling.cols.own_lo[ix], tiling.cols.own_hi[ix]), dram_acts)
                     for tt, _, iy, ix in tiles(plan) if tt == t) for t in range(tiling.temporal_tiles)]
             chip_in = plan.input_bits[b, g].sum(axis=2)
