@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from accel_sim import load_arch
+from accel_sim.scnn.accounting import account
 from accel_sim.scnn.counters import SCNNCounters
 from accel_sim.scnn.family import FAMILY
 from accel_sim.workload import ConvLayer, GemmLayer
@@ -81,20 +82,41 @@ def test_two_pes_exchange_a_halo(tmp_path):
         ppu_outputs=3, dram_read_bits=42))
 
 
-@pytest.mark.parametrize("design, inputs, gated, weight_bits", [("dcnn", [1, 2, 3, 4], 6, 32),
-                                                                 ("dcnn_opt", [1, 0, 3, 4], 4, 42)])
-def test_dense_dot_products(tmp_path, design, inputs, gated, weight_bits):
-    """The same layer on DCNN: PE 0 computes its 2 outputs, PE 1 its 1, each a dot product of 2 terms
-    on 4 multipliers: 1 beat each, each beat reading I = 2 FIFO entries. Busy 2 and 1: PE 1 idles 1
-    cycle at the barrier; the PPU drains 2 outputs in 1 cycle: compute 3. Each output reads its 2
-    activations. Dense words everywhere (outputs 3 x 16 bits), weights 2 x 16 bits. DCNN-opt: same
-    time; inputs [1, 0, 3, 4] leave 1 + 1 + 2 pairs of non-zeros to energise, and its weights move
+@pytest.mark.parametrize("design, gated, weight_bits", [("dcnn", 6, 32), ("dcnn_opt", 4, 42)])
+def test_dense_dot_products(tmp_path, design, gated, weight_bits):
+    """Inputs [1, 0, 3, 4] on DCNN: PE 0 computes its 2 outputs, PE 1 its 1, each a dot product of 2
+    terms on 4 multipliers: 1 beat each, each beat reading I = 2 FIFO entries. Busy 2 and 1: PE 1
+    idles 1 cycle at the barrier; the PPU drains 2 outputs in 1 cycle: compute 3. Each output reads
+    its 2 activations. Dense words everywhere (outputs 3 x 16 bits), weights 2 x 16 bits. DCNN-opt:
+    the same time, but only 1 + 1 + 2 pairs of non-zeros switch a multiplier, and its weights move
     compressed (42 bits)."""
-    check_both_paths(tiny_arch(pe_cols=2, design=design), row_conv(tmp_path, design, [[1, 2]], inputs),
-                     compute_cycles=3, barrier_idle_cycles=1, group_cycles=2, pe_busy_cycles=3, steps=3,
-                     products=6, macs_issued=6, multiplier_ops=gated, accumulator_adds=6, accumulator_writes=3,
-                     iaram_reads=6, oaram_write_bits=(48,), weight_fifo_reads=6, ppu_outputs=3,
-                     dram_read_bits=weight_bits)
+    plan = check_both_paths(tiny_arch(pe_cols=2, design=design), row_conv(tmp_path, design, [[1, 2]], [1, 0, 3, 4]),
+                            compute_cycles=3, barrier_idle_cycles=1, group_cycles=2, pe_busy_cycles=3, steps=3,
+                            products=6, macs_issued=6, multiplier_ops=gated, accumulator_adds=6, accumulator_writes=3,
+                            iaram_reads=6, oaram_write_bits=(48,), weight_fifo_reads=6, ppu_outputs=3,
+                            dram_read_bits=weight_bits)
+    widths = {a.component: a.bits for a in account(plan, FAMILY.fast(plan, None)).actions if a.action == "read"}
+    assert (widths["iaram"], widths["weight_fifo"]) == (16, 32)
+
+
+@pytest.mark.parametrize("design, acts, busy, products, in_plane, steps, oaram_bits, weight_bits", [
+    ("scnn", 2, 1, 2, 1, 1, 22, 22), ("scnn_sparse_a", 2, 1, 4, 2, 1, 22, 32), ("scnn_sparse_w", 3, 2, 3, 2, 2, 32, 22)])
+def test_each_cartesian_design_skips_its_zeros(tmp_path, design, acts, busy, products, in_plane, steps, oaram_bits,
+                                               weight_bits):
+    """Inputs [1, 0, 3], filter [0, 2]: outputs [0, 6]. SCNN multiplies [x0, x2] by [s1]: outputs -1, 1
+    (banks 0, 2): 1 cycle, 1 product in the plane. SCNN-SparseA (zero weights kept): [x0, x2] x
+    [s0, s1]: outputs 0, -1, 2, 1 on 4 banks, 2 in the plane. SCNN-SparseW (zero activations kept):
+    [x0, x1] x [s1], then [x2] x [s1]: outputs -1, 0, 1, 2 steps, 2 in the plane. A skipped operand is
+    stored compressed: outputs [0, 6] as 1 entry of a 2-block (22 bits) or 2 words (32); the filter as
+    1 entry (22 bits) or 2 words (32). The design sets the widths: 20-bit activation entries when
+    activations are skipped (else 16), FIFO entries of 2 weights with their indices when weights are."""
+    plan = check_both_paths(tiny_arch(design=design), row_conv(tmp_path, design, [[0, 2]], [1, 0, 3]), **cartesian(
+        products, compute_cycles=busy + 1, group_cycles=busy, pe_busy_cycles=busy, steps=steps, macs_issued=in_plane,
+        iaram_reads=acts, oaram_write_bits=(oaram_bits,), weight_fifo_reads=steps, weight_fifo_writes=1,
+        ppu_outputs=2, dram_read_bits=weight_bits))
+    widths = {a.component: a.bits for a in account(plan, FAMILY.fast(plan, None)).actions if a.action == "read"}
+    assert (widths["iaram"], widths["weight_fifo"]) == (16 + 4 * (design != "scnn_sparse_w"),
+                                                        2 * (16 + 4 * (design != "scnn_sparse_a")))
 
 
 @pytest.mark.parametrize("mapping, busy", [("linear", 4), ("channel_spread", 2)])
