@@ -40,7 +40,6 @@ class Plan:
     format (``chip``: compressed iff the design skips that operand's zeros) or its DRAM format
     (``dram``: compressed iff skipped or ``compress_dram``)."""
 
-    arch: ArchSpec
     layer: Layer
     spec: SCNNSpec
     traits: DesignTraits
@@ -101,6 +100,6 @@ def plan(arch: ArchSpec, layer: Layer) -> Plan:
                                  for w in weights])
     weight_dram_bits = weight_chip_bits if weights_dram_compressed == traits.skip_weights else np.stack(
         [weight_storage_bits(spec, view, tiling, w, weights_dram_compressed, value_bits) for w in weights])
-    return Plan(arch, layer, spec, traits, view, tiling, value_bits, weights, inputs, weight_mask, input_mask,
+    return Plan(layer, spec, traits, view, tiling, value_bits, weights, inputs, weight_mask, input_mask,
                 input_bits, output_bits, output_dram_bits, weight_chip_bits, weight_dram_bits,
                 MappingProxyType(layer_operands(layer).hashes))
