@@ -144,20 +144,36 @@ def test_stride_two_splits_phase_classes(tmp_path):
         dram_read_bits=62))
 
 
-def test_channel_chunks_through_dram(tmp_path):
+@pytest.mark.parametrize("oaram, stream_stall, psums_in_oaram, psum_bits", [(10240, 7, 3, 0), (3, 7, 3, 0),
+                                                                           (2, 25, 0, 72)])
+def test_channel_chunks_through_dram(tmp_path, oaram, stream_stall, psums_in_oaram, psum_bits):
     """An FC layer of 4 inputs, 1 output, all ones, with an IARAM of 3 B (24 bits): one compressed
     input is 21 bits, so the 4 channels run as 4 chunks, each loaded first at 1 B/cycle (3 cycles).
     Each pass: 1 step, 1 cycle, then the PPU (1 cycle): compute 2. Each pass streams its channel's
     weight block (21 bits: 3 cycles); the last also writes the output (21 bits): 6 cycles. Passes
     take 3 + max(2, 3) = 6, 6, 6, then 3 + max(2, 6) = 9: 27 cycles. The partial sum (24 bits) waits
-    in the OARAM across the 3 chunk boundaries."""
+    in the OARAM across the 3 chunk boundaries, also in an OARAM of exactly 3 B. In one of 2 B it
+    goes through DRAM: written after chunks 0-2, read before chunks 1-3 (3 x 24 bits each way);
+    streams of 45, 69, 69, 66 bits take 6, 9, 9, 9 cycles."""
     layer = GemmLayer("e6", m=1, k=4, n=1, operands=payload(tmp_path, "e6", np.ones((4, 1)), np.ones((1, 4))))
-    plan = check_both_paths(tiny_arch(iaram_size=3, dram_bandwidth=1.0), layer, **cartesian(
-        4, compute_cycles=8, input_load_stall_cycles=12, dram_stream_stall_cycles=7, group_cycles=4,
+    plan = check_both_paths(tiny_arch(iaram_size=3, oaram_size=oaram, dram_bandwidth=1.0), layer, **cartesian(
+        4, compute_cycles=8, input_load_stall_cycles=12, dram_stream_stall_cycles=stream_stall, group_cycles=4,
         pe_busy_cycles=4, steps=4, macs_issued=4, iaram_reads=4, iaram_write_bits=(84,), oaram_write_bits=(21,),
-        weight_fifo_reads=4, weight_fifo_writes=4, psum_oaram_words=3, ppu_outputs=1, dram_read_bits=168,
-        dram_write_bits=21))
+        weight_fifo_reads=4, weight_fifo_writes=4, psum_oaram_words=psums_in_oaram, ppu_outputs=1,
+        dram_read_bits=168 + psum_bits, dram_write_bits=21 + psum_bits))
     assert plan.tiling.channel_bounds.tolist() == [0, 1, 2, 3, 4]
+
+
+@pytest.mark.parametrize("oaram, written", [(4, 0), (3, 48)])
+def test_outputs_leave_the_oaram_only_when_they_overflow_it(tmp_path, oaram, written):
+    """The dense example's PE 0 owns 2 outputs of 16 bits: an OARAM of 4 B holds them exactly and the
+    layer's outputs stay on chip; one of 3 B does not, and all 3 outputs (48 bits) go to DRAM."""
+    check_both_paths(tiny_arch(pe_cols=2, design="dcnn", oaram_size=oaram),
+                     row_conv(tmp_path, "overflow", [[1, 2]], [1, 0, 3, 4]),
+                     compute_cycles=3, barrier_idle_cycles=1, group_cycles=2, pe_busy_cycles=3, steps=3,
+                     products=6, macs_issued=6, multiplier_ops=6, accumulator_adds=6, accumulator_writes=3,
+                     iaram_reads=6, oaram_write_bits=(48,), weight_fifo_reads=6, ppu_outputs=3, dram_read_bits=32,
+                     dram_write_bits=written)
 
 
 def test_temporal_tiles_spill_halos(tmp_path):

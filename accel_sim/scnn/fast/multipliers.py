@@ -15,9 +15,8 @@ from accel_sim.scnn.plan.tiling import ConvView
 
 def useful_products(view: ConvView, weight_mask: np.ndarray, input_mask: np.ndarray) -> int:
     """MACs of the layer whose two operands are both in the masks (a window tap inside the plane)."""
-    pad_bottom = max(0, (view.out_h - 1) * view.stride_h + view.r - view.h - view.pad_top)
-    pad_right = max(0, (view.out_w - 1) * view.stride_w + view.s - view.w - view.pad_left)
-    padded = np.pad(input_mask, ((0, 0), (0, 0), (0, 0), (view.pad_top, pad_bottom), (view.pad_left, pad_right)))
+    # a window reaching past the bottom or right edge meets zeros: its slice simply stops there
+    padded = np.pad(input_mask, ((0, 0), (0, 0), (0, 0), (view.pad_top, 0), (view.pad_left, 0)))
     w_counts = weight_mask.sum(axis=1, dtype=np.int64)  # (groups, Cg, R, S)
     total = 0
     for r in range(view.r):
