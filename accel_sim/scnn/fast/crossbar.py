@@ -87,10 +87,10 @@ def max_bank_load(masks: np.ndarray, shifts: np.ndarray, banks: int) -> np.ndarr
                 carry = nxt
             if added >= (1 << len(counters)):
                 counters.append(carry)
-    low = np.uint64((1 << banks) - 1)
+    bank_bits = np.uint64(np.iinfo(np.uint64).max) >> np.uint64(64 - banks)   # the A low bits
     shape = (masks.shape[1], masks.shape[2], shifts.shape[1])
     result = np.zeros(shape, dtype=np.int64)
-    current = np.full(shape, low, dtype=np.uint64)
+    current = np.full(shape, bank_bits, dtype=np.uint64)
     for level in range(len(counters) - 1, -1, -1):
         candidate = current & counters[level]
         hit = candidate != 0
