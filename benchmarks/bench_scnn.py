@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from accel_sim import load_arch, simulate  # noqa: E402
-from accel_sim.scnn.runs import conv_network  # noqa: E402
+from accel_sim.studies.scnn_common import conv_network  # noqa: E402
 
 VGG_BAR_S = 30.0
 SWEEP_BAR_S = 120.0

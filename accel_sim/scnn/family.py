@@ -1,26 +1,8 @@
-"""TRANSITIONAL adapter: the scnn model behind the family contract until it is split into
-plan / fast / reference / accounting (issue 14). Not a contract implementation."""
-from __future__ import annotations
+"""SCNN (Parashar et al., ISCA 2017) and its comparison designs DCNN / DCNN-opt behind the family contract."""
+from accel_sim.family.contract import Family
+from accel_sim.scnn.accounting import account
+from accel_sim.scnn.fast import fast
+from accel_sim.scnn.plan import plan
+from accel_sim.scnn.reference import reference
 
-from dataclasses import dataclass
-
-from accel_sim.scnn import model
-from accel_sim.family.contract import Counters, Family
-from accel_sim.results.layer_result import LayerResult
-
-
-@dataclass(frozen=True)
-class _WholeResult(Counters):
-    result: LayerResult
-
-
-def _count(reference: bool):
-    def count(plan, max_cycles):
-        arch, layer = plan
-        run = model.simulate_layer_reference if reference else model.simulate_layer
-        return _WholeResult(run(arch, layer))
-    return count
-
-
-FAMILY = Family(name="scnn", plan=lambda arch, layer: (arch, layer), fast=_count(False), reference=_count(True),
-                account=lambda plan, counters: counters.result)
+FAMILY = Family(name="scnn", plan=plan, fast=fast, reference=reference, account=account)

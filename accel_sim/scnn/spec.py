@@ -35,8 +35,8 @@ class SCNNSpec:
     mult_i: int = spec_field("I: non-zero activations per activation vector (columns of the multiplier array).", 4,
                              positive=True, source=f"{PAPER}, Table 3 (F x I = 4 x 4)")
     accumulator_banks: int = spec_field(
-        "A: accumulator banks per PE (the scatter crossbar is F*I x A). The fast path handles A <= 32.", 32,
-        positive=True, maximum=32, source=f"{PAPER}, Table 3 (A = 2 x F x I = 32)")
+        "A: accumulator banks per PE (the scatter crossbar is F*I x A).", 32,
+        positive=True, source=f"{PAPER}, Table 3 (A = 2 x F x I = 32)")
     accumulator_entries: int = spec_field("Partial sums per accumulator bank (per buffer of the double buffer).", 32,
                                           positive=True, source=f"{PAPER}, Table 3 (32 entries per bank)")
     accumulator_bits: int = spec_field("Width of a partial sum.", 24, positive=True,

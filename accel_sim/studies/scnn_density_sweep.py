@@ -8,8 +8,8 @@ from concurrent.futures import ProcessPoolExecutor
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from accel_sim.scnn.runs import DESIGN_LABELS, conv_network, run_designs, with_density
 from accel_sim.studies.registry import Comparison, StudyOutput, study
+from accel_sim.studies.scnn_common import DESIGN_LABELS, conv_network, run_designs, with_density
 
 DESIGNS = ("dcnn", "dcnn_opt", "scnn_sparse_a", "scnn_sparse_w", "scnn")
 DENSITIES = tuple(round(1.0 - 0.1 * i, 1) for i in range(10))

@@ -10,9 +10,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from accel_sim.scnn.runs import (DESIGN_LABELS, PUBLISHED_ENERGY_RATIO, PUBLISHED_SOURCE, PUBLISHED_SPEEDUP,
-                                 conv_network, run_designs)
 from accel_sim.studies.registry import Comparison, StudyOutput, study
+from accel_sim.studies.scnn_common import (DESIGN_LABELS, PUBLISHED_ENERGY_RATIO, PUBLISHED_SOURCE,
+                                           PUBLISHED_SPEEDUP, conv_network, run_designs)
 
 DESIGNS = ("dcnn", "dcnn_opt", "scnn")
 COLUMNS = ["network", "layer", "design", "cycles", "energy_pj"]

@@ -6,9 +6,9 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from accel_sim.config.loader import load_arch
-from accel_sim.scnn.runs import conv_network
 from accel_sim.simulate import simulate
 from accel_sim.studies.registry import StudyOutput, study
+from accel_sim.studies.scnn_common import conv_network
 
 # (PE grid side, F = I); 64 x 16 = 16 x 64 = 4 x 256 = 1,024 multipliers.
 GRANULARITIES = ((8, 4), (4, 8), (2, 16))

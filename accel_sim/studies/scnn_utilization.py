@@ -5,8 +5,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from accel_sim.scnn.runs import conv_network, run_designs
 from accel_sim.studies.registry import StudyOutput, study
+from accel_sim.studies.scnn_common import conv_network, run_designs
 
 COLUMNS = ["network", "layer", "cycles", "multiplier_utilization", "intra_pe_utilization",
            "barrier_idle_fraction", "bank_conflict_cycles", "steps", "kc", "temporal_tiles"]

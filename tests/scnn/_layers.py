@@ -1,5 +1,7 @@
 """Small generated layers and arch variants shared by the SCNN tests."""
 import numpy as np
+from hypothesis import Phase
+from hypothesis import strategies as st
 
 from accel_sim import load_arch
 from accel_sim.workload import ConvLayer, GemmLayer
@@ -71,3 +73,47 @@ def chunked_case(seed: int, design: str | None = None):
                           kernel_h=k, kernel_w=k, pad_top=pad, pad_bottom=pad, pad_left=pad, pad_right=pad,
                           weight_density=weight_density, input_density=input_density)
     return arch, layer
+
+
+BANKS = st.sampled_from([4, 8, 8, 32, 64])
+# The refinement tests run once per mutant (tools/mutation.py): a failing example is reported as
+# drawn, not shrunk, which keeps a killed mutant's run short.
+NO_SHRINK = (Phase.explicit, Phase.reuse, Phase.generate)
+
+
+@st.composite
+def generated_case(draw, banks=BANKS):
+    """A small layer (conv of stride 1-3, kernel 1-5, padding, conv groups, batch; or GEMM) on a
+    small array drawing every switch of the ``scnn:`` section: design, F, I, A (beyond 32
+    too), bank mapping, weight order, Kc rule, accumulator and buffer sizes (temporal tiles,
+    channel chunks, OARAM overflow), FIFO depth, halo and PPU rates, fractional DRAM bandwidth."""
+    f, i, a = draw(st.sampled_from([1, 2, 4, 4])), draw(st.sampled_from([1, 2, 3, 4])), draw(banks)
+    arch = load_arch("scnn", {
+        "scnn.design": draw(st.sampled_from(DESIGNS)),
+        "scnn.pe_rows": draw(st.integers(1, 3)), "scnn.pe_cols": draw(st.integers(1, 3)),
+        "scnn.mult_f": f, "scnn.mult_i": i, "scnn.accumulator_banks": a,
+        "scnn.bank_mapping": draw(st.sampled_from(["linear", "channel_spread"])) if a % f == 0 else "linear",
+        "scnn.weight_order": draw(st.sampled_from(["rs_then_k", "k_then_rs"])),
+        "scnn.kc_rule": draw(st.sampled_from(["max_fit", "fixed"])), "scnn.kc": draw(st.integers(1, 3)),
+        "scnn.accumulator_entries": draw(st.sampled_from([16, 64])),
+        "scnn.accumulator_bits": draw(st.sampled_from([24, 32])),
+        "scnn.iaram_size": draw(st.sampled_from([16, 48, 10240])),
+        "scnn.oaram_size": draw(st.sampled_from([6, 10240])),
+        "scnn.weight_fifo_entries": draw(st.sampled_from([1, 50])),
+        "scnn.halo_words_per_cycle": draw(st.integers(1, 3)),
+        "scnn.ppu_outputs_per_cycle": draw(st.integers(1, 5)),
+        "scnn.dram_bandwidth": draw(st.sampled_from([0.75, 2.0, 12.5, 50.0])),
+    })
+    weight_density, input_density = draw(st.floats(0.05, 1.0)), draw(st.floats(0.05, 1.0))
+    name = f"case{draw(st.integers(0, 10**6))}"
+    if draw(st.integers(0, 3)) == 0:
+        return arch, GemmLayer(name, m=draw(st.integers(1, 2)), k=draw(st.integers(1, 40)), n=draw(st.integers(1, 6)),
+                               weight_density=weight_density, input_density=input_density)
+    k, stride, groups = draw(st.sampled_from([1, 2, 3, 5])), draw(st.integers(1, 3)), draw(st.sampled_from([1, 2]))
+    h, w = draw(st.integers(k, 9)), draw(st.integers(k, 9))
+    pad = draw(st.integers(0, k // 2))
+    return arch, ConvLayer(name, in_h=h, in_w=w, in_channels=draw(st.integers(1, 3)) * groups,
+                           out_channels=draw(st.integers(1, 4)) * groups, kernel_h=k, kernel_w=k,
+                           stride_h=stride, stride_w=stride, pad_top=pad, pad_bottom=pad, pad_left=pad,
+                           pad_right=pad, groups=groups, batch=draw(st.integers(1, 2)),
+                           weight_density=weight_density, input_density=input_density)

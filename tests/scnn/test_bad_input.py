@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from accel_sim import InputError, load_arch, load_workload
-from accel_sim.scnn.functional import conv_operands
-from accel_sim.scnn.model import simulate_layer
+from accel_sim.scnn.family import FAMILY
+from accel_sim.scnn.plan.operands import conv_operands
 from accel_sim.workload import ConvLayer
 
 LAYER = ConvLayer("c", in_h=8, in_w=8, in_channels=2, out_channels=4, kernel_h=3, kernel_w=3)
@@ -26,7 +26,7 @@ def test_unknown_design_flag_is_refused():
 def test_accumulator_too_small_for_one_output_tile():
     arch = load_arch("scnn", {"scnn.accumulator_banks": 2, "scnn.accumulator_entries": 2})
     with pytest.raises(InputError, match=r"scnn\.accumulator_entries.*too small for one output tile.*needs 9"):
-        simulate_layer(arch, LAYER)
+        FAMILY.layer_result(arch, LAYER)
 
 
 def test_fc_layer_wider_than_the_iaram_names_the_field_and_the_way_out():
@@ -34,7 +34,7 @@ def test_fc_layer_wider_than_the_iaram_names_the_field_and_the_way_out():
     # are cut into chunks loaded one after the other from DRAM (each load a stall).
     fc6 = ConvLayer("fc6", in_h=1, in_w=1, in_channels=25088, out_channels=8, kernel_h=1, kernel_w=1)
     arch = load_arch("scnn")
-    result = simulate_layer(arch, fc6)
+    result = FAMILY.layer_result(arch, fc6)
     assert result.metrics["channel_chunks"] > 1
     _, inputs = conv_operands(fc6)
     input_bits = np.count_nonzero(inputs) * (arch.word_bits + arch.scnn.index_bits)   # zero-run entries
@@ -48,14 +48,14 @@ def test_one_pixel_of_one_channel_wider_than_the_iaram_names_the_field():
     arch = load_arch("scnn", {"scnn.iaram_size": 2})
     with pytest.raises(InputError, match=r"scnn\.iaram_size.*c: one pixel of ONE input channel "
                                          r"needs 21 bits, more than the IARAM of 2 B"):
-        simulate_layer(arch, LAYER)
+        FAMILY.layer_result(arch, LAYER)
 
 
 def test_fixed_kc_too_large_for_the_accumulators():
     arch = load_arch("scnn", {"scnn.accumulator_banks": 4, "scnn.accumulator_entries": 4,
                               "scnn.kc_rule": "fixed", "scnn.kc": 4})
     with pytest.raises(InputError, match="too small for one output tile"):
-        simulate_layer(arch, LAYER)
+        FAMILY.layer_result(arch, LAYER)
 
 
 def test_kernel_larger_than_padded_input(tmp_path: Path):

@@ -8,18 +8,17 @@ import pytest
 from accel_sim import load_arch, simulate
 from accel_sim.compress import SCNNZeroRun
 from accel_sim.energy import load_energy_table
-from accel_sim.scnn.functional import conv_operands
-from accel_sim.scnn.model import simulate_layer
-from accel_sim.scnn.plan import plan_layer
-from accel_sim.scnn.tiling import split_bounds
+from accel_sim.scnn.family import FAMILY
+from accel_sim.scnn.plan import plan
+from accel_sim.scnn.plan.operands import conv_operands
+from accel_sim.scnn.plan.tiling import split_bounds
 from accel_sim.workload import ConvLayer, Network
 from tests.scnn._layers import chunked_case, small_case
 
 
 def brute_force_products(arch, layer):
     """sum over (temporal tile, PE tile, channel, group) of nnz(activations) x nnz(weights), stride 1."""
-    plan = plan_layer(arch, layer)
-    spec, tiling = arch.scnn, plan.tiling
+    spec, tiling = arch.scnn, plan(arch, layer).tiling
     weights, inputs = conv_operands(layer)
     rows = split_bounds(layer.in_h, tiling.temporal_rows * spec.pe_rows)
     cols = split_bounds(layer.in_w, tiling.temporal_cols * spec.pe_cols)
@@ -57,7 +56,7 @@ def test_products_issued_are_the_cartesian_products(seed):
                       pad_top=layer.pad_top, pad_bottom=layer.pad_bottom, pad_left=layer.pad_left,
                       pad_right=layer.pad_right, groups=layer.groups, weight_density=layer.weight_density,
                       input_density=layer.input_density)  # stride 1: no phase classes
-    result = simulate_layer(arch, layer)
+    result = FAMILY.layer_result(arch, layer)
     assert result.metrics["products_issued"] == brute_force_products(arch, layer)
     assert result.macs_issued == both_nonzero_macs(layer)
     assert result.macs_issued + result.macs_skipped == result.macs_dense == layer.macs
@@ -73,7 +72,7 @@ def test_channel_chunks_change_no_product():
             continue
         roomy = load_arch("scnn", {f"scnn.{field.name}": getattr(arch.scnn, field.name)
                                    for field in dataclasses.fields(arch.scnn) if field.name != "iaram_size"})
-        chunked, whole = simulate_layer(arch, layer), simulate_layer(roomy, layer)
+        chunked, whole = FAMILY.layer_result(arch, layer), FAMILY.layer_result(roomy, layer)
         assert whole.metrics["channel_chunks"] == 1
         for metric in ("products_issued", "kc", "output_groups", "temporal_tiles"):
             assert chunked.metrics[metric] == whole.metrics[metric], (seed, metric)
@@ -87,7 +86,7 @@ def test_channel_chunks_change_no_product():
 @pytest.mark.parametrize("generate", [small_case, chunked_case])
 def test_cycle_bounds_and_traffic(seed, generate):
     arch, layer = generate(seed)
-    result = simulate_layer(arch, layer)
+    result = FAMILY.layer_result(arch, layer)
     spec = arch.scnn
     products = result.metrics["products_issued"]
     assert result.cycles >= math.ceil(products / (spec.pes * spec.multipliers_per_pe))

@@ -1,4 +1,5 @@
-"""Helpers the SCNN studies share: the paper's networks and designs, run into tidy frames."""
+"""What the SCNN studies share: the paper's networks, designs and published figures, run into tidy frames
+through the public API (`accel_sim.simulate`)."""
 from __future__ import annotations
 
 import dataclasses

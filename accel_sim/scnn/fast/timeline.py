@@ -1,19 +1,20 @@
-"""Closed-form timeline of one temporal tile: groups, barriers, double-buffered drains, DRAM.
+"""Closed-form timeline of one pass, fast path: groups, barriers, double-buffered drains, DRAM.
 
 Per output-channel group ``g``, every PE is busy ``busy[pe, g]`` cycles; the group ends at a
 barrier when the slowest PE finishes (the others idle). The group's accumulator buffer then
 drains (halo exchange, then PPU: ReLU and compression) while the next group computes in the
-other buffer. With two buffers, group ``g + 1`` starts at the barrier of group ``g`` once the
-drain of group ``g - 1`` has freed its buffer, and one drain unit drains groups in order:
+other buffer (paper, Table 3: double-buffered accumulators). With two buffers, group ``g + 1``
+starts at the barrier of group ``g`` once the drain of group ``g - 1`` has freed its buffer,
+and one drain unit drains groups in order:
 
     start[g]       = max(end[g-1], drain_end[g-2])
     end[g]         = start[g] + max_pe busy[:, g]
     drain_end[g]   = max(end[g], drain_end[g-1]) + drain[g]
 
-The tile's compute time is the last drain's end. DRAM: a temporal tile first loads its input
+The pass's compute time is the last drain's end. DRAM: a pass first loads its input
 activations (``load`` cycles, nothing overlaps it: the IARAM holds one tile), then weights,
-outputs and spilled partial sums stream during the compute (``stream`` cycles); the tile takes
-``load + max(compute, stream)``. :mod:`accel_sim.scnn.reference` computes the same with SimPy.
+outputs and spilled partial sums stream during the compute (``stream`` cycles); the pass
+takes ``load + max(compute, stream)``.
 """
 from __future__ import annotations
 
@@ -23,15 +24,16 @@ import numpy as np
 
 
 @dataclass(frozen=True)
-class TileTiming:
+class PassTiming:
     compute_cycles: int   # last drain end (barrier idle included)
-    stall_cycles: int     # input load + streaming beyond the compute
+    load_stall: int       # input load before the compute
+    stream_stall: int     # streaming beyond the compute
     barrier_idle: int     # PE-cycles waiting at barriers (sum over PEs and groups)
     group_cycles: int     # sum over groups of the slowest PE's busy cycles
 
 
-def tile_timing(busy: np.ndarray, drain: np.ndarray, load: int, stream: int) -> TileTiming:
-    """``busy`` (PEs, groups), ``drain`` (groups,) cycles of one temporal tile."""
+def pass_timing(busy: np.ndarray, drain: np.ndarray, load: int, stream: int) -> PassTiming:
+    """``busy`` (PEs, groups), ``drain`` (groups,) cycles of one pass."""
     slowest = busy.max(axis=0) if busy.size else np.zeros(busy.shape[1], dtype=np.int64)
     end_prev, drain_prev, drain_prev2 = 0, 0, 0
     for g in range(busy.shape[1]):
@@ -41,4 +43,4 @@ def tile_timing(busy: np.ndarray, drain: np.ndarray, load: int, stream: int) -> 
         end_prev, drain_prev2, drain_prev = end, drain_prev, drain_end
     compute = drain_prev
     idle = int((slowest[None, :] - busy).sum())
-    return TileTiming(compute, load + max(0, stream - compute), idle, int(slowest.sum()))
+    return PassTiming(compute, load, max(0, stream - compute), idle, int(slowest.sum()))

@@ -1,8 +1,9 @@
-"""Functional reference (numpy): what the layer computes, independent of any dataflow.
+"""Operands of a layer as the PE array sees them, and what the layer computes (numpy).
 
-The PPU applies ReLU to the accumulated sums; the model uses the result to count the
-non-zero outputs it compresses into OARAM / DRAM, and tests compare the per-cycle
-reference's accumulators against it.
+The weights and inputs come from the workload (``accel_sim.workload.operands``), reshaped to
+the conv view (:mod:`.tiling`). The outputs are the ReLU (applied by the PPU) of a plain
+numpy convolution, independent of any dataflow: the plan encodes them to size the OARAM and
+DRAM output traffic, and tests compare the reference's accumulators against them.
 """
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from accel_sim.scnn.tiling import ConvView, conv_view
+from accel_sim.scnn.plan.tiling import ConvView, conv_view
 from accel_sim.workload.layer import Layer
 from accel_sim.workload.operands import layer_operands
 
@@ -55,20 +56,3 @@ def layer_outputs(layer: Layer) -> np.ndarray:
     out = np.maximum(convolution(view, weights, inputs), 0.0)
     out.flags.writeable = False
     return out
-
-
-def useful_products(view: ConvView, weight_mask: np.ndarray, input_mask: np.ndarray) -> int:
-    """MACs of the layer whose two operands are both in the masks (a window tap inside the
-    plane): ``sum over (c, r, s) of count(weights) x count(inputs the tap reads)``."""
-    pad_bottom = max(0, (view.out_h - 1) * view.stride_h + view.r - view.h - view.pad_top)
-    pad_right = max(0, (view.out_w - 1) * view.stride_w + view.s - view.w - view.pad_left)
-    padded = np.pad(input_mask, ((0, 0), (0, 0), (0, 0), (view.pad_top, pad_bottom), (view.pad_left, pad_right)))
-    w_counts = weight_mask.sum(axis=1, dtype=np.int64)  # (groups, Cg, R, S)
-    total = 0
-    for r in range(view.r):
-        for s in range(view.s):
-            window = padded[:, :, :, r:r + view.stride_h * (view.out_h - 1) + 1:view.stride_h,
-                            s:s + view.stride_w * (view.out_w - 1) + 1:view.stride_w]
-            a_counts = window.sum(axis=(0, 3, 4), dtype=np.int64)  # (groups, Cg)
-            total += int((a_counts * w_counts[:, :, r, s]).sum())
-    return total

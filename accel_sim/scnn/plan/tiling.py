@@ -1,10 +1,10 @@
-"""Planning (pure functions): the conv view of a layer, planar and temporal tiling, channel chunks, Kc.
+"""Tiling geometry (pure functions): the conv view of a layer, planar and temporal tiles, channel chunks, Kc.
 
 SCNN's PT-IS dataflow cuts the input activation plane into one tile per PE (planar tiling);
 when a PE's tiles of all input channels do not fit its IARAM the plane is first cut into
 temporal tiles processed one after the other through DRAM. When even one-pixel tiles do not
 fit, the input channels are cut into contiguous channel chunks (a modelling choice, see
-:mod:`accel_sim.scnn.model`); a *pass* is one (temporal tile, channel chunk), numbered
+:mod:`accel_sim.scnn.plan.temporal_tiling`); a *pass* is one (temporal tile, channel chunk), numbered
 ``temporal tile x channel chunks + chunk``. Tiles and chunks that do not divide evenly
 are explicit: the plane is split with ``numpy.array_split`` semantics (the first
 ``size % parts`` tiles get one more row / column; a PE may get an empty tile).
@@ -131,6 +131,12 @@ class Tiling:
     def chunk_of(self, channels: np.ndarray) -> np.ndarray:
         """Channel chunk of input channels."""
         return np.searchsorted(self.channel_bounds, channels, side="right") - 1
+
+    def group_channels(self, out_channels: int) -> np.ndarray:
+        """Output channels of each group: Kc, the last group the rest."""
+        sizes = np.full(self.out_groups, self.kc, dtype=np.int64)
+        sizes[-1] = out_channels - self.kc * (self.out_groups - 1)
+        return sizes
 
 
 def largest_kc(spec: SCNNSpec, view: ConvView, acc_h: int, acc_w: int) -> int:

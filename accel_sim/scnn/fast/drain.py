@@ -1,4 +1,4 @@
-"""Halo exchange and PPU drain of one accumulator buffer (per temporal tile, per group).
+"""Halo exchange and PPU drain of one accumulator buffer, fast path (per temporal tile, per group).
 
 Per output channel, a PE's accumulator region holds ``in_plane`` partial sums that belong to
 the output plane (out-of-plane ones are dropped), ``own`` of which it owns. It sends the
@@ -9,7 +9,9 @@ and compresses them. Drain cycles of a group with ``kc`` channels::
 
     ceil(kc x max_pe halo / halo_words_per_cycle) + ceil(kc x max_pe owned / ppu_outputs_per_cycle)
 
-(the dense DCNN dot product produces whole outputs: no halo, only the PPU term).
+(the dense DCNN dot product produces whole outputs: no halo, only the PPU term). The
+geometry comes from interval overlaps of the accumulator regions with the owned rows and
+columns (:class:`~accel_sim.scnn.plan.tiling.AxisTiles`).
 """
 from __future__ import annotations
 
@@ -17,8 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from accel_sim.scnn.plan.tiling import AxisTiles, Tiling
 from accel_sim.scnn.spec import SCNNSpec
-from accel_sim.scnn.tiling import AxisTiles, Tiling
 
 
 @dataclass(frozen=True)
@@ -57,12 +59,6 @@ def drain_geometry(spec: SCNNSpec, tiling: Tiling, out_h: int, out_w: int) -> Dr
     rx = _axis(tiling.cols, out_w, spec.pe_cols)
     in_plane, own, temporal, owned = (_grid(tiling, spec, a, b) for a, b in zip(ry, rx))
     return DrainGeometry(in_plane, own, owned, temporal - own, in_plane - temporal)
-
-
-def group_channels(out_channels: int, kc: int, groups: int) -> np.ndarray:
-    sizes = np.full(groups, kc, dtype=np.int64)
-    sizes[-1] = out_channels - kc * (groups - 1)
-    return sizes
 
 
 def drain_cycles(spec: SCNNSpec, geometry: DrainGeometry, channels: np.ndarray, halo: bool) -> np.ndarray:

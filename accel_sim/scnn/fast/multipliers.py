@@ -1,0 +1,28 @@
+"""Useful and energised multiplications, fast path (closed form over the layer).
+
+``macs_issued`` counts the products whose two operands the multipliers see and whose output
+lies in the output plane (SCNN: both non-zero; products that fall outside the plane at the
+layer's edges are computed, then dropped). DCNN-opt gates a multiplier that meets a zero
+operand (paper, Table 6): its energised multiplications are the products of two non-zeros
+inside the plane. Both are ``sum over (c, r, s) of count(weights) x count(inputs the tap reads)``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from accel_sim.scnn.plan.tiling import ConvView
+
+
+def useful_products(view: ConvView, weight_mask: np.ndarray, input_mask: np.ndarray) -> int:
+    """MACs of the layer whose two operands are both in the masks (a window tap inside the plane)."""
+    # a window reaching past the bottom or right edge meets zeros: its slice simply stops there
+    padded = np.pad(input_mask, ((0, 0), (0, 0), (0, 0), (view.pad_top, 0), (view.pad_left, 0)))
+    w_counts = weight_mask.sum(axis=1, dtype=np.int64)  # (groups, Cg, R, S)
+    total = 0
+    for r in range(view.r):
+        for s in range(view.s):
+            window = padded[:, :, :, r:r + view.stride_h * (view.out_h - 1) + 1:view.stride_h,
+                            s:s + view.stride_w * (view.out_w - 1) + 1:view.stride_w]
+            a_counts = window.sum(axis=(0, 3, 4), dtype=np.int64)  # (groups, Cg)
+            total += int((a_counts * w_counts[:, :, r, s]).sum())
+    return total

@@ -1,0 +1,130 @@
+"""The Cartesian-product PE, fast path: busy cycles and work of every PE in every group.
+
+A PE's busy cycles in one output-channel group are the sum over its steps (I-vector x
+F-vector, :mod:`.vectors`) of each step's cycles (its busiest accumulator bank,
+:mod:`.crossbar`). Work is vectorised over all (I-vector, F-vector) pairs of one (pass,
+segment): such blocks are padded to a common size in batches of similar blocks (padding costs
+0) and reduced by (pass, PE, group). I-vectors holding one activation skip the crossbar
+model: such a step puts exactly the F-vector's multiplicity on its busiest bank.
+
+Per-PE counts of the same loop nest: products (F x I per full step), steps, IARAM entries
+read (each activation once per group with weights in its segment), weight-FIFO entries read
+(one per step) and written (every F-vector broadcast to every PE once per temporal tile).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from accel_sim.scnn.fast.crossbar import EMPTY_SHIFT, bit_sliced, step_cycles
+from accel_sim.scnn.fast.vectors import (ActivationVectors, WeightVectors, activation_elements,
+                                         activation_vectors)
+from accel_sim.scnn.plan import Plan
+from accel_sim.scnn.plan.tiling import Tiling
+from accel_sim.scnn.spec import SCNNSpec
+
+MAX_BLOCK_PAIRS = 1 << 15
+
+
+@dataclass(frozen=True)
+class PeWork:
+    """Work of one (image, conv group): arrays (passes, PEs, groups); a pass is one (temporal
+    tile, channel chunk)."""
+
+    busy: np.ndarray
+    products: np.ndarray      # multiplier products issued (zero operands of unskipped kinds included)
+    steps: np.ndarray         # Cartesian steps (I-vector x F-vector pairs); dense: busy cycles
+    iaram_reads: int          # activation entries read from the IARAM
+    fifo_reads: int           # weight-FIFO entries read
+    fifo_writes: int          # weight-FIFO entries written (broadcast to every PE)
+    fifo_overflow_blocks: int  # (segment, group) weight blocks with more F-vectors than FIFO entries
+
+
+def _single_activation_cycles(spec: SCNNSpec, tiling: Tiling, acts: ActivationVectors, weights: WeightVectors,
+                              single: np.ndarray) -> np.ndarray:
+    """Busy cycles of the I-vectors holding one activation: count x the F-vectors' multiplicities."""
+    n_t, n_pe, n_g = tiling.passes, spec.pes, tiling.out_groups
+    n_seg = weights.seg_start.size - 1
+    per_seg = weights.multiplicity_per_block
+    flat = (acts.tile[single] * n_pe + acts.pe[single]) * n_seg + acts.segment[single]
+    counts = np.bincount(flat, minlength=n_t * n_pe * n_seg).reshape(n_t * n_pe, n_seg)
+    return (counts @ per_seg).reshape(n_t, n_pe, n_g)
+
+
+def _without(acts: ActivationVectors, drop: np.ndarray, banks: int) -> ActivationVectors:
+    keep = ~drop
+    return ActivationVectors(acts.tile[keep], acts.segment[keep], acts.pe[keep], acts.count[keep],
+                             acts.banks[:, keep] if bit_sliced(banks) else acts.banks[keep])
+
+
+def busy_cycles(spec: SCNNSpec, tiling: Tiling, acts: ActivationVectors, weights: WeightVectors) -> np.ndarray:
+    """Busy cycles ``(passes, PEs, groups)`` of every PE in every group."""
+    n_t, n_pe, n_g = tiling.passes, spec.pes, tiling.out_groups
+    if acts.tile.size == 0 or weights.group.size == 0:
+        return np.zeros((n_t, n_pe, n_g), dtype=np.int64)
+    single = acts.count == 1
+    busy = _single_activation_cycles(spec, tiling, acts, weights, single)
+    if single.all():
+        return busy
+    acts = _without(acts, single, spec.accumulator_banks)
+    n = acts.tile.size
+    key = acts.tile * weights.seg_start.size + acts.segment
+    starts = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
+    rows = np.diff(np.concatenate((starts, [n])))
+    seg = acts.segment[starts]
+    f_start = weights.seg_start[seg]
+    cols = weights.seg_start[seg + 1] - f_start
+    live = cols > 0
+    starts, rows, seg, f_start, cols = starts[live], rows[live], seg[live], f_start[live], cols[live]
+    tiles = acts.tile[starts]
+    order = np.lexsort((rows, cols))
+    total = np.zeros(n_t * n_pe * n_g, dtype=np.float64)
+    row_list, col_list = rows[order].tolist(), cols[order].tolist()
+    i = 0
+    while i < order.size:
+        j = i + 1
+        max_r, max_c = row_list[i], col_list[i]
+        while j < order.size:
+            r2, c2 = max(max_r, row_list[j]), max(max_c, col_list[j])
+            if (j + 1 - i) * r2 * c2 > MAX_BLOCK_PAIRS:
+                break
+            max_r, max_c = r2, c2
+            j += 1
+        batch = order[i:j]
+        r_idx = starts[batch][:, None] + np.arange(max_r)[None, :]
+        r_ok = np.arange(max_r)[None, :] < rows[batch][:, None]
+        r_idx = np.where(r_ok, r_idx, 0)
+        f_idx = f_start[batch][:, None] + np.arange(max_c)[None, :]
+        f_ok = np.arange(max_c)[None, :] < cols[batch][:, None]
+        f_idx = np.where(f_ok, f_idx, 0)
+        shifts = np.where(f_ok[:, :, None], weights.shift[f_idx], EMPTY_SHIFT)
+        cost = step_cycles(acts.banks, r_idx, r_ok, shifts, spec.accumulator_banks)
+        pe_key = (tiles[batch][:, None] * n_pe + acts.pe[r_idx]) * n_g
+        flat = pe_key[:, :, None] + weights.group[f_idx][:, None, :]
+        total += np.bincount(flat.ravel(), weights=cost.ravel(), minlength=total.size)
+        i = j
+    return busy + total.round().astype(np.int64).reshape(n_t, n_pe, n_g)
+
+
+def _counts(t_ids, seg_ids, pe_ids, n_t, n_seg, n_pe) -> np.ndarray:
+    flat = (t_ids * n_pe + pe_ids) * n_seg + seg_ids
+    return np.bincount(flat, minlength=n_t * n_pe * n_seg).reshape(n_t, n_pe, n_seg)
+
+
+def cartesian_work(plan: Plan, image: int, conv_group: int, weights: WeightVectors) -> PeWork:
+    """``weights``: the conv group's F-vectors (:func:`~.vectors.weight_vectors`, shared by the batch's images)."""
+    spec, view, tiling = plan.spec, plan.view, plan.tiling
+    elements = activation_elements(spec, view, tiling, plan.input_mask[image, conv_group])
+    acts = activation_vectors(spec, view, tiling, elements)
+    n_seg = weights.seg_start.size - 1
+    n_t, n_pe = tiling.passes, spec.pes
+    tile, seg, pe, _ = elements
+    na = _counts(tile, seg, pe, n_t, n_seg, n_pe)
+    va = _counts(acts.tile, acts.segment, acts.pe, n_t, n_seg, n_pe)
+    nw, vw = weights.weights_per_block, weights.vectors_per_block
+    steps = va @ vw
+    # every F-vector is broadcast once per temporal tile (in the pass of its channel's chunk)
+    return PeWork(busy_cycles(spec, tiling, acts, weights), na @ nw, steps, int((na @ (nw > 0)).sum()),
+                  int(steps.sum()), tiling.temporal_tiles * n_pe * int(weights.count.size),
+                  int((vw > spec.weight_fifo_entries).sum()))

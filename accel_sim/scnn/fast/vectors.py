@@ -1,0 +1,139 @@
+"""The PE's operand vectors, fast path: F-vectors of weights (the weight FIFO) and I-vectors of activations.
+
+Per PE, per output-channel group, the loop nest is (paper, PT-IS-CP-sparse, Fig. 5)::
+
+    for c in channels: for phase: for each I-vector (I activations, raster order of the tile):
+        for each F-vector (F weights of (c, group), linearised over R x S then K, Fig. 7):
+            one step: F x I products, scattered to A accumulator banks
+
+A *segment* is one (channel, phase) of a channel (stride > 1 splits it into phase classes,
+:mod:`accel_sim.scnn.plan.tiling`). Weights are cut into F-vectors per (segment, group),
+activations into I-vectors per (pass, segment, PE); each carries its bank term (the
+additive part of :func:`~accel_sim.scnn.plan.bank_mapping.bank_of` it contributes) for
+:mod:`.crossbar`. Activations carry their *pass* (temporal tile x channel chunks + channel
+chunk): a chunk's channels are computed in their own pass.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from accel_sim.scnn.fast.crossbar import EMPTY_SHIFT, activation_banks, weight_multiplicity
+from accel_sim.scnn.plan.bank_mapping import bank_of
+from accel_sim.scnn.plan.tiling import ConvView, Tiling
+from accel_sim.scnn.spec import SCNNSpec
+
+
+@dataclass(frozen=True)
+class WeightVectors:
+    """F-vectors of one conv group, sorted by segment (channel, phase), then group, then order."""
+
+    segment: np.ndarray   # (n,) c * phases + phase
+    group: np.ndarray     # (n,) output-channel group
+    count: np.ndarray     # (n,) weights in the vector (1..F)
+    shift: np.ndarray     # (n, F) uint64 rotation of the activation banks per weight (EMPTY_SHIFT unused)
+    seg_start: np.ndarray  # (segments + 1,) first vector of each segment
+    multiplicity: np.ndarray  # (n,) the most weights of the vector sharing one bank term
+    # (segments, output-channel groups) sums, shared by every image of the batch:
+    weights_per_block: np.ndarray        # weights
+    vectors_per_block: np.ndarray        # F-vectors
+    multiplicity_per_block: np.ndarray   # F-vector multiplicities
+
+
+def _per_block(segment: np.ndarray, group: np.ndarray, values: np.ndarray | None, n_seg: int,
+               groups: int) -> np.ndarray:
+    """``(segments, groups)`` sums of a per-vector quantity (``None``: count the vectors)."""
+    sums = np.bincount(segment * groups + group, weights=values, minlength=n_seg * groups)
+    return sums.astype(np.int64).reshape(n_seg, groups)
+
+
+@dataclass(frozen=True)
+class ActivationVectors:
+    """I-vectors of one image and conv group, sorted by (pass, segment, PE, raster order)."""
+
+    tile: np.ndarray      # (n,) pass: temporal tile x channel chunks + channel chunk
+    segment: np.ndarray   # (n,)
+    pe: np.ndarray        # (n,)
+    count: np.ndarray     # (n,) activations in the vector (1..I)
+    banks: np.ndarray     # bank terms, in the form of crossbar.activation_banks
+
+
+def phase_counts(view: ConvView) -> tuple[int, int]:
+    return min(view.stride_h, view.r), min(view.stride_w, view.s)
+
+
+def _vector_ids(keys: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """Cut runs of equal ``keys`` into vectors of ``width``: (vector id, slot) per element."""
+    n = keys.size
+    if n == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    new_run = np.ones(n, dtype=bool)
+    new_run[1:] = keys[1:] != keys[:-1]
+    run_start = np.maximum.accumulate(np.where(new_run, np.arange(n), 0))
+    slot = np.arange(n) - run_start
+    starts = new_run | (slot % width == 0)
+    return np.cumsum(starts) - 1, slot % width
+
+
+def weight_vectors(spec: SCNNSpec, view: ConvView, tiling: Tiling, weight_mask: np.ndarray) -> WeightVectors:
+    """``weight_mask`` (Kg, Cg, R, S): the weights the design feeds to the multipliers."""
+    a = spec.accumulator_banks
+    nph_h, nph_w = phase_counts(view)
+    k, c, r, s = (v.astype(np.int64) for v in np.nonzero(weight_mask))
+    segment = c * (nph_h * nph_w) + (r % view.stride_h) * nph_w + (s % view.stride_w)
+    group = k // tiling.kc
+    if spec.weight_order == "rs_then_k":
+        order = np.argsort(segment, kind="stable")  # np.nonzero's (k, c, r, s) order: (k, r, s) inside a channel
+    else:
+        order = np.lexsort((k, s, r, k // tiling.kc, segment))
+    k, r, s, segment, group = k[order], r[order], s[order], segment[order], group[order]
+    vec, slot = _vector_ids(segment * (tiling.out_groups + 1) + group, spec.mult_f)
+    n = int(vec[-1]) + 1 if vec.size else 0
+    term = bank_of(spec, tiling, k % tiling.kc, -(r // view.stride_h), -(s // view.stride_w))
+    shift = np.full((n, spec.mult_f), EMPTY_SHIFT, dtype=np.uint64)
+    shift[vec, slot] = ((a - term) % a).astype(np.uint64)
+    first = np.zeros(n, dtype=np.int64)
+    first[vec[::-1]] = np.arange(vec.size)[::-1]
+    v_segment = segment[first] if n else np.zeros(0, dtype=np.int64)
+    n_segments = view.channels * nph_h * nph_w
+    seg_start = np.searchsorted(v_segment, np.arange(n_segments + 1))
+    v_group = group[first] if n else v_segment.copy()
+    count, multiplicity = np.bincount(vec, minlength=n).astype(np.int64), weight_multiplicity(shift)
+
+    def per_block(values: np.ndarray | None) -> np.ndarray:
+        return _per_block(v_segment, v_group, values, n_segments, tiling.out_groups)
+
+    return WeightVectors(v_segment, v_group, count, shift, seg_start, multiplicity,
+                         per_block(count), per_block(None), per_block(multiplicity))
+
+
+def activation_elements(spec: SCNNSpec, view: ConvView, tiling: Tiling, input_mask: np.ndarray):
+    """Non-zeros (of ``input_mask`` (Cg, H, W)) that meet some weight, with pass (temporal tile,
+    channel chunk), PE, segment and bank term, in the PE's processing order."""
+    nph_h, nph_w = phase_counts(view)
+    c, y, x = (v.astype(np.int64) for v in np.nonzero(input_mask))
+    py, px = (y + view.pad_top) % view.stride_h, (x + view.pad_left) % view.stride_w
+    keep = (py < nph_h) & (px < nph_w)
+    c, y, x, py, px = c[keep], y[keep], x[keep], py[keep], px[keep]
+    row_tile, col_tile = tiling.rows.tile_of(y), tiling.cols.tile_of(x)
+    tile = (row_tile // spec.pe_rows) * tiling.temporal_cols + col_tile // spec.pe_cols
+    tile = tile * tiling.channel_chunks + tiling.chunk_of(c)
+    pe = (row_tile % spec.pe_rows) * spec.pe_cols + col_tile % spec.pe_cols
+    segment = c * (nph_h * nph_w) + py * nph_w + px
+    qy, qx = (y + view.pad_top) // view.stride_h, (x + view.pad_left) // view.stride_w
+    term = bank_of(spec, tiling, 0, qy - tiling.rows.acc_lo[row_tile], qx - tiling.cols.acc_lo[col_tile])
+    # np.nonzero lists (c, y, x) in raster order: a stable sort on (pass, segment, PE) keeps it
+    n_segments = view.channels * nph_h * nph_w
+    order = np.argsort((tile * n_segments + segment) * spec.pes + pe, kind="stable")
+    return tile[order], segment[order], pe[order], term[order]
+
+
+def activation_vectors(spec: SCNNSpec, view: ConvView, tiling: Tiling, elements) -> ActivationVectors:
+    """I-vectors from :func:`activation_elements`."""
+    tile, segment, pe, term = elements
+    vec, slot = _vector_ids((tile * view.channels * view.phases + segment) * spec.pes + pe, spec.mult_i)
+    n = int(vec[-1]) + 1 if vec.size else 0
+    first = np.searchsorted(vec, np.arange(n))
+    return ActivationVectors(tile[first], segment[first], pe[first], np.bincount(vec, minlength=n).astype(np.int64),
+                             activation_banks(vec, slot, term, n, spec.accumulator_banks, spec.mult_i))

@@ -1,0 +1,105 @@
+"""Plan of one layer on the SCNN array (pure numpy), shared by the fast path and the reference.
+
+One module per concern, each citing its paper facts:
+
+- :mod:`.designs`: the paper's comparison designs (Table 6) as flags on one PE array;
+- :mod:`.operands`: the layer's weights and inputs in the conv view, and its ReLU outputs;
+- :mod:`.tiling`: planar tiles (one per PE), temporal tiles, channel chunks, Kc and groups;
+- :mod:`.temporal_tiling`: the fewest passes whose input tiles fit the IARAM;
+- :mod:`.encoding`: zero-run block storage (Fig. 7) of activation tiles and weight blocks;
+- :mod:`.bank_mapping`: which accumulator bank holds a partial sum.
+
+:func:`plan` runs them once per layer; the :class:`Plan` holds everything both counting
+paths and the accounting need. What the plan does not decide (the work of each step, bank
+conflicts, barriers, drains, DRAM traffic, the dense baseline's work) each path computes on
+its own.
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+import numpy as np
+
+from accel_sim.arch.spec import ArchSpec
+from accel_sim.scnn.plan.designs import DESIGN_TRAITS, DesignTraits
+from accel_sim.scnn.plan.encoding import chunk_storage_bits, plane_storage_bits, weight_storage_bits
+from accel_sim.scnn.plan.operands import conv_operands, layer_outputs
+from accel_sim.scnn.plan.temporal_tiling import fitting_tiling
+from accel_sim.scnn.plan.tiling import ConvView, Tiling, conv_view
+from accel_sim.scnn.spec import SCNNSpec
+from accel_sim.workload.layer import Layer
+from accel_sim.workload.operands import layer_operands
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One layer planned on one SCNN-family arch. Arrays of bits are in the operand's on-chip
+    format (``chip``: compressed iff the design skips that operand's zeros) or its DRAM format
+    (``dram``: compressed iff skipped or ``compress_dram``)."""
+
+    layer: Layer
+    spec: SCNNSpec
+    traits: DesignTraits
+    view: ConvView
+    tiling: Tiling             # dense designs: one group of all output channels
+    value_bits: int
+    weights: np.ndarray        # (groups, Kg, Cg, R, S)
+    inputs: np.ndarray         # (batch, groups, Cg, H, W)
+    weight_mask: np.ndarray    # weights the multipliers see (non-zeros if skipped, else all)
+    input_mask: np.ndarray     # activations the multipliers see
+    input_bits: np.ndarray     # (batch, groups, temporal tiles, channel chunks, PEs) chip bits of the input tiles
+    output_bits: np.ndarray    # (batch, groups, temporal tiles, PEs) chip bits of the owned output tiles
+    output_dram_bits: np.ndarray  # (batch, groups, temporal tiles) DRAM bits of the output tiles
+    weight_chip_bits: np.ndarray  # (groups, channel chunks) chip (weight-FIFO) bits of each chunk's weights
+    weight_dram_bits: np.ndarray  # (groups, channel chunks) DRAM bits of each chunk's weights
+    operand_hashes: Mapping[str, str]
+
+    @property
+    def dcnn(self) -> bool:
+        """A dense dot-product design (DCNN, DCNN-opt)."""
+        return not self.traits.cartesian
+
+    def input_dram_bits(self, image: int, conv_group: int) -> np.ndarray:
+        """(temporal tiles, channel chunks) DRAM bits of one image's input tiles (computed on demand:
+        only layers streamed through DRAM move them)."""
+        chip = self.input_bits[image, conv_group].sum(axis=2)
+        if self.traits.skip_activations or not self.traits.compress_dram:
+            return chip
+        return chunk_storage_bits(self.tiling, self.spec, self.inputs[image, conv_group], True,
+                                  self.value_bits).sum(axis=2)
+
+
+def _output_bits(spec: SCNNSpec, tiling: Tiling, outputs: np.ndarray, compressed: bool,
+                 value_bits: int) -> np.ndarray:
+    """(batch, groups, temporal tiles, PEs) bits of the owned output tiles."""
+    return np.stack([np.stack([plane_storage_bits(tiling, spec, plane, compressed, value_bits, owned=True)
+                               for plane in image]) for image in outputs])
+
+
+def plan(arch: ArchSpec, layer: Layer) -> Plan:
+    spec: SCNNSpec = arch.section("scnn")
+    traits = DESIGN_TRAITS[spec.design]
+    view = conv_view(layer)
+    weights, inputs = conv_operands(layer)
+    weight_mask = weights != 0 if traits.skip_weights else np.ones(weights.shape, dtype=bool)
+    input_mask = inputs != 0 if traits.skip_activations else np.ones(inputs.shape, dtype=bool)
+    tiling, input_bits = fitting_tiling(arch, spec, traits, view, layer, inputs)
+    if not traits.cartesian:
+        tiling = dataclasses.replace(tiling, kc=view.out_channels, out_groups=1)
+    value_bits = arch.word_bits
+    outputs = layer_outputs(layer)
+    output_bits = _output_bits(spec, tiling, outputs, traits.skip_activations, value_bits)
+    activations_dram_compressed = traits.skip_activations or traits.compress_dram
+    output_dram_bits = (output_bits if activations_dram_compressed == traits.skip_activations else
+                        _output_bits(spec, tiling, outputs, activations_dram_compressed, value_bits)).sum(axis=3)
+    weights_dram_compressed = traits.skip_weights or traits.compress_dram
+    weight_chip_bits = np.stack([weight_storage_bits(spec, view, tiling, w, traits.skip_weights, value_bits)
+                                 for w in weights])
+    weight_dram_bits = weight_chip_bits if weights_dram_compressed == traits.skip_weights else np.stack(
+        [weight_storage_bits(spec, view, tiling, w, weights_dram_compressed, value_bits) for w in weights])
+    return Plan(layer, spec, traits, view, tiling, value_bits, weights, inputs, weight_mask, input_mask,
+                input_bits, output_bits, output_dram_bits, weight_chip_bits, weight_dram_bits,
+                MappingProxyType(layer_operands(layer).hashes))

@@ -1,0 +1,131 @@
+"""Operand encoding: SCNN's zero-run blocks (paper, Fig. 7), sized for many blocks at once.
+
+One block (an activation tile of one channel, or one output-channel group of one channel's
+weights) is stored as :class:`accel_sim.compress.SCNNZeroRun`: an entry count of
+``bit_length(block size)`` bits, then one (value, 4-bit zeros-before) entry per non-zero
+and one zero-valued placeholder entry per ``2**run_bits`` zeros of a longer run.
+:func:`block_bits` gives the same totals as ``SCNNZeroRun.from_dense(block).storage(bits)``
+for thousands of blocks without building them (tests check the two agree). A design that
+does not skip an operand's zeros stores it as dense words.
+
+Activations are stored per (temporal tile, PE) tile, one block per channel (the IARAM /
+OARAM contents); weights per (channel, output-channel group), linearised over R x S then K
+(``rs_then_k``, Fig. 7) or K then R x S (the DRAM / weight-FIFO contents).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from accel_sim.scnn.spec import SCNNSpec
+from accel_sim.scnn.plan.tiling import ConvView, Tiling
+
+
+def block_entries(block_ids: np.ndarray, positions: np.ndarray, n_blocks: int, run_bits: int) -> np.ndarray:
+    """Stored entries (values and placeholders) per block.
+
+    ``block_ids`` / ``positions`` are the non-zeros, sorted by block then by linear
+    position inside the block.
+    """
+    if block_ids.size == 0:
+        return np.zeros(n_blocks, dtype=np.int64)
+    first = np.ones(block_ids.size, dtype=bool)
+    first[1:] = block_ids[1:] != block_ids[:-1]
+    previous = np.where(first, -1, np.concatenate(([-1], positions[:-1])))
+    placeholders = (positions - previous - 1) >> run_bits
+    return np.bincount(block_ids, weights=1 + placeholders, minlength=n_blocks).astype(np.int64)
+
+
+def count_field_bits(block_size: np.ndarray | int) -> np.ndarray:
+    """Width of a block's entry-count field (as SCNNZeroRun's default)."""
+    sizes = np.asarray(block_size, dtype=np.int64)
+    return np.where(sizes > 0, np.floor(np.log2(np.maximum(sizes, 1))).astype(np.int64) + 1, 0)
+
+
+def block_bits(entries: np.ndarray, block_sizes: np.ndarray, value_bits: int, run_bits: int) -> np.ndarray:
+    """Bits of each block: entries x (value + run) plus the count field."""
+    return entries * (value_bits + run_bits) + count_field_bits(block_sizes)
+
+
+def tile_sizes(tiling: Tiling, spec: SCNNSpec, owned: bool = False) -> np.ndarray:
+    """Positions in each (temporal tile, PE) tile of the input plane (or of the owned output plane)."""
+    rows, cols = tiling.rows, tiling.cols
+    h = (rows.own_hi - rows.own_lo) if owned else (rows.hi - rows.lo)
+    w = (cols.own_hi - cols.own_lo) if owned else (cols.hi - cols.lo)
+    h = h.reshape(tiling.temporal_rows, spec.pe_rows)
+    w = w.reshape(tiling.temporal_cols, spec.pe_cols)
+    sizes = h[:, None, :, None] * w[None, :, None, :]   # (ty, tx, py, px)
+    return sizes.reshape(tiling.temporal_tiles, spec.pes)
+
+
+def plane_storage_bits(tiling: Tiling, spec: SCNNSpec, plane: np.ndarray, compressed: bool, value_bits: int,
+                       owned: bool = False) -> np.ndarray:
+    """Bits of each (temporal tile, PE) tile of ``plane`` (channels, H, W), all channels: SCNN
+    zero-run blocks (one per channel and tile) or dense words."""
+    if not compressed:
+        return tile_sizes(tiling, spec, owned) * plane.shape[0] * value_bits
+    return channel_storage_bits(tiling, spec, plane, compressed, value_bits, owned).sum(axis=2)
+
+
+def chunk_storage_bits(tiling: Tiling, spec: SCNNSpec, plane: np.ndarray, compressed: bool,
+                       value_bits: int) -> np.ndarray:
+    """Bits of each (temporal tile, channel chunk, PE) input tile of ``plane`` (channels, H, W)."""
+    if tiling.channel_chunks == 1:
+        return plane_storage_bits(tiling, spec, plane, compressed, value_bits)[:, None, :]
+    bits = channel_storage_bits(tiling, spec, plane, compressed, value_bits)
+    return np.add.reduceat(bits, tiling.channel_bounds[:-1], axis=2).transpose(0, 2, 1)
+
+
+def channel_storage_bits(tiling: Tiling, spec: SCNNSpec, plane: np.ndarray, compressed: bool, value_bits: int,
+                         owned: bool = False) -> np.ndarray:
+    """Bits of each (temporal tile, PE, channel) tile of ``plane`` (channels, H, W): one SCNN
+    zero-run block or dense words."""
+    channels = plane.shape[0]
+    sizes = tile_sizes(tiling, spec, owned)
+    if not compressed:
+        return np.repeat((sizes * value_bits)[:, :, None], channels, axis=2)
+    c, y, x = (v.astype(np.int64) for v in np.nonzero(plane))
+    rows, cols = tiling.rows, tiling.cols
+    lo_y, hi_y = (rows.own_lo, rows.own_hi) if owned else (rows.lo, rows.hi)
+    lo_x, hi_x = (cols.own_lo, cols.own_hi) if owned else (cols.lo, cols.hi)
+    row_tile = rows.owner_of(y) if owned else rows.tile_of(y)
+    col_tile = cols.owner_of(x) if owned else cols.tile_of(x)
+    tile = (row_tile // spec.pe_rows) * tiling.temporal_cols + col_tile // spec.pe_cols
+    pe = (row_tile % spec.pe_rows) * spec.pe_cols + col_tile % spec.pe_cols
+    block = (tile * spec.pes + pe) * channels + c
+    position = (y - lo_y[row_tile]) * (hi_x - lo_x)[col_tile] + (x - lo_x[col_tile])
+    order = np.argsort(block, kind="stable")  # np.nonzero's raster order stays inside each block
+    n_blocks = tiling.temporal_tiles * spec.pes * channels
+    entries = block_entries(block[order], position[order], n_blocks, spec.index_bits)
+    block_sizes = np.repeat(sizes.reshape(-1), channels)
+    bits = block_bits(entries, block_sizes, value_bits, spec.index_bits)
+    return bits.reshape(tiling.temporal_tiles, spec.pes, channels)
+
+
+def input_bits(tiling: Tiling, spec: SCNNSpec, view: ConvView, inputs: np.ndarray, compressed: bool,
+                value_bits: int) -> np.ndarray:
+    """(batch, groups, temporal tiles, channel chunks, PEs) on-chip bits of the input tiles."""
+    return np.stack([np.stack([chunk_storage_bits(tiling, spec, inputs[b, g], compressed, value_bits)
+                               for g in range(view.groups)]) for b in range(view.batch)])
+
+
+def weight_storage_bits(spec: SCNNSpec, view: ConvView, tiling: Tiling, weights: np.ndarray, compressed: bool,
+                        value_bits: int) -> np.ndarray:
+    """Bits of one conv group's weights ``(Kg, Cg, R, S)`` per channel chunk: one zero-run block per
+    (channel, group), in the FIFO order of ``spec.weight_order``; or dense words."""
+    if not compressed:
+        return np.diff(tiling.channel_bounds) * (int(weights[:, 0].size) * value_bits)
+    k, c, r, s = (v.astype(np.int64) for v in np.nonzero(weights))
+    g = k // tiling.kc
+    block = c * tiling.out_groups + g
+    channels = tiling.group_channels(view.out_channels)
+    if spec.weight_order == "rs_then_k":
+        position = ((k % tiling.kc) * view.r + r) * view.s + s
+        order = np.argsort(block, kind="stable")  # np.nonzero's (k, c, r, s) order: ascending position per block
+    else:
+        position = (r * view.s + s) * channels[g] + k % tiling.kc
+        order = np.lexsort((position, block))
+    n_blocks = view.channels * tiling.out_groups
+    entries = block_entries(block[order], position[order], n_blocks, spec.index_bits)
+    sizes = np.tile(channels * view.r * view.s, view.channels)
+    per_channel = block_bits(entries, sizes, value_bits, spec.index_bits).reshape(view.channels, -1).sum(axis=1)
+    return np.add.reduceat(per_channel, tiling.channel_bounds[:-1]).astype(np.int64)
