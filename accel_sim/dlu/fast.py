@@ -42,7 +42,8 @@ def load_cycles(plan: DLUPlan) -> np.ndarray:
     if bandwidth is None:
         return np.zeros_like(inputs)
     largest = np.maximum(inputs, weights)
-    return np.where(largest > 0, plan.arch.dram.latency + np.ceil(largest / bandwidth).astype(np.int64), 0)
+    return np.where(largest > 0, plan.arch.dram.latency + np.ceil(largest / bandwidth).astype(np.int64),
+                    0)  # a tile whose operands are all on chip loads nothing, not even the latency
 
 
 def stats_cycles(plan: DLUPlan, outputs: np.ndarray) -> np.ndarray:

@@ -57,10 +57,6 @@ class Tiling:
     def chunks(self) -> int:
         return math.ceil(self.k / self.chunk)
 
-    @property
-    def tiles(self) -> int:
-        return self.row_blocks * self.col_blocks * self.chunks
-
 
 @dataclass(frozen=True)
 class TileWork:

@@ -122,7 +122,7 @@ class _Group:
         self.tally.finish(stage, step, int(self.env.now))
         yield self.barrier.wait()
 
-    def loader(self):
+    def load(self):
         for step in range(self.steps):
             self.tally.start(step, int(self.env.now))
             tile = self.tiles[step] if step < len(self.tiles) else BUBBLE
@@ -178,8 +178,7 @@ class _Group:
             yield from self._end_step("writeback", step)
 
     def run(self):
-        yield self.env.all_of([self.env.process(getattr(self, stage)()) for stage in
-                               ("loader", "array", "statistics", "writeback")])
+        yield self.env.all_of([self.env.process(getattr(self, stage)()) for stage in STAGES])
         self.tally.close_steps(int(self.env.now))
         if self.plan.statistics:
             start = self.env.now

@@ -1,6 +1,7 @@
 """DLU refinement: fast path == SimPy reference field by field, worked examples derived by hand
 (so a bug in the shared plan fails too), and accounting against hand-counted actions and the
 conservation laws."""
+import dataclasses
 import math
 
 import pytest
@@ -148,6 +149,22 @@ def test_worked_example_column_blocks_fractional_bandwidth_split_statistics():
     assert FAMILY.fast(plan, None) == expected == FAMILY.reference(plan, None)
 
 
+# Worked example where a tile loads nothing: int16 (16 MAC units), m=8, k=2, n=8 -> 2 x 2 blocks of
+# 4 x 4, one chunk of 2; both operands resident, so tile (1, 1) finds all its words on chip. DRAM
+# 4 B/cycle, latency 10: loads of 16 B take 10 + 4 = 14, the last none (not even the latency).
+# Every block completes: statistics 2 + ceil(8 per unit / 16) = 3, write-back 32 B / 4 = 8.
+# Steps: 14 | 14 | 14 | 8 | 8 | 8, then the readout of 64 counters.
+def test_worked_example_tile_without_loads():
+    arch = small(data_type="int16", **{"dram.bandwidth": 4, "dram.latency": 10})
+    plan = FAMILY.plan(arch, GemmLayer("g", m=8, k=2, n=8))
+    assert plan.tiles.input_words.tolist() == [8, 0, 8, 0] and plan.tiles.weight_words.tolist() == [8, 8, 0, 0]
+    expected = DLUCounters(
+        cycles=14 * 3 + 8 * 3 + 64, compute_cycles=2 + 3 * 4 + 64, load_stall_cycles=14 + 12 + 11,
+        writeback_stall_cycles=5 * 3, readout_cycles=64, tiles=4, macs=128, operand_reads=64, input_fill_words=16,
+        weight_fill_words=16, output_words=64, statistics_results=64, histogram_readouts=1)
+    assert FAMILY.fast(plan, None) == expected == FAMILY.reference(plan, None)
+
+
 @pytest.mark.parametrize("m, n, lanes, shape", [
     (100, 100, 16, (4, 4)),    # of the 16-lane shapes, 4 x 4 needs the fewest operand words
     (100, 100, 12, (3, 4)),    # 3 x 4 and 4 x 3 tie: the wider block
@@ -280,3 +297,11 @@ def test_mac_actions_of_every_type():
                                                                              ("add_int", "op", 32, 1)]
     assert [tuple(a) for a in mac_actions(small(data_type="ternary").dlu)] == [("xnor", "op", 1, 2),
                                                                                 ("popcount", "op", 1, 2)]
+
+
+def test_plan_and_counters_are_frozen():
+    """Both paths and the accounting read one plan: none of them may change it."""
+    plan = FAMILY.plan(small(), GemmLayer("g", m=2, k=2, n=2))
+    for record, field in ((plan, "groups"), (plan.tiling, "chunk"), (plan.tiles, "rows"), (WORKED_COUNTERS, "cycles")):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(record, field, 0)
