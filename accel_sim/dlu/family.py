@@ -1,26 +1,14 @@
-"""TRANSITIONAL adapter: the dlu model behind the family contract until it is split into
-plan / fast / reference / accounting (issue 14). Not a contract implementation."""
-from __future__ import annotations
+"""The Fujitsu-DLU-style dynamic fixed-point processor behind the family contract.
 
-from dataclasses import dataclass
+A dense datapath of ``dlu.data_type`` lanes fed by a double-buffered local memory, a
+statistics block (leading-bit histogram) next to each unit's outputs, and a lock-step
+load / compute / drain pipeline: :mod:`.plan` tiles the layer, :mod:`.fast` and
+:mod:`.reference` count it, :mod:`.accounting` turns the counts into actions.
+"""
+from accel_sim.dlu.accounting import account
+from accel_sim.dlu.fast import fast
+from accel_sim.dlu.plan import plan
+from accel_sim.dlu.reference import reference
+from accel_sim.family.contract import Family
 
-from accel_sim.dlu import model
-from accel_sim.family.contract import Counters, Family
-from accel_sim.results.layer_result import LayerResult
-
-
-@dataclass(frozen=True)
-class _WholeResult(Counters):
-    result: LayerResult
-
-
-def _count(reference: bool):
-    def count(plan, max_cycles):
-        arch, layer = plan
-        run = model.simulate_layer_reference if reference else model.simulate_layer
-        return _WholeResult(run(arch, layer))
-    return count
-
-
-FAMILY = Family(name="dlu", plan=lambda arch, layer: (arch, layer), fast=_count(False), reference=_count(True),
-                account=lambda plan, counters: counters.result)
+FAMILY = Family(name="dlu", plan=plan, fast=fast, reference=reference, account=account)

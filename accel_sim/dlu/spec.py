@@ -5,7 +5,8 @@ each element a ``simd_lanes``-lane SIMD datapath of ``lane_bits``-bit lanes. A n
 type packs ``lane_bits / bits`` operations into one lane (same area, more operations per
 cycle). Next to each unit's outputs sits the statistics block (leading-bit detector and
 histogram counters); a settings block holds the point position per tensor; an update rule
-picks the next point from the histogram between steps (see :mod:`accel_sim.dlu.statistics`).
+picks the next point from the histogram between steps (numerics:
+:mod:`accel_sim.compress.quantization.leading_bit_statistics`).
 
 Facts the brief gives are cited to it; what Fujitsu has not published is a parameter with
 an ``estimate:`` source saying how the default was chosen.
@@ -14,6 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from accel_sim.compress.quantization.leading_bit_statistics import UPDATE_RULES
+from accel_sim.compress.quantization.tensor import ROUNDING_MODES
 from accel_sim.config.schema import spec_field
 
 BRIEF = "brief lowprec_compression_energy.md (Fujitsu DLU)"
@@ -23,8 +26,6 @@ COURBARIAUX = "Courbariaux, Bengio & David 2014 (brief)"
 # the issue asks for.
 DATA_TYPE_BITS = {"fp32": 32, "fp16": 16, "int16": 16, "int8": 8, "int4": 4, "ternary": 2, "binary": 1}
 FIXED_POINT_TYPES = ("int16", "int8", "int4")
-UPDATE_RULES = ("overflow", "max", "percentile")
-ROUNDINGS = ("nearest", "stochastic")
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,7 @@ class DLUSpec:
         positive=True, source="common practice: 32-bit accumulators for 8/16-bit MACs (TPU v1)")
     rounding: str = spec_field(
         "Rounding when a result is narrowed to the data type: nearest or stochastic "
-        "(floor(x 2^f + U[0,1)), needs a random source per result).", "nearest", choices=ROUNDINGS,
+        "(floor(x 2^f + U[0,1)), needs a random source per result).", "nearest", choices=ROUNDING_MODES,
         source=BRIEF)
     statistics: bool = spec_field(
         "Statistics block present: every fixed-point result goes through the leading-bit detector "

@@ -2,6 +2,7 @@
 
 ``digits`` loads the data (optional ``digits`` extra: scikit-learn), ``mlp`` is the
 network (forward and backward), ``optim`` the optimisers and ``training`` the loop, in
-float32 or with every tensor going through a number format (e.g. the simulated dynamic
-fixed-point unit of :mod:`accel_sim.dlu`).
+float32 or with every tensor going through a number format (e.g. ``dynamic_fixed_point``,
+the number unit of a DLU-style processor). ``dlu_training`` trains on a ``dlu`` arch and
+costs each training step's GEMMs on it.
 """

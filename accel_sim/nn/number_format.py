@@ -3,7 +3,7 @@
 A format has ``quantize(name, x, from_gemm=False)`` (the tensor as the hardware holds it),
 ``narrow(name, x)`` (the same at the current setting, without statistics: inference) and
 ``end_step()`` (between iterations). :class:`Float32` is the reference;
-:class:`accel_sim.dlu.dynamic_fixed_point.DynamicFixedPointUnit` is the simulated DLU.
+:class:`accel_sim.nn.dynamic_fixed_point.DynamicFixedPointUnit` is the simulated DLU's.
 """
 from __future__ import annotations
 

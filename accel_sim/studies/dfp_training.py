@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from accel_sim.config.loader import load_arch
-from accel_sim.dlu.training import DLUTrainingRun, train_on_dlu
+from accel_sim.nn.dlu_training import DLUTrainingRun, train_on_dlu
 from accel_sim.nn.digits import load_digits_split
 from accel_sim.nn.training import DEFAULT_SCHEDULE, Schedule
 from accel_sim.studies.registry import Comparison, StudyOutput, study
@@ -108,8 +108,9 @@ Every tensor (input, weights, biases, pre-activations, output gradients, activat
 weight / bias gradients, updates) is narrowed to the format at its point; weights are stored in
 the format, so an update smaller than half an LSB is lost with round-to-nearest (row
 `dfp8-nearest`) and kept in expectation with stochastic rounding (the other 8-bit rows). The point
-of each tensor is chosen by the simulated statistics block (`accel_sim.dlu.statistics`): a
-histogram of leading-bit positions observed in the 32-bit accumulator, read between steps, with
+of each tensor is chosen by the simulated statistics block
+(`accel_sim.compress.quantization.leading_bit_statistics`): a histogram of leading-bit positions
+observed in the 32-bit accumulator, read between steps, with
 the rule in column `rule` (overflow: Courbariaux et al.; max: Ristretto; percentile 99.99 %). A
 tensor whose own histogram calls for a point more than 2 bits away is re-run at once (this
 calibrates every tensor in the first step). `static8` sets each point once from its first

@@ -14,12 +14,13 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from accel_sim.config.loader import load_arch
-from accel_sim.dlu.model import MAC_ACTIONS, simulate_layer
-from accel_sim.dlu.training import COMPUTE_COMPONENTS, step_cost
-from accel_sim.energy.cost import cost
+from accel_sim.dlu.accounting import COMPUTE_COMPONENTS, mac_actions
+from accel_sim.dlu.spec import DLUSpec
 from accel_sim.energy.table import EnergyTable, load_energy_table
+from accel_sim.nn.dlu_training import step_cost
 from accel_sim.nn.mlp import MLP
 from accel_sim.nn.training import DEFAULT_SCHEDULE, LENET_300_100_HIDDEN
+from accel_sim.simulate import simulate_layer
 from accel_sim.studies.registry import Comparison, StudyOutput, study
 from accel_sim.workload.layer import GemmLayer
 
@@ -30,13 +31,11 @@ PER_MAC_GEMM = GemmLayer("gemm", m=256, k=1024, n=1024)  # large: tile-edge wast
 FUJITSU_COMPUTE_POWER = {"int16": 0.5, "int8": 0.25}  # brief: about -50 % at 16 bit, -75 % at 8 bit
 
 
-def mac_energy_sources(table: EnergyTable, data_type: str, accumulator_bits: int) -> tuple[float, str]:
-    """Datapath energy of one MAC and the table entries it comes from (with their sources)."""
-    bits = {"fp32": 32, "fp16": 16, "int16": 16, "int8": 8, "int4": 4, "ternary": 2, "binary": 1}[data_type]
-    parts = MAC_ACTIONS.get(data_type) or (("mult_int", "op", None, 1), ("add_int", "op", accumulator_bits, 1))
+def mac_energy_sources(table: EnergyTable, spec: DLUSpec) -> tuple[float, str]:
+    """Datapath energy of one MAC of ``spec``'s data type and the table entries it comes from (with
+    their sources)."""
     total, cited = 0.0, []
-    for component_class, action, width, per_mac in parts:
-        width = width or bits
+    for component_class, action, width, per_mac in mac_actions(spec):
         energy = table.energy_per_action_pj(component_class, action, width)
         total += per_mac * energy
         entries = [e for e in table.spec.entries if (e.component_class, e.action) == (component_class, action)]
@@ -52,10 +51,10 @@ def precision_energy_table(gemm: GemmLayer = PER_MAC_GEMM, batch: int = DEFAULT_
     for data_type in DATA_TYPES:
         arch = load_arch(ARCH, {"dlu.data_type": data_type})
         table = load_energy_table(arch.energy_table)
-        result = simulate_layer(arch, gemm)
-        energy = cost(result.actions, table).by_component_pj
+        run = simulate_layer(arch, gemm, table)
+        result, energy = run.result, run.energy.by_component_pj
         compute = sum(energy.get(c, 0.0) for c in COMPUTE_COMPONENTS)
-        mac_pj, sources = mac_energy_sources(table, data_type, arch.dlu.accumulator_bits)
+        mac_pj, sources = mac_energy_sources(table, arch.dlu)
         step = step_cost(arch, model, batch)
         rows.append({
             "format": data_type, "bits": arch.dlu.bits, "lanes": arch.dlu.lanes,

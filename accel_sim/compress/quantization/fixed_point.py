@@ -8,6 +8,9 @@ A b-bit fixed-point number with f fraction bits represents
 - max rule (Ristretto, Gysel et al. 2016): ``il = ceil(log2(max|x|)) + 1``. A maximum
   that is an exact power of two then saturates by one LSB (counted in ``saturated``).
 - overflow-rate rule (Courbariaux et al. 2014): :func:`update_integer_length`.
+
+The same rules read from the statistics hardware's leading-bit histogram instead of the data
+(the point update of a DLU-style processor): :mod:`.leading_bit_statistics`.
 """
 from __future__ import annotations
 
@@ -104,5 +107,13 @@ def leading_bit_positions(levels: np.ndarray) -> np.ndarray:
     magnitude = np.where(levels < 0, -(levels.astype(np.int64)) - 1, levels).astype(np.int64)
     if magnitude.size and int(magnitude.max()) >= _EXACT_FLOAT_INTEGERS:
         raise ValueError("levels must be below 2**53 in magnitude")
-    _, exponent = np.frexp(magnitude.astype(np.float64))
-    return np.where(magnitude > 0, exponent - 1, -1).astype(np.int64)
+    return (leading_bit_buckets(levels.astype(np.float64)) - 1).astype(np.int64)
+
+
+def leading_bit_buckets(values: np.ndarray) -> np.ndarray:
+    """``position + 1`` of :func:`leading_bit_positions` for integers held as exact float64, 0 for
+    0 and -1: ``frexp``'s exponent of ``v`` (non-negative) or ``-v - 1`` (negative), the bits
+    that differ from the sign bit. The statistics hardware's histogram bucket, unchecked (the
+    training loop's hot path)."""
+    _, exponent = np.frexp(np.where(values < 0, -values - 1, values))
+    return exponent

@@ -1,6 +1,8 @@
-"""The statistics block and the point-update rules, as numerics (pure numpy).
+"""Dynamic fixed point's statistics and point-update rules, as numerics (pure numpy).
 
-Hardware statistic (brief, Fujitsu patents): for every fixed-point result, the position of
+What the statistics block of a Fujitsu-DLU-style processor computes (its timing and action
+counts are the ``dlu`` family's; the training loop that uses these numerics is
+:mod:`accel_sim.nn.dynamic_fixed_point`). Hardware statistic (brief, Fujitsu patents): for every fixed-point result, the position of
 the most significant bit that differs from the sign bit (leftmost 1 of a non-negative value,
 leftmost 0 of a negative one); a counter per position accumulates a histogram. Results are
 observed in the accumulator (``accumulator_bits`` wide, saturating) at the tensor's current
@@ -28,8 +30,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from accel_sim.dlu.spec import UPDATE_RULES
+from accel_sim.compress.quantization.fixed_point import leading_bit_buckets
 
+UPDATE_RULES = ("overflow", "max", "percentile")
 MAX_FIXED_POINT_BITS = 52  # fixed-point words are held as exact float64 integers
 MAX_EXACT_ACCUMULATOR_BITS = 53  # float64 holds every integer of a 53-bit accumulator exactly
 
@@ -112,11 +115,10 @@ def leading_bit_histogram(levels: np.ndarray, accumulator_bits: int, split_by_si
 def histogram_of_levels(values: np.ndarray, accumulator_bits: int, split_by_sign: bool = False) -> np.ndarray:
     """:func:`leading_bit_histogram` without the input checks, for float64 levels that
     :func:`accumulator_levels` produced (the training loop's hot path)."""
-    negative = values < 0
-    magnitude = np.where(negative, -values - 1, values)
-    _, buckets = np.frexp(magnitude)
+    buckets = leading_bit_buckets(values)
     if not split_by_sign:
         return np.bincount(buckets, minlength=accumulator_bits).astype(np.int64)
+    negative = values < 0
     return np.stack([np.bincount(buckets[~negative], minlength=accumulator_bits),
                      np.bincount(buckets[negative], minlength=accumulator_bits)]).astype(np.int64)
 

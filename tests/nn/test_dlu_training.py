@@ -3,10 +3,10 @@ import numpy as np
 import pytest
 
 from accel_sim import load_arch
-from accel_sim.dlu.dynamic_fixed_point import DynamicFixedPointUnit, UnitSettings
-from accel_sim.dlu.statistics import PointRange
-from accel_sim.dlu.training import step_cost, train_on_dlu
+from accel_sim.compress.quantization.leading_bit_statistics import PointRange
 from accel_sim.nn.digits import load_digits_split
+from accel_sim.nn.dlu_training import step_cost, train_on_dlu
+from accel_sim.nn.dynamic_fixed_point import DynamicFixedPointUnit, UnitSettings
 from accel_sim.nn.mlp import MLP
 from accel_sim.nn.training import Schedule, train
 

@@ -1,27 +1,28 @@
-"""A real training run on the simulated DLU: numerics and cycle / energy counts of each step.
+"""A real training run on a ``dlu`` arch: numerics and cycle / energy counts of each step.
 
 The digits classifier (:mod:`accel_sim.nn`) trains with every tensor in the arch's data
 type: float32 for ``fp32``, or dynamic fixed point (``int16`` / ``int8`` / ``int4``) with the
 point chosen by the simulated statistics hardware (:class:`DynamicFixedPointUnit`, configured
 from the arch's ``dlu`` section). Each training step's GEMMs (forward, weight gradients,
-activation gradients) run on the DLU model; a re-run of a layer repeats its GEMM.
+activation gradients) are simulated and costed on the arch (:func:`accel_sim.simulate.simulate_layer`);
+a re-run of a layer repeats its GEMM.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from accel_sim.arch.spec import ArchSpec
-from accel_sim.dlu.dynamic_fixed_point import DynamicFixedPointUnit, UnitSettings
-from accel_sim.dlu.model import dlu_spec, simulate_layer
-from accel_sim.energy.cost import cost
+from accel_sim.compress.quantization.leading_bit_statistics import PointRange
+from accel_sim.dlu.accounting import COMPUTE_COMPONENTS, MEMORY_COMPONENTS
+from accel_sim.dlu.spec import DLUSpec
 from accel_sim.energy.table import load_energy_table
 from accel_sim.nn.digits import DigitsData
+from accel_sim.nn.dynamic_fixed_point import DynamicFixedPointUnit, UnitSettings
 from accel_sim.nn.mlp import MLP
 from accel_sim.nn.number_format import Float32
 from accel_sim.nn.training import DEFAULT_SCHEDULE, Schedule, TrainingRun, train
+from accel_sim.simulate import simulate_layer
 
-COMPUTE_COMPONENTS = ("datapath", "requantize", "statistics", "settings")
-MEMORY_COMPONENTS = ("local_memory", "dram")
 TRAINABLE_TYPES = ("fp32", "int16", "int8", "int4")
 
 
@@ -50,6 +51,18 @@ class DLUTrainingRun:
         return self.unit.overflow_rate if self.unit is not None else 0.0
 
 
+def unit_settings(spec: DLUSpec, static: bool = False) -> UnitSettings:
+    """The number unit a ``dlu`` section describes (a fixed-point data type)."""
+    if not spec.is_fixed_point:
+        raise ValueError(f"dlu.data_type {spec.data_type} is not a fixed-point type")
+    return UnitSettings(bits=spec.bits, rule=spec.update_rule, rounding=spec.rounding,
+                        accumulator_bits=spec.accumulator_bits, initial_point=spec.initial_point,
+                        point_range=PointRange(spec.min_fraction_bits, spec.max_fraction_bits),
+                        max_overflow_rate=spec.max_overflow_rate, percentile=spec.percentile,
+                        update_interval=spec.update_interval, rerun_threshold=spec.rerun_threshold,
+                        split_by_sign=spec.split_by_sign, static=static)
+
+
 def step_cost(arch: ArchSpec, model: MLP, batch: int, reruns: dict[str, float] | None = None) -> StepCost:
     """One training step's GEMMs on ``arch``; ``reruns`` gives re-runs per step of each GEMM."""
     table = load_energy_table(arch.energy_table)
@@ -57,13 +70,13 @@ def step_cost(arch: ArchSpec, model: MLP, batch: int, reruns: dict[str, float] |
     cycles = compute = memory = 0.0
     macs = 0
     for name, layer in model.training_gemms(batch):
-        result = simulate_layer(arch, layer)
-        energy = cost(result.actions, table).by_component_pj
+        run = simulate_layer(arch, layer, table)
+        energy = run.energy.by_component_pj
         times = 1.0 + reruns.get(name, 0.0)
-        cycles += times * result.cycles
+        cycles += times * run.result.cycles
         compute += times * sum(energy.get(c, 0.0) for c in COMPUTE_COMPONENTS)
         memory += times * sum(energy.get(c, 0.0) for c in MEMORY_COMPONENTS)
-        macs += result.macs_issued
+        macs += run.result.macs_issued
     return StepCost(cycles, compute, memory, macs)
 
 
@@ -74,12 +87,12 @@ def train_on_dlu(arch: ArchSpec, data: DigitsData, schedule: Schedule = DEFAULT_
     ``static``: each tensor's point is set once from its first statistics and never updated.
     ``watch``: tensors whose histogram and point the unit records at every step.
     """
-    spec = dlu_spec(arch)
+    spec: DLUSpec = arch.section("dlu")
     if spec.data_type not in TRAINABLE_TYPES:
         raise ValueError(f"training runs in {', '.join(TRAINABLE_TYPES)}; dlu.data_type is {spec.data_type}")
     unit = None
     if spec.is_fixed_point:
-        unit = DynamicFixedPointUnit(UnitSettings.from_spec(spec, static=static), seed=schedule.seed, watch=watch)
+        unit = DynamicFixedPointUnit(unit_settings(spec, static=static), seed=schedule.seed, watch=watch)
     elif static:
         raise ValueError("static=True needs a fixed-point dlu.data_type")
     run = train(data, schedule, unit if unit is not None else Float32())

@@ -1,4 +1,4 @@
-"""How a GEMM is cut into tiles on the DLU-style array (pure functions).
+"""Plan of a layer on the DLU-style array (pure functions): tiling and the tile work list.
 
 Output-stationary blocks: the ``lanes`` MAC units take an ``a x b`` block of outputs and
 reduce over ``k`` one operand pair per lane per cycle. The block shape uses as many lanes as
@@ -12,6 +12,11 @@ Operand reuse: the other half of the on-chip memory keeps whole operands residen
 the layer's weights (and, if there is room left, its inputs) fit in it, each of their words
 comes from DRAM once (with the first tile that needs it) and later tiles read it on chip;
 an operand that is not resident is fetched from DRAM by every tile that uses it.
+
+The datapath is dense: every MAC of the layer is issued (zeros included), so the plan, the
+cycles and the counts do not depend on operand values. Every group of a grouped convolution
+is the same GEMM, run one after the other: the work list is one group's. The timing rules
+are in :mod:`.fast` and :mod:`.reference`.
 """
 from __future__ import annotations
 
@@ -20,7 +25,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from accel_sim.workload.layer import GemmShape
+from accel_sim.arch.spec import ArchSpec
+from accel_sim.dlu.spec import DLUSpec
+from accel_sim.workload.layer import GemmShape, Layer
 
 BITS_PER_BYTE = 8
 
@@ -50,9 +57,29 @@ class Tiling:
     def chunks(self) -> int:
         return math.ceil(self.k / self.chunk)
 
-    @property
-    def tiles(self) -> int:
-        return self.row_blocks * self.col_blocks * self.chunks
+
+@dataclass(frozen=True)
+class TileWork:
+    """One group's tiles, in execution order (arrays of one entry per tile)."""
+
+    rows: np.ndarray          # output rows of the tile's block
+    cols: np.ndarray          # output columns of the tile's block
+    chunk: np.ndarray         # reduction length of the tile
+    input_words: np.ndarray   # input words fetched from DRAM for this tile
+    weight_words: np.ndarray  # weight words fetched from DRAM for this tile
+    last_chunk: np.ndarray    # bool: the block's outputs are complete after this tile
+
+
+@dataclass(frozen=True)
+class DLUPlan:
+    arch: ArchSpec
+    spec: DLUSpec
+    layer: Layer
+    tiling: Tiling
+    tiles: TileWork              # one group's work list
+    groups: int                  # groups of the layer, each the same GEMM, run one after the other
+    statistics: bool             # every result goes through the statistics block (fixed point, block on)
+    histogram_counters: int      # counters of all units' statistics stores (read out once per group)
 
 
 def plan_tiling(gemm: GemmShape, lanes: int, operand_capacity_bits: int, bits: int) -> Tiling:
@@ -85,19 +112,7 @@ def _sizes(total: int, step: int) -> np.ndarray:
     return sizes
 
 
-@dataclass(frozen=True)
-class TileArrays:
-    """Per tile, in execution order (vectorised)."""
-
-    rows: np.ndarray          # output rows of the tile's block
-    cols: np.ndarray          # output columns of the tile's block
-    chunk: np.ndarray         # reduction length of the tile
-    input_words: np.ndarray   # input words fetched from DRAM for this tile
-    weight_words: np.ndarray  # weight words fetched from DRAM for this tile
-    last_chunk: np.ndarray    # bool: the block's outputs are complete after this tile
-
-
-def tile_arrays(t: Tiling) -> TileArrays:
+def tile_work(t: Tiling) -> TileWork:
     rows, cols, chunk = np.meshgrid(_sizes(t.m, t.block_rows), _sizes(t.n, t.block_cols),
                                     _sizes(t.k, t.chunk), indexing="ij")
     i, j, c = np.meshgrid(np.arange(t.row_blocks), np.arange(t.col_blocks), np.arange(t.chunks), indexing="ij")
@@ -107,18 +122,26 @@ def tile_arrays(t: Tiling) -> TileArrays:
         inputs = np.where(j == 0, inputs, 0)
     if t.weights_resident:
         weights = np.where(i == 0, weights, 0)
-    return TileArrays(rows, cols, chunk, inputs, weights, c == t.chunks - 1)
+    return TileWork(rows, cols, chunk, inputs, weights, c == t.chunks - 1)
 
 
-def iter_tiles(t: Tiling):
-    """The same tiles as :func:`tile_arrays`, one at a time with plain loops (the reference's view):
-    ``(rows, cols, chunk, input_words, weight_words, last_chunk)``."""
-    for i in range(t.row_blocks):
-        rows = min(t.block_rows, t.m - i * t.block_rows)
-        for j in range(t.col_blocks):
-            cols = min(t.block_cols, t.n - j * t.block_cols)
-            for c in range(t.chunks):
-                chunk = min(t.chunk, t.k - c * t.chunk)
-                inputs = rows * chunk if (not t.inputs_resident or j == 0) else 0
-                weights = cols * chunk if (not t.weights_resident or i == 0) else 0
-                yield rows, cols, chunk, inputs, weights, c == t.chunks - 1
+def statistics_on(spec: DLUSpec) -> bool:
+    return spec.statistics and spec.is_fixed_point
+
+
+def histogram_counters(spec: DLUSpec) -> int:
+    """Counters of all units' statistics stores: one per accumulator bit position (x2 split by sign)."""
+    return spec.processing_units * spec.accumulator_bits * (2 if spec.split_by_sign else 1)
+
+
+def bytes_of(words, bits: int):
+    """Bytes that ``words`` words of ``bits`` bits fill, rounded up to whole bytes (arrays too)."""
+    return -(-(np.asarray(words, dtype=np.int64) * bits) // BITS_PER_BYTE)
+
+
+def plan(arch: ArchSpec, layer: Layer) -> DLUPlan:
+    spec: DLUSpec = arch.section("dlu")
+    gemm = layer.gemm()
+    tiling = plan_tiling(gemm, spec.lanes, spec.processing_units * spec.local_memory * BITS_PER_BYTE, spec.bits)
+    return DLUPlan(arch, spec, layer, tiling, tile_work(tiling), gemm.groups, statistics_on(spec),
+                   histogram_counters(spec))

@@ -1,4 +1,4 @@
-"""The dynamic fixed-point unit at work: statistics block + settings block + update step.
+"""Dynamic fixed point as a training loop's number format: statistics + settings + update step.
 
 :class:`DynamicFixedPointUnit` is what a training loop talks to. Every tensor has a name
 (``"z1"``, ``"dw2"``, ...); :meth:`DynamicFixedPointUnit.quantize` narrows a tensor to the
@@ -12,6 +12,10 @@ histogram implies (max rule) differs from the one it ran with by more than
 
 ``static=True`` is the comparison without the update step: each tensor's point is set once,
 from its first statistics (max rule), and then never moves.
+
+The numerics of the statistics block and the rules are
+:mod:`accel_sim.compress.quantization.leading_bit_statistics`; the cycles and energy of the
+hardware that runs them are the ``dlu`` family's (:mod:`accel_sim.nn.dlu_training` ties the two).
 """
 from __future__ import annotations
 
@@ -20,8 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from accel_sim.dlu.spec import DLUSpec
-from accel_sim.dlu.statistics import (
+from accel_sim.compress.quantization.leading_bit_statistics import (
     PointRange,
     accumulator_levels,
     check_bits,
@@ -31,6 +34,7 @@ from accel_sim.dlu.statistics import (
     max_rule_shift,
     next_point,
 )
+from accel_sim.compress.quantization.tensor import ROUNDING_MODES
 
 
 @dataclass
@@ -48,7 +52,7 @@ class TensorRecord:
 
 @dataclass(frozen=True)
 class UnitSettings:
-    """The numerics-relevant part of a :class:`DLUSpec`."""
+    """The numerics of a dynamic fixed-point unit (the numerics-relevant part of a ``dlu`` section)."""
 
     bits: int
     rule: str = "overflow"
@@ -68,23 +72,13 @@ class UnitSettings:
         check_rule(self.rule)
         check_point_in_word(self.initial_point, self.bits)
         self.point_range.check(self.initial_point, "initial point")
-        if self.rounding not in ("nearest", "stochastic"):
-            raise ValueError(f"unknown rounding {self.rounding!r}; expected nearest or stochastic")
+        if self.rounding not in ROUNDING_MODES:
+            raise ValueError(f"unknown rounding {self.rounding!r}; expected {' or '.join(ROUNDING_MODES)}")
         if self.accumulator_bits < 2 * self.bits or self.accumulator_bits > 53:
             raise ValueError(f"accumulator_bits must be in {2 * self.bits} .. 53, got {self.accumulator_bits}")
         if self.update_interval < 1:
             raise ValueError(f"update_interval must be >= 1, got {self.update_interval}")
 
-    @classmethod
-    def from_spec(cls, spec: DLUSpec, static: bool = False) -> UnitSettings:
-        if not spec.is_fixed_point:
-            raise ValueError(f"dlu.data_type {spec.data_type} is not a fixed-point type")
-        return cls(bits=spec.bits, rule=spec.update_rule, rounding=spec.rounding,
-                   accumulator_bits=spec.accumulator_bits, initial_point=spec.initial_point,
-                   point_range=PointRange(spec.min_fraction_bits, spec.max_fraction_bits),
-                   max_overflow_rate=spec.max_overflow_rate, percentile=spec.percentile,
-                   update_interval=spec.update_interval, rerun_threshold=spec.rerun_threshold,
-                   split_by_sign=spec.split_by_sign, static=static)
 
 
 class DynamicFixedPointUnit:

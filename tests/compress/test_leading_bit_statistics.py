@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from accel_sim.compress import update_integer_length
-from accel_sim.dlu.statistics import (
+from accel_sim.compress.quantization.leading_bit_statistics import (
     PointRange,
     accumulator_levels,
     check_point_in_word,
