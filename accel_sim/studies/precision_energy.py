@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 
-import matplotlib.pyplot as plt
 import pandas as pd
 
 from accel_sim.config.loader import load_arch
@@ -20,6 +19,7 @@ from accel_sim.energy.table import EnergyTable, load_energy_table
 from accel_sim.nn.dlu_training import step_cost
 from accel_sim.nn.mlp import MLP
 from accel_sim.nn.training import DEFAULT_SCHEDULE, LENET_300_100_HIDDEN
+from accel_sim.plot.studies.precision_energy import energy_and_throughput
 from accel_sim.simulate import simulate_layer
 from accel_sim.studies.registry import Comparison, StudyOutput, study
 from accel_sim.workload.layer import GemmLayer
@@ -75,25 +75,6 @@ def precision_energy_table(gemm: GemmLayer = PER_MAC_GEMM, batch: int = DEFAULT_
 @study("precision-energy", "Energy and throughput per MAC and per training step vs bit width (DLU-style array)")
 def precision_energy() -> StudyOutput:
     frame = precision_energy_table()
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))
-    x = range(len(frame))
-    width = 0.4
-    axes[0].bar([i - width / 2 for i in x], frame["compute_pj_per_mac"], width, label="compute only")
-    axes[0].bar([i + width / 2 for i in x], frame["total_pj_per_mac"], width, label="compute + memory")
-    axes[0].set_yscale("log")
-    axes[0].set_ylabel("pJ per MAC (1024x1024x256 GEMM)")
-    axes[1].bar(x, frame["macs_per_cycle"], color="tab:green")
-    axes[1].set_yscale("log")
-    axes[1].set_ylabel("MACs per cycle achieved (same area)")
-    axes[2].bar([i - width / 2 for i in x], frame["step_compute_energy_pj"] / 1e6, width, label="compute only")
-    axes[2].bar([i + width / 2 for i in x], frame["step_total_energy_pj"] / 1e6, width, label="compute + memory")
-    axes[2].set_yscale("log")
-    axes[2].set_ylabel("uJ per training step (digits MLP, batch 64)")
-    for ax in axes:
-        ax.set_xticks(list(x), list(frame["format"]))
-    axes[0].legend()
-    axes[2].legend()
-    fig.tight_layout()
     by = frame.set_index("format")
     readme = f"""
 One organisation (`arch_configs/dlu.yaml`: 4 units x 16 elements x 8 lanes of 32 bits) with its
@@ -124,9 +105,10 @@ Narrower types gain lanes in the same area and need fewer bytes per operand; whe
 behind the lanes, the array waits on DRAM. INT16 runs slightly slower than FP16 with the same lanes because
 every result also passes the statistics block.
 """
-    comparisons = tuple(
-        Comparison(f"compute energy per MAC, {t} vs FP32", f"about {ratio:g} (Fujitsu compute-unit power)",
-                   f"{by.loc[t, 'mac_pj_vs_fp32']:.3f} (datapath), {by.loc[t, 'step_compute_vs_fp32']:.3f} (step compute)",
-                   "brief: Fujitsu DLU; simulated: Horowitz ISSCC 2014 table")
-        for t, ratio in FUJITSU_COMPUTE_POWER.items())
-    return StudyOutput(frame, fig, readme, comparisons)
+    source = "brief: Fujitsu DLU compute-unit power; simulated: Horowitz ISSCC 2014 table"
+    comparisons = tuple(row for t, ratio in FUJITSU_COMPUTE_POWER.items() for row in (
+        Comparison(f"compute energy per MAC, {t} / FP32 (datapath)", "ratio", ratio,
+                   float(by.loc[t, "mac_pj_vs_fp32"]), source),
+        Comparison(f"compute energy of a training step, {t} / FP32", "ratio", ratio,
+                   float(by.loc[t, "step_compute_vs_fp32"]), source)))
+    return StudyOutput(frame, energy_and_throughput(frame), readme, comparisons)

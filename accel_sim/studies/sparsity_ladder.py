@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import dataclasses
 
-import matplotlib.pyplot as plt
 import pandas as pd
 
 from accel_sim.config.loader import load_arch
 from accel_sim.energy.table import load_energy_table
 from accel_sim.pe_array.spec import SUPPORT_LEVELS
+from accel_sim.plot.studies.sparsity_ladder import ladder_figure
 from accel_sim.simulate import simulate_layer
 from accel_sim.studies.registry import StudyOutput, study
 from accel_sim.workload.layer import Layer, NMSparsity, OperandSource
@@ -54,39 +54,20 @@ def ladder_points(layer: Layer, densities=DENSITIES, patterns=PATTERNS, arch: st
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def ladder_figure(frame: pd.DataFrame, title: str):
-    fig, axes = plt.subplots(2, 2, figsize=(11, 8))
-    unstructured = frame[frame.pattern == "unstructured"]
-    for ax, column, label in zip(axes.flat[:3], ("cycles", "energy_pj", "dram_read_bytes"),
-                                 ("cycles", "energy (pJ)", "DRAM read bytes")):
-        for level, part in unstructured.groupby("support", sort=False):
-            ax.plot(part.density, part[column], "o-", label=level)
-        ax.set_xlabel("weight density (unstructured)")
-        ax.set_ylabel(label)
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.invert_xaxis()
-        ax.grid(True, which="both", alpha=0.3)
-    axes.flat[0].legend(title="sparsity support")
-    ax = axes.flat[3]
-    half = frame[frame.density == 0.5]
-    patterns = list(dict.fromkeys(half.pattern))
-    levels = list(dict.fromkeys(half.support))
-    width = 0.8 / max(len(levels), 1)
-    for i, level in enumerate(levels):
-        part = half[half.support == level].set_index("pattern").reindex(patterns)
-        ax.bar([p + i * width for p in range(len(patterns))], part.cycles, width, label=level)
-    ax.set_xticks([p + 0.4 - width / 2 for p in range(len(patterns))], patterns)
-    ax.set_ylabel("cycles at weight density 0.5")
-    ax.set_title("granularity")
-    fig.suptitle(title)
-    fig.tight_layout()
-    return fig
+def memory_crossover(frame: pd.DataFrame) -> float | None:
+    """Highest swept density at which compressed storage (``memory``) moves fewer DRAM bytes than dense
+    (``none``), unstructured weights; None if it never does."""
+    part = frame[frame.pattern == "unstructured"].pivot_table(index="density", columns="support",
+                                                             values="dram_read_bytes")
+    if not {"memory", "none"} <= set(part.columns):
+        return None
+    below = part.index[part["memory"] < part["none"]]
+    return float(below.max()) if len(below) else None
 
 
 README = """\
-Cycles, energy and DRAM read bytes of one layer (VGG-16 conv4_2, batch 1, input density
-0.51) on the same 16 x 16 PE array (`arch_configs/pe_array.yaml`: 4 multipliers per PE,
+Cycles, energy and DRAM read bytes of one layer ({workload} {layer}, batch 1, input density
+{input_density:g}) on the same 16 x 16 PE array (`arch_configs/pe_array.yaml`: 4 multipliers per PE,
 8-bit, CSR decoder 4 entries / cycle, decoder latency 2), changing only
 `pe_array.sparsity_support`. Weights: seeded Gaussian, magnitude-pruned to each density
 (`unstructured`), pruned in 4 x 4 blocks of the GEMM-view weight matrix (`block`), by whole
@@ -97,8 +78,8 @@ marked estimates there). DRAM is ideal (calc mode), so cycles are compute cycles
 What to read in it:
 
 - `none` stores the weights dense: DRAM bytes and cycles do not change with density.
-- `memory` moves compressed weights: fewer DRAM bytes at low density, but CSR's 13-bit
-  indices make the footprint *larger* than dense above about 40 % density (index overhead).
+- `memory` moves compressed weights: fewer DRAM bytes at low density, but CSR's indices make
+  the footprint *larger* than dense above some density (index overhead): {crossover}.
 - `gating` has exactly the cycles of `none` and `memory`; only the multiplier energy falls.
 - `skipping` falls with density, except for `channel` pruning: whole pruned filters leave
   their rows idle while the tile waits for the surviving rows of the same tile.
@@ -120,4 +101,9 @@ def sparsity_ladder(densities=DENSITIES, patterns=PATTERNS, layer_name: str = "c
     base = next(layer for layer in load_workload(workload).layers if layer.name == layer_name)
     frame = ladder_points(base, densities, patterns)
     fig = ladder_figure(frame, f"Sparsity-support ladder, {workload} {layer_name}")
-    return StudyOutput(results=frame, figure=fig, readme=README)
+    density = memory_crossover(frame)
+    crossover = ("here compressed storage moves fewer bytes than dense only up to a density of "
+                 f"{density:g} of those swept" if density is not None else "here it never moves fewer bytes")
+    readme = README.format(workload=workload, layer=layer_name, input_density=base.input_density,
+                           crossover=crossover)
+    return StudyOutput(results=frame, figure=fig, readme=readme)
