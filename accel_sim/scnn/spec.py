@@ -12,9 +12,15 @@ from accel_sim.config.schema import spec_field
 
 PAPER = "Parashar et al., SCNN, ISCA 2017"
 DESIGNS = ("scnn", "scnn_sparse_a", "scnn_sparse_w", "dcnn", "dcnn_opt")
-BANK_MAPPINGS = ("linear", "channel_spread")
+DNNSIM = "DNNsim's own rule (isakedo/DNNsim 4748a60, core/src/SCNN.cpp)"
+BANK_MAPPINGS = ("linear", "channel_spread", "dnnsim_xor")
 WEIGHT_ORDERS = ("rs_then_k", "k_then_rs")
-KC_RULES = ("max_fit", "fixed")
+KC_RULES = ("max_fit", "fixed", "output_tile")
+PARTITIONS = ("planar", "padded_blocks")
+BARRIERS = ("group", "group_channel")
+HALO_CHARGES = ("exchange", "largest_region_serial")
+OUT_OF_PLANE = ("banked", "slot_only")
+DRAM_MODES = ("modelled", "ignored")
 
 
 @dataclass(frozen=True)
@@ -54,18 +60,25 @@ class SCNNSpec:
         "Accumulator address -> bank. 'linear': bank = address mod A with address = k * (Hacc * Wacc) + "
         "y * Wacc + x in the PE's accumulator region (word interleaving); 'channel_spread': bank = "
         "(k * (A / F) + y * Wacc + x) mod A, which spreads the F output channels of a weight vector over the "
-        "banks.", "linear", choices=BANK_MAPPINGS, source="(?) the paper gives no bank hash; choice: linear")
+        "banks; 'dnnsim_xor': bank = (16 (k_2 ^ y_1 ^ x_1) + 8 y_0 + 4 x_0 + k mod 4) mod A on the filter index k "
+        "of the layer and the GLOBAL output coordinates (bit i of v is v_i).", "linear", choices=BANK_MAPPINGS,
+        source=f"(?) the paper gives no bank hash (only A = 2 F I); choice: linear; dnnsim_xor is {DNNSIM}")
     weight_order: str = spec_field(
         "Order of a (channel, group) weight block in the FIFO, and so which weights share an F-vector: "
         "'rs_then_k' (R x S fastest, then K: the paper's Fig. 7 encoding; neighbouring taps of one filter "
         "share a vector and often hit the same output, hence the same bank) or 'k_then_rs' (K fastest: the "
-        "F weights of a vector belong to different output channels).", "rs_then_k", choices=WEIGHT_ORDERS,
-        source=f"{PAPER}, Fig. 7 (weights linearised over R x S then K)")
+        "F weights of a vector belong to different output channels; kernel row r, then column s, then filter k "
+        "fastest: DNNsim's inner-loop order). The loop nest (I-vectors outer, F-vectors inner, or the "
+        "reverse) changes no count: steps do not interact.", "rs_then_k", choices=WEIGHT_ORDERS,
+        source=f"{PAPER}, Fig. 7 (weights linearised over R x S then K); k_then_rs is {DNNSIM}")
     kc_rule: str = spec_field(
         "How Kc (output channels per group) is chosen. 'max_fit': the largest Kc whose partial sums "
         "Kc x (accumulator region of the largest PE tile) fit one accumulator buffer (A x entries); "
-        "'fixed': the value of 'kc' (an error if it does not fit).", "max_fit", choices=KC_RULES,
-        source="(?) brief: the accumulator capacity bounds Kc; choice: the largest Kc that fits")
+        "'fixed': the value of 'kc' (an error if it does not fit); 'output_tile': floor(A x entries / "
+        "(ceil(out_w / PE columns) x ceil(out_h / PE rows))), the OUTPUT tile with no room for halo partial sums, "
+        "not rounded, the last group partial.", "max_fit", choices=KC_RULES,
+        source="(?) brief: the accumulator capacity bounds Kc (the paper sizes it for the halo-extended "
+               f"Kc (Wt+R-1)(Ht+S-1) tile); choice: the largest Kc that fits; output_tile is {DNNSIM}")
     kc: int = spec_field("Kc when kc_rule is 'fixed' (capped at the output channels of the layer).", 8, positive=True,
                          source=f"{PAPER} (Kc = 8 for late GoogLeNet 1x1 layers)")
     halo_words_per_cycle: int = spec_field(
@@ -74,6 +87,35 @@ class SCNNSpec:
     ppu_outputs_per_cycle: int = spec_field(
         "Outputs the post-processing unit (ReLU, compression) drains from the accumulators per cycle.", 4,
         positive=True, source="(?) not given by the paper; choice: F outputs per cycle")
+    partition: str = spec_field(
+        "How the input plane is cut into PE tiles. 'planar': the unpadded plane split as evenly as possible "
+        "(array_split: the first tiles one row / column longer); 'padded_blocks': the plane zero-padded by the "
+        "layer's padding, rounded up to a multiple of the PE rows / columns and cut into equal blocks "
+        "ceil((H + 2 pad) / PE rows) per side (small planes leave PEs without work).", "planar",
+        choices=PARTITIONS, source=f"{PAPER}, Sec. 4 (planar tiles of the input plane); padded_blocks is {DNNSIM}")
+    barrier: str = spec_field(
+        "Where the PEs synchronise. 'group': after each output-channel group (each PE runs through the "
+        "group's input channels on its own); 'group_channel': after every (output-channel group, input "
+        "channel) pair.", "group", choices=BARRIERS,
+        source=f"{PAPER}, Sec. 4 (barrier between output-channel groups); group_channel is {DNNSIM}")
+    halo_charge: str = spec_field(
+        "Drain of a group's accumulators. 'exchange': the halo partial sums the largest-halo PE sends "
+        "(halo_words_per_cycle), then the PPU (ppu_outputs_per_cycle), overlapped with the next group's "
+        "compute (double-buffered accumulators); 'largest_region_serial': (largest single halo region of a "
+        "block, from the axis lengths (R-1-pad, block, pad)) x (filters of the group) cycles, charged after the "
+        "group with no overlap and no PPU time.", "exchange", choices=HALO_CHARGES,
+        source=f"{PAPER}, Sec. 4 (halo partial sums exchanged at the end of a group); largest_region_serial is "
+               f"{DNNSIM}")
+    out_of_plane: str = spec_field(
+        "Products whose output falls outside the output plane. 'banked': they take their multiplier slot and "
+        "go to the accumulators (dropped at the drain), so they count in bank conflicts; 'slot_only': they take "
+        "their multiplier slot but go to no bank.", "banked", choices=OUT_OF_PLANE,
+        source=f"(?) the paper is silent; choice: banked; slot_only is {DNNSIM}")
+    dram: str = spec_field(
+        "'modelled': DRAM transfers take time at dram_bandwidth and the IARAM bounds the tiling (temporal "
+        "tiles, channel chunks); 'ignored': transfers are counted but take no time and every layer runs in "
+        "one pass, whatever the buffers hold.", "modelled", choices=DRAM_MODES,
+        source=f"brief: DRAM at 50 GB/s; ignored is {DNNSIM} (DRAM and buffers not in SCNN cycles)")
     dram_bandwidth: float = spec_field("DRAM bandwidth for temporal tiles, weights and spilled outputs.", 50.0,
                                        unit="bandwidth", positive=True,
                                        source="brief: nominal DRAM bandwidth 50 GB/s = 50 B/cycle at the paper's 1 GHz")

@@ -19,7 +19,7 @@ from __future__ import annotations
 from accel_sim.errors import SimulationError
 from accel_sim.scnn.counters import SCNNCounters
 from accel_sim.scnn.fast.dense import dense_work
-from accel_sim.scnn.fast.drain import drain_cycles, drain_geometry
+from accel_sim.scnn.fast.drain import drain_cycles, drain_geometry, largest_halo_region
 from accel_sim.scnn.fast.dram import PassTraffic, chunk_partial_sums, pass_traffic
 from accel_sim.scnn.fast.multipliers import useful_products
 from accel_sim.scnn.fast.pe import PeWork, cartesian_work
@@ -31,7 +31,10 @@ from accel_sim.scnn.plan import Plan
 def fast(plan: Plan, max_cycles: int | None = None) -> SCNNCounters:
     spec, view, tiling = plan.spec, plan.view, plan.tiling
     geometry = drain_geometry(spec, tiling, view.out_h, view.out_w)
-    drains = drain_cycles(spec, geometry, tiling.group_channels(view.out_channels), halo=not plan.dcnn)
+    serial = spec.halo_charge == "largest_region_serial"
+    region = largest_halo_region(spec, tiling, view.r, view.s, view.pad_top, view.pad_left) if serial else None
+    drains = drain_cycles(spec, geometry, tiling.group_channels(view.out_channels), not plan.dcnn, region)
+    timed_dram = spec.dram == "modelled"
     psums = chunk_partial_sums(plan, geometry)
     n_chunks = tiling.channel_chunks
     works: list[PeWork] = []          # per (conv group, image)
@@ -42,8 +45,10 @@ def fast(plan: Plan, max_cycles: int | None = None) -> SCNNCounters:
         for b in range(view.batch):
             work = dense_work(plan, geometry) if plan.dcnn else cartesian_work(plan, b, g, weights)
             moved = pass_traffic(plan, b, g, geometry, psums)
-            timings += [pass_timing(work.busy[t * n_chunks + chunk], drains[t], int(moved.load_cycles[t, chunk]),
-                                    int(moved.stream_cycles[t, chunk]))
+            per_pass = work.busy if work.busy_segments is None else work.busy_segments
+            timings += [pass_timing(per_pass[t * n_chunks + chunk], drains[t],
+                                    int(moved.load_cycles[t, chunk]) if timed_dram else 0,
+                                    int(moved.stream_cycles[t, chunk]) if timed_dram else 0, 1 if serial else 2)
                         for t in range(tiling.temporal_tiles) for chunk in range(n_chunks)]
             works.append(work)
             traffic.append(moved)
@@ -56,15 +61,17 @@ def fast(plan: Plan, max_cycles: int | None = None) -> SCNNCounters:
     busy, steps = sum(int(w.busy.sum()) for w in works), sum(int(w.steps.sum()) for w in works)
     products = sum(int(w.products.sum()) for w in works)
     ppu_outputs = images * int(geometry.owned.sum()) * view.out_channels
+    macs = products if plan.dcnn else useful_products(view, plan.weight_mask, plan.input_mask)
+    banked = macs if spec.out_of_plane == "slot_only" and not plan.dcnn else products   # products into a bank
     return SCNNCounters(
         compute_cycles=compute, input_load_stall_cycles=load, dram_stream_stall_cycles=stream,
         barrier_idle_cycles=sum(t.barrier_idle for t in timings), group_cycles=sum(t.group_cycles for t in timings),
         pe_busy_cycles=busy, steps=steps, bank_conflict_cycles=busy - steps, products=products,
-        macs_issued=products if plan.dcnn else useful_products(view, plan.weight_mask, plan.input_mask),
+        macs_issued=macs,
         multiplier_ops=(useful_products(view, plan.weights != 0, plan.inputs != 0)
                         if plan.traits.gate_zero_operands else products),
-        crossbar_transfers=0 if plan.dcnn else products, accumulator_adds=products,
-        accumulator_reads=0 if plan.dcnn else products, accumulator_writes=ppu_outputs if plan.dcnn else products,
+        crossbar_transfers=0 if plan.dcnn else banked, accumulator_adds=banked,
+        accumulator_reads=0 if plan.dcnn else banked, accumulator_writes=ppu_outputs if plan.dcnn else banked,
         iaram_reads=sum(w.iaram_reads for w in works),
         iaram_write_bits=tuple(moved.iaram_write_bits for moved in traffic),
         oaram_write_bits=tuple(int(plan.output_bits[b, g].sum()) for g in range(view.groups)

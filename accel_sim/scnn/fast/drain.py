@@ -9,6 +9,9 @@ and compresses them. Drain cycles of a group with ``kc`` channels::
 
     ceil(kc x max_pe halo / halo_words_per_cycle) + ceil(kc x max_pe owned / ppu_outputs_per_cycle)
 
+or, with ``halo_charge: largest_region_serial`` (DNNsim's own rule), ``kc x`` the largest single
+halo region of a block (:func:`largest_halo_region`), with no PPU term.
+
 (the dense DCNN dot product produces whole outputs: no halo, only the PPU term). The
 geometry comes from interval overlaps of the accumulator regions with the owned rows and
 columns (:class:`~accel_sim.scnn.plan.tiling.AxisTiles`).
@@ -61,8 +64,22 @@ def drain_geometry(spec: SCNNSpec, tiling: Tiling, out_h: int, out_w: int) -> Dr
     return DrainGeometry(in_plane, own, owned, temporal - own, in_plane - temporal)
 
 
-def drain_cycles(spec: SCNNSpec, geometry: DrainGeometry, channels: np.ndarray, halo: bool) -> np.ndarray:
-    """Drain cycles ``(temporal tiles, groups)``."""
+def largest_halo_region(spec: SCNNSpec, tiling: Tiling, r: int, s: int, pad_top: int, pad_left: int) -> int:
+    """DNNsim's halo charge per filter: each axis is cut into lengths (kernel - 1 - pad, block, pad);
+    the largest product of a row length and a column length, the centre (block x block) excluded."""
+    rows = np.array([max(0, r - 1 - pad_top), tiling.rows.block, pad_top])
+    cols = np.array([max(0, s - 1 - pad_left), tiling.cols.block, pad_left])
+    areas = rows[:, None] * cols[None, :]
+    areas[1, 1] = 0
+    return int(areas.max())
+
+
+def drain_cycles(spec: SCNNSpec, geometry: DrainGeometry, channels: np.ndarray, halo: bool,
+                 serial_region: int | None = None) -> np.ndarray:
+    """Drain cycles ``(temporal tiles, groups)``; ``serial_region``: DNNsim's charge, region x channels."""
+    if serial_region is not None:
+        per_group = serial_region * channels if halo else np.zeros_like(channels)
+        return np.repeat(per_group[None, :], geometry.owned.shape[0], axis=0).astype(np.int64)
     halo_words = (geometry.in_plane - geometry.own).max(axis=1) if halo else np.zeros(geometry.owned.shape[0], int)
     owned = geometry.owned.max(axis=1)
     halo_part = -(-(halo_words[:, None] * channels[None, :]) // spec.halo_words_per_cycle)

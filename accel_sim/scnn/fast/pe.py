@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from accel_sim.scnn.fast.crossbar import EMPTY_SHIFT, bit_sliced, step_cycles
+from accel_sim.scnn.fast.products import product_busy, product_level
 from accel_sim.scnn.fast.vectors import (ActivationVectors, WeightVectors, activation_elements,
                                          activation_vectors)
 from accel_sim.scnn.plan import Plan
@@ -39,6 +40,7 @@ class PeWork:
     fifo_reads: int           # weight-FIFO entries read
     fifo_writes: int          # weight-FIFO entries written (broadcast to every PE)
     fifo_overflow_blocks: int  # (segment, group) weight blocks with more F-vectors than FIFO entries
+    busy_segments: np.ndarray | None = None  # (passes, PEs, groups, segments) when counted per product
 
 
 def _single_activation_cycles(spec: SCNNSpec, tiling: Tiling, acts: ActivationVectors, weights: WeightVectors,
@@ -124,7 +126,9 @@ def cartesian_work(plan: Plan, image: int, conv_group: int, weights: WeightVecto
     va = _counts(acts.tile, acts.segment, acts.pe, n_t, n_seg, n_pe)
     nw, vw = weights.weights_per_block, weights.vectors_per_block
     steps = va @ vw
+    per_segment = product_busy(plan, image, conv_group, weights) if product_level(plan) else None
+    busy = busy_cycles(spec, tiling, acts, weights) if per_segment is None else per_segment.sum(axis=3)
     # every F-vector is broadcast once per temporal tile (in the pass of its channel's chunk)
-    return PeWork(busy_cycles(spec, tiling, acts, weights), na @ nw, steps, int((na @ (nw > 0)).sum()),
+    return PeWork(busy, na @ nw, steps, int((na @ (nw > 0)).sum()),
                   int(steps.sum()), tiling.temporal_tiles * n_pe * int(weights.count.size),
-                  int((vw > spec.weight_fifo_entries).sum()))
+                  int((vw > spec.weight_fifo_entries).sum()), per_segment)

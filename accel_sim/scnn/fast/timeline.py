@@ -11,7 +11,10 @@ and one drain unit drains groups in order:
     end[g]         = start[g] + max_pe busy[:, g]
     drain_end[g]   = max(end[g], drain_end[g-1]) + drain[g]
 
-The pass's compute time is the last drain's end. DRAM: a pass first loads its input
+The pass's compute time is the last drain's end. With one buffer (``halo_charge:
+largest_region_serial``, DNNsim) ``start[g] = max(end[g-1], drain_end[g-1])``: nothing overlaps.
+With a barrier per (group, input channel) (DNNsim) a group's length is the sum over its
+channels of the slowest PE, and PEs idle at every channel's barrier. DRAM: a pass first loads its input
 activations (``load`` cycles, nothing overlaps it: the IARAM holds one tile), then weights,
 outputs and spilled partial sums stream during the compute (``stream`` cycles); the pass
 takes ``load + max(compute, stream)``.
@@ -32,15 +35,19 @@ class PassTiming:
     group_cycles: int     # sum over groups of the slowest PE's busy cycles
 
 
-def pass_timing(busy: np.ndarray, drain: np.ndarray, load: int, stream: int) -> PassTiming:
-    """``busy`` (PEs, groups), ``drain`` (groups,) cycles of one pass."""
-    slowest = busy.max(axis=0) if busy.size else np.zeros(busy.shape[1], dtype=np.int64)
-    end_prev, drain_prev, drain_prev2 = 0, 0, 0
+def pass_timing(busy: np.ndarray, drain: np.ndarray, load: int, stream: int, buffers: int = 2) -> PassTiming:
+    """``busy`` (PEs, groups) cycles of one pass, or (PEs, groups, segments) with a barrier after
+    every (group, segment): a group then takes the sum over its segments of the slowest PE.
+    ``drain`` (groups,); ``buffers``: accumulator buffers per PE (1: a group waits for the
+    previous group's drain, DNNsim's serial halo charge)."""
+    slowest_parts = busy.max(axis=0) if busy.shape[0] else np.zeros(busy.shape[1:], dtype=np.int64)
+    idle = int((slowest_parts[None] - busy).sum())
+    slowest = slowest_parts.reshape(busy.shape[1], -1).sum(axis=1)
+    end_prev, drains = 0, [0, 0]
     for g in range(busy.shape[1]):
-        start = max(end_prev, drain_prev2)
+        start = max(end_prev, drains[-buffers])
         end = start + int(slowest[g])
-        drain_end = max(end, drain_prev) + int(drain[g])
-        end_prev, drain_prev2, drain_prev = end, drain_prev, drain_end
-    compute = drain_prev
-    idle = int((slowest[None, :] - busy).sum())
+        drains.append(max(end, drains[-1]) + int(drain[g]))
+        end_prev = end
+    compute = drains[-1]
     return PassTiming(compute, load, max(0, stream - compute), idle, int(slowest.sum()))

@@ -39,6 +39,12 @@ class WeightVectors:
     weights_per_block: np.ndarray        # weights
     vectors_per_block: np.ndarray        # F-vectors
     multiplicity_per_block: np.ndarray   # F-vector multiplicities
+    # per weight, in FIFO order (for the product-level count of :mod:`.products`):
+    k: np.ndarray         # filter of the conv group
+    tap_y: np.ndarray     # r // stride_h: output rows the weight moves a product up
+    tap_x: np.ndarray     # s // stride_w
+    vector: np.ndarray    # F-vector holding the weight
+    term: np.ndarray      # additive bank term of the weight (bank_of(k mod Kc, -tap_y, -tap_x))
 
 
 def _per_block(segment: np.ndarray, group: np.ndarray, values: np.ndarray | None, n_seg: int,
@@ -105,12 +111,15 @@ def weight_vectors(spec: SCNNSpec, view: ConvView, tiling: Tiling, weight_mask: 
         return _per_block(v_segment, v_group, values, n_segments, tiling.out_groups)
 
     return WeightVectors(v_segment, v_group, count, shift, seg_start, multiplicity,
-                         per_block(count), per_block(None), per_block(multiplicity))
+                         per_block(count), per_block(None), per_block(multiplicity),
+                         k, r // view.stride_h, s // view.stride_w, vec, term)
 
 
-def activation_elements(spec: SCNNSpec, view: ConvView, tiling: Tiling, input_mask: np.ndarray):
+def activation_elements(spec: SCNNSpec, view: ConvView, tiling: Tiling, input_mask: np.ndarray,
+                        positions: bool = False):
     """Non-zeros (of ``input_mask`` (Cg, H, W)) that meet some weight, with pass (temporal tile,
-    channel chunk), PE, segment and bank term, in the PE's processing order."""
+    channel chunk), PE, segment and bank term, in the PE's processing order (``positions``: also
+    their output-grid row and column ``(y + pad) // stride``)."""
     nph_h, nph_w = phase_counts(view)
     c, y, x = (v.astype(np.int64) for v in np.nonzero(input_mask))
     py, px = (y + view.pad_top) % view.stride_h, (x + view.pad_left) % view.stride_w
@@ -126,6 +135,8 @@ def activation_elements(spec: SCNNSpec, view: ConvView, tiling: Tiling, input_ma
     # np.nonzero lists (c, y, x) in raster order: a stable sort on (pass, segment, PE) keeps it
     n_segments = view.channels * nph_h * nph_w
     order = np.argsort((tile * n_segments + segment) * spec.pes + pe, kind="stable")
+    if positions:
+        return tile[order], segment[order], pe[order], term[order], qy[order], qx[order]
     return tile[order], segment[order], pe[order], term[order]
 
 

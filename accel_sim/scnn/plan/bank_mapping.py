@@ -16,6 +16,11 @@ accumulator position (qy, qx)) is ``bank_of(k, -r, -s) + bank_of(0, qy, qx) mod 
 what makes the fast path's per-step conflict count a rotation of masks
 (:mod:`accel_sim.scnn.fast.crossbar`). The reference calls :func:`bank_of` on each product's
 output coordinate directly.
+
+- ``dnnsim_xor`` (DNNsim's own hash, not additive): ``bank = (16 (k_2 ^ y_1 ^ x_1) + 8 y_0 + 4 x_0
+  + k mod 4) mod A`` on the layer's filter index ``k`` and the GLOBAL output coordinates ``(y, x)``
+  (DNNsim's axis 2 and axis 3; bit ``i`` of ``v`` is ``v_i``): :func:`xor_bank`. Both paths then
+  list every product's bank.
 """
 from __future__ import annotations
 
@@ -31,3 +36,11 @@ def bank_of(spec: SCNNSpec, tiling: Tiling, k, y, x):
     coefficient = tiling.acc_h * tiling.acc_w if spec.bank_mapping == "linear" else \
         spec.accumulator_banks // spec.mult_f
     return np.mod(coefficient * k + tiling.acc_w * y + x, spec.accumulator_banks)
+
+
+def xor_bank(spec: SCNNSpec, k, y, x):
+    """DNNsim's bank of partial sum (filter k of the layer, global output row y, column x)."""
+    def bit(v, i):
+        return (v >> i) & 1
+    return (16 * (bit(k, 2) ^ bit(y, 1) ^ bit(x, 1)) + 8 * bit(y, 0) + 4 * bit(x, 0) + k % 4) \
+        % spec.accumulator_banks

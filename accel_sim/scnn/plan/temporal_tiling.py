@@ -107,6 +107,13 @@ def fitting_tiling(arch: ArchSpec, spec: SCNNSpec, traits: DesignTraits, view: C
     """The tiling of the layer and the on-chip bits of its input tiles, (batch, groups, temporal
     tiles, channel chunks, PEs): the fewest temporal tiles that fit, else the smallest tiles with
     the fewest channel chunks."""
+    if spec.dram == "ignored":   # DNNsim: buffers bound nothing, one pass
+        tiling = make_tiling(spec, view, 1, 1)
+        if traits.cartesian and tiling.kc == 0:
+            raise InputError.single(arch.name, "scnn.accumulator_entries",
+                                    f"layer {layer.name}: not one output channel's partial sums fit the "
+                                    f"accumulators ({spec.accumulator_capacity} per buffer)")
+        return tiling, input_bits(tiling, spec, view, inputs, traits.skip_activations, arch.word_bits)
     fitting = _plane_tiling(arch, spec, traits, view, inputs)
     if fitting is not None:
         return fitting

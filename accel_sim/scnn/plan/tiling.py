@@ -81,6 +81,7 @@ class AxisTiles:
     acc_len: np.ndarray   # accumulator rows each tile reaches (0 for an empty tile)
     own_lo: np.ndarray    # first output row each tile owns
     own_hi: np.ndarray
+    block: int            # nominal tile length: the largest tile (planar) or the padded block
 
     def tile_of(self, positions: np.ndarray) -> np.ndarray:
         """Tile index of input rows (a table lookup)."""
@@ -91,14 +92,23 @@ class AxisTiles:
         return np.repeat(np.arange(self.own_lo.size), self.own_hi - self.own_lo)[positions]
 
 
-def axis_tiles(size: int, out_size: int, kernel: int, stride: int, pad: int, parts: int) -> AxisTiles:
-    bounds = split_bounds(size, parts)
+def axis_tiles(size: int, out_size: int, kernel: int, stride: int, pad: int, parts: int,
+               padded_blocks: bool = False) -> AxisTiles:
+    """Planar: ``size`` split as evenly as possible, outputs likewise. Padded blocks (DNNsim): the
+    padded axis ``size + 2 pad`` rounded up to a multiple of ``parts`` and cut into equal blocks;
+    a block owns the outputs at its padded positions shifted by ``pad``."""
+    if padded_blocks:
+        block = -(-(size + 2 * pad) // parts)
+        starts = np.arange(parts + 1, dtype=np.int64) * block - pad
+        bounds, own = np.clip(starts, 0, size), np.clip(starts, 0, out_size)
+    else:
+        bounds, own = split_bounds(size, parts), split_bounds(out_size, parts)
+        block = int(np.diff(bounds).max())
     lo, hi = bounds[:-1], bounds[1:]
     acc_lo = -((kernel - 1 - lo - pad) // stride)   # ceil((lo + pad - kernel + 1) / stride)
     acc_hi = (hi - 1 + pad) // stride
     acc_len = np.where(hi > lo, acc_hi - acc_lo + 1, 0)
-    own = split_bounds(out_size, parts)
-    return AxisTiles(lo, hi, acc_lo, np.maximum(acc_len, 0), own[:-1], own[1:])
+    return AxisTiles(lo, hi, acc_lo, np.maximum(acc_len, 0), own[:-1], own[1:], int(block))
 
 
 @dataclass(frozen=True)
@@ -139,8 +149,12 @@ class Tiling:
         return sizes
 
 
-def largest_kc(spec: SCNNSpec, view: ConvView, acc_h: int, acc_w: int) -> int:
-    """Kc by the configured rule; 0 when not even one output channel's region fits."""
+def largest_kc(spec: SCNNSpec, view: ConvView, acc_h: int, acc_w: int, row_parts: int, col_parts: int) -> int:
+    """Kc by the configured rule; 0 when not even one output channel's region fits. 'output_tile'
+    (DNNsim): the capacity over the output tile ceil(out / parts) per side, no halo room."""
+    if spec.kc_rule == "output_tile":
+        tile = -(-view.out_h // row_parts) * -(-view.out_w // col_parts)
+        return min(view.out_channels, spec.accumulator_capacity // tile)
     fit = spec.accumulator_capacity // max(1, acc_h * acc_w)
     want = view.out_channels if spec.kc_rule == "max_fit" else min(spec.kc, view.out_channels)
     return min(want, fit) if spec.kc_rule == "max_fit" else (want if want <= fit else 0)
@@ -148,10 +162,12 @@ def largest_kc(spec: SCNNSpec, view: ConvView, acc_h: int, acc_w: int) -> int:
 
 def make_tiling(spec: SCNNSpec, view: ConvView, temporal_rows: int, temporal_cols: int,
                 channel_chunks: int = 1) -> Tiling:
-    rows = axis_tiles(view.h, view.out_h, view.r, view.stride_h, view.pad_top, temporal_rows * spec.pe_rows)
-    cols = axis_tiles(view.w, view.out_w, view.s, view.stride_w, view.pad_left, temporal_cols * spec.pe_cols)
+    padded = spec.partition == "padded_blocks"
+    row_parts, col_parts = temporal_rows * spec.pe_rows, temporal_cols * spec.pe_cols
+    rows = axis_tiles(view.h, view.out_h, view.r, view.stride_h, view.pad_top, row_parts, padded)
+    cols = axis_tiles(view.w, view.out_w, view.s, view.stride_w, view.pad_left, col_parts, padded)
     acc_h, acc_w = int(rows.acc_len.max()), int(cols.acc_len.max())
-    kc = largest_kc(spec, view, acc_h, acc_w)
+    kc = largest_kc(spec, view, acc_h, acc_w, row_parts, col_parts)
     groups = math.ceil(view.out_channels / kc) if kc else 0
     return Tiling(temporal_rows, temporal_cols, rows, cols, acc_h, acc_w, kc, groups,
                   split_bounds(view.channels, channel_chunks))

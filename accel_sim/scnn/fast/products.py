@@ -1,0 +1,83 @@
+"""Product-level step costs, fast path: what the additive bank algebra of :mod:`.crossbar` cannot do.
+
+Three choices need each product's bank on its own (all three are DNNsim's rules, see
+:mod:`accel_sim.scnn.spec`): the ``dnnsim_xor`` bank hash (not additive in the coordinates),
+``out_of_plane: slot_only`` (a product whose output leaves the plane takes its multiplier slot but
+no bank, so a step's load depends on where its products land) and ``barrier: group_channel`` (the
+PEs meet after every (group, input channel), so busy cycles are needed per segment).
+
+Per segment (input channel and stride phase), every I-vector of every PE meets every F-vector of
+the segment; the products of a batch of I-vectors against all of the segment's weights form one
+dense grid, each gets its output coordinate ``(qy - r', qx - s')`` and bank, and a step costs
+``max(1, its busiest bank's products)``. Costs are summed per (pass, PE, group, segment).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from accel_sim.scnn.fast.vectors import WeightVectors, _vector_ids, activation_elements
+from accel_sim.scnn.plan import Plan
+from accel_sim.scnn.plan.bank_mapping import xor_bank
+
+MAX_PRODUCTS = 1 << 22   # products of one grid (memory bound)
+
+
+def product_level(plan: Plan) -> bool:
+    """Whether the spec needs product-level costs (else :func:`.pe.busy_cycles` counts them)."""
+    spec = plan.spec
+    return spec.bank_mapping == "dnnsim_xor" or spec.out_of_plane == "slot_only" or spec.barrier == "group_channel"
+
+
+def _chunks(vector_ids: np.ndarray, per: int):
+    """Slices of ``vector_ids`` (ascending) of about ``per`` elements, cut at vector boundaries."""
+    n, i = vector_ids.size, 0
+    while i < n:
+        j = min(n, i + per)
+        if j < n:
+            j = int(np.searchsorted(vector_ids, vector_ids[j - 1], side="right"))
+        yield i, j
+        i = j
+
+
+def product_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors) -> np.ndarray:
+    """Busy cycles ``(passes, PEs, groups, segments)`` of every PE."""
+    spec, view, tiling = plan.spec, plan.view, plan.tiling
+    banks = spec.accumulator_banks
+    n_seg = weights.seg_start.size - 1
+    busy = np.zeros((tiling.passes, spec.pes, tiling.out_groups, n_seg), dtype=np.int64)
+    tile, seg, pe, term, qy, qx = activation_elements(spec, view, tiling, plan.input_mask[image, conv_group],
+                                                      positions=True)
+    if tile.size == 0 or weights.k.size == 0:
+        return busy
+    i_vector, _ = _vector_ids((tile * n_seg + seg) * spec.pes + pe, spec.mult_i)
+    w_seg = weights.segment[weights.vector]
+    w_start = np.searchsorted(w_seg, np.arange(n_seg + 1))
+    a_order = np.argsort(seg, kind="stable")
+    a_start = np.searchsorted(seg[a_order], np.arange(n_seg + 1))
+    xor, slot_only = spec.bank_mapping == "dnnsim_xor", spec.out_of_plane == "slot_only"
+    k_layer = weights.k + conv_group * view.out_channels
+    for s in np.flatnonzero((np.diff(a_start) > 0) & (np.diff(w_start) > 0)):
+        w = slice(int(w_start[s]), int(w_start[s + 1]))
+        f_vec = weights.vector[w] - weights.vector[w][0]
+        n_f = int(f_vec[-1]) + 1
+        v_group = weights.group[weights.vector[w][0] + np.arange(n_f)]
+        g_start = np.flatnonzero(np.concatenate(([True], v_group[1:] != v_group[:-1])))
+        acts = a_order[a_start[s]:a_start[s + 1]]
+        for i, j in _chunks(i_vector[acts], max(1, MAX_PRODUCTS // f_vec.size)):
+            a = acts[i:j]
+            first = np.flatnonzero(np.concatenate(([True], i_vector[a][1:] != i_vector[a][:-1])))
+            i_vec = np.repeat(np.arange(first.size), np.diff(np.concatenate((first, [a.size]))))
+            oy = qy[a][:, None] - weights.tap_y[w][None, :]
+            ox = qx[a][:, None] - weights.tap_x[w][None, :]
+            if xor:
+                bank = xor_bank(spec, k_layer[w][None, :], oy, ox)
+            else:
+                bank = (term[a][:, None] + weights.term[w][None, :]) % banks
+            step = i_vec[:, None] * n_f + f_vec[None, :]
+            land = ((oy >= 0) & (oy < view.out_h) & (ox >= 0) & (ox < view.out_w)).ravel() if slot_only else None
+            load = np.bincount((step * banks + bank).ravel(), weights=land, minlength=first.size * n_f * banks)
+            cost = np.maximum(load.reshape(first.size, n_f, banks).max(axis=2), 1).astype(np.int64)
+            per_group = np.add.reduceat(cost, g_start, axis=1)                     # (I-vectors, groups here)
+            np.add.at(busy, (tile[a][first][:, None], pe[a][first][:, None], v_group[g_start][None, :], s),
+                      per_group)
+    return busy
