@@ -121,6 +121,11 @@ class SCNNSpec:
                                        source="brief: nominal DRAM bandwidth 50 GB/s = 50 B/cycle at the paper's 1 GHz")
 
     def __post_init__(self) -> None:
+        dense = self.design in ("dcnn", "dcnn_opt")
+        if dense and (self.barrier != "group" or self.out_of_plane != "banked" or self.bank_mapping == "dnnsim_xor"):
+            raise ValueError("scnn.barrier 'group_channel', out_of_plane 'slot_only' and bank_mapping "
+                             "'dnnsim_xor' describe the Cartesian PE: they need design scnn, scnn_sparse_a or "
+                             "scnn_sparse_w")
         if self.design in ("scnn", "scnn_sparse_a", "scnn_sparse_w") and self.accumulator_banks < 1:
             raise ValueError("scnn.accumulator_banks must be >= 1")
         if self.bank_mapping == "channel_spread" and self.accumulator_banks % self.mult_f:

@@ -43,6 +43,7 @@ class _Layer:
         self.dram = DramTraffic(env, plan, self.owners)
         self.compute_cycles = self.load_stall = self.stream_stall = 0
         self.in_plane = 0          # Cartesian products whose output lies in the plane
+        self.cartesian_products = 0  # Cartesian products computed (out-of-plane ones included)
         self.dense_products = 0    # dense designs: multiplier products (every window tap)
         self.nonzero_pairs = 0     # dense designs: products of two non-zeros
         self.dense_writes = 0      # dense designs: outputs written, complete, into the accumulators
@@ -68,6 +69,7 @@ class _Layer:
             else:
                 products = pe_products(plan, image, conv_group, temporal_tile, chunk, pe, weights)
                 self.in_plane += products.in_plane
+                self.cartesian_products += products.products
                 self.iaram_reads += products.activation_reads
                 self.fifo_writes += weights.fifo_entries
                 work.append(products)
@@ -83,7 +85,9 @@ class _Layer:
         compute_start = env.now
         stream = self.dram.stream(image, conv_group, temporal_tile, chunk)
         work = self._pe_work(image, conv_group, temporal_tile, chunk, weights)
-        yield env.process(self.array.run_pass(temporal_tile, work, completes_outputs=last))
+        segments = int(plan.tiling.channel_bounds[chunk + 1] - plan.tiling.channel_bounds[chunk]) \
+            * plan.view.stride_h * plan.view.stride_w
+        yield env.process(self.array.run_pass(temporal_tile, work, completes_outputs=last, segments=segments))
         compute_end = env.now
         yield stream
         self.compute_cycles += int(compute_end - compute_start)
@@ -114,9 +118,9 @@ class _Layer:
         crossbars = self.array.crossbars
         transfers = sum(int(x.bank_writes.sum()) for x in crossbars)
         steps = sum(x.steps for x in crossbars) + self.array.dense_beats   # a dense beat is a step
-        busy = sum(x.busy_cycles for x in crossbars) + self.array.dense_beats
+        busy = sum(x.busy_cycles for x in crossbars) + self.array.dense_beats + self.array.slot_cycles
         dcnn, gated = self.plan.dcnn, self.plan.traits.gate_zero_operands
-        products = self.dense_products if dcnn else transfers
+        products = self.dense_products if dcnn else self.cartesian_products
         return SCNNCounters(
             compute_cycles=self.compute_cycles, input_load_stall_cycles=self.load_stall,
             dram_stream_stall_cycles=self.stream_stall, barrier_idle_cycles=self.array.barrier_idle,
@@ -124,7 +128,7 @@ class _Layer:
             bank_conflict_cycles=sum(x.conflict_cycles for x in crossbars), products=products,
             macs_issued=products if dcnn else self.in_plane,
             multiplier_ops=self.nonzero_pairs if gated else products,
-            crossbar_transfers=transfers, accumulator_adds=products, accumulator_reads=transfers,
+            crossbar_transfers=transfers, accumulator_adds=products if dcnn else transfers, accumulator_reads=transfers,
             accumulator_writes=self.dense_writes if dcnn else transfers,
             iaram_reads=self.iaram_reads, iaram_write_bits=tuple(self.iaram_write_bits),
             oaram_write_bits=tuple(self.oaram_write_bits),

@@ -20,7 +20,7 @@ from accel_sim.scnn.reference.dense import DenseWork
 from accel_sim.scnn.reference.drain import DrainUnit
 from accel_sim.scnn.reference.products import PeProducts
 
-BUFFERS = 2   # accumulator buffers per PE
+BUFFERS = 2   # accumulator buffers per PE (1 with DNNsim's serial halo charge: no overlap)
 
 
 class PeArray:
@@ -31,27 +31,43 @@ class PeArray:
         self.crossbars = [ScatterCrossbar(env, spec.accumulator_banks, name=f"pe{pe} crossbar")
                           for pe in range(spec.pes)]
         self.group_done = Barrier(env, spec.pes, name="group done")
+        self.per_channel = spec.barrier == "group_channel"
+        self.buffers = 1 if spec.halo_charge == "largest_region_serial" else BUFFERS
         self.drain_unit = drain_unit
         self.barrier_idle = 0     # PE-cycles waiting at group barriers
         self.group_cycles = 0     # cycles from a group's start to its barrier, summed
         self.dense_beats = 0      # dense designs: busy cycles of the dot products
+        self.slot_cycles = 0      # steps whose products all left the plane (slot_only): a cycle, no bank
 
-    def _compute(self, pe: int, group: int, work: PeProducts | DenseWork):
+    def _compute(self, pe: int, group: int, work: PeProducts | DenseWork, segment: int | None = None):
         if isinstance(work, DenseWork):
             self.dense_beats += work.beats
             yield self.env.timeout(work.beats)
         else:
-            yield self.env.process(self.crossbars[pe].scatter(work.bank_load[work.step_group == group],
-                                                              f"pe{pe} group {group}"))
+            loads = work.steps_of(group, segment)
+            yield self.env.process(self.crossbars[pe].scatter(loads, f"pe{pe} group {group}"))
+            # the multiplier array issues one step per cycle at least, even when no product reaches a bank
+            unbanked = int((loads.max(axis=1, initial=0) == 0).sum())
+            if unbanked:
+                self.slot_cycles += unbanked
+                yield self.env.timeout(unbanked)
 
-    def _pe(self, pe: int, work: PeProducts | DenseWork, buffers: simpy.Store, drains: simpy.Store):
+    def _meet(self, arrived: float):
+        yield self.group_done.wait()
+        self.barrier_idle += int(self.env.now - arrived)
+
+    def _pe(self, pe: int, work: PeProducts | DenseWork, buffers: simpy.Store, drains: simpy.Store,
+            segments: int):
         for group in range(self.plan.tiling.out_groups):
             buffer = yield buffers.get()
             start = self.env.now
-            yield self.env.process(self._compute(pe, group, work))
-            arrived = self.env.now
-            yield self.group_done.wait()
-            self.barrier_idle += int(self.env.now - arrived)
+            if self.per_channel:   # DNNsim: every PE meets after each (group, input channel)
+                for segment in range(segments):
+                    yield self.env.process(self._compute(pe, group, work, segment))
+                    yield self.env.process(self._meet(self.env.now))
+            else:
+                yield self.env.process(self._compute(pe, group, work))
+                yield self.env.process(self._meet(self.env.now))
             if pe == 0:
                 self.group_cycles += int(self.env.now - start)
             yield drains.put((group, pe, buffer))
@@ -68,15 +84,17 @@ class PeArray:
             for _, pe, buffer in returned:
                 yield buffers[pe].put(buffer)
 
-    def run_pass(self, temporal_tile: int, work: list[PeProducts | DenseWork], completes_outputs: bool):
-        """A process computing one pass; it ends with the last group's drain."""
+    def run_pass(self, temporal_tile: int, work: list[PeProducts | DenseWork], completes_outputs: bool,
+                 segments: int = 1):
+        """A process computing one pass of ``segments`` (channel, phase class) segments; it ends with
+        the last group's drain."""
         pes = self.plan.spec.pes
         buffers = []
         for _ in range(pes):
-            store = simpy.Store(self.env, capacity=BUFFERS)
-            store.items.extend(range(BUFFERS))
+            store = simpy.Store(self.env, capacity=self.buffers)
+            store.items.extend(range(self.buffers))
             buffers.append(store)
         drains = simpy.Store(self.env)
         for pe in range(pes):
-            self.env.process(self._pe(pe, work[pe], buffers[pe], drains))
+            self.env.process(self._pe(pe, work[pe], buffers[pe], drains, segments))
         yield self.env.process(self._drains(temporal_tile, buffers, drains, completes_outputs))

@@ -10,6 +10,10 @@ its owned outputs and compresses them into its OARAM, ``ppu_outputs_per_cycle`` 
 Out-of-plane partial sums are dropped. The dense designs produce whole outputs: no halo.
 
 Who owns what is read off per-row and per-column owner maps of the output plane.
+
+DNNsim's rule (``halo_charge: largest_region_serial``): the drain is one serial transfer of
+(largest halo region around a block) x (filters of the group) partial sums, one per cycle, and no
+PPU time; the regions are found by walking the partial-sum offsets around a block on each axis.
 """
 from __future__ import annotations
 
@@ -65,6 +69,21 @@ def ownership(plan: Plan) -> Ownership:
                      np.zeros_like(owned) if plan.dcnn else in_plane - temporal)
 
 
+def _halo_lengths(kernel: int, pad: int, block: int) -> np.ndarray:
+    """Partial-sum offsets around a block on one axis, counted by side: (before, inside, after)."""
+    offsets = np.arange(-max(0, kernel - 1 - pad), block + pad)
+    side = np.where(offsets < 0, 0, np.where(offsets < block, 1, 2))
+    return np.bincount(side, minlength=3)
+
+
+def largest_region(plan: Plan) -> int:
+    """The largest of the (up to) 8 neighbour regions of a block."""
+    view, tiling = plan.view, plan.tiling
+    rows = _halo_lengths(view.r, view.pad_top, tiling.rows.block)
+    cols = _halo_lengths(view.s, view.pad_left, tiling.cols.block)
+    return max(int(rows[i] * cols[j]) for i in range(3) for j in range(3) if (i, j) != (1, 1))
+
+
 def _cycles(words: int, per_cycle: int) -> int:
     return -(-words // per_cycle)
 
@@ -80,6 +99,11 @@ class DrainUnit:
         self.link_words = 0       # halo partial sums sent to PEs of the same temporal tile
         self.spilled_words = 0    # halo partial sums sent to other temporal tiles (DRAM)
         self.ppu_outputs = 0
+        self.serial_region = largest_region(plan) if plan.spec.halo_charge == "largest_region_serial" else None
+        self.halo = not plan.dcnn
+
+    def _serial(self, channels: int):
+        yield self.env.timeout(self.serial_region * channels if self.halo else 0)
 
     def _pe(self, temporal_tile: int, pe: int, channels: int):
         halo_words = channels * int(self.owners.halo[temporal_tile, pe])
@@ -92,8 +116,11 @@ class DrainUnit:
         """A process draining one group of ``channels`` output channels of every PE. The actions of
         a temporal tile's exchange and PPU are counted once, in the pass that completes its outputs
         (its last channel chunk); every pass's drain takes its time."""
-        yield self.env.all_of([self.env.process(self._pe(temporal_tile, pe, channels))
-                               for pe in range(self.spec.pes)])
+        if self.serial_region is not None:
+            yield self.env.process(self._serial(channels))
+        else:
+            yield self.env.all_of([self.env.process(self._pe(temporal_tile, pe, channels))
+                                   for pe in range(self.spec.pes)])
         if completes_outputs:
             self.link_words += channels * int(self.owners.link[temporal_tile].sum())
             self.spilled_words += channels * int(self.owners.spill[temporal_tile].sum())

@@ -37,6 +37,7 @@ class DramTraffic:
         self.spill_bits = owners.spill.sum(axis=1) * plan.view.out_channels * spec.accumulator_bits
         self.psum_oaram_words = 0   # partial sums kept in the OARAMs between chunks (written, then read)
         self.iaram_write_bits = 0
+        self.timed = spec.dram == "modelled"   # ignored (DNNsim): bits counted, no time
 
     def outputs_to_dram(self, image: int, conv_group: int) -> bool:
         return self.through_dram or bool((self.plan.output_bits[image, conv_group]
@@ -49,7 +50,7 @@ class DramTraffic:
         chip = int(self.plan.input_bits[image, conv_group, temporal_tile, chunk].sum())
         self.iaram_write_bits += chip
         dram = int(self.plan.input_dram_bits(image, conv_group)[temporal_tile, chunk])
-        return self.bus.transfer(dram, 0, f"inputs {temporal_tile}.{chunk}", timed_bits=chip)
+        return self.bus.transfer(dram, 0, f"inputs {temporal_tile}.{chunk}", timed_bits=chip if self.timed else 0)
 
     def stream(self, image: int, conv_group: int, temporal_tile: int, chunk: int) -> simpy.Process:
         """The burst list streaming during the pass's compute."""
@@ -70,4 +71,4 @@ class DramTraffic:
         if last and self.outputs_to_dram(image, conv_group):
             write += int(plan.output_dram_bits[image, conv_group, t])
             timed += int(plan.output_bits[image, conv_group, t].sum())
-        return self.bus.transfer(read, write, f"stream {t}.{chunk}", timed_bits=timed)
+        return self.bus.transfer(read, write, f"stream {t}.{chunk}", timed_bits=timed if self.timed else 0)

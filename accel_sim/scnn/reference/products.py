@@ -24,7 +24,7 @@ import numpy as np
 
 from accel_sim.errors import SimulationError
 from accel_sim.scnn.plan import Plan
-from accel_sim.scnn.plan.bank_mapping import bank_of
+from accel_sim.scnn.plan.bank_mapping import bank_of, xor_bank
 
 
 @dataclass(frozen=True)
@@ -81,9 +81,18 @@ def chunk_weights(plan: Plan, conv_group: int, chunk: int) -> ChunkWeights:
 class PeProducts:
     """The products of one PE in one pass, grouped into steps."""
 
-    step_group: np.ndarray        # (steps,) output-channel group of each step, ascending
+    step_block: np.ndarray        # (steps,) group x segments + segment (channel in chunk, phase class), ascending
+    segments: int                 # segments of the pass
     bank_load: np.ndarray         # (steps, A) products each step sends to each bank
+
+    def steps_of(self, group: int, segment: int | None = None) -> np.ndarray:
+        """Bank loads of the steps of one group (or of one (group, segment))."""
+        lo = group * self.segments + (0 if segment is None else segment)
+        hi = lo + (self.segments if segment is None else 1)
+        first, last = np.searchsorted(self.step_block, [lo, hi])
+        return self.bank_load[first:last]
     in_plane: int                 # products whose output lies in the output plane
+    products: int                 # products the multipliers compute (out-of-plane ones included)
     activation_reads: int         # IARAM entries read: each activation once per group that has weights for it
     outputs: tuple[np.ndarray, ...]  # (k, output row, output column, value) of every in-plane product
 
@@ -114,15 +123,22 @@ def pe_products(plan: Plan, image: int, conv_group: int, temporal_tile: int, chu
     local_y, local_x = oy - tiling.rows.acc_lo[iy], ox - tiling.cols.acc_lo[ix]
     if act.size and not ((local_y >= 0) & (local_y < tiling.acc_h) & (local_x >= 0) & (local_x < tiling.acc_w)).all():
         raise SimulationError(f"{plan.layer.name}: a product falls outside PE {pe}'s accumulator region")
-    bank = bank_of(spec, tiling, k - group * tiling.kc, local_y, local_x)
+    if spec.bank_mapping == "dnnsim_xor":   # DNNsim: the layer's filter index, global output coordinates
+        bank = xor_bank(spec, k + conv_group * view.out_channels, oy, ox)
+    else:
+        bank = bank_of(spec, tiling, k - group * tiling.kc, local_y, local_x)
     classes = (c1 - c0) * _classes(plan)
     i_vectors, f_vectors = int(vector.max(initial=0)) + 1, int(weights.vector.max(initial=0)) + 1
     step_key = ((group * classes + key[act]) * i_vectors + vector[act]) * f_vectors + weights.vector[wgt]
     steps, step = np.unique(step_key, return_inverse=True)
     banks = spec.accumulator_banks
-    bank_load = np.bincount(step * banks + bank, minlength=steps.size * banks).reshape(steps.size, banks)
     plane = (oy >= 0) & (oy < view.out_h) & (ox >= 0) & (ox < view.out_w)
+    # slot_only (DNNsim): an out-of-plane product holds its multiplier slot, its step still takes a cycle,
+    # but it goes to no bank
+    banked = plane if spec.out_of_plane == "slot_only" else np.ones(plane.shape, dtype=bool)
+    bank_load = np.bincount(step[banked] * banks + bank[banked], minlength=steps.size * banks).reshape(steps.size,
+                                                                                                      banks)
     value = weights.value[wgt] * plan.inputs[image, conv_group][c[act] + c0, y[act], x[act]]
     reads = np.unique(act * tiling.out_groups + group).size
-    return PeProducts(steps // (classes * i_vectors * f_vectors), bank_load, int(plane.sum()), reads,
+    return PeProducts(steps // (i_vectors * f_vectors), classes, bank_load, int(plane.sum()), int(act.size), reads,
                       (k[plane], oy[plane], ox[plane], value[plane]))
