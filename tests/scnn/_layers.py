@@ -82,19 +82,31 @@ NO_SHRINK = (Phase.explicit, Phase.reuse, Phase.generate)
 
 
 @st.composite
-def generated_case(draw, banks=BANKS):
+def generated_case(draw, banks=BANKS, dnnsim=False):
     """A small layer (conv of stride 1-3, kernel 1-5, padding, conv groups, batch; or GEMM) on a
     small array drawing every switch of the ``scnn:`` section: design, F, I, A (beyond 32
     too), bank mapping, weight order, Kc rule, accumulator and buffer sizes (temporal tiles,
     channel chunks, OARAM overflow), FIFO depth, halo and PPU rates, fractional DRAM bandwidth."""
     f, i, a = draw(st.sampled_from([1, 2, 4, 4])), draw(st.sampled_from([1, 2, 3, 4])), draw(banks)
+    design = draw(st.sampled_from(DESIGNS))
+    cartesian = design not in ("dcnn", "dcnn_opt")
+
+    def rule(default, *others, pe=False):   # DNNsim's rules drawn only when asked (PE-level: Cartesian only)
+        return draw(st.sampled_from([default, *others])) if dnnsim and (cartesian or not pe) else default
+    mappings = ["linear", "channel_spread"] if a % f == 0 else ["linear"]
     arch = load_arch("scnn", {
-        "scnn.design": draw(st.sampled_from(DESIGNS)),
+        "scnn.design": design,
+        # DNNsim's rules (the PE-level ones only describe the Cartesian PE)
+        "scnn.partition": rule("planar", "padded_blocks"),
+        "scnn.barrier": rule("group", "group_channel", pe=True),
+        "scnn.halo_charge": rule("exchange", "largest_region_serial"),
+        "scnn.out_of_plane": rule("banked", "slot_only", pe=True),
+        "scnn.dram": rule("modelled", "ignored"),
         "scnn.pe_rows": draw(st.integers(1, 3)), "scnn.pe_cols": draw(st.integers(1, 3)),
         "scnn.mult_f": f, "scnn.mult_i": i, "scnn.accumulator_banks": a,
-        "scnn.bank_mapping": draw(st.sampled_from(["linear", "channel_spread"])) if a % f == 0 else "linear",
+        "scnn.bank_mapping": draw(st.sampled_from(mappings + ["dnnsim_xor"] if cartesian and dnnsim else mappings)),
         "scnn.weight_order": draw(st.sampled_from(["rs_then_k", "k_then_rs"])),
-        "scnn.kc_rule": draw(st.sampled_from(["max_fit", "fixed"])), "scnn.kc": draw(st.integers(1, 3)),
+        "scnn.kc_rule": draw(st.sampled_from(["max_fit", "fixed"] + (["output_tile"] if dnnsim else []))), "scnn.kc": draw(st.integers(1, 3)),
         "scnn.accumulator_entries": draw(st.sampled_from([16, 64])),
         "scnn.accumulator_bits": draw(st.sampled_from([24, 32])),
         "scnn.iaram_size": draw(st.sampled_from([16, 48, 10240])),

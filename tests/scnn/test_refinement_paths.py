@@ -66,11 +66,15 @@ MECHANISMS = {"scnn", "scnn_sparse_a", "scnn_sparse_w", "dcnn", "dcnn_opt", "lin
               "k_then_rs", "max_fit", "fixed", "conv", "gemm", "A=4", "A=64", "temporal tiles", "channel chunks",
               "groups", "conflicts", "load stall", "stream stall", "barrier idle", "halo", "spill", "psums in OARAM",
               "outputs overflow the OARAM", "FIFO overflow", "gated", "stride", "batch"}
+DNNSIM_MECHANISMS = {"padded_blocks", "output_tile", "dnnsim_xor", "group_channel", "largest_region_serial",
+                     "slot_only", "ignored", "slot_only out-of-plane", "temporal tiles", "stride", "conflicts",
+                     "barrier idle", "groups", "scnn_sparse_a", "scnn_sparse_w", "dcnn"}
 
 
 def mechanisms(arch, layer, plan, c) -> set[str]:
     spec, tiling = arch.scnn, plan.tiling
-    seen = {spec.design, spec.bank_mapping, spec.weight_order, spec.kc_rule, layer.kind, f"A={spec.accumulator_banks}"}
+    seen = {spec.design, spec.bank_mapping, spec.weight_order, spec.kc_rule, layer.kind, f"A={spec.accumulator_banks}",
+            spec.partition, spec.barrier, spec.halo_charge, spec.out_of_plane, spec.dram}
     for name, hit in (("temporal tiles", tiling.temporal_tiles > 1), ("channel chunks", tiling.channel_chunks > 1),
                       ("groups", tiling.out_groups > 1), ("conflicts", c.bank_conflict_cycles > 0),
                       ("load stall", c.input_load_stall_cycles > 0), ("stream stall", c.dram_stream_stall_cycles > 0),
@@ -78,7 +82,8 @@ def mechanisms(arch, layer, plan, c) -> set[str]:
                       ("spill", c.spilled_partial_sums > 0), ("psums in OARAM", c.psum_oaram_words > 0),
                       ("outputs overflow the OARAM", tiling.passes == 1 and c.dram_write_bits > 0),
                       ("FIFO overflow", c.weight_fifo_overflow_blocks > 0), ("gated", c.multiplier_ops < c.products),
-                      ("stride", getattr(layer, "stride_h", 1) > 1), ("batch", getattr(layer, "batch", 1) > 1)):
+                      ("stride", getattr(layer, "stride_h", 1) > 1), ("batch", getattr(layer, "batch", 1) > 1),
+                      ("slot_only out-of-plane", c.crossbar_transfers < c.products and not plan.dcnn)):
         if hit:
             seen.add(name)
     return seen
@@ -99,8 +104,24 @@ def test_fast_equals_reference_on_generated_layers():
     assert seen >= MECHANISMS, MECHANISMS - seen
 
 
+def test_fast_equals_reference_with_dnnsims_rules():
+    """DNNsim's rules (partition, Kc, XOR bank hash, barrier, halo charge, out-of-plane products,
+    DRAM) drawn against every other switch: every counter agrees."""
+    seen: set[str] = set()
+
+    @settings(derandomize=True, max_examples=70, deadline=None, database=None, phases=NO_SHRINK)
+    @given(generated_case(dnnsim=True))
+    def check(case):
+        counted = agree(*case)
+        if counted is not None:
+            seen.update(mechanisms(*case, *counted))
+
+    check()
+    assert seen >= DNNSIM_MECHANISMS, DNNSIM_MECHANISMS - seen
+
+
 @settings(derandomize=True, max_examples=40, deadline=None, database=None, phases=NO_SHRINK)
-@given(generated_case())
+@given(generated_case(dnnsim=True))
 def test_conservation_laws(case):
     arch, layer = case
     try:
@@ -118,7 +139,7 @@ def test_conservation_laws(case):
     assert result.compute_cycles >= c.group_cycles
     outputs = view.batch * view.groups * view.out_channels * view.out_h * view.out_w
     assert c.ppu_outputs == outputs                     # every output drained once, by its owner
-    if not plan.traits.compress_dram:   # DCNN-opt moves compressed bits in the time of dense ones
+    if not plan.traits.compress_dram and spec.dram == "modelled":   # DCNN-opt moves compressed bits in the time of dense ones
         dram_bytes = result.dram_read_bytes + result.dram_write_bytes
         assert result.cycles >= dram_bytes / spec.dram_bandwidth - 2 * tiling.passes
     weight_bits = sum(SCNNZeroRun.from_dense(plan.weights[g, k0:k0 + tiling.kc, ch]).storage(arch.word_bits).total_bits
@@ -131,7 +152,8 @@ def test_conservation_laws(case):
     if plan.dcnn:
         assert c.products == layer.macs and c.crossbar_transfers == 0 and c.accumulator_writes == outputs
     else:
-        assert c.crossbar_transfers == c.accumulator_adds == c.accumulator_reads == c.products
+        banked = c.macs_issued if spec.out_of_plane == "slot_only" else c.products   # DNNsim: out-of-plane: no bank
+        assert c.crossbar_transfers == c.accumulator_adds == c.accumulator_reads == banked
         assert c.weight_fifo_reads == c.steps
     if tiling.passes == 1:
         assert c.input_load_stall_cycles == 0 and sum(c.iaram_write_bits) == 0

@@ -45,7 +45,7 @@ def fast(plan: Plan, max_cycles: int | None = None) -> SCNNCounters:
         for b in range(view.batch):
             work = dense_work(plan, geometry) if plan.dcnn else cartesian_work(plan, b, g, weights)
             moved = pass_traffic(plan, b, g, geometry, psums)
-            per_pass = work.busy if work.busy_segments is None else work.busy_segments
+            per_pass = work.busy_segments if spec.barrier == "group_channel" else work.busy
             timings += [pass_timing(per_pass[t * n_chunks + chunk], drains[t],
                                     int(moved.load_cycles[t, chunk]) if timed_dram else 0,
                                     int(moved.stream_cycles[t, chunk]) if timed_dram else 0, 1 if serial else 2)
