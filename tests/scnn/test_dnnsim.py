@@ -49,3 +49,15 @@ def test_a_dnnsim_rule_outside_its_set_is_one_line_and_exit_2(field, value):
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and f"scnn.{field}" in lines[0] and "expected one of" in lines[0], proc.stderr
+
+
+def test_study_rows_are_dnnsims_cycles():
+    from accel_sim.studies.registry import all_studies
+    from accel_sim.studies.scnn_dnnsim import scnn_dnnsim_study
+    assert "scnn-dnnsim" in all_studies()
+    out = scnn_dnnsim_study(layers=("inception_4a-5x5", "inception_5b-pool_proj"))
+    assert list(out.results.layer) == ["inception_4a-5x5", "inception_5b-pool_proj"]
+    cycles = [c for c in out.comparisons if c.unit == "cycles"]
+    assert [c.published for c in cycles] == [7573.0, 13397.0]
+    assert all(c.within_tolerance and c.relative_error == 0 for c in out.comparisons)
+    assert "| googlenet | inception_4a-5x5 | 7573 | 7573 | +0.000% |" in out.readme
