@@ -5,8 +5,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from accel_sim.eie import model
-from accel_sim.studies.eie_common import EIE_PAPER, WORKLOAD, benchmark_layers, eie_arch, run_plan
+from accel_sim.eie.family import FAMILY
+from accel_sim.eie.plan import retime
+from accel_sim.simulate import simulate_layer
+from accel_sim.studies.eie_common import EIE_PAPER, WORKLOAD, benchmark_layers, eie_arch
 from accel_sim.studies.registry import Comparison, StudyOutput, study
 
 COLUMNS = ("layer", "cycles", "time_us", "ideal_time_us", "load_efficiency", "padding_fraction", "energy_pj")
@@ -23,11 +25,10 @@ def benchmark_frames(layers: tuple[str, ...] | None = None,
     arch = eie_arch()
     rows, energy_rows = [], []
     for layer in benchmark_layers(layers, workload):
-        plan = model.plan_layer(arch, layer)
-        run = run_plan(arch, plan)
+        run = simulate_layer(arch, layer)
         r = run.result
-        empty_arch, empty_plan = model.replan(arch, plan, empty_column_costs_cycle=not arch.eie.empty_column_costs_cycle)
-        other_rule_cycles = model.fast_counts(empty_plan).cycles
+        other_rule = retime(FAMILY.plan(arch, layer), "empty_column_costs_cycle", not arch.eie.empty_column_costs_cycle)
+        other_rule_cycles = FAMILY.fast(other_rule).compute_cycles
         rows.append({
             "layer": layer.name, "cycles": r.cycles, "time_us": r.cycles / arch.clock * 1e6,
             "ideal_time_us": r.metrics["ideal_cycles"] / arch.clock * 1e6,
@@ -85,7 +86,7 @@ def eie_benchmarks(layers: tuple[str, ...] | None = None, workload: str = WORKLO
 Each of the nine EIE benchmark layers (`workloads/eie_benchmarks.yaml`: shapes and densities of the
 paper's table, uniform-random sparsity, seed 0) on `arch_configs/eie.yaml` (64 PEs, 800 MHz, FIFO
 depth 8, 64-bit sparse-matrix SRAM), one input vector each, with the fast path of
-`accel_sim.eie.model` (cycle-exact against the per-cycle reference).
+`accel_sim.eie` (cycle-exact against its discrete-event reference).
 
 - `cycles`, `time_us`: the simulated time; `ideal_time_us`: ceil(non-zero weights in the broadcast
   columns / 64) cycles, i.e. perfect load balance and no padding entries.

@@ -4,7 +4,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from accel_sim.studies.eie_common import EIE_PAPER, sweep_runs
+from accel_sim.studies.eie_common import EIE_PAPER, timing_sweep
 from accel_sim.studies.registry import Comparison, StudyOutput, study
 
 DEPTHS = tuple(2**i for i in range(9))  # 1..256, the paper's sweep (brief)
@@ -13,10 +13,10 @@ DEPTHS = tuple(2**i for i in range(9))  # 1..256, the paper's sweep (brief)
 def fifo_depth_frame(layers: tuple[str, ...] | None = None, depths: tuple[int, ...] = DEPTHS) -> pd.DataFrame:
     """One row per (layer, depth): cycles, load efficiency, FIFO-full stalls. The encoding is
     planned once per layer; only the timing is re-run per depth."""
-    rows = [{"layer": layer.name, "fifo_depth": depth, "cycles": run.result.compute_cycles,
-             "load_efficiency": run.result.metrics["load_efficiency"],
-             "stall_fifo_full_cycles": int(run.result.metrics["stall_fifo_full_cycles"])}
-            for layer, depth, run in sweep_runs("fifo_depth", depths, layers)]
+    rows = [{"layer": layer.name, "fifo_depth": depth, "cycles": result.compute_cycles,
+             "load_efficiency": result.metrics["load_efficiency"],
+             "stall_fifo_full_cycles": int(result.metrics["stall_fifo_full_cycles"])}
+            for layer, depth, result in timing_sweep("fifo_depth", depths, layers)]
     return pd.DataFrame(rows)
 
 

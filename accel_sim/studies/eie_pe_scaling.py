@@ -4,8 +4,8 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from accel_sim.eie import model
-from accel_sim.studies.eie_common import EIE_PAPER, benchmark_layers, eie_arch, run_plan
+from accel_sim.eie.family import FAMILY
+from accel_sim.studies.eie_common import EIE_PAPER, benchmark_layers, eie_arch
 from accel_sim.studies.registry import Comparison, StudyOutput, study
 
 PE_COUNTS = tuple(2**i for i in range(9))  # 1..256 (brief)
@@ -17,8 +17,7 @@ def pe_scaling_frame(layers: tuple[str, ...] | None = None, pe_counts: tuple[int
     rows = []
     for layer in benchmark_layers(layers):
         for n_pes in pe_counts:
-            arch = eie_arch(n_pes=n_pes)
-            r = run_plan(arch, model.plan_layer(arch, layer)).result
+            r = FAMILY.layer_result(eie_arch(n_pes=n_pes), layer)
             rows.append({"layer": layer.name, "n_pes": n_pes, "cycles": r.compute_cycles,
                          "padding_fraction": r.metrics["padding_fraction"],
                          "load_efficiency": r.metrics["load_efficiency"],

@@ -4,7 +4,8 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from accel_sim.studies.eie_common import EIE_PAPER, sweep_runs
+from accel_sim.simulate import simulate_layer
+from accel_sim.studies.eie_common import EIE_PAPER, benchmark_layers, eie_arch
 from accel_sim.studies.registry import Comparison, StudyOutput, study
 
 WIDTHS = (8, 16, 32, 64, 128, 256, 512)  # bits: 1..64 entries of 8 bits per read
@@ -12,9 +13,13 @@ WIDTHS = (8, 16, 32, 64, 128, 256, 512)  # bits: 1..64 entries of 8 bits per rea
 
 def sram_width_frame(layers: tuple[str, ...] | None = None, widths: tuple[int, ...] = WIDTHS) -> pd.DataFrame:
     """One row per (layer, width): reads, read energy (pJ) of the sparse-matrix SRAM."""
-    rows = [{"layer": layer.name, "width_bits": width, "spmat_reads": int(run.result.metrics["spmat_reads"]),
-             "read_energy_pj": run.energy.by_component_pj["spmat_read"]}
-            for layer, width, run in sweep_runs("spmat_sram_width", widths, layers)]
+    archs = {width: eie_arch(spmat_sram_width=width) for width in widths}
+    rows = []
+    for layer in benchmark_layers(layers):
+        for width, arch in archs.items():
+            run = simulate_layer(arch, layer)
+            rows.append({"layer": layer.name, "width_bits": width, "spmat_reads": int(run.result.metrics["spmat_reads"]),
+                         "read_energy_pj": run.energy.by_component_pj["spmat_read"]})
     return pd.DataFrame(rows)
 
 
