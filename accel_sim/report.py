@@ -44,11 +44,7 @@ def write_report(run: RunResult, out_dir: Path, figure: bool = True) -> dict[str
         "layers": [spec_to_dict(layer) for layer in run.network.layers]}}
     _atomic_write_text(paths["config"], yaml.safe_dump(resolved, sort_keys=False))
     if figure:
-        import matplotlib.pyplot as plt
-
-        from accel_sim.plot import layer_overview
+        from accel_sim.plot import layer_overview, save_figure
         fig = layer_overview(run.layers_frame(), f"{run.network.name} on {run.arch.name}")
-        paths["figure"] = out_dir / "layers.png"
-        fig.savefig(paths["figure"], dpi=110)
-        plt.close(fig)
+        paths["figure"] = save_figure(fig, out_dir / "layers.png")
     return paths

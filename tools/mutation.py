@@ -9,8 +9,8 @@ those tests fail (or time out); it *survives* when they pass.
 Mutations (each a classic one-line bug): ``+`` <-> ``-``, ``*`` <-> ``/``, ``//`` -> ``/``,
 ``%`` -> ``//``, ``<`` <-> ``<=``, ``>`` <-> ``>=``, ``==`` <-> ``!=``, ``and`` <-> ``or``,
 ``max`` <-> ``min``, an integer constant ``n`` -> ``n + 1``, ``True`` <-> ``False``, ``not x`` -> ``x``
-and ``-x`` -> ``x``. Code inside ``raise`` and ``assert`` statements, docstrings and type
-annotations is not mutated (a mutant of an error message proves nothing).
+and ``-x`` -> ``x``. Code inside ``raise`` and ``assert`` statements, docstrings, decorators and
+type annotations is not mutated (a mutant of an error message proves nothing).
 
 Each mutant runs in a scratch copy of the repository (``accel_sim/`` and ``tests/``), so the
 working tree is never touched. Equivalent mutants (that no test can kill because they do not
@@ -79,6 +79,9 @@ def _protected(tree: ast.AST) -> set[int]:
             mark(node.annotation)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             mark(node.returns)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for decorator in node.decorator_list:  # @dataclass(frozen=True): not behaviour
+                mark(decorator)
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
             first = node.body[0]
             if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):

@@ -1,2 +1,2 @@
-"""Cnvlutin activation skipping and its DaDianNao-like dense baseline. The model lives in
-:mod:`accel_sim.cnvlutin.model`."""
+"""Cnvlutin activation skipping and its DaDianNao-like dense baseline (family ``cnvlutin``):
+``plan`` -> ``fast`` / ``reference`` -> ``accounting``, listed in :mod:`.family`."""

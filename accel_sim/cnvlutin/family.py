@@ -1,26 +1,12 @@
-"""TRANSITIONAL adapter: the cnvlutin model behind the family contract until it is split into
-plan / fast / reference / accounting (issue 14). Not a contract implementation."""
-from __future__ import annotations
+"""Cnvlutin (Albericio et al., ISCA 2016) and its DaDianNao-like dense baseline behind the family contract.
 
-from dataclasses import dataclass
+``cnvlutin.zero_skipping`` switches between the two on the same machine (``units`` x
+``neuron_lanes`` x ``filters_per_unit`` multipliers).
+"""
+from accel_sim.cnvlutin.accounting import account
+from accel_sim.cnvlutin.fast import fast
+from accel_sim.cnvlutin.plan import plan
+from accel_sim.cnvlutin.reference import reference
+from accel_sim.family.contract import Family
 
-from accel_sim.cnvlutin import model
-from accel_sim.family.contract import Counters, Family
-from accel_sim.results.layer_result import LayerResult
-
-
-@dataclass(frozen=True)
-class _WholeResult(Counters):
-    result: LayerResult
-
-
-def _count(reference: bool):
-    def count(plan, max_cycles):
-        arch, layer = plan
-        run = model.simulate_layer_reference if reference else model.simulate_layer
-        return _WholeResult(run(arch, layer))
-    return count
-
-
-FAMILY = Family(name="cnvlutin", plan=lambda arch, layer: (arch, layer), fast=_count(False), reference=_count(True),
-                account=lambda plan, counters: counters.result)
+FAMILY = Family(name="cnvlutin", plan=plan, fast=fast, reference=reference, account=account)

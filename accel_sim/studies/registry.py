@@ -1,9 +1,11 @@
 """Reproducible studies: ``accel-sim reproduce STUDY --out DIR``.
 
 A study is a function from nothing to a :class:`StudyOutput` (a results table, one
-figure, a README text saying how it was set up, and the published values it can be
-compared with). Studies register themselves with :func:`study`; ``reproduce all``
-writes each into its own folder and a gallery README linking them.
+figure, a README text saying how it was set up, and one :class:`Comparison` row per
+published figure it reproduces). Studies register themselves with :func:`study`;
+``reproduce all`` writes each into its own folder (``results.csv``, ``comparison.csv``,
+``figure.png``, ``README.md``) and a gallery README that collects every comparison into one
+table.
 """
 from __future__ import annotations
 
@@ -14,18 +16,76 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import math
+
 import pandas as pd
 from matplotlib.figure import Figure
+
+from accel_sim.plot import save_figure
+
+COMPARISON_COLUMNS = ("quantity", "unit", "published", "simulated", "relative_error", "tolerance", "source")
 
 
 @dataclass(frozen=True)
 class Comparison:
-    """One published number next to the simulated one."""
+    """One published number next to the simulated one.
+
+    ``published`` is None where the source states a trend but no number (the claim is then
+    part of ``quantity``); ``tolerance`` is the bar on ``|relative_error|`` an issue set for
+    this figure, None where none was set.
+    """
 
     quantity: str
-    published: str
-    simulated: str
+    unit: str
+    published: float | None
+    simulated: float
     source: str
+    tolerance: float | None = None
+
+    @property
+    def relative_error(self) -> float | None:
+        """(simulated - published) / published; None without a published number (or at 0)."""
+        if self.published is None or self.published == 0 or math.isnan(self.simulated):
+            return None
+        return (self.simulated - self.published) / self.published
+
+    @property
+    def within_tolerance(self) -> bool | None:
+        error = self.relative_error
+        return None if self.tolerance is None or error is None else abs(error) <= self.tolerance
+
+
+def comparison_frame(comparisons: tuple[Comparison, ...], study_name: str | None = None) -> pd.DataFrame:
+    """The ``comparison.csv`` table (with a leading ``study`` column when ``study_name`` is given)."""
+    rows = [{"quantity": c.quantity, "unit": c.unit, "published": c.published, "simulated": c.simulated,
+             "relative_error": c.relative_error, "tolerance": c.tolerance, "source": c.source} for c in comparisons]
+    frame = pd.DataFrame(rows, columns=list(COMPARISON_COLUMNS))
+    if study_name is not None:
+        frame.insert(0, "study", study_name)
+    return frame
+
+
+def _cell(value: float | None, percent: bool = False) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if percent:
+        return f"{100 * value:+.1f} %"
+    return f"{value:.4g}"
+
+
+def comparison_markdown(comparisons: tuple[Comparison, ...], studies: tuple[str, ...] | None = None) -> list[str]:
+    """A markdown table of comparisons; with ``studies`` (one name per row) a leading study column links
+    each row to its study's README."""
+    lead = "| study " if studies else ""
+    lines = [lead + "| quantity | unit | published | simulated | relative error | tolerance | source |",
+             ("|---" if studies else "") + "|---|---|---|---|---|---|---|"]
+    for i, c in enumerate(comparisons):
+        tolerance = "" if c.tolerance is None else f"{100 * c.tolerance:.0f} %" + (
+            "" if c.within_tolerance is None else (" (met)" if c.within_tolerance else " (NOT met)"))
+        study_cell = f"| [{studies[i]}]({studies[i]}/README.md) " if studies else ""
+        lines.append(f"{study_cell}| {c.quantity} | {c.unit} | {_cell(c.published)} | {_cell(c.simulated)} | "
+                     f"{_cell(c.relative_error, percent=True)} | {tolerance} | {c.source} |")
+    return lines
 
 
 @dataclass(frozen=True)
@@ -66,17 +126,15 @@ def all_studies() -> dict[str, Study]:
 
 
 def write_study(s: Study, out_dir: Path) -> StudyOutput:
-    import matplotlib.pyplot as plt
     out_dir.mkdir(parents=True, exist_ok=True)
     output = s.run()
     output.results.to_csv(out_dir / "results.csv", index=False)
-    output.figure.savefig(out_dir / "figure.png", dpi=110)
-    plt.close(output.figure)
-    lines = [f"# {s.title}", "", output.readme.strip(), "", "Files: `results.csv`, `figure.png`.", ""]
+    comparison_frame(output.comparisons).to_csv(out_dir / "comparison.csv", index=False)
+    save_figure(output.figure, out_dir / "figure.png")
+    lines = [f"# {s.title}", "", output.readme.strip(), "",
+             "Files: `results.csv`, `comparison.csv` (published vs simulated), `figure.png`.", ""]
     if output.comparisons:
-        lines += ["## Published vs simulated", "", "| quantity | published | simulated | source |", "|---|---|---|---|"]
-        lines += [f"| {c.quantity} | {c.published} | {c.simulated} | {c.source} |" for c in output.comparisons]
-        lines.append("")
+        lines += ["## Published vs simulated", ""] + comparison_markdown(output.comparisons) + [""]
     lines.append(f"Regenerate: `accel-sim reproduce {s.name} --out {out_dir}`")
     (out_dir / "README.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return output
@@ -106,15 +164,18 @@ def reproduce_all(out_dir: Path, names: tuple[str, ...] | None = None) -> Galler
             failures[name] = f"{type(error).__name__}: {error}"
     lines = ["# Reports gallery", "", "Every registered study, regenerated by `accel-sim reproduce all --out "
              f"{out_dir}`.", ""]
+    rows = [(name, c) for name, output in outputs.items() for c in output.comparisons]
+    if rows:
+        lines += ["## Published vs simulated, every study", "",
+                  "One row per published figure a study reproduces (each study's `comparison.csv`; all of them "
+                  "in `comparison.csv` here). Relative error = (simulated - published) / published.", ""]
+        lines += comparison_markdown(tuple(c for _, c in rows), tuple(name for name, _ in rows)) + [""]
+        pd.concat([comparison_frame(o.comparisons, n) for n, o in outputs.items()]).to_csv(
+            out_dir / "comparison.csv", index=False)
     for name, s in chosen.items():
         if name in failures:
             lines += [f"## {s.title}: FAILED", "", f"`{failures[name]}` (traceback in `{name}/error.txt`)", ""]
             continue
         lines += [f"## [{s.title}]({name}/README.md)", "", f"![{name}]({name}/figure.png)", ""]
-        comparisons = outputs[name].comparisons
-        if comparisons:
-            lines += ["| quantity | published | simulated |", "|---|---|---|"]
-            lines += [f"| {c.quantity} | {c.published} | {c.simulated} |" for c in comparisons]
-            lines.append("")
     (out_dir / "README.md").write_text("\n".join(lines), encoding="utf-8")
     return Gallery(outputs, failures)

@@ -10,10 +10,10 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-import matplotlib.pyplot as plt
 import pandas as pd
 
 from accel_sim.config.loader import REPO_ROOT, load_arch
+from accel_sim.plot.studies.scalesim_validation import cycles_against_scalesim
 from accel_sim.simulate import simulate
 from accel_sim.studies.registry import Comparison, StudyOutput, study
 from accel_sim.workload.loader import load_workload
@@ -49,28 +49,18 @@ def scalesim_validation() -> StudyOutput:
     stalled = frame["scalesim_stall_cycles"] > 0
     frame["stall_error"] = (frame["stall_cycles"] / frame["scalesim_stall_cycles"].where(stalled) - 1)
     calc, user = frame[frame.bandwidth_mode == "calc"], frame[frame.bandwidth_mode == "user"]
-    fig, ax = plt.subplots(figsize=(6, 5))
-    for mode, part in (("CALC (ideal DRAM)", calc), ("USER (fixed DRAM bandwidth)", user)):
-        ax.loglog(part["scalesim_cycles"], part["cycles"], "o", label=mode, alpha=0.7)
-    lo, hi = frame["scalesim_cycles"].min(), frame["scalesim_cycles"].max()
-    ax.plot([lo, hi], [lo, hi], "k--", lw=0.8, label="equal")
-    ax.set_xlabel("SCALE-Sim total cycles")
-    ax.set_ylabel("accel_sim cycles")
-    ax.legend()
-    fig.tight_layout()
+    source = "SCALE-Sim 3.0.0 COMPUTE_REPORT.csv (tests/data/scalesim/)"
+    comparisons = [Comparison(f"{row.case} {row.layer}: total cycles ({row.bandwidth_mode.upper()})", "cycles",
+                              float(row.scalesim_cycles), float(row.cycles), source, tolerance=0.0)
+                   for row in frame.itertuples()]
+    comparisons += [Comparison(f"{row.case} {row.layer}: stall cycles ({row.bandwidth_mode.upper()})", "cycles",
+                               float(row.scalesim_stall_cycles), float(row.stall_cycles), source, tolerance=0.0)
+                    for row in frame[stalled].itertuples()]
     exact = int((calc["cycles"] == calc["scalesim_cycles"]).sum())
     worst_stall = float(user["stall_error"].abs().max()) if len(user) else 0.0
-    golden = frame[frame.case == "golden_ws"]
-    comparisons = [Comparison("CALC layers with identical total cycles", f"{len(calc)} of {len(calc)}",
-                              f"{exact} of {len(calc)}", "SCALE-Sim 3.0.0 COMPUTE_REPORT.csv")]
-    if len(golden):
-        g = golden.iloc[0]
-        comparisons.append(Comparison("golden_ws stall cycles", f"{g.scalesim_stall_cycles:,}",
-                                      f"{g.stall_cycles:,} ({100 * g.stall_error:+.2f} %)", "SCALE-Sim 3.0.0"))
-    comparisons.append(Comparison("worst USER-mode stall error over all cases", "0 %", f"{100 * worst_stall:.2f} %",
-                                  "SCALE-Sim 3.0.0"))
     readme = (f"Every case in `tests/data/scalesim/` (SCALE-Sim 3.0.0 outputs; see the README there), run from "
-              f"its own `.cfg` and topology `.csv` as a SCALE-Sim user would. {len(calc)} CALC-bandwidth layers, "
-              f"{len(user)} USER-bandwidth layers. `cycles` is compared with SCALE-Sim's 'Total Cycles' column, "
-              f"`stall_cycles` with 'Stall Cycles'.")
-    return StudyOutput(frame, fig, readme, tuple(comparisons))
+              f"its own `.cfg` and topology `.csv` as a SCALE-Sim user would. {len(calc)} CALC-bandwidth layers "
+              f"({exact} with identical total cycles), {len(user)} USER-bandwidth layers (worst stall-cycle error "
+              f"{100 * worst_stall:.2f} %). `cycles` is compared with SCALE-Sim's 'Total Cycles' column, "
+              f"`stall_cycles` with 'Stall Cycles'; `comparison.csv` has one row per layer and quantity.")
+    return StudyOutput(frame, cycles_against_scalesim(frame), readme, tuple(comparisons))

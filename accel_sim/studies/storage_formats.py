@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import dataclasses
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
 from accel_sim.compress.formats import FORMATS
-from accel_sim.compress.layer_storage import STORAGE_PARTS, stored_matrix
+from accel_sim.plot.studies.storage_formats import bits_per_element
+from accel_sim.storage.layer_storage import STORAGE_PARTS, stored_matrix
 from accel_sim.studies.registry import Comparison, StudyOutput, study
 from accel_sim.workload.loader import load_workload
 
@@ -82,36 +82,6 @@ def break_even_density(frame: pd.DataFrame, label: str, bits: int) -> float:
     return float(wins.density.max()) if len(wins) else 0.0
 
 
-def _figure(frame: pd.DataFrame) -> plt.Figure:
-    """Top row: stored bits per dense element; bottom row: per non-zero (log scale), one column per width."""
-    widths = sorted(frame.value_bits.unique())
-    fig, axes = plt.subplots(2, len(widths), figsize=(5 * len(widths), 8.5), squeeze=False)
-    for column, bits in enumerate(widths):
-        part = frame[frame.value_bits == bits]
-        labels = list(part.format.unique())
-        colours = plt.cm.tab20(np.linspace(0, 1, max(len(labels), 2)))
-        for row, (metric, ylabel) in enumerate((("bits_per_element", "stored bits per dense element"),
-                                                ("bits_per_nonzero", "stored bits per non-zero"))):
-            ax = axes[row][column]
-            for colour, (label, line) in zip(colours, part.groupby("format", sort=False)):
-                ax.plot(line.density, line[metric], marker=".", label=label,
-                        lw=2.2 if label == "dense" else 1.0, color="k" if label == "dense" else colour,
-                        ls="--" if "8-bit index" in label else "-")
-            ax.set_xlabel("weight density")
-            ax.set_ylabel(ylabel)
-            ax.grid(alpha=0.3)
-            if row == 0:
-                ax.set_title(f"{bits}-bit values")
-                ax.set_ylim(0, 2.2 * bits)
-            else:
-                ax.set_yscale("log")
-    axes[0][-1].legend(fontsize=7, loc="upper left")
-    network, layer = frame.network.iloc[0], frame.layer.iloc[0]
-    fig.suptitle(f"Storage of {network} {layer} weights in every format (unstructured magnitude pruning)")
-    fig.tight_layout()
-    return fig
-
-
 def _break_even_text(frame: pd.DataFrame) -> str:
     widths = sorted(frame.value_bits.unique())
     lines = ["| format | " + " | ".join(f"{b}-bit values" for b in widths) + " |", "|---|" + "---|" * len(widths)]
@@ -138,14 +108,9 @@ def storage_formats(layer_ref: tuple[str, str] = DEFAULT_LAYER, densities: tuple
     if 8 in value_bits and 0.5 in densities:
         csr = frame[(frame.format == "csr") & (frame.value_bits == 8) & (frame.density == 0.5)].iloc[0]
         comparisons.append(Comparison(
-            "CSR, 8-bit values, 50 % density: size vs dense", "no gain (indices cancel the saving)",
-            f"{1 / csr.ratio_vs_dense:.2f}x the dense size ({csr.bits_per_element:.2f} bits / element)",
+            "CSR, 8-bit values, 50 % density: stored size / dense size (published: no gain, the indices cancel "
+            "the saving)", "x", 1.0, float(1 / csr.ratio_vs_dense),
             "lowprec_compression_energy.md (Deep Compression, Han et al. ICLR 2016)"))
-    for bits in value_bits:
-        if "csr" in set(frame.format):
-            comparisons.append(Comparison(
-                f"CSR break-even density, {bits}-bit values", "not published (derived: index overhead)",
-                f"<= {break_even_density(frame, 'csr', bits):g} (highest swept density below dense)", "this study"))
     widths = ", ".join(str(b) for b in value_bits)
     readme = f"""
 Layer: {layer_ref[0]} {layer_ref[1]} from `workloads/{layer_ref[0]}.yaml`, weights from `layer_operands`
@@ -176,4 +141,4 @@ Gaps: the weights are synthetic (pruned Gaussian), not trained weights; the posi
 non-zeros is uniform-like, which is what unstructured magnitude pruning of a Gaussian gives.
 Trained layers with clustered non-zeros would favour BSR / CSB more than this.
 """
-    return StudyOutput(results=frame, figure=_figure(frame), readme=readme, comparisons=tuple(comparisons))
+    return StudyOutput(results=frame, figure=bits_per_element(frame), readme=readme, comparisons=tuple(comparisons))

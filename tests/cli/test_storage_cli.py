@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 from accel_sim.cli import main
-from accel_sim.compress.layer_storage import StorageOptions, storage_table
+from accel_sim.storage.layer_storage import StorageOptions, storage_table
 from accel_sim.workload.loader import load_workload
 
 TINY = """name: tiny

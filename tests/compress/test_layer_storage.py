@@ -1,4 +1,4 @@
-"""Per-layer storage tables (``accel_sim.compress.layer_storage``): bits equal independent
+"""Per-layer storage tables (``accel_sim.storage.layer_storage``): bits equal independent
 counts, widths come from the options or the workload, Huffman sizes sit above the entropy
 bound, and misuse gives InputErrors."""
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 
 from accel_sim.compress.formats import FORMATS
 from accel_sim.compress.huffman import huffman_coded_size, huffman_encode
-from accel_sim.compress.layer_storage import (
+from accel_sim.storage.layer_storage import (
     DEFAULT_VALUE_BITS,
     StorageOptions,
     encode_layer,

@@ -81,7 +81,7 @@ def test_import_round_trips_shapes_and_weights(model_file, tmp_path):
 
 
 def test_import_is_deterministic_and_runs_on_the_storage_table(model_file, tmp_path):
-    from accel_sim.compress.layer_storage import StorageOptions, storage_table
+    from accel_sim.storage.layer_storage import StorageOptions, storage_table
     a = import_onnx(model_file, tmp_path / "a", input_shapes={None: (1, 3, 8, 8)})
     b = import_onnx(model_file, tmp_path / "b", input_shapes={None: (1, 3, 8, 8)})
     assert a.workload.read_text() == b.workload.read_text()

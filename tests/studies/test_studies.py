@@ -24,6 +24,11 @@ def test_scalesim_validation_study_is_exact_in_calc_mode(tmp_path):
     assert (stalled.stall_error.abs() < 0.05).all()
     assert (user[user.scalesim_stall_cycles == 0].stall_cycles == 0).all()
     assert "Published vs simulated" in (out / "README.md").read_text()
+    comparison = pd.read_csv(out / "comparison.csv")
+    assert list(comparison.columns) == ["quantity", "unit", "published", "simulated", "relative_error", "tolerance",
+                                        "source"]
+    totals = comparison[comparison.quantity.str.endswith("total cycles (CALC)")]
+    assert len(totals) == len(calc) and (totals.relative_error == 0).all() and (totals.tolerance == 0).all()
 
 
 def test_reproduce_all_writes_gallery(tmp_path):
@@ -32,10 +37,24 @@ def test_reproduce_all_writes_gallery(tmp_path):
     gallery = (tmp_path / "README.md").read_text()
     for name in names:
         assert f"({name}/README.md)" in gallery and (tmp_path / name / "figure.png").exists()
+    collected = pd.read_csv(tmp_path / "comparison.csv")
+    assert set(collected.study) == set(names)
+    assert len(collected) == len(pd.read_csv(tmp_path / names[0] / "comparison.csv"))
+    assert "## Published vs simulated, every study" in gallery
+
+
+def test_comparison_relative_error_and_tolerance():
+    row = Comparison("speed-up", "x", 2.0, 2.3, "paper", tolerance=0.2)
+    assert abs(row.relative_error - 0.15) < 1e-12 and row.within_tolerance is True
+    assert Comparison("speed-up", "x", 2.0, 2.5, "paper", tolerance=0.2).within_tolerance is False
+    trend = Comparison("falls as PEs grow", "fraction", None, 0.3, "paper")
+    assert trend.relative_error is None and trend.within_tolerance is None
+    table = registry.comparison_markdown((row, trend))
+    assert "+15.0 %" in table[2] and "20 % (met)" in table[2] and "| 0.3 |" in table[3]
 
 
 def _tiny_study() -> StudyOutput:
-    return StudyOutput(pd.DataFrame({"x": [1]}), plt.figure(), "tiny", (Comparison("q", "1", "1", "me"),))
+    return StudyOutput(pd.DataFrame({"x": [1]}), plt.figure(), "tiny", (Comparison("q", "x", 1.0, 1.0, "me"),))
 
 
 def _broken_study() -> StudyOutput:

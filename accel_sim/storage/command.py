@@ -31,7 +31,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_storage(args: argparse.Namespace) -> int:
-    from accel_sim.compress.layer_storage import StorageOptions, storage_table
+    from accel_sim.storage.layer_storage import StorageOptions, storage_table
     from accel_sim.workload.loader import load_workload
 
     if args.out is not None and Path(args.out).suffix.lower() != ".csv":

@@ -1,0 +1,1 @@
+"""``skipper``: the minimal example family of ``docs/adding_a_model.md`` (a tested walkthrough)."""
