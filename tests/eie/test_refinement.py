@@ -9,6 +9,8 @@ and both against examples worked out by hand.
     bug in the shared plan, which both paths would agree on).
 (c) accounting of a hand example checked action by action, byte by byte; the storage fit checks
     at their exact boundaries.
+
+The hand examples come first: they fail fastest (the mutation tool stops at the first failure).
 """
 from __future__ import annotations
 
@@ -35,73 +37,6 @@ def assert_paths_agree(arch, layer):
     assert counter_differences(FAMILY.fast(plan), reference.counters) == []
     np.testing.assert_array_equal(reference.outputs, functional.outputs(plan))
     return reference.counters
-
-
-# ---------------------------------------------------------------- (a) fast == reference
-
-@pytest.mark.parametrize("seed", range(N_CASES))
-def test_fast_equals_reference_on_generated_cases(seed):
-    assert_paths_agree(*generated_case(seed))
-
-
-def test_generated_cases_exercise_every_mechanism():
-    """The cases above are not trivially easy: across them, FIFOs fill, padding entries and empty
-    slices occur, the accumulator bypass is taken and several vectors run in one layer."""
-    seen = dict.fromkeys(("fifo_full_stall_cycles", "padding_entries", "empty_slice_cycles", "accumulator_bypasses",
-                          "pe_starved_cycles"), 0)
-    multi_vector = 0
-    for seed in range(0, N_CASES, 3):
-        arch, layer = generated_case(seed)
-        counters = FAMILY.fast(FAMILY.plan(arch, layer))
-        for name in seen:
-            seen[name] += getattr(counters, name) > 0
-        multi_vector += layer.m > 1
-    assert all(count >= 5 for count in seen.values()), seen
-    assert multi_vector >= 5
-
-
-@settings(derandomize=True, max_examples=60, deadline=None)
-@given(k=st.integers(1, 40), n=st.integers(1, 60), m=st.integers(1, 3), n_pes=st.integers(1, 20),
-       fanin=st.integers(2, 5), per_level=st.integers(0, 2), depth=st.integers(1, 4),
-       density=st.sampled_from([0.05, 0.3, 0.8]), spmat_bytes=st.integers(1, 24), pointer_bytes=st.integers(1, 24),
-       pointer_bits=st.integers(1, 6), mode=st.sampled_from(["user", "calc"]), latency=st.integers(0, 3),
-       bandwidth=st.sampled_from([1, 2.5, 8]), seed=st.integers(0, 1000))
-def test_fast_equals_reference_with_dram_spill(k, n, m, n_pes, fanin, per_level, depth, density, spmat_bytes,
-                                               pointer_bytes, pointer_bits, mode, latency, bandwidth, seed):
-    arch = load_arch("eie", {
-        "eie.n_pes": n_pes, "eie.lnzd_fanin": fanin, "eie.lnzd_cycles_per_level": per_level, "eie.fifo_depth": depth,
-        "eie.spmat_sram_size": spmat_bytes, "eie.pointer_sram_size": pointer_bytes, "eie.pointer_bits": pointer_bits,
-        "eie.sram_overflow": "dram_spill", "dram.bandwidth_mode": mode, "dram.latency": latency,
-        "dram.bandwidth": bandwidth})
-    layer = GemmLayer("spill", m=m, k=k, n=n, weight_density=density, input_density=0.6,
-                      operands=OperandSource(seed=seed))
-    assert_paths_agree(arch, layer)
-
-
-def test_retimed_plan_counts_as_a_fresh_plan():
-    arch, layer = generated_case(4)
-    plan = FAMILY.plan(arch, layer)
-    for field, value in (("fifo_depth", 1), ("empty_column_costs_cycle", not arch.eie.empty_column_costs_cycle),
-                         ("spmat_sram_width", 8), ("lnzd_cycles_per_level", 3), ("lnzd_fanin", 2)):
-        fresh = FAMILY.plan(load_arch("eie", {**arch_overrides(arch), f"eie.{field}": value}), layer)
-        assert FAMILY.fast(retime(plan, field, value)) == FAMILY.fast(fresh)
-    with pytest.raises(ValueError, match="retime changes only"):
-        retime(plan, "n_pes", 2)
-
-
-def arch_overrides(arch):
-    spec = arch.eie
-    return {f"eie.{name}": getattr(spec, name) for name in ("n_pes", "fifo_depth", "index_bits", "spmat_sram_width",
-                                                            "empty_column_costs_cycle", "lnzd_cycles_per_level")}
-
-
-def test_max_cycles_guard(tmp):
-    arch, layer = example_a(tmp, depth=1)
-    plan = FAMILY.plan(arch, layer)
-    assert FAMILY.fast(plan, max_cycles=6).compute_cycles == FAMILY.reference(plan, max_cycles=6).compute_cycles == 6
-    for count in (FAMILY.fast, FAMILY.reference):
-        with pytest.raises(SimulationError):
-            count(plan, 5)
 
 
 # ---------------------------------------------------------------- (b) worked by hand
@@ -298,3 +233,70 @@ def test_storage_fit_at_its_boundaries(tmp, overrides, refused):
         with pytest.raises(InputError) as err:
             FAMILY.plan(arch, layer)
         assert [p.path for p in err.value.problems] == [refused]
+
+
+# ---------------------------------------------------------------- (a) fast == reference
+
+@pytest.mark.parametrize("seed", range(N_CASES))
+def test_fast_equals_reference_on_generated_cases(seed):
+    assert_paths_agree(*generated_case(seed))
+
+
+def test_generated_cases_exercise_every_mechanism():
+    """The cases above are not trivially easy: across them, FIFOs fill, padding entries and empty
+    slices occur, the accumulator bypass is taken and several vectors run in one layer."""
+    seen = dict.fromkeys(("fifo_full_stall_cycles", "padding_entries", "empty_slice_cycles", "accumulator_bypasses",
+                          "pe_starved_cycles"), 0)
+    multi_vector = 0
+    for seed in range(0, N_CASES, 3):
+        arch, layer = generated_case(seed)
+        counters = FAMILY.fast(FAMILY.plan(arch, layer))
+        for name in seen:
+            seen[name] += getattr(counters, name) > 0
+        multi_vector += layer.m > 1
+    assert all(count >= 5 for count in seen.values()), seen
+    assert multi_vector >= 5
+
+
+@settings(derandomize=True, max_examples=60, deadline=None)
+@given(k=st.integers(1, 40), n=st.integers(1, 60), m=st.integers(1, 3), n_pes=st.integers(1, 20),
+       fanin=st.integers(2, 5), per_level=st.integers(0, 2), depth=st.integers(1, 4),
+       density=st.sampled_from([0.05, 0.3, 0.8]), spmat_bytes=st.integers(1, 24), pointer_bytes=st.integers(1, 24),
+       pointer_bits=st.integers(1, 6), mode=st.sampled_from(["user", "calc"]), latency=st.integers(0, 3),
+       bandwidth=st.sampled_from([1, 2.5, 8]), seed=st.integers(0, 1000))
+def test_fast_equals_reference_with_dram_spill(k, n, m, n_pes, fanin, per_level, depth, density, spmat_bytes,
+                                               pointer_bytes, pointer_bits, mode, latency, bandwidth, seed):
+    arch = load_arch("eie", {
+        "eie.n_pes": n_pes, "eie.lnzd_fanin": fanin, "eie.lnzd_cycles_per_level": per_level, "eie.fifo_depth": depth,
+        "eie.spmat_sram_size": spmat_bytes, "eie.pointer_sram_size": pointer_bytes, "eie.pointer_bits": pointer_bits,
+        "eie.sram_overflow": "dram_spill", "dram.bandwidth_mode": mode, "dram.latency": latency,
+        "dram.bandwidth": bandwidth})
+    layer = GemmLayer("spill", m=m, k=k, n=n, weight_density=density, input_density=0.6,
+                      operands=OperandSource(seed=seed))
+    assert_paths_agree(arch, layer)
+
+
+def test_retimed_plan_counts_as_a_fresh_plan():
+    arch, layer = generated_case(4)
+    plan = FAMILY.plan(arch, layer)
+    for field, value in (("fifo_depth", 1), ("empty_column_costs_cycle", not arch.eie.empty_column_costs_cycle),
+                         ("spmat_sram_width", 8), ("lnzd_cycles_per_level", 3), ("lnzd_fanin", 2)):
+        fresh = FAMILY.plan(load_arch("eie", {**arch_overrides(arch), f"eie.{field}": value}), layer)
+        assert FAMILY.fast(retime(plan, field, value)) == FAMILY.fast(fresh)
+    with pytest.raises(ValueError, match="retime changes only"):
+        retime(plan, "n_pes", 2)
+
+
+def arch_overrides(arch):
+    spec = arch.eie
+    return {f"eie.{name}": getattr(spec, name) for name in ("n_pes", "fifo_depth", "index_bits", "spmat_sram_width",
+                                                            "empty_column_costs_cycle", "lnzd_cycles_per_level")}
+
+
+def test_max_cycles_guard(tmp):
+    arch, layer = example_a(tmp, depth=1)
+    plan = FAMILY.plan(arch, layer)
+    assert FAMILY.fast(plan, max_cycles=6).compute_cycles == FAMILY.reference(plan, max_cycles=6).compute_cycles == 6
+    for count in (FAMILY.fast, FAMILY.reference):
+        with pytest.raises(SimulationError):
+            count(plan, 5)
