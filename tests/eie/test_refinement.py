@@ -23,11 +23,13 @@ from accel_sim.config.loader import load_arch
 from accel_sim.eie import functional
 from accel_sim.eie.family import FAMILY
 from accel_sim.eie.plan import retime
+from accel_sim.eie.plan.slices import slice_stats
 from accel_sim.eie.reference import run
 from accel_sim.errors import InputError, SimulationError
 from accel_sim.family.contract import counter_differences
 from accel_sim.results.counts import ActionCount
 from accel_sim.workload.layer import GemmLayer, OperandSource
+from accel_sim.workload.loader import load_workload
 from tests.eie.cases import N_CASES, generated_case
 
 
@@ -167,6 +169,27 @@ def test_spill_widens_pointers(tmp):
     assert FAMILY.account(plan, counters).actions[2] == ActionCount("pointer_read", "sram", "read", 2, 3, 16 * 1024)
 
 
+def test_plan_slices_of_figure_2():
+    # PE0's slices of the brief's Fig. 2: local rows 0..3 = rows 0, 4, 8, 12 of W.
+    arch = load_arch("eie_4pe_example")
+    plan = FAMILY.plan(arch, load_workload("eie_4pe_example").layers[0])
+    pe0 = [column[:, 0].tolist() for column in (plan.slices.entries, plan.slices.nonzeros, plan.slices.first_row,
+                                               plan.slices.last_row, plan.slices.pointer)]
+    assert pe0 == [[3, 1, 2, 0, 2, 2, 1, 2],             # p_j+1 - p_j
+                   [3, 1, 2, 0, 2, 2, 1, 2],             # no zero run over 15 in 4 rows: no padding
+                   [0, 1, 0, -1, 0, 0, 0, 2],            # W0,0 W4,1 W0,2 (empty) W0,4 W0,5 W0,6 W8,7
+                   [3, 1, 3, -1, 1, 3, 0, 3],            # W12,0 W4,1 W12,2 (empty) W4,4 W12,5 W0,6 W12,7
+                   [0, 3, 4, 6, 6, 8, 10, 11]]           # the column pointer of Fig. 2
+
+
+@pytest.mark.parametrize(("max_run", "entries", "first_row"), [(15, 4, 2), (3, 7, 2), (1, 13, 1)])
+def test_plan_slices_of_figure_3(max_run, entries, first_row):
+    # Rows 2, 3, 22: a gap g > max_run costs g // (max_run + 1) padding entries, the first on row max_run.
+    stats = slice_stats(np.array(FIG3) != 0, 1, max_run)
+    assert (stats.entries.item(), stats.nonzeros.item(), stats.first_row.item(), stats.last_row.item(),
+            stats.pointer.item()) == (entries, 3, first_row, 22, 0)
+
+
 # ---------------------------------------------------------------- (c) accounting and storage fit
 
 def test_accounting_of_example_a(tmp):
@@ -215,6 +238,12 @@ def test_accounting_of_long_vectors_in_activation_sram(tmp):
     assert (counters.accumulator_bypasses, counters.spmat_reads) == (0, 66)
     arch = load_arch("eie", {"eie.n_pes": 1, "eie.activation_registers": 66})
     assert FAMILY.layer_result(arch, plan.layer).actions[8] == ActionCount("act_rw", "register_file", "read", 66, 16, 0)
+
+
+def test_an_empty_matrix_fits_1_bit_pointers(tmp):
+    arch = load_arch("eie", {"eie.n_pes": 1, "eie.sram_overflow": "error", "eie.pointer_bits": 1})
+    plan = FAMILY.plan(arch, payload_layer(tmp, "empty", np.zeros((2, 3)), [[0.75, 0.5]]))
+    assert (plan.pointer_bits, plan.spill_bytes) == (1, 0)
 
 
 @pytest.mark.parametrize(("overrides", "refused"), [

@@ -35,6 +35,8 @@ TIMING_FIELDS = frozenset({"fifo_depth", "spmat_sram_width", "empty_column_costs
 
 @dataclass(frozen=True, eq=False)
 class EIEPlan:
+    """What both paths and accounting share: the operands, their codes and the storage."""
+
     arch: ArchSpec
     spec: EIESpec
     layer: GemmLayer

@@ -34,9 +34,9 @@ from accel_sim.eie.reference.lnzd import BroadcastLog, LnzdRoot
 from accel_sim.eie.reference.pe import ProcessingElement, SliceLog
 from accel_sim.eie.reference.pointer_banks import PointerBanks
 from accel_sim.eie.reference.sparse_matrix_sram import SparseMatrixSram
-from accel_sim.errors import SimulationError
 from accel_sim.hardware.barrier import Barrier
 from accel_sim.hardware.broadcast import Broadcast
+from accel_sim.hardware.clock_guard import run_until_done
 from accel_sim.hardware.fifo import Fifo
 
 BROADCAST_LATENCY = 1  # an entry broadcast in cycle b is popped at the earliest in cycle b + 1
@@ -54,6 +54,8 @@ class VectorLog:
 
 @dataclass(frozen=True, eq=False)
 class ReferenceRun:
+    """The layer's counters, its outputs, and (recorded) what happened in each vector."""
+
     counters: EIECounters
     outputs: np.ndarray                 # (m, n) int64: the accumulators of every vector
     vectors: tuple[VectorLog, ...]      # empty unless recorded
@@ -75,15 +77,7 @@ def run(plan: EIEPlan, record: bool = False, max_cycles: int | None = None) -> R
                              ArithmeticUnit(stored.codebook, len(range(p, layer.n, n_pes))),
                              1 if spec.empty_column_costs_cycle else 0, record) for p in range(n_pes)]
     processes = [env.process(root.run(spill))] + [env.process(pe.run(spill, root, bus, vector_end)) for pe in pes]
-    done = env.all_of(processes)
-    guard = [] if max_cycles is None else [env.timeout(max_cycles + 1)]
-    try:
-        env.run(until=env.any_of([done, *guard]))
-    except RuntimeError as stuck:   # no event left before the layer ended: a deadlock
-        raise SimulationError(f"{layer.name}: the EIE reference stopped before the layer ended ({stuck})") from None
-    if not done.triggered or (max_cycles is not None and env.now > max_cycles):
-        raise SimulationError(f"{layer.name}: the EIE reference passed max_cycles={max_cycles}")
-    end = int(env.now)
+    end = run_until_done(env, env.all_of(processes), max_cycles, f"EIE {layer.name}")
     starts = [*root.vector_starts, end]
     vectors = ()
     if record:
