@@ -24,7 +24,8 @@ BITS_PER_BYTE = 8
 
 
 def _address_bits(count: int) -> int:
-    return max(1, math.ceil(math.log2(count))) if count > 1 else 1
+    """Bits that address ``count >= 1`` items (at least one)."""
+    return max(1, math.ceil(math.log2(count)))
 
 
 def account(plan: EIEPlan, counters: EIECounters) -> LayerResult:

@@ -159,6 +159,16 @@ def test_spill_bytes_and_stall(tmp, mode, latency, bandwidth, stall):
     result = FAMILY.account(plan, counters)
     assert (result.cycles, result.stall_cycles, result.dram_read_bytes) == (6 + stall, stall, 4)
     assert ActionCount("dram", "dram", "read", 4, 8) in result.actions
+    assert result.actions[:3] == (ActionCount("act_queue", "register_file", "write", 1, 16 + 1),   # 1 column: 1 bit
+                                  ActionCount("act_queue", "register_file", "read", 1, 16 + 1),
+                                  ActionCount("pointer_read", "sram", "read", 2, 16, 1))   # 3 B over 2 banks: 1 B each
+    assert result.actions[7] == ActionCount("arithmetic", "add_int", "op", 4, 5)   # 23 local rows: 5-bit address
+    assert (result.metrics["padding_fraction"], result.metrics["max_pe_entries"]) == (0.25, 4.0)
+    for count in (FAMILY.fast, FAMILY.reference):           # the max_cycles guard counts the spill's cycles
+        assert count(plan, 6 + stall).spill_stall_cycles == stall
+        if stall:
+            with pytest.raises(SimulationError):
+                count(plan, 5 + stall)
 
 
 def test_spill_widens_pointers(tmp):
@@ -180,6 +190,16 @@ def test_plan_slices_of_figure_2():
                    [0, 1, 0, -1, 0, 0, 0, 2],            # W0,0 W4,1 W0,2 (empty) W0,4 W0,5 W0,6 W8,7
                    [3, 1, 3, -1, 1, 3, 0, 3],            # W12,0 W4,1 W12,2 (empty) W4,4 W12,5 W0,6 W12,7
                    [0, 3, 4, 6, 6, 8, 10, 11]]           # the column pointer of Fig. 2
+
+
+def test_worked_example_per_pe_work():
+    # Broadcast columns 0, 2, 3, 4, 5, 7; PE0's slices there (Fig. 2's pointers) hold 3 + 2 + 0 + 2 + 2 + 2 entries.
+    arch = load_arch("eie_4pe_example")
+    plan, counters, _ = both(arch, load_workload("eie_4pe_example").layers[0])
+    assert counters.pe_entries[0] == 11
+    assert counters.pe_entries == (11, 10, 6, 14)                       # PE 3 busiest, PE 2 idles (tutorial 1)
+    result = FAMILY.account(plan, counters)
+    assert (result.cycles, result.metrics["max_pe_entries"], result.metrics["load_efficiency"]) == (16, 14.0, 41 / 64)
 
 
 @pytest.mark.parametrize(("max_run", "entries", "first_row"), [(15, 4, 2), (3, 7, 2), (1, 13, 1)])

@@ -24,6 +24,5 @@ def accumulator_bypasses(first_row: np.ndarray, last_row: np.ndarray, entries: n
     hits = np.zeros(entries.shape[1], dtype=np.int64)
     for p in range(entries.shape[1]):
         busy = np.flatnonzero(entries[:, p])
-        if busy.size > 1:
-            hits[p] = int(np.count_nonzero(first_row[busy[1:], p] == last_row[busy[:-1], p]))
+        hits[p] = np.count_nonzero(first_row[busy[1:], p] == last_row[busy[:-1], p])
     return hits
