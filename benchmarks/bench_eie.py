@@ -23,7 +23,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from accel_sim.config.loader import load_arch  # noqa: E402
-from accel_sim.eie import model  # noqa: E402
+from accel_sim.eie.family import FAMILY  # noqa: E402
+from accel_sim.eie.plan import retime  # noqa: E402
 from accel_sim.studies.eie_fifo_depth import DEPTHS  # noqa: E402
 from accel_sim.workload.loader import load_workload  # noqa: E402
 from accel_sim.workload.operands import layer_operands  # noqa: E402
@@ -49,14 +50,14 @@ def main() -> int:
             layer_operands(layer)
             generation += time.perf_counter() - start
             start = time.perf_counter()
-            plan = model.plan_layer(arch, layer)
-            result = model.layer_result(arch, plan, model.fast_counts(plan))
+            plan = FAMILY.plan(arch, layer)
+            result = FAMILY.account(plan, FAMILY.fast(plan))
             layer_s = time.perf_counter() - start
             model_s += layer_s
             start = time.perf_counter()
             for depth in DEPTHS:
-                depth_arch, depth_plan = model.replan(arch, plan, fifo_depth=depth)
-                model.layer_result(depth_arch, depth_plan, model.fast_counts(depth_plan))
+                depth_plan = retime(plan, "fifo_depth", depth)
+                FAMILY.account(depth_plan, FAMILY.fast(depth_plan))
             fifo_s += layer_s + time.perf_counter() - start  # plan once per layer, as the study does
             checksum.append(result.cycles)
             print(f"  {layer.name:8s} {layer_s:6.3f} s  {result.cycles:>8,} cycles")

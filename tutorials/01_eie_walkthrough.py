@@ -27,9 +27,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from accel_sim import REPO_ROOT, load_arch, load_workload, simulate
-from accel_sim.eie import model
-from accel_sim.eie.trace import build_trace
+from accel_sim.eie import functional, reference
+from accel_sim.eie.family import FAMILY
 from accel_sim.studies.eie_fifo_depth import fifo_depth_frame
+from accel_sim.trace.eie import build_trace, cycle_records
 from accel_sim.trace.perfetto import write_chrome_trace
 from accel_sim.trace.table import format_table, write_table
 from accel_sim.workload.layer import Network
@@ -53,7 +54,7 @@ OUT.mkdir(parents=True, exist_ok=True)
 arch = load_arch("eie_4pe_example")
 network = load_workload("eie_4pe_example")
 layer = network.layers[0]
-plan = model.plan_layer(arch, layer)          # operands, their codes and the storage, checked
+plan = FAMILY.plan(arch, layer)               # operands, their codes and the storage, checked
 W = plan.operands.weights.T                   # accel_sim stores fc weights as inputs x outputs
 print("PE 0's rows of W (rows 0, 4, 8, 12):")
 print(W[0::4].astype(int))
@@ -68,10 +69,10 @@ print("input vector a:", plan.operands.inputs[0].astype(int))
 # `EIEInterleavedCSC` (`accel_sim.compress`).
 
 # %%
-encoded, codebook = model.encode_layer(plan)
-pe0 = encoded.pes[0]
-print("codebook (16-bit fixed point):", codebook.tolist())
-print("PE 0 virtual weights v :", pe0.values.astype(int).tolist())
+stored = plan.stored_weights()
+pe0 = stored.pes[0]
+print("codebook (16-bit fixed point):", stored.codebook.tolist())
+print("PE 0 virtual weights v :", pe0.codes.tolist())
 print("PE 0 relative index z  :", pe0.rel_index.tolist())
 print("PE 0 column pointer p  :", pe0.col_ptr.tolist())
 PE0_REL_INDEX = pe0.rel_index.tolist()
@@ -107,8 +108,9 @@ print("Figure 3 column: v =", fig3.pes[0].values.tolist(), " z =", fig3.pes[0].r
 #   address accumulator adds z + 1 to the row, and the arithmetic unit adds weight x a_j to
 #   that row's accumulator.
 #
-# The per-cycle reference model executes exactly this; its log becomes a trace. Each line of
-# the table below is one cycle: the broadcast (`a<j>=<fixed-point value>`), what each PE did
+# The reference model (a discrete-event simulation: one process for the LNZD root, one per
+# PE, FIFOs of the hardware depth) executes exactly this; its log of every broadcast and every
+# slice a PE worked on becomes a trace. Each line of the table below is one cycle: the broadcast (`a<j>=<fixed-point value>`), what each PE did
 # (`c<column> r<output row> v<codebook index>`, `.` = idle) and the FIFO occupancies.
 
 # %%
@@ -116,10 +118,12 @@ trace = build_trace(arch, layer)
 print(format_table(trace.table))
 write_chrome_trace(trace, OUT / "01_example_trace.json")
 write_table(trace, OUT / "01_example_cycles.txt")
-(run,) = model.reference_runs(plan, record=True)
-EXAMPLE_CYCLES = run.cycles
-EXAMPLE_BROADCAST_CYCLES = run.broadcast.tolist()
-EXAMPLE_PE_ENTRIES = run.counters["entries"].tolist()
+run = reference.run(plan, record=True)
+(vector,) = run.vectors
+log = cycle_records(vector, arch.eie.n_pes)
+EXAMPLE_CYCLES = vector.cycles
+EXAMPLE_BROADCAST_CYCLES = [b.cycle for b in vector.broadcasts]
+EXAMPLE_PE_ENTRIES = list(run.counters.pe_entries)
 print(f"{EXAMPLE_CYCLES} cycles; broadcasts at cycles {EXAMPLE_BROADCAST_CYCLES}; entries per PE {EXAMPLE_PE_ENTRIES}")
 
 # %% [markdown]
@@ -136,7 +140,7 @@ print(f"{EXAMPLE_CYCLES} cycles; broadcasts at cycles {EXAMPLE_BROADCAST_CYCLES}
 # %%
 fig, (ax, ax2) = plt.subplots(2, 1, figsize=(9, 5), sharex=True, gridspec_kw={"height_ratios": [3, 2]})
 colors = plt.get_cmap("tab10")
-for record in run.log:
+for record in log:
     if record.broadcast is not None:
         ax.barh(4, 1, left=record.cycle, color="black")
         ax.text(record.cycle + 0.5, 4, f"a{record.broadcast[1]}", color="white", ha="center", va="center", fontsize=7)
@@ -146,7 +150,7 @@ for record in run.log:
             ax.text(record.cycle + 0.5, pe, f"r{action.row}", ha="center", va="center", fontsize=7)
 ax.set_yticks(range(5), [f"PE {p}" for p in range(4)] + ["broadcast"])
 ax.set_title("4-PE example: each PE's entries (colour = column) and the broadcasts")
-fifo = np.array([r.fifo for r in run.log])
+fifo = np.array([r.fifo for r in log])
 for pe in range(4):
     ax2.step(np.arange(len(fifo)) + 1, fifo[:, pe] + 0.05 * pe, where="pre", label=f"PE {pe}")
 ax2.set_ylabel("FIFO entries")
@@ -161,7 +165,7 @@ plt.close(fig)
 # quantized layer (codes looked up in the codebook, times the fixed-point activations).
 
 # %%
-EXAMPLE_OUTPUTS_MATCH = bool(np.array_equal(run.outputs, model.functional_outputs(plan)[0]))
+EXAMPLE_OUTPUTS_MATCH = bool(np.array_equal(run.outputs, functional.outputs(plan)))
 print("cycle-level outputs == numpy reference of the quantized layer:", EXAMPLE_OUTPUTS_MATCH)
 
 # %% [markdown]
@@ -171,7 +175,7 @@ print("cycle-level outputs == numpy reference of the quantized layer:", EXAMPLE_
 # SRAM. `workloads/eie_benchmarks.yaml` has the paper's nine benchmark layers; take the
 # NeuralTalk LSTM (1201 inputs, 2400 outputs, 10 % of the weights kept, dense activations).
 # `simulate` uses the **fast path**: the same cycle rules solved per broadcast with numpy,
-# and tested to give the same cycles as the per-cycle model on hundreds of small cases.
+# and tested to give the same cycles and counts as the reference on hundreds of small cases.
 
 # %%
 eie = load_arch("eie")

@@ -1,26 +1,9 @@
-"""TRANSITIONAL adapter: the eie model behind the family contract until it is split into
-plan / fast / reference / accounting (issue 14). Not a contract implementation."""
-from __future__ import annotations
+"""EIE (Han et al., ISCA 2016) behind the family contract: sparse matrix x sparse vector for
+fully connected and LSTM layers."""
+from accel_sim.eie.accounting import account
+from accel_sim.eie.fast import fast
+from accel_sim.eie.plan import plan
+from accel_sim.eie.reference import reference
+from accel_sim.family.contract import Family
 
-from dataclasses import dataclass
-
-from accel_sim.eie import model
-from accel_sim.family.contract import Counters, Family
-from accel_sim.results.layer_result import LayerResult
-
-
-@dataclass(frozen=True)
-class _WholeResult(Counters):
-    result: LayerResult
-
-
-def _count(reference: bool):
-    def count(plan, max_cycles):
-        arch, layer = plan
-        run = model.simulate_layer_reference if reference else model.simulate_layer
-        return _WholeResult(run(arch, layer))
-    return count
-
-
-FAMILY = Family(name="eie", plan=lambda arch, layer: (arch, layer), fast=_count(False), reference=_count(True),
-                account=lambda plan, counters: counters.result)
+FAMILY = Family(name="eie", plan=plan, fast=fast, reference=reference, account=account)

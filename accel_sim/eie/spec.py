@@ -11,6 +11,7 @@ from accel_sim.config.schema import spec_field
 
 EIE = "Han et al., EIE, ISCA 2016 (brief: shared/papers/eie.md)"
 OVERFLOW_POLICIES = ("error", "dram_spill")
+POINTER_BANKS = 2  # brief: column pointers in two single-ported banks (even / odd j), p_j and p_j+1 in one cycle
 
 
 @dataclass(frozen=True)

@@ -1,12 +1,13 @@
 """EIE on its nine benchmark layers at 64 PEs: time, ideal time, load balance, padding, energy."""
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
-import numpy as np
 import pandas as pd
 
-from accel_sim.eie import model
-from accel_sim.studies.eie_common import EIE_PAPER, WORKLOAD, benchmark_layers, eie_arch, run_plan
+from accel_sim.eie.family import FAMILY
+from accel_sim.eie.plan import retime
+from accel_sim.plot.studies.eie_benchmarks import time_and_energy_split
+from accel_sim.simulate import simulate_layer
+from accel_sim.studies.eie_common import EIE_PAPER, WORKLOAD, benchmark_layers, eie_arch
 from accel_sim.studies.registry import Comparison, StudyOutput, study
 
 COLUMNS = ("layer", "cycles", "time_us", "ideal_time_us", "load_efficiency", "padding_fraction", "energy_pj")
@@ -23,11 +24,10 @@ def benchmark_frames(layers: tuple[str, ...] | None = None,
     arch = eie_arch()
     rows, energy_rows = [], []
     for layer in benchmark_layers(layers, workload):
-        plan = model.plan_layer(arch, layer)
-        run = run_plan(arch, plan)
+        run = simulate_layer(arch, layer)
         r = run.result
-        empty_arch, empty_plan = model.replan(arch, plan, empty_column_costs_cycle=not arch.eie.empty_column_costs_cycle)
-        other_rule_cycles = model.fast_counts(empty_plan).cycles
+        other_rule = retime(FAMILY.plan(arch, layer), "empty_column_costs_cycle", not arch.eie.empty_column_costs_cycle)
+        other_rule_cycles = FAMILY.fast(other_rule).compute_cycles
         rows.append({
             "layer": layer.name, "cycles": r.cycles, "time_us": r.cycles / arch.clock * 1e6,
             "ideal_time_us": r.metrics["ideal_cycles"] / arch.clock * 1e6,
@@ -49,34 +49,16 @@ def eie_benchmarks(layers: tuple[str, ...] | None = None, workload: str = WORKLO
     frame, energy = benchmark_frames(layers, workload)
     rule = "costs" if eie_arch().eie.empty_column_costs_cycle else "does not cost"
     other = energy["other_empty_rule_cycles"].sum() / energy["compute_cycles"].sum() - 1
-    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
-    x = np.arange(len(frame))
-    ax.bar(x - 0.2, frame["time_us"], 0.4, label="simulated")
-    ax.bar(x + 0.2, frame["ideal_time_us"], 0.4, label="ideal (perfect balance, no padding)")
-    ax.set_xticks(x, frame["layer"], rotation=45, ha="right")
-    ax.set_ylabel("time per input vector (us)")
-    ax.set_yscale("log")
-    ax.legend(fontsize=8)
     modules = [m for m in PUBLISHED_POWER_MW if m in energy.columns]
-    shares = energy[modules].div(energy[modules].sum(axis=1), axis=0)
-    bottom = np.zeros(len(frame))
-    for module in modules:
-        ax2.bar(x, shares[module], bottom=bottom, label=module)
-        bottom += shares[module].to_numpy()
-    ax2.set_xticks(x, frame["layer"], rotation=45, ha="right")
-    ax2.set_ylabel("share of PE energy")
-    ax2.legend(fontsize=7)
-    fig.tight_layout()
     total_energy = energy[modules].sum().sum()
     published_total = sum(PUBLISHED_POWER_MW.values())
     comparisons = tuple(
-        Comparison(f"{m} share of PE energy/power", f"{PUBLISHED_POWER_MW[m] / published_total:.1%}",
-                   f"{energy[m].sum() / total_energy:.1%}", f"{EIE_PAPER}: per-PE power by module")
+        Comparison(f"{m} share of PE energy (published: of PE power)", "fraction", PUBLISHED_POWER_MW[m] / published_total,
+                   float(energy[m].sum() / total_energy), f"{EIE_PAPER}: per-PE power by module")
         for m in modules)
     compute_s = energy["compute_cycles"].sum() / arch_clock()
-    comparisons += (Comparison("chip power over the benchmark layers, DRAM spills excluded (W)",
-                               f"{PUBLISHED_TOTAL_POWER_W}", f"{total_energy * 1e-12 / compute_s:.3f}",
-                               f"{EIE_PAPER}: 0.59 W, 64 PEs"),)
+    comparisons += (Comparison("chip power over the benchmark layers, DRAM spills excluded (published: 64 PEs)", "W",
+                               PUBLISHED_TOTAL_POWER_W, float(total_energy * 1e-12 / compute_s), EIE_PAPER),)
     spilled = energy[energy["spill_stall_cycles"] > 0]
     spill_note = "".join(
         f"\n- {row.layer}: {int(row.spill_stall_cycles):,} of its cycles load spilled pointers / entries from DRAM "
@@ -85,7 +67,7 @@ def eie_benchmarks(layers: tuple[str, ...] | None = None, workload: str = WORKLO
 Each of the nine EIE benchmark layers (`workloads/eie_benchmarks.yaml`: shapes and densities of the
 paper's table, uniform-random sparsity, seed 0) on `arch_configs/eie.yaml` (64 PEs, 800 MHz, FIFO
 depth 8, 64-bit sparse-matrix SRAM), one input vector each, with the fast path of
-`accel_sim.eie.model` (cycle-exact against the per-cycle reference).
+`accel_sim.eie` (cycle-exact against its discrete-event reference).
 
 - `cycles`, `time_us`: the simulated time; `ideal_time_us`: ceil(non-zero weights in the broadcast
   columns / 64) cycles, i.e. perfect load balance and no padding entries.
@@ -107,4 +89,4 @@ Gaps and caveats:
 - Whether an empty column slice costs a PE cycle is not stated by the paper (`eie.empty_column_costs_cycle`);
   here it {rule} one. The other choice changes the compute cycles of these layers by {other:+.1%} in total.
 """
-    return StudyOutput(frame, fig, readme, comparisons)
+    return StudyOutput(frame, time_and_energy_split(frame, energy, modules), readme, comparisons)

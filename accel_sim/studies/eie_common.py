@@ -1,14 +1,12 @@
-"""Shared set-up of the EIE studies: the shipped config, the nine benchmark layers, one run."""
+"""Shared set-up of the EIE studies: the shipped config, the nine benchmark layers, sweeps."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from accel_sim.arch.spec import ArchSpec
 from accel_sim.config.loader import load_arch
-from accel_sim.eie import model
-from accel_sim.energy.cost import EnergyBreakdown, cost
-from accel_sim.energy.table import load_energy_table
+from accel_sim.eie.family import FAMILY
+from accel_sim.eie.plan import retime
 from accel_sim.results.layer_result import LayerResult
 from accel_sim.workload.layer import Layer
 from accel_sim.workload.loader import load_workload
@@ -16,12 +14,6 @@ from accel_sim.workload.loader import load_workload
 ARCH = "eie"
 WORKLOAD = "eie_benchmarks"
 EIE_PAPER = "Han et al., EIE, ISCA 2016 (brief: shared/papers/eie.md)"
-
-
-@dataclass(frozen=True)
-class EIERun:
-    result: LayerResult
-    energy: EnergyBreakdown
 
 
 def benchmark_layers(layers: tuple[str, ...] | None = None, workload: str = WORKLOAD) -> tuple[Layer, ...]:
@@ -38,17 +30,13 @@ def eie_arch(**overrides) -> ArchSpec:
     return load_arch(ARCH, {f"eie.{k}": v for k, v in overrides.items()})
 
 
-def run_plan(arch: ArchSpec, plan: model.LayerPlan) -> EIERun:
-    """Fast-path result and energy of a planned layer."""
-    result = model.layer_result(arch, plan, model.fast_counts(plan))
-    return EIERun(result, cost(result.actions, load_energy_table(arch.energy_table)))
-
-
-def sweep_runs(field: str, values: tuple, layers: tuple[str, ...] | None = None) -> Iterator[tuple[Layer, object, EIERun]]:
-    """(layer, value, run) for every benchmark layer and every value of one ``eie`` field that
-    does not change the encoding (FIFO depth, SRAM width): each layer is planned once."""
+def timing_sweep(field: str, values: tuple, layers: tuple[str, ...] | None = None) -> Iterator[tuple[Layer, object, LayerResult]]:
+    """(layer, value, result) for every benchmark layer and every value of one ``eie`` field that
+    does not change what is stored (FIFO depth, SRAM width, ...: ``accel_sim.eie.plan.TIMING_FIELDS``):
+    each layer is planned once, then counted (fast path) and accounted per value. No energy."""
     arch = eie_arch()
     for layer in benchmark_layers(layers):
-        plan = model.plan_layer(arch, layer)
+        plan = FAMILY.plan(arch, layer)
         for value in values:
-            yield layer, value, run_plan(*model.replan(arch, plan, **{field: value}))
+            timed = retime(plan, field, value)
+            yield layer, value, FAMILY.account(timed, FAMILY.fast(timed))

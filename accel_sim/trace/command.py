@@ -1,18 +1,21 @@
 """``accel-sim trace --arch A --workload W --out DIR [--layer NAME]``: a teaching trace.
 
-Runs one layer on the family's per-cycle reference and writes ``trace.json`` (Chrome /
+Runs one layer on the family's reference and writes ``trace.json`` (Chrome /
 Perfetto trace events) and ``cycles.txt`` (one line per cycle). A family supports traces
-by providing ``accel_sim/<family>/trace.py`` with ``build_trace(arch, layer) -> Trace``.
+with a module ``accel_sim/trace/<family>.py`` whose ``build_trace(arch, layer) -> Trace`` is
+listed in :data:`BUILDERS`.
 """
 from __future__ import annotations
 
 import argparse
-import importlib
 from pathlib import Path
 
 from accel_sim.errors import InputError
+from accel_sim.trace import eie
 from accel_sim.trace.perfetto import write_chrome_trace
 from accel_sim.trace.table import write_table
+
+BUILDERS = {"eie": eie.build_trace}  # family -> its teaching trace
 
 
 def write_trace(arch_name: str, workload_name: str, out: Path, layer_name: str | None = None) -> dict[str, Path]:
@@ -30,11 +33,9 @@ def write_trace(arch_name: str, workload_name: str, out: Path, layer_name: str |
             known = ", ".join(layer.name for layer in network.layers)
             raise InputError.single(str(workload_name), "--layer", f"no layer {layer_name!r}; layers: {known}")
         layer = matches[0]
-    try:
-        builder = importlib.import_module(f"accel_sim.{arch.family}.trace")
-    except ModuleNotFoundError:
-        raise InputError.single(str(arch_name), "family", f"family {arch.family!r} has no teaching trace yet") from None
-    trace = builder.build_trace(arch, layer)
+    if arch.family not in BUILDERS:
+        raise InputError.single(str(arch_name), "family", f"family {arch.family!r} has no teaching trace yet")
+    trace = BUILDERS[arch.family](arch, layer)
     out.mkdir(parents=True, exist_ok=True)
     return {"trace": write_chrome_trace(trace, out / "trace.json"), "table": write_table(trace, out / "cycles.txt")}
 

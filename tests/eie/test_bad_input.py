@@ -3,7 +3,7 @@ import pytest
 
 from accel_sim.cli import main
 from accel_sim.config.loader import load_arch
-from accel_sim.eie import model
+from accel_sim.eie.family import FAMILY
 from accel_sim.errors import InputError
 from accel_sim.workload.layer import ConvLayer, GemmLayer
 
@@ -32,7 +32,7 @@ def test_matrix_that_does_not_fit_is_refused_with_the_reason():
     arch = load_arch("eie", {"eie.n_pes": 2, "eie.sram_overflow": "error", "eie.spmat_sram_size": "1 KiB"})
     layer = GemmLayer("big", m=1, k=512, n=64, weight_density=0.5)
     with pytest.raises(InputError) as err:
-        model.simulate_layer(arch, layer)
+        FAMILY.layer_result(arch, layer)
     message = str(err.value)
     assert "eie.spmat_sram_size" in message and "layer big" in message and "dram_spill" in message
 
@@ -42,16 +42,16 @@ def test_pointer_width_and_pointer_sram_overflow_are_refused():
                              "eie.pointer_sram_size": "256 B"})
     layer = GemmLayer("wide", m=1, k=300, n=16, weight_density=0.5)
     with pytest.raises(InputError) as err:
-        model.simulate_layer(arch, layer)
+        FAMILY.layer_result(arch, layer)
     paths = {p.path for p in err.value.problems}
     assert paths == {"eie.pointer_bits", "eie.pointer_sram_size"}
 
 
 def test_dram_spill_loads_the_excess_and_stalls():
     layer = GemmLayer("big", m=1, k=512, n=64, weight_density=0.5)
-    fits = model.simulate_layer(load_arch("eie", {"eie.n_pes": 2}), layer)
+    fits = FAMILY.layer_result(load_arch("eie", {"eie.n_pes": 2}), layer)
     arch = load_arch("eie", {"eie.n_pes": 2, "eie.spmat_sram_size": "1 KiB", "eie.sram_overflow": "dram_spill"})
-    spilled = model.simulate_layer(arch, layer)
+    spilled = FAMILY.layer_result(arch, layer)
     assert fits.dram_read_bytes == 0 and fits.stall_cycles == 0
     assert spilled.dram_read_bytes == spilled.metrics["spill_bytes"] > 0
     assert spilled.stall_cycles == -(-spilled.dram_read_bytes // 8)   # eie.yaml: 8 B/cycle, latency 0
@@ -63,4 +63,4 @@ def test_convolution_is_refused_clearly():
     arch = load_arch("eie", {"eie.n_pes": 4})
     conv = ConvLayer("c", in_h=6, in_w=6, in_channels=2, out_channels=4, kernel_h=3, kernel_w=3)
     with pytest.raises(InputError, match="fully connected"):
-        model.simulate_layer(arch, conv)
+        FAMILY.layer_result(arch, conv)

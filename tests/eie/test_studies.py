@@ -1,4 +1,5 @@
 """The four EIE studies, on two small benchmark layers and reduced sweeps."""
+import pandas as pd
 import pytest
 
 from accel_sim.studies.eie_benchmarks import COLUMNS, eie_benchmarks
@@ -27,7 +28,9 @@ def test_benchmarks_table():
     assert frame.set_index("layer").loc["Alex-8", "padding_fraction"] == 0
     assert frame.set_index("layer").loc["NT-LSTM", "padding_fraction"] > 0
     assert (frame["energy_pj"] > 0).all()
-    assert any("spmat_read" in c.quantity for c in out.comparisons)
+    shares = [c for c in out.comparisons if c.unit == "fraction"]
+    assert [c.quantity.split()[0] for c in shares] == ["act_queue", "pointer_read", "spmat_read", "arithmetic", "act_rw"]
+    assert sum(c.published for c in shares) == pytest.approx(1) and sum(c.simulated for c in shares) == pytest.approx(1)
 
 
 def test_fifo_depth_study_efficiency_rises_with_depth():
@@ -55,7 +58,9 @@ def test_sram_width_study_reads_fall_with_width(tmp_path):
     assert frame["read_energy_pj"].is_monotonic_increasing   # linear-width SRAM energy: the reported gap
     assert (tmp_path / "figure.png").stat().st_size > 0
     readme = (tmp_path / "README.md").read_text()
-    assert "| SRAM width with the least total read energy (bits) | 64 | 8 |" in readme
+    assert "| sparse-matrix SRAM width with the least total read energy | bits | 64 | 8 | -87.5 % |" in readme
+    comparison = pd.read_csv(tmp_path / "comparison.csv")
+    assert comparison[["published", "simulated"]].values.tolist() == [[64, 8]]
 
 
 @pytest.mark.parametrize("name", ["eie_benchmarks", "eie_benchmarks_structured"])

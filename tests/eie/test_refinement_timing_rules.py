@@ -2,7 +2,8 @@
 import numpy as np
 import pytest
 
-from accel_sim.eie.timing import item_cycles, vector_timeline
+from accel_sim.eie.fast.arithmetic import item_cycles
+from accel_sim.eie.fast.broadcast import vector_timeline
 
 
 def test_hand_worked_two_pe_schedule():

@@ -1,7 +1,9 @@
-"""EIE's broadcast / FIFO / PE timing of one input vector: the fast path.
+"""The LNZD root's broadcasts into the PEs' activation FIFOs, and when each PE pops them: the
+fast path's recurrence, one numpy step per broadcast, vectorised over PEs.
 
-The cycle-level rules (the per-cycle reference, :mod:`accel_sim.eie.reference`, executes them
-literally; this module solves them as a recurrence, one step per broadcast, vectorised over PEs):
+The rules (the discrete-event reference plays them out with processes: the LNZD root in
+:mod:`accel_sim.eie.reference.lnzd`, the PEs in :mod:`accel_sim.eie.reference.pe`, the FIFOs as
+:class:`accel_sim.hardware.Broadcast`):
 
 - The LNZD tree delivers the non-zero activations in index order, one per cycle; the first can
   leave the root at cycle ``L = spec.lnzd_latency``.
@@ -52,11 +54,6 @@ class VectorTimeline:
             return 0
         gaps = np.diff(self.broadcast) - 1
         return int(gaps.sum())
-
-
-def item_cycles(entries: np.ndarray, empty_column_costs_cycle: bool) -> np.ndarray:
-    """Cycles a PE spends on each broadcast slice."""
-    return np.maximum(entries, 1) if empty_column_costs_cycle else entries
 
 
 def vector_timeline(work: np.ndarray, fifo_depth: int, lnzd_latency: int) -> VectorTimeline:
