@@ -18,10 +18,14 @@ from pathlib import Path
 
 import math
 
+from typing import TYPE_CHECKING
+
 import pandas as pd
-from matplotlib.figure import Figure
 
 from accel_sim.plot import save_figure
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 COMPARISON_COLUMNS = ("quantity", "unit", "published", "simulated", "relative_error", "tolerance", "source")
 

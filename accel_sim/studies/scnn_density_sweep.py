@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 from concurrent.futures import ProcessPoolExecutor
 
-import matplotlib.pyplot as plt
 import pandas as pd
 
+from accel_sim.plot.studies.scnn import density_sweep
 from accel_sim.studies.registry import Comparison, StudyOutput, study
 from accel_sim.studies.scnn_common import DESIGN_LABELS, conv_network, run_designs, with_density
 
@@ -50,29 +50,21 @@ def scnn_density_sweep(densities: tuple[float, ...] = DENSITIES, designs: tuple[
     frame = sweep_frame(densities, designs, max_layers, workers if workers is not None else (os.cpu_count() or 1))
     pivot_c = frame.pivot(index="density", columns="design", values="cycles")
     pivot_e = frame.pivot(index="density", columns="design", values="energy_pj")
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
-    for design in designs:
-        axes[0].plot(pivot_c.index, pivot_c["dcnn"] / pivot_c[design], "o-", label=DESIGN_LABELS[design])
-        axes[1].plot(pivot_e.index, pivot_e[design] / pivot_e["dcnn"], "o-", label=DESIGN_LABELS[design])
-    axes[0].set_ylabel("speed-up over DCNN")
-    axes[1].set_ylabel("energy relative to DCNN")
-    for ax in axes:
-        ax.set_xlabel("weight = activation density")
-        ax.invert_xaxis()
-        ax.set_yscale("log")
-        ax.legend()
-    fig.tight_layout()
+    fig = density_sweep(pivot_c, pivot_e, designs, DESIGN_LABELS)
     comparisons = []
     if "scnn" in designs and "dcnn" in designs:
         cycles_x, energy_x = crossover(frame, "scnn", "cycles"), crossover(frame, "scnn", "energy_pj")
+        never = float("nan")
         comparisons += [
-            Comparison("highest density where SCNN is faster than DCNN", "not in the brief (paper Fig. 9)",
-                       f"{cycles_x}" if cycles_x is not None else "never", "Parashar et al., ISCA 2017"),
-            Comparison("highest density where SCNN uses less energy than DCNN", "not in the brief (paper Fig. 9)",
-                       f"{energy_x}" if energy_x is not None else "never", "Parashar et al., ISCA 2017")]
+            Comparison("highest swept density where SCNN is faster than DCNN (paper Fig. 9; value not in the "
+                       "brief; NaN: never)", "density", None, cycles_x if cycles_x is not None else never,
+                       "Parashar et al., ISCA 2017"),
+            Comparison("highest swept density where SCNN uses less energy than DCNN (paper Fig. 9; value not in "
+                       "the brief; NaN: never)", "density", None, energy_x if energy_x is not None else never,
+                       "Parashar et al., ISCA 2017")]
         dense = pivot_c.index.max()
-        comparisons.append(Comparison(f"SCNN speed-up over DCNN at density {dense:g}", "below 1 (paper Fig. 9)",
-                                      f"{pivot_c.loc[dense, 'dcnn'] / pivot_c.loc[dense, 'scnn']:.2f}x",
+        comparisons.append(Comparison(f"SCNN speed-up over DCNN at density {dense:g} (published: below 1)", "x",
+                                      None, float(pivot_c.loc[dense, "dcnn"] / pivot_c.loc[dense, "scnn"]),
                                       "Parashar et al., ISCA 2017"))
     readme = (
         "GoogLeNet's 54 inception convolutions (shapes of `workloads/scnn_googlenet.yaml`) with every layer's "

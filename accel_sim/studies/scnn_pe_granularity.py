@@ -2,24 +2,26 @@
 (the paper's Fig. 11), on GoogLeNet's inception modules at the pruned densities."""
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 import pandas as pd
 
 from accel_sim.config.loader import load_arch
 from accel_sim.simulate import simulate
+from accel_sim.plot.studies.scnn import granularity
 from accel_sim.studies.registry import StudyOutput, study
 from accel_sim.studies.scnn_common import conv_network
 
 # (PE grid side, F = I); 64 x 16 = 16 x 64 = 4 x 256 = 1,024 multipliers.
 GRANULARITIES = ((8, 4), (4, 8), (2, 16))
-BASE_PES, BASE_MULTIPLIERS = 64, 16
+BASE_PES = 64
+ACCUMULATOR_BANK_ENTRIES = 32  # paper Table 3: 32 entries per bank
 
 
 def granularity_overrides(side: int, width: int) -> dict:
-    """Same total accumulator, IARAM and OARAM storage as the 64-PE design, split over fewer PEs."""
+    """Same total accumulator, IARAM and OARAM storage as the 64-PE design, split over fewer PEs; A = 2 x F x I
+    banks of 32 entries, as the paper sizes them (Table 3), so the accumulator storage follows the banks."""
     scale_per_pe = BASE_PES // (side * side)
     return {"scnn.pe_rows": side, "scnn.pe_cols": side, "scnn.mult_f": width, "scnn.mult_i": width,
-            "scnn.accumulator_entries": 32 * (width * width) // BASE_MULTIPLIERS,
+            "scnn.accumulator_banks": 2 * width * width, "scnn.accumulator_entries": ACCUMULATOR_BANK_ENTRIES,
             "scnn.iaram_size": 10 * 1024 * scale_per_pe, "scnn.oaram_size": 10 * 1024 * scale_per_pe,
             "scnn.ppu_outputs_per_cycle": width}
 
@@ -38,20 +40,12 @@ def scnn_pe_granularity(max_layers: int | None = None) -> StudyOutput:
                      "barrier_idle_fraction": float((frame.barrier_idle_fraction * frame.cycles).sum()
                                                     / frame.cycles.sum())})
     result = pd.DataFrame(rows)
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3.5))
-    labels = [f"{r.pes} x {r.multipliers_per_pe}" for r in result.itertuples()]
-    axes[0].bar(labels, result.cycles / result.cycles.iloc[0])
-    axes[0].set_ylabel("cycles relative to 64 x 16")
-    axes[1].bar(labels, result.intra_pe_utilization, label="intra-PE utilisation")
-    axes[1].bar(labels, result.barrier_idle_fraction, alpha=0.6, label="idle at barriers")
-    axes[1].legend()
-    fig.tight_layout()
+    fig = granularity(result)
     readme = (
         "GoogLeNet's inception modules (`workloads/scnn_googlenet.yaml`) on SCNN with the same 1,024 multipliers "
         "grouped as 64 PEs of 4x4, 16 of 8x8 and 4 of 16x16 (`arch_configs/scnn.yaml` with overrides: PE grid, "
-        "F = I, accumulator entries, IARAM / OARAM and PPU rate scaled so the array's total storage is the same). "
-        "Deviation: the paper uses A = 2 x F x I banks (32, 128, 512); the fast path supports at most 32 banks, "
-        "so all three use A = 32 with deeper banks, which overstates bank conflicts of the larger PEs. Larger PEs "
+        "F = I, A = 2 x F x I accumulator banks of 32 entries (32, 128, 512 banks, as in the paper), IARAM / OARAM "
+        "and PPU rate scaled so the array's total storage is the same). Larger PEs "
         "see fewer barrier losses (fewer, larger tiles) but more intra-PE fragmentation (partly filled F- and "
         "I-vectors); the paper's design point is 64 PEs of 4x4 (Table 3).")
     return StudyOutput(result, fig, readme, ())

@@ -1,10 +1,9 @@
 """Per-layer multiplier utilisation and barrier idle time of SCNN (intra-PE fragmentation vs inter-PE imbalance)."""
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
-import numpy as np
 import pandas as pd
 
+from accel_sim.plot.studies.scnn import utilization_per_layer
 from accel_sim.studies.registry import StudyOutput, study
 from accel_sim.studies.scnn_common import conv_network, run_designs
 
@@ -21,17 +20,7 @@ def scnn_utilization(networks: tuple[str, ...] = ("alexnet", "googlenet", "vgg16
         frame.insert(0, "network", name)
         frames.append(frame[COLUMNS])
     frame = pd.concat(frames, ignore_index=True)
-    fig, axes = plt.subplots(len(networks), 1, figsize=(11, 3 * len(networks)), squeeze=False)
-    for ax, name in zip(axes[:, 0], networks):
-        part = frame[frame.network == name]
-        x = np.arange(len(part))
-        ax.bar(x - 0.2, part["multiplier_utilization"], 0.4, label="multiplier utilisation")
-        ax.bar(x + 0.2, part["barrier_idle_fraction"], 0.4, label="idle at barriers (fraction of PE-cycles)")
-        ax.set_xticks(x, part["layer"], rotation=90, fontsize=6)
-        ax.set_ylim(0, 1)
-        ax.set_title(name)
-        ax.legend(fontsize=7)
-    fig.tight_layout()
+    fig = utilization_per_layer(frame, networks)
     readme = (
         "SCNN (`arch_configs/scnn.yaml`) on the conv layers of pruned AlexNet, GoogLeNet's inception modules and "
         "VGG-16. Per layer: `multiplier_utilization` = multiplier products issued / (cycles x 1,024); "
