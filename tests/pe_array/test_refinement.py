@@ -142,6 +142,21 @@ def test_reassignment_policies_worked_example(tmp_path):
             assert (counters.compute_cycles, counters.crossbar_weights, counters.crossbar_psums) == expected
 
 
+def test_reassignment_window_ends_with_a_busy_row(tmp_path):
+    """One window of 2 rows, 1 multiplier, CSR chunks of 2 entries: filter 0 (4 non-zeros) takes 2 + 2
+    cycles, filter 1 (3 non-zeros) 2 + 1. When row 1 runs dry in cycle 3, row 0 is one cycle into its
+    last chunk and nothing is left to take: the window ends in cycle 4, as under skipping."""
+    weights = np.zeros((4, 2))
+    weights[:, 0], weights[:3, 1] = 1, 1
+    layer = gemm_with_operands(tmp_path, "tail", weights, np.ones((1, 4)))
+    for level in ("skipping", "reassignment"):
+        plan = FAMILY.plan(pe_array(sparsity_support=level, rows=2, cols=1, vector_width=1, csr_entries_per_cycle=2,
+                                    decoder_latency=1, reassign_window=2), layer)
+        for path in (FAMILY.fast, FAMILY.reference):
+            counters = path(plan, None)
+            assert (counters.compute_cycles, counters.crossbar_weights, counters.row_busy_cycles) == (4 + 1, 0, 7)
+
+
 def test_nm_worked_example(tmp_path):
     """3:4 weights on k = 5 (a full group and a group of one real position), 2 filters, 2 pixels.
     Filter 0 holds non-zeros at 0 1 3 | 4, filter 1 at 2. Pixel 0 is non-zero everywhere, pixel 1 at 0
@@ -342,6 +357,7 @@ def test_fast_and_reference_agree_on_every_counter(seed):
     plan = FAMILY.plan(arch, layer)
     counters = FAMILY.fast(plan, None)
     assert counter_differences(counters, FAMILY.reference(plan, None)) == []
+    assert all(type(value) is int for value in counters.as_dict().values())
     result = FAMILY.account(plan, counters)
     m = result.metrics
     assert result.macs_issued + m["macs_gated"] + m["macs_skipped"] == result.macs_dense == layer.macs

@@ -73,3 +73,13 @@ def test_strided_layers_multiply_only_matching_phases(stride):
     # every product of an activation with a weight of its phase class; never more than 1/stride^2 of all pairs
     assert result.metrics["products_issued"] < 0.5 * (23 * 23 * 3 * 0.7) * (25 * 8 * 0.6)
     assert result.macs_issued <= result.metrics["products_issued"]
+
+
+@pytest.mark.parametrize("banks", [64, 100])
+def test_any_bank_count_runs(banks):
+    """Beyond 32 banks the fast path counts bank loads instead of bit-slicing them (issue 14, item 6)."""
+    layer = sparse_layer(0.5)
+    wide, _ = run("scnn", layer, **{"scnn.accumulator_banks": banks})
+    paper, _ = run("scnn", layer)
+    assert wide.metrics["products_issued"] == paper.metrics["products_issued"]
+    assert 0 < wide.metrics["steps"] <= wide.cycles * 64

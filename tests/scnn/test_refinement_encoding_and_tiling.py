@@ -10,6 +10,7 @@ from accel_sim.scnn.family import FAMILY
 from accel_sim.scnn.plan.bank_mapping import bank_of
 from accel_sim.scnn.plan.encoding import block_bits, block_entries, input_bits
 from accel_sim.scnn.plan.operands import conv_operands, convolution
+from accel_sim.scnn.plan.temporal_tiling import lower_bound_bits
 from accel_sim.scnn.plan.tiling import conv_view, make_tiling, split_bounds
 from accel_sim.scnn.reference import reference_outputs
 from accel_sim.workload import ConvLayer, GemmLayer
@@ -218,3 +219,18 @@ def test_fc_layer_is_a_1x1_conv_of_its_inputs():
     plan = FAMILY.plan(load_arch("scnn", {"scnn.pe_rows": 2, "scnn.pe_cols": 2}), layer)
     expected = np.maximum(operands.inputs @ operands.weights, 0)
     assert np.allclose(reference_outputs(plan)[:, 0, :, 0, 0], expected, atol=1e-4)
+
+
+@pytest.mark.parametrize("seed", [0, 3, 6])
+def test_temporal_tiling_screen_is_the_largest_tile_without_overheads(seed):
+    """The screen that skips temporal candidates: the most non-zeros of any PE tile (all channels,
+    empty tiles included) as 20-bit entries, here with more PE rows than input rows."""
+    rng = np.random.default_rng(seed)
+    inputs = (rng.random((2, 1, 3, 5, 7)) < 0.4).astype(np.float32)
+    layer = ConvLayer("screen", in_h=5, in_w=7, in_channels=3, out_channels=1, kernel_h=1, kernel_w=1)
+    spec = load_arch("scnn", {"scnn.pe_rows": 8, "scnn.pe_cols": 3}).scnn
+    tiling = make_tiling(spec, conv_view(layer), 1, 2)
+    rows, cols = split_bounds(5, 8), split_bounds(7, 6)
+    most = max(int(np.count_nonzero(inputs[b, 0, :, rows[i]:rows[i + 1], cols[j]:cols[j + 1]]))
+               for b in range(2) for i in range(8) for j in range(6))
+    assert lower_bound_bits(tiling, spec, inputs, 16) == most * 20

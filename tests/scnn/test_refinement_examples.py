@@ -101,19 +101,22 @@ def test_dense_dot_products(tmp_path, design, gated, weight_bits):
 
 @pytest.mark.parametrize("design, acts, busy, products, in_plane, steps, oaram_bits, weight_bits", [
     ("scnn", 2, 1, 2, 1, 1, 22, 22), ("scnn_sparse_a", 2, 1, 4, 2, 1, 22, 32), ("scnn_sparse_w", 3, 2, 3, 2, 2, 32, 22)])
+@pytest.mark.parametrize("oaram", [10240, 2])
 def test_each_cartesian_design_skips_its_zeros(tmp_path, design, acts, busy, products, in_plane, steps, oaram_bits,
-                                               weight_bits):
+                                               weight_bits, oaram):
     """Inputs [1, 0, 3], filter [0, 2]: outputs [0, 6]. SCNN multiplies [x0, x2] by [s1]: outputs -1, 1
     (banks 0, 2): 1 cycle, 1 product in the plane. SCNN-SparseA (zero weights kept): [x0, x2] x
     [s0, s1]: outputs 0, -1, 2, 1 on 4 banks, 2 in the plane. SCNN-SparseW (zero activations kept):
     [x0, x1] x [s1], then [x2] x [s1]: outputs -1, 0, 1, 2 steps, 2 in the plane. A skipped operand is
     stored compressed: outputs [0, 6] as 1 entry of a 2-block (22 bits) or 2 words (32); the filter as
     1 entry (22 bits) or 2 words (32). The design sets the widths: 20-bit activation entries when
-    activations are skipped (else 16), FIFO entries of 2 weights with their indices when weights are."""
-    plan = check_both_paths(tiny_arch(design=design), row_conv(tmp_path, design, [[0, 2]], [1, 0, 3]), **cartesian(
+    activations are skipped (else 16), FIFO entries of 2 weights with their indices when weights are.
+    An OARAM of 2 B cannot hold the outputs: they go to DRAM in the same format."""
+    plan = check_both_paths(tiny_arch(design=design, oaram_size=oaram),
+                            row_conv(tmp_path, design, [[0, 2]], [1, 0, 3]), **cartesian(
         products, compute_cycles=busy + 1, group_cycles=busy, pe_busy_cycles=busy, steps=steps, macs_issued=in_plane,
         iaram_reads=acts, oaram_write_bits=(oaram_bits,), weight_fifo_reads=steps, weight_fifo_writes=1,
-        ppu_outputs=2, dram_read_bits=weight_bits))
+        ppu_outputs=2, dram_read_bits=weight_bits, dram_write_bits=oaram_bits if oaram == 2 else 0))
     widths = {a.component: a.bits for a in account(plan, FAMILY.fast(plan, None)).actions if a.action == "read"}
     assert (widths["iaram"], widths["weight_fifo"]) == (16 + 4 * (design != "scnn_sparse_w"),
                                                         2 * (16 + 4 * (design != "scnn_sparse_a")))

@@ -16,6 +16,7 @@ from accel_sim.errors import InputError, SimulationError
 from accel_sim.family.contract import counter_differences
 from accel_sim.scnn.accounting import account
 from accel_sim.scnn.family import FAMILY
+from accel_sim.scnn.fast import pe
 from tests.scnn._layers import NO_SHRINK, chunked_case, generated_case, small_case
 
 
@@ -50,6 +51,16 @@ def test_channel_chunks_agree():
         assert plan.tiling.channel_chunks > 1
         psums.add("OARAM" if counters.psum_oaram_words else "DRAM")
     assert psums == {"OARAM", "DRAM"}
+
+
+@pytest.mark.parametrize("pairs", [1, 40])
+def test_batching_changes_no_count(monkeypatch, pairs):
+    """The fast path pads (pass, segment) blocks of steps into numpy batches of at most
+    ``MAX_BLOCK_PAIRS`` steps (or one block): batches of one block, or of a few, count the same."""
+    cases = [small_case(seed, design="scnn") for seed in (2, 5, 13, 18)]
+    expected = [FAMILY.counters(*case)[1] for case in cases]
+    monkeypatch.setattr(pe, "MAX_BLOCK_PAIRS", pairs)
+    assert [FAMILY.counters(*case)[1] for case in cases] == expected
 
 
 def test_both_paths_stop_at_max_cycles():

@@ -77,7 +77,7 @@ def skipping_timing(spec: PEArraySpec, items: np.ndarray) -> FilterTileTiming:
     """Closed form: each row ``sum_c max(1, ceil(items_c / vector_width))``, the tile its slowest row."""
     full = by_row(spec, items)
     per_chunk = np.where(full >= 0, chunk_cycles(full, spec.vector_width), 0)
-    rows = per_chunk.sum(axis=1).reshape(-1, spec.rows).max(axis=1)
+    rows = per_chunk.sum(axis=1).reshape(full.shape[0] // spec.rows, spec.rows).max(axis=1)
     return FilterTileTiming(cycles=tuple(int(c) + spec.decoder_latency for c in rows))
 
 

@@ -83,6 +83,6 @@ def reassignment_timing(spec: PEArraySpec, items: np.ndarray) -> FilterTileTimin
         going = (b > 0).any(axis=1) | (p < n_).any(axis=1)
         if not going.all():
             live, b, p, n_, ee, la = live[going], b[going], p[going], n_[going], ee[going], la[going]
-    per_tile = time.reshape(-1, spec.rows // w).max(axis=1)
+    per_tile = time.reshape(nw * w // spec.rows, spec.rows // w).max(axis=1)
     return FilterTileTiming(cycles=tuple(int(c) + spec.decoder_latency for c in per_tile),
                             stolen_items=stolen, psum_runs=runs)

@@ -1,15 +1,15 @@
 """The Cartesian-product PE, fast path: busy cycles and work of every PE in every group.
 
 A PE's busy cycles in one output-channel group are the sum over its steps (I-vector x
-F-vector, :mod:`.vectors`) of each step's cycles (its busiest accumulator bank,
-:mod:`.crossbar`). Work is vectorised over all (I-vector, F-vector) pairs of one (pass,
-segment): such blocks are padded to a common size in batches of similar blocks (padding costs
-0) and reduced by (pass, PE, group). I-vectors holding one activation skip the crossbar
-model: such a step puts exactly the F-vector's multiplicity on its busiest bank.
-
-Per-PE counts of the same loop nest: products (F x I per full step), steps, IARAM entries
-read (each activation once per group with weights in its segment), weight-FIFO entries read
-(one per step) and written (every F-vector broadcast to every PE once per temporal tile).
+F-vector, :mod:`.vectors`) of each step's cycles (its busiest accumulator bank, :mod:`.crossbar`),
+vectorised over the (I-vector, F-vector) pairs of one (pass, segment), padded into batches of
+similar blocks (padding costs 0). An I-vector of one activation skips the crossbar model: its
+step puts the F-vector's multiplicity on the busiest bank (an FC layer, a 1 x 1 plane, has only
+such steps: at most F useful products per cycle, on one PE per image).
+Counts: products, steps, IARAM entries read (each activation once per group with weights in its
+segment), weight-FIFO entries read (one per step) and written (each F-vector broadcast to every
+PE once per temporal tile; the broadcast is assumed to keep up, never a stall, and blocks of more
+F-vectors than FIFO entries, which would have to be re-streamed, are only counted).
 """
 from __future__ import annotations
 

@@ -94,7 +94,7 @@ def weight_vectors(spec: SCNNSpec, view: ConvView, tiling: Tiling, weight_mask: 
     else:
         order = np.lexsort((k, s, r, k // tiling.kc, segment))
     k, r, s, segment, group = k[order], r[order], s[order], segment[order], group[order]
-    vec, slot = _vector_ids(segment * (tiling.out_groups + 1) + group, spec.mult_f)
+    vec, slot = _vector_ids(segment * tiling.out_groups + group, spec.mult_f)
     n = int(vec[-1]) + 1 if vec.size else 0
     term = bank_of(spec, tiling, k % tiling.kc, -(r // view.stride_h), -(s // view.stride_w))
     shift = np.full((n, spec.mult_f), EMPTY_SHIFT, dtype=np.uint64)

@@ -34,11 +34,12 @@ BITS_PER_BYTE = 8
 
 def fewest_channel_chunks(channel_bits: np.ndarray, capacity_bits: int) -> int:
     """The fewest contiguous equal-ish chunks (``split_bounds``) of the last axis of
-    ``channel_bits`` (..., channels) whose sums all fit ``capacity_bits`` (each channel must fit)."""
+    ``channel_bits`` (..., channels) whose sums all fit ``capacity_bits`` (each channel must fit;
+    all of them must not: the search starts at the fewest chunks their total allows)."""
     channels = channel_bits.shape[-1]
     rows = channel_bits.reshape(-1, channels)
     cumulative = np.concatenate((np.zeros((rows.shape[0], 1), dtype=np.int64), np.cumsum(rows, axis=1)), axis=1)
-    chunks = max(1, math.ceil(int(cumulative[:, -1].max()) / capacity_bits))
+    chunks = math.ceil(int(cumulative[:, -1].max()) / capacity_bits)
     while True:
         bounds = split_bounds(channels, chunks)
         if int((cumulative[:, bounds[1:]] - cumulative[:, bounds[:-1]]).max()) <= capacity_bits:
@@ -46,18 +47,16 @@ def fewest_channel_chunks(channel_bits: np.ndarray, capacity_bits: int) -> int:
         chunks += 1
 
 
-def _lower_bound_bits(tiling: Tiling, spec: SCNNSpec, inputs: np.ndarray, value_bits: int) -> int:
-    """Largest PE tile's compressed input without placeholders and count fields: a cheap screen."""
-    worst = 0
-    for image in inputs:
-        for plane in image:
-            per_row = np.count_nonzero(plane, axis=0)                      # (H, W)
-            rows = np.add.reduceat(per_row, tiling.rows.lo.clip(max=plane.shape[1] - 1), axis=0)
-            rows[tiling.rows.hi == tiling.rows.lo] = 0
-            cells = np.add.reduceat(rows, tiling.cols.lo.clip(max=plane.shape[2] - 1), axis=1)
-            cells[:, tiling.cols.hi == tiling.cols.lo] = 0
-            worst = max(worst, int(cells.max()))
-    return worst * (value_bits + spec.index_bits)
+def lower_bound_bits(tiling: Tiling, spec: SCNNSpec, inputs: np.ndarray, value_bits: int) -> int:
+    """A cheap screen: the largest PE tile's non-zeros (all channels, any image and conv group) as
+    compressed entries, without placeholders and count fields: never more than its exact bits."""
+    per_position = np.count_nonzero(inputs, axis=2)                          # (batch, groups, H, W)
+    table = np.zeros(per_position.shape[:2] + (per_position.shape[2] + 1, per_position.shape[3] + 1), np.int64)
+    table[:, :, 1:, 1:] = per_position.cumsum(axis=2).cumsum(axis=3)        # summed-area table
+    top, bottom = tiling.rows.lo[:, None], tiling.rows.hi[:, None]
+    left, right = tiling.cols.lo[None, :], tiling.cols.hi[None, :]
+    tiles = table[:, :, bottom, right] - table[:, :, top, right] - table[:, :, bottom, left] + table[:, :, top, left]
+    return int(tiles.max()) * (value_bits + spec.index_bits)
 
 
 def _plane_tiling(arch: ArchSpec, spec: SCNNSpec, traits: DesignTraits, view: ConvView,
@@ -69,7 +68,7 @@ def _plane_tiling(arch: ArchSpec, spec: SCNNSpec, traits: DesignTraits, view: Co
         candidate = make_tiling(spec, view, ty, tx)
         if traits.cartesian and candidate.kc == 0:
             continue
-        if traits.skip_activations and _lower_bound_bits(candidate, spec, inputs, arch.word_bits) > iaram_bits:
+        if traits.skip_activations and lower_bound_bits(candidate, spec, inputs, arch.word_bits) > iaram_bits:
             continue
         bits = input_bits(candidate, spec, view, inputs, traits.skip_activations, arch.word_bits)
         if int(bits.max()) <= iaram_bits:
