@@ -62,11 +62,12 @@ class SystolicSpec:
             raise ValueError("systolic.nm_sparsity is supported with dataflow 'ws' only (as in SCALE-Sim v3)")
         if self.row_wise:
             if self.row_block_size < 2 or self.row_block_size % 2:
-                raise ValueError(f"systolic.row_block_size {self.row_block_size} must be even and at least 2 "
+                raise ValueError(f"systolic.row_block_size (SCALE-Sim BlockSize) {self.row_block_size} must be even "
+                                 "and at least 2 "
                                  "(each filter keeps N in [1, row_block_size/2] of every row_block_size weights)")
             if self.rows % self.row_block_size:
-                raise ValueError(f"systolic.row_block_size {self.row_block_size} does not divide the array's "
-                                 f"{self.rows} rows")
+                raise ValueError(f"systolic.row_block_size (SCALE-Sim BlockSize) {self.row_block_size} does not "
+                                 f"divide the array's {self.rows} rows (ArrayHeight)")
 
     @property
     def row_wise(self) -> bool:
