@@ -2,9 +2,20 @@
 
 The keys map one to one onto an accel_sim systolic config (word = 1 byte, as in
 SCALE-Sim). Keys SCALE-Sim reads but whose effect is not modelled here (custom
-layouts, Ramulator traces, ellpack/csr sparse representations) are accepted only at
-their no-op values; anything else is an error naming the key, never a silent
-difference.
+layouts, Ramulator traces) are accepted only at their no-op values; anything else is
+an error naming the key, never a silent difference.
+
+``[sparsity]`` (SCALE-Sim 3.0.0 ``scale_config.py``): ``SparsitySupport`` turns sparsity on
+(``systolic.nm_sparsity``); then ``SparseRep`` (``csr``, ``csc`` or ``ellpack_block``: it only
+changes SCALE-Sim's SPARSE_REPORT, so it is checked and otherwise ignored),
+``OptimizedMapping`` (false: layer-wise N:M from the topology; true: row-wise,
+``systolic.sparse_mapping: row_wise``), ``RandomNumberGeneratorSeed`` (``systolic.row_seed``)
+and, only when OptimizedMapping is true, ``BlockSize`` (``systolic.row_block_size``; SCALE-Sim
+does not read it otherwise, whatever its value). SCALE-Sim is lenient where this reader is not:
+it takes any boolean other than ``true`` (any case) as false, matches key names in any case,
+and runs block sizes that do not divide ``ArrayHeight`` as long as they divide ``2 x
+ArrayHeight`` (a short last block otherwise crashes it); here a boolean must be true / false,
+and a block size must be even and divide the array rows, or the config is refused.
 """
 from __future__ import annotations
 
@@ -14,6 +25,7 @@ from pathlib import Path
 from accel_sim.errors import InputError, Problem
 
 _KIB = 1024  # SCALE-Sim's *SzkB sizes are in units of 1024 bytes
+SPARSE_REPRESENTATIONS = ("csr", "csc", "ellpack_block")  # SCALE-Sim 3.0.0 single_layer_sim.py
 
 
 def read_scalesim_cfg(path: Path) -> dict:
@@ -64,9 +76,16 @@ def read_scalesim_cfg(path: Path) -> dict:
         if get("layout", key, bool, False):
             problems.append(Problem(file, f"layout.{key}", "custom SRAM layouts are not modelled; set False"))
     sparse = get("sparsity", "SparsitySupport", bool, False)
-    if sparse and get("sparsity", "OptimizedMapping", bool, False):
-        problems.append(Problem(file, "sparsity.OptimizedMapping",
-                                "SCALE-Sim's optimized sparse mapping is not modelled; set false"))
+    row_wise: dict = {}
+    if sparse:
+        representation = get("sparsity", "SparseRep", str)
+        if representation is not None and representation not in SPARSE_REPRESENTATIONS:
+            problems.append(Problem(file, "sparsity.SparseRep", f"expected one of {', '.join(SPARSE_REPRESENTATIONS)} "
+                                    f"(as SCALE-Sim spells them), got {representation!r}"))
+        seed = get("sparsity", "RandomNumberGeneratorSeed", int)
+        if get("sparsity", "OptimizedMapping", bool):
+            row_wise = {"sparse_mapping": "row_wise", "row_block_size": get("sparsity", "BlockSize", int),
+                        "row_seed": seed}
     if problems:
         raise InputError(problems)
     name = parser.get("general", "run_name", fallback=path.stem).strip()
@@ -84,6 +103,6 @@ def read_scalesim_cfg(path: Path) -> dict:
             "rows": rows, "cols": cols, "dataflow": dataflow.lower(),
             "ifmap_sram": buffer(sizes["ifmap"]), "filter_sram": buffer(sizes["filter"]),
             "ofmap_sram": buffer(sizes["ofmap"]), "nm_sparsity": sparse,
-            "read_request_buffer": read_req, "write_request_buffer": write_req,
+            "read_request_buffer": read_req, "write_request_buffer": write_req, **row_wise,
         },
     }

@@ -1,4 +1,5 @@
-"""Our dense systolic model against SCALE-Sim 3.0.0, layer by layer.
+"""Our systolic model against SCALE-Sim 3.0.0, layer by layer (dense, layer-wise N:M and
+row-wise sparsity cases).
 
 Reads the SCALE-Sim reference cases shipped in ``tests/data/scalesim/<case>/`` (each:
 the ``.cfg``, the topology ``.csv`` and SCALE-Sim's ``COMPUTE_REPORT.csv``), runs them

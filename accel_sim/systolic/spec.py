@@ -33,6 +33,21 @@ class SystolicSpec:
     nm_sparsity: bool = spec_field(
         "Exploit layer-wise N:M filter sparsity (SCALE-Sim v3 SparsitySupport, weight stationary only): "
         "the reduction dimension shrinks to N/M of its length on the array.", False, source=SCALESIM)
+    sparse_mapping: str = spec_field(
+        "How the array maps sparse filters when nm_sparsity is on (SCALE-Sim v3 [sparsity] OptimizedMapping): "
+        "'layer_wise' (false) takes each layer's N:M from the workload; 'row_wise' (true) ignores it, draws "
+        "for every filter an N in [1, row_block_size/2] from row_seed and packs the filter operand in "
+        "ellpack_block form (every 2 blocks of row_block_size weights into row_block_size array rows).",
+        "layer_wise", choices=("layer_wise", "row_wise"),
+        source="SCALE-Sim 3.0.0 operand_matrix.create_filter_matrix, systolic_compute_ws (OptimizedMapping)")
+    row_block_size: int = spec_field(
+        "Row-wise sparsity block size (SCALE-Sim BlockSize, the M of each filter's N:M); row_wise only. "
+        "Must be even and divide the array rows.", 4, positive=True,
+        source="SCALE-Sim 3.0.0 scale_config (BlockSize, default 4)")
+    row_seed: int = spec_field(
+        "Seed of the per-filter N draws of row-wise sparsity (SCALE-Sim RandomNumberGeneratorSeed; numpy's "
+        "legacy RandomState, reseeded for every layer); row_wise only.", 40, minimum=0, maximum=2**32 - 1,
+        source="SCALE-Sim 3.0.0 scale_config (RandomNumberGeneratorSeed, default 40)")
     read_request_buffer: int = spec_field(
         "Outstanding DRAM read requests per operand buffer (SCALE-Sim ReadRequestBuffer).", 32,
         positive=True, source=f"{SCALESIM} (scale.cfg)")
@@ -45,3 +60,16 @@ class SystolicSpec:
     def __post_init__(self) -> None:
         if self.nm_sparsity and self.dataflow != "ws":
             raise ValueError("systolic.nm_sparsity is supported with dataflow 'ws' only (as in SCALE-Sim v3)")
+        if self.row_wise:
+            if self.row_block_size < 2 or self.row_block_size % 2:
+                raise ValueError(f"systolic.row_block_size (SCALE-Sim BlockSize) {self.row_block_size} must be even "
+                                 "and at least 2 "
+                                 "(each filter keeps N in [1, row_block_size/2] of every row_block_size weights)")
+            if self.rows % self.row_block_size:
+                raise ValueError(f"systolic.row_block_size (SCALE-Sim BlockSize) {self.row_block_size} does not "
+                                 f"divide the array's {self.rows} rows (ArrayHeight)")
+
+    @property
+    def row_wise(self) -> bool:
+        """Row-wise (SCALE-Sim OptimizedMapping) sparsity is on."""
+        return self.nm_sparsity and self.sparse_mapping == "row_wise"

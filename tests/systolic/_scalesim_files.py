@@ -40,6 +40,10 @@ def read_cfg(path: Path) -> ArchSpec:
     parser.read(path)
     arch = parser["architecture_presets"]
     sparsity = parser.has_section("sparsity") and parser["sparsity"].get("SparsitySupport", "false").lower() == "true"
+    row_wise = {}
+    if sparsity and parser["sparsity"]["OptimizedMapping"].strip().lower() == "true":
+        row_wise = dict(sparse_mapping="row_wise", row_block_size=int(parser["sparsity"]["BlockSize"]),
+                        row_seed=int(parser["sparsity"]["RandomNumberGeneratorSeed"]))
 
     def buffer(key: str) -> BufferSpec:
         return BufferSpec(size=int(arch[f"{key}SramSzkB"]) * KIB)
@@ -50,7 +54,8 @@ def read_cfg(path: Path) -> ArchSpec:
                       bandwidth=float(arch["Bandwidth"]), latency=SCALESIM_READ_LATENCY),
         systolic=SystolicSpec(rows=int(arch["ArrayHeight"]), cols=int(arch["ArrayWidth"]),
                               dataflow=arch["Dataflow"].strip().lower(), ifmap_sram=buffer("Ifmap"),
-                              filter_sram=buffer("Filter"), ofmap_sram=buffer("Ofmap"), nm_sparsity=sparsity))
+                              filter_sram=buffer("Filter"), ofmap_sram=buffer("Ofmap"), nm_sparsity=sparsity,
+                              **row_wise))
 
 
 def _cells(row: list[str]) -> list[str]:

@@ -22,12 +22,16 @@ MIN_TEST_BUFFER_WORDS = 24  # smaller buffers thrash on every word and only slow
 
 
 def make_arch(rows, cols, dataflow, mode="calc", bandwidth=4, latency=1, word_bits=8, words=(600, 600, 600),
-              nm=False):
+              nm=False, block_size=None, seed=40):
+    """``block_size``: row-wise sparsity (SCALE-Sim OptimizedMapping) with that BlockSize."""
     ifmap, filters, ofmap = (BufferSpec(size=w * word_bits // 8) for w in words)
+    row_wise = {} if block_size is None else dict(sparse_mapping="row_wise", row_block_size=block_size, row_seed=seed)
     return ArchSpec(name="t", family="systolic", word_bits=word_bits,
                     dram=DramSpec(bandwidth_mode=mode, bandwidth=bandwidth, latency=latency),
                     systolic=SystolicSpec(rows=rows, cols=cols, dataflow=dataflow, ifmap_sram=ifmap,
-                                          filter_sram=filters, ofmap_sram=ofmap, nm_sparsity=nm and dataflow == "ws"))
+                                          filter_sram=filters, ofmap_sram=ofmap,
+                                          nm_sparsity=(nm and dataflow == "ws") or block_size is not None,
+                                          **row_wise))
 
 
 layers = st.one_of(
@@ -98,3 +102,28 @@ def test_both_paths_stop_at_the_same_max_cycles(dataflow):
         assert count(plan, cycles).cycles == cycles
         with pytest.raises(SimulationError, match="max_cycles"):
             count(plan, cycles - 1)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(layer=layers, rows_blocks=st.sampled_from([(2, 2), (4, 2), (4, 4), (6, 2), (8, 4), (8, 8)]),
+       cols=st.integers(1, 6), mode=st.sampled_from(["calc", "user"]), bandwidth=st.integers(1, 12),
+       latency=st.integers(0, 3), words=st.tuples(*[st.integers(MIN_TEST_BUFFER_WORDS, 400)] * 3),
+       seed=st.integers(0, 2**32 - 1))
+def test_row_wise_sparsity_fast_and_reference_agree(layer, rows_blocks, cols, mode, bandwidth, latency, words, seed):
+    """Row-wise sparsity (weight stationary only): the topology's N:M is ignored, N drawn per filter."""
+    rows, block_size = rows_blocks
+    arch = make_arch(rows, cols, "ws", mode, bandwidth, latency, words=words, block_size=block_size, seed=seed)
+    assert FAMILY.refinement(arch, layer) == []
+
+
+@pytest.mark.parametrize("mode, bandwidth, latency, words", [
+    ("calc", 4, 0, (4000, 4000, 4000)),    # everything fits
+    ("calc", 4, 0, (100, 100, 24)),        # reads overflow their buffers, writes stall on drains
+    ("user", 1, 2, (40, 30, 24)),          # reads thrash, late bursts, writes stall
+    ("user", 8, 0, (400, 400, 64)),        # early bursts
+])
+@pytest.mark.parametrize("layer", [CONV, STRIDED, GROUPED], ids=["padded", "strided_batch", "groups_nm"])
+@pytest.mark.parametrize("rows, block_size", [(4, 4), (4, 2), (8, 8)])
+def test_row_wise_in_every_memory_regime(mode, bandwidth, latency, words, layer, rows, block_size):
+    arch = make_arch(rows, 3, "ws", mode, bandwidth, latency, words=words, block_size=block_size)
+    assert FAMILY.refinement(arch, layer) == []

@@ -73,12 +73,15 @@ def array_sram_reads(mapping: SystolicMapping) -> dict[str, int]:
     """Words the array takes from each read buffer over one group.
 
     A streamed operand: ``T x (its edge dimension)`` per sweep, swept once per fold of the
-    other array dimension; a preloaded operand: once (``Sr x Sc``).
+    other array dimension; a preloaded operand: once (``Sr x Sc``). Row-wise sparsity: every fold
+    reads ``T + R - 1`` skewed ifmap lines of ``R x BS`` words (idle ones included, as SCALE-Sim counts).
     """
     counts = {}
     for operand in READ_OPERANDS:
         r = role(mapping, operand)
-        if r.kind == "stream":
+        if mapping.row_wise is not None and operand == "ifmap":
+            counts[operand] = mapping.folds * (mapping.t + mapping.rows - 1) * mapping.rows * mapping.row_wise.block_size
+        elif r.kind == "stream":
             sweeps = mapping.col_folds if r.edge_dim == mapping.dataflow.rows_dim else mapping.row_folds
             counts[operand] = mapping.t * mapping.dim(r.edge_dim) * sweeps
         else:
@@ -105,4 +108,4 @@ def fast(plan: SystolicPlan, max_cycles: int | None = None) -> SystolicCounters:
         ifmap_dram_reads=group.dram_read_words["ifmap"] * groups,
         filter_dram_reads=group.dram_read_words["filter"] * groups,
         ofmap_dram_writes=line.ofmap_dram_words * groups,
-        nm_metadata_reads=mapping.gemm.k * mapping.gemm.n * groups if plan.metadata_bits else 0)
+        nm_metadata_reads=mapping.kept_weights_per_group * groups if plan.metadata_bits else 0)

@@ -6,6 +6,10 @@ requests of a group come straight from the block indices: a streamed block eleme
 is demanded in cycle ``base + t + q`` (so a fold is walked along anti-diagonals), a preloaded
 element ``(row, q)`` in cycle ``R - 1 - row``. (The output side is counted per cycle in closed
 form, :func:`accel_sim.systolic.fast.ofmap_drain.ofmap_writes_per_line`.)
+
+Row-wise sparsity (weight stationary): PE row ``j`` of fold row ``fr`` is sent, in cycle
+``R + t + j``, the ``BS`` ifmap values of window block ``j // (BS/2)`` of the fold's ``2R``
+window rows, at line positions ``j BS .. j BS + BS - 1``.
 """
 from __future__ import annotations
 
@@ -15,7 +19,9 @@ import numpy as np
 
 from accel_sim.hardware.scalesim_scratchpad import NO_ADDRESS
 from accel_sim.systolic.plan.mapping import SystolicMapping
-from accel_sim.systolic.plan.operands import OperandMatrices, demand_base, diagonal_order, fold_block, role
+from accel_sim.systolic.plan.operands import (OperandMatrices, demand_base, diagonal_order, fold_block, role,
+                                              row_wise_window_columns)
+from accel_sim.systolic.plan.row_sparsity import slot_block
 
 
 @dataclass(frozen=True)
@@ -35,6 +41,8 @@ def _fold_offsets(mapping: SystolicMapping):
 
 def demand_stream(mapping: SystolicMapping, matrices: OperandMatrices, operand: str) -> DemandStream:
     """All valid requests of the read operand ``operand`` over the group, ordered by (demand cycle, array column)."""
+    if mapping.row_wise is not None and operand == "ifmap":
+        return _row_wise_ifmap_stream(mapping, matrices)
     r = role(mapping, operand)
     lines_parts: list[np.ndarray] = []
     address_parts: list[np.ndarray] = []
@@ -56,8 +64,38 @@ def demand_stream(mapping: SystolicMapping, matrices: OperandMatrices, operand: 
                         addresses=np.concatenate(address_parts))
 
 
+def _row_wise_ifmap_stream(mapping: SystolicMapping, matrices: OperandMatrices) -> DemandStream:
+    """Row-wise ifmap requests of the group: (t, PE row) along anti-diagonals, ``BS`` values each."""
+    bs = mapping.row_wise.block_size
+    t, pe_row = diagonal_order(mapping.t, mapping.rows)
+    columns = (slot_block(pe_row, bs) * bs)[:, None] + np.arange(bs)[None, :]
+    lines_parts, address_parts = [], []
+    for offset, _, fold_row in _fold_offsets(mapping):
+        addresses = row_wise_window_columns(mapping, matrices, fold_row)[t[:, None], columns].ravel()
+        lines = np.repeat(offset + mapping.rows + t + pe_row, bs)
+        valid = addresses != NO_ADDRESS
+        lines_parts.append(lines[valid])
+        address_parts.append(addresses[valid])
+    return DemandStream(lines=np.concatenate(lines_parts).astype(np.int64),
+                        addresses=np.concatenate(address_parts))
+
+
+def _row_wise_ifmap_first_line(mapping: SystolicMapping, matrices: OperandMatrices) -> int | None:
+    """First line with a valid row-wise ifmap request: the earliest ``R + t + b BS/2`` over the
+    valid (t, window block b) of the first fold that has one."""
+    bs = mapping.row_wise.block_size
+    for offset, _, fold_row in _fold_offsets(mapping):
+        columns = row_wise_window_columns(mapping, matrices, fold_row)
+        t, block = np.nonzero((columns != NO_ADDRESS).reshape(mapping.t, -1, bs).any(axis=2))
+        if t.size:
+            return offset + mapping.rows + int((t + block * (bs // 2)).min())
+    return None
+
+
 def first_demand_line(mapping: SystolicMapping, matrices: OperandMatrices, operand: str) -> int | None:
     """First demand cycle of the group in which the read operand ``operand`` has a valid request (None: never)."""
+    if mapping.row_wise is not None and operand == "ifmap":
+        return _row_wise_ifmap_first_line(mapping, matrices)
     r = role(mapping, operand)
     for offset, fold_col, fold_row in _fold_offsets(mapping):
         block = fold_block(mapping, matrices, operand, fold_col, fold_row)

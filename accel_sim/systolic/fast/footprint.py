@@ -59,4 +59,4 @@ def read_footprint_words(mapping: SystolicMapping, layer: Layer, operand: str) -
     """Distinct words of a read operand (one group): the touched inputs, or every kept weight."""
     if operand == "ifmap":
         return touched_input_words(mapping, layer)
-    return mapping.gemm.k * mapping.gemm.n
+    return mapping.kept_weights_per_group

@@ -1,6 +1,8 @@
 """Plan of a systolic layer (pure): the fold mapping, the buffers' sizes, the operand addresses.
 
 - :mod:`.mapping`: how a layer's GEMM folds onto the array (dataflows, folds, cycles per fold, N:M);
+- :mod:`.row_sparsity`: SCALE-Sim's row-wise sparsity (per-filter N drawn from the seed, the
+  ellpack_block-packed filter operand);
 - :mod:`.operands`: operand addresses, the blocks each fold uses and the order the read buffers
   fetch them from DRAM;
 - :mod:`.buffers`: the three SRAM buffers and their DRAM streams as the config sizes them.
@@ -51,7 +53,11 @@ class SystolicPlan:
     @property
     def metadata_bits(self) -> int:
         """Bits of N:M position metadata per kept weight (0 when dense or 1:1): SCALE-Sim's
-        ``ellpack_block`` storage, ``ceil(log2 M)``."""
+        ``ellpack_block`` storage, ``ceil(log2 M)``. Row-wise: the weight's position in its block,
+        ``ceil(log2 BlockSize)`` (an assumption: SCALE-Sim's SPARSE_REPORT sizes it from the
+        topology's N:M column, which row-wise mapping otherwise ignores, and charges no traffic)."""
+        if self.mapping.row_wise is not None:
+            return math.ceil(math.log2(self.mapping.row_wise.block_size))
         nm = self.mapping.nm
         if nm is None or nm.m == 1:
             return 0

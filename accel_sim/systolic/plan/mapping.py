@@ -26,12 +26,18 @@ filter column of every output channel keeps the first N of every M weights along
 reduction dimension; the array sees the condensed reduction length
 ``k' = (k // M) * N + min(N, k % M)`` (see :func:`effective_reduction`) and the ifmap
 columns of the pruned weights are dropped (``operand_matrix.create_{filter,ifmap}_matrix``).
+
+Row-wise sparsity (SCALE-Sim v3 ``OptimizedMapping: true``, :mod:`.row_sparsity`): the array sees
+the packed filter operand, ``k' = ceil(k / 2BS) BS`` rows (idle slots included), while the ifmap
+keeps all ``k`` columns; folds, fold cycles and utilisation follow from ``k'`` as above. Mapping
+efficiency counts only the slots holding a weight, and the PEs do ``T`` MACs per kept weight.
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 
+from accel_sim.systolic.plan.row_sparsity import RowSparsity, draw_row_sparsity
 from accel_sim.systolic.spec import SystolicSpec
 from accel_sim.workload.layer import GemmShape, Layer, NMSparsity
 
@@ -81,8 +87,8 @@ def kept_reduction_indices(k: int, nm: NMSparsity | None) -> list[int] | range:
 
 
 def array_nm(spec: SystolicSpec, layer: Layer) -> NMSparsity | None:
-    """The N:M pattern the array exploits: the layer's, when the array supports N:M (else dense)."""
-    return layer.weight_sparsity if spec.nm_sparsity else None
+    """The N:M pattern the array exploits: the layer's, when the array supports layer-wise N:M (else dense)."""
+    return layer.weight_sparsity if spec.nm_sparsity and not spec.row_wise else None
 
 
 @dataclass(frozen=True)
@@ -95,6 +101,7 @@ class SystolicMapping:
     gemm: GemmShape          # one group's GEMM as the array sees it (k shrunk by N:M)
     dense_k: int             # reduction length before N:M pruning
     nm: NMSparsity | None    # pattern the array exploits (None: dense)
+    row_wise: RowSparsity | None = None  # row-wise pattern (None: off); gemm.k is then the packed k'
 
     @property
     def groups(self) -> int:
@@ -152,9 +159,18 @@ class SystolicMapping:
         return min(self.cols, self.sc - fold_col * self.cols)
 
     @property
+    def kept_weights_per_group(self) -> int:
+        """Weights one group's filter operand holds (every one unless sparse)."""
+        if self.row_wise is not None:
+            return self.row_wise.kept_weights(self.dense_k)
+        return self.gemm.k * self.gemm.n
+
+    @property
     def mapping_efficiency(self) -> float:
-        """SCALE-Sim's mapping efficiency: mean over folds of used PEs / all PEs."""
-        return (self.sr * self.sc) / (self.rows * self.cols * self.folds)
+        """SCALE-Sim's mapping efficiency: mean over folds of used PEs / all PEs (row-wise: PEs
+        holding a weight, so the sum over folds is the kept weights)."""
+        used = self.kept_weights_per_group if self.row_wise is not None else self.sr * self.sc
+        return used / (self.rows * self.cols * self.folds)
 
     @property
     def utilization_cycles_per_fold(self) -> int:
@@ -179,14 +195,16 @@ class SystolicMapping:
 
     @property
     def macs_issued_per_group(self) -> int:
-        """MACs the PEs perform for one group (the condensed k under N:M)."""
-        return self.gemm.m * self.gemm.k * self.gemm.n
+        """MACs the PEs perform for one group (the condensed k under N:M, the kept weights row-wise)."""
+        return self.gemm.m * self.kept_weights_per_group
 
 
 def map_layer(spec: SystolicSpec, layer: Layer) -> SystolicMapping:
     """Map ``layer`` onto the array described by ``spec`` (N:M only if the array supports it)."""
     dense = layer.gemm()
     nm = array_nm(spec, layer)
-    gemm = GemmShape(m=dense.m, k=effective_reduction(dense.k, nm), n=dense.n, groups=dense.groups)
+    row_wise = draw_row_sparsity(spec.row_block_size, spec.row_seed, dense.n) if spec.row_wise else None
+    k = row_wise.compressed_rows(dense.k) if row_wise is not None else effective_reduction(dense.k, nm)
+    gemm = GemmShape(m=dense.m, k=k, n=dense.n, groups=dense.groups)
     return SystolicMapping(dataflow=DATAFLOWS[spec.dataflow], rows=spec.rows, cols=spec.cols,
-                           gemm=gemm, dense_k=dense.k, nm=nm)
+                           gemm=gemm, dense_k=dense.k, nm=nm, row_wise=row_wise)

@@ -10,6 +10,10 @@ renumbering (only the identity of an address matters):
 - filter ``(k x n)``: ``n * K + k`` (K: dense reduction length);
 - ofmap ``(m x n)``: ``m * N + n``.
 
+Row-wise sparsity: the filter is the packed ``k' x n`` operand of
+:func:`accel_sim.systolic.plan.row_sparsity.compressed_filter` (idle slots ``-1``), the ifmap all
+``k`` columns; each fold's ifmap lines are ``R x BS`` wide (:func:`row_wise_window_columns`).
+
 N:M (weight stationary) keeps the reduction indices ``j % M < N`` in both the filter rows and
 the ifmap columns (:func:`accel_sim.systolic.plan.mapping.kept_reduction_indices`).
 
@@ -33,6 +37,7 @@ import numpy as np
 
 from accel_sim.hardware.scalesim_scratchpad import NO_ADDRESS
 from accel_sim.systolic.plan.mapping import SystolicMapping, kept_reduction_indices
+from accel_sim.systolic.plan.row_sparsity import compressed_filter
 from accel_sim.workload.layer import ConvLayer, Layer
 
 ADDRESS_DTYPE = np.int64
@@ -87,6 +92,8 @@ def operand_matrices(mapping: SystolicMapping, layer: Layer) -> OperandMatrices:
     kept = np.asarray(kept_reduction_indices(mapping.dense_k, mapping.nm), dtype=ADDRESS_DTYPE)
     m, n = mapping.gemm.m, mapping.gemm.n
     filter_matrix = (np.arange(n, dtype=ADDRESS_DTYPE)[None, :] * mapping.dense_k + kept[:, None])
+    if mapping.row_wise is not None:
+        filter_matrix = compressed_filter(mapping.row_wise, mapping.dense_k, filter_matrix)
     ofmap = np.arange(m, dtype=ADDRESS_DTYPE)[:, None] * n + np.arange(n, dtype=ADDRESS_DTYPE)[None, :]
     return OperandMatrices(ifmap=ifmap_addresses(layer, kept), filter=filter_matrix, ofmap=ofmap)
 
@@ -195,3 +202,9 @@ def fold_block(mapping: SystolicMapping, matrices: OperandMatrices, operand: str
         pad = np.full((mapping.rows - block.shape[0], mapping.cols), NO_ADDRESS, dtype=ADDRESS_DTYPE)
         block = np.concatenate([block, pad], axis=0)
     return block
+
+
+def row_wise_window_columns(mapping: SystolicMapping, matrices: OperandMatrices, fold_row: int) -> np.ndarray:
+    """Row-wise sparsity: the ``2R`` ifmap columns (window rows) whose weights fold row
+    ``fold_row`` holds, ``T x 2R``, padded with idle requests."""
+    return _padded_block(matrices.ifmap, 2 * mapping.rows * fold_row, 2 * mapping.rows)

@@ -20,7 +20,7 @@ from accel_sim.hardware.dram_channel import LogEntry
 from accel_sim.hardware.scalesim_scratchpad import NO_ADDRESS, ReadScratchpad
 from accel_sim.systolic.plan import SystolicPlan
 from accel_sim.systolic.plan.operands import READ_OPERANDS, OperandMatrices, fold_block, role
-from accel_sim.systolic.reference.demand import fold_demand_matrix
+from accel_sim.systolic.reference.demand import fold_demand_matrix, row_wise_ifmap_block
 from accel_sim.systolic.reference.ofmap_drain import OfmapDrain
 from accel_sim.systolic.reference.read_buffers import EstimatingReadBuffer
 
@@ -65,13 +65,23 @@ class SystolicArray:
         yield from self.drain.flush(self.last_write_cycle)
 
     def _elements(self, operand: str, fold_col: int, fold_row: int) -> int:
-        return int((fold_block(self.plan.mapping, self.extent, operand, fold_col, fold_row) != NO_ADDRESS).sum())
+        mapping = self.plan.mapping
+        if mapping.row_wise is not None and operand == "ifmap":  # SCALE-Sim counts the whole skewed block
+            return int(row_wise_ifmap_block(mapping, self.plan.matrices, fold_row).size)
+        return int((fold_block(mapping, self.extent, operand, fold_col, fold_row) != NO_ADDRESS).sum())
+
+    def _weights_held(self, fold_col: int, fold_row: int) -> int:
+        """PEs of the fold holding a stationary word (a row-wise idle slot holds none)."""
+        mapping = self.plan.mapping
+        stationary = mapping.dataflow.stationary
+        matrices = self.plan.matrices if mapping.row_wise is not None else self.extent
+        return int((fold_block(mapping, matrices, stationary, fold_col, fold_row) != NO_ADDRESS).sum())
 
     def fold(self, fold_col: int, fold_row: int):
         mapping, matrices = self.plan.mapping, self.plan.matrices
         name = f"fold {self.folds}"
         self.log.append(LogEntry(name, "start", self.cycle))
-        self.macs += self._elements(mapping.dataflow.stationary, fold_col, fold_row) * mapping.t
+        self.macs += self._weights_held(fold_col, fold_row) * mapping.t
         demand = {}
         for operand in READ_OPERANDS:
             self.sram_reads[operand] += self._elements(operand, fold_col, fold_row)
