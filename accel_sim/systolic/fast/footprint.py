@@ -8,7 +8,7 @@ from accel_sim.systolic.plan.mapping import SystolicMapping, kept_reduction_indi
 from accel_sim.workload.layer import ConvLayer, Layer
 
 
-def _touched(size: int, kernel: int, stride: int, pad: int, outputs: int, offsets: np.ndarray) -> np.ndarray:
+def _touched(size: int, stride: int, pad: int, outputs: int, offsets: np.ndarray) -> np.ndarray:
     """Input positions (along one axis) read by the kernel offsets ``offsets`` of any window."""
     hit = np.zeros(size, dtype=bool)
     starts = np.arange(outputs) * stride - pad
@@ -25,17 +25,15 @@ def touched_input_words(mapping: SystolicMapping, layer: Layer) -> int:
     Dense: (touched rows) x (touched columns) x channels. N:M: per channel, the union over
     its kept kernel offsets of (touched rows x touched columns).
     """
-    if isinstance(layer, ConvLayer):
-        h, w, c = layer.in_h, layer.in_w, layer.in_channels // layer.groups
-        r, s, batch = layer.kernel_h, layer.kernel_w, layer.batch
-        geometry = ((layer.stride_h, layer.pad_top, layer.out_h), (layer.stride_w, layer.pad_left, layer.out_w))
-    else:
-        h, w, c, r, s, batch = layer.m, layer.k, 1, 1, layer.k, 1
-        geometry = ((1, 0, layer.m), (1, 0, 1))
-    (stride_h, pad_h, out_h), (stride_w, pad_w, out_w) = geometry
+    if not isinstance(layer, ConvLayer):  # an m x k input, row i read by output i: every kept column of it
+        return mapping.gemm.m * mapping.gemm.k
+    h, w, c = layer.in_h, layer.in_w, layer.in_channels // layer.groups
+    r, s, batch = layer.kernel_h, layer.kernel_w, layer.batch
+    stride_h, pad_h, out_h = layer.stride_h, layer.pad_top, layer.out_h
+    stride_w, pad_w, out_w = layer.stride_w, layer.pad_left, layer.out_w
     if mapping.nm is None:
-        rows = _touched(h, r, stride_h, pad_h, out_h, np.arange(r)).sum()
-        cols = _touched(w, s, stride_w, pad_w, out_w, np.arange(s)).sum()
+        rows = _touched(h, stride_h, pad_h, out_h, np.arange(r)).sum()
+        cols = _touched(w, stride_w, pad_w, out_w, np.arange(s)).sum()
         return int(rows * cols * c * batch)
     kept = np.asarray(kept_reduction_indices(mapping.dense_k, mapping.nm))
     kr, rest = np.divmod(kept, s * c)
@@ -47,8 +45,8 @@ def touched_input_words(mapping: SystolicMapping, layer: Layer) -> int:
         if pattern not in per_pattern:
             grid = np.zeros((h, w), dtype=bool)
             for offset_r, offset_c in pattern:
-                rows = _touched(h, r, stride_h, pad_h, out_h, np.array([offset_r]))
-                cols = _touched(w, s, stride_w, pad_w, out_w, np.array([offset_c]))
+                rows = _touched(h, stride_h, pad_h, out_h, np.array([offset_r]))
+                cols = _touched(w, stride_w, pad_w, out_w, np.array([offset_c]))
                 grid |= rows[:, None] & cols[None, :]
             per_pattern[pattern] = int(grid.sum())
         total += per_pattern[pattern]

@@ -83,6 +83,9 @@ class _ResidentWords:
     def hits(self, lo: int, hi: int) -> np.ndarray:
         return self.count[self.addresses[lo:hi]] > 0
 
+    def holds(self, position: int) -> bool:
+        return bool(self.count[self.addresses[position]] > 0)
+
 
 def read_misses(geometry: ReadBufferGeometry, fetch: np.ndarray, demand: DemandStream) -> ReadMisses:
     """Scan the demand stream against the sliding window of resident sets.
@@ -104,7 +107,7 @@ def read_misses(geometry: ReadBufferGeometry, fetch: np.ndarray, demand: DemandS
             continue
         position += int(np.argmin(hit))
         bursts = 0
-        while not resident.hits(position, position + 1)[0]:
+        while not resident.holds(position):
             if bursts > geometry.sets:
                 raise SimulationError("read scratchpad window never reaches a demanded address")
             resident.slide()
