@@ -53,6 +53,37 @@ def test_step_cycles_equal_a_direct_count(banks, f, i):
         for row in weights.reshape(-1, f)]).all()
 
 
+def cycles_of(acts, weights, banks):
+    """``step_cycles`` of one block of I-vectors (rows of terms) x F-vectors (rows of terms, -1 unused)."""
+    acts, weights = np.asarray(acts)[None], np.asarray(weights)[None]
+    vector, slot = np.nonzero(acts[0] >= 0)
+    representation = activation_banks(vector, slot, acts[0][vector, slot], acts.shape[1], banks, acts.shape[2])
+    shifts = np.where(weights >= 0, (banks - weights) % banks, 0).astype(np.uint64)
+    shifts[weights < 0] = EMPTY_SHIFT
+    rows = np.arange(acts.shape[1])[None]
+    return step_cycles(representation, rows, np.ones(rows.shape, dtype=bool), shifts, banks)[0]
+
+
+@pytest.mark.parametrize("banks", [4, 31, 32, 33, 64])
+def test_every_single_product_lands_in_its_bank(banks):
+    """One activation (term t) times one weight (term w): one product, one cycle, for every (t, w):
+    the rotation wraps around all A banks (bit-sliced masks hold 2A <= 64 bits: A <= 32)."""
+    terms = np.arange(banks)
+    assert (cycles_of(terms[:, None], terms[:, None], banks) == 1).all()
+
+
+@pytest.mark.parametrize("banks", [4, 32, 64])
+@pytest.mark.parametrize("f, i", [(4, 4), (4, 1), (1, 4), (3, 2)])
+def test_all_products_on_one_bank_serialise(banks, f, i):
+    """I activations of one term times F weights of one term: all F x I products on one bank; one
+    weight term off: F - 1 of them per activation stay together."""
+    acts = np.full((1, i), 3)
+    assert cycles_of(acts, np.full((1, f), 5), banks).tolist() == [[f * i]]
+    off = np.full((1, f), 5)
+    off[0, 0] = 6
+    assert cycles_of(acts, off, banks).tolist() == [[max(f - 1, 1) * i]]
+
+
 def test_bank_conflicts_serialise_products_on_one_bank():
     a = 32
     mask = np.uint64(0b1111)   # activations on banks 0..3

@@ -13,6 +13,7 @@ from accel_sim import load_arch
 from accel_sim.scnn.accounting import account
 from accel_sim.scnn.counters import SCNNCounters
 from accel_sim.scnn.family import FAMILY
+from accel_sim.scnn.fast.timeline import PassTiming, pass_timing
 from accel_sim.workload import ConvLayer, GemmLayer
 from accel_sim.workload.layer import OperandSource
 
@@ -193,3 +194,14 @@ def test_temporal_tiles_spill_halos(tmp_path):
         oaram_write_bits=(63,), weight_fifo_reads=2, weight_fifo_writes=2, spilled_partial_sums=1, ppu_outputs=3,
         dram_read_bits=192, dram_write_bits=87))
     assert plan.tiling.temporal_tiles == 2
+
+
+def test_double_buffering_hides_drains_behind_the_next_group():
+    """One PE, three groups of 10 busy cycles. Drains of 8 fit behind the next group's 10 cycles:
+    only the last shows (30 + 8). Drains of 15 do not: group 1 starts at 10, group 2 waits for the
+    first buffer until its drain ends at 25, ends at 35; drains end at 25, 40, 55."""
+    busy = np.array([[10, 10, 10]])
+    assert pass_timing(busy, np.array([8, 8, 8]), 0, 0) == PassTiming(38, 0, 0, 0, 30)
+    assert pass_timing(busy, np.array([15, 15, 15]), 4, 70) == PassTiming(55, 4, 15, 0, 30)
+    two = pass_timing(np.array([[3, 9], [7, 2]]), np.array([1, 1]), 0, 0)
+    assert two == PassTiming(7 + 9 + 1, 0, 0, (7 - 3) + (9 - 2), 16)

@@ -91,7 +91,7 @@ def max_bank_load(masks: np.ndarray, shifts: np.ndarray, banks: int) -> np.ndarr
     shape = (masks.shape[1], masks.shape[2], shifts.shape[1])
     result = np.zeros(shape, dtype=np.int64)
     current = np.full(shape, bank_bits, dtype=np.uint64)
-    for level in range(len(counters) - 1, -1, -1):
+    for level in reversed(range(len(counters))):
         candidate = current & counters[level]
         hit = candidate != 0
         result += hit.astype(np.int64) << level
