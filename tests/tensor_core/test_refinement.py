@@ -5,11 +5,15 @@ residency, latency, shared-memory capacity, kernel lists with ties), and under t
 guard."""
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from accel_sim.errors import InputError, SimulationError
+from accel_sim.family.contract import counter_differences
+from accel_sim.tensor_core.counters import TensorCoreCounters
 from accel_sim.tensor_core.family import FAMILY
 from accel_sim.tensor_core.spec import KernelTile
 from accel_sim.workload import ConvLayer, GemmLayer, NMSparsity
@@ -18,6 +22,8 @@ from tests.tensor_core.archs import a100
 TILES = (KernelTile(128, 256, 64, 64, 64), KernelTile(128, 128, 32, 64, 64), KernelTile(64, 64, 64, 32, 32),
          KernelTile(128, 16, 64, 32, 16), KernelTile(64, 8, 128, 16, 8), KernelTile(32, 24, 96, 16, 8),
          KernelTile(16, 8, 32, 16, 8))
+
+FIELDS = [f.name for f in dataclasses.fields(TensorCoreCounters)]
 
 
 @st.composite
@@ -58,9 +64,11 @@ def test_fast_and_reference_agree_on_every_counter(case):
         plan = FAMILY.plan(arch, layer)
     except InputError:
         assume(False)   # no kernel fits shared memory with whole MMAs of the mode
-    fast = FAMILY.fast(plan, None)
-    assert FAMILY.refinement(arch, layer) == []
+    fast, reference = FAMILY.fast(plan, None), FAMILY.reference(plan, None)
+    assert counter_differences(fast, reference) == []
     assert fast.kernel < len(plan.kernels)
+    for counters in (fast, reference):    # counters are integers (a float count is a bug even if equal)
+        assert {name: type(value) for name, value in counters.as_dict().items()} == dict.fromkeys(FIELDS, int)
 
 
 def test_both_paths_stop_at_the_max_cycles_guard():

@@ -109,6 +109,12 @@ def test_conservation_laws(case):
     # MACs: issued + skipped = dense; executed (padding included) >= issued; 2:4 issues about half
     assert result.macs_issued + result.macs_skipped == result.macs_dense == layer.macs
     assert result.metrics["executed_macs"] >= result.macs_issued
+    if not problem.sparse:
+        assert result.macs_issued == layer.macs
+    counts = ("cycles", "compute_cycles", "stall_cycles", "macs_dense", "macs_issued", "peak_macs_per_cycle",
+              "dram_read_bytes", "dram_write_bytes", "sram_read_bytes", "sram_write_bytes")
+    assert all(type(getattr(result, name)) is int for name in counts)
+    assert all(type(action.count) is int for action in result.actions)
     if problem.sparse:
         assert result.macs_issued <= math.ceil(layer.macs * problem.nm_n / problem.nm_m) + layer.macs // problem.k
     # time: at least the math at peak, and at least every path's busy time

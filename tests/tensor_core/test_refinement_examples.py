@@ -43,6 +43,16 @@ def test_one_cta_two_stages(count):
 
 
 @pytest.mark.parametrize("count", PATHS)
+@pytest.mark.parametrize("latency, bound", [(4, "shared_memory"), (5, "latency")])
+def test_latency_bound_once_fill_and_epilogue_exceed_the_busiest_path(count, latency, bound):
+    # the CTA above takes latency + 92 cycles; shared memory (and L2) are busy 48: latency 4 gives
+    # 96 = 2 x 48, not yet latency-bound (shared memory comes before L2 among equals)
+    result = count(FAMILY.plan(a100(sms=1, kernels=(TILE,), memory_latency=latency), GemmLayer("g", m=8, k=64, n=16)),
+                   None)
+    assert (result.cycles, result.bound) == (latency + 92, bound)
+
+
+@pytest.mark.parametrize("count", PATHS)
 def test_ten_stages_shared_memory_bound(count):
     # the same CTA over K 320 without latency: shared memory (24 per stage) limits: the last stage
     # leaves it at 24 + 10 x 24 = 264, math 16 more, epilogue 4
@@ -131,6 +141,18 @@ def test_warps_spread_round_robin_over_the_tensor_cores(count, tensor_cores, mat
 
 
 @pytest.mark.parametrize("count", PATHS)
+def test_warps_rereading_shared_memory_limit_four_stages(count):
+    # the 64 x 16 tile above over K 128 on 4 tensor cores: per stage load 80, shared memory 136,
+    # math 32: stage 1 lands at 80, then shared memory runs back to back to 80 + 4 x 136 = 624,
+    # math 32 more, epilogue 32
+    arch = a100(sms=1, memory_latency=0, kernels=(KernelTile(64, 16, 32, 16, 8),))
+    result = count(FAMILY.plan(arch, GemmLayer("g", m=16, k=128, n=64)), None)
+    assert (result.cycles, result.shared_memory_busy_cycles, result.l2_busy_cycles, result.math_busy_cycles,
+            result.register_file_busy_cycles, result.dram_busy_cycles) == (688, 544, 320, 128, 100, 20)
+    assert result.bound == "shared_memory"
+
+
+@pytest.mark.parametrize("count", PATHS)
 def test_warps_in_padding_read_nothing(count):
     # C 20 x 4 on a 32 x 16 tile of 16 x 8 warps: rows 16 + 4, columns 4: only the two warps of
     # the first warp column hold outputs; each reads its 16 / 4 A rows and the 4 B columns
@@ -195,6 +217,7 @@ def test_which_layers_run_sparse():
     ((2, 4), (2, 4), True), ((1, 4), (2, 4), True), ((1, 2), (2, 4), True), ((1, 8), (2, 4), True),
     ((2, 8), (2, 4), True), ((3, 8), (2, 4), False), ((3, 4), (2, 4), False), ((2, 4), (1, 2), False),
     ((2, 3), (2, 4), False), ((4, 8), (2, 4), False), ((1, 2), (1, 2), True), ((2, 16), (2, 4), True),
+    ((1, 2), (1, 4), False), ((1, 4), (1, 2), True),
 ])
 def test_declared_patterns_that_guarantee_the_hardware_one(declared, hardware, expected):
     assert guarantees(*declared, *hardware) is expected
@@ -215,6 +238,8 @@ def test_problem_widths_and_mma_facts():
     assert element_bits(spec, dense).a_slot == 16
     assert footprint_bits(sparse, bits) == 3 * (16 * 36 * 18 + 70 * 8 * 16)
     assert (k_span_per_mma(spec, dense), k_span_per_mma(spec, sparse), k_span_per_mma(spec, one_of_four)) == (16, 32, 64)
+    three_of_four = TCProblem(m=16, n=8, k=7, groups=1, word_bits=16, sparse=True, nm_n=3, nm_m=4)
+    assert k_span_per_mma(spec, three_of_four) == 21   # whole dense K: 16 x 4 / 3 rounded down
     assert cycles_per_mma(spec) == 8
     assert cycles_per_mma(a100(dense_macs_per_cycle=300).tensor_core) == 7   # 2048 / 300 -> 7
     assert mma_bits(spec, sparse) == {"a": 4096, "metadata": 512, "b": 4096, "c": 4096, "d": 4096}
@@ -234,5 +259,14 @@ def test_the_plan_checks_the_weights_when_their_hashes_are_asked_for(tmp_path):
     assert set(FAMILY.plan(a100(), layer).operand_hashes) == {"weight_hash", "input_hash"}
     np.savez(path, weights=np.ones((16, 8), dtype=np.float32))
     plan = FAMILY.plan(a100(), dataclasses.replace(layer, name="fc2"))   # counting never needs the weights
-    with pytest.raises(InputError, match="not 2:4 along K"):
+    with pytest.raises(InputError, match=r"/w\.npz: weights: layer fc2 .*not 2:4 along K"):
         _ = plan.operand_hashes
+
+
+def test_the_plan_both_paths_share_is_immutable():
+    plan = FAMILY.plan(a100(kernels=(TILE,)), GemmLayer("g", m=8, k=64, n=16, weight_sparsity=NMSparsity(2, 4)))
+    counters = FAMILY.fast(plan, None)
+    for part in (plan, plan.problem, plan.bits, plan.grids[0], counters):
+        name = dataclasses.fields(part)[0].name
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(part, name, getattr(part, name))

@@ -25,7 +25,8 @@ def dram_panels(grid: CtaGrid, wave: np.ndarray, waves: int, resident: bool) -> 
     """Per wave: rows of the distinct A panels and columns of the distinct B panels read from DRAM."""
     sums = []
     for panel, extent in ((grid.row_panel, grid.rows), (grid.col_panel, grid.cols)):
-        key = panel if resident else wave * (int(panel.max()) + 1) + panel
+        stride = int(panel.max()) + 1           # one key per (wave, panel)
+        key = panel if resident else wave * stride + panel
         _, first = np.unique(key, return_index=True)
         sums.append(np.bincount(wave[first], weights=extent[first], minlength=waves).astype(np.int64))
     return sums[0], sums[1]

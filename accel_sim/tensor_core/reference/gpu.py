@@ -33,7 +33,7 @@ def run_kernel(plan: TensorCorePlan, index: int, limit: int | None) -> TensorCor
     queue = simpy.Store(env)
     tile, grid = plan.kernels[index], plan.grids[index]
     for number in range(plan.spec.sms):
-        StreamingMultiprocessor(env, number, plan, tile, queue, memory, tally)
+        StreamingMultiprocessor(env, number, plan, tile, queue, tally)
     ctas = [Cta(*cta) for cta in zip(grid.rows.tolist(), grid.cols.tolist(), grid.row_panel.tolist(),
                                      grid.col_panel.tolist())]
     kernel = env.process(_scheduler(env, ctas, plan.spec.sms, queue, memory))

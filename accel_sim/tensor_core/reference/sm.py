@@ -23,7 +23,7 @@ import simpy
 from accel_sim.hardware.link import Link
 from accel_sim.tensor_core.plan import TensorCorePlan
 from accel_sim.tensor_core.plan.mma import cycles_per_mma, mma_read_bits, mmas_per_warp
-from accel_sim.tensor_core.reference.memory import MemorySystem, Request, Slice, Wave
+from accel_sim.tensor_core.reference.memory import Request, Slice, Wave
 from accel_sim.tensor_core.reference.tally import Tally
 from accel_sim.tensor_core.spec import KernelTile
 
@@ -39,18 +39,16 @@ class Cta:
 
 class StreamingMultiprocessor:
     def __init__(self, env: simpy.Environment, number: int, plan: TensorCorePlan, tile: KernelTile,
-                 queue: simpy.Store, memory: MemorySystem, tally: Tally):
+                 queue: simpy.Store, tally: Tally):
         spec = plan.spec
-        self.env, self.number, self.plan, self.tile = env, number, plan, tile
-        self.queue, self.memory, self.tally = queue, memory, tally
+        self.env, self.number, self.plan, self.tile, self.queue, self.tally = env, number, plan, tile, queue, tally
         self.shared_memory = Link(env, f"sm{number} shared memory", spec.shared_memory_bandwidth)
-        self.register_files = [Link(env, f"sm{number} tensor core {t} register file", spec.register_file_bandwidth)
-                               for t in range(spec.tensor_cores_per_sm)]
         warps = [0] * spec.tensor_cores_per_sm
         for warp in range(tile.warps):
             warps[warp % spec.tensor_cores_per_sm] += 1
-        # the sub-partitions that hold warps: (register-file read port, warps)
-        self.sub_partitions = [(rf, count) for rf, count in zip(self.register_files, warps) if count]
+        # the sub-partitions that hold warps: (their register file's read port, their warps)
+        self.sub_partitions = [(Link(env, f"sm{number} sub-partition {t} register file", spec.register_file_bandwidth),
+                                count) for t, count in enumerate(warps) if count]
         env.process(self._run())
 
     def _run(self):
