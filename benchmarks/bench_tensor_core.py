@@ -21,8 +21,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from accel_sim import load_arch  # noqa: E402
-from accel_sim.studies.ampere_2to4 import SIZES, ampere_2to4  # noqa: E402
-from accel_sim.tensor_core.model import gemm_run  # noqa: E402
+from accel_sim.studies.ampere_2to4 import SIZES, TWO_FOUR, ampere_2to4  # noqa: E402
+from accel_sim.tensor_core.family import FAMILY  # noqa: E402
+from accel_sim.workload import GemmLayer  # noqa: E402
 
 STUDY_BAR_S = 60.0          # issue 6's bar for a full study (sparsity-ladder), applied here too
 REFERENCE_SHAPE = (1024, 1024, 1024)
@@ -47,8 +48,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"ampere-2to4 study ({len(SIZES) ** 3} shapes, dense + 2:4): {study:.2f} s  (bar {STUDY_BAR_S:.0f} s)")
     arch = load_arch("ampere_a100")
     m, n, k = REFERENCE_SHAPE
-    fast = best_time(lambda: gemm_run(arch, m, n, k, sparse=True), args.repeat)
-    reference = best_time(lambda: gemm_run(arch, m, n, k, sparse=True, reference=True), 1)
+    layer = GemmLayer("gemm", m=m, k=k, n=n, weight_sparsity=TWO_FOUR)
+    fast = best_time(lambda: FAMILY.counters(arch, layer), args.repeat)
+    reference = best_time(lambda: FAMILY.counters(arch, layer, reference=True), 1)
     print(f"one {m}x{n}x{k} 2:4 GEMM, every kernel: fast path {1000 * fast:.1f} ms, "
           f"SimPy reference {1000 * reference:.1f} ms ({reference / fast:.0f}x)")
     return 0 if study < STUDY_BAR_S else 1

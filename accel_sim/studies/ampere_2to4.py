@@ -1,9 +1,10 @@
 """Speed-up of 2:4 sparse over dense tensor cores vs GEMM shape, and what limits it.
 
 Each GEMM (output m x n = input m x k @ weights k x n; the weights are the 2:4 operand)
-runs on ``ampere_a100`` twice: dense and with 2:4 weights, each with its fastest kernel
-(:func:`accel_sim.tensor_core.model.gemm_run`). ``bound`` names the path that limits the
-2:4 run (:class:`accel_sim.tensor_core.kernel_run.KernelRun.bound`).
+runs on ``ampere_a100`` twice: dense and with 2:4 weights, each with its fastest kernel, as a
+:class:`~accel_sim.workload.GemmLayer` counted through the family's hooks (plan and fast path:
+a shape study needs no operand tensors). ``bound`` names the path that limits the 2:4 run
+(:attr:`accel_sim.tensor_core.counters.TensorCoreCounters.bound`).
 """
 from __future__ import annotations
 
@@ -12,15 +13,19 @@ import itertools
 import matplotlib.pyplot as plt
 import pandas as pd
 
+from accel_sim.arch.spec import ArchSpec
 from accel_sim.config.loader import load_arch
 from accel_sim.studies.registry import Comparison, StudyOutput, study
-from accel_sim.tensor_core.model import gemm_run
+from accel_sim.tensor_core.counters import TensorCoreCounters
+from accel_sim.tensor_core.family import FAMILY
+from accel_sim.workload import GemmLayer, NMSparsity
 
 ARCH = "ampere_a100"
 SIZES = (1, 16, 256, 1024, 4096, 16384)   # m (batch x tokens), n and k: 1 .. 16k, batch 1 .. 256 included
 COLUMNS = ["m", "n", "k", "dense_cycles", "sparse_cycles", "speedup", "bound"]
 BRIEF = "brief ampere_cnvlutin_tools.md"
 LARGE = 4096  # "large GEMM": every dimension at least this
+TWO_FOUR = NMSparsity(2, 4)   # the FP16 hardware pattern
 
 # One BERT-base encoder layer at sequence length 128, batch 1 (workloads/bert_base_seq128.yaml):
 # (m, k, n, count, weights?) - the attention GEMMs multiply two activations: they stay dense.
@@ -28,11 +33,18 @@ BERT_LAYER = ((128, 768, 768, 4, True), (128, 768, 3072, 1, True), (128, 3072, 7
               (128, 64, 128, 12, False), (128, 128, 64, 12, False))
 
 
+def gemm_counters(arch: ArchSpec, m: int, n: int, k: int, sparse: bool) -> TensorCoreCounters:
+    """One GEMM (output m x n = input m x k @ weights k x n), the weights 2:4 when ``sparse`` (and the
+    arch has the sparse path), on its fastest kernel."""
+    layer = GemmLayer("gemm", m=m, k=k, n=n, weight_sparsity=TWO_FOUR if sparse else None)
+    return FAMILY.counters(arch, layer)[1]
+
+
 def speedup_table(arch_name: str = ARCH, sizes: tuple[int, ...] = SIZES) -> pd.DataFrame:
     arch = load_arch(arch_name)
     rows = []
     for m, n, k in itertools.product(sizes, repeat=3):
-        dense, sparse = gemm_run(arch, m, n, k, sparse=False), gemm_run(arch, m, n, k, sparse=True)
+        dense, sparse = gemm_counters(arch, m, n, k, sparse=False), gemm_counters(arch, m, n, k, sparse=True)
         rows.append({"m": m, "n": n, "k": k, "dense_cycles": dense.cycles, "sparse_cycles": sparse.cycles,
                      "speedup": dense.cycles / sparse.cycles, "bound": sparse.bound})
     return pd.DataFrame(rows, columns=COLUMNS)
@@ -43,9 +55,9 @@ def bert_layer_speedup(arch_name: str = ARCH) -> float:
     arch = load_arch(arch_name)
     dense = sparse = 0
     for m, k, n, count, weights in BERT_LAYER:
-        d = gemm_run(arch, m, n, k, sparse=False).cycles
+        d = gemm_counters(arch, m, n, k, sparse=False).cycles
         dense += count * d
-        sparse += count * (gemm_run(arch, m, n, k, sparse=True).cycles if weights else d)
+        sparse += count * (gemm_counters(arch, m, n, k, sparse=True).cycles if weights else d)
     return dense / sparse
 
 
@@ -61,7 +73,7 @@ def warp_tile_sensitivity(arch_name: str = ARCH, sizes: tuple[int, ...] = SENSIT
     for warp_m, warp_n in WARP_TILES:
         kernel = {"m": 128, "n": 128, "k": 64, "warp_m": warp_m, "warp_n": warp_n}
         arch = load_arch(arch_name, {"tensor_core.kernels": [kernel]})
-        runs = [(gemm_run(arch, s, s, s, sparse=False), gemm_run(arch, s, s, s, sparse=True)) for s in sizes]
+        runs = [(gemm_counters(arch, s, s, s, sparse=False), gemm_counters(arch, s, s, s, sparse=True)) for s in sizes]
         out[(warp_m, warp_n)] = pd.DataFrame([{"size": s, "speedup": d.cycles / sp.cycles, "dense_bound": d.bound,
                                                "sparse_bound": sp.bound} for s, (d, sp) in zip(sizes, runs)])
     return out
@@ -97,7 +109,7 @@ def ampere_2to4(sizes: tuple[int, ...] = SIZES, arch_name: str = ARCH) -> StudyO
     arch = load_arch(arch_name)
     large = frame[(frame.m >= LARGE) & (frame.n >= LARGE) & (frame.k >= LARGE)]
     big = max(sizes)
-    compute = gemm_run(arch, big, big, big, sparse=False), gemm_run(arch, big, big, big, sparse=True)
+    compute = gemm_counters(arch, big, big, big, sparse=False), gemm_counters(arch, big, big, big, sparse=True)
     batch1 = frame[(frame.m == 1) & (frame.n == big) & (frame.k == big)]
     one_feature = frame[(frame.n == 1) & (frame.m == big) & (frame.k == big)]
     bert = bert_layer_speedup(arch_name)
@@ -115,7 +127,7 @@ def ampere_2to4(sizes: tuple[int, ...] = SIZES, arch_name: str = ARCH) -> StudyO
                    BRIEF),
     ) + warp_rows + (
         Comparison(f"math speed-up, {big}^3 GEMM (tensor-core busy cycles)", "2x (624 vs 312 TFLOPS peak)",
-                   f"{compute[0].busy['math'] / compute[1].busy['math']:.2f}x", BRIEF),
+                   f"{compute[0].math_busy_cycles / compute[1].math_busy_cycles:.2f}x", BRIEF),
         Comparison(f"GEMV, one output feature (m = {big}, n = 1, k = {big}): the dense operand is the matrix",
                    "none or a slow-down", f"{_range(one_feature.speedup)} (bound: {', '.join(set(one_feature.bound))})",
                    BRIEF),

@@ -1,26 +1,12 @@
-"""TRANSITIONAL adapter: the tensor_core model behind the family contract until it is split into
-plan / fast / reference / accounting (issue 14). Not a contract implementation."""
-from __future__ import annotations
+"""Ampere-style sparse tensor core (2:4 structured sparsity) behind the family contract.
 
-from dataclasses import dataclass
+A layer runs as one GEMM kernel on an A100-like GPU; ``tensor_core.sparse_support`` switches the
+2:4 path on and off on the same machine.
+"""
+from accel_sim.family.contract import Family
+from accel_sim.tensor_core.accounting import account
+from accel_sim.tensor_core.fast import fast
+from accel_sim.tensor_core.plan import plan
+from accel_sim.tensor_core.reference import reference
 
-from accel_sim.tensor_core import model
-from accel_sim.family.contract import Counters, Family
-from accel_sim.results.layer_result import LayerResult
-
-
-@dataclass(frozen=True)
-class _WholeResult(Counters):
-    result: LayerResult
-
-
-def _count(reference: bool):
-    def count(plan, max_cycles):
-        arch, layer = plan
-        run = model.simulate_layer_reference if reference else model.simulate_layer
-        return _WholeResult(run(arch, layer))
-    return count
-
-
-FAMILY = Family(name="tensor_core", plan=lambda arch, layer: (arch, layer), fast=_count(False), reference=_count(True),
-                account=lambda plan, counters: counters.result)
+FAMILY = Family(name="tensor_core", plan=plan, fast=fast, reference=reference, account=account)

@@ -9,7 +9,7 @@ Orientation (as NVIDIA's sparse MMA has it): the tensor core computes C (M x N) 
 A (M x K, the 2:4 operand, compressed along K) x B (K x N, dense). A layer's weights
 (k x n) are A transposed, so M = the layer's ``n`` (output features / filters),
 N = the layer's ``m`` (batch x output pixels), K = the layer's ``k``.
-See :mod:`accel_sim.tensor_core.model` for what each field does per cycle.
+What each field does per stage: :mod:`accel_sim.tensor_core.fast` and :mod:`accel_sim.tensor_core.reference`.
 """
 from __future__ import annotations
 

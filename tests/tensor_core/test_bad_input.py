@@ -3,10 +3,13 @@ import numpy as np
 import pytest
 
 from accel_sim import InputError, load_arch, simulate
-from accel_sim.tensor_core.model import simulate_layer
-from accel_sim.tensor_core.sparsity import guarantees
+from accel_sim.simulate import simulate_layer as simulate_and_cost
 from accel_sim.workload import GemmLayer, Network, NMSparsity
 from accel_sim.workload.layer import OperandSource
+
+
+def simulate_layer(arch, layer):
+    return simulate_and_cost(arch, layer).result
 
 
 @pytest.fixture(scope="module")
@@ -41,11 +44,6 @@ def test_given_weights_that_are_two_four_run_sparse(arch, tmp_path):
 def test_declared_pattern_the_core_cannot_run_is_an_error(arch, declared):
     with pytest.raises(InputError, match=f"fc: weight_sparsity: {declared} weights are not guaranteed 2:4"):
         simulate(arch, Network("n", (GemmLayer("fc", m=8, k=64, n=8, weight_sparsity=declared),)))
-
-
-def test_compatible_patterns():
-    assert guarantees(2, 4, 2, 4) and guarantees(1, 4, 2, 4) and guarantees(1, 2, 2, 4) and guarantees(1, 8, 2, 4) and guarantees(2, 8, 2, 4)
-    assert not guarantees(3, 8, 2, 4) and not guarantees(3, 4, 2, 4) and not guarantees(2, 4, 1, 2)
 
 
 def test_tf32_runs_one_two_and_refuses_two_four():

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from accel_sim import load_arch, simulate
 from accel_sim.config.loader import ARCH_DIR
 from accel_sim.energy import load_energy_table
-from accel_sim.tensor_core.kernel_run import LATENCY_BOUND, PATHS
+from accel_sim.tensor_core.counters import LATENCY_BOUND, PATHS
 from accel_sim.workload import ConvLayer, GemmLayer, Network, NMSparsity
 
 AMPERE_CONFIGS = sorted(ARCH_DIR.glob("ampere*.yaml"))

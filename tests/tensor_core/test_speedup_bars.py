@@ -1,10 +1,13 @@
 """The issue's bars: 2x math on a compute-bound GEMM; GEMV bandwidth-bound with no real speed-up;
 and what the model says about where real 2:4 speed-ups go."""
+import dataclasses
+
 import pytest
 
 from accel_sim import load_arch
-from accel_sim.tensor_core.model import gemm_problem, gemm_run
-from accel_sim.tensor_core.timing import kernel_timing
+from accel_sim.studies.ampere_2to4 import TWO_FOUR, gemm_counters
+from accel_sim.tensor_core.family import FAMILY
+from accel_sim.workload import GemmLayer
 
 BIG = 8192
 
@@ -15,46 +18,47 @@ def arch():
 
 
 def test_compute_bound_gemm_gets_twice_the_math(arch):
-    dense = gemm_run(arch, BIG, BIG, BIG, sparse=False)
+    plan, dense = FAMILY.counters(arch, GemmLayer("g", m=BIG, k=BIG, n=BIG))
     assert dense.bound == "math"
     # the same tile both ways: the tensor cores are busy half as long with 2:4 weights
-    spec = arch.tensor_core
-    sparse = kernel_timing(spec, gemm_problem(spec, 16, BIG, BIG, BIG, sparse=True), dense.tile, spec.memory_latency)
-    assert dense.busy["math"] / sparse.busy["math"] == pytest.approx(2.0, abs=0.05)
+    one_kernel = dataclasses.replace(arch, tensor_core=dataclasses.replace(arch.tensor_core,
+                                                                           kernels=(plan.kernels[dense.kernel],)))
+    sparse = gemm_counters(one_kernel, BIG, BIG, BIG, sparse=True)
+    assert dense.math_busy_cycles / sparse.math_busy_cycles == pytest.approx(2.0, abs=0.05)
 
 
 def test_large_gemm_speedup_is_limited_by_the_dense_operand_path(arch):
-    dense, sparse = gemm_run(arch, BIG, BIG, BIG, sparse=False), gemm_run(arch, BIG, BIG, BIG, sparse=True)
+    dense, sparse = gemm_counters(arch, BIG, BIG, BIG, sparse=False), gemm_counters(arch, BIG, BIG, BIG, sparse=True)
     speedup = dense.cycles / sparse.cycles
     assert 1.3 < speedup < 1.95
     assert sparse.bound == "shared_memory"   # math halved; B's fills and ldmatrix reads did not
-    assert sparse.busy["shared_memory"] > sparse.busy["math"]
+    assert sparse.shared_memory_busy_cycles > sparse.math_busy_cycles
 
 
 def test_gemv_is_bandwidth_bound_with_no_real_speedup(arch):
     # one output feature: the big matrix is the dense operand, which 2:4 weights do not shrink
-    dense, sparse = gemm_run(arch, BIG, 1, BIG, sparse=False), gemm_run(arch, BIG, 1, BIG, sparse=True)
+    dense, sparse = gemm_counters(arch, BIG, 1, BIG, sparse=False), gemm_counters(arch, BIG, 1, BIG, sparse=True)
     assert dense.bound in ("dram", "l2") and sparse.bound in ("dram", "l2")
     assert dense.cycles / sparse.cycles < 1.2
 
 
 def test_batch1_gemv_gains_at_most_the_footprint_ratio(arch):
     # batch 1, the 2:4 weights are the matrix: DRAM-bound, bits 16+2 per kept value of 2 in 4
-    dense, sparse = gemm_run(arch, 1, BIG, BIG, sparse=False), gemm_run(arch, 1, BIG, BIG, sparse=True)
+    dense, sparse = gemm_counters(arch, 1, BIG, BIG, sparse=False), gemm_counters(arch, 1, BIG, BIG, sparse=True)
     assert sparse.bound == "dram"
     assert 1.5 < dense.cycles / sparse.cycles <= 64 / 36
 
 
 def test_tiny_gemm_is_latency_bound_and_gains_nothing(arch):
-    dense, sparse = gemm_run(arch, 16, 16, 16, sparse=False), gemm_run(arch, 16, 16, 16, sparse=True)
+    dense, sparse = gemm_counters(arch, 16, 16, 16, sparse=False), gemm_counters(arch, 16, 16, 16, sparse=True)
     assert sparse.bound == "latency" and dense.cycles / sparse.cycles < 1.05
 
 
 def test_dense_only_arch_gives_no_speedup():
     arch = load_arch("ampere_a100_dense")
-    assert gemm_run(arch, 1024, 1024, 1024, sparse=True).cycles == gemm_run(arch, 1024, 1024, 1024, sparse=False).cycles
+    assert gemm_counters(arch, 1024, 1024, 1024, sparse=True).cycles == gemm_counters(arch, 1024, 1024, 1024, sparse=False).cycles
 
 
 def test_kernel_choice_picks_small_tiles_for_batch_one(arch):
-    run = gemm_run(arch, 1, 4096, 4096, sparse=True)
-    assert run.tile.n <= 16
+    plan, run = FAMILY.counters(arch, GemmLayer("g", m=1, k=4096, n=4096, weight_sparsity=TWO_FOUR))
+    assert plan.kernels[run.kernel].n <= 16

@@ -1,7 +1,7 @@
 """The ampere-2to4 study: columns, bound names, published numbers next to the model's."""
 from accel_sim.studies.ampere_2to4 import COLUMNS, ampere_2to4, bert_layer_speedup
 from accel_sim.studies.registry import all_studies, write_study
-from accel_sim.tensor_core.kernel_run import LATENCY_BOUND, PATHS
+from accel_sim.tensor_core.counters import LATENCY_BOUND, PATHS
 
 
 def test_study_table_and_comparisons():

@@ -1,4 +1,4 @@
-"""Does a layer run on the sparse tensor-core path? Checked on the declaration and on the data.
+"""Sparsity metadata: does a layer run on the sparse tensor-core path? Checked on the declaration and the data.
 
 Policy (stated, never silent):
 
@@ -20,9 +20,13 @@ import numpy as np
 
 from accel_sim.compress.formats.n_of_m import NOfM
 from accel_sim.errors import InputError
-from accel_sim.tensor_core.problem import hardware_pattern
 from accel_sim.tensor_core.spec import TensorCoreSpec
 from accel_sim.workload.layer import Layer
+
+
+def hardware_pattern(spec: TensorCoreSpec, word_bits: int) -> tuple[int, int]:
+    """The sparse pattern of the tensor core at this word width: 1:2 for 32-bit (TF32), else 2:4."""
+    return (spec.nm_n_32bit, spec.nm_m_32bit) if word_bits == 32 else (spec.nm_n, spec.nm_m)
 
 
 def guarantees(declared_n: int, declared_m: int, hw_n: int, hw_m: int) -> bool:

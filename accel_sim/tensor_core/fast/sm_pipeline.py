@@ -1,0 +1,47 @@
+"""Fast path, SM pipeline: shared memory and tensor cores per stage, and the three-path pipeline.
+
+Each stage of K passes three paths in order: **load** (L2 -> shared memory, cp.async; see
+:mod:`.memory`), **shared memory** (the fill written plus the warps' ldmatrix reads, at the SM's
+shared-memory bandwidth; the wave's slowest SM sets the stage) and **compute** (the tensor
+cores; warps go round robin to the SM's sub-partitions, so the busiest one has ``ceil(warps /
+tensor cores)`` warps; its register-file operand reads overlap its MMAs and the longer of the
+two is the stage). A stage enters a path when the path is free and the previous path is done
+with it; loaded data arrives ``latency`` cycles after its transfer. Stages 1 .. n-1 are
+identical and the last may be shorter, so the finish has the closed form of a tandem line:
+``F = latency + sum(t) + (n - 2) * max(t)`` after stage n-1, then one step of the recurrence.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from accel_sim.tensor_core.fast.memory import transfer_cycles
+from accel_sim.tensor_core.plan import TensorCorePlan
+from accel_sim.tensor_core.plan.mma import cycles_per_mma, mma_read_bits, mmas_per_warp
+from accel_sim.tensor_core.spec import KernelTile
+
+
+def shared_memory_cycles(plan: TensorCorePlan, bits: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Per wave: the slowest SM's shared-memory time for its per-CTA ``bits`` (fills + reads)."""
+    return np.maximum.reduceat(transfer_cycles(bits, plan.spec.shared_memory_bandwidth), starts)
+
+
+def tensor_core_cycles(plan: TensorCorePlan, tile: KernelTile, extent: int) -> tuple[int, int]:
+    """(math, register file) cycles of the busiest sub-partition for one stage of K ``extent``."""
+    spec = plan.spec
+    mmas = -(-tile.warps // spec.tensor_cores_per_sm) * mmas_per_warp(spec, plan.problem, tile, extent)
+    return (mmas * cycles_per_mma(spec),
+            int(transfer_cycles(mmas * mma_read_bits(spec, plan.problem), spec.register_file_bandwidth)))
+
+
+def pipeline_finish(latency: int, stages: int, full: dict, last: dict) -> np.ndarray:
+    """Per wave: when the last stage leaves the tensor cores. ``full`` / ``last`` hold the path
+    times (``load``, ``shared_memory``, ``compute``) of a full stage and of the last one."""
+    tl, ts, tm = full["load"], full["shared_memory"], full["compute"]
+    if stages == 1:
+        return latency + last["load"] + last["shared_memory"] + last["compute"]
+    before = stages - 2
+    fs = latency + tl + ts + before * np.maximum(tl, ts)
+    fm = latency + tl + ts + tm + before * np.maximum(np.maximum(tl, ts), tm)
+    arrive = (stages - 1) * tl + last["load"] + latency
+    fs = np.maximum(fs, arrive) + last["shared_memory"]
+    return np.maximum(fm, fs) + last["compute"]

@@ -1,0 +1,15 @@
+"""Tensor-core archs for tests: the shipped A100 with some fields replaced (no YAML per case)."""
+from __future__ import annotations
+
+import dataclasses
+
+from accel_sim import load_arch
+from accel_sim.arch.spec import ArchSpec
+
+A100 = load_arch("ampere_a100")
+
+
+def a100(word_bits: int = 16, **tensor_core) -> ArchSpec:
+    """``ampere_a100`` at ``word_bits`` with ``tensor_core`` fields replaced."""
+    return dataclasses.replace(A100, word_bits=word_bits,
+                               tensor_core=dataclasses.replace(A100.tensor_core, **tensor_core))

@@ -1,0 +1,272 @@
+"""Tensor-core worked examples: counters derived by hand from the behaviour (docs of ``fast`` and
+``reference``), checked on both paths, so a bug in the shared plan fails too. Unless said
+otherwise: FP16, one tile 16 x 8 x 32 with one 16 x 8 warp, A100 bandwidths (L2 5120, SM port 64,
+DRAM 1102.8, shared memory 128, register file 208 B/clk), MMA m16n8k16 = 8 cycles."""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from accel_sim.errors import InputError
+from accel_sim.tensor_core.family import FAMILY
+from accel_sim.tensor_core.plan.mma import cycles_per_mma, k_span_per_mma, mma_bits, mma_read_bits, mmas_per_warp
+from accel_sim.tensor_core.plan.problem import TCProblem, element_bits, footprint_bits
+from accel_sim.tensor_core.plan.sparsity import guarantees
+from accel_sim.tensor_core.plan.tiling import fits_shared_memory, stage_fill_bits
+from accel_sim.tensor_core.spec import KernelTile
+from accel_sim.workload import ConvLayer, GemmLayer, NMSparsity
+from accel_sim.workload.layer import OperandSource
+from tests.tensor_core.archs import a100
+
+TILE = KernelTile(m=16, n=8, k=32, warp_m=16, warp_n=8)
+PATHS = [FAMILY.fast, FAMILY.reference]
+
+
+def counts(arch, layer, count) -> dict:
+    return count(FAMILY.plan(arch, layer), None).as_dict()
+
+
+@pytest.mark.parametrize("count", PATHS)
+def test_one_cta_two_stages(count):
+    # C 16 x 8 = A 16 x 64 x B 64 x 8 (layer m 8, k 64, n 16): one CTA, two stages of K 32.
+    # A stage: A 16 x 32 + B 32 x 8 FP16 = 1536 B filled, the same read back by the one warp.
+    # load 24 = max(L2 1536 / 5120 -> 1, port 1536 / 64 = 24, DRAM 1536 / 1102.8 -> 2)
+    # shared memory 24 = 3072 / 128; math 16 = 2 MMAs x 8; register file 13 = 2 x (A 512 + B 256 + C 512 B) / 208
+    # stage 1 lands at 24 + 400, shared memory -> 448, math -> 464; stage 2 lands at 448, shared
+    # memory 448 -> 472, math -> 488; epilogue C 256 B / 64 = 4 -> 492
+    result = counts(a100(sms=1, kernels=(TILE,)), GemmLayer("g", m=8, k=64, n=16), count)
+    assert result == dict(kernel=0, cycles=492, compute_cycles=32, math_busy_cycles=32, register_file_busy_cycles=26,
+                          shared_memory_busy_cycles=48, l2_busy_cycles=48, dram_busy_cycles=4, waves=1, ctas=1,
+                          dram_a=1024, dram_b=512, fill_a=1024, fill_b=512, read_a=1024, read_b=512, mmas=4, c=128)
+
+
+@pytest.mark.parametrize("count", PATHS)
+@pytest.mark.parametrize("latency, bound", [(4, "shared_memory"), (5, "latency")])
+def test_latency_bound_once_fill_and_epilogue_exceed_the_busiest_path(count, latency, bound):
+    # the CTA above takes latency + 92 cycles; shared memory (and L2) are busy 48: latency 4 gives
+    # 96 = 2 x 48, not yet latency-bound (shared memory comes before L2 among equals)
+    result = count(FAMILY.plan(a100(sms=1, kernels=(TILE,), memory_latency=latency), GemmLayer("g", m=8, k=64, n=16)),
+                   None)
+    assert (result.cycles, result.bound) == (latency + 92, bound)
+
+
+@pytest.mark.parametrize("count", PATHS)
+def test_ten_stages_shared_memory_bound(count):
+    # the same CTA over K 320 without latency: shared memory (24 per stage) limits: the last stage
+    # leaves it at 24 + 10 x 24 = 264, math 16 more, epilogue 4
+    arch = a100(sms=1, kernels=(TILE,), memory_latency=0)
+    plan = FAMILY.plan(arch, GemmLayer("g", m=8, k=320, n=16))
+    result = count(plan, None)
+    assert result.as_dict() == dict(
+        kernel=0, cycles=284, compute_cycles=160, math_busy_cycles=160, register_file_busy_cycles=130,
+        shared_memory_busy_cycles=240, l2_busy_cycles=240, dram_busy_cycles=20, waves=1, ctas=1, dram_a=5120,
+        dram_b=2560, fill_a=5120, fill_b=2560, read_a=5120, read_b=2560, mmas=20, c=128)
+    assert result.bound == "shared_memory"
+
+
+@pytest.mark.parametrize("count", PATHS)
+def test_eight_stages_math_bound(count):
+    # fast ports and shared memory: load 2 (port 1536 / 1000 -> 2, DRAM 2), shared memory 4
+    # (3072 / 1000), math 16 per stage: the tensor cores run back to back from cycle 6:
+    # 2 + 4 + 8 x 16 = 134, epilogue 256 / 1000 -> 1
+    arch = a100(sms=1, kernels=(TILE,), memory_latency=0, shared_memory_bandwidth=1000.0, l2_to_sm_bandwidth=1000.0)
+    result = count(FAMILY.plan(arch, GemmLayer("g", m=8, k=256, n=16)), None)
+    assert (result.cycles, result.math_busy_cycles, result.register_file_busy_cycles, result.shared_memory_busy_cycles,
+            result.l2_busy_cycles, result.dram_busy_cycles) == (135, 128, 104, 32, 16, 16)
+    assert result.bound == "math"
+
+
+@pytest.mark.parametrize("count", PATHS)
+def test_dram_bound(count):
+    # DRAM at 16 B/clk: 1536 / 16 = 96 per stage; stage 1 through shared memory and math by 136,
+    # stage 2 loaded at 192, done at 232, epilogue 4
+    arch = a100(sms=1, kernels=(TILE,), memory_latency=0, dram_bandwidth=16.0)
+    result = count(FAMILY.plan(arch, GemmLayer("g", m=8, k=64, n=16)), None)
+    assert (result.cycles, result.dram_busy_cycles, result.l2_busy_cycles) == (236, 192, 48)
+    assert result.bound == "dram"
+
+
+# C 32 x 12 (layer m 12, k 32, n 32) on 2 SMs: CTAs (launch order, tile row fastest) 16 x 8, 16 x 8,
+# 16 x 4, 16 x 4 in two waves. A, B: 32 x 32 x 2 B + 32 x 12 x 2 B = 2816 B together.
+# Wave 1: each CTA fills 1536 B: load = port 24; DRAM A panels 0, 1 and B panel 0 = 2560 B -> 3;
+# shared memory 24; math 16; epilogue 256 B per SM -> 4: 400 + 24 + 24 + 16 + 4 = 468.
+# Wave 2: each fills 1280 B: port 20; DRAM B panel 1 = 256 B -> 1 (A panels again when A and B
+# do not fit the L2: 2304 B -> 3); shared memory 20; math 16 (the warp computes its padding);
+# epilogue 128 B -> 2: 400 + 20 + 20 + 16 + 2 = 458.
+TWO_WAVES = GemmLayer("g", m=12, k=32, n=32)
+TWO_WAVES_COUNTS = dict(kernel=0, cycles=926, compute_cycles=32, math_busy_cycles=32, register_file_busy_cycles=26,
+                        shared_memory_busy_cycles=44, l2_busy_cycles=44, waves=2, ctas=4, dram_b=384, fill_a=2048,
+                        fill_b=768, read_a=2048, read_b=768, mmas=8, c=384)
+
+
+@pytest.mark.parametrize("count", PATHS)
+@pytest.mark.parametrize("l2_size, dram_busy, dram_a", [(2816, 4, 1024), (2815, 6, 2048)])
+def test_two_waves_read_each_panel_once_when_the_operands_fit_l2(count, l2_size, dram_busy, dram_a):
+    arch = a100(sms=2, kernels=(TILE,), l2_size=l2_size)
+    assert FAMILY.plan(arch, TWO_WAVES).l2_resident == (l2_size == 2816)
+    assert counts(arch, TWO_WAVES, count) == dict(TWO_WAVES_COUNTS, dram_busy_cycles=dram_busy, dram_a=dram_a)
+
+
+@pytest.mark.parametrize("count", PATHS)
+def test_two_four_stage_with_a_ragged_k(count):
+    # C 16 x 8, K 70, A 2:4 (FP16 + 2 metadata bits per kept value), one 16 x 8 x 64 tile.
+    # Stage 1 (K 64): A 16 x 32 slots x 18 + B 64 x 8 x 16 bits = 2176 B: port 34, DRAM 2; shared
+    # memory 4352 / 128 = 34; 2 sparse MMAs (K 32 each): math 16, register file 2 x 1600 / 208 -> 16.
+    # Stage 2 (K 6): 4 slots per row: 16 x 4 x 18 + 6 x 8 x 16 bits = 240 B: port 4, DRAM 1, shared
+    # memory 4; 1 MMA: math 8, register file 1600 / 208 -> 8.
+    # Lands 434 / 438; shared memory 434 -> 468 -> 472; math 468 -> 484 -> 492; epilogue 4.
+    arch = a100(sms=1, kernels=(KernelTile(16, 8, 64, 16, 8),))
+    result = counts(arch, GemmLayer("g", m=8, k=70, n=16, weight_sparsity=NMSparsity(2, 4)), count)
+    assert result == dict(kernel=0, cycles=496, compute_cycles=24, math_busy_cycles=24, register_file_busy_cycles=24,
+                          shared_memory_busy_cycles=38, l2_busy_cycles=38, dram_busy_cycles=3, waves=1, ctas=1,
+                          dram_a=576, dram_b=560, fill_a=576, fill_b=560, read_a=576, read_b=560, mmas=3, c=128)
+
+
+@pytest.mark.parametrize("count", PATHS)
+@pytest.mark.parametrize("tensor_cores, math, register_file, cycles", [(3, 48, 37, 296), (4, 32, 25, 280)])
+def test_warps_spread_round_robin_over_the_tensor_cores(count, tensor_cores, math, register_file, cycles):
+    # C 64 x 16 (layer m 16, n 64), K 32, one 64 x 16 tile of eight 16 x 8 warps: 2 MMAs per warp.
+    # 3 tensor cores: the busiest has 3 warps = 6 MMAs = 48 cycles, register file 6 x 1280 / 208 -> 37;
+    # 4: 2 warps = 32 cycles, 2560 ... 5120 / 208 -> 25. Load: 5120 B over the port = 80; shared
+    # memory: fill 5120 B + reads (2 warp columns x A 64 x 32 + 4 warp rows x B 32 x 16) x 2 B
+    # = 17408 B / 128 = 136; epilogue 2048 B / 64 = 32. No latency.
+    arch = a100(sms=1, tensor_cores_per_sm=tensor_cores, memory_latency=0, kernels=(KernelTile(64, 16, 32, 16, 8),))
+    result = counts(arch, GemmLayer("g", m=16, k=32, n=64), count)
+    assert result == dict(kernel=0, cycles=cycles, compute_cycles=math, math_busy_cycles=math,
+                          register_file_busy_cycles=register_file, shared_memory_busy_cycles=136, l2_busy_cycles=80,
+                          dram_busy_cycles=5, waves=1, ctas=1, dram_a=2048, dram_b=512, fill_a=2048, fill_b=512,
+                          read_a=4096, read_b=2048, mmas=16, c=1024)
+
+
+@pytest.mark.parametrize("count", PATHS)
+def test_warps_rereading_shared_memory_limit_four_stages(count):
+    # the 64 x 16 tile above over K 128 on 4 tensor cores: per stage load 80, shared memory 136,
+    # math 32: stage 1 lands at 80, then shared memory runs back to back to 80 + 4 x 136 = 624,
+    # math 32 more, epilogue 32
+    arch = a100(sms=1, memory_latency=0, kernels=(KernelTile(64, 16, 32, 16, 8),))
+    result = count(FAMILY.plan(arch, GemmLayer("g", m=16, k=128, n=64)), None)
+    assert (result.cycles, result.shared_memory_busy_cycles, result.l2_busy_cycles, result.math_busy_cycles,
+            result.register_file_busy_cycles, result.dram_busy_cycles) == (688, 544, 320, 128, 100, 20)
+    assert result.bound == "shared_memory"
+
+
+@pytest.mark.parametrize("count", PATHS)
+def test_warps_in_padding_read_nothing(count):
+    # C 20 x 4 on a 32 x 16 tile of 16 x 8 warps: rows 16 + 4, columns 4: only the two warps of
+    # the first warp column hold outputs; each reads its 16 / 4 A rows and the 4 B columns
+    arch = a100(sms=1, kernels=(KernelTile(32, 16, 32, 16, 8),))
+    result = counts(arch, GemmLayer("g", m=4, k=32, n=20), count)
+    assert (result["read_a"], result["read_b"], result["fill_a"], result["fill_b"]) == (20 * 32, 8 * 32, 20 * 32,
+                                                                                          4 * 32)
+    assert result["mmas"] == 4 * 2   # every warp computes its full tile: 4 warps x 2 MMAs
+
+
+@pytest.mark.parametrize("count", PATHS)
+def test_the_fastest_kernel_runs_and_ties_keep_the_first(count):
+    # C 64 x 64, K 128 on 4 SMs: 4320 cycles on 16 x 8 tiles (32 CTAs in 8 waves), 1808 on one 64 x 64 tile
+    slow, fast = KernelTile(16, 8, 32, 16, 8), KernelTile(64, 64, 64, 32, 32)
+    layer = GemmLayer("g", m=64, k=128, n=64)
+    for kernels, chosen in (((slow, fast), 1), ((fast, slow), 0), ((fast, fast), 0)):
+        result = count(FAMILY.plan(a100(sms=4, kernels=kernels), layer), None)
+        assert (result.kernel, result.cycles) == (chosen, 1808)
+
+
+def test_kernels_need_whole_mmas_per_stage_and_must_fit_shared_memory():
+    # sparse FP16: an MMA covers K 32, so a stage of K 16 is not whole MMAs
+    k16, k32 = KernelTile(16, 8, 16, 16, 8), KernelTile(16, 8, 32, 16, 8)
+    sparse = GemmLayer("g", m=8, k=64, n=16, weight_sparsity=NMSparsity(2, 4))
+    assert FAMILY.plan(a100(kernels=(k16, k32)), sparse).kernels == (k32,)
+    assert FAMILY.plan(a100(kernels=(k16, k32)), GemmLayer("g", m=8, k=64, n=16)).kernels == (k16, k32)
+    # 3 stages of A 16 x 32 + B 32 x 8 FP16 = 3 x 1536 B
+    assert FAMILY.plan(a100(kernels=(k16, k32), shared_memory_size=4608), GemmLayer("d", m=8, k=64, n=16)).kernels \
+        == (k16, k32)
+    assert FAMILY.plan(a100(kernels=(k16, k32), shared_memory_size=4607), GemmLayer("d", m=8, k=64, n=16)).kernels \
+        == (k16,)
+    with pytest.raises(InputError, match="no kernel fits shared memory"):
+        FAMILY.plan(a100(kernels=(k16,)), sparse)
+
+
+def test_cta_grid_launch_order_with_groups():
+    # grouped conv: 2 groups of C 20 x 12 (10 filters... 20 per group) on 16 x 8 tiles: 2 x 2 tiles per group
+    layer = ConvLayer("c", in_h=2, in_w=6, in_channels=4, out_channels=40, kernel_h=1, kernel_w=1, groups=2)
+    plan = FAMILY.plan(a100(kernels=(TILE,)), layer)
+    grid = plan.grids[0]
+    assert (plan.problem.m, plan.problem.n, plan.problem.k, plan.problem.groups) == (20, 12, 2, 2)
+    assert grid.rows.tolist() == [16, 4, 16, 4, 16, 4, 16, 4]
+    assert grid.cols.tolist() == [8, 8, 4, 4, 8, 8, 4, 4]
+    assert grid.row_panel.tolist() == [0, 1, 0, 1, 2, 3, 2, 3]
+    assert grid.col_panel.tolist() == [0, 0, 1, 1, 2, 2, 3, 3]
+
+
+def test_which_layers_run_sparse():
+    gemm = {"m": 8, "k": 64, "n": 16}
+    assert FAMILY.plan(a100(), GemmLayer("g", **gemm, weight_sparsity=NMSparsity(1, 4))).problem.sparse
+    assert not FAMILY.plan(a100(), GemmLayer("g", **gemm)).problem.sparse
+    assert not FAMILY.plan(a100(sparse_support=False), GemmLayer("g", **gemm, weight_sparsity=NMSparsity(2, 4))) \
+        .problem.sparse
+    tf32 = FAMILY.plan(a100(32, mma_k=8), GemmLayer("g", **gemm, weight_sparsity=NMSparsity(1, 2))).problem
+    assert tf32.sparse and (tf32.nm_n, tf32.nm_m) == (1, 2)
+    assert (FAMILY.plan(a100(8, mma_k=32), GemmLayer("g", **gemm, weight_sparsity=NMSparsity(2, 4))).problem.nm_m) == 4
+    with pytest.raises(InputError, match="not guaranteed 1:2"):
+        FAMILY.plan(a100(32, mma_k=8), GemmLayer("g", **gemm, weight_sparsity=NMSparsity(2, 4)))
+
+
+@pytest.mark.parametrize("declared, hardware, expected", [
+    ((2, 4), (2, 4), True), ((1, 4), (2, 4), True), ((1, 2), (2, 4), True), ((1, 8), (2, 4), True),
+    ((2, 8), (2, 4), True), ((3, 8), (2, 4), False), ((3, 4), (2, 4), False), ((2, 4), (1, 2), False),
+    ((2, 3), (2, 4), False), ((4, 8), (2, 4), False), ((1, 2), (1, 2), True), ((2, 16), (2, 4), True),
+    ((1, 2), (1, 4), False), ((1, 4), (1, 2), True),
+])
+def test_declared_patterns_that_guarantee_the_hardware_one(declared, hardware, expected):
+    assert guarantees(*declared, *hardware) is expected
+
+
+def test_problem_widths_and_mma_facts():
+    arch = a100()
+    spec = arch.tensor_core
+    sparse = TCProblem(m=16, n=8, k=70, groups=3, word_bits=16, sparse=True, nm_n=2, nm_m=4)
+    dense = TCProblem(m=16, n=8, k=70, groups=3, word_bits=16, sparse=False, nm_n=2, nm_m=4)
+    assert [sparse.slots(e) for e in (1, 4, 5, 64, 70)] == [2, 2, 4, 32, 36]
+    assert dense.slots(70) == 70
+    assert sparse.useful_products_per_row() == 17 * 2 + 2 and dense.useful_products_per_row() == 70
+    one_of_four = TCProblem(m=16, n=8, k=7, groups=1, word_bits=16, sparse=True, nm_n=1, nm_m=4)
+    assert one_of_four.useful_products_per_row() == 2 and one_of_four.slots(7) == 2
+    bits = element_bits(spec, sparse)
+    assert (bits.a_value, bits.a_metadata, bits.a_slot, bits.b_value, bits.c_value) == (16, 2, 18, 16, 16)
+    assert element_bits(spec, dense).a_slot == 16
+    assert footprint_bits(sparse, bits) == 3 * (16 * 36 * 18 + 70 * 8 * 16)
+    assert (k_span_per_mma(spec, dense), k_span_per_mma(spec, sparse), k_span_per_mma(spec, one_of_four)) == (16, 32, 64)
+    three_of_four = TCProblem(m=16, n=8, k=7, groups=1, word_bits=16, sparse=True, nm_n=3, nm_m=4)
+    assert k_span_per_mma(spec, three_of_four) == 21   # whole dense K: 16 x 4 / 3 rounded down
+    assert cycles_per_mma(spec) == 8
+    assert cycles_per_mma(a100(dense_macs_per_cycle=300).tensor_core) == 7   # 2048 / 300 -> 7
+    assert mma_bits(spec, sparse) == {"a": 4096, "metadata": 512, "b": 4096, "c": 4096, "d": 4096}
+    assert mma_read_bits(spec, dense) == 4096 + 2048 + 4096
+    tile = KernelTile(64, 16, 96, 32, 16)
+    assert mmas_per_warp(spec, dense, tile, 96) == 2 * 2 * 6 and mmas_per_warp(spec, sparse, tile, 70) == 2 * 2 * 3
+    assert stage_fill_bits(spec, sparse, tile) == 64 * 48 * 18 + 96 * 16 * 16
+    assert fits_shared_memory(a100(shared_memory_size=3 * (64 * 48 * 18 + 96 * 16 * 16) // 8).tensor_core, sparse, tile)
+
+
+def test_the_plan_checks_the_weights_when_their_hashes_are_asked_for(tmp_path):
+    path = tmp_path / "w.npz"
+    weights = np.zeros((16, 8), dtype=np.float32)
+    weights[0::4], weights[3::4] = 1.0, -2.0           # 2:4 along K (axis 0), dense along the outputs
+    np.savez(path, weights=weights)
+    layer = GemmLayer("fc", m=4, k=16, n=8, weight_sparsity=NMSparsity(2, 4), operands=OperandSource(payload=str(path)))
+    assert set(FAMILY.plan(a100(), layer).operand_hashes) == {"weight_hash", "input_hash"}
+    np.savez(path, weights=np.ones((16, 8), dtype=np.float32))
+    plan = FAMILY.plan(a100(), dataclasses.replace(layer, name="fc2"))   # counting never needs the weights
+    with pytest.raises(InputError, match=r"/w\.npz: weights: layer fc2 .*not 2:4 along K"):
+        _ = plan.operand_hashes
+
+
+def test_the_plan_both_paths_share_is_immutable():
+    plan = FAMILY.plan(a100(kernels=(TILE,)), GemmLayer("g", m=8, k=64, n=16, weight_sparsity=NMSparsity(2, 4)))
+    counters = FAMILY.fast(plan, None)
+    for part in (plan, plan.problem, plan.bits, plan.grids[0], counters):
+        name = dataclasses.fields(part)[0].name
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(part, name, getattr(part, name))
