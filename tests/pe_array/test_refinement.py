@@ -291,9 +291,11 @@ def test_decode_widths(fmt, k, bits):
 
 
 def test_nm_decoder_refuses_other_weights(tmp_path):
-    """Two groups of 4 hold 3 non-zeros in filter 0 (2:4 allows 2): an error naming the count."""
+    """Two groups of 4 hold 3 non-zeros in filter 0 (2:4 allows 2; filter 1's group of 2 is fine): an
+    error naming the count."""
     weights = np.zeros((8, 2))
     weights[[0, 1, 2, 4, 5, 6], 0] = 1
+    weights[[0, 1], 1] = 1
     layer = gemm_with_operands(tmp_path, "dense_nm", weights, np.ones((1, 8)))
     with pytest.raises(InputError, match="but 2 groups of 4 hold up to 3 non-zeros"):
         FAMILY.plan(pe_array(sparsity_support="skipping", weight_format="nm"), layer)
