@@ -20,6 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # this checkout's accel_sim, not whichever one is installed
 
 
 def _run_pair(arch_name: str, workload_name: str, out: str, queue) -> None:
@@ -32,10 +33,10 @@ def _run_pair(arch_name: str, workload_name: str, out: str, queue) -> None:
         queue.put(("error", str(err).splitlines()[0]))
 
 
-def snapshot(out_dir: Path, max_seconds: float, arch_glob: str = "*") -> None:
+def snapshot(out_dir: Path, max_seconds: float, arch_glob: str = "*", workload_glob: str = "*") -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
     archs = sorted(p.stem for p in (ROOT / "arch_configs").glob(f"{arch_glob}.yaml"))
-    workloads = sorted(p.stem for p in (ROOT / "workloads").glob("*.yaml"))
+    workloads = sorted(p.stem for p in (ROOT / "workloads").glob(f"{workload_glob}.yaml"))
     errors, skipped = [], []
     ctx = mp.get_context("fork")
     for arch in archs:
@@ -61,6 +62,11 @@ def snapshot(out_dir: Path, max_seconds: float, arch_glob: str = "*") -> None:
 
 def compare(before: Path, after: Path, arch_glob: str = "*") -> int:
     names = sorted(p.name for p in before.glob(f"{arch_glob}__*.csv"))
+    for listing in ("errors.csv",):  # the same pairs must be refused, with the same message
+        if (before / listing).exists() and (after / listing).exists():
+            a, b = pd.read_csv(before / listing), pd.read_csv(after / listing)
+            if not a.equals(b):
+                print(f"{listing} differs:\n{a.compare(b) if a.shape == b.shape else (a, b)}")
     problems = []
     for name in names:
         other = after / name
@@ -85,13 +91,14 @@ def main(argv: list[str] | None = None) -> int:
     snap.add_argument("out_dir", type=Path)
     snap.add_argument("--max-seconds", type=float, default=120.0)
     snap.add_argument("--arch-glob", default="*", help="only the arch configs whose name matches, e.g. 'eie*'")
+    snap.add_argument("--workload-glob", default="*", help="only the workloads whose name matches")
     cmp_ = sub.add_parser("compare")
     cmp_.add_argument("before", type=Path)
     cmp_.add_argument("after", type=Path)
     cmp_.add_argument("--arch-glob", default="*", help="only the pairs of the arch configs whose name matches")
     args = parser.parse_args(argv)
     if args.command == "snapshot":
-        snapshot(args.out_dir, args.max_seconds, args.arch_glob)
+        snapshot(args.out_dir, args.max_seconds, args.arch_glob, args.workload_glob)
         return 0
     return compare(args.before, args.after, args.arch_glob)
 
