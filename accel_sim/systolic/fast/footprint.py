@@ -25,8 +25,9 @@ def touched_input_words(mapping: SystolicMapping, layer: Layer) -> int:
     Dense: (touched rows) x (touched columns) x channels. N:M: per channel, the union over
     its kept kernel offsets of (touched rows x touched columns).
     """
-    if not isinstance(layer, ConvLayer):  # an m x k input, row i read by output i: every kept column of it
-        return mapping.gemm.m * mapping.gemm.k
+    if not isinstance(layer, ConvLayer):  # an m x k input, row i read by output i: every column it keeps
+        kept_columns = mapping.dense_k if mapping.nm is None else len(kept_reduction_indices(mapping.dense_k, mapping.nm))
+        return mapping.gemm.m * kept_columns
     h, w, c = layer.in_h, layer.in_w, layer.in_channels // layer.groups
     r, s, batch = layer.kernel_h, layer.kernel_w, layer.batch
     stride_h, pad_h, out_h = layer.stride_h, layer.pad_top, layer.out_h
