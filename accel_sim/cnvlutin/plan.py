@@ -23,7 +23,7 @@ import numpy as np
 from accel_sim.arch.spec import ArchSpec
 from accel_sim.cnvlutin.spec import CnvlutinSpec
 from accel_sim.workload.layer import ConvLayer, Layer
-from accel_sim.workload.operands import layer_operands
+from accel_sim.workload.operands import input_nonzero, layer_operands
 
 
 @dataclass(frozen=True)
@@ -46,15 +46,6 @@ class CnvlutinPlan:
     slice_depth: int                         # channels per lane slice, ceil(channels / lanes)
     filters_per_pass: tuple[int, ...]        # filters of each pass over a group's windows
     operand_hashes: Mapping[str, str]
-
-
-def input_nonzero(layer: Layer, inputs: np.ndarray, group: int) -> np.ndarray:
-    """Zero-padded non-zero mask ``(batch, C/g, Hp, Wp)`` of one group's input."""
-    if not isinstance(layer, ConvLayer):
-        return (inputs != 0)[:, :, None, None]
-    cg = layer.in_channels // layer.groups
-    nz = inputs[:, group * cg:(group + 1) * cg] != 0
-    return np.pad(nz, ((0, 0), (0, 0), (layer.pad_top, layer.pad_bottom), (layer.pad_left, layer.pad_right)))
 
 
 def lane_nonzeros(padded: np.ndarray, lanes: int) -> np.ndarray:

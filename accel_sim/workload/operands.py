@@ -81,6 +81,16 @@ def weight_matrix(layer: Layer, weights: np.ndarray) -> np.ndarray:
     return weights
 
 
+def input_nonzero(layer: Layer, inputs: np.ndarray, group: int) -> np.ndarray:
+    """Non-zero mask of one group's zero-padded input, ``(batch, C/g, Hp, Wp)``; a GEMM / FC layer's
+    ``(m, k)`` input is ``m`` one-pixel images of ``k`` channels."""
+    if not isinstance(layer, ConvLayer):
+        return (inputs != 0)[:, :, None, None]
+    cg = layer.in_channels // layer.groups
+    nz = inputs[:, group * cg:(group + 1) * cg] != 0
+    return np.pad(nz, ((0, 0), (0, 0), (layer.pad_top, layer.pad_bottom), (layer.pad_left, layer.pad_right)))
+
+
 def content_hash(array: np.ndarray) -> str:
     """``sha256`` of dtype, shape and C-order bytes, as 16 hex digits."""
     digest = hashlib.sha256(f"{array.dtype.str}{array.shape}".encode())

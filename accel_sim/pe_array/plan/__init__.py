@@ -21,10 +21,10 @@ import numpy as np
 from accel_sim.arch.spec import ArchSpec
 from accel_sim.pe_array.plan.decoder import check_nm, footprint
 from accel_sim.pe_array.plan.memory import inputs_resident, weights_resident
-from accel_sim.pe_array.plan.operands import group_inputs, group_weights, input_nonzero
+from accel_sim.pe_array.plan.operands import group_inputs, group_weights
 from accel_sim.pe_array.spec import PEArraySpec
 from accel_sim.workload.layer import ConvLayer, Layer
-from accel_sim.workload.operands import layer_operands
+from accel_sim.workload.operands import input_nonzero, layer_operands
 
 
 @dataclass(frozen=True, eq=False)

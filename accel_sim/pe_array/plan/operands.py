@@ -23,15 +23,6 @@ def group_weights(layer: Layer, ops: LayerOperands) -> tuple[np.ndarray, ...]:
     return tuple(matrix[:, i * ng:(i + 1) * ng] for i in range(layer.groups))
 
 
-def input_nonzero(layer: Layer, inputs: np.ndarray, group: int) -> np.ndarray:
-    """Non-zero mask of one group's zero-padded input, ``(batch, C/g, Hp, Wp)``."""
-    if not isinstance(layer, ConvLayer):
-        return (inputs != 0)[:, :, None, None]
-    cg = layer.in_channels // layer.groups
-    nz = inputs[:, group * cg:(group + 1) * cg] != 0
-    return np.pad(nz, ((0, 0), (0, 0), (layer.pad_top, layer.pad_bottom), (layer.pad_left, layer.pad_right)))
-
-
 def group_inputs(layer: Layer) -> int:
     """Input elements (words) of one group, as stored in DRAM (no padding)."""
     if isinstance(layer, ConvLayer):
