@@ -6,12 +6,6 @@ register write) -> tensor core (register reads of A, metadata, B and C per MMA; 
 Outputs go through L2 to DRAM. With 2:4 weights the metadata rides with A at every level and the
 core selects B by it (one operand select per product). Products counted are the executed ones
 (padding included); ``macs_issued`` the useful ones (kept positions inside K).
-
-Why real 2:4 speed-ups stay below 2x, in this model's terms: the math per stage halves, but only
-A shrinks (to ``(w + 2) / 2w`` of its bits with metadata); the dense operand B, the warps'
-shared-memory reads of B and the C epilogue do not. A stage that was math-bound dense becomes
-shared-memory- (or L2-, DRAM-) bound sparse; a GEMM whose traffic is mostly B (few weights, many
-activations) gains nothing. ``bound_*`` names the limiting path.
 """
 from __future__ import annotations
 

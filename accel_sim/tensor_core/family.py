@@ -2,6 +2,13 @@
 
 A layer runs as one GEMM kernel on an A100-like GPU; ``tensor_core.sparse_support`` switches the
 2:4 path on and off on the same machine.
+
+Why real 2:4 speed-ups stay below 2x, in this model's terms: the math per stage halves, but only
+A shrinks (to ``(w + 2) / 2w`` of its bits with metadata); the dense operand B, the warps'
+shared-memory reads of B and the C epilogue do not. A stage that was math-bound dense becomes
+shared-memory- (or L2-, DRAM-) bound sparse; a GEMM whose traffic is mostly B (few weights, many
+activations) gains nothing. ``bound`` (:class:`~accel_sim.tensor_core.counters.TensorCoreCounters`)
+names the limiting path.
 """
 from accel_sim.family.contract import Family
 from accel_sim.tensor_core.accounting import account

@@ -205,3 +205,14 @@ def test_double_buffering_hides_drains_behind_the_next_group():
     assert pass_timing(busy, np.array([15, 15, 15]), 4, 70) == PassTiming(55, 4, 15, 0, 30)
     two = pass_timing(np.array([[3, 9], [7, 2]]), np.array([1, 1]), 0, 0)
     assert two == PassTiming(7 + 9 + 1, 0, 0, (7 - 3) + (9 - 2), 16)
+
+
+@pytest.mark.parametrize("weights, inputs, fifo_entries, weight_bits", [([0, 0], [1, 2, 3], 0, 2),
+                                                                       ([1, 2], [0, 0, 0], 1, 42)])
+def test_nothing_to_multiply(tmp_path, weights, inputs, fifo_entries, weight_bits):
+    """No non-zero weight (or activation): no step, no product; the PPU still drains the 2 (zero)
+    outputs (1 cycle), stored as an empty block (its 2-bit count field). An empty weight block is
+    its count field alone (2 bits) and fills no FIFO entry."""
+    check_both_paths(tiny_arch(), row_conv(tmp_path, "none", [weights], inputs), compute_cycles=1,
+                     oaram_write_bits=(2,), weight_fifo_writes=fifo_entries, ppu_outputs=2,
+                     dram_read_bits=weight_bits)

@@ -110,6 +110,18 @@ def test_two_waves_read_each_panel_once_when_the_operands_fit_l2(count, l2_size,
 
 
 @pytest.mark.parametrize("count", PATHS)
+@pytest.mark.parametrize("l2_size, dram_busy, dram_a", [(3328, 5, 1024), (3327, 9, 3072)])
+def test_three_waves_reread_a_each_wave_when_the_operands_do_not_fit_l2(count, l2_size, dram_busy, dram_a):
+    # C 32 x 20: three waves of two CTAs (16 x 8, 16 x 8, 16 x 4 wide), each wave both A panels and
+    # one B panel; A and B: 2048 + 1280 = 3328 B. DRAM per wave 3 (A and B 8 columns: 2560 B), or
+    # 1 once A is in the L2 (512 B); loads stay port-bound: 468 + 468 + 458 cycles
+    arch = a100(sms=2, kernels=(TILE,), l2_size=l2_size)
+    result = counts(arch, GemmLayer("g", m=20, k=32, n=32), count)
+    assert (result["cycles"], result["waves"], result["dram_busy_cycles"], result["dram_a"], result["dram_b"]) == \
+        (1394, 3, dram_busy, dram_a, 20 * 32)
+
+
+@pytest.mark.parametrize("count", PATHS)
 def test_two_four_stage_with_a_ragged_k(count):
     # C 16 x 8, K 70, A 2:4 (FP16 + 2 metadata bits per kept value), one 16 x 8 x 64 tile.
     # Stage 1 (K 64): A 16 x 32 slots x 18 + B 64 x 8 x 16 bits = 2176 B: port 34, DRAM 2; shared

@@ -15,14 +15,14 @@ from accel_sim.scnn.plan.tiling import ConvView
 
 def useful_products(view: ConvView, weight_mask: np.ndarray, input_mask: np.ndarray) -> int:
     """MACs of the layer whose two operands are both in the masks (a window tap inside the plane)."""
-    # a window reaching past the bottom or right edge meets zeros: its slice simply stops there
-    padded = np.pad(input_mask, ((0, 0), (0, 0), (0, 0), (view.pad_top, 0), (view.pad_left, 0)))
     w_counts = weight_mask.sum(axis=1, dtype=np.int64)  # (groups, Cg, R, S)
     total = 0
     for r in range(view.r):
+        rows = np.arange(view.out_h) * view.stride_h + r - view.pad_top     # input row tap r reads per output row
+        rows = rows[(rows >= 0) & (rows < view.h)]
         for s in range(view.s):
-            window = padded[:, :, :, r:r + view.stride_h * (view.out_h - 1) + 1:view.stride_h,
-                            s:s + view.stride_w * (view.out_w - 1) + 1:view.stride_w]
-            a_counts = window.sum(axis=(0, 3, 4), dtype=np.int64)  # (groups, Cg)
+            cols = np.arange(view.out_w) * view.stride_w + s - view.pad_left
+            cols = cols[(cols >= 0) & (cols < view.w)]
+            a_counts = input_mask[:, :, :, rows][:, :, :, :, cols].sum(axis=(0, 3, 4), dtype=np.int64)  # (groups, Cg)
             total += int((a_counts * w_counts[:, :, r, s]).sum())
     return total

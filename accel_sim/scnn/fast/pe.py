@@ -63,8 +63,6 @@ def _without(acts: ActivationVectors, drop: np.ndarray, banks: int) -> Activatio
 def busy_cycles(spec: SCNNSpec, tiling: Tiling, acts: ActivationVectors, weights: WeightVectors) -> np.ndarray:
     """Busy cycles ``(passes, PEs, groups)`` of every PE in every group."""
     n_t, n_pe, n_g = tiling.passes, spec.pes, tiling.out_groups
-    if acts.tile.size == 0 or weights.group.size == 0:
-        return np.zeros((n_t, n_pe, n_g), dtype=np.int64)
     single = acts.count == 1
     busy = _single_activation_cycles(spec, tiling, acts, weights, single)
     if single.all():
