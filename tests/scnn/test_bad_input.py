@@ -23,12 +23,6 @@ def test_unknown_design_flag_is_refused():
         load_arch("scnn", {"scnn.design": "eyeriss"})
 
 
-def test_accumulator_too_small_for_one_output_tile():
-    arch = load_arch("scnn", {"scnn.accumulator_banks": 2, "scnn.accumulator_entries": 2})
-    with pytest.raises(InputError, match=r"scnn\.accumulator_entries.*too small for one output tile.*needs 9"):
-        FAMILY.layer_result(arch, LAYER)
-
-
 def test_fc_layer_wider_than_the_iaram_names_the_field_and_the_way_out():
     # VGG-16's fc6: 25,088 dense inputs of 16 bits are 49 KiB, the IARAM 10 KiB: the input channels
     # are cut into chunks loaded one after the other from DRAM (each load a stall).
@@ -48,13 +42,6 @@ def test_one_pixel_of_one_channel_wider_than_the_iaram_names_the_field():
     arch = load_arch("scnn", {"scnn.iaram_size": 2})
     with pytest.raises(InputError, match=r"scnn\.iaram_size.*c: one pixel of ONE input channel "
                                          r"needs 21 bits, more than the IARAM of 2 B"):
-        FAMILY.layer_result(arch, LAYER)
-
-
-def test_fixed_kc_too_large_for_the_accumulators():
-    arch = load_arch("scnn", {"scnn.accumulator_banks": 4, "scnn.accumulator_entries": 4,
-                              "scnn.kc_rule": "fixed", "scnn.kc": 4})
-    with pytest.raises(InputError, match="too small for one output tile"):
         FAMILY.layer_result(arch, LAYER)
 
 

@@ -6,6 +6,7 @@ import pytest
 
 from accel_sim import load_arch
 from accel_sim.compress import SCNNZeroRun
+from accel_sim.errors import InputError
 from accel_sim.scnn.family import FAMILY
 from accel_sim.scnn.plan.bank_mapping import bank_of
 from accel_sim.scnn.plan.encoding import block_bits, block_entries, input_bits
@@ -185,14 +186,27 @@ def test_reference_products_sum_to_the_convolution(case):
 
 
 def test_bank_mapping_is_the_address_hash():
+    """An 8 x 8 plane on 8 x 8 PEs, 3 x 3 kernel: one-pixel tiles, regions of 3 x 3 outputs per channel."""
+    layer = ConvLayer("c", in_h=8, in_w=8, in_channels=1, out_channels=4, kernel_h=3, kernel_w=3)
     arch = load_arch("scnn", {"scnn.accumulator_banks": 8, "scnn.mult_f": 4})
-    tiling = make_tiling(arch.scnn, conv_view(ConvLayer("c", in_h=16, in_w=16, in_channels=1, out_channels=4,
-                                                        kernel_h=3, kernel_w=3)), 1, 1)
-    assert (tiling.acc_h, tiling.acc_w) == (4, 4)
-    assert bank_of(arch.scnn, tiling, 1, 2, 3) == (1 * 16 + 2 * 4 + 3) % 8
-    assert bank_of(arch.scnn, tiling, 0, -1, -1) == (-5) % 8
+    tiling = make_tiling(arch.scnn, conv_view(layer), 1, 1)
+    assert (tiling.acc_h, tiling.acc_w) == (3, 3)
+    assert bank_of(arch.scnn, tiling, 1, 2, 1) == (1 * 9 + 2 * 3 + 1) % 8            # linear: k x 9 + y x 3 + x
+    assert bank_of(arch.scnn, tiling, 0, -1, -2) == (-1 * 3 - 2) % 8
     spread = load_arch("scnn", {"scnn.accumulator_banks": 8, "scnn.mult_f": 4, "scnn.bank_mapping": "channel_spread"})
-    assert bank_of(spread.scnn, tiling, 3, 1, 1) == (3 * 2 + 4 + 1) % 8
+    assert bank_of(spread.scnn, tiling, 3, 1, 2) == (3 * 2 + 1 * 3 + 2) % 8            # k x A / F + y x 3 + x
+    assert bank_of(spread.scnn, tiling, np.array([0, 1]), np.array([2, 0]), np.array([0, 1])).tolist() == [6, 3]
+
+
+@pytest.mark.parametrize("fields, needs", [({}, 9), ({"scnn.kc_rule": "fixed", "scnn.kc": 3}, 27)])
+def test_accumulators_too_small_for_one_output_tile_are_refused(fields, needs):
+    """A one-pixel tile of a 3 x 3 conv reaches 3 x 3 outputs per channel: 9 partial sums (27 for a
+    fixed Kc of 3) do not fit a buffer of 2 x 4."""
+    arch = load_arch("scnn", {"scnn.accumulator_banks": 2, "scnn.accumulator_entries": 4, **fields})
+    layer = ConvLayer("c", in_h=8, in_w=8, in_channels=2, out_channels=4, kernel_h=3, kernel_w=3)
+    with pytest.raises(InputError, match=rf"scnn\.accumulator_entries.*needs {needs} partial sums per buffer "
+                                         r"\(3 x 3 outputs per channel\), the buffer holds .* = 8"):
+        FAMILY.plan(arch, layer)
 
 
 def test_numpy_convolution_matches_a_direct_loop():

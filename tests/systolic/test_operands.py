@@ -1,14 +1,10 @@
 """Operand addresses, fetch order and demand order (checked against SCALE-Sim's constructions)."""
 import numpy as np
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
-from accel_sim.hardware.scalesim_scratchpad import NO_ADDRESS
-from accel_sim.systolic.fast.demand import demand_stream, first_demand_line
-from accel_sim.systolic.fast.ofmap_drain import ofmap_writes_per_line
+from accel_sim.systolic.fast.demand import first_demand_line
 from accel_sim.systolic.plan import operands
 from accel_sim.systolic.plan.mapping import map_layer
-from accel_sim.systolic.reference.demand import fold_demand_matrix, skew
+from accel_sim.systolic.reference.demand import skew
 from accel_sim.systolic.spec import BufferSpec, SystolicSpec
 from accel_sim.workload.layer import ConvLayer, GemmLayer, NMSparsity
 
@@ -59,26 +55,3 @@ def test_first_demand_line():
     mats = operands.operand_matrices(m, layer)
     assert first_demand_line(m, mats, "filter") == 1   # 3 of 4 rows used, last row first
     assert first_demand_line(m, mats, "ifmap") == 4    # after the R-cycle preload
-
-
-@settings(max_examples=40, deadline=None)
-@given(dataflow=st.sampled_from(["os", "ws", "is"]), rows=st.integers(1, 5), cols=st.integers(1, 5),
-       m=st.integers(1, 9), k=st.integers(1, 9), n=st.integers(1, 9), conv=st.booleans())
-def test_demand_streams_equal_scalesim_style_demand_matrices(dataflow, rows, cols, m, k, n, conv):
-    layer = (ConvLayer("c", in_h=m + 2, in_w=k + 2, in_channels=2, out_channels=n, kernel_h=2, kernel_w=3,
-                       stride_h=2, pad_top=1, pad_left=1) if conv else GemmLayer("g", m=m, k=k, n=n))
-    mapping = map_layer(spec(rows, cols, dataflow), layer)
-    mats = operands.operand_matrices(mapping, layer)
-    def whole_group(operand):
-        return np.concatenate([fold_demand_matrix(mapping, mats, operand, fc, fr)
-                               for fc in range(mapping.col_folds) for fr in range(mapping.row_folds)])
-
-    for operand in operands.READ_OPERANDS:
-        matrix = whole_group(operand)
-        assert matrix.shape[0] == mapping.demand_lines
-        lines, columns = np.nonzero(matrix != NO_ADDRESS)
-        stream = demand_stream(mapping, mats, operand)
-        assert stream.lines.tolist() == lines.tolist()
-        assert stream.addresses.tolist() == matrix[lines, columns].tolist()
-    outputs = whole_group("ofmap")
-    assert ofmap_writes_per_line(mapping).tolist() == (outputs != NO_ADDRESS).sum(axis=1).tolist()

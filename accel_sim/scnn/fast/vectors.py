@@ -143,7 +143,8 @@ def activation_elements(spec: SCNNSpec, view: ConvView, tiling: Tiling, input_ma
 def activation_vectors(spec: SCNNSpec, view: ConvView, tiling: Tiling, elements) -> ActivationVectors:
     """I-vectors from :func:`activation_elements`."""
     tile, segment, pe, term = elements
-    vec, slot = _vector_ids((tile * view.channels * view.phases + segment) * spec.pes + pe, spec.mult_i)
+    nph_h, nph_w = phase_counts(view)
+    vec, slot = _vector_ids((tile * view.channels * nph_h * nph_w + segment) * spec.pes + pe, spec.mult_i)
     n = int(vec[-1]) + 1 if vec.size else 0
     first = np.searchsorted(vec, np.arange(n))
     return ActivationVectors(tile[first], segment[first], pe[first], np.bincount(vec, minlength=n).astype(np.int64),

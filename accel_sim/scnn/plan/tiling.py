@@ -50,10 +50,6 @@ class ConvView:
     out_w: int
     batch: int
 
-    @property
-    def phases(self) -> int:
-        return min(self.stride_h, self.r) * min(self.stride_w, self.s)
-
 
 def conv_view(layer: Layer) -> ConvView:
     if isinstance(layer, ConvLayer):

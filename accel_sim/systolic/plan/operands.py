@@ -6,7 +6,8 @@ renumbering (only the identity of an address matters):
 
 - ifmap ``(m x k)``: row = output pixel, column = window element ``(kr, kc, channel)``;
   the address of input pixel ``(b, y, x, c)`` is ``((b*H + y)*W + x)*C + c``, ``-1`` when the
-  window reaches outside the input (padding, or SCALE-Sim's ceil-rounded last window);
+  window reaches outside the input (padding, or SCALE-Sim's ceil-rounded last window); a
+  GEMM's ``m x K`` input: ``m * K + k``;
 - filter ``(k x n)``: ``n * K + k`` (K: dense reduction length);
 - ofmap ``(m x n)``: ``m * N + n``.
 
@@ -63,28 +64,18 @@ class OperandMatrices:
         raise ValueError(f"{operand} has no dimensions ({first}, {second})")
 
 
-def _conv_geometry(layer: Layer) -> dict[str, int]:
-    """The layer as a convolution (SCALE-Sim maps GEMM M,N,K to a 1 x K filter over an M x K input)."""
-    if isinstance(layer, ConvLayer):
-        return dict(h=layer.in_h, w=layer.in_w, c=layer.in_channels // layer.groups, r=layer.kernel_h,
-                    s=layer.kernel_w, stride_h=layer.stride_h, stride_w=layer.stride_w, pad_top=layer.pad_top,
-                    pad_left=layer.pad_left, out_h=layer.out_h, out_w=layer.out_w, batch=layer.batch)
-    return dict(h=layer.m, w=layer.k, c=1, r=1, s=layer.k, stride_h=1, stride_w=1, pad_top=0, pad_left=0,
-                out_h=layer.m, out_w=1, batch=1)
-
-
-def ifmap_addresses(layer: Layer, kept: np.ndarray) -> np.ndarray:
-    """im2col address matrix (output pixels x kept window elements) of one group."""
-    g = _conv_geometry(layer)
-    pixels = np.arange(g["batch"] * g["out_h"] * g["out_w"])
-    batch, rest = np.divmod(pixels, g["out_h"] * g["out_w"])
-    out_y, out_x = np.divmod(rest, g["out_w"])
-    kr, rest = np.divmod(kept, g["s"] * g["c"])
-    kc, ch = np.divmod(rest, g["c"])
-    y = (out_y * g["stride_h"] - g["pad_top"])[:, None] + kr[None, :]
-    x = (out_x * g["stride_w"] - g["pad_left"])[:, None] + kc[None, :]
-    inside = (y >= 0) & (y < g["h"]) & (x >= 0) & (x < g["w"])
-    address = ((batch[:, None] * g["h"] + y) * g["w"] + x) * g["c"] + ch[None, :]
+def ifmap_addresses(layer: ConvLayer, kept: np.ndarray) -> np.ndarray:
+    """im2col address matrix (output pixels x kept window elements) of one group of a convolution."""
+    channels = layer.in_channels // layer.groups
+    pixels = np.arange(layer.batch * layer.out_h * layer.out_w)
+    batch, rest = np.divmod(pixels, layer.out_h * layer.out_w)
+    out_y, out_x = np.divmod(rest, layer.out_w)
+    kr, rest = np.divmod(kept, layer.kernel_w * channels)
+    kc, ch = np.divmod(rest, channels)
+    y = (out_y * layer.stride_h - layer.pad_top)[:, None] + kr[None, :]
+    x = (out_x * layer.stride_w - layer.pad_left)[:, None] + kc[None, :]
+    inside = (y >= 0) & (y < layer.in_h) & (x >= 0) & (x < layer.in_w)
+    address = ((batch[:, None] * layer.in_h + y) * layer.in_w + x) * channels + ch[None, :]
     return np.where(inside, address, NO_ADDRESS).astype(ADDRESS_DTYPE)
 
 
@@ -95,7 +86,11 @@ def operand_matrices(mapping: SystolicMapping, layer: Layer) -> OperandMatrices:
     if mapping.row_wise is not None:
         filter_matrix = compressed_filter(mapping.row_wise, mapping.dense_k, filter_matrix)
     ofmap = np.arange(m, dtype=ADDRESS_DTYPE)[:, None] * n + np.arange(n, dtype=ADDRESS_DTYPE)[None, :]
-    return OperandMatrices(ifmap=ifmap_addresses(layer, kept), filter=filter_matrix, ofmap=ofmap)
+    if isinstance(layer, ConvLayer):
+        ifmap = ifmap_addresses(layer, kept)
+    else:  # SCALE-Sim's GEMM input: an m x K matrix read row by row
+        ifmap = np.arange(m, dtype=ADDRESS_DTYPE)[:, None] * mapping.dense_k + kept[None, :]
+    return OperandMatrices(ifmap=ifmap, filter=filter_matrix, ofmap=ofmap)
 
 
 @dataclass(frozen=True)

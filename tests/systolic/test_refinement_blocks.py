@@ -1,0 +1,115 @@
+"""Systolic refinement, part 3: the fast path's blocks against the literal ones they shortcut.
+
+- the demand streams (index arithmetic over a group) and the per-cycle output counts (closed
+  form) against SCALE-Sim-style demand matrices built fold by fold (pad, flip, skew);
+- the drain-to-drain jumps of the output buffer against SCALE-Sim's word-by-word
+  :class:`~accel_sim.hardware.WriteScratchpad`, DRAM write latency included;
+- the vectorised miss scan against the set-by-set :class:`~accel_sim.hardware.ReadScratchpad`.
+"""
+from __future__ import annotations
+
+import numpy as np
+import simpy
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from accel_sim.hardware.dram_channel import DramChannel
+from accel_sim.hardware.scalesim_scratchpad import (NO_ADDRESS, ReadBufferGeometry, ReadScratchpad, WriteBufferGeometry,
+                                                    WriteScratchpad)
+from accel_sim.systolic.fast.demand import DemandStream, demand_stream, first_demand_line
+from accel_sim.systolic.fast.ofmap_drain import DrainTimeline, ofmap_writes_per_line
+from accel_sim.systolic.fast.read_buffers import read_misses
+from accel_sim.systolic.plan import operands
+from accel_sim.systolic.plan.mapping import map_layer
+from accel_sim.systolic.reference.demand import fold_demand_matrix
+from accel_sim.systolic.spec import BufferSpec, SystolicSpec
+from accel_sim.workload.layer import ConvLayer, GemmLayer
+
+BUFFER = BufferSpec(size=1024)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(dataflow=st.sampled_from(["os", "ws", "is"]), rows=st.integers(1, 5), cols=st.integers(1, 5),
+       m=st.integers(1, 9), k=st.integers(1, 9), n=st.integers(1, 9), conv=st.booleans())
+def test_demand_streams_equal_scalesim_style_demand_matrices(dataflow, rows, cols, m, k, n, conv):
+    layer = (ConvLayer("c", in_h=m + 2, in_w=k + 2, in_channels=2, out_channels=n, kernel_h=2, kernel_w=3,
+                       stride_h=2, pad_top=1, pad_left=1) if conv else GemmLayer("g", m=m, k=k, n=n))
+    mapping = map_layer(SystolicSpec(rows=rows, cols=cols, dataflow=dataflow, ifmap_sram=BUFFER, filter_sram=BUFFER,
+                                      ofmap_sram=BUFFER), layer)
+    mats = operands.operand_matrices(mapping, layer)
+
+    def whole_group(operand):
+        return np.concatenate([fold_demand_matrix(mapping, mats, operand, fc, fr)
+                               for fc in range(mapping.col_folds) for fr in range(mapping.row_folds)])
+
+    for operand in operands.READ_OPERANDS:
+        matrix = whole_group(operand)
+        assert matrix.shape[0] == mapping.demand_lines
+        lines, columns = np.nonzero(matrix != NO_ADDRESS)
+        stream = demand_stream(mapping, mats, operand)
+        assert stream.lines.tolist() == lines.tolist()
+        assert stream.addresses.tolist() == matrix[lines, columns].tolist()
+        assert first_demand_line(mapping, mats, operand) == (int(lines[0]) if lines.size else None)
+    outputs = whole_group("ofmap")
+    assert ofmap_writes_per_line(mapping).tolist() == (outputs != NO_ADDRESS).sum(axis=1).tolist()
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@example(counts=[6, 0, 3], capacity=2, words_per_cycle=1, latency=1)  # line 0 overflows while its drain runs
+@example(counts=[6, 1, 6, 1], capacity=4, words_per_cycle=2, latency=2)
+@given(counts=st.lists(st.integers(0, 6), min_size=1, max_size=120), capacity=st.integers(2, 40),
+       words_per_cycle=st.integers(1, 5), latency=st.integers(0, 2))
+def test_drain_timeline_jumps_like_the_word_by_word_write_buffer(counts, capacity, words_per_cycle, latency):
+    """Lines of output words issued back to back; each line waits what the buffer charges."""
+    env = simpy.Environment()
+    channel = DramChannel(env, "ofmap_dram", words_per_cycle, 1, 8, write_latency=latency)
+    literal = WriteScratchpad(env, "ofmap_sram", capacity, channel)
+    stall, waits = 0, []
+    for line, words in enumerate(counts):
+        waits.append(literal.store(words, line + stall))
+        stall += waits[-1]
+    last = len(counts) - 1 + stall  # cycle of the last line's last write
+    literal.flush(last)
+
+    fast = DrainTimeline(WriteBufferGeometry(capacity, words_per_cycle), np.array(counts), latency)
+    stall, fast_waits = 0, []
+    line = 0
+    while line < len(counts):
+        waiting = fast.advance(len(counts), stall)
+        stop = len(counts) if waiting is None else waiting
+        fast_waits.extend([0] * (stop - line))
+        if waiting is None:
+            break
+        fast_waits.append(fast.line(waiting, waiting + stall))
+        stall += fast_waits[-1]
+        line = waiting + 1
+    fast.flush(last)
+    assert fast_waits == waits
+    assert fast.drain_ends == literal.drain_ends
+    assert fast.drained_words == literal.drained.reads
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(data=st.data(), capacity=st.integers(2, 300), words_per_cycle=st.integers(1, 6))
+def test_vectorised_miss_scan_claims_the_bursts_of_the_literal_buffer(data, capacity, words_per_cycle):
+    addresses = data.draw(st.lists(st.integers(0, 60), min_size=1, max_size=150))
+    fetch = np.array(addresses + [NO_ADDRESS] * data.draw(st.integers(0, 5)))
+    fetch = fetch[np.array(data.draw(st.permutations(range(fetch.size))))]
+    present = sorted(set(addresses))
+    demand = np.array(data.draw(st.lists(st.sampled_from(present), min_size=1, max_size=300)))
+    lines = np.sort(np.array(data.draw(st.lists(st.integers(0, 50), min_size=demand.size, max_size=demand.size))))
+    geometry = ReadBufferGeometry(capacity, words_per_cycle, fetch.size, int((fetch != NO_ADDRESS).sum()))
+    if geometry.prefetch_sets == 0 and geometry.active_sets < geometry.sets:
+        return  # a buffer that cannot slide (SCALE-Sim would loop forever)
+    fast = read_misses(geometry, fetch, DemandStream(lines, demand))
+
+    env = simpy.Environment(initial_time=-1000)
+    literal = ReadScratchpad(env, "buf", capacity, fetch, DramChannel(env, "dram", words_per_cycle, 1, 8))
+    literal.prefill(-1)
+    claimed = {}
+    for line in np.unique(lines):
+        before = literal.bursts
+        literal.serve(demand[lines == line], int(line))
+        if literal.bursts > before:
+            claimed[int(line)] = literal.bursts - before
+    assert dict(zip(fast.lines.tolist(), fast.bursts.tolist())) == claimed
