@@ -21,6 +21,8 @@ BARRIERS = ("group", "group_channel")
 HALO_CHARGES = ("exchange", "largest_region_serial")
 OUT_OF_PLANE = ("banked", "slot_only")
 DRAM_MODES = ("modelled", "ignored")
+STRIDE_PHASES = ("aligned", "dnnsim")
+FC_LAYOUTS = ("channels", "dnnsim_planes")
 
 
 @dataclass(frozen=True)
@@ -116,16 +118,30 @@ class SCNNSpec:
         "tiles, channel chunks); 'ignored': transfers are counted but take no time and every layer runs in "
         "one pass, whatever the buffers hold.", "modelled", choices=DRAM_MODES,
         source=f"brief: DRAM at 50 GB/s; ignored is {DNNSIM} (DRAM and buffers not in SCNN cycles)")
+    stride_phases: str = spec_field(
+        "Which activations meet which weights when the stride is above 1. 'aligned': the convolution's "
+        "arithmetic, an activation at padded row y + pad meets the weight rows r with (y + pad - r) % stride == 0, "
+        "output row (y + pad - r) / stride; 'dnnsim': activation phase (y + pad) % stride meets weight phase "
+        "(r + pad) % stride and the output row is (y + pad - r) / stride truncated toward zero (C division), which "
+        "pairs activations with weights they do not meet in the convolution when pad % stride != 0 (macs_issued "
+        "then counts those in-plane products, as DNNsim's mults do).", "aligned", choices=STRIDE_PHASES,
+        source=f"(?) the paper does not describe stride; aligned is the convolution; dnnsim is {DNNSIM}")
+    fc_layout: str = spec_field(
+        "How a fully connected (GEMM) layer meets the PE array. 'channels': a 1 x 1 plane with one channel per "
+        "input (every PE but one idle); 'dnnsim_planes': the inputs zero-padded to a multiple of 256 and cut into "
+        "16 x 16 planes, run as a 16 x 16 convolution with one output pixel.", "channels", choices=FC_LAYOUTS,
+        source=f"(?) the paper runs convolutional layers only; dnnsim_planes is {DNNSIM} (split_4D)")
     dram_bandwidth: float = spec_field("DRAM bandwidth for temporal tiles, weights and spilled outputs.", 50.0,
                                        unit="bandwidth", positive=True,
                                        source="brief: nominal DRAM bandwidth 50 GB/s = 50 B/cycle at the paper's 1 GHz")
 
     def __post_init__(self) -> None:
         dense = self.design in ("dcnn", "dcnn_opt")
-        if dense and (self.barrier != "group" or self.out_of_plane != "banked" or self.bank_mapping == "dnnsim_xor"):
-            raise ValueError("scnn.barrier 'group_channel', out_of_plane 'slot_only' and bank_mapping "
-                             "'dnnsim_xor' describe the Cartesian PE: they need design scnn, scnn_sparse_a or "
-                             "scnn_sparse_w")
+        if dense and (self.barrier != "group" or self.out_of_plane != "banked" or self.bank_mapping == "dnnsim_xor"
+                      or self.stride_phases != "aligned"):
+            raise ValueError("scnn.barrier 'group_channel', out_of_plane 'slot_only', bank_mapping 'dnnsim_xor' "
+                             "and stride_phases 'dnnsim' describe the Cartesian PE: they need design scnn, "
+                             "scnn_sparse_a or scnn_sparse_w")
         if self.design in ("scnn", "scnn_sparse_a", "scnn_sparse_w") and self.accumulator_banks < 1:
             raise ValueError("scnn.accumulator_banks must be >= 1")
         if self.bank_mapping == "channel_spread" and self.accumulator_banks % self.mult_f:

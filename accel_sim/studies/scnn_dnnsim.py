@@ -43,7 +43,13 @@ The rules, each a `scnn:` choice (the paper's choice is the default): `partition
 (zero-pad, round up to 8, equal blocks), `kc_rule: output_tile` (Kc from the output tile, no halo
 room), `weight_order: k_then_rs` (r, s, then k fastest), `bank_mapping: dnnsim_xor`,
 `barrier: group_channel`, `halo_charge: largest_region_serial`, `out_of_plane: slot_only`,
-`dram: ignored`. `dense_cycles` (DNNsim's same schedule without zero skipping, padding positions
+`dram: ignored`, `stride_phases: dnnsim` (activation phase (y + pad) % stride meets weight phase
+(r + pad) % stride, output row truncated toward zero: not the convolution's pairing when pad % stride
+!= 0) and `fc_layout: dnnsim_planes` (FC inputs padded to a multiple of 256, run as 16 x 16 planes).
+Layers DNNsim's development set lacks (strides 2-4, padding, 1 x 1 to 11 x 11 kernels, several
+groups, FC layers) are checked against a product-by-product statement of these rules
+(`tests/scnn/dnnsim_rules.py`, which reproduces the printed cycles above) in
+`tests/scnn/test_dnnsim_unseen_layers.py`. `dense_cycles` (DNNsim's same schedule without zero skipping, padding positions
 included) is not a design accel_sim models (its dense DCNN is a dot-product array): listed, not compared.
 """
 

@@ -41,7 +41,8 @@ def test_reference_gives_dnnsims_cycles(name):
 
 @pytest.mark.parametrize("field,value", [("partition", "tiles"), ("kc_rule", "output"), ("bank_mapping", "xor"),
                                          ("barrier", "channel"), ("halo_charge", "serial"),
-                                         ("out_of_plane", "dropped"), ("dram", "skipped")])
+                                         ("out_of_plane", "dropped"), ("dram", "skipped"),
+                                         ("stride_phases", "padded"), ("fc_layout", "planes")])
 def test_a_dnnsim_rule_outside_its_set_is_one_line_and_exit_2(field, value):
     proc = subprocess.run([sys.executable, "-m", "accel_sim", "run", "--arch", "scnn_dnnsim", "--workload",
                            str(WORKLOAD), "--set", f"scnn.{field}={value}", "--no-figure"],

@@ -45,7 +45,7 @@ def fast(plan: Plan, max_cycles: int | None = None) -> SCNNCounters:
         for b in range(view.batch):
             work = dense_work(plan, geometry) if plan.dcnn else cartesian_work(plan, b, g, weights)
             moved = pass_traffic(plan, b, g, geometry, psums)
-            per_pass = work.busy_segments if spec.barrier == "group_channel" else work.busy
+            per_pass = work.busy_channels if spec.barrier == "group_channel" else work.busy
             timings += [pass_timing(per_pass[t * n_chunks + chunk], drains[t],
                                     int(moved.load_cycles[t, chunk]) if timed_dram else 0,
                                     int(moved.stream_cycles[t, chunk]) if timed_dram else 0, 1 if serial else 2)
@@ -61,7 +61,12 @@ def fast(plan: Plan, max_cycles: int | None = None) -> SCNNCounters:
     busy, steps = sum(int(w.busy.sum()) for w in works), sum(int(w.steps.sum()) for w in works)
     products = sum(int(w.products.sum()) for w in works)
     ppu_outputs = images * int(geometry.owned.sum()) * view.out_channels
-    macs = products if plan.dcnn else useful_products(view, plan.weight_mask, plan.input_mask)
+    if plan.dcnn:
+        macs = products
+    elif spec.stride_phases == "dnnsim":   # DNNsim's pairing: the in-plane products it multiplies
+        macs = sum(w.in_plane for w in works)
+    else:
+        macs = useful_products(view, plan.weight_mask, plan.input_mask)
     banked = macs if spec.out_of_plane == "slot_only" and not plan.dcnn else products   # products into a bank
     return SCNNCounters(
         compute_cycles=compute, input_load_stall_cycles=load, dram_stream_stall_cycles=stream,

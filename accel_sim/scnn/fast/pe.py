@@ -40,7 +40,8 @@ class PeWork:
     fifo_reads: int           # weight-FIFO entries read
     fifo_writes: int          # weight-FIFO entries written (broadcast to every PE)
     fifo_overflow_blocks: int  # (segment, group) weight blocks with more F-vectors than FIFO entries
-    busy_segments: np.ndarray | None = None  # (passes, PEs, groups, segments) when counted per product
+    busy_channels: np.ndarray | None = None  # (passes, PEs, groups, input channels) when counted per product
+    in_plane: int | None = None   # products whose output lies in the plane, when counted per product
 
 
 def _single_activation_cycles(spec: SCNNSpec, tiling: Tiling, acts: ActivationVectors, weights: WeightVectors,
@@ -124,9 +125,13 @@ def cartesian_work(plan: Plan, image: int, conv_group: int, weights: WeightVecto
     va = _counts(acts.tile, acts.segment, acts.pe, n_t, n_seg, n_pe)
     nw, vw = weights.weights_per_block, weights.vectors_per_block
     steps = va @ vw
-    per_segment = product_busy(plan, image, conv_group, weights) if product_level(plan) else None
-    busy = busy_cycles(spec, tiling, acts, weights) if per_segment is None else per_segment.sum(axis=3)
+    per_channel, in_plane = None, None
+    if product_level(plan):
+        per_segment, in_plane = product_busy(plan, image, conv_group, weights)
+        # a channel's stride phases run one after the other on the PE
+        per_channel = per_segment.reshape(n_t, n_pe, tiling.out_groups, view.channels, -1).sum(axis=4)
+    busy = busy_cycles(spec, tiling, acts, weights) if per_channel is None else per_channel.sum(axis=3)
     # every F-vector is broadcast once per temporal tile (in the pass of its channel's chunk)
     return PeWork(busy, na @ nw, steps, int((na @ (nw > 0)).sum()),
                   int(steps.sum()), tiling.temporal_tiles * n_pe * int(weights.count.size),
-                  int((vw > spec.weight_fifo_entries).sum()), per_segment)
+                  int((vw > spec.weight_fifo_entries).sum()), per_channel, in_plane)

@@ -1,10 +1,11 @@
 """Product-level step costs, fast path: what the additive bank algebra of :mod:`.crossbar` cannot do.
 
-Three choices need each product's bank on its own (all three are DNNsim's rules, see
+Four choices need each product's bank on its own (all four are DNNsim's rules, see
 :mod:`accel_sim.scnn.spec`): the ``dnnsim_xor`` bank hash (not additive in the coordinates),
 ``out_of_plane: slot_only`` (a product whose output leaves the plane takes its multiplier slot but
-no bank, so a step's load depends on where its products land) and ``barrier: group_channel`` (the
-PEs meet after every (group, input channel), so busy cycles are needed per segment).
+no bank, so a step's load depends on where its products land), ``barrier: group_channel`` (the
+PEs meet after every (group, input channel), so busy cycles are needed per channel) and
+``stride_phases: dnnsim`` (output coordinates truncated toward zero, not additive either).
 
 Per segment (input channel and stride phase), every I-vector of every PE meets every F-vector of
 the segment; the products of a batch of I-vectors against all of the segment's weights form one
@@ -25,7 +26,8 @@ MAX_PRODUCTS = 1 << 22   # products of one grid (memory bound)
 def product_level(plan: Plan) -> bool:
     """Whether the spec needs product-level costs (else :func:`.pe.busy_cycles` counts them)."""
     spec = plan.spec
-    return spec.bank_mapping == "dnnsim_xor" or spec.out_of_plane == "slot_only" or spec.barrier == "group_channel"
+    return spec.bank_mapping == "dnnsim_xor" or spec.out_of_plane == "slot_only" or spec.barrier == "group_channel" \
+        or spec.stride_phases == "dnnsim"
 
 
 def _chunks(vector_ids: np.ndarray, per: int):
@@ -39,8 +41,18 @@ def _chunks(vector_ids: np.ndarray, per: int):
         i = j
 
 
-def product_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors) -> np.ndarray:
-    """Busy cycles ``(passes, PEs, groups, segments)`` of every PE."""
+def _truncated(floor_out: np.ndarray, pad: int, stride: int) -> np.ndarray:
+    """``stride_phases: dnnsim``: DNNsim divides ``y + pad - r`` truncating toward zero. Its pairing
+    makes ``y + pad - r = pad (mod stride)``, so when ``pad % stride != 0`` a product whose floor
+    output is -1 (``-stride < y + pad - r < 0``) lands on output 0."""
+    if pad % stride == 0:
+        return floor_out
+    return np.where(floor_out == -1, 0, floor_out)
+
+
+def product_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors) -> tuple[np.ndarray, int]:
+    """Busy cycles ``(passes, PEs, groups, segments)`` of every PE, and the products whose output
+    lies in the plane."""
     spec, view, tiling = plan.spec, plan.view, plan.tiling
     banks = spec.accumulator_banks
     n_seg = weights.seg_start.size - 1
@@ -48,13 +60,15 @@ def product_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors
     tile, seg, pe, term, qy, qx = activation_elements(spec, view, tiling, plan.input_mask[image, conv_group],
                                                       positions=True)
     if tile.size == 0 or weights.k.size == 0:
-        return busy
+        return busy, 0
     i_vector, _ = _vector_ids((tile * n_seg + seg) * spec.pes + pe, spec.mult_i)
     w_seg = weights.segment[weights.vector]
     w_start = np.searchsorted(w_seg, np.arange(n_seg + 1))
     a_order = np.argsort(seg, kind="stable")
     a_start = np.searchsorted(seg[a_order], np.arange(n_seg + 1))
     xor, slot_only = spec.bank_mapping == "dnnsim_xor", spec.out_of_plane == "slot_only"
+    truncate = spec.stride_phases == "dnnsim"
+    in_plane = 0
     k_layer = weights.k + conv_group * view.out_channels
     for s in np.flatnonzero((np.diff(a_start) > 0) & (np.diff(w_start) > 0)):
         w = slice(int(w_start[s]), int(w_start[s + 1]))
@@ -67,17 +81,22 @@ def product_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors
             a = acts[i:j]
             first = np.flatnonzero(np.concatenate(([True], i_vector[a][1:] != i_vector[a][:-1])))
             i_vec = np.repeat(np.arange(first.size), np.diff(np.concatenate((first, [a.size]))))
-            oy = qy[a][:, None] - weights.tap_y[w][None, :]
-            ox = qx[a][:, None] - weights.tap_x[w][None, :]
+            floor_y = qy[a][:, None] - weights.tap_y[w][None, :]
+            floor_x = qx[a][:, None] - weights.tap_x[w][None, :]
+            oy = _truncated(floor_y, view.pad_top, view.stride_h) if truncate else floor_y
+            ox = _truncated(floor_x, view.pad_left, view.stride_w) if truncate else floor_x
             if xor:
                 bank = xor_bank(spec, k_layer[w][None, :], oy, ox)
-            else:
-                bank = (term[a][:, None] + weights.term[w][None, :]) % banks
+            else:   # bank_of is linear in the coordinates: a truncated product moves one row / column
+                bank = (term[a][:, None] + weights.term[w][None, :] + tiling.acc_w * (oy - floor_y)
+                        + (ox - floor_x)) % banks
             step = i_vec[:, None] * n_f + f_vec[None, :]
-            land = ((oy >= 0) & (oy < view.out_h) & (ox >= 0) & (ox < view.out_w)).ravel() if slot_only else None
+            plane = ((oy >= 0) & (oy < view.out_h) & (ox >= 0) & (ox < view.out_w)).ravel()
+            in_plane += int(plane.sum())
+            land = plane if slot_only else None
             load = np.bincount((step * banks + bank).ravel(), weights=land, minlength=first.size * n_f * banks)
             cost = np.maximum(load.reshape(first.size, n_f, banks).max(axis=2), 1).astype(np.int64)
             per_group = np.add.reduceat(cost, g_start, axis=1)                     # (I-vectors, groups here)
             np.add.at(busy, (tile[a][first][:, None], pe[a][first][:, None], v_group[g_start][None, :], s),
                       per_group)
-    return busy
+    return busy, in_plane

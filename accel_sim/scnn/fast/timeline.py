@@ -36,8 +36,8 @@ class PassTiming:
 
 
 def pass_timing(busy: np.ndarray, drain: np.ndarray, load: int, stream: int, buffers: int = 2) -> PassTiming:
-    """``busy`` (PEs, groups) cycles of one pass, or (PEs, groups, segments) with a barrier after
-    every (group, segment): a group then takes the sum over its segments of the slowest PE.
+    """``busy`` (PEs, groups) cycles of one pass, or (PEs, groups, channels) with a barrier after
+    every (group, input channel): a group then takes the sum over its channels of the slowest PE.
     ``drain`` (groups,); ``buffers``: accumulator buffers per PE (1: a group waits for the
     previous group's drain, DNNsim's serial halo charge)."""
     slowest_parts = busy.max(axis=0) if busy.shape[0] else np.zeros(busy.shape[1:], dtype=np.int64)

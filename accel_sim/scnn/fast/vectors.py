@@ -41,8 +41,8 @@ class WeightVectors:
     multiplicity_per_block: np.ndarray   # F-vector multiplicities
     # per weight, in FIFO order (for the product-level count of :mod:`.products`):
     k: np.ndarray         # filter of the conv group
-    tap_y: np.ndarray     # r // stride_h: output rows the weight moves a product up
-    tap_x: np.ndarray     # s // stride_w
+    tap_y: np.ndarray     # output rows the weight moves a product up (:func:`weight_taps`)
+    tap_x: np.ndarray
     vector: np.ndarray    # F-vector holding the weight
     term: np.ndarray      # additive bank term of the weight (bank_of(k mod Kc, -tap_y, -tap_x))
 
@@ -82,6 +82,15 @@ def _vector_ids(keys: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
     return np.cumsum(starts) - 1, slot % width
 
 
+def weight_taps(spec: SCNNSpec, r: np.ndarray, stride: int, pad: int) -> np.ndarray:
+    """Output offset of kernel rows ``r``: a product's output row is ``(y + pad) // stride - tap``
+    (floor). 'aligned': ``r // stride``. 'dnnsim': the weight meets activations of padded phase
+    ``(r + pad) % stride``, one row further back when that phase is below ``r % stride``."""
+    if spec.stride_phases != "dnnsim":
+        return r // stride
+    return r // stride + ((r % stride + pad) % stride < r % stride)
+
+
 def weight_vectors(spec: SCNNSpec, view: ConvView, tiling: Tiling, weight_mask: np.ndarray) -> WeightVectors:
     """``weight_mask`` (Kg, Cg, R, S): the weights the design feeds to the multipliers."""
     a = spec.accumulator_banks
@@ -96,7 +105,9 @@ def weight_vectors(spec: SCNNSpec, view: ConvView, tiling: Tiling, weight_mask: 
     k, r, s, segment, group = k[order], r[order], s[order], segment[order], group[order]
     vec, slot = _vector_ids(segment * tiling.out_groups + group, spec.mult_f)
     n = int(vec[-1]) + 1 if vec.size else 0
-    term = bank_of(spec, tiling, k % tiling.kc, -(r // view.stride_h), -(s // view.stride_w))
+    tap_y = weight_taps(spec, r, view.stride_h, view.pad_top)
+    tap_x = weight_taps(spec, s, view.stride_w, view.pad_left)
+    term = bank_of(spec, tiling, k % tiling.kc, -tap_y, -tap_x)
     shift = np.full((n, spec.mult_f), EMPTY_SHIFT, dtype=np.uint64)
     shift[vec, slot] = ((a - term) % a).astype(np.uint64)
     first = np.zeros(n, dtype=np.int64)
@@ -112,7 +123,7 @@ def weight_vectors(spec: SCNNSpec, view: ConvView, tiling: Tiling, weight_mask: 
 
     return WeightVectors(v_segment, v_group, count, shift, seg_start, multiplicity,
                          per_block(count), per_block(None), per_block(multiplicity),
-                         k, r // view.stride_h, s // view.stride_w, vec, term)
+                         k, tap_y, tap_x, vec, term)
 
 
 def activation_elements(spec: SCNNSpec, view: ConvView, tiling: Tiling, input_mask: np.ndarray,
@@ -122,7 +133,10 @@ def activation_elements(spec: SCNNSpec, view: ConvView, tiling: Tiling, input_ma
     their output-grid row and column ``(y + pad) // stride``)."""
     nph_h, nph_w = phase_counts(view)
     c, y, x = (v.astype(np.int64) for v in np.nonzero(input_mask))
-    py, px = (y + view.pad_top) % view.stride_h, (x + view.pad_left) % view.stride_w
+    if spec.stride_phases == "dnnsim":   # phase (y + pad) % stride meets weight phase (r + pad) % stride: r % stride == y % stride
+        py, px = y % view.stride_h, x % view.stride_w
+    else:
+        py, px = (y + view.pad_top) % view.stride_h, (x + view.pad_left) % view.stride_w
     keep = (py < nph_h) & (px < nph_w)
     c, y, x, py, px = c[keep], y[keep], x[keep], py[keep], px[keep]
     row_tile, col_tile = tiling.rows.tile_of(y), tiling.cols.tile_of(x)

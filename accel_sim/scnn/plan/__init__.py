@@ -82,8 +82,8 @@ def _output_bits(spec: SCNNSpec, tiling: Tiling, outputs: np.ndarray, compressed
 def plan(arch: ArchSpec, layer: Layer) -> Plan:
     spec: SCNNSpec = arch.section("scnn")
     traits = DESIGN_TRAITS[spec.design]
-    view = conv_view(layer)
-    weights, inputs = conv_operands(layer)
+    view = conv_view(layer, spec.fc_layout)
+    weights, inputs = conv_operands(layer, spec.fc_layout)
     weight_mask = weights != 0 if traits.skip_weights else np.ones(weights.shape, dtype=bool)
     input_mask = inputs != 0 if traits.skip_activations else np.ones(inputs.shape, dtype=bool)
     tiling, input_bits = fitting_tiling(arch, spec, traits, view, layer, inputs)

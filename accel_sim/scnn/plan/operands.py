@@ -16,17 +16,21 @@ from accel_sim.workload.layer import Layer
 from accel_sim.workload.operands import layer_operands
 
 
-def conv_operands(layer: Layer) -> tuple[np.ndarray, np.ndarray]:
-    """Weights ``(groups, Kg, Cg, R, S)`` and inputs ``(batch, groups, Cg, H, W)`` of the conv view."""
-    view = conv_view(layer)
+def conv_operands(layer: Layer, fc_layout: str = "channels") -> tuple[np.ndarray, np.ndarray]:
+    """Weights ``(groups, Kg, Cg, R, S)`` and inputs ``(batch, groups, Cg, H, W)`` of the conv view
+    (:func:`~.tiling.conv_view`; 'dnnsim_planes': the ``k`` inputs zero-padded to whole planes and
+    reshaped in C order, as DNNsim's ``split_4D``)."""
+    view = conv_view(layer, fc_layout)
     ops = layer_operands(layer)
     if ops.weights.ndim == 4:
-        weights = ops.weights.reshape(view.groups, view.out_channels, view.channels, view.r, view.s)
-        inputs = ops.inputs.reshape(view.batch, view.groups, view.channels, view.h, view.w)
-    else:  # GEMM (k, n) weights, (m, k) inputs
-        weights = ops.weights.T.reshape(1, view.out_channels, view.channels, 1, 1)
-        inputs = ops.inputs.reshape(view.batch, 1, view.channels, 1, 1)
-    return weights, inputs
+        return (ops.weights.reshape(view.groups, view.out_channels, view.channels, view.r, view.s),
+                ops.inputs.reshape(view.batch, view.groups, view.channels, view.h, view.w))
+    # GEMM: (k, n) weights, (m, k) inputs
+    pad = view.channels * view.h * view.w - ops.inputs.shape[1]
+    weights = np.pad(ops.weights.T, ((0, 0), (0, pad))) if pad else ops.weights.T
+    inputs = np.pad(ops.inputs, ((0, 0), (0, pad))) if pad else ops.inputs
+    return (weights.reshape(1, view.out_channels, view.channels, view.r, view.s),
+            inputs.reshape(view.batch, 1, view.channels, view.h, view.w))
 
 
 def convolution(view: ConvView, weights: np.ndarray, inputs: np.ndarray) -> np.ndarray:

@@ -51,11 +51,20 @@ class ConvView:
     batch: int
 
 
-def conv_view(layer: Layer) -> ConvView:
+DNNSIM_FC_PLANE = 16   # DNNsim (core/src/SCNN.cpp): FC inputs padded to a multiple of 256 and cut into 16 x 16 planes
+
+
+def conv_view(layer: Layer, fc_layout: str = "channels") -> ConvView:
+    """``fc_layout`` (``scnn.fc_layout``) of a fully connected / GEMM layer: 'channels', a 1 x 1 plane
+    of ``k`` channels; 'dnnsim_planes', ``ceil(k / 256)`` channels of 16 x 16 planes and a 16 x 16
+    kernel (one output pixel), DNNsim's reshape."""
     if isinstance(layer, ConvLayer):
         return ConvView(layer.in_h, layer.in_w, layer.in_channels // layer.groups, layer.out_channels // layer.groups,
                         layer.groups, layer.kernel_h, layer.kernel_w, layer.stride_h, layer.stride_w, layer.pad_top,
                         layer.pad_left, layer.out_h, layer.out_w, layer.batch)
+    if fc_layout == "dnnsim_planes":
+        side = DNNSIM_FC_PLANE
+        return ConvView(side, side, -(-layer.k // side ** 2), layer.n, 1, side, side, 1, 1, 0, 0, 1, 1, layer.m)
     return ConvView(1, 1, layer.k, layer.n, 1, 1, 1, 1, 1, 0, 0, 1, 1, layer.m)
 
 

@@ -85,9 +85,8 @@ class _Layer:
         compute_start = env.now
         stream = self.dram.stream(image, conv_group, temporal_tile, chunk)
         work = self._pe_work(image, conv_group, temporal_tile, chunk, weights)
-        segments = int(plan.tiling.channel_bounds[chunk + 1] - plan.tiling.channel_bounds[chunk]) \
-            * plan.view.stride_h * plan.view.stride_w
-        yield env.process(self.array.run_pass(temporal_tile, work, completes_outputs=last, segments=segments))
+        channels = int(plan.tiling.channel_bounds[chunk + 1] - plan.tiling.channel_bounds[chunk])
+        yield env.process(self.array.run_pass(temporal_tile, work, completes_outputs=last, channels=channels))
         compute_end = env.now
         yield stream
         self.compute_cycles += int(compute_end - compute_start)

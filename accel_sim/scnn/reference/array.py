@@ -39,12 +39,12 @@ class PeArray:
         self.dense_beats = 0      # dense designs: busy cycles of the dot products
         self.slot_cycles = 0      # steps whose products all left the plane (slot_only): a cycle, no bank
 
-    def _compute(self, pe: int, group: int, work: PeProducts | DenseWork, segment: int | None = None):
+    def _compute(self, pe: int, group: int, work: PeProducts | DenseWork, channel: int | None = None):
         if isinstance(work, DenseWork):
             self.dense_beats += work.beats
             yield self.env.timeout(work.beats)
         else:
-            loads = work.steps_of(group, segment)
+            loads = work.steps_of(group, channel, self.plan.view.stride_h * self.plan.view.stride_w)
             yield self.env.process(self.crossbars[pe].scatter(loads, f"pe{pe} group {group}"))
             # the multiplier array issues one step per cycle at least, even when no product reaches a bank
             unbanked = int((loads.max(axis=1, initial=0) == 0).sum())
@@ -57,13 +57,13 @@ class PeArray:
         self.barrier_idle += int(self.env.now - arrived)
 
     def _pe(self, pe: int, work: PeProducts | DenseWork, buffers: simpy.Store, drains: simpy.Store,
-            segments: int):
+            channels: int):
         for group in range(self.plan.tiling.out_groups):
             buffer = yield buffers.get()
             start = self.env.now
             if self.per_channel:   # DNNsim: every PE meets after each (group, input channel)
-                for segment in range(segments):
-                    yield self.env.process(self._compute(pe, group, work, segment))
+                for channel in range(channels):
+                    yield self.env.process(self._compute(pe, group, work, channel))
                     yield self.env.process(self._meet(self.env.now))
             else:
                 yield self.env.process(self._compute(pe, group, work))
@@ -85,9 +85,9 @@ class PeArray:
                 yield buffers[pe].put(buffer)
 
     def run_pass(self, temporal_tile: int, work: list[PeProducts | DenseWork], completes_outputs: bool,
-                 segments: int = 1):
-        """A process computing one pass of ``segments`` (channel, phase class) segments; it ends with
-        the last group's drain."""
+                 channels: int = 1):
+        """A process computing one pass of ``channels`` input channels; it ends with the last
+        group's drain."""
         pes = self.plan.spec.pes
         buffers = []
         for _ in range(pes):
@@ -96,5 +96,5 @@ class PeArray:
             buffers.append(store)
         drains = simpy.Store(self.env)
         for pe in range(pes):
-            self.env.process(self._pe(pe, work[pe], buffers[pe], drains, segments))
+            self.env.process(self._pe(pe, work[pe], buffers[pe], drains, channels))
         yield self.env.process(self._drains(temporal_tile, buffers, drains, completes_outputs))

@@ -47,6 +47,11 @@ def _classes(plan: Plan) -> int:
     return plan.view.stride_h * plan.view.stride_w
 
 
+def _c_division(a: np.ndarray, b: int) -> np.ndarray:
+    """Integer division truncating toward zero, as C's ``/`` (DNNsim's output coordinate)."""
+    return np.sign(a) * (np.abs(a) // b)
+
+
 def _rank_in_runs(keys: np.ndarray) -> np.ndarray:
     """Position of each element inside its run of equal (sorted) keys."""
     if keys.size == 0:
@@ -61,7 +66,11 @@ def chunk_weights(plan: Plan, conv_group: int, chunk: int) -> ChunkWeights:
     c0, c1 = int(tiling.channel_bounds[chunk]), int(tiling.channel_bounds[chunk + 1])
     seen = plan.weight_mask[conv_group][:, c0:c1]
     k, c, r, s = np.nonzero(seen)                      # lexicographic: k, then c, r, s
-    key = c * _classes(plan) + (r % view.stride_h) * view.stride_w + s % view.stride_w
+    if spec.stride_phases == "dnnsim":   # DNNsim: a weight belongs to phase (r + pad) % stride
+        key = c * _classes(plan) + ((r + view.pad_top) % view.stride_h) * view.stride_w \
+            + (s + view.pad_left) % view.stride_w
+    else:
+        key = c * _classes(plan) + (r % view.stride_h) * view.stride_w + s % view.stride_w
     group = k // tiling.kc
     if spec.weight_order == "rs_then_k":
         order = np.lexsort((s, r, k, group, key))      # inside a block: K slowest, then R, S
@@ -85,10 +94,11 @@ class PeProducts:
     segments: int                 # segments of the pass
     bank_load: np.ndarray         # (steps, A) products each step sends to each bank
 
-    def steps_of(self, group: int, segment: int | None = None) -> np.ndarray:
-        """Bank loads of the steps of one group (or of one (group, segment))."""
-        lo = group * self.segments + (0 if segment is None else segment)
-        hi = lo + (self.segments if segment is None else 1)
+    def steps_of(self, group: int, channel: int | None = None, classes: int = 1) -> np.ndarray:
+        """Bank loads of the steps of one group (or of one (group, input channel) with its
+        ``classes`` phase classes)."""
+        lo = group * self.segments + (0 if channel is None else channel * classes)
+        hi = lo + (self.segments if channel is None else classes)
         first, last = np.searchsorted(self.step_block, [lo, hi])
         return self.bank_load[first:last]
     in_plane: int                 # products whose output lies in the output plane
@@ -118,10 +128,13 @@ def pe_products(plan: Plan, image: int, conv_group: int, temporal_tile: int, chu
     act = np.repeat(np.arange(key.size), meets)
     wgt = by_key[np.repeat(first, meets) + np.arange(act.size) - np.repeat(np.cumsum(meets) - meets, meets)]
     group, k = weights.group[wgt], weights.k[wgt]
-    oy = (y[act] + view.pad_top - weights.r[wgt]) // view.stride_h
-    ox = (x[act] + view.pad_left - weights.s[wgt]) // view.stride_w
+    divide = _c_division if spec.stride_phases == "dnnsim" else np.floor_divide
+    oy = divide(y[act] + view.pad_top - weights.r[wgt], view.stride_h)
+    ox = divide(x[act] + view.pad_left - weights.s[wgt], view.stride_w)
     local_y, local_x = oy - tiling.rows.acc_lo[iy], ox - tiling.cols.acc_lo[ix]
-    if act.size and not ((local_y >= 0) & (local_y < tiling.acc_h) & (local_x >= 0) & (local_x < tiling.acc_w)).all():
+    # the region is derived for the convolution's pairing; DNNsim's pairing reaches one row / column
+    # further (its banks take global coordinates, so nothing is lost)
+    if spec.stride_phases == "aligned" and act.size and not ((local_y >= 0) & (local_y < tiling.acc_h) & (local_x >= 0) & (local_x < tiling.acc_w)).all():
         raise SimulationError(f"{plan.layer.name}: a product falls outside PE {pe}'s accumulator region")
     if spec.bank_mapping == "dnnsim_xor":   # DNNsim: the layer's filter index, global output coordinates
         bank = xor_bank(spec, k + conv_group * view.out_channels, oy, ox)
