@@ -77,7 +77,7 @@ def run_sweep(sweep: str | Path | Sweep, out_dir: str | Path, jobs: int = 1, sch
         stored = store.stored_keys() & tasks_by_key.keys()
         todo = [task for key, task in tasks_by_key.items() if key not in stored]
         store.start_run(run_id, _executor_label(jobs, scheduler), len(todo))
-        meter = Progress(sweep.name, len(tasks_by_key), len(stored), progress)
+        meter = Progress(f"sweep {sweep.name}", len(tasks_by_key), len(stored), progress)
         computed = 0
         if todo:
             context = WorkerContext(str(sweep.arch_file), sweep.network, evaluate)
