@@ -91,10 +91,10 @@ def check_output_file(out: str | Path, suffix: str, option: str = "--out") -> Pa
     """A single output file (e.g. ``storage --out table.csv``): the right suffix, not a folder,
     its folder creatable and writable. An existing file is replaced (it was named explicitly)."""
     path = Path(out)
-    if path.suffix.lower() != suffix:
-        raise InputError.single(option, str(path), f"expected a {suffix} file name")
     if path.is_dir():
         raise InputError.single(option, str(path), "is a folder; give a file name")
+    if path.suffix.lower() != suffix:
+        raise InputError.single(option, str(path), f"expected a {suffix} file name")
     check_writable_place(path, option)
     if path.exists() and not os.access(path, os.W_OK):
         raise InputError.single(option, str(path), "exists and is not writable")
