@@ -1,6 +1,8 @@
 """Command line: parse arguments, call the Python API, print, set the exit code.
 
-Exit codes: 0 success, 2 bad input (one line per problem, no traceback), 1 internal error.
+Exit codes: 0 success, 2 bad input (one line per problem, no traceback), 1 internal error,
+130 interrupted (Ctrl-C; the message says what was saved and how to go on).
+Every command checks its ``--out`` before any work (:mod:`accel_sim.cli_output`).
 """
 from __future__ import annotations
 
@@ -10,8 +12,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-import yaml
-
+from accel_sim.cli_output import check_output_folder
+from accel_sim.config.yaml_io import parse_yaml
 from accel_sim.errors import InputError
 
 DEFAULT_ARCH = "tpu_like_128x128_ws"
@@ -29,19 +31,33 @@ def _parse_overrides(pairs: Sequence[str]) -> dict:
         key, sep, value = pair.partition("=")
         if not sep or not key:
             raise InputError.single("--set", pair, "expected dotted.path=value, e.g. systolic.rows=64")
-        overrides[key.strip()] = yaml.safe_load(value)
+        overrides[key.strip()] = parse_yaml(value, f"--set {key.strip()}")
     return overrides
 
 
+def _progress_stream(args: argparse.Namespace):
+    return None if getattr(args, "quiet", False) else sys.stderr
+
+
+def _run_identity(args: argparse.Namespace) -> str:
+    return " ".join(["run", "--arch", str(args.arch), "--workload", str(args.workload)]
+                    + [f"--set {pair}" for pair in sorted(args.set)])
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
-    from accel_sim.config.loader import load_arch
+    from accel_sim.cli_run import simulate_checked
+    from accel_sim.config.loader import ARCH_DIR, load_arch, resolve_path
     from accel_sim.report import write_report
-    from accel_sim.simulate import simulate
     from accel_sim.workload.loader import load_workload
 
+    folder = check_output_folder(args.out, _run_identity(args), args.force) if args.out is not None else None
     arch = load_arch(args.arch, _parse_overrides(args.set))
     network = load_workload(args.workload)
-    run = simulate(arch, network, reference=args.reference)
+    args.on_interrupt = lambda: ("nothing was written (the report is written when every layer is done); "
+                                 "run the same command again")
+    arch_file = str(resolve_path(args.arch, ARCH_DIR, (".yaml", ".yml", ".cfg")))
+    run = simulate_checked(arch, network, f"--set (on {arch_file})" if args.set else arch_file, reference=args.reference, progress=_progress_stream(args),
+                           always_show=args.reference)
     layers = run.layers_frame()
     table = layers[list(TABLE_COLUMNS)].copy()
     table["utilization"] = (100 * table["utilization"]).map("{:.1f}%".format)
@@ -53,8 +69,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     print(f"total: {int(summary['cycles']):,} cycles, {summary['time_s'] * 1e3:.3f} ms, "
           f"{summary['energy_pj'] / 1e6:.2f} uJ, util {100 * summary['utilization']:.1f}%, "
           f"DRAM {int(summary['dram_read_bytes'] + summary['dram_write_bytes']):,} B")
-    if args.out is not None:
-        paths = write_report(run, Path(args.out), figure=not args.no_figure)
+    if folder is not None:
+        paths = write_report(run, folder.create(), figure=not args.no_figure)
         print(f"wrote {', '.join(str(p) for p in paths.values())}")
     return 0
 
@@ -68,25 +84,39 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
             print(f"{name:28s} {s.title}")
         return 0
     out = Path(args.out)
+    if args.study != "all" and args.study not in studies:
+        raise InputError.single("reproduce", args.study, f"no such study; known: {', '.join(studies)}")
+    folder = check_output_folder(out, f"reproduce {args.study}", args.force)
+    folder.create()
     if args.study == "all":
-        gallery = reproduce_all(out)
+        from accel_sim.cli_run import StudyProgress
+
+        progress = StudyProgress(len(studies), _progress_stream(args))
+        args.on_interrupt = lambda: progress.saved_line(out)
+        gallery = reproduce_all(out, on_study=progress.start)
+        progress.finish()
         print(f"wrote {len(gallery.outputs)} studies and {out / 'README.md'}")
         for name, error in gallery.failures.items():
             print(f"accel-sim: study {name} failed: {error} (traceback in {out / name / 'error.txt'})",
                   file=sys.stderr)
         return 1 if gallery.failures else 0
-    if args.study not in studies:
-        raise InputError.single("reproduce", args.study, f"no such study; known: {', '.join(studies)}")
+    args.on_interrupt = lambda: f"the study did not finish; files in {out} may be partial; run the same command again"
     write_study(studies[args.study], out)
     print(f"wrote {out / 'results.csv'}, {out / 'figure.png'}, {out / 'README.md'}")
     return 0
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
-    from accel_sim.sweep import run_sweep
+    from accel_sim.sweep import load_sweep, run_sweep
+    from accel_sim.sweep.store import stored_count
 
-    summary = run_sweep(args.sweep_file, args.out, jobs=args.jobs, scheduler=args.scheduler,
-                        progress=None if args.quiet else sys.stderr)
+    check_output_folder(args.out, "", force=True)  # a file, an unwritable place: refused before loading
+    sweep = load_sweep(args.sweep_file)
+    folder = check_output_folder(args.out, f"sweep {sweep.name}", args.force)
+    folder.create()
+    args.on_interrupt = lambda: (f"{stored_count(folder.path)} configs of sweep {sweep.name} are saved in "
+                                 f"{folder.path}; run the same command again to compute only the missing ones")
+    summary = run_sweep(sweep, folder.path, jobs=args.jobs, scheduler=args.scheduler, progress=_progress_stream(args))
     print(summary.line())
     print(f"wrote {summary.store}, {summary.csv}" + (f", {summary.parquet}" if summary.parquet else ""))
     return 0
@@ -103,8 +133,19 @@ def _cmd_encode(args: argparse.Namespace) -> int:
     if args.index_bits is not None:
         params["index_bits"] = args.index_bits
     encoded = encode(read_matrix(args.matrix), args.format, params)
-    print(json.dumps(encoded_json(encoded, args.value_bits)))
+    try:
+        data = encoded_json(encoded, args.value_bits)
+    except ValueError as err:
+        raise InputError.single("--value-bits", str(args.value_bits), str(err)) from None
+    print(json.dumps(data))
     return 0
+
+
+def add_output_options(parser: argparse.ArgumentParser) -> None:
+    """``--force`` and ``--quiet``, the same on every command that writes a folder."""
+    parser.add_argument("--force", action="store_true",
+                        help="write into an --out folder that holds another run's results (they are replaced)")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -121,6 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="override a config field, e.g. --set systolic.rows=64 (repeatable)")
     run.add_argument("--reference", action="store_true", help="use the per-event reference model (slow)")
     run.add_argument("--no-figure", action="store_true", help="skip the PNG figure")
+    add_output_options(run)
     run.set_defaults(handler=_cmd_run)
 
     enc = sub.add_parser("encode", help="print a small matrix encoded in a sparse format, as JSON")
@@ -135,6 +177,7 @@ def build_parser() -> argparse.ArgumentParser:
     reproduce.add_argument("study", nargs="?", help="study name, or 'all'")
     reproduce.add_argument("--out", default="reports", help="output folder (default: reports)")
     reproduce.add_argument("--list", action="store_true", help="list the registered studies")
+    add_output_options(reproduce)
     reproduce.set_defaults(handler=_cmd_reproduce)
 
     sweep = sub.add_parser("sweep", help="run a design-space sweep into a durable result store (resumable)")
@@ -143,7 +186,7 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--jobs", type=int, default=1, help="worker processes on this machine (default 1: in-process)")
     sweep.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
                        help="run on this Dask distributed scheduler instead of local processes")
-    sweep.add_argument("--quiet", action="store_true", help="no progress line on stderr")
+    add_output_options(sweep)
     sweep.set_defaults(handler=_cmd_sweep)
     for module in COMMAND_MODULES:
         importlib.import_module(module).register(sub)
@@ -157,10 +200,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return args.handler(args)
     except InputError as err:
         for problem in err.problems:
-            print(f"accel-sim: error: {problem}", file=sys.stderr)
+            print(f"accel-sim: error: {' '.join(str(problem).split())}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("accel-sim: interrupted", file=sys.stderr)
+        saved = getattr(args, "on_interrupt", None)
+        print(f"accel-sim: interrupted; {saved() if saved else 'nothing was saved'}", file=sys.stderr)
         return 130
 
 

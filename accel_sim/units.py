@@ -77,6 +77,8 @@ def parse(value: object, kind: str) -> float:
 def parse_bandwidth(value: object, clock_hz: float | None = None) -> float:
     """Bandwidth in bytes per cycle. ``"16 B/cycle"``, ``"25.6 GB/s"`` (needs the clock)."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if not math.isfinite(value):
+            raise UnitError(f"expected a finite bandwidth, got {value!r}")
         return float(value)
     if not isinstance(value, str) or "/" not in value:
         raise UnitError(f"expected a bandwidth like '16 B/cycle' or '25.6 GB/s', got {value!r}")

@@ -1,4 +1,10 @@
-"""Reading YAML files at the boundary: safe_load only, errors name the file and the line."""
+"""Reading YAML at the boundary: safe loading only, errors name the file and the line.
+
+Every YAML the user gives (arch configs, workloads, sweep files, energy tables, ``--set``
+values) goes through :func:`parse_yaml`. It refuses a key given twice in one mapping:
+plain ``yaml.safe_load`` keeps the last value silently, so ``systolic:`` written twice
+would run with half a config.
+"""
 from __future__ import annotations
 
 from pathlib import Path
@@ -9,18 +15,51 @@ import yaml
 from accel_sim.errors import InputError
 
 
+class DuplicateKeyError(yaml.MarkedYAMLError):
+    """A mapping key given twice (the mark is the second one)."""
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """``SafeLoader`` that refuses duplicate mapping keys (merge keys ``<<`` excepted)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+        first_line: dict[Any, int] = {}
+        for key_node, _value in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = self.construct_object(key_node, deep=True)
+            try:
+                seen = first_line.get(key)
+            except TypeError:  # an unhashable key: the base class reports it
+                continue
+            if seen is not None:
+                raise DuplicateKeyError(None, None, f"key {key!r} given twice (first on line {seen + 1}); "
+                                        "the second would silently replace the first", key_node.start_mark)
+            first_line[key] = key_node.start_mark.line
+        return super().construct_mapping(node, deep=deep)
+
+
+def parse_yaml(text: str, source: str) -> Any:
+    """The YAML document in ``text``; errors name ``source`` and the line."""
+    try:
+        return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 (a SafeLoader subclass)
+    except yaml.MarkedYAMLError as err:
+        mark = err.problem_mark
+        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        what = err.problem if isinstance(err, DuplicateKeyError) else f"malformed YAML: {err.problem}"
+        raise InputError.single(source, where, what) from None
+    except yaml.YAMLError as err:
+        raise InputError.single(source, "", f"malformed YAML: {err}") from None
+
+
 def read_yaml(path: Path) -> Any:
     if not path.is_file():
         raise InputError.single(str(path), "", "file not found")
     try:
-        with path.open(encoding="utf-8") as fh:
-            return yaml.safe_load(fh)
-    except yaml.MarkedYAMLError as err:
-        mark = err.problem_mark
-        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise InputError.single(str(path), where, f"malformed YAML: {err.problem}") from None
-    except (yaml.YAMLError, UnicodeDecodeError) as err:
-        raise InputError.single(str(path), "", f"malformed YAML: {err}") from None
+        text = path.read_text(encoding="utf-8")
+    except (UnicodeDecodeError, OSError) as err:
+        raise InputError.single(str(path), "", f"unreadable YAML: {err}") from None
+    return parse_yaml(text, str(path))
 
 
 def deep_merge(base: dict, override: dict) -> dict:

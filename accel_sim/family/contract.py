@@ -66,6 +66,9 @@ class Family(Generic[PlanT, CountersT]):
     fast: Callable[[PlanT, int | None], CountersT]              # vectorised counting
     reference: Callable[[PlanT, int | None], CountersT]         # discrete-event model (SimPy)
     account: Callable[[PlanT, CountersT], LayerResult]          # counters -> LayerResult
+    # Values the plan and fast path hold for a layer, from shapes only (accel_sim.workload.work);
+    # None: the layer's GEMM-view operands. Checked against a limit before planning.
+    work_elements: Callable[[ArchSpec, Layer], int] | None = None
 
     def counters(self, arch: ArchSpec, layer: Layer, reference: bool = False,
                  max_cycles: int | None = None) -> tuple[PlanT, CountersT]:

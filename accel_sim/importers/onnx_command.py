@@ -13,13 +13,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="shape of a model input, e.g. 1,3,224,224 or input:1,3,224,224 (repeatable; needed "
                         "when the model has symbolic dimensions)")
     parser.add_argument("--name", default=None, help="workload name (default: the model file's stem)")
+    parser.add_argument("--force", action="store_true",
+                        help="write into an --out folder that holds another run's results (they are replaced)")
     parser.set_defaults(handler=run_import)
 
 
 def run_import(args: argparse.Namespace) -> int:
+    from accel_sim.cli_output import check_output_folder
     from accel_sim.importers.onnx_model import import_onnx, parse_input_shapes
 
+    folder = check_output_folder(args.out, f"import-onnx {args.model}", args.force)
     result = import_onnx(args.model, args.out, input_shapes=parse_input_shapes(args.input_shape), name=args.name)
+    folder.create()
     print(f"imported {len(result.layers)} layers from {args.model}:")
     for entry in result.layers:
         density = entry.get("weight_density", 1.0)

@@ -4,8 +4,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from accel_sim.errors import InputError
-
 PRINTED_COLUMNS = ("layer", "rows", "columns", "nnz", "density", "value_width_bits", "index_width_bits",
                    "dense_bits", "values_bits", "index_bits", "pointer_bits", "metadata_bits", "padding_bits",
                    "compressed_bits", "ratio")
@@ -34,8 +32,10 @@ def run_storage(args: argparse.Namespace) -> int:
     from accel_sim.storage.layer_storage import StorageOptions, storage_table
     from accel_sim.workload.loader import load_workload
 
-    if args.out is not None and Path(args.out).suffix.lower() != ".csv":
-        raise InputError.single("--out", args.out, "expected a .csv file name")
+    from accel_sim.cli_output import check_output_file
+
+    if args.out is not None:
+        check_output_file(args.out, ".csv")
     network = load_workload(args.workload)
     options = StorageOptions(format=args.format, n_pes=args.pes, index_bits=args.index_bits,
                              value_bits=args.value_bits, huffman=args.huffman)

@@ -152,14 +152,18 @@ class Gallery:
     failures: dict[str, str]
 
 
-def reproduce_all(out_dir: Path, names: tuple[str, ...] | None = None) -> Gallery:
+def reproduce_all(out_dir: Path, names: tuple[str, ...] | None = None,
+                  on_study: Callable[[str], None] | None = None) -> Gallery:
     """Run every study (or those in ``names``) into ``out_dir/<study>/`` and write the gallery
     ``out_dir/README.md``. A study that fails does not stop the others: its traceback goes to
-    ``out_dir/<study>/error.txt`` and the gallery lists it as failed."""
+    ``out_dir/<study>/error.txt`` and the gallery lists it as failed. ``on_study`` is called
+    with each study's name as it starts (progress)."""
     chosen = {n: s for n, s in all_studies().items() if names is None or n in names}
     outputs: dict[str, StudyOutput] = {}
     failures: dict[str, str] = {}
     for name, s in chosen.items():
+        if on_study is not None:
+            on_study(name)
         try:
             outputs[name] = write_study(s, out_dir / name)
         except Exception as error:  # noqa: BLE001 - reported, and the remaining studies still run

@@ -88,6 +88,15 @@ class PointFailed(RuntimeError):
     """A point's evaluation raised; carries the point index and the original error as text."""
 
 
+class PointRefused(PointFailed):
+    """A point the model refuses as bad input (a layer too large, a buffer too small): the sweep
+    reports it as an input error naming the point, not as a crash."""
+
+    def __init__(self, index: int, message: str):
+        super().__init__(index, message)
+        self.index, self.message = index, message
+
+
 def _plain(value: Any) -> float | int:
     """numpy scalars to Python numbers, so results serialise and compare exactly."""
     value = value.item() if hasattr(value, "item") else value
@@ -104,6 +113,13 @@ def evaluate_chunk(context: WorkerContext, chunk: Sequence[PointTask]) -> tuple[
         try:
             arch = build(ArchSpec, task.raw_arch, context.arch_file)
             summary = {str(k): _plain(v) for k, v in context.evaluate(arch, context.network).items()}
+        except ValueError as err:
+            # Bad input (an InputError), or the simulator's own refusal of this config (a ValueError
+            # from planning, e.g. a buffer too small); any other evaluator's ValueError is a failure.
+            if not isinstance(err, InputError) and context.evaluate is not simulate_point:
+                raise PointFailed(f"point {task.index} ({task.key[:12]}): {type(err).__name__}: {err}") from err
+            message = "; ".join(str(p) for p in err.problems) if isinstance(err, InputError) else str(err)
+            raise PointRefused(task.index, message) from None
         except Exception as err:
             raise PointFailed(f"point {task.index} ({task.key[:12]}): {type(err).__name__}: {err}") from err
         outcomes.append(PointOutcome(task.index, task.key, summary, time.perf_counter() - start, os.getpid()))

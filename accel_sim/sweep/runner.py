@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import TextIO
 
 from accel_sim.errors import InputError
-from accel_sim.sweep.executor import Chunker, PointFunction, PointTask, WorkerContext, evaluator_name, \
-    make_executor, simulate_point
+from accel_sim.sweep.executor import Chunker, PointFunction, PointRefused, PointTask, WorkerContext, \
+    evaluator_name, make_executor, simulate_point
 from accel_sim.sweep.progress import Progress
 from accel_sim.sweep.spec import Sweep, load_sweep
 from accel_sim.sweep.store import STORE_NAME, ResultStore, exclusive_run, export_results
@@ -77,17 +77,24 @@ def run_sweep(sweep: str | Path | Sweep, out_dir: str | Path, jobs: int = 1, sch
         stored = store.stored_keys() & tasks_by_key.keys()
         todo = [task for key, task in tasks_by_key.items() if key not in stored]
         store.start_run(run_id, _executor_label(jobs, scheduler), len(todo))
-        meter = Progress(sweep.name, len(tasks_by_key), len(stored), progress)
+        meter = Progress(f"sweep {sweep.name}", len(tasks_by_key), len(stored), progress)
         computed = 0
         if todo:
             context = WorkerContext(str(sweep.arch_file), sweep.network, evaluate)
             chunks = Chunker(todo, chunk_size)
-            with make_executor(context, jobs, scheduler) as executor:
-                for outcomes in executor.map_unordered(chunks):
-                    for outcome in outcomes:   # one transaction per point, as soon as it is back
-                        computed += store.put(outcome, run_id)
-                    chunks.record(outcomes)
-                    meter.advance(len(outcomes))
+            try:
+                with make_executor(context, jobs, scheduler) as executor:
+                    for outcomes in executor.map_unordered(chunks):
+                        for outcome in outcomes:   # one transaction per point, as soon as it is back
+                            computed += store.put(outcome, run_id)
+                        chunks.record(outcomes)
+                        meter.advance(len(outcomes))
+            except PointRefused as refused:
+                point = next(p for p in sweep.points if p.index == refused.index)
+                labels = ", ".join(f"{name}={label}" for name, label in point.labels)
+                raise InputError.single(str(sweep.source), f"point {refused.index} ({labels})",
+                                        f"{refused.message} ({computed} points computed before it are saved in "
+                                        f"{store_file})") from None
         meter.finish()
         store.finish_run(run_id, computed)
         paths = export_results(store.frame(), out)

@@ -249,6 +249,18 @@ def load_results(path: str | Path, provenance: bool = False) -> pd.DataFrame:
         return store.frame(provenance)
 
 
+def stored_count(path: str | Path) -> int:
+    """How many configs the store of a sweep folder holds (0 if there is none yet)."""
+    file = store_path(path)
+    if not file.is_file():
+        return 0
+    with contextlib.closing(sqlite3.connect(f"file:{file}?mode=ro", uri=True, timeout=5)) as db:
+        try:
+            return int(db.execute("SELECT COUNT(*) FROM results").fetchone()[0])
+        except sqlite3.Error:
+            return 0
+
+
 def export_results(frame: pd.DataFrame, out_dir: Path) -> dict[str, Path]:
     """Write ``results.csv`` (and ``results.parquet`` if pyarrow is installed), atomically."""
     paths = {"csv": out_dir / CSV_NAME}

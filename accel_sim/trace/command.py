@@ -41,7 +41,11 @@ def write_trace(arch_name: str, workload_name: str, out: Path, layer_name: str |
 
 
 def _cmd_trace(args: argparse.Namespace) -> int:
-    paths = write_trace(args.arch, args.workload, Path(args.out), args.layer)
+    from accel_sim.cli_output import check_output_folder
+
+    folder = check_output_folder(args.out, f"trace --arch {args.arch} --workload {args.workload}", args.force)
+    paths = write_trace(args.arch, args.workload, folder.path, args.layer)
+    folder.create()
     print(f"wrote {paths['trace']} (open in https://ui.perfetto.dev) and {paths['table']}")
     return 0
 
@@ -52,4 +56,6 @@ def register(subparsers) -> None:
     trace.add_argument("--workload", required=True, help="workload (path or name in workloads/)")
     trace.add_argument("--out", required=True, help="output folder (trace.json, cycles.txt)")
     trace.add_argument("--layer", default=None, help="layer name (default: the first layer)")
+    trace.add_argument("--force", action="store_true",
+                       help="write into an --out folder that holds another run's results (they are replaced)")
     trace.set_defaults(handler=_cmd_trace)

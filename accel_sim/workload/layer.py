@@ -75,6 +75,13 @@ def _storage_problems(layer: ConvLayer | GemmLayer, gemm: GemmShape | None) -> l
     problems = []
     if layer.operands.weight_pattern == "nm" and layer.weight_sparsity is None:
         problems.append("weight_pattern 'nm' needs weight_sparsity (e.g. '2:4')")
+    nm = layer.weight_sparsity
+    if nm is not None and nm.n / nm.m < layer.weight_density < 1.0:
+        # N:M keeps at most N of every M weights; a density above N/M cannot be met (1.0, the
+        # default, means "no further pruning": the N:M density applies).
+        problems.append(f"weight_density {layer.weight_density} contradicts weight_sparsity {nm.n}:{nm.m}, "
+                        f"which keeps at most {nm.n / nm.m:g} of the weights; give a density <= {nm.n / nm.m:g} "
+                        "or leave it out")
     for name in ("weight_bits", "index_bits"):
         bits = getattr(layer, name)
         if bits is not None and not 1 <= bits <= MAX_STORED_BITS:

@@ -8,6 +8,7 @@ from accel_sim.config.schema import build
 from accel_sim.config.yaml_io import read_yaml
 from accel_sim.errors import InputError, Problem
 from accel_sim.workload.layer import Network
+from accel_sim.workload.operands import check_payload
 from accel_sim.workload.scalesim_topology import read_scalesim_topology
 from accel_sim.workload.spec import WorkloadSpec
 
@@ -26,6 +27,12 @@ def load_workload(workload: str | Path) -> Network:
             layers.append(entry.to_layer(seed=spec.seed, base_dir=str(path.parent)))
         except ValueError as err:
             problems.append(Problem(str(path), f"layers[{i}] ({entry.name})", str(err)))
+            continue
+        try:
+            check_payload(layers[-1])  # every family, not only those that read the operands
+        except InputError as err:
+            problems += [Problem(str(path), f"layers[{i}] ({entry.name}).operands", f"{p.file}: {p.path}: {p.message}")
+                         for p in err.problems]
     if problems:
         raise InputError(problems)
     try:

@@ -156,14 +156,7 @@ def _generated_weights(layer: Layer, shape: tuple[int, ...]) -> np.ndarray:
 def _read_payload(path: str, shapes: dict[str, tuple[int, ...]]) -> dict[str, np.ndarray]:
     """The arrays of a ``.npz`` payload, checked: names, shapes and dtypes from the array
     headers before anything is read (a wrong shape never allocates), then finiteness."""
-    headers = _payload_headers(path)
-    for name, (shape, dtype) in headers.items():
-        if name not in shapes:
-            raise InputError.single(path, name, f"unexpected array; a payload holds {' and / or '.join(shapes)}")
-        if shape != shapes[name]:
-            raise InputError.single(path, name, f"shape {shape} does not match the layer's {shapes[name]}")
-        if dtype.kind not in _PAYLOAD_KINDS:
-            raise InputError.single(path, name, f"expected real numbers (bool, int or float), got dtype {dtype}")
+    headers = _checked_headers(path, shapes)
     try:
         with np.load(path, allow_pickle=False) as archive:
             arrays = {name: archive[name] for name in shapes if name in headers}
@@ -178,6 +171,26 @@ def _read_payload(path: str, shapes: dict[str, tuple[int, ...]]) -> dict[str, np
                                     "beyond the float32 range)")
         out[name] = converted
     return out
+
+
+def check_payload(layer: Layer) -> None:
+    """The layer's ``.npz`` payload (if any) matches it: array names, shapes and dtypes, from the
+    headers only. The workload loader calls it for every layer, so a family that never reads
+    the operands (a dense systolic array) refuses a wrong payload as EIE does."""
+    if layer.operands.payload:
+        _checked_headers(layer.operands.payload, {"weights": weight_shape(layer), "inputs": input_shape(layer)})
+
+
+def _checked_headers(path: str, shapes: dict[str, tuple[int, ...]]) -> dict[str, tuple[tuple[int, ...], np.dtype]]:
+    headers = _payload_headers(path)
+    for name, (shape, dtype) in headers.items():
+        if name not in shapes:
+            raise InputError.single(path, name, f"unexpected array; a payload holds {' and / or '.join(shapes)}")
+        if shape != shapes[name]:
+            raise InputError.single(path, name, f"shape {shape} does not match the layer's {shapes[name]}")
+        if dtype.kind not in _PAYLOAD_KINDS:
+            raise InputError.single(path, name, f"expected real numbers (bool, int or float), got dtype {dtype}")
+    return headers
 
 
 _PAYLOAD_KINDS = "biuf"  # bool, signed / unsigned integer, real float

@@ -28,7 +28,7 @@ GEMM_COLUMNS = ("m", "n", "k")
 
 def scalesim_edge_padding(size: int, kernel: int, stride: int) -> int:
     """Bottom / right padding that reproduces SCALE-Sim's ceil-rounded output size."""
-    return (-(size - kernel)) % stride if size >= kernel else 0
+    return (-(size - kernel)) % stride if size >= kernel and stride > 0 else 0  # stride <= 0: the layer refuses it
 
 
 def _cells(row: list[str]) -> list[str]:
