@@ -21,6 +21,8 @@ BRIEF = "brief ampere_cnvlutin_tools.md (NVIDIA A100 whitepaper, 2020)"
 WHITEPAPER = "NVIDIA A100 Tensor Core GPU Architecture whitepaper (2020)"
 PTX = "NVIDIA PTX ISA (mma.sync.m16n8k16 dense / mma.sp.m16n8k32 sparse, FP16)"
 CUTLASS = "CUTLASS 2.x sm80 defaults (DefaultGemmConfiguration: 128x256x64 CTA, 64x64 warps, 3 stages)"
+CUTLASS_SPARSE = ("CUTLASS sm80 sparse FP16 GEMMs: test/unit/gemm/device/gemm_f16t_f16n_f32t_tensor_op_f32_sparse_sm80.cu "
+                  "(threadblock / warp tiles and stages), examples/15_ampere_sparse_tensorop_gemm; github.com/NVIDIA/cutlass")
 
 
 @dataclass(frozen=True)
@@ -132,6 +134,11 @@ class TensorCoreSpec:
         "GEMM kernels (tile shapes) the library can choose from; for every layer the dense and the sparse "
         "run each take the fastest one, as cuBLAS / cuSPARSELt heuristics do.",
         default_factory=_default_kernels, source=f"{CUTLASS}; smaller tiles for small batches: estimate")
+    sparse_kernels: tuple[KernelTile, ...] = spec_field(
+        "GEMM kernels the sparse (2:4) runs choose from, the fastest per layer (a sparse GEMM library has its "
+        "own tile list: CUTLASS's SparseGemm instantiations, cuSPARSELt); empty: the sparse runs choose from "
+        "``kernels`` like the dense ones. Tile k is in dense (uncompressed) K, as CUTLASS's ThreadblockShape.",
+        default_factory=tuple, source=CUTLASS_SPARSE)
 
     def __post_init__(self) -> None:
         problems = []
@@ -141,7 +148,7 @@ class TensorCoreSpec:
                                                                      "nm_n_32bit / nm_m_32bit")):
             if n >= m:
                 problems.append(f"{what}: N {n} must be smaller than M {m} (a sparse pattern)")
-        for tile in self.kernels:
+        for tile in self.kernels + self.sparse_kernels:
             if tile.warp_m % self.mma_m or tile.warp_n % self.mma_n:
                 problems.append(f"kernel {tile}: warp tile must be a multiple of the MMA shape "
                                 f"{self.mma_m}x{self.mma_n}")

@@ -10,6 +10,9 @@ A100 = load_arch("ampere_a100")
 
 
 def a100(word_bits: int = 16, **tensor_core) -> ArchSpec:
-    """``ampere_a100`` at ``word_bits`` with ``tensor_core`` fields replaced."""
+    """``ampere_a100`` at ``word_bits`` with ``tensor_core`` fields replaced; ``kernels`` given without
+    ``sparse_kernels`` are the kernels of both runs (the shipped sparse list is dropped)."""
+    if "kernels" in tensor_core:
+        tensor_core.setdefault("sparse_kernels", ())
     return dataclasses.replace(A100, word_bits=word_bits,
                                tensor_core=dataclasses.replace(A100.tensor_core, **tensor_core))

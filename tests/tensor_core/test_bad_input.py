@@ -72,6 +72,8 @@ def test_unsupported_word_width_is_an_error():
     ({"tensor_core.kernels": [{"m": 64, "n": 64, "k": 32, "warp_m": 32, "warp_n": 4}]},
      "warp tile must be a multiple of the MMA shape 16x8"),
     ({"tensor_core.kernels": []}, "kernels needs at least one tile shape"),
+    ({"tensor_core.sparse_kernels": [{"m": 64, "n": 64, "k": 64, "warp_m": 32, "warp_n": 4}]},
+     "kernel 64x64x64/w32x4: warp tile must be a multiple of the MMA shape 16x8"),
     ({"tensor_core.nm_n": 4}, "N 4 must be smaller than M 4"),
     ({"tensor_core.sms": 0}, "tensor_core.sms: expected a value > 0"),
     ({"tensor_core.l2_bandwidth": "fast"}, "tensor_core.l2_bandwidth"),
@@ -87,3 +89,12 @@ def test_no_kernel_fitting_shared_memory_is_an_error():
     arch = load_arch("ampere_a100", {"tensor_core.shared_memory_size": "1 KiB"})
     with pytest.raises(InputError, match="tensor_core: kernels: no kernel fits shared memory"):
         simulate_layer(arch, GemmLayer("g", m=8, k=8, n=8))
+
+
+def test_no_sparse_kernel_fitting_shared_memory_names_the_sparse_list():
+    # a dense layer still runs on `kernels`; the 2:4 one has only a sparse tile too big for shared memory
+    big = {"m": 256, "n": 256, "k": 1024, "warp_m": 64, "warp_n": 64, "stages": 3}
+    arch = load_arch("ampere_a100", {"tensor_core.sparse_kernels": [big]})
+    assert simulate_layer(arch, GemmLayer("g", m=8, k=8, n=8)).cycles > 0
+    with pytest.raises(InputError, match="tensor_core: sparse_kernels: no kernel fits shared memory"):
+        simulate_layer(arch, GemmLayer("g", m=8, k=8, n=8, weight_sparsity=NMSparsity(2, 4)))

@@ -41,7 +41,8 @@ def cases(draw):
         shared_memory_bandwidth=draw(st.sampled_from([16.0, 128.0, 1000.0])),
         register_file_bandwidth=draw(st.sampled_from([50.0, 208.0])),
         shared_memory_size=draw(st.sampled_from([32 * 1024, 164 * 1024])),
-        kernels=tuple(draw(st.lists(st.sampled_from(TILES), min_size=1, max_size=3))))
+        kernels=tuple(draw(st.lists(st.sampled_from(TILES), min_size=1, max_size=3))),
+        sparse_kernels=tuple(draw(st.lists(st.sampled_from(TILES), min_size=0, max_size=2))))
     nm = draw(st.sampled_from([None, NMSparsity(*hardware), NMSparsity(1, 4)]))
     if draw(st.booleans()):
         layer = GemmLayer("gemm", m=draw(st.integers(1, 120)), k=draw(st.integers(1, 200)), n=draw(st.integers(1, 120)),

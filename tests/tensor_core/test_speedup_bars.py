@@ -21,8 +21,9 @@ def test_compute_bound_gemm_gets_twice_the_math(arch):
     plan, dense = FAMILY.counters(arch, GemmLayer("g", m=BIG, k=BIG, n=BIG))
     assert dense.bound == "math"
     # the same tile both ways: the tensor cores are busy half as long with 2:4 weights
-    one_kernel = dataclasses.replace(arch, tensor_core=dataclasses.replace(arch.tensor_core,
-                                                                           kernels=(plan.kernels[dense.kernel],)))
+    tile = (plan.kernels[dense.kernel],)
+    one_kernel = dataclasses.replace(arch, tensor_core=dataclasses.replace(arch.tensor_core, kernels=tile,
+                                                                           sparse_kernels=tile))
     sparse = gemm_counters(one_kernel, BIG, BIG, BIG, sparse=True)
     assert dense.math_busy_cycles / sparse.math_busy_cycles == pytest.approx(2.0, abs=0.05)
 
@@ -62,3 +63,15 @@ def test_dense_only_arch_gives_no_speedup():
 def test_kernel_choice_picks_small_tiles_for_batch_one(arch):
     plan, run = FAMILY.counters(arch, GemmLayer("g", m=1, k=4096, n=4096, weight_sparsity=TWO_FOUR))
     assert plan.kernels[run.kernel].n <= 16
+
+
+def test_sparse_runs_choose_from_cutlass_sparse_tiles(arch):
+    # dense layers choose from `kernels`, 2:4 layers from `sparse_kernels` (CUTLASS's SparseGemm tiles)
+    spec = arch.tensor_core
+    dense_plan = FAMILY.plan(arch, GemmLayer("g", m=64, k=4096, n=4096))
+    sparse_plan = FAMILY.plan(arch, GemmLayer("g", m=64, k=4096, n=4096, weight_sparsity=TWO_FOUR))
+    assert dense_plan.kernels == spec.kernels and sparse_plan.kernels == spec.sparse_kernels
+    assert min(t.n for t in spec.sparse_kernels) == 16 > min(t.n for t in spec.kernels)
+    # no sparse tile shorter than 64 rows: one output feature at batch 1 pads it and is slower sparse
+    dense, sparse = gemm_counters(arch, 1, 1, 4096, sparse=False), gemm_counters(arch, 1, 1, 4096, sparse=True)
+    assert sparse.bound == "math" and dense.cycles / sparse.cycles < 0.6

@@ -29,12 +29,15 @@ def fits_shared_memory(spec: TensorCoreSpec, problem: TCProblem, tile: KernelTil
 
 
 def eligible_kernels(spec: TensorCoreSpec, problem: TCProblem) -> tuple[KernelTile, ...]:
-    """The config's kernels that can run the problem, in config order; an InputError if none can."""
+    """The config's kernels that can run the problem, in config order; an InputError if none can.
+    Sparse problems choose from ``sparse_kernels`` when the config lists any."""
     span = k_span_per_mma(spec, problem)
-    kernels = tuple(t for t in spec.kernels if t.k % span == 0 and fits_shared_memory(spec, problem, t))
+    library = spec.sparse_kernels if problem.sparse and spec.sparse_kernels else spec.kernels
+    kernels = tuple(t for t in library if t.k % span == 0 and fits_shared_memory(spec, problem, t))
     if not kernels:
         mode = "sparse" if problem.sparse else "dense"
-        raise InputError.single("tensor_core", "kernels", f"no kernel fits shared memory "
+        field = "sparse_kernels" if library is not spec.kernels else "kernels"
+        raise InputError.single("tensor_core", field, f"no kernel fits shared memory "
                                 f"({spec.shared_memory_size} B) with whole {mode} MMAs per stage")
     return kernels
 
