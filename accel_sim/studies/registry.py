@@ -36,7 +36,8 @@ class Comparison:
 
     ``published`` is None where the source states a trend but no number (the claim is then
     part of ``quantity``); ``tolerance`` is the bar on ``|relative_error|`` an issue set for
-    this figure, None where none was set.
+    this figure, None where none was set; with ``absolute`` it bars ``|simulated - published|``
+    instead (for quantities such as a density, where a relative error means little).
     """
 
     quantity: str
@@ -45,6 +46,7 @@ class Comparison:
     simulated: float
     source: str
     tolerance: float | None = None
+    absolute: bool = False
 
     @property
     def relative_error(self) -> float | None:
@@ -55,6 +57,10 @@ class Comparison:
 
     @property
     def within_tolerance(self) -> bool | None:
+        if self.absolute:
+            if self.tolerance is None or self.published is None or math.isnan(self.simulated):
+                return None
+            return abs(self.simulated - self.published) <= self.tolerance
         error = self.relative_error
         return None if self.tolerance is None or error is None else abs(error) <= self.tolerance
 
@@ -84,8 +90,9 @@ def comparison_markdown(comparisons: tuple[Comparison, ...], studies: tuple[str,
     lines = [lead + "| quantity | unit | published | simulated | relative error | tolerance | source |",
              ("|---" if studies else "") + "|---|---|---|---|---|---|---|"]
     for i, c in enumerate(comparisons):
-        tolerance = "" if c.tolerance is None else f"{100 * c.tolerance:.0f} %" + (
-            "" if c.within_tolerance is None else (" (met)" if c.within_tolerance else " (NOT met)"))
+        bar = "" if c.tolerance is None else (f"{c.tolerance:g} absolute" if c.absolute else f"{100 * c.tolerance:.0f} %")
+        tolerance = bar + ("" if c.tolerance is None else (
+            "" if c.within_tolerance is None else (" (met)" if c.within_tolerance else " (NOT met)")))
         study_cell = f"| [{studies[i]}]({studies[i]}/README.md) " if studies else ""
         lines.append(f"{study_cell}| {c.quantity} | {c.unit} | {_cell(c.published)} | {_cell(c.simulated)} | "
                      f"{_cell(c.relative_error, percent=True)} | {tolerance} | {c.source} |")
@@ -98,6 +105,7 @@ class StudyOutput:
     figure: Figure
     readme: str
     comparisons: tuple[Comparison, ...] = field(default_factory=tuple)
+    tables: dict[str, pd.DataFrame] = field(default_factory=dict)   # more tables: written as <name>.csv
 
 
 @dataclass(frozen=True)
@@ -135,8 +143,11 @@ def write_study(s: Study, out_dir: Path) -> StudyOutput:
     output.results.to_csv(out_dir / "results.csv", index=False)
     comparison_frame(output.comparisons).to_csv(out_dir / "comparison.csv", index=False)
     save_figure(output.figure, out_dir / "figure.png")
+    for table_name, table in output.tables.items():
+        table.to_csv(out_dir / f"{table_name}.csv", index=False)
+    extra = "".join(f", `{table_name}.csv`" for table_name in output.tables)
     lines = [f"# {s.title}", "", output.readme.strip(), "",
-             "Files: `results.csv`, `comparison.csv` (published vs simulated), `figure.png`.", ""]
+             f"Files: `results.csv`, `comparison.csv` (published vs simulated), `figure.png`{extra}.", ""]
     if output.comparisons:
         lines += ["## Published vs simulated", ""] + comparison_markdown(output.comparisons) + [""]
     lines.append(f"Regenerate: `accel-sim reproduce {s.name} --out {out_dir}`")

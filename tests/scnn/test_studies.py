@@ -16,9 +16,10 @@ def test_studies_are_registered():
 
 
 def test_networks_table_has_layer_rows_and_totals():
-    out = scnn_networks(networks=("googlenet",), max_layers=3)
+    out = scnn_networks(networks=("googlenet",), max_layers=3, ablation=False)
     frame = out.results
-    assert list(frame.columns) == ["network", "layer", "design", "cycles", "energy_pj"]
+    assert list(frame.columns) == ["network", "layer", "design", "cycles", "energy_pj", "steps",
+                                   "bank_conflict_cycles"]
     for _, part in frame.groupby(["network", "design"]):
         total = part[part.layer == "all"]
         assert len(total) == 1
@@ -27,8 +28,84 @@ def test_networks_table_has_layer_rows_and_totals():
     dcnn = frame[frame.design == "dcnn"].set_index(["network", "layer"]).cycles
     opt = frame[frame.design == "dcnn_opt"].set_index(["network", "layer"]).cycles
     assert dcnn.equals(opt)
-    assert [c.published for c in out.comparisons[:2]] == [2.7, 2.3]
-    assert [c.tolerance for c in out.comparisons[:2]] == [0.20, 0.25]
+    assert [c.published for c in out.comparisons] == [2.7, 2.3, 2.19]
+    assert [c.tolerance for c in out.comparisons] == [0.20, 0.25, 0.20]
+    assert out.tables == {}
+
+
+def test_networks_ablation_flips_one_choice_per_row():
+    from accel_sim.studies.scnn_common import ABLATION
+    out = scnn_networks(networks=("googlenet",), max_layers=1,
+                        designs=("dcnn", "scnn"))
+    table = out.tables["ablation"]
+    assert len(table) == 1 + len(ABLATION)
+    paper = table.iloc[0]
+    totals = out.results[out.results.layer == "all"].set_index("design")
+    assert paper.speedup_googlenet == totals.cycles["dcnn"] / totals.cycles["scnn"]
+    assert paper.mean_speedup == paper.speedup_googlenet
+    by_overrides = table.set_index("overrides")
+    # flips that cannot change GoogLeNet's first 1x1 layer (no DRAM pass stalls at this size) leave the speed-up as is;
+    # the DNNsim barrier per (group, channel) can only add idle time
+    assert by_overrides.loc["dram=ignored", "speedup_googlenet"] == paper.speedup_googlenet
+    assert by_overrides.loc["barrier=group_channel", "speedup_googlenet"] <= paper.speedup_googlenet
+    assert "| choice flipped |" in out.readme and "ablation.csv" in out.readme
+
+
+def test_arch_config_sets_every_modelling_choice_with_its_source():
+    from pathlib import Path
+
+    import yaml
+
+    path = Path(__file__).resolve().parents[2] / "arch_configs" / "scnn.yaml"
+    section = yaml.safe_load(path.read_text())["scnn"]
+    choices = ("weight_order", "bank_mapping", "kc_rule", "barrier", "partition", "halo_charge", "out_of_plane",
+               "dram", "halo_words_per_cycle", "ppu_outputs_per_cycle", "dram_bandwidth")
+    assert set(choices) <= set(section)
+    comment = path.read_text()
+    for choice in choices:   # the setting's own line or the comment block just above cites the paper or says assumption
+        lines = comment.splitlines()
+        at = next(i for i, line in enumerate(lines) if line.strip().startswith(f"{choice}:"))
+        context = "\n".join(lines[max(0, at - 6):at + 1])
+        assert "paper" in context or "assumption" in context, choice
+
+
+def test_crossover_is_interpolated_between_swept_densities():
+    import pandas as pd
+
+    from accel_sim.studies.scnn_density_sweep import crossover
+
+    def frame(scnn_cycles):
+        rows = [{"density": d, "design": "dcnn", "cycles": 100} for d in scnn_cycles]
+        rows += [{"density": d, "design": "scnn", "cycles": c} for d, c in scnn_cycles.items()]
+        return pd.DataFrame(rows)
+
+    # speed-up 0.8 at 1.0, 1.25 at 0.9: crosses 1 at 1.0 - 0.1 * 0.2 / 0.45
+    assert crossover(frame({1.0: 125, 0.9: 80, 0.8: 50}), "scnn", "cycles") == pytest.approx(1.0 - 0.02 / 0.45)
+    assert crossover(frame({1.0: 90, 0.9: 80}), "scnn", "cycles") == 1.0
+    assert crossover(frame({1.0: 200, 0.9: 150}), "scnn", "cycles") is None
+
+
+def test_absolute_tolerance_bars_the_difference_not_the_ratio():
+    from accel_sim.studies.registry import Comparison, comparison_markdown
+
+    near = Comparison("crossover", "density", 0.85, 0.76, "paper", tolerance=0.1, absolute=True)
+    far = Comparison("crossover", "density", 0.85, 0.74, "paper", tolerance=0.1, absolute=True)
+    assert near.within_tolerance is True and far.within_tolerance is False
+    assert Comparison("x", "density", 0.85, float("nan"), "p", tolerance=0.1, absolute=True).within_tolerance is None
+    assert "0.1 absolute (met)" in comparison_markdown((near,))[2]
+
+
+def test_study_tables_are_written_as_csv(tmp_path):
+    import pandas as pd
+    from matplotlib.figure import Figure
+
+    from accel_sim.studies.registry import Study, StudyOutput, write_study
+
+    table = pd.DataFrame({"choice": ["a"], "mean_speedup": [1.5]})
+    study = Study("t", "T", lambda: StudyOutput(pd.DataFrame({"x": [1]}), Figure(), "text", (), {"ablation": table}))
+    write_study(study, tmp_path)
+    assert pd.read_csv(tmp_path / "ablation.csv").equals(table)
+    assert "`ablation.csv`" in (tmp_path / "README.md").read_text()
 
 
 def test_density_sweep_table_and_ordering():
@@ -41,6 +118,8 @@ def test_density_sweep_table_and_ordering():
     assert cycles.loc[0.2, "dcnn"] == cycles.loc[1.0, "dcnn"] == cycles.loc[0.2, "dcnn_opt"]
     assert cycles.loc[0.2, "scnn"] < cycles.loc[0.2, "scnn_sparse_a"]
     assert any("faster than DCNN" in c.quantity for c in out.comparisons)
+    faster = next(c for c in out.comparisons if "faster than DCNN" in c.quantity)
+    assert (faster.published, faster.tolerance, faster.absolute) == (0.85, 0.1, True)
 
 
 def test_utilization_table():
