@@ -17,7 +17,7 @@ from accel_sim.hardware.dram_channel import DramChannel
 from accel_sim.hardware.scalesim_scratchpad import (NO_ADDRESS, ReadBufferGeometry, ReadScratchpad, WriteBufferGeometry,
                                                     WriteScratchpad)
 from accel_sim.systolic.fast.demand import DemandStream, demand_stream, first_demand_line
-from accel_sim.systolic.fast.ofmap_drain import DrainTimeline, ofmap_writes_per_line
+from accel_sim.systolic.fast.ofmap_drain import DrainTimeline, FoldedWrites, LineWrites, ofmap_writes_per_line
 from accel_sim.systolic.fast.read_buffers import read_misses
 from accel_sim.systolic.plan import operands
 from accel_sim.systolic.plan.mapping import map_layer
@@ -51,7 +51,13 @@ def test_demand_streams_equal_scalesim_style_demand_matrices(dataflow, rows, col
         assert stream.addresses.tolist() == matrix[lines, columns].tolist()
         assert first_demand_line(mapping, mats, operand) == (int(lines[0]) if lines.size else None)
     outputs = whole_group("ofmap")
-    assert ofmap_writes_per_line(mapping).tolist() == (outputs != NO_ADDRESS).sum(axis=1).tolist()
+    counts = (outputs != NO_ADDRESS).sum(axis=1)
+    assert ofmap_writes_per_line(mapping).tolist() == counts.tolist()
+    folded, cum = FoldedWrites(mapping), np.cumsum(counts)
+    assert folded.total == int(cum[-1]) and folded.lines == cum.size
+    assert [folded.through(line) for line in range(-1, cum.size)] == [0] + cum.tolist()
+    assert ([folded.line_of(word) for word in range(0, int(cum[-1]) + 2)]
+            == np.searchsorted(cum, np.arange(0, cum[-1] + 2), side="left").tolist())
 
 
 @settings(max_examples=60, deadline=None, derandomize=True)
@@ -71,7 +77,7 @@ def test_drain_timeline_jumps_like_the_word_by_word_write_buffer(counts, capacit
     last = len(counts) - 1 + stall  # cycle of the last line's last write
     literal.flush(last)
 
-    fast = DrainTimeline(WriteBufferGeometry(capacity, words_per_cycle), np.array(counts), latency)
+    fast = DrainTimeline(WriteBufferGeometry(capacity, words_per_cycle), LineWrites(np.array(counts)), latency)
     stall, fast_waits = 0, []
     line = 0
     while line < len(counts):
