@@ -21,14 +21,10 @@ import numpy as np
 
 from accel_sim.errors import SimulationError
 from accel_sim.hardware.scalesim_scratchpad import ReadBufferGeometry
-from accel_sim.systolic.fast.read_buffers import ReadMisses
+from accel_sim.systolic.fast.read_buffers import _FIRST_CHUNK, _LARGEST_CHUNK, ReadMisses
 from accel_sim.systolic.plan.mapping import SystolicMapping
 from accel_sim.systolic.plan.operands import demand_base, diagonal_order, edge_fold, edge_width, role
 from accel_sim.workload.layer import ConvLayer, Layer
-
-_FIRST_CHUNK = 256
-_LARGEST_CHUNK = 1 << 20
-
 
 def has_closed_form(mapping: SystolicMapping, layer: Layer, operand: str) -> bool:
     """Whether the operand holds each address once, idle only in its last edge block's padding."""
