@@ -1,8 +1,11 @@
 """Fast path of the systolic model: closed forms and vectorised numpy, no event queue.
 
 - :mod:`.demand`: the read operands' demand streams over a group, by index arithmetic;
-- :mod:`.read_buffers`: the ifmap / filter buffers (USER: vectorised miss scan; CALC: closed forms);
-- :mod:`.ofmap_drain`: the output buffer (per-line write counts in closed form, drain-to-drain jumps);
+- :mod:`.fold_sets`: USER-mode misses of operands holding each address once (GEMM ifmaps, filters),
+  fold by fold from closed-form fetch ranks (memory of one fold, repeated sweeps scanned once);
+- :mod:`.read_buffers`: the ifmap / filter buffers (USER: vectorised miss scan of a whole group's
+  demand stream, for convolution ifmaps and row-wise sparsity; CALC: closed forms);
+- :mod:`.ofmap_drain`: the output buffer (write counts per fold shape in closed form, drain-to-drain jumps);
 - :mod:`.footprint`: the read operands' distinct words, in closed form;
 - :mod:`.timeline`: the array's demand lines against the three buffers (SCALE-Sim's timing).
 
