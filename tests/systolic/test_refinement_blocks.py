@@ -4,7 +4,8 @@
   form) against SCALE-Sim-style demand matrices built fold by fold (pad, flip, skew);
 - the drain-to-drain jumps of the output buffer against SCALE-Sim's word-by-word
   :class:`~accel_sim.hardware.WriteScratchpad`, DRAM write latency included;
-- the vectorised miss scan against the set-by-set :class:`~accel_sim.hardware.ReadScratchpad`.
+- the vectorised miss scan against the set-by-set :class:`~accel_sim.hardware.ReadScratchpad`;
+- the fold-by-fold closed-form scan (and the closed-form output counts) against the whole-group ones.
 """
 from __future__ import annotations
 
@@ -17,13 +18,14 @@ from accel_sim.hardware.dram_channel import DramChannel
 from accel_sim.hardware.scalesim_scratchpad import (NO_ADDRESS, ReadBufferGeometry, ReadScratchpad, WriteBufferGeometry,
                                                     WriteScratchpad)
 from accel_sim.systolic.fast.demand import DemandStream, demand_stream, first_demand_line
-from accel_sim.systolic.fast.ofmap_drain import DrainTimeline, ofmap_writes_per_line
+from accel_sim.systolic.fast.ofmap_drain import DrainTimeline, FoldedWrites, LineWrites, ofmap_writes_per_line
+from accel_sim.systolic.fast.fold_sets import StackedFetch, first_request_line, fold_set_misses, has_closed_form
 from accel_sim.systolic.fast.read_buffers import read_misses
 from accel_sim.systolic.plan import operands
 from accel_sim.systolic.plan.mapping import map_layer
 from accel_sim.systolic.reference.demand import fold_demand_matrix
 from accel_sim.systolic.spec import BufferSpec, SystolicSpec
-from accel_sim.workload.layer import ConvLayer, GemmLayer
+from accel_sim.workload.layer import ConvLayer, GemmLayer, NMSparsity
 
 BUFFER = BufferSpec(size=1024)
 
@@ -51,7 +53,13 @@ def test_demand_streams_equal_scalesim_style_demand_matrices(dataflow, rows, col
         assert stream.addresses.tolist() == matrix[lines, columns].tolist()
         assert first_demand_line(mapping, mats, operand) == (int(lines[0]) if lines.size else None)
     outputs = whole_group("ofmap")
-    assert ofmap_writes_per_line(mapping).tolist() == (outputs != NO_ADDRESS).sum(axis=1).tolist()
+    counts = (outputs != NO_ADDRESS).sum(axis=1)
+    assert ofmap_writes_per_line(mapping).tolist() == counts.tolist()
+    folded, cum = FoldedWrites(mapping), np.cumsum(counts)
+    assert folded.total == int(cum[-1]) and folded.lines == cum.size
+    assert [folded.through(line) for line in range(-1, cum.size)] == [0] + cum.tolist()
+    assert ([folded.line_of(word) for word in range(0, int(cum[-1]) + 2)]
+            == np.searchsorted(cum, np.arange(0, cum[-1] + 2), side="left").tolist())
 
 
 @settings(max_examples=60, deadline=None, derandomize=True)
@@ -71,7 +79,7 @@ def test_drain_timeline_jumps_like_the_word_by_word_write_buffer(counts, capacit
     last = len(counts) - 1 + stall  # cycle of the last line's last write
     literal.flush(last)
 
-    fast = DrainTimeline(WriteBufferGeometry(capacity, words_per_cycle), np.array(counts), latency)
+    fast = DrainTimeline(WriteBufferGeometry(capacity, words_per_cycle), LineWrites(np.array(counts)), latency)
     stall, fast_waits = 0, []
     line = 0
     while line < len(counts):
@@ -113,3 +121,42 @@ def test_vectorised_miss_scan_claims_the_bursts_of_the_literal_buffer(data, capa
         if literal.bursts > before:
             claimed[int(line)] = literal.bursts - before
     assert dict(zip(fast.lines.tolist(), fast.bursts.tolist())) == claimed
+
+
+@settings(max_examples=80, deadline=None, derandomize=True)
+@example(dataflow="ws", rows=2, cols=3, m=7, k=5, n=4, nm=None, capacity=40, words_per_cycle=2)
+@example(dataflow="os", rows=4, cols=2, m=3, k=9, n=5, nm=None, capacity=12, words_per_cycle=1)  # T < W
+@given(dataflow=st.sampled_from(["os", "ws", "is"]), rows=st.integers(1, 5), cols=st.integers(1, 5),
+       m=st.integers(1, 11), k=st.integers(1, 11), n=st.integers(1, 11),
+       nm=st.sampled_from([None, (1, 2), (2, 4), (3, 8)]), capacity=st.integers(2, 400),
+       words_per_cycle=st.integers(1, 6))
+def test_fold_by_fold_closed_form_misses_equal_the_whole_group_scan(dataflow, rows, cols, m, k, n, nm, capacity,
+                                                                    words_per_cycle):
+    """Closed-form fetch ranks and the memoised fold-by-fold scan against the literal fetch sequence
+    and demand stream of a GEMM's operands (the filter also of a convolution), N:M included."""
+    sparsity = NMSparsity(*nm) if nm is not None and dataflow == "ws" else None
+    layers = [GemmLayer("g", m=m, k=k, n=n, weight_sparsity=sparsity),
+              ConvLayer("c", in_h=m + 2, in_w=k + 2, in_channels=2, out_channels=n, kernel_h=2, kernel_w=3,
+                        stride_h=2, pad_top=1, pad_left=1, weight_sparsity=sparsity)]
+    spec = SystolicSpec(rows=rows, cols=cols, dataflow=dataflow, ifmap_sram=BUFFER, filter_sram=BUFFER,
+                        ofmap_sram=BUFFER, nm_sparsity=sparsity is not None)
+    for layer in layers:
+        mapping = map_layer(spec, layer)
+        mats = operands.operand_matrices(mapping, layer)
+        for operand in operands.READ_OPERANDS:
+            if not has_closed_form(mapping, layer, operand):
+                assert isinstance(layer, ConvLayer) and operand == "ifmap"
+                continue
+            sequence = operands.fetch_sequence(mapping, mats, operand)
+            stream = demand_stream(mapping, mats, operand)
+            assert first_request_line(mapping, operand) == int(stream.lines[0])
+            fetch = StackedFetch(mapping, operand)
+            valid = sequence[sequence != NO_ADDRESS]
+            assert (fetch.fetch_words, fetch.valid_words) == (sequence.size, valid.size)
+            geometry = ReadBufferGeometry(capacity, words_per_cycle, sequence.size, valid.size)
+            if geometry.prefetch_sets == 0 and geometry.active_sets < geometry.sets:
+                continue  # a buffer that cannot slide (SCALE-Sim would loop forever)
+            expected = read_misses(geometry, sequence, stream)
+            got = fold_set_misses(mapping, geometry, fetch, operand)
+            assert got.lines.tolist() == expected.lines.tolist()
+            assert got.bursts.tolist() == expected.bursts.tolist()

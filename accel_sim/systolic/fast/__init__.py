@@ -1,8 +1,11 @@
 """Fast path of the systolic model: closed forms and vectorised numpy, no event queue.
 
 - :mod:`.demand`: the read operands' demand streams over a group, by index arithmetic;
-- :mod:`.read_buffers`: the ifmap / filter buffers (USER: vectorised miss scan; CALC: closed forms);
-- :mod:`.ofmap_drain`: the output buffer (per-line write counts in closed form, drain-to-drain jumps);
+- :mod:`.fold_sets`: USER-mode misses of operands holding each address once (GEMM ifmaps, filters),
+  fold by fold from closed-form fetch ranks (memory of one fold, repeated sweeps scanned once);
+- :mod:`.read_buffers`: the ifmap / filter buffers (USER: vectorised miss scan of a whole group's
+  demand stream, for convolution ifmaps and row-wise sparsity; CALC: closed forms);
+- :mod:`.ofmap_drain`: the output buffer (write counts per fold shape in closed form, drain-to-drain jumps);
 - :mod:`.footprint`: the read operands' distinct words, in closed form;
 - :mod:`.timeline`: the array's demand lines against the three buffers (SCALE-Sim's timing).
 
@@ -17,6 +20,7 @@ from accel_sim.errors import SimulationError
 from accel_sim.hardware.scalesim_scratchpad import NO_ADDRESS, ReadBufferGeometry, WriteBufferGeometry
 from accel_sim.systolic.counters import SystolicCounters
 from accel_sim.systolic.fast.demand import demand_stream, first_demand_line
+from accel_sim.systolic.fast.fold_sets import StackedFetch, first_request_line, fold_set_misses, has_closed_form
 from accel_sim.systolic.fast.footprint import read_footprint_words
 from accel_sim.systolic.fast.read_buffers import (ReadStream, calc_first_fill_cycle, calc_overflows, calc_read_words,
                                                   read_misses)
@@ -36,20 +40,35 @@ class GroupTiming:
     first_dram_cycle: int             # the first fill's first word (negative: before compute starts)
 
 
+def _read_stream(plan: SystolicPlan, operand: str) -> ReadStream:
+    """One read operand's buffer and misses: fold by fold in closed form when each address sits
+    once in its fetch sequence, else by a scan of the whole group's demand stream."""
+    mapping, capacity = plan.mapping, plan.capacity_words[operand]
+    if has_closed_form(mapping, plan.layer, operand):
+        fetch = StackedFetch(mapping, operand)
+        geometry = ReadBufferGeometry(capacity, plan.dram_words_per_cycle, fetch.fetch_words, fetch.valid_words)
+        misses = fold_set_misses(mapping, geometry, fetch, operand)
+    else:
+        sequence = plan.fetch_sequences[operand]
+        geometry = ReadBufferGeometry(capacity, plan.dram_words_per_cycle, sequence.size,
+                                      int((sequence != NO_ADDRESS).sum()))
+        misses = read_misses(geometry, sequence, demand_stream(mapping, plan.matrices, operand))
+    return ReadStream(geometry, misses, plan.arch.dram.latency)
+
+
 def user_group_timing(plan: SystolicPlan) -> GroupTiming:
     """USER bandwidth: read misses claim prefetch bursts; the array stalls on late ones."""
-    mapping, latency = plan.mapping, plan.arch.dram.latency
-    reads = []
-    for operand in READ_OPERANDS:
-        fetch = plan.fetch_sequences[operand]
-        geometry = ReadBufferGeometry(plan.capacity_words[operand], plan.dram_words_per_cycle, fetch.size,
-                                      int((fetch != NO_ADDRESS).sum()))
-        misses = read_misses(geometry, fetch, demand_stream(mapping, plan.matrices, operand))
-        reads.append(ReadStream(geometry, misses, latency))
+    reads = [_read_stream(plan, operand) for operand in READ_OPERANDS]
     ofmap = WriteBufferGeometry(plan.capacity_words["ofmap"], plan.ofmap_line_words)
-    return GroupTiming(timeline(mapping, ofmap, OFMAP_WRITE_LATENCY, tuple(reads)),
+    return GroupTiming(timeline(plan.mapping, ofmap, OFMAP_WRITE_LATENCY, tuple(reads)),
                        {op: r.dram_words for op, r in zip(READ_OPERANDS, reads)},
                        min(-r.geometry.initial_lines for r in reads))
+
+
+def _first_request_line(plan: SystolicPlan, operand: str) -> int:
+    if has_closed_form(plan.mapping, plan.layer, operand):
+        return first_request_line(plan.mapping, operand)
+    return first_demand_line(plan.mapping, plan.matrices, operand) or 0
 
 
 def calc_group_timing(plan: SystolicPlan) -> GroupTiming:
@@ -64,7 +83,7 @@ def calc_group_timing(plan: SystolicPlan) -> GroupTiming:
         dram[operand] = calc_read_words(mapping, operand, footprint, capacity)
         first_request = 0
         if calc_overflows(footprint, capacity):
-            first_request = first_demand_line(mapping, plan.matrices, operand) or 0
+            first_request = _first_request_line(plan, operand)
         starts.append(calc_first_fill_cycle(footprint, capacity, first_request))
     return GroupTiming(timeline(mapping, ofmap, OFMAP_WRITE_LATENCY), dram, min(starts))
 

@@ -68,9 +68,9 @@ class _ResidentWords:
     def _add(self, first: int, sets: int, delta: int) -> None:
         """Add ``delta`` to the count of every address of sets ``first .. first + sets - 1`` (mod n)."""
         n = self.g.sets
-        for lo, hi in ((first, min(first + sets, n)), (0, max(first + sets - n, 0))):
-            if hi > lo:  # an address may sit in several of the sets: accumulate, do not assign
-                np.add.at(self.count, self.members[self.bounds[lo]:self.bounds[hi]], delta)
+        for index in range(first, first + sets):  # an address may sit in several of the sets: set by set
+            members = self.members[self.bounds[index % n]:self.bounds[index % n + 1]]  # unique within a set
+            self.count[members] += delta
 
     def slide(self) -> None:
         g = self.g

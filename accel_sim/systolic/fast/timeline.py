@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from accel_sim.hardware.scalesim_scratchpad import HIT_LATENCY, WriteBufferGeometry
-from accel_sim.systolic.fast.ofmap_drain import DrainTimeline, ofmap_writes_per_line
+from accel_sim.systolic.fast.ofmap_drain import DrainTimeline, FoldedWrites
 from accel_sim.systolic.fast.read_buffers import ReadStream
 from accel_sim.systolic.plan.mapping import SystolicMapping
 
@@ -34,7 +34,7 @@ def timeline(mapping: SystolicMapping, ofmap: WriteBufferGeometry, write_latency
              reads: tuple[ReadStream, ...] = ()) -> Timeline:
     """Walk the group's demand lines from event to event (read misses, drains, write stalls)."""
     lines = mapping.demand_lines
-    writes = DrainTimeline(ofmap, ofmap_writes_per_line(mapping), write_latency)
+    writes = DrainTimeline(ofmap, FoldedWrites(mapping), write_latency)
     events: dict[int, list[int]] = {}
     for slot, stream in enumerate(reads):
         for line, bursts in zip(stream.misses.lines.tolist(), stream.misses.bursts.tolist()):
