@@ -33,9 +33,18 @@ def stable_order(keys: np.ndarray, bound: int) -> np.ndarray | slice:
 def weight_nonzeros(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(k, c, r, s) of the non-zeros of one conv group's ``(Kg, Cg, R, S)`` weights (or mask): in
     ``np.nonzero``'s (k, c, r, s) order, or in (c, k, r, s) order when the array is a transposed
-    (channel-major) view; either way (k, r, s) order inside each channel."""
+    (channel-major) view; either way (k, r, s) order inside each channel. A 1 x 1 kernel's r and s
+    are read-only zeros that take no memory (an FC layer has millions of weights)."""
     swapped = mask.transpose(1, 0, 2, 3)
-    if mask.flags.c_contiguous or not swapped.flags.c_contiguous:
-        return np.nonzero(mask)
-    c, k, r, s = np.nonzero(swapped)
-    return k, c, r, s
+    channel_major = not mask.flags.c_contiguous and swapped.flags.c_contiguous
+    if mask.shape[2:] != (1, 1):
+        if not channel_major:
+            return np.nonzero(mask)
+        c, k, r, s = np.nonzero(swapped)
+        return k, c, r, s
+    if channel_major:
+        c, k = np.nonzero(swapped[:, :, 0, 0])
+    else:
+        k, c = np.nonzero(mask[:, :, 0, 0])
+    zeros = np.broadcast_to(np.intp(0), k.shape)
+    return k, c, zeros, zeros
