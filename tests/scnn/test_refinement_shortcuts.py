@@ -43,6 +43,10 @@ def test_the_cost_of_a_step_is_the_cost_of_its_rotation_classes(banks, width, re
     table = step_cost_table(i_rep, mask_shifts(f_rep, banks, width), banks)
     assert np.array_equal(table[i_class[:, None], f_class[None, :]], direct)
     assert (table[-1] == 0).all() and (table[:, -1] == 0).all()   # padding costs nothing
+    # the F-vectors' terms as I-vectors, every term rotated by 5: the same classes
+    rotated = activation_banks(vector, slot, (term + 5) % banks, 150, banks, width)
+    assert np.array_equal(rotation_classes(rotated, banks)[0],
+                          rotation_classes(activation_banks(vector, slot, term, 150, banks, width), banks)[0])
 
 
 @pytest.mark.parametrize("seed", range(40))
