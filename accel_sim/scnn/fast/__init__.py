@@ -41,7 +41,7 @@ def fast(plan: Plan, max_cycles: int | None = None) -> SCNNCounters:
     traffic: list[PassTraffic] = []
     timings: list[PassTiming] = []    # per pass of every (conv group, image)
     for g in range(view.groups):
-        weights = None if plan.dcnn else weight_vectors(spec, view, tiling, plan.weight_mask[g])
+        weights = None if plan.dcnn else weight_vectors(spec, view, tiling, plan.weight_mask[g], plan.mask_nonzeros(g))
         for b in range(view.batch):
             work = dense_work(plan, geometry) if plan.dcnn else cartesian_work(plan, b, g, weights)
             moved = pass_traffic(plan, b, g, geometry, psums)

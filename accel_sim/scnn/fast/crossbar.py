@@ -128,3 +128,114 @@ def weight_multiplicity(shift: np.ndarray) -> np.ndarray:
         same = ((shift == shift[:, i:i + 1]) & (shift != EMPTY_SHIFT)).sum(axis=1)
         best = np.maximum(best, same)
     return best
+
+
+# --- the step-cost table: every step's cost looked up by the rotation classes of its two vectors ---
+#
+# A step's loads are ``L(b) = sum_j count_A(b + s_j)`` over the F-vector's rotations ``s_j``:
+# rotating the I-vector's bank terms by ``t`` (or every rotation of the F-vector by ``u``) turns
+# ``L`` into ``L(b + t)`` (``L(b + u)``), the same loads on renamed banks. So a step's cost (its
+# largest load) depends only on the two vectors' classes up to rotation, and a layer has few of
+# them (at most ``C(A, I) / A``-ish 4-sets of 32 banks against thousands of vectors per
+# segment): :func:`step_cost_table` computes the cost of every (I class, F class) pair once with
+# :func:`max_bank_load`, and each step is a table lookup.
+
+
+def _packed(words: np.ndarray, banks: int) -> np.ndarray:
+    """One uint64 key per column of ``words`` (planes, n) A-bit words, plane 0 most significant
+    (planes x A <= 64): keys compare as the multisets do, plane by plane."""
+    key = np.zeros(words.shape[1], dtype=np.uint64)
+    for plane in words:
+        key = (key << np.uint64(banks)) | plane
+    return key
+
+
+def _unpacked(key: np.ndarray, planes: int, banks: int) -> np.ndarray:
+    low = np.uint64((1 << banks) - 1)
+    return np.stack([(key >> np.uint64(banks * (planes - 1 - p))) & low for p in range(planes)])
+
+
+def _unique_columns(words: np.ndarray, banks: int) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct columns of ``words`` (planes, n) A-bit words: (distinct (planes, u), inverse (n,))."""
+    planes = words.shape[0]
+    if planes * banks <= 64:
+        distinct, inverse = np.unique(_packed(words, banks), return_inverse=True)
+        return _unpacked(distinct, planes, banks), inverse.reshape(-1)
+    distinct, inverse = np.unique(words.T, axis=0, return_inverse=True)
+    return distinct.T, inverse.reshape(-1)
+
+
+def _smallest_rotation(words: np.ndarray, banks: int) -> np.ndarray:
+    """The smallest rotation of each multiset (planes, n) of A-bit words, planes compared in
+    order (plane 0 first)."""
+    low = np.uint64((1 << banks) - 1)
+    doubled = words | (words << np.uint64(banks))
+    planes, n = words.shape
+    if planes * banks <= 64:
+        best = _packed(words, banks)
+        for r in range(1, banks):
+            best = np.minimum(best, _packed((doubled >> np.uint64(r)) & low, banks))
+        return _unpacked(best, planes, banks)
+    best = words.copy()
+    for r in range(1, banks):
+        rotated = (doubled >> np.uint64(r)) & low
+        less, equal = np.zeros(n, dtype=bool), np.ones(n, dtype=bool)
+        for p in range(planes):
+            less |= equal & (rotated[p] < best[p])
+            equal &= rotated[p] == best[p]
+        best = np.where(less[None], rotated, best)
+    return best
+
+
+def rotation_classes(doubled: np.ndarray, banks: int) -> tuple[np.ndarray, np.ndarray]:
+    """Classes up to rotation of multisets given as ``doubled`` (planes, n) masks (``m | m << A``):
+    (class of each multiset (n,), representative (planes, classes) doubled masks)."""
+    low = np.uint64((1 << banks) - 1)
+    if doubled.shape[1] == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros((doubled.shape[0], 0), dtype=np.uint64)
+    distinct, inverse = _unique_columns(doubled & low, banks)
+    classes, class_of = _unique_columns(_smallest_rotation(distinct, banks), banks)
+    return class_of[inverse], classes | (classes << np.uint64(banks))
+
+
+def shift_masks(shift: np.ndarray, banks: int) -> np.ndarray:
+    """F-vectors' rotations ``shift`` (n, F) (``EMPTY_SHIFT`` unused) as doubled multiset masks
+    (planes, n): plane ``p`` holds the rotations appearing more than ``p`` times."""
+    n, width = shift.shape
+    used = shift != EMPTY_SHIFT
+    repeat = np.zeros((n, width), dtype=np.int64)
+    for i in range(1, width):
+        repeat[:, i] = ((shift[:, :i] == shift[:, i:i + 1]) & used[:, :i]).sum(axis=1)
+    planes = int(repeat[used].max()) + 1 if used.any() else 1
+    bit = np.left_shift(np.uint64(1), np.where(used, shift, 0))
+    masks = np.zeros((planes, n), dtype=np.uint64)
+    for p in range(planes):
+        masks[p] = np.bitwise_or.reduce(np.where(used & (repeat == p), bit, np.uint64(0)), axis=1)
+    return masks | (masks << np.uint64(banks))
+
+
+def mask_shifts(doubled: np.ndarray, banks: int, width: int) -> np.ndarray:
+    """Inverse of :func:`shift_masks`: (n, width) rotations, ``EMPTY_SHIFT`` in unused slots."""
+    planes, n = doubled.shape
+    bits = (doubled[:, :, None] >> np.arange(banks, dtype=np.uint64)) & np.uint64(1)    # (planes, n, A)
+    vector, _, value = np.nonzero(bits.transpose(1, 0, 2).astype(bool))
+    slot = np.arange(vector.size) - np.searchsorted(vector, vector)
+    shift = np.full((n, width), EMPTY_SHIFT, dtype=np.uint64)
+    shift[vector, slot] = value.astype(np.uint64)
+    return shift
+
+
+TABLE_ROWS_PAIRS = 1 << 16   # (I class, F class) pairs costed per max_bank_load call (memory bound)
+
+
+def step_cost_table(acts: np.ndarray, shifts: np.ndarray, banks: int) -> np.ndarray:
+    """Cost of every (I-vector class, F-vector class) step: ``acts`` (planes, n_a) and ``shifts``
+    (n_f, F) representatives. Returns (n_a + 1, n_f + 1) float64 (small integers, exact) with a
+    last row and column of 0 (the cost of padding)."""
+    n_a, n_f = acts.shape[1], shifts.shape[0]
+    table = np.zeros((n_a + 1, n_f + 1), dtype=np.float64)
+    rows = max(1, TABLE_ROWS_PAIRS // max(1, n_f))
+    for lo in range(0, n_a, rows):
+        hi = min(n_a, lo + rows)
+        table[lo:hi, :n_f] = max_bank_load(acts[:, None, lo:hi], shifts[None], banks)[0]
+    return table

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from accel_sim.scnn.fast.crossbar import EMPTY_SHIFT, bit_sliced, step_cycles
+from accel_sim.scnn.fast.crossbar import (EMPTY_SHIFT, bit_sliced, mask_shifts, rotation_classes, shift_masks,
+                                          step_cost_table, step_cycles)
 from accel_sim.scnn.fast.products import product_busy, product_level
 from accel_sim.scnn.fast.vectors import (ActivationVectors, WeightVectors, activation_elements,
                                          activation_vectors)
@@ -26,6 +27,7 @@ from accel_sim.scnn.plan.tiling import Tiling
 from accel_sim.scnn.spec import SCNNSpec
 
 MAX_BLOCK_PAIRS = 1 << 15
+TABLE_GAIN = 32   # a cost table pays when there are this many more steps than vectors to classify
 
 
 @dataclass(frozen=True)
@@ -61,8 +63,28 @@ def _without(acts: ActivationVectors, drop: np.ndarray, banks: int) -> Activatio
                              acts.banks[:, keep] if bit_sliced(banks) else acts.banks[keep])
 
 
-def busy_cycles(spec: SCNNSpec, tiling: Tiling, acts: ActivationVectors, weights: WeightVectors) -> np.ndarray:
-    """Busy cycles ``(passes, PEs, groups)`` of every PE in every group."""
+def _step_cost_lookup(spec: SCNNSpec, acts: ActivationVectors, weights: WeightVectors, pairs: int,
+                      table: bool | None):
+    """(I-vector class, F-vector class, cost table) when steps are looked up in a
+    :func:`~.crossbar.step_cost_table` (bit-sliced banks, and fewer class pairs than steps, or
+    ``table`` True); None: each step is counted on its own."""
+    banks = spec.accumulator_banks
+    vectors = acts.count.size + weights.count.size
+    if table is False or not bit_sliced(banks) or (table is None and pairs < TABLE_GAIN * vectors):
+        return None
+    i_class, i_rep = rotation_classes(acts.banks, banks)
+    f_class, f_rep = rotation_classes(shift_masks(weights.shift, banks), banks)
+    if table is None and i_rep.shape[1] * f_rep.shape[1] >= pairs:
+        return None
+    costs = step_cost_table(i_rep, mask_shifts(f_rep, banks, spec.mult_f), banks)
+    return i_class, f_class, costs
+
+
+def busy_cycles(spec: SCNNSpec, tiling: Tiling, acts: ActivationVectors, weights: WeightVectors,
+                table: bool | None = None) -> np.ndarray:
+    """Busy cycles ``(passes, PEs, groups)`` of every PE in every group. ``table``: look every step
+    up in a table of the costs of rotation classes (True), count each step (False), or whichever
+    is less work (None); the cycles are the same."""
     n_t, n_pe, n_g = tiling.passes, spec.pes, tiling.out_groups
     single = acts.count == 1
     busy = _single_activation_cycles(spec, tiling, acts, weights, single)
@@ -79,6 +101,12 @@ def busy_cycles(spec: SCNNSpec, tiling: Tiling, acts: ActivationVectors, weights
     live = cols > 0
     starts, rows, seg, f_start, cols = starts[live], rows[live], seg[live], f_start[live], cols[live]
     tiles = acts.tile[starts]
+    lookup = _step_cost_lookup(spec, acts, weights, int((rows * cols).sum()), table)
+    if lookup is not None:
+        i_class, f_class, costs = lookup
+        i_class = np.append(i_class, costs.shape[0] - 1)    # padding: the table's row and column of 0
+        f_class = np.append(f_class, costs.shape[1] - 1)
+        flat_costs = costs.ravel()
     order = np.lexsort((rows, cols))
     total = np.zeros(n_t * n_pe * n_g, dtype=np.float64)
     row_list, col_list = rows[order].tolist(), cols[order].tolist()
@@ -99,9 +127,17 @@ def busy_cycles(spec: SCNNSpec, tiling: Tiling, acts: ActivationVectors, weights
         f_idx = f_start[batch][:, None] + np.arange(max_c)[None, :]
         f_ok = np.arange(max_c)[None, :] < cols[batch][:, None]
         f_idx = np.where(f_ok, f_idx, 0)
-        shifts = np.where(f_ok[:, :, None], weights.shift[f_idx], EMPTY_SHIFT)
-        cost = step_cycles(acts.banks, r_idx, r_ok, shifts, spec.accumulator_banks)
+        if lookup is None:
+            shifts = np.where(f_ok[:, :, None], weights.shift[f_idx], EMPTY_SHIFT)
+            cost = step_cycles(acts.banks, r_idx, r_ok, shifts, spec.accumulator_banks)
+        else:
+            i_row = i_class[np.where(r_ok, r_idx, -1)] * costs.shape[1]
+            cost = flat_costs[i_row[:, :, None] + f_class[np.where(f_ok, f_idx, -1)][:, None, :]]
         pe_key = (tiles[batch][:, None] * n_pe + acts.pe[r_idx]) * n_g
+        if n_g == 1:   # one group: the steps of an I-vector add up before they are placed
+            total += np.bincount(pe_key.ravel(), weights=cost.sum(axis=2).ravel(), minlength=total.size)
+            i = j
+            continue
         flat = pe_key[:, :, None] + weights.group[f_idx][:, None, :]
         total += np.bincount(flat.ravel(), weights=cost.ravel(), minlength=total.size)
         i = j

@@ -21,6 +21,7 @@ import numpy as np
 
 from accel_sim.scnn.fast.crossbar import EMPTY_SHIFT, activation_banks, weight_multiplicity
 from accel_sim.scnn.plan.bank_mapping import bank_of
+from accel_sim.scnn.plan.nonzeros import stable_order, weight_nonzeros
 from accel_sim.scnn.plan.tiling import ConvView, Tiling
 from accel_sim.scnn.spec import SCNNSpec
 
@@ -91,15 +92,19 @@ def weight_taps(spec: SCNNSpec, r: np.ndarray, stride: int, pad: int) -> np.ndar
     return r // stride + ((r % stride + pad) % stride < r % stride)
 
 
-def weight_vectors(spec: SCNNSpec, view: ConvView, tiling: Tiling, weight_mask: np.ndarray) -> WeightVectors:
-    """``weight_mask`` (Kg, Cg, R, S): the weights the design feeds to the multipliers."""
+def weight_vectors(spec: SCNNSpec, view: ConvView, tiling: Tiling, weight_mask: np.ndarray,
+                   nonzeros: tuple[np.ndarray, ...] | None = None) -> WeightVectors:
+    """``weight_mask`` (Kg, Cg, R, S): the weights the design feeds to the multipliers; ``nonzeros``
+    its true entries (k, c, r, s) when the plan already found them (``plan.nonzeros.weight_nonzeros``)."""
     a = spec.accumulator_banks
     nph_h, nph_w = phase_counts(view)
-    k, c, r, s = (v.astype(np.int64) for v in np.nonzero(weight_mask))
+    n_segments = view.channels * nph_h * nph_w
+    k, c, r, s = (v.astype(np.int64, copy=False) for v in (weight_nonzeros(weight_mask) if nonzeros is None
+                                                           else nonzeros))
     segment = c * (nph_h * nph_w) + (r % view.stride_h) * nph_w + (s % view.stride_w)
     group = k // tiling.kc
     if spec.weight_order == "rs_then_k":
-        order = np.argsort(segment, kind="stable")  # np.nonzero's (k, c, r, s) order: (k, r, s) inside a channel
+        order = stable_order(segment, n_segments)  # weight_nonzeros: (k, r, s) order inside a channel
     else:
         order = np.lexsort((k, s, r, k // tiling.kc, segment))
     k, r, s, segment, group = k[order], r[order], s[order], segment[order], group[order]
@@ -113,7 +118,6 @@ def weight_vectors(spec: SCNNSpec, view: ConvView, tiling: Tiling, weight_mask: 
     first = np.zeros(n, dtype=np.int64)
     first[vec[::-1]] = np.arange(vec.size)[::-1]
     v_segment = segment[first] if n else np.zeros(0, dtype=np.int64)
-    n_segments = view.channels * nph_h * nph_w
     seg_start = np.searchsorted(v_segment, np.arange(n_segments + 1))
     v_group = group[first] if n else v_segment.copy()
     count, multiplicity = np.bincount(vec, minlength=n).astype(np.int64), weight_multiplicity(shift)

@@ -26,6 +26,7 @@ import numpy as np
 from accel_sim.arch.spec import ArchSpec
 from accel_sim.scnn.plan.designs import DESIGN_TRAITS, DesignTraits
 from accel_sim.scnn.plan.encoding import chunk_storage_bits, plane_storage_bits, weight_storage_bits
+from accel_sim.scnn.plan.nonzeros import weight_nonzeros
 from accel_sim.scnn.plan.operands import conv_operands, layer_outputs
 from accel_sim.scnn.plan.temporal_tiling import fitting_tiling
 from accel_sim.scnn.plan.tiling import ConvView, Tiling, conv_view
@@ -57,6 +58,17 @@ class Plan:
     weight_dram_bits: np.ndarray  # (groups, channel chunks) DRAM bits of each chunk's weights
     operand_hashes: Mapping[str, str]
 
+    def __post_init__(self):
+        object.__setattr__(self, "_mask_nonzeros", {})   # per conv group; a replaced plan starts empty
+
+    def mask_nonzeros(self, conv_group: int) -> tuple[np.ndarray, ...]:
+        """(k, c, r, s) of ``weight_mask[conv_group]``'s true entries (:func:`.nonzeros.weight_nonzeros`),
+        found once per plan."""
+        found = self._mask_nonzeros.get(conv_group)
+        if found is None:
+            found = self._mask_nonzeros[conv_group] = weight_nonzeros(self.weight_mask[conv_group])
+        return found
+
     @property
     def dcnn(self) -> bool:
         """A dense dot-product design (DCNN, DCNN-opt)."""
@@ -84,7 +96,11 @@ def plan(arch: ArchSpec, layer: Layer) -> Plan:
     traits = DESIGN_TRAITS[spec.design]
     view = conv_view(layer, spec.fc_layout)
     weights, inputs = conv_operands(layer, spec.fc_layout)
-    weight_mask = weights != 0 if traits.skip_weights else np.ones(weights.shape, dtype=bool)
+    weights_dram_compressed = traits.skip_weights or traits.compress_dram
+    nonzero = weights != 0 if weights_dram_compressed else None
+    weight_mask = nonzero if traits.skip_weights else np.ones(weights.shape, dtype=bool)
+    nonzeros = None if nonzero is None else tuple(weight_nonzeros(mask) for mask in nonzero)
+    del nonzero
     input_mask = inputs != 0 if traits.skip_activations else np.ones(inputs.shape, dtype=bool)
     tiling, input_bits = fitting_tiling(arch, spec, traits, view, layer, inputs)
     if not traits.cartesian:
@@ -95,11 +111,15 @@ def plan(arch: ArchSpec, layer: Layer) -> Plan:
     activations_dram_compressed = traits.skip_activations or traits.compress_dram
     output_dram_bits = (output_bits if activations_dram_compressed == traits.skip_activations else
                         _output_bits(spec, tiling, outputs, activations_dram_compressed, value_bits)).sum(axis=3)
-    weights_dram_compressed = traits.skip_weights or traits.compress_dram
-    weight_chip_bits = np.stack([weight_storage_bits(spec, view, tiling, w, traits.skip_weights, value_bits)
-                                 for w in weights])
+    weight_chip_bits = np.stack([weight_storage_bits(spec, view, tiling, w, traits.skip_weights, value_bits,
+                                                     None if nonzeros is None else nonzeros[g])
+                                 for g, w in enumerate(weights)])
     weight_dram_bits = weight_chip_bits if weights_dram_compressed == traits.skip_weights else np.stack(
-        [weight_storage_bits(spec, view, tiling, w, weights_dram_compressed, value_bits) for w in weights])
-    return Plan(layer, spec, traits, view, tiling, value_bits, weights, inputs, weight_mask, input_mask,
-                input_bits, output_bits, output_dram_bits, weight_chip_bits, weight_dram_bits,
-                MappingProxyType(layer_operands(layer).hashes))
+        [weight_storage_bits(spec, view, tiling, w, weights_dram_compressed, value_bits,
+                             None if nonzeros is None else nonzeros[g]) for g, w in enumerate(weights)])
+    planned = Plan(layer, spec, traits, view, tiling, value_bits, weights, inputs, weight_mask, input_mask,
+                   input_bits, output_bits, output_dram_bits, weight_chip_bits, weight_dram_bits,
+                   MappingProxyType(layer_operands(layer).hashes))
+    if traits.skip_weights:   # the mask is the weights' non-zeros: found once, for the encoders and the fast path
+        planned._mask_nonzeros.update(enumerate(nonzeros))
+    return planned

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from accel_sim.scnn.spec import SCNNSpec
+from accel_sim.scnn.plan.nonzeros import stable_order, weight_nonzeros
 from accel_sim.scnn.plan.tiling import ConvView, Tiling
+from accel_sim.scnn.spec import SCNNSpec
 
 
 def block_entries(block_ids: np.ndarray, positions: np.ndarray, n_blocks: int, run_bits: int) -> np.ndarray:
@@ -83,7 +84,7 @@ def channel_storage_bits(tiling: Tiling, spec: SCNNSpec, plane: np.ndarray, comp
     sizes = tile_sizes(tiling, spec, owned)
     if not compressed:
         return np.repeat((sizes * value_bits)[:, :, None], channels, axis=2)
-    c, y, x = (v.astype(np.int64) for v in np.nonzero(plane))
+    c, y, x = (v.astype(np.int64, copy=False) for v in np.nonzero(plane))
     rows, cols = tiling.rows, tiling.cols
     lo_y, hi_y = (rows.own_lo, rows.own_hi) if owned else (rows.lo, rows.hi)
     lo_x, hi_x = (cols.own_lo, cols.own_hi) if owned else (cols.lo, cols.hi)
@@ -93,8 +94,8 @@ def channel_storage_bits(tiling: Tiling, spec: SCNNSpec, plane: np.ndarray, comp
     pe = (row_tile % spec.pe_rows) * spec.pe_cols + col_tile % spec.pe_cols
     block = (tile * spec.pes + pe) * channels + c
     position = (y - lo_y[row_tile]) * (hi_x - lo_x)[col_tile] + (x - lo_x[col_tile])
-    order = np.argsort(block, kind="stable")  # np.nonzero's raster order stays inside each block
     n_blocks = tiling.temporal_tiles * spec.pes * channels
+    order = stable_order(block, n_blocks)  # np.nonzero's raster order stays inside each block
     entries = block_entries(block[order], position[order], n_blocks, spec.index_bits)
     block_sizes = np.repeat(sizes.reshape(-1), channels)
     bits = block_bits(entries, block_sizes, value_bits, spec.index_bits)
@@ -109,22 +110,24 @@ def input_bits(tiling: Tiling, spec: SCNNSpec, view: ConvView, inputs: np.ndarra
 
 
 def weight_storage_bits(spec: SCNNSpec, view: ConvView, tiling: Tiling, weights: np.ndarray, compressed: bool,
-                        value_bits: int) -> np.ndarray:
+                        value_bits: int, nonzeros: tuple[np.ndarray, ...] | None = None) -> np.ndarray:
     """Bits of one conv group's weights ``(Kg, Cg, R, S)`` per channel chunk: one zero-run block per
-    (channel, group), in the FIFO order of ``spec.weight_order``; or dense words."""
+    (channel, group), in the FIFO order of ``spec.weight_order``; or dense words. ``nonzeros``: the
+    weights' non-zeros (k, c, r, s) when already found (:func:`~.nonzeros.weight_nonzeros`)."""
     if not compressed:
         return np.diff(tiling.channel_bounds) * (int(weights[:, 0].size) * value_bits)
-    k, c, r, s = (v.astype(np.int64) for v in np.nonzero(weights))
+    found = weight_nonzeros(weights) if nonzeros is None else nonzeros
+    k, c, r, s = (v.astype(np.int64, copy=False) for v in found)
     g = k // tiling.kc
     block = c * tiling.out_groups + g
+    n_blocks = view.channels * tiling.out_groups
     channels = tiling.group_channels(view.out_channels)
     if spec.weight_order == "rs_then_k":
         position = ((k % tiling.kc) * view.r + r) * view.s + s
-        order = np.argsort(block, kind="stable")  # np.nonzero's (k, c, r, s) order: ascending position per block
+        order = stable_order(block, n_blocks)  # (k, r, s) order inside a channel: ascending position per block
     else:
         position = (r * view.s + s) * channels[g] + k % tiling.kc
         order = np.lexsort((position, block))
-    n_blocks = view.channels * tiling.out_groups
     entries = block_entries(block[order], position[order], n_blocks, spec.index_bits)
     sizes = np.tile(channels * view.r * view.s, view.channels)
     per_channel = block_bits(entries, sizes, value_bits, spec.index_bits).reshape(view.channels, -1).sum(axis=1)

@@ -33,22 +33,45 @@ def conv_operands(layer: Layer, fc_layout: str = "channels") -> tuple[np.ndarray
             inputs.reshape(view.batch, 1, view.channels, view.h, view.w))
 
 
+TRANSPOSE_TILE = 256   # transposed weights are copied in tiles of this many rows x columns (cache-sized)
+
+
+def _tap_matrices(weights: np.ndarray):
+    """``(r, s, rows, matrix)`` per kernel tap and block of output-channel rows: ``matrix`` the
+    C-contiguous float32 ``(groups, rows, Cg)`` weights of that tap (the layout the matmul reads).
+    A kernel is made contiguous once, tap-major; a 1 x 1 kernel of transposed weights (a fully
+    connected layer's ``(k, n)`` matrix seen as ``(n, k)``) one block of rows at a time, so no
+    full-size copy of the largest weights is ever held."""
+    groups, out_channels, channels, kernel_h, kernel_w = weights.shape
+    if kernel_h * kernel_w > 1 or weights[:, :, :, 0, 0].flags.c_contiguous:
+        taps = np.ascontiguousarray(weights.transpose(3, 4, 0, 1, 2), dtype=np.float32)
+        for r in range(kernel_h):
+            for s in range(kernel_w):
+                yield r, s, slice(0, out_channels), taps[r, s]
+        return
+    for lo in range(0, out_channels, TRANSPOSE_TILE):
+        block = slice(lo, min(out_channels, lo + TRANSPOSE_TILE))
+        matrix = np.empty((groups, block.stop - lo, channels), dtype=np.float32)
+        for c in range(0, channels, TRANSPOSE_TILE):
+            matrix[:, :, c:c + TRANSPOSE_TILE] = weights[:, block, c:c + TRANSPOSE_TILE, 0, 0]
+        yield 0, 0, block, matrix
+
+
 def convolution(view: ConvView, weights: np.ndarray, inputs: np.ndarray) -> np.ndarray:
     """Pre-activation sums ``(batch, groups, Kg, out_h, out_w)`` (no ReLU), accumulated in float32
-    like the operands (tests compare with tolerance)."""
+    like the operands (tests compare with tolerance). Every output row is one matmul row over a
+    C-contiguous weight row, whatever the blocking: the sums do not depend on it."""
     b, g = inputs.shape[0], view.groups
     pad_bottom = max(0, (view.out_h - 1) * view.stride_h + view.r - view.h - view.pad_top)
     pad_right = max(0, (view.out_w - 1) * view.stride_w + view.s - view.w - view.pad_left)
-    padded = np.pad(inputs.astype(np.float32),
+    padded = np.pad(inputs.astype(np.float32, copy=False),
                     ((0, 0), (0, 0), (0, 0), (view.pad_top, pad_bottom), (view.pad_left, pad_right)))
     out = np.zeros((b, g, view.out_channels, view.out_h * view.out_w), dtype=np.float32)
-    w64 = weights.astype(np.float32)
-    for r in range(view.r):
-        for s in range(view.s):
-            window = padded[:, :, :, r:r + view.stride_h * (view.out_h - 1) + 1:view.stride_h,
-                            s:s + view.stride_w * (view.out_w - 1) + 1:view.stride_w]
-            window = window.reshape(b, g, view.channels, -1)
-            out += np.matmul(np.ascontiguousarray(w64[:, :, :, r, s])[None], window)
+    for r, s, rows, matrix in _tap_matrices(weights):
+        window = padded[:, :, :, r:r + view.stride_h * (view.out_h - 1) + 1:view.stride_h,
+                        s:s + view.stride_w * (view.out_w - 1) + 1:view.stride_w]
+        window = window.reshape(b, g, view.channels, -1)
+        out[:, :, rows] += np.matmul(matrix[None], window)
     return out.reshape(b, g, view.out_channels, view.out_h, view.out_w)
 
 

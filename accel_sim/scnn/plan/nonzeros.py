@@ -1,0 +1,50 @@
+"""Non-zeros of a layer's operands, found once per layer in the layout the arrays are stored in,
+and the stable orderings the encoders and the fast path sort them by (numpy only, no model).
+
+A fully connected layer's weights are the workload's ``(k, n)`` matrix seen as ``(n, k)``: a
+transposed view. ``np.nonzero`` on it walks memory against its layout (about twice as slow as on
+the stored order), so :func:`weight_nonzeros` scans the stored order, which lists the non-zeros
+channel by channel. Every reader of the coordinates sorts them stably by a key that starts with the
+channel, and inside one channel both orders list the weights in ``(k, r, s)`` order: the sorted
+result is the same. :func:`stable_order` is ``np.argsort(keys, kind="stable")`` for small
+non-negative integer keys, done as a radix sort on 16-bit digits (numpy radix-sorts 16-bit types,
+and sorts wider integers by comparisons), and no sort at all when the keys are already sorted.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+DIGIT_BITS = 16   # numpy's stable sort is a radix sort for integer types of at most 16 bits
+
+
+def stable_order(keys: np.ndarray, bound: int) -> np.ndarray | slice:
+    """``np.argsort(keys, kind="stable")`` of non-negative integer ``keys`` below ``bound``, as an
+    index for ``array[order]``: ``slice(None)`` (a view, no copy) when the keys are already sorted."""
+    if keys.size < 2 or bool((keys[1:] >= keys[:-1]).all()):
+        return slice(None)
+    if bound <= 1 << DIGIT_BITS:
+        return np.argsort(keys.astype(np.uint16), kind="stable")
+    if bound <= 1 << (2 * DIGIT_BITS):
+        order = np.argsort((keys & 0xFFFF).astype(np.uint16), kind="stable")
+        return order[np.argsort((keys[order] >> DIGIT_BITS).astype(np.uint16), kind="stable")]
+    return np.argsort(keys, kind="stable")
+
+
+def weight_nonzeros(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(k, c, r, s) of the non-zeros of one conv group's ``(Kg, Cg, R, S)`` weights (or mask): in
+    ``np.nonzero``'s (k, c, r, s) order, or in (c, k, r, s) order when the array is a transposed
+    (channel-major) view; either way (k, r, s) order inside each channel. A 1 x 1 kernel's r and s
+    are read-only zeros that take no memory (an FC layer has millions of weights)."""
+    swapped = mask.transpose(1, 0, 2, 3)
+    channel_major = not mask.flags.c_contiguous and swapped.flags.c_contiguous
+    if mask.shape[2:] != (1, 1):
+        if not channel_major:
+            return np.nonzero(mask)
+        c, k, r, s = np.nonzero(swapped)
+        return k, c, r, s
+    if channel_major:
+        c, k = np.nonzero(swapped[:, :, 0, 0])
+    else:
+        k, c = np.nonzero(mask[:, :, 0, 0])
+    zeros = np.broadcast_to(np.intp(0), k.shape)
+    return k, c, zeros, zeros

@@ -1,0 +1,109 @@
+"""The fast path's shortcuts give exactly what they replace (issue 22): step costs looked up by
+rotation class, stable radix orderings, non-zeros scanned in a transposed array's stored order,
+and the convolution's blocked transposition of fully connected weights."""
+import numpy as np
+import pytest
+
+from accel_sim.scnn.fast.crossbar import (EMPTY_SHIFT, activation_banks, mask_shifts, max_bank_load,
+                                          rotation_classes, shift_masks, step_cost_table)
+from accel_sim.scnn.fast.pe import busy_cycles
+from accel_sim.scnn.fast.vectors import activation_elements, activation_vectors, weight_vectors
+from accel_sim.scnn.family import FAMILY
+from accel_sim.scnn.plan import operands
+from accel_sim.scnn.plan.encoding import weight_storage_bits
+from accel_sim.scnn.plan.nonzeros import stable_order, weight_nonzeros
+from accel_sim.scnn.plan.tiling import conv_view
+from accel_sim.workload import GemmLayer
+from tests.scnn._layers import small_case
+
+
+def _random_vectors(rng, banks, width, n, repeats):
+    """``n`` vectors of 1..width bank terms drawn from ``repeats`` values (few values: many repeats)."""
+    count = rng.integers(1, width + 1, n)
+    vector = np.repeat(np.arange(n), count)
+    slot = np.concatenate([np.arange(c) for c in count])
+    term = rng.integers(0, repeats, vector.size) * rng.integers(1, banks, vector.size) % banks
+    return vector, slot, term
+
+
+@pytest.mark.parametrize("banks, width, repeats", [(32, 4, 32), (32, 4, 3), (8, 4, 8), (8, 2, 2), (4, 4, 2)])
+def test_the_cost_of_a_step_is_the_cost_of_its_rotation_classes(banks, width, repeats):
+    """Classes up to rotation (packed keys for one or two planes, plane-by-plane otherwise) and the
+    table of their costs give every step's max_bank_load."""
+    rng = np.random.default_rng(banks * 100 + repeats)
+    vector, slot, term = _random_vectors(rng, banks, width, 400, repeats)
+    acts = activation_banks(vector, slot, term, 400, banks, width)
+    vector, slot, term = _random_vectors(rng, banks, width, 150, repeats)
+    shifts = np.full((150, width), EMPTY_SHIFT, dtype=np.uint64)
+    shifts[vector, slot] = term.astype(np.uint64)
+    direct = max_bank_load(acts[:, None], shifts[None], banks)[0]
+    i_class, i_rep = rotation_classes(acts, banks)
+    f_class, f_rep = rotation_classes(shift_masks(shifts, banks), banks)
+    assert i_rep.shape[1] < 400 and f_rep.shape[1] < 150     # the classes merge vectors
+    table = step_cost_table(i_rep, mask_shifts(f_rep, banks, width), banks)
+    assert np.array_equal(table[i_class[:, None], f_class[None, :]], direct)
+    assert (table[-1] == 0).all() and (table[:, -1] == 0).all()   # padding costs nothing
+    # the F-vectors' terms as I-vectors, every term rotated by 5: the same classes
+    rotated = activation_banks(vector, slot, (term + 5) % banks, 150, banks, width)
+    assert np.array_equal(rotation_classes(rotated, banks)[0],
+                          rotation_classes(activation_banks(vector, slot, term, 150, banks, width), banks)[0])
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_busy_cycles_by_table_equal_busy_cycles_step_by_step(seed):
+    arch, layer = small_case(seed, "scnn" if seed % 2 else "scnn_sparse_w")
+    plan = FAMILY.plan(arch, layer)
+    spec, view, tiling = plan.spec, plan.view, plan.tiling
+    for g in range(view.groups):
+        weights = weight_vectors(spec, view, tiling, plan.weight_mask[g], plan.mask_nonzeros(g))
+        acts = activation_vectors(spec, view, tiling, activation_elements(spec, view, tiling, plan.input_mask[0, g]))
+        stepwise = busy_cycles(spec, tiling, acts, weights, table=False)
+        assert np.array_equal(busy_cycles(spec, tiling, acts, weights, table=True), stepwise)
+        assert np.array_equal(busy_cycles(spec, tiling, acts, weights), stepwise)
+
+
+@pytest.mark.parametrize("bound", [1, 7, 1 << 16, (1 << 16) + 5, 1 << 32, 1 << 40])
+def test_stable_order_is_a_stable_argsort(bound):
+    rng = np.random.default_rng(bound % 1000)
+    keys = rng.integers(0, bound, 5000)
+    assert np.array_equal(keys[stable_order(keys, bound)], np.sort(keys))
+    assert np.array_equal(np.arange(5000)[stable_order(keys, bound)], np.argsort(keys, kind="stable"))
+    ordered = np.sort(keys)
+    assert stable_order(ordered, bound) == slice(None)      # already sorted: a view, no sort
+
+
+def _fc(m=2, k=300, n=70):
+    return GemmLayer("fc", m=m, k=k, n=n, weight_density=0.3, input_density=0.6)
+
+
+@pytest.mark.parametrize("order", ["rs_then_k", "k_then_rs"])
+def test_transposed_weights_encode_and_vectorise_as_their_contiguous_copy(order):
+    """An FC layer's weights are a transposed view: scanned channel-major, the weight blocks and
+    F-vectors are those of the same weights stored contiguously (np.nonzero's order)."""
+    from accel_sim import load_arch
+    arch = load_arch("scnn", {"scnn.weight_order": order, "scnn.mult_f": 4})
+    plan = FAMILY.plan(arch, _fc())
+    spec, view, tiling = plan.spec, plan.view, plan.tiling
+    transposed = plan.weights[0]
+    assert not transposed.flags.c_contiguous
+    contiguous = np.ascontiguousarray(transposed)
+    k, c, _, _ = weight_nonzeros(transposed)
+    assert (np.diff(c) >= 0).all() and not (np.diff(k) >= 0).all()   # channel-major, not np.nonzero's order
+    assert np.array_equal(weight_storage_bits(spec, view, tiling, transposed, True, 16),
+                          weight_storage_bits(spec, view, tiling, contiguous, True, 16))
+    scanned = weight_vectors(spec, view, tiling, transposed != 0)
+    reference = weight_vectors(spec, view, tiling, contiguous != 0)
+    for field in ("segment", "group", "count", "shift", "seg_start", "multiplicity", "k", "vector", "term"):
+        assert np.array_equal(getattr(scanned, field), getattr(reference, field)), field
+
+
+def test_blocked_transposition_of_fc_weights_changes_no_sum(monkeypatch):
+    """Tiles smaller than the matrix (and not dividing it): every output row is the matmul of a
+    contiguous weight row, bit for bit the sums of the whole contiguous matrix."""
+    layer = _fc(m=3, k=301, n=70)
+    view = conv_view(layer)
+    weights, inputs = operands.conv_operands(layer)
+    whole = np.matmul(np.ascontiguousarray(weights[:, :, :, 0, 0])[None], inputs.reshape(3, 1, -1, 1))
+    monkeypatch.setattr(operands, "TRANSPOSE_TILE", 16)
+    blocked = operands.convolution(view, weights, inputs)
+    assert np.array_equal(blocked.reshape(whole.shape), whole)
