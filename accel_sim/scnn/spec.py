@@ -137,11 +137,14 @@ class SCNNSpec:
 
     def __post_init__(self) -> None:
         dense = self.design in ("dcnn", "dcnn_opt")
-        if dense and (self.barrier != "group" or self.out_of_plane != "banked" or self.bank_mapping == "dnnsim_xor"
-                      or self.stride_phases != "aligned"):
-            raise ValueError("scnn.barrier 'group_channel', out_of_plane 'slot_only', bank_mapping 'dnnsim_xor' "
-                             "and stride_phases 'dnnsim' describe the Cartesian PE: they need design scnn, "
-                             "scnn_sparse_a or scnn_sparse_w")
+        if dense and (self.barrier != "group" or self.out_of_plane != "banked" or self.bank_mapping == "dnnsim_xor"):
+            raise ValueError("scnn.barrier 'group_channel', out_of_plane 'slot_only' and bank_mapping "
+                             "'dnnsim_xor' describe the Cartesian PE: they need design scnn, scnn_sparse_a or "
+                             "scnn_sparse_w")
+        if self.design != "scnn" and (self.stride_phases != "aligned" or self.fc_layout != "channels"):
+            raise ValueError("scnn.stride_phases 'dnnsim' and fc_layout 'dnnsim_planes' pair or pad operands as "
+                             "DNNsim's SCNN does, which skips zero weights and activations: they need design scnn "
+                             "(other designs would multiply the padding or the mispaired zeros)")
         if self.design in ("scnn", "scnn_sparse_a", "scnn_sparse_w") and self.accumulator_banks < 1:
             raise ValueError("scnn.accumulator_banks must be >= 1")
         if self.bank_mapping == "channel_spread" and self.accumulator_banks % self.mult_f:

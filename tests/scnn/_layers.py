@@ -102,8 +102,9 @@ def generated_case(draw, banks=BANKS, dnnsim=False):
         "scnn.halo_charge": rule("exchange", "largest_region_serial"),
         "scnn.out_of_plane": rule("banked", "slot_only", pe=True),
         "scnn.dram": rule("modelled", "ignored"),
-        "scnn.stride_phases": rule("aligned", "dnnsim", pe=True),
-        "scnn.fc_layout": rule("channels", "dnnsim_planes"),
+        # DNNsim's operand-level rules need a design that skips both zero kinds, as DNNsim's SCNN does
+        "scnn.stride_phases": rule("aligned", "dnnsim") if design == "scnn" else "aligned",
+        "scnn.fc_layout": rule("channels", "dnnsim_planes") if design == "scnn" else "channels",
         "scnn.pe_rows": draw(st.integers(1, 3)), "scnn.pe_cols": draw(st.integers(1, 3)),
         "scnn.mult_f": f, "scnn.mult_i": i, "scnn.accumulator_banks": a,
         "scnn.bank_mapping": draw(st.sampled_from(mappings + ["dnnsim_xor"] if cartesian and dnnsim else mappings)),
