@@ -20,7 +20,6 @@ DEFAULT_WORKLOAD = "resnet18"
 # sub-command whose handler takes the parsed arguments and returns the exit code.
 COMMAND_MODULES: tuple[str, ...] = ("accel_sim.storage.command", "accel_sim.importers.onnx_command",
                                      "accel_sim.trace.command")
-TABLE_COLUMNS = ("layer", "cycles", "stall_cycles", "utilization", "energy_pj", "dram_read_bytes", "dram_write_bytes")
 
 
 def _parse_overrides(pairs: Sequence[str]) -> dict:
@@ -35,24 +34,15 @@ def _parse_overrides(pairs: Sequence[str]) -> dict:
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from accel_sim.config.loader import load_arch
-    from accel_sim.report import write_report
+    from accel_sim.report import layer_table, write_report
     from accel_sim.simulate import simulate
     from accel_sim.workload.loader import load_workload
 
     arch = load_arch(args.arch, _parse_overrides(args.set))
     network = load_workload(args.workload)
     run = simulate(arch, network, reference=args.reference)
-    layers = run.layers_frame()
-    table = layers[list(TABLE_COLUMNS)].copy()
-    table["utilization"] = (100 * table["utilization"]).map("{:.1f}%".format)
-    table["energy_pj"] = (table["energy_pj"] / 1e6).map("{:.2f}".format)
-    table = table.rename(columns={"energy_pj": "energy_uJ", "utilization": "util"})
     print(f"{network.name} on {arch.name} ({arch.family}, {len(network.layers)} layers)")
-    print(table.to_string(index=False))
-    summary = run.summary_frame().iloc[0]
-    print(f"total: {int(summary['cycles']):,} cycles, {summary['time_s'] * 1e3:.3f} ms, "
-          f"{summary['energy_pj'] / 1e6:.2f} uJ, util {100 * summary['utilization']:.1f}%, "
-          f"DRAM {int(summary['dram_read_bytes'] + summary['dram_write_bytes']):,} B")
+    print(layer_table(run))
     if args.out is not None:
         paths = write_report(run, Path(args.out), figure=not args.no_figure)
         print(f"wrote {', '.join(str(p) for p in paths.values())}")
@@ -120,7 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--set", action="append", default=[], metavar="PATH=VALUE",
                      help="override a config field, e.g. --set systolic.rows=64 (repeatable)")
     run.add_argument("--reference", action="store_true", help="use the per-event reference model (slow)")
-    run.add_argument("--no-figure", action="store_true", help="skip the PNG figure")
+    run.add_argument("--no-figure", action="store_true", help="skip the figure (layers.svg)")
     run.set_defaults(handler=_cmd_run)
 
     enc = sub.add_parser("encode", help="print a small matrix encoded in a sparse format, as JSON")
