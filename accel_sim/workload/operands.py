@@ -71,17 +71,24 @@ class LayerOperands:
     def __init__(self, layer: Layer) -> None:
         self.layer = layer
         self._shapes = {"weights": weight_shape(layer), "inputs": input_shape(layer)}
-        for what, shape in self._shapes.items():
-            if math.prod(shape) > MAX_OPERAND_ELEMENTS:
-                raise InputError.single(layer.name, what, f"{math.prod(shape):,} elements {shape} exceed the "
-                                        f"limit of {MAX_OPERAND_ELEMENTS:,} (refused before allocating)")
         payload = layer.operands.payload
-        # a payload is read (and checked) at once: its hashes need its content anyway
+        if payload:  # read (and checked) at once: its hashes need its content anyway
+            for what in self._shapes:
+                self._check_size(what)
         self._loaded = _read_payload(payload, self._shapes) if payload else {}
         self._in_payload = frozenset(self._loaded)
 
+    def _check_size(self, what: str) -> None:
+        """Refuse a tensor above :data:`MAX_OPERAND_ELEMENTS` before allocating it (a layer whose
+        model never reads values, e.g. a dense GEMM, is not limited: nothing is allocated)."""
+        shape = self._shapes[what]
+        if math.prod(shape) > MAX_OPERAND_ELEMENTS:
+            raise InputError.single(self.layer.name, what, f"{math.prod(shape):,} elements {shape} exceed the "
+                                    f"limit of {MAX_OPERAND_ELEMENTS:,} (refused before allocating)")
+
     @cached_property
     def weights(self) -> np.ndarray:
+        self._check_size("weights")
         weights = self._loaded["weights"] if "weights" in self._in_payload else \
             _generated_weights(self.layer, self._shapes["weights"])
         weights.flags.writeable = False
@@ -89,6 +96,7 @@ class LayerOperands:
 
     @cached_property
     def inputs(self) -> np.ndarray:
+        self._check_size("inputs")
         if "inputs" in self._in_payload:
             inputs = self._loaded["inputs"]
         else:
