@@ -39,8 +39,8 @@ def eie_layers() -> None:
     for layer in network.layers:
         _cached_operands.cache_clear()
         ops = layer_operands(layer)
-        generating += cpu(lambda: (ops.weights, ops.inputs))
-        simulating += cpu(lambda: simulate_layer(arch, layer))
+        generating += cpu(lambda ops=ops: (ops.weights, ops.inputs))
+        simulating += cpu(lambda layer=layer: simulate_layer(arch, layer))
     print(f"EIE nine Table IV layers: generating {generating:.2f} CPU-s, simulating {simulating:.2f} CPU-s")
 
 

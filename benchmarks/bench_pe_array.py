@@ -58,9 +58,9 @@ def main(argv: list[str] | None = None) -> int:
         arch = load_arch(level)
         for name, layer in layers().items():
             plan = FAMILY.plan(arch, layer)
-            runs = [cpu(lambda: FAMILY.fast(plan)) for _ in range(args.repeat)]
+            runs = [cpu(lambda plan=plan: FAMILY.fast(plan)) for _ in range(args.repeat)]
             fast_s, counters = statistics.median(t for t, _ in runs), runs[0][1]
-            ref_s, reference = cpu(lambda: FAMILY.reference(plan))
+            ref_s, reference = cpu(lambda plan=plan: FAMILY.reference(plan))
             if reference != counters:
                 raise SystemExit(f"{level} x {name}: fast and reference counters differ")
             ratio = ref_s / fast_s
