@@ -65,10 +65,22 @@ GENERATOR_VERSION = 1
 class LayerOperands:
     """A layer's weights and inputs (float32, zeros exact, read-only) with their hashes.
 
-    A generated tensor is made on first access of ``weights`` / ``inputs``, and its hash never
-    needs it (module doc); a payload is read and checked when the operands are made."""
+    ``LayerOperands(layer=layer)`` (what :func:`layer_operands` makes): a generated tensor is made
+    on first access of ``weights`` / ``inputs``, and its hash never needs it (module doc); a payload
+    is read and checked when the operands are made. ``LayerOperands(weights, inputs, weight_hash,
+    input_hash)``: given tensors (a test's hand-made operands)."""
 
-    def __init__(self, layer: Layer) -> None:
+    def __init__(self, weights: np.ndarray | None = None, inputs: np.ndarray | None = None,
+                 weight_hash: str | None = None, input_hash: str | None = None, *, layer: Layer | None = None) -> None:
+        given = {"weights": weights, "inputs": inputs, "weight_hash": weight_hash, "input_hash": input_hash}
+        if layer is None:
+            if any(value is None for value in given.values()):
+                raise TypeError("LayerOperands needs a layer, or weights, inputs, weight_hash and input_hash")
+            self.layer = None
+            self.__dict__.update(given)  # the cached properties' values
+            return
+        if any(value is not None for value in given.values()):
+            raise TypeError("LayerOperands takes a layer or the four values, not both")
         self.layer = layer
         self._shapes = {"weights": weight_shape(layer), "inputs": input_shape(layer)}
         payload = layer.operands.payload
@@ -192,7 +204,7 @@ def layer_operands(layer: Layer) -> LayerOperands:
 
 @lru_cache(maxsize=4)
 def _cached_operands(layer: Layer) -> LayerOperands:
-    return LayerOperands(layer)
+    return LayerOperands(layer=layer)
 
 
 def _seed(layer: Layer, stream: int) -> list[int]:

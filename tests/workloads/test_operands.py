@@ -408,3 +408,14 @@ def test_zip_with_a_non_npy_member_is_refused(tmp_path):
         archive.writestr("weights.npy", b"not an npy header")
     with pytest.raises(InputError, match="not a readable .npz archive"):
         layer_operands(gemm(payload=str(path)))
+
+
+def test_hand_made_operands_keep_their_tensors_and_hashes():
+    from accel_sim.workload.operands import LayerOperands
+    w, x = np.ones((2, 3), np.float32), np.zeros((1, 2), np.float32)
+    ops = LayerOperands(w, x, "w1", "x1")
+    assert ops.weights is w and ops.inputs is x and ops.hashes == {"weight_hash": "w1", "input_hash": "x1"}
+    with pytest.raises(TypeError, match="needs a layer"):
+        LayerOperands(w, x)
+    with pytest.raises(TypeError, match="not both"):
+        LayerOperands(w, layer=gemm())
