@@ -31,6 +31,9 @@ def _nice_top(value: float) -> float:
 
 
 def _number(value: float) -> str:
+    """An axis label: whole numbers with thousands separators, others to 3 significant digits."""
+    if value == int(value) and abs(value) < 1e9:
+        return f"{int(value):,}"
     return f"{value:.3g}"
 
 
