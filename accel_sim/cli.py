@@ -22,7 +22,6 @@ DEFAULT_WORKLOAD = "resnet18"
 # sub-command whose handler takes the parsed arguments and returns the exit code.
 COMMAND_MODULES: tuple[str, ...] = ("accel_sim.storage.command", "accel_sim.importers.onnx_command",
                                      "accel_sim.trace.command")
-TABLE_COLUMNS = ("layer", "cycles", "stall_cycles", "utilization", "energy_pj", "dram_read_bytes", "dram_write_bytes")
 
 
 def _parse_overrides(pairs: Sequence[str]) -> dict:
@@ -47,7 +46,7 @@ def _run_identity(args: argparse.Namespace) -> str:
 def _cmd_run(args: argparse.Namespace) -> int:
     from accel_sim.cli_run import simulate_checked
     from accel_sim.config.loader import ARCH_DIR, load_arch, resolve_path
-    from accel_sim.report import write_report
+    from accel_sim.report import layer_table, write_report
     from accel_sim.workload.loader import load_workload
 
     folder = check_output_folder(args.out, _run_identity(args), args.force) if args.out is not None else None
@@ -56,19 +55,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
     args.on_interrupt = lambda: ("nothing was written (the report is written when every layer is done); "
                                  "run the same command again")
     arch_file = str(resolve_path(args.arch, ARCH_DIR, (".yaml", ".yml", ".cfg")))
-    run = simulate_checked(arch, network, f"--set (on {arch_file})" if args.set else arch_file, reference=args.reference, progress=_progress_stream(args),
-                           always_show=args.reference)
-    layers = run.layers_frame()
-    table = layers[list(TABLE_COLUMNS)].copy()
-    table["utilization"] = (100 * table["utilization"]).map("{:.1f}%".format)
-    table["energy_pj"] = (table["energy_pj"] / 1e6).map("{:.2f}".format)
-    table = table.rename(columns={"energy_pj": "energy_uJ", "utilization": "util"})
+    run = simulate_checked(arch, network, f"--set (on {arch_file})" if args.set else arch_file,
+                           reference=args.reference, progress=_progress_stream(args), always_show=args.reference)
     print(f"{network.name} on {arch.name} ({arch.family}, {len(network.layers)} layers)")
-    print(table.to_string(index=False))
-    summary = run.summary_frame().iloc[0]
-    print(f"total: {int(summary['cycles']):,} cycles, {summary['time_s'] * 1e3:.3f} ms, "
-          f"{summary['energy_pj'] / 1e6:.2f} uJ, util {100 * summary['utilization']:.1f}%, "
-          f"DRAM {int(summary['dram_read_bytes'] + summary['dram_write_bytes']):,} B")
+    print(layer_table(run))
     if folder is not None:
         paths = write_report(run, folder.create(), figure=not args.no_figure)
         print(f"wrote {', '.join(str(p) for p in paths.values())}")
@@ -161,7 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--set", action="append", default=[], metavar="PATH=VALUE",
                      help="override a config field, e.g. --set systolic.rows=64 (repeatable)")
     run.add_argument("--reference", action="store_true", help="use the per-event reference model (slow)")
-    run.add_argument("--no-figure", action="store_true", help="skip the PNG figure")
+    run.add_argument("--no-figure", action="store_true", help="skip the figure (layers.svg)")
     add_output_options(run)
     run.set_defaults(handler=_cmd_run)
 

@@ -4,6 +4,7 @@ Used to prove a restructuring changed no result (issue 14):
 
     python benchmarks/results_identity.py snapshot OUT_DIR [--max-seconds 120] [--arch-glob 'eie*']
     python benchmarks/results_identity.py compare BEFORE_DIR AFTER_DIR   # pairs of BEFORE only
+        [--ignore-columns weight_hash input_hash]
 
 ``snapshot`` writes ``<arch>__<workload>.csv`` per pair that runs (and ``errors.csv`` with the
 pairs that are refused, with their messages); a pair that takes longer than ``--max-seconds``
@@ -60,7 +61,7 @@ def snapshot(out_dir: Path, max_seconds: float, arch_glob: str = "*", workload_g
     pd.DataFrame(skipped, columns=["arch", "workload"]).to_csv(out_dir / "skipped.csv", index=False)
 
 
-def compare(before: Path, after: Path, arch_glob: str = "*") -> int:
+def compare(before: Path, after: Path, arch_glob: str = "*", ignore: tuple[str, ...] = ()) -> int:
     names = sorted(p.name for p in before.glob(f"{arch_glob}__*.csv"))
     for listing in ("errors.csv",):  # the same pairs must be refused, with the same message
         if (before / listing).exists() and (after / listing).exists():
@@ -74,6 +75,7 @@ def compare(before: Path, after: Path, arch_glob: str = "*") -> int:
             problems.append(f"{name}: missing after")
             continue
         a, b = pd.read_csv(before / name), pd.read_csv(other)
+        a, b = a.drop(columns=[c for c in ignore if c in a]), b.drop(columns=[c for c in ignore if c in b])
         try:
             pd.testing.assert_frame_equal(a, b, check_exact=True)
         except AssertionError as err:
@@ -96,11 +98,14 @@ def main(argv: list[str] | None = None) -> int:
     cmp_.add_argument("before", type=Path)
     cmp_.add_argument("after", type=Path)
     cmp_.add_argument("--arch-glob", default="*", help="only the pairs of the arch configs whose name matches")
+    cmp_.add_argument("--ignore-columns", nargs="*", default=[],
+                      help="columns left out of the comparison, e.g. weight_hash input_hash when the hash scheme "
+                           "changed (issue 22: generated operands hashed from their spec)")
     args = parser.parse_args(argv)
     if args.command == "snapshot":
         snapshot(args.out_dir, args.max_seconds, args.arch_glob, args.workload_glob)
         return 0
-    return compare(args.before, args.after, args.arch_glob)
+    return compare(args.before, args.after, args.arch_glob, tuple(args.ignore_columns))
 
 
 if __name__ == "__main__":

@@ -1,14 +1,22 @@
-"""A network run: per-layer results plus their energy, and the one bridge to pandas."""
+"""A network run: per-layer results plus their energy, and the one bridge to pandas.
+
+Rows are plain dicts (:meth:`RunResult.layer_rows`, :meth:`RunResult.summary_row`); the frames
+are built from them, and pandas is imported only when a frame is asked for (a command-line run
+writes its report without it: ``accel_sim.report``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import pandas as pd
+import numpy as np
 
 from accel_sim.arch.spec import ArchSpec
 from accel_sim.energy.cost import EnergyBreakdown
 from accel_sim.results.layer_result import LayerResult
 from accel_sim.workload.layer import Network
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # Columns every model fills, in report order (units in the names).
 LAYER_COLUMNS = (
@@ -26,8 +34,8 @@ class RunResult:
     layers: tuple[LayerResult, ...]
     energy: tuple[EnergyBreakdown, ...]
 
-    def layers_frame(self) -> pd.DataFrame:
-        """One row per layer: the standard columns, energy by component, model metrics."""
+    def layer_rows(self) -> list[dict[str, object]]:
+        """One dict per layer: the standard columns, energy by component, model metrics, hashes."""
         rows = []
         for result, energy in zip(self.layers, self.energy):
             row = {
@@ -43,13 +51,36 @@ class RunResult:
             row.update(dict(result.metrics))
             row.update(dict(result.operand_hashes))
             rows.append(row)
-        return pd.DataFrame(rows)
+        return rows
+
+    def summary_row(self) -> dict[str, object]:
+        """The whole network: additive columns summed (as pandas sums a frame column: integers
+        exactly, floats by numpy with missing values as 0), utilisation recomputed."""
+        rows = self.layer_rows()
+        total = {}
+        for column in row_columns(rows):
+            if column in ADDITIVE_COLUMNS or column.startswith("energy_"):
+                values = [row.get(column) for row in rows]
+                if all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in values):
+                    total[column] = sum(int(v) for v in values)
+                else:  # a float column; a missing value counts 0 in its place (pandas' nansum)
+                    total[column] = float(np.array([0.0 if v is None else v for v in values], dtype=np.float64).sum())
+        peak = self.layers[0].peak_macs_per_cycle
+        total["utilization"] = float(total["macs_issued"]) / float(total["cycles"] * peak) if total["cycles"] else 0.0
+        head = {"arch": self.arch.name, "workload": self.network.name, "layers": len(self.layers)}
+        return {**head, **total}
+
+    def layers_frame(self) -> pd.DataFrame:
+        """One row per layer (:meth:`layer_rows`) as a DataFrame."""
+        import pandas as pd
+        return pd.DataFrame(self.layer_rows())
 
     def summary_frame(self) -> pd.DataFrame:
-        """One row for the whole network: additive columns summed, utilisation recomputed."""
-        frame = self.layers_frame()
-        total = {c: frame[c].sum() for c in frame.columns if c in ADDITIVE_COLUMNS or c.startswith("energy_")}
-        peak = self.layers[0].peak_macs_per_cycle
-        total["utilization"] = total["macs_issued"] / (total["cycles"] * peak) if total["cycles"] else 0.0
-        head = {"arch": self.arch.name, "workload": self.network.name, "layers": len(self.layers)}
-        return pd.DataFrame([{**head, **total}])
+        """One row for the whole network (:meth:`summary_row`) as a DataFrame."""
+        import pandas as pd
+        return pd.DataFrame([self.summary_row()])
+
+
+def row_columns(rows: list[dict[str, object]]) -> list[str]:
+    """Every key of ``rows`` in order of first appearance (the columns of ``pandas.DataFrame(rows)``)."""
+    return list(dict.fromkeys(key for row in rows for key in row))

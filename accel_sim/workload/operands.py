@@ -10,10 +10,26 @@ non-zeros, not only densities. :func:`layer_operands` gives them, deterministica
 - inputs: post-ReLU activations with exactly ``round(input_density x size)`` non-zeros
   (``accel_sim.compress.activations``). Layouts: conv ``(batch, C, H, W)``; GEMM ``(m, k)``.
 
-A payload file replaces either tensor by real data. Each tensor has a content hash
-(``sha256`` of dtype, shape and bytes) that results carry, so a run can be traced to
-its data. Tensors above :data:`MAX_OPERAND_ELEMENTS` are refused before anything is
-allocated.
+A payload file replaces either tensor by real data. Tensors above
+:data:`MAX_OPERAND_ELEMENTS` are refused before anything is allocated.
+
+Lazily: :func:`layer_operands` allocates nothing; each tensor is generated (or its payload
+read) the first time a model reads ``weights`` / ``inputs``. A model that only counts
+shapes (dense cycles never look at values) asks only for the hashes, and those of a
+generated tensor need no tensor.
+
+Hashes (16 hex digits, results carry them as ``weight_hash`` / ``input_hash``, so a run can
+be traced to its data):
+
+- loaded tensor: :func:`content_hash`, ``sha256`` of dtype, shape and bytes;
+- generated tensor: :func:`spec_hash`, ``sha256`` of everything its generation reads (the
+  seed stream, shape and layout, density, N:M, pattern, block, dtype), the generator's
+  version :data:`GENERATOR_VERSION` and numpy's version (the bit streams of
+  ``np.random.Generator`` are not promised across numpy releases). The tensor is a pure
+  function of that text, so equal hashes mean equal data and different data means
+  different text; two specs that happen to give the same tensor (e.g. a seed change on a
+  dense all-ones mask) get different hashes, which is only conservative. A change to the
+  generation code must bump :data:`GENERATOR_VERSION`.
 """
 from __future__ import annotations
 
@@ -21,8 +37,7 @@ import hashlib
 import math
 import zipfile
 import zlib
-from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -42,16 +57,78 @@ from accel_sim.workload.layer import ConvLayer, Layer
 # The same limit as every shape-driven allocation of the compress package.
 MAX_OPERAND_ELEMENTS = MAX_TENSOR_ELEMENTS
 _WEIGHT_STREAM, _INPUT_STREAM = 0, 1
+# Bump when the generated tensors change for the same layer (a new pruning rule, another
+# random stream): the hashes of generated operands are computed from the spec, not the data.
+GENERATOR_VERSION = 1
 
 
-@dataclass(frozen=True, eq=False)
 class LayerOperands:
-    """A layer's weights and inputs (float32, zeros exact) with their content hashes."""
+    """A layer's weights and inputs (float32, zeros exact, read-only) with their hashes.
 
-    weights: np.ndarray
-    inputs: np.ndarray
-    weight_hash: str
-    input_hash: str
+    ``LayerOperands(layer=layer)`` (what :func:`layer_operands` makes): a generated tensor is made
+    on first access of ``weights`` / ``inputs``, and its hash never needs it (module doc); a payload
+    is read and checked when the operands are made. ``LayerOperands(weights, inputs, weight_hash,
+    input_hash)``: given tensors (a test's hand-made operands)."""
+
+    def __init__(self, weights: np.ndarray | None = None, inputs: np.ndarray | None = None,
+                 weight_hash: str | None = None, input_hash: str | None = None, *, layer: Layer | None = None) -> None:
+        given = {"weights": weights, "inputs": inputs, "weight_hash": weight_hash, "input_hash": input_hash}
+        if layer is None:
+            if any(value is None for value in given.values()):
+                raise TypeError("LayerOperands needs a layer, or weights, inputs, weight_hash and input_hash")
+            self.layer = None
+            self.__dict__.update(given)  # the cached properties' values
+            return
+        if any(value is not None for value in given.values()):
+            raise TypeError("LayerOperands takes a layer or the four values, not both")
+        self.layer = layer
+        self._shapes = {"weights": weight_shape(layer), "inputs": input_shape(layer)}
+        payload = layer.operands.payload
+        if payload:  # read (and checked) at once: its hashes need its content anyway
+            for what in self._shapes:
+                self._check_size(what)
+        self._loaded = _read_payload(payload, self._shapes) if payload else {}
+        self._in_payload = frozenset(self._loaded)
+
+    def _check_size(self, what: str) -> None:
+        """Refuse a tensor above :data:`MAX_OPERAND_ELEMENTS` before allocating it (a layer whose
+        model never reads values, e.g. a dense GEMM, is not limited: nothing is allocated)."""
+        shape = self._shapes[what]
+        if math.prod(shape) > MAX_OPERAND_ELEMENTS:
+            raise InputError.single(self.layer.name, what, f"{math.prod(shape):,} elements {shape} exceed the "
+                                    f"limit of {MAX_OPERAND_ELEMENTS:,} (refused before allocating)")
+
+    @cached_property
+    def weights(self) -> np.ndarray:
+        self._check_size("weights")
+        weights = self._loaded["weights"] if "weights" in self._in_payload else \
+            _generated_weights(self.layer, self._shapes["weights"])
+        weights.flags.writeable = False
+        return weights
+
+    @cached_property
+    def inputs(self) -> np.ndarray:
+        self._check_size("inputs")
+        if "inputs" in self._in_payload:
+            inputs = self._loaded["inputs"]
+        else:
+            layer = self.layer
+            inputs = synthetic_activations(self._shapes["inputs"], density=layer.input_density,
+                                           seed=_seed(layer, _INPUT_STREAM), pattern=layer.operands.activation_pattern)
+        inputs.flags.writeable = False
+        return inputs
+
+    @cached_property
+    def weight_hash(self) -> str:
+        if "weights" in self._in_payload:
+            return content_hash(self.weights)
+        return spec_hash(weight_spec(self.layer))
+
+    @cached_property
+    def input_hash(self) -> str:
+        if "inputs" in self._in_payload:
+            return content_hash(self.inputs)
+        return spec_hash(input_spec(self.layer))
 
     @property
     def hashes(self) -> dict[str, str]:
@@ -98,30 +175,36 @@ def content_hash(array: np.ndarray) -> str:
     return digest.hexdigest()[:16]
 
 
+def spec_hash(spec: dict[str, object]) -> str:
+    """``sha256`` of a generated tensor's spec (:func:`weight_spec`, :func:`input_spec`) with the
+    generator and numpy versions, as 16 hex digits."""
+    text = repr(sorted({**spec, "generator": GENERATOR_VERSION, "numpy": np.__version__}.items()))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def weight_spec(layer: Layer) -> dict[str, object]:
+    """Everything :func:`_generated_weights` reads from the layer."""
+    return {"tensor": "weights", "seed": _seed(layer, _WEIGHT_STREAM), "shape": weight_shape(layer),
+            "layout": layer.kind, "density": repr(float(layer.weight_density)),
+            "nm": None if layer.weight_sparsity is None else (layer.weight_sparsity.n, layer.weight_sparsity.m),
+            "pattern": layer.operands.weight_pattern, "block": layer.operands.block, "dtype": "float32"}
+
+
+def input_spec(layer: Layer) -> dict[str, object]:
+    """Everything the input generation reads from the layer."""
+    return {"tensor": "inputs", "seed": _seed(layer, _INPUT_STREAM), "shape": input_shape(layer),
+            "density": repr(float(layer.input_density)), "pattern": layer.operands.activation_pattern,
+            "dtype": "float32"}
+
+
 def layer_operands(layer: Layer) -> LayerOperands:
-    """The layer's operands (cached: the last few layers asked for are kept)."""
+    """The layer's operands, lazily (cached: the last few layers asked for are kept)."""
     return _cached_operands(layer)
 
 
 @lru_cache(maxsize=4)
 def _cached_operands(layer: Layer) -> LayerOperands:
-    w_shape, x_shape = weight_shape(layer), input_shape(layer)
-    for what, shape in (("weights", w_shape), ("inputs", x_shape)):
-        if math.prod(shape) > MAX_OPERAND_ELEMENTS:
-            raise InputError.single(layer.name, what, f"{math.prod(shape):,} elements {shape} exceed the "
-                                    f"limit of {MAX_OPERAND_ELEMENTS:,} (refused before allocating)")
-    loaded = _read_payload(layer.operands.payload, {"weights": w_shape, "inputs": x_shape}) \
-        if layer.operands.payload else {}
-    weights = loaded.get("weights")
-    if weights is None:
-        weights = _generated_weights(layer, w_shape)
-    inputs = loaded.get("inputs")
-    if inputs is None:
-        inputs = synthetic_activations(x_shape, density=layer.input_density, seed=_seed(layer, _INPUT_STREAM),
-                                       pattern=layer.operands.activation_pattern)
-    for array in (weights, inputs):
-        array.flags.writeable = False
-    return LayerOperands(weights, inputs, content_hash(weights), content_hash(inputs))
+    return LayerOperands(layer=layer)
 
 
 def _seed(layer: Layer, stream: int) -> list[int]:
@@ -131,9 +214,11 @@ def _seed(layer: Layer, stream: int) -> list[int]:
 def _generated_weights(layer: Layer, shape: tuple[int, ...]) -> np.ndarray:
     rng = np.random.default_rng(_seed(layer, _WEIGHT_STREAM))
     dense = rng.standard_normal(shape, dtype=np.float32)
-    dense[dense == 0] = np.float32(1e-3)  # a drawn exact zero would lower the density below its target
-    matrix = weight_matrix(layer, dense)  # a view: masks below are built on the GEMM view
     pattern = layer.operands.weight_pattern
+    if layer.weight_sparsity is None and pattern == "unstructured" and layer.weight_density <= _SPARSE_SELECTION:
+        return _magnitude_pruned(layer, dense)
+    dense[dense == 0] = _DRAWN_ZERO  # a drawn exact zero would lower the density below its target
+    matrix = weight_matrix(layer, dense)  # a view: masks below are built on the GEMM view
     mask = None  # None: keep everything (saves a full-size pass on dense layers)
     if layer.weight_sparsity is not None:
         mask = nm_mask(matrix, n=layer.weight_sparsity.n, m=layer.weight_sparsity.m, axis=0)
@@ -151,6 +236,57 @@ def _generated_weights(layer: Layer, shape: tuple[int, ...]) -> np.ndarray:
         mask = chosen if mask is None else mask & chosen
     pruned = matrix if mask is None else np.where(mask, matrix, np.float32(0))
     return np.ascontiguousarray(pruned.T.reshape(shape) if isinstance(layer, ConvLayer) else pruned)
+
+
+# At or below this density the unstructured pruning keeps only the candidate entries
+# (:func:`_magnitude_pruned`); above it the full-size mask is as cheap.
+_SPARSE_SELECTION = 0.5
+_DRAWN_ZERO = np.float32(1e-3)  # what a drawn exact zero becomes (a tiny weight, never a pruned one)
+_SAMPLE = 1 << 16  # entries sampled to bound the pruning threshold from below
+
+
+def _magnitude_pruned(layer: Layer, dense: np.ndarray) -> np.ndarray:
+    """``dense`` pruned to the layer's density by magnitude: the same entries as ``keep_top`` of
+    ``|w|`` in C order of the GEMM view (highest first, ties to the lower GEMM-view index), found
+    without a full-size sort or mask.
+
+    A lower bound of the threshold is read from a strided sample; only the entries at or above
+    it are partitioned. The bound is checked (at least ``keep`` entries reach it), else every
+    entry is a candidate: the answer never depends on the sample."""
+    magnitude = np.abs(dense).ravel()
+    size = magnitude.size
+    keep = count_for_density(layer.weight_density, size)
+    out = np.zeros(size, dtype=dense.dtype)
+    if keep == 0:
+        return out.reshape(dense.shape)
+    sample = magnitude[::max(1, size // _SAMPLE)]
+    rank = min(sample.size, int(math.ceil(keep / size * sample.size * 1.25)) + 64)  # a margin below the quantile
+    bound = np.partition(sample, sample.size - rank)[sample.size - rank]
+    if bound <= _DRAWN_ZERO:  # drawn zeros (raised to _DRAWN_ZERO) may be kept: raise them first
+        dense[dense == 0] = _DRAWN_ZERO
+        magnitude = np.abs(dense).ravel()
+        bound = np.float32(0)
+    # else no entry below the bound is kept, and raising drawn zeros changes only such entries
+    candidates = np.flatnonzero(magnitude >= bound)
+    if candidates.size < keep:
+        candidates = np.arange(size)
+    values = magnitude[candidates]
+    threshold = np.partition(values, values.size - keep)[values.size - keep]
+    chosen = candidates[values > threshold]
+    ties = candidates[values == threshold]
+    if ties.size > keep - chosen.size:  # ties to the lower index in the GEMM view's C order
+        ties = ties[np.argsort(_gemm_view_index(layer, dense.shape, ties), kind="stable")][:keep - chosen.size]
+    chosen = np.concatenate([chosen, ties])
+    out[chosen] = dense.ravel()[chosen]
+    return out.reshape(dense.shape)
+
+
+def _gemm_view_index(layer: Layer, shape: tuple[int, ...], flat: np.ndarray) -> np.ndarray:
+    """C-order index in the GEMM view (:func:`weight_matrix`) of flat indices of the stored layout."""
+    if not isinstance(layer, ConvLayer):
+        return flat
+    filters, per_filter = shape[0], math.prod(shape[1:])  # stored (K, C/g R S), GEMM view its transpose
+    return (flat % per_filter) * filters + flat // per_filter
 
 
 def _read_payload(path: str, shapes: dict[str, tuple[int, ...]]) -> dict[str, np.ndarray]:

@@ -149,6 +149,79 @@ def test_same_seed_same_bits_and_hash_different_seed_differs():
     assert renamed.weight_hash != a.weight_hash
 
 
+def test_generated_hashes_come_from_the_spec_without_generating(monkeypatch):
+    import accel_sim.workload.operands as operands
+    monkeypatch.setattr(operands, "_generated_weights", lambda *a: pytest.fail("weights generated for a hash"))
+    monkeypatch.setattr(operands, "synthetic_activations", lambda *a, **k: pytest.fail("inputs generated for a hash"))
+    _cached_operands.cache_clear()
+    base = layer_operands(conv(seed=3)).hashes
+    _cached_operands.cache_clear()
+    assert layer_operands(conv(seed=3)).hashes == base  # deterministic, not object identity
+    assert all(len(h) == 16 for h in base.values())
+    # every field the generation reads changes the hash of the tensor it shapes, and only that one
+    weight_changes = [conv(seed=3, density=0.31), conv(seed=3, pattern="block"), conv(seed=3, pattern="block", block=2),
+                      conv(seed=3, nm=NMSparsity(2, 4)), conv(seed=3, groups=2)]
+    for layer in weight_changes:
+        changed = layer_operands(layer).hashes
+        assert changed["weight_hash"] != base["weight_hash"], layer
+    for layer in (conv(seed=3, input_density=0.61), conv(seed=3, activation_pattern="clustered")):
+        changed = layer_operands(layer).hashes
+        assert changed["input_hash"] != base["input_hash"] and changed["weight_hash"] == base["weight_hash"], layer
+    # same numbers, another layout: a GEMM (k, n) and a 1 x 1 conv differ
+    as_gemm = GemmLayer("c", m=1, k=8, n=16, weight_density=0.3)
+    as_conv = ConvLayer("c", in_h=1, in_w=1, in_channels=8, out_channels=16, kernel_h=1, kernel_w=1,
+                        weight_density=0.3)
+    assert layer_operands(as_gemm).weight_hash != layer_operands(as_conv).weight_hash
+    _cached_operands.cache_clear()
+
+
+def test_generator_version_and_numpy_version_enter_the_hash(monkeypatch):
+    import accel_sim.workload.operands as operands
+    _cached_operands.cache_clear()
+    before = layer_operands(gemm()).weight_hash
+    monkeypatch.setattr(operands, "GENERATOR_VERSION", operands.GENERATOR_VERSION + 1)
+    _cached_operands.cache_clear()
+    bumped = layer_operands(gemm()).weight_hash
+    monkeypatch.setattr(operands.np, "__version__", "0.0.0")
+    _cached_operands.cache_clear()
+    assert len({before, bumped, layer_operands(gemm()).weight_hash}) == 3
+    _cached_operands.cache_clear()
+
+
+def test_dense_tensor_core_and_cnvlutin_runs_generate_only_what_they_read(monkeypatch):
+    import accel_sim.workload.operands as operands
+    from accel_sim import load_arch
+    from accel_sim.simulate import simulate_layer
+    made = []
+    real_weights, real_inputs = operands._generated_weights, operands.synthetic_activations
+    monkeypatch.setattr(operands, "_generated_weights", lambda *a: made.append("weights") or real_weights(*a))
+    monkeypatch.setattr(operands, "synthetic_activations",
+                        lambda *a, **k: made.append("inputs") or real_inputs(*a, **k))
+    _cached_operands.cache_clear()
+    dense = GemmLayer("dense", m=256, k=256, n=256)
+    result = simulate_layer(load_arch("ampere_a100_dense"), dense)
+    assert made == [] and result.result.operand_hashes == layer_operands(dense).hashes
+    simulate_layer(load_arch("cnvlutin"), conv())  # Cnvlutin skips zero activations: it reads only the inputs
+    assert made == ["inputs"]
+    _cached_operands.cache_clear()
+
+
+@pytest.mark.parametrize("layer", [gemm(k=40, n=30, density=0.2), conv(density=0.1), conv(density=0.5),
+                                   gemm(k=3, n=2, density=0.5)])
+def test_sparse_selection_keeps_the_keep_top_entries_with_ties_and_drawn_zeros(layer):
+    from accel_sim.compress._selection import keep_top
+    from accel_sim.workload.operands import _DRAWN_ZERO, _magnitude_pruned
+    rng = np.random.default_rng(1)
+    # few distinct magnitudes (many ties at the threshold) and exact zeros
+    dense = rng.choice(np.float32([0, 0.5, -0.5, 1, -1, 2]), size=weight_shape(layer)).astype(np.float32)
+    raised = np.where(dense == 0, _DRAWN_ZERO, dense)
+    matrix = weight_matrix(layer, raised)
+    mask = keep_top(np.abs(matrix).ravel(), count_for_density(layer.weight_density, matrix.size)).reshape(matrix.shape)
+    expected = np.where(mask, matrix, np.float32(0))
+    expected = expected.T.reshape(dense.shape) if isinstance(layer, ConvLayer) else expected
+    assert _magnitude_pruned(layer, dense.copy()).tobytes() == np.ascontiguousarray(expected).tobytes()
+
+
 def test_hash_covers_dtype_shape_and_content():
     x = np.arange(6, dtype=np.float32)
     assert content_hash(x) == content_hash(x.copy())
@@ -283,8 +356,11 @@ def test_a_wrong_shape_is_refused_from_the_header_before_reading(tmp_path, monke
 ])
 def test_a_layer_of_1e11_elements_is_refused_before_allocating(layer, monkeypatch):
     monkeypatch.setattr(np.random, "default_rng", lambda *a: pytest.fail("nothing may be generated"))
+    ops = layer_operands(layer)
+    assert len(ops.hashes) == 2  # a model that never reads values (dense cycles) may still run it
+    huge = "weights" if math.prod(weight_shape(layer)) > MAX_OPERAND_ELEMENTS else "inputs"
     with pytest.raises(InputError, match="exceed the limit") as info:
-        layer_operands(layer)
+        getattr(ops, huge)
     assert len(info.value.problems) == 1 and info.value.problems[0].file == layer.name
     assert "100,000,000,000 elements" in str(info.value)
     assert math.prod(weight_shape(layer)) > MAX_OPERAND_ELEMENTS or math.prod(input_shape(layer)) > MAX_OPERAND_ELEMENTS
@@ -332,3 +408,14 @@ def test_zip_with_a_non_npy_member_is_refused(tmp_path):
         archive.writestr("weights.npy", b"not an npy header")
     with pytest.raises(InputError, match="not a readable .npz archive"):
         layer_operands(gemm(payload=str(path)))
+
+
+def test_hand_made_operands_keep_their_tensors_and_hashes():
+    from accel_sim.workload.operands import LayerOperands
+    w, x = np.ones((2, 3), np.float32), np.zeros((1, 2), np.float32)
+    ops = LayerOperands(w, x, "w1", "x1")
+    assert ops.weights is w and ops.inputs is x and ops.hashes == {"weight_hash": "w1", "input_hash": "x1"}
+    with pytest.raises(TypeError, match="needs a layer"):
+        LayerOperands(w, x)
+    with pytest.raises(TypeError, match="not both"):
+        LayerOperands(w, layer=gemm())
