@@ -15,12 +15,22 @@ Modules: :mod:`~accel_sim.sweep.spec` (sweep files), :mod:`~accel_sim.sweep.expa
 :mod:`~accel_sim.sweep.runner` (:func:`run_sweep`), :mod:`~accel_sim.sweep.metrics`
 (derived metrics), :mod:`~accel_sim.sweep.analysis` (Pareto front, sensitivity).
 """
-from accel_sim.sweep.analysis import pareto_front, pareto_mask, sensitivity
-from accel_sim.sweep.executor import PointFunction, simulate_point
-from accel_sim.sweep.metrics import METRICS
-from accel_sim.sweep.runner import SweepSummary, run_sweep
-from accel_sim.sweep.spec import Sweep, load_sweep, sweep_from_mapping
-from accel_sim.sweep.store import ResultStore, load_results
+from __future__ import annotations
 
-__all__ = ["METRICS", "PointFunction", "ResultStore", "Sweep", "SweepSummary", "load_results", "load_sweep",
-           "pareto_front", "pareto_mask", "run_sweep", "sensitivity", "simulate_point", "sweep_from_mapping"]
+import importlib
+
+# names -> defining module, imported on first use so that ``accel_sim.sweep.progress`` (used by
+# ``accel-sim run``) does not pull in pandas through the analysis module
+_EXPORTS = {
+    "pareto_front": "analysis", "pareto_mask": "analysis", "sensitivity": "analysis",
+    "PointFunction": "executor", "simulate_point": "executor", "METRICS": "metrics",
+    "SweepSummary": "runner", "run_sweep": "runner", "Sweep": "spec", "load_sweep": "spec",
+    "sweep_from_mapping": "spec", "ResultStore": "store", "load_results": "store",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'accel_sim.sweep' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"accel_sim.sweep.{_EXPORTS[name]}"), name)
