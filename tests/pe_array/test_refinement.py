@@ -324,6 +324,8 @@ def generated_case(seed: int):
     source = OperandSource(weight_pattern="nm" if fmt == "nm" else draw.choice(["unstructured", "block", "channel"]),
                            block=draw.choice([2, 4]), seed=draw.randint(0, 3))
     density = draw.choice([1.0, 0.6, 0.3, 0.05])
+    if nm is not None:   # a density above N/M contradicts the pattern (an input error)
+        density = min(density, nm.n / nm.m)
     if draw.random() < 0.4:
         layer = GemmLayer("g", m=draw.randint(1, 9), k=4 * draw.randint(1, 9), n=4 * draw.randint(1, 6),
                           weight_sparsity=nm, weight_density=density, input_density=draw.choice([1.0, 0.5]),
