@@ -307,6 +307,28 @@ def test_generated_cases_exercise_every_mechanism():
     assert multi_vector >= 5
 
 
+@pytest.mark.parametrize("step_elements", [1, 200, 1 << 20])
+@pytest.mark.parametrize("seed", range(4))
+def test_many_vectors_repeated_and_silent_ones_in_any_step_size(tmp, monkeypatch, seed, step_elements):
+    """The fast path solves all vectors of a layer at once, each distinct broadcast mask once: a
+    layer with repeated masks (other values), an all-zero vector and vectors of different lengths,
+    solved in steps of every size (one vector and one chunk per step up to all at once)."""
+    import accel_sim.eie.fast as fast_path
+
+    monkeypatch.setattr(fast_path, "STEP_ELEMENTS", step_elements)
+    rng = np.random.default_rng(seed)
+    k, n = int(rng.integers(20, 70)), int(rng.integers(8, 60))
+    weights = rng.normal(size=(k, n)) * (rng.random((k, n)) < rng.choice([0.1, 0.4]))
+    inputs = rng.random((7, k)) * (rng.random((7, k)) < rng.random((7, 1)))
+    inputs[2] = 0                                          # a vector that broadcasts nothing
+    inputs[4] = (inputs[1] != 0) * rng.random(k) + (inputs[1] != 0) * 0.01   # vector 1's columns, other values
+    inputs[6] = inputs[0]
+    arch = load_arch("eie", {"eie.n_pes": int(rng.integers(1, 9)), "eie.fifo_depth": int(rng.integers(1, 5)),
+                             "eie.empty_column_costs_cycle": bool(seed % 2), "eie.index_bits": 2,
+                             "eie.spmat_sram_width": 24})
+    assert_paths_agree(arch, payload_layer(tmp, f"many{seed}_{step_elements}", weights, inputs))
+
+
 @settings(derandomize=True, max_examples=60, deadline=None)
 @given(k=st.integers(1, 40), n=st.integers(1, 60), m=st.integers(1, 3), n_pes=st.integers(1, 20),
        fanin=st.integers(2, 5), per_level=st.integers(0, 2), depth=st.integers(1, 4),
