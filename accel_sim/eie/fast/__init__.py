@@ -29,13 +29,15 @@ def fast(plan: EIEPlan, max_cycles: int | None = None) -> EIECounters:
     broadcast = plan.activations != 0                      # (m, k): which columns each vector broadcasts
     counts = np.count_nonzero(broadcast, axis=1)
     uses = np.count_nonzero(broadcast, axis=0)              # (k,) broadcasts of each column, all vectors
+    used = np.flatnonzero(uses)
+    entries = stats.entries[used]
     work = item_cycles(stats.entries, spec.empty_column_costs_cycle)
-    pe_entries = uses @ stats.entries
-    pe_busy = uses @ work
-    spmat_reads = int(uses @ spmat_line_reads(stats.pointer, stats.entries, spec.entries_per_read).sum(axis=1))
-    vector_nonzeros = broadcast.astype(np.int64) @ stats.nonzeros.sum(axis=1)
+    pe_entries = uses[used] @ entries
+    pe_busy = uses[used] @ work[used]
+    spmat_reads = int(uses[used] @ spmat_line_reads(stats.pointer[used], entries, spec.entries_per_read).sum(axis=1))
+    vector_nonzeros = broadcast[:, used].astype(np.int64) @ stats.nonzeros[used].sum(axis=1)
     # Vectors that broadcast the same columns run the same timeline: each distinct mask once, weighted.
-    masks, repeats = np.unique(broadcast, axis=0, return_counts=True)
+    masks, repeats = distinct_rows(broadcast)
     mask_counts = np.count_nonzero(masks, axis=1)
     cycles = fifo_stall = finish_sum = bypasses = 0
     chunk = spec.fifo_depth + 1
@@ -62,6 +64,16 @@ def fast(plan: EIEPlan, max_cycles: int | None = None) -> EIECounters:
         padding_entries=int(pe_entries.sum()) - nonzeros, accumulator_bypasses=bypasses,
         pe_busy_cycles=tuple(int(b) for b in pe_busy), empty_slice_cycles=int((pe_busy - pe_entries).sum()),
         ideal_cycles=int((-(-vector_nonzeros // n_pes)).sum()), dram_spill_bytes=plan.spill_bytes)
+
+
+def distinct_rows(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of a boolean matrix (first occurrences, in order) and how often each occurs."""
+    if mask.shape[0] <= 1:
+        return mask, np.ones(mask.shape[0], dtype=np.int64)
+    first: dict[bytes, int] = {}
+    which = np.array([first.setdefault(row.tobytes(), len(first)) for row in np.packbits(mask, axis=1)])
+    _, rows = np.unique(which, return_index=True)
+    return mask[rows], np.bincount(which)
 
 
 def _vectors(plan: EIEPlan, work: np.ndarray, broadcast: np.ndarray, counts: np.ndarray,

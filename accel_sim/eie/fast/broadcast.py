@@ -57,30 +57,38 @@ class BroadcastTimeline:
         self.first = np.zeros(vectors, dtype=np.int64)      # b_0 of each vector
         self.last = np.zeros(vectors, dtype=np.int64)       # b_{T-1} of each vector
         self.finish = np.zeros((vectors, n_pes), dtype=np.int64)  # f[T-1, :] of each vector (0 if T = 0)
+        self._offsets = np.arange(self.chunk, dtype=np.int64)
+        ending = np.flatnonzero(self.counts)
+        ending_chunk = (self.counts[ending] - 1) // self.chunk
+        order = np.argsort(ending_chunk, kind="stable")
+        chunks, starts = np.unique(ending_chunk[order], return_index=True)
+        # chunk -> the vectors whose last broadcast falls in it
+        self._ending = dict(zip(chunks.tolist(), np.split(ending[order], starts[1:]))) if ending.size else {}
         self._t0 = 0
 
     def advance(self, work: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The next chunk: ``work`` is ``(V, c, n_pes)`` with ``c <= fifo_depth + 1`` (0 past a vector's
-        broadcasts). Returns the chunk's broadcast cycles ``(V, c)`` and finish cycles ``(V, c, n_pes)``."""
+        """The next chunk: ``work`` is ``(V, c, n_pes)``, ``c = fifo_depth + 1`` but for the last chunk (0
+        past a vector's broadcasts). Returns the chunk's broadcast cycles ``(V, c)`` and finish cycles
+        ``(V, c, n_pes)``."""
         t0, width = self._t0, work.shape[1]
-        t = np.arange(t0, t0 + width, dtype=np.int64)
+        offsets = self._offsets[:width]
         if self._previous_latest is None:
             lifted = np.full((self.counts.size, width), np.iinfo(np.int64).min // 2, dtype=np.int64)
         else:
-            lifted = self._previous_latest[:, :width] - t
-        np.maximum(lifted[:, 0], self._last_broadcast - (t0 - 1), out=lifted[:, 0])
-        broadcast = np.maximum.accumulate(lifted, axis=1)
-        broadcast += t
+            lifted = self._previous_latest[:, :width] - offsets
+        np.maximum(lifted[:, 0], self._last_broadcast + 1, out=lifted[:, 0])
+        broadcast = np.maximum.accumulate(lifted, axis=1)   # b_{t0+i} - i: the formula above, shifted by t0
+        broadcast += offsets
         done = np.cumsum(work, axis=1)
-        ready = done - work                    # W[i-1]
-        np.subtract(broadcast[:, :, None] + 1, ready, out=ready)
+        ready = broadcast[:, :, None] + 1 - done
+        ready += work                          # b + 1 - W[i-1]
         np.maximum(ready[:, 0], self._free, out=ready[:, 0])
         finish = np.maximum.accumulate(ready, axis=1)
         finish += done
         if t0 == 0:
             self.first = broadcast[:, 0].copy()
-        ending = np.flatnonzero((self.counts > t0) & (self.counts <= t0 + width))
-        if ending.size:
+        ending = self._ending.get(t0 // self.chunk)
+        if ending is not None:
             at = self.counts[ending] - 1 - t0
             self.last[ending] = broadcast[ending, at]
             self.finish[ending] = finish[ending, at]
