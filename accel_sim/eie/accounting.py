@@ -47,8 +47,8 @@ def account(plan: EIEPlan, counters: EIECounters) -> LayerResult:
         ActionCount("act_queue", "register_file", "write", counters.fifo_pushes, fifo_bits),
         ActionCount("act_queue", "register_file", "read", counters.fifo_pops, fifo_bits),
         ActionCount("pointer_read", "sram", "read", counters.pointer_reads, plan.pointer_bits,
-                    spec.pointer_sram_size // POINTER_BANKS),
-        ActionCount("spmat_read", "sram", "read", counters.spmat_reads, spec.spmat_sram_width, spec.spmat_sram_size),
+                    plan.pointer_sram_size // POINTER_BANKS),
+        ActionCount("spmat_read", "sram", "read", counters.spmat_reads, spec.spmat_sram_width, plan.spmat_sram_size),
         ActionCount("arithmetic", "register_file", "read", entries, word),          # codebook lookups
         ActionCount("arithmetic", "mult_int", "op", macs, word),
         ActionCount("arithmetic", "add_int", "op", macs, spec.accumulator_bits),

@@ -41,7 +41,7 @@ Load-balance efficiency (PE busy cycles, padding included, / (PEs x cycles)) of 
 with the activation FIFO depth swept over powers of two. The broadcast stalls while any PE's FIFO is
 full, so a shallow FIFO couples every PE to the slowest one on each column; a deeper FIFO lets a PE run
 ahead on columns where it has little work. `stall_fifo_full_cycles` counts the cycles the LNZD root held
-a ready broadcast. Cycles exclude DRAM spill stalls (VGG-6, see eie-benchmarks).
+a ready broadcast. Every layer runs on chip (VGG-6 on wider pointers, see eie-benchmarks): no DRAM stall.
 
 Gaps and caveats:
 - At depth 1 the simulated layers are more efficient (see the table below) than the paper's "about

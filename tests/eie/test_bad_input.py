@@ -1,4 +1,6 @@
 """Bad EIE configs and layers give one clear InputError (exit code 2 on the command line)."""
+from pathlib import Path
+
 import pytest
 
 from accel_sim.cli import main
@@ -12,7 +14,9 @@ from accel_sim.workload.layer import ConvLayer, GemmLayer
     ("eie.fifo_depth", 0, "eie.fifo_depth: expected a value > 0, got 0"),
     ("eie.n_pes", 0, "eie.n_pes: expected a value > 0, got 0"),
     ("eie.spmat_sram_width", 60, "spmat_sram_width 60 bits is not a multiple of the entry width 8 bits"),
-    ("eie.sram_overflow", "ignore", "expected one of error, dram_spill"),
+    ("eie.sram_overflow", "ignore", "expected one of error, dram_spill, grow_on_chip"),
+    ("eie.pointer_bits", 0, "eie.pointer_bits: expected a value > 0, got 0"),
+    ("eie.pointer_bits", -3, "eie.pointer_bits: expected a value > 0, got -3"),
     ("eie.fifo_dept", 4, "unknown field; did you mean 'fifo_depth'?"),
 ])
 def test_bad_config_fields(field, value, expected):
@@ -22,10 +26,21 @@ def test_bad_config_fields(field, value, expected):
     assert "eie.yaml" in str(err.value)
 
 
-def test_bad_config_on_the_command_line(capsys):
-    assert main(["run", "--arch", "eie", "--workload", "eie_4pe_example", "--set", "eie.fifo_depth=0"]) == 2
+@pytest.mark.parametrize("setting", ["eie.fifo_depth=0", "eie.pointer_bits=0"])
+def test_bad_config_on_the_command_line(capsys, setting):
+    assert main(["run", "--arch", "eie", "--workload", "eie_4pe_example", "--set", setting]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "eie.fifo_depth" in err[0] and "Traceback" not in err[0]
+    field = setting.split("=")[0]
+    assert len(err) == 1 and field in err[0] and "eie.yaml" in err[0] and "Traceback" not in err[0]
+
+
+def test_pointer_width_below_1_in_a_config_file(tmp_path, capsys):
+    config = tmp_path / "narrow.yaml"
+    text = (Path(__file__).resolve().parents[2] / "arch_configs" / "eie.yaml").read_text()
+    config.write_text(text.replace("pointer_bits: 16 ", "pointer_bits: 0 "))
+    assert main(["run", "--arch", str(config), "--workload", "eie_4pe_example"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "narrow.yaml" in err[0] and "eie.pointer_bits: expected a value > 0, got 0" in err[0]
 
 
 def test_matrix_that_does_not_fit_is_refused_with_the_reason():

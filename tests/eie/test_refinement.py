@@ -284,6 +284,41 @@ def test_storage_fit_at_its_boundaries(tmp, overrides, refused):
         assert [p.path for p in err.value.problems] == [refused]
 
 
+@pytest.mark.parametrize(("overrides", "pointer_bits", "pointer_sram", "spmat_sram"), [
+    ({}, 16, 32 * 1024, 128 * 1024),                                      # fits: the configured sizes
+    ({"eie.spmat_sram_size": 3}, 16, 32 * 1024, 4),                       # 4 entries of 8 bits
+    ({"eie.pointer_bits": 2}, 3, 32 * 1024, 128 * 1024),                  # p_1 = 4 needs 3 bits
+    ({"eie.pointer_sram_size": 3, "eie.pointer_bits": 13}, 13, 4, 128 * 1024),   # 2 pointers x 13 bits
+])
+def test_grow_on_chip_sizes_what_does_not_fit_and_never_spills(tmp, overrides, pointer_bits, pointer_sram,
+                                                                spmat_sram):
+    # Figure 3's column on 1 PE, as above: each SRAM and the width grow to exactly what the layer needs.
+    arch = load_arch("eie", {"eie.n_pes": 1, "eie.sram_overflow": "grow_on_chip", **overrides})
+    plan, counters, _ = both(arch, payload_layer(tmp, "fig3", FIG3, [[0.75]]))
+    assert (plan.pointer_bits, plan.pointer_sram_size, plan.spmat_sram_size) == (pointer_bits, pointer_sram, spmat_sram)
+    assert (plan.spill_bytes, counters.dram_spill_bytes, counters.spill_stall_cycles) == (0, 0, 0)
+    actions = {a.component: a for a in FAMILY.account(plan, counters).actions}
+    assert (actions["pointer_read"].bits, actions["pointer_read"].capacity_bytes) == (pointer_bits, pointer_sram // 2)
+    assert actions["spmat_read"].capacity_bytes == spmat_sram and "dram" not in actions
+
+
+def test_vgg6_needs_17_bit_pointers_and_52_kib_of_pointer_sram():
+    """VGG-6 at 64 PEs (25,088 columns; about 100 K entries on the busiest PE) against the brief's PE:
+    refused on both counts as the brief describes it, on chip with grow_on_chip (eie.yaml)."""
+    from accel_sim.eie.plan.storage import storage_fit
+
+    entries_per_pe = np.array([100_922, 90_000])
+    spec = load_arch("eie").eie
+    assert spec.sram_overflow == "grow_on_chip"
+    fit = storage_fit("eie", "VGG-6", spec, 25_088, entries_per_pe)
+    assert (fit.pointer_bits, fit.pointer_sram_size, fit.spmat_sram_size, fit.spill_bytes) == (
+        17, -(-25_089 * 17 // 8), 128 * 1024, 0)
+    with pytest.raises(InputError) as err:
+        storage_fit("eie", "VGG-6", load_arch("eie", {"eie.sram_overflow": "error"}).eie, 25_088, entries_per_pe)
+    assert {p.path for p in err.value.problems} == {"eie.pointer_bits", "eie.pointer_sram_size"}
+    assert "100,922 entries" in str(err.value) and "needs 17 bits" in str(err.value)
+
+
 # ---------------------------------------------------------------- (a) fast == reference
 
 @pytest.mark.parametrize("seed", range(N_CASES))
@@ -307,18 +342,41 @@ def test_generated_cases_exercise_every_mechanism():
     assert multi_vector >= 5
 
 
+@pytest.mark.parametrize("step_elements", [1, 200, 1 << 20])
+@pytest.mark.parametrize("seed", range(4))
+def test_many_vectors_repeated_and_silent_ones_in_any_step_size(tmp, monkeypatch, seed, step_elements):
+    """The fast path solves all vectors of a layer at once, each distinct broadcast mask once: a
+    layer with repeated masks (other values), an all-zero vector and vectors of different lengths,
+    solved in steps of every size (one vector and one chunk per step up to all at once)."""
+    import accel_sim.eie.fast as fast_path
+
+    monkeypatch.setattr(fast_path, "STEP_ELEMENTS", step_elements)
+    rng = np.random.default_rng(seed)
+    k, n = int(rng.integers(20, 70)), int(rng.integers(8, 60))
+    weights = rng.normal(size=(k, n)) * (rng.random((k, n)) < rng.choice([0.1, 0.4]))
+    inputs = rng.random((7, k)) * (rng.random((7, k)) < rng.random((7, 1)))
+    inputs[2] = 0                                          # a vector that broadcasts nothing
+    inputs[4] = (inputs[1] != 0) * rng.random(k) + (inputs[1] != 0) * 0.01   # vector 1's columns, other values
+    inputs[6] = inputs[0]
+    arch = load_arch("eie", {"eie.n_pes": int(rng.integers(1, 9)), "eie.fifo_depth": int(rng.integers(1, 5)),
+                             "eie.empty_column_costs_cycle": bool(seed % 2), "eie.index_bits": 2,
+                             "eie.spmat_sram_width": 24})
+    assert_paths_agree(arch, payload_layer(tmp, f"many{seed}_{step_elements}", weights, inputs))
+
+
 @settings(derandomize=True, max_examples=60, deadline=None)
 @given(k=st.integers(1, 40), n=st.integers(1, 60), m=st.integers(1, 3), n_pes=st.integers(1, 20),
        fanin=st.integers(2, 5), per_level=st.integers(0, 2), depth=st.integers(1, 4),
        density=st.sampled_from([0.05, 0.3, 0.8]), spmat_bytes=st.integers(1, 24), pointer_bytes=st.integers(1, 24),
        pointer_bits=st.integers(1, 6), mode=st.sampled_from(["user", "calc"]), latency=st.integers(0, 3),
-       bandwidth=st.sampled_from([1, 2.5, 8]), seed=st.integers(0, 1000))
+       bandwidth=st.sampled_from([1, 2.5, 8]), seed=st.integers(0, 1000),
+       policy=st.sampled_from(["dram_spill", "grow_on_chip"]))
 def test_fast_equals_reference_with_dram_spill(k, n, m, n_pes, fanin, per_level, depth, density, spmat_bytes,
-                                               pointer_bytes, pointer_bits, mode, latency, bandwidth, seed):
+                                               pointer_bytes, pointer_bits, mode, latency, bandwidth, seed, policy):
     arch = load_arch("eie", {
         "eie.n_pes": n_pes, "eie.lnzd_fanin": fanin, "eie.lnzd_cycles_per_level": per_level, "eie.fifo_depth": depth,
         "eie.spmat_sram_size": spmat_bytes, "eie.pointer_sram_size": pointer_bytes, "eie.pointer_bits": pointer_bits,
-        "eie.sram_overflow": "dram_spill", "dram.bandwidth_mode": mode, "dram.latency": latency,
+        "eie.sram_overflow": policy, "dram.bandwidth_mode": mode, "dram.latency": latency,
         "dram.bandwidth": bandwidth})
     layer = GemmLayer("spill", m=m, k=k, n=n, weight_density=density, input_density=0.6,
                       operands=OperandSource(seed=seed))

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from accel_sim.eie.fast.arithmetic import item_cycles
-from accel_sim.eie.fast.broadcast import vector_timeline
+from accel_sim.eie.fast.broadcast import BroadcastTimeline, vector_timeline
 
 
 def test_hand_worked_two_pe_schedule():
@@ -48,3 +48,44 @@ def test_cycles_never_grow_with_fifo_depth_and_respect_bounds(seed):
     for c in cycles:
         assert c >= work.sum(axis=0).max() + 3          # every PE's work after the first broadcast
         assert c >= work.shape[0] + 2                    # one broadcast per cycle
+
+
+def literal_recurrence(work: np.ndarray, fifo_depth: int, lnzd_latency: int):
+    """The rules one broadcast at a time, as the module docstring states them: (broadcast cycles,
+    start cycles, cycles)."""
+    n_broadcasts, n_pes = work.shape
+    broadcast, start = [], np.zeros((n_broadcasts, n_pes), dtype=np.int64)
+    free = np.zeros(n_pes, dtype=np.int64)
+    cycle = lnzd_latency - 1
+    for t in range(n_broadcasts):
+        cycle += 1
+        if t >= fifo_depth:
+            cycle = max(cycle, int(start[t - fifo_depth].max()))   # a free slot in every FIFO
+        start[t] = np.maximum(free, cycle + 1)
+        free = start[t] + work[t]
+        broadcast.append(cycle)
+    return broadcast, start, max(lnzd_latency, int(free.max()) if n_broadcasts else 0)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_chunked_solution_equals_the_broadcast_by_broadcast_rules(seed):
+    rng = np.random.default_rng(100 + seed)
+    n_pes, depth, latency = int(rng.integers(1, 9)), int(rng.integers(1, 12)), int(rng.integers(0, 4))
+    counts = rng.integers(0, 60, size=int(rng.integers(1, 6)))
+    works = [rng.integers(0, int(rng.integers(1, 9)), size=(int(c), n_pes)) for c in counts]
+    # all vectors at once, padded with 0-cycle items, one chunk of depth + 1 broadcasts per step
+    timeline = BroadcastTimeline(counts, n_pes, depth, latency)
+    padded = np.zeros((counts.size, int(counts.max()), n_pes), dtype=np.int64)
+    for v, w in enumerate(works):
+        padded[v, :len(w)] = w
+    for t0 in range(0, padded.shape[1], depth + 1):
+        timeline.advance(padded[:, t0:t0 + depth + 1])
+    for v, w in enumerate(works):
+        broadcast, start, cycles = literal_recurrence(w, depth, latency)
+        single = vector_timeline(w, depth, latency)
+        assert single.broadcast.tolist() == broadcast and single.start.tolist() == start.tolist()
+        assert single.cycles == cycles == timeline.cycles[v]
+        stall = broadcast[-1] - broadcast[0] - (len(broadcast) - 1) if broadcast else 0
+        assert single.fifo_full_stall_cycles == stall == timeline.fifo_full_stall_cycles[v]
+        finish = (start[-1] + w[-1]) if len(w) else np.zeros(n_pes)
+        assert single.finish.tolist() == finish.tolist() == timeline.finish[v].tolist()

@@ -1,8 +1,10 @@
 """The four EIE studies, on two small benchmark layers and reduced sweeps."""
+import numpy as np
 import pandas as pd
 import pytest
 
-from accel_sim.studies.eie_benchmarks import COLUMNS, eie_benchmarks
+from accel_sim.studies.eie_benchmarks import (COLUMNS, TABLE_IV_ACTUAL_US, TABLE_IV_THEORETICAL_US, eie_benchmarks,
+                                              geomean_error_factor)
 from accel_sim.studies.eie_fifo_depth import eie_fifo_depth
 from accel_sim.studies.eie_pe_scaling import eie_pe_scaling
 from accel_sim.studies.eie_sram_width import eie_sram_width
@@ -28,6 +30,10 @@ def test_benchmarks_table():
     assert frame.set_index("layer").loc["Alex-8", "padding_fraction"] == 0
     assert frame.set_index("layer").loc["NT-LSTM", "padding_fraction"] > 0
     assert (frame["energy_pj"] > 0).all()
+    # every layer on chip (eie.yaml: grow_on_chip), on the brief's 16-bit pointers and 32 KB pointer SRAM
+    assert (frame["dram_spill_bytes"] == 0).all() and (frame["pointer_bits"] == 16).all()
+    assert (frame["pointer_sram_kib"] == 32).all()
+    assert (frame["balanced_time_us"] >= frame["ideal_time_us"]).all() and (frame["time_us"] >= frame["balanced_time_us"]).all()
     shares = [c for c in out.comparisons if c.unit == "fraction"]
     assert [c.quantity.split()[0] for c in shares] == ["act_queue", "pointer_read", "spmat_read", "arithmetic", "act_rw"]
     assert sum(c.published for c in shares) == pytest.approx(1) and sum(c.simulated for c in shares) == pytest.approx(1)
@@ -61,6 +67,27 @@ def test_sram_width_study_reads_fall_with_width(tmp_path):
     assert "| sparse-matrix SRAM width with the least total read energy | bits | 64 | 8 | -87.5 % |" in readme
     comparison = pd.read_csv(tmp_path / "comparison.csv")
     assert comparison[["published", "simulated"]].values.tolist() == [[64, 8]]
+
+
+def test_benchmarks_compare_every_table_iv_time():
+    frame = eie_benchmarks(layers=SMALL).results.set_index("layer")
+    rows = {c.quantity: c for c in eie_benchmarks(layers=SMALL).comparisons}
+    actual = rows["Alex-8 time on EIE (Table IV actual)"]
+    assert (actual.published, actual.simulated, actual.unit) == (9.9, frame.loc["Alex-8", "time_us"], "us")
+    theoretical = rows["NT-LSTM time with perfect load balance (Table IV theoretical; simulated: entries / 64 PEs)"]
+    assert (theoretical.published, theoretical.simulated) == (6.5, frame.loc["NT-LSTM", "balanced_time_us"])
+    geomean = rows["geometric-mean error factor of the 2 Table IV actual times, exp(mean abs(ln(sim / pub)))"]
+    expected = np.exp((abs(np.log(frame.loc["Alex-8", "time_us"] / 9.9))
+                       + abs(np.log(frame.loc["NT-LSTM", "time_us"] / 7.5))) / 2)
+    assert geomean.simulated == pytest.approx(expected) and geomean.tolerance == 0.15
+    assert set(TABLE_IV_ACTUAL_US) == set(TABLE_IV_THEORETICAL_US) == {layer.name for layer in
+                                                                      load_workload("eie_benchmarks").layers}
+
+
+def test_geomean_error_factor():
+    # 10 % fast on one layer and 10 % slow on the other do not cancel
+    assert geomean_error_factor([1.1, 1 / 1.1], [1, 1]) == pytest.approx(1.1)
+    assert geomean_error_factor([2.0, 3.0], [2.0, 3.0]) == 1
 
 
 @pytest.mark.parametrize("name", ["eie_benchmarks", "eie_benchmarks_structured"])

@@ -17,12 +17,29 @@ def item_cycles(entries: np.ndarray, empty_column_costs_cycle: bool) -> np.ndarr
     return np.maximum(entries, 1) if empty_column_costs_cycle else entries
 
 
-def accumulator_bypasses(first_row: np.ndarray, last_row: np.ndarray, entries: np.ndarray) -> np.ndarray:
-    """Per PE: back-to-back entries on the same accumulator (the bypass path), for one vector's
-    broadcast slices in order (arrays ``(T, n_pes)``). Within a slice rows strictly increase, so
-    a hit is a slice whose first row equals the last row of the PE's previous non-empty slice."""
-    hits = np.zeros(entries.shape[1], dtype=np.int64)
-    for p in range(entries.shape[1]):
-        busy = np.flatnonzero(entries[:, p])
-        hits[p] = np.count_nonzero(first_row[busy[1:], p] == last_row[busy[:-1], p])
-    return hits
+class BypassCount:
+    """Back-to-back entries on the same accumulator (the bypass path), per vector, for ``V`` vectors
+    whose broadcast slices arrive block by block (arrays ``(V, c, n_pes)``, in broadcast order).
+
+    Within a slice rows strictly increase, so a hit is a slice whose first row equals the last
+    row of the PE's previous non-empty slice in the same vector. That row is carried forward by a
+    running maximum of ``(position + 1) * (local_rows + 1) + last row`` over the non-empty slices;
+    the value ``local_rows`` (no row has it) stands for "no slice yet"."""
+
+    def __init__(self, vectors: int, n_pes: int, local_rows: int):
+        self._stride = local_rows + 1
+        self._previous_last = np.full((vectors, n_pes), local_rows, dtype=np.int64)
+        self.hits = np.zeros(vectors, dtype=np.int64)   # per vector, all PEs
+
+    def add(self, first_row: np.ndarray, last_row: np.ndarray, entries: np.ndarray) -> None:
+        vectors, width, n_pes = entries.shape
+        busy = entries > 0
+        key = np.empty((vectors, width + 1, n_pes), dtype=np.int64)
+        key[:, 0] = self._previous_last
+        position = np.arange(1, width + 1, dtype=np.int64)[None, :, None] * self._stride
+        np.copyto(key[:, 1:], position + last_row)
+        np.copyto(key[:, 1:], -1, where=~busy)
+        np.maximum.accumulate(key, axis=1, out=key)
+        key %= self._stride
+        self.hits += np.count_nonzero(busy & (first_row == key[:, :-1]), axis=(1, 2))
+        self._previous_last = key[:, -1].copy()

@@ -7,7 +7,8 @@
 
 A GEMM layer of ``m`` rows is ``m`` input vectors run one after the other. Weights stay on chip
 (brief): a layer whose PE slices do not fit is refused, or with ``eie.sram_overflow:
-dram_spill`` its excess is loaded from DRAM first.
+dram_spill`` its excess is loaded from DRAM first, or with ``grow_on_chip`` the pointers and SRAMs
+are sized to hold it (the plan's ``pointer_bits`` / ``*_sram_size``: what the layer runs on).
 """
 from __future__ import annotations
 
@@ -43,8 +44,10 @@ class EIEPlan:
     operands: LayerOperands
     activations: np.ndarray      # (m, k) integer activation codes
     slices: SliceStats           # (k, n_pes) slice sizes of the stored format
-    pointer_bits: int            # column-pointer width used (widened only under dram_spill)
+    pointer_bits: int            # column-pointer width used (widened only under dram_spill / grow_on_chip)
     spill_bytes: int             # bytes loaded from DRAM before the layer (dram_spill)
+    pointer_sram_size: int       # bytes of pointer SRAM per PE (the spec's, grown only under grow_on_chip)
+    spmat_sram_size: int         # bytes of sparse-matrix SRAM per PE (likewise)
 
     @property
     def operand_hashes(self) -> Mapping[str, str]:
@@ -69,7 +72,7 @@ def plan(arch: ArchSpec, layer: Layer) -> EIEPlan:
     slices = slice_stats(ops.weights != 0, spec.n_pes, spec.max_run)
     fit = storage_fit(arch.name, layer.name, spec, layer.k, slices.entries_per_pe)
     return EIEPlan(arch, spec, layer, ops, quantize_activations(spec, ops.inputs), slices, fit.pointer_bits,
-                   fit.spill_bytes)
+                   fit.spill_bytes, fit.pointer_sram_size, fit.spmat_sram_size)
 
 
 def retime(plan: EIEPlan, field: str, value: object) -> EIEPlan:

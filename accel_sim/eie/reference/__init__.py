@@ -66,7 +66,8 @@ def run(plan: EIEPlan, record: bool = False, max_cycles: int | None = None) -> R
     spec, layer, n_pes = plan.spec, plan.layer, plan.spec.n_pes
     stored = plan.stored_weights()
     env = simpy.Environment()
-    spill_bytes = dram_spill.spilled_bytes(spec, stored, plan.pointer_bits)
+    spill_bytes = dram_spill.spilled_bytes(spec, stored, plan.pointer_bits, plan.spmat_sram_size,
+                                           plan.pointer_sram_size)
     spill = env.process(dram_spill.load(env, plan.arch.dram, spill_bytes))
     fifos = [Fifo(env, spec.fifo_depth, f"activation FIFO PE {p}") for p in range(n_pes)]
     bus = Broadcast(env, fifos, BROADCAST_LATENCY, "LNZD root")

@@ -18,10 +18,12 @@ from accel_sim.eie.spec import EIESpec
 BITS_PER_BYTE = 8
 
 
-def spilled_bytes(spec: EIESpec, stored: StoredWeights, pointer_bits: int) -> int:
-    """Bytes of the stored entries and pointers beyond each PE's SRAM capacities."""
-    spmat_capacity = spec.spmat_sram_size * BITS_PER_BYTE
-    pointer_capacity = spec.pointer_sram_size * BITS_PER_BYTE
+def spilled_bytes(spec: EIESpec, stored: StoredWeights, pointer_bits: int, spmat_sram_size: int,
+                  pointer_sram_size: int) -> int:
+    """Bytes of the stored entries and pointers beyond each PE's SRAM capacities (bytes; the plan's:
+    grown to hold the layer under ``grow_on_chip``)."""
+    spmat_capacity = spmat_sram_size * BITS_PER_BYTE
+    pointer_capacity = pointer_sram_size * BITS_PER_BYTE
     total = 0
     for pe in stored.pes:
         excess = max(pe.codes.size * spec.entry_bits - spmat_capacity, 0)
