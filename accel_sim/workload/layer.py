@@ -318,6 +318,14 @@ class BatchedGemmLayer:
 NetworkLayer = Layer | BatchedGemmLayer  # what a workload holds; families see only Layer
 
 
+def single_layers(layers: tuple[NetworkLayer, ...]) -> tuple[Layer, ...]:
+    """``layers`` with every batched GEMM replaced by its instances, in order (what a per-layer
+    tool that hands layers to a family or reads one weight tensor per layer iterates over)."""
+    return tuple(one for layer in layers
+                 for one in ((layer.instance(i) for i in range(layer.instances))
+                             if isinstance(layer, BatchedGemmLayer) else (layer,)))
+
+
 @dataclass(frozen=True)
 class Network:
     """An ordered list of layers, as read from one workload file."""

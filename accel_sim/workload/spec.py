@@ -20,7 +20,6 @@ from accel_sim.workload.layer import (
     BatchedGemmLayer,
     ConvLayer,
     GemmLayer,
-    Layer,
     NetworkLayer,
     NMSparsity,
     OperandSource,

@@ -96,3 +96,17 @@ def test_bad_entries_name_the_layer(tmp_path, entry, message):
     with pytest.raises(InputError) as err:
         load_workload(path)
     assert str(path) in str(err.value) and message in str(err.value)
+
+
+def test_storage_and_trace_see_one_row_per_instance(tmp_path):
+    from accel_sim.storage.layer_storage import StorageOptions, storage_table
+    from accel_sim.trace.command import write_trace
+
+    net = Network("n", (LAYER,))
+    table = storage_table(net, StorageOptions("csr"))
+    assert list(table["layer"])[:-1] == ["heads[0]", "heads[1]", "heads[2]"]
+    assert table["elements"].iloc[-1] == LAYER.weight_elements  # the total row: every instance's weights
+    path = tmp_path / "w.yaml"
+    path.write_text("name: w\nlayers:\n  - {name: s, type: batched_gemm, instances: 2, m: 2, k: 8, n: 8}\n")
+    paths = write_trace("eie_4pe_example", str(path), tmp_path / "trace", "s[1]")
+    assert paths["trace"].is_file()
