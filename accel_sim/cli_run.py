@@ -11,7 +11,7 @@ from accel_sim.arch.spec import ArchSpec
 from accel_sim.errors import InputError
 from accel_sim.results.run_result import RunResult
 from accel_sim.sweep.progress import LOG_INTERVAL_S, Progress, format_clock
-from accel_sim.workload.layer import Layer, Network
+from accel_sim.workload.layer import Network, NetworkLayer
 
 
 def simulate_checked(arch: ArchSpec, network: Network, arch_source: str, reference: bool = False,
@@ -22,9 +22,9 @@ def simulate_checked(arch: ArchSpec, network: Network, arch_source: str, referen
 
     meter = Progress(f"{network.name} on {arch.name}", len(network.layers), 0, progress, unit="layers",
                      start_after_s=0.0 if always_show else LOG_INTERVAL_S)
-    current: list[Layer] = []
+    current: list[NetworkLayer] = []
 
-    def on_layer(layer: Layer) -> None:
+    def on_layer(layer: NetworkLayer) -> None:
         if current:
             meter.advance()
         current[:] = [layer]

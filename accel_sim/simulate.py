@@ -2,6 +2,10 @@
 
 Every caller (the CLI, sweeps, studies, notebooks) goes through :func:`simulate_layer` or
 :func:`simulate`; models never load energy tables themselves.
+
+A batched GEMM (:class:`~accel_sim.workload.layer.BatchedGemmLayer`) is run here, for every
+family alike: its instances one after the other, each a plain GEMM with its own operands,
+their results added (:func:`accel_sim.results.instances.sequential_result`).
 """
 from __future__ import annotations
 
@@ -13,15 +17,17 @@ from accel_sim.energy.cost import EnergyBreakdown, cost
 from accel_sim.energy.table import EnergyTable, load_energy_table
 from accel_sim.family.contract import Family
 from accel_sim.family.registry import family_of
+from accel_sim.results.instances import sequential_result
 from accel_sim.results.layer_result import LayerResult
 from accel_sim.results.run_result import RunResult
-from accel_sim.workload.layer import Layer, Network
+from accel_sim.workload.layer import BatchedGemmLayer, Network, NetworkLayer
 from accel_sim.workload.work import check_work
 
 
-def _checked_family(arch: ArchSpec, layer: Layer) -> Family:
+def _checked_family(arch: ArchSpec, layer: NetworkLayer) -> Family:
     family = family_of(arch)
-    check_work(layer, arch.name, None if family.work_elements is None else lambda lay: family.work_elements(arch, lay))
+    one = layer.instance(0) if isinstance(layer, BatchedGemmLayer) else layer  # instances run one at a time
+    check_work(one, arch.name, None if family.work_elements is None else lambda lay: family.work_elements(arch, lay))
     return family
 
 
@@ -33,22 +39,28 @@ class LayerRun:
     energy: EnergyBreakdown
 
 
-def simulate_layer(arch: ArchSpec, layer: Layer, table: EnergyTable | None = None, reference: bool = False,
+def simulate_layer(arch: ArchSpec, layer: NetworkLayer, table: EnergyTable | None = None, reference: bool = False,
                    max_cycles: int | None = None) -> LayerRun:
     """Simulate one layer on ``arch`` and cost it with ``table`` (default: the arch's energy table).
 
     ``reference=True`` counts with the family's discrete-event reference instead of its fast
     path (slow; same result). ``max_cycles`` stops a run that would go beyond it with a
     :class:`~accel_sim.errors.SimulationError` instead of running on. A layer too large to
-    simulate is refused first (:func:`~accel_sim.workload.work.check_work`).
+    simulate is refused first (:func:`~accel_sim.workload.work.check_work`). A batched GEMM runs
+    its instances one after the other; ``max_cycles`` bounds each instance.
     """
     family = _checked_family(arch, layer)
-    result = family.layer_result(arch, layer, reference=reference, max_cycles=max_cycles)
+    if isinstance(layer, BatchedGemmLayer):
+        result = sequential_result(layer.name, [
+            family.layer_result(arch, layer.instance(i), reference=reference, max_cycles=max_cycles)
+            for i in range(layer.instances)])
+    else:
+        result = family.layer_result(arch, layer, reference=reference, max_cycles=max_cycles)
     return LayerRun(result, cost(result.actions, table if table is not None else load_energy_table(arch.energy_table)))
 
 
 def simulate(arch: ArchSpec, network: Network, reference: bool = False,
-             on_layer: Callable[[Layer], None] | None = None) -> RunResult:
+             on_layer: Callable[[NetworkLayer], None] | None = None) -> RunResult:
     """Simulate every layer of ``network`` on ``arch`` and apply the arch's energy table.
 
     ``on_layer`` is called with each layer before it is simulated (progress, error context)."""

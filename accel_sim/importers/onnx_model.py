@@ -5,8 +5,10 @@ shape from the graph and the input shape, and writes into an output folder:
 
 - ``<name>.yaml``: one workload layer per Conv (strides, pads, groups from the attributes;
   ``auto_pad`` SAME_UPPER / SAME_LOWER / VALID resolved to explicit pads), Gemm (an ``fc``
-  layer, batch = rows of A) and MatMul (a ``gemm`` layer; leading batch dimensions of A are
-  folded into ``m``), with ``weight_density`` = the real fraction of non-zero weights;
+  layer, batch = rows of A) and MatMul (a ``gemm`` layer when one B serves every row of A:
+  leading batch dimensions of A fold into ``m``; a ``batched_gemm`` layer when B has batch
+  dimensions, e.g. attention heads, each with its own A and B), with ``weight_density`` = the
+  real fraction of non-zero weights;
 - ``<layer>.npz`` per layer whose weights are an initializer: ``weights`` in the layout of
   :func:`accel_sim.workload.operands.weight_shape` (conv ``(K, C/groups, R, S)`` as in ONNX;
   Gemm / MatMul ``(k, n)``, so a ``transB`` Gemm is transposed and ``alpha`` folded in).
@@ -262,23 +264,30 @@ def _gemm_entry(node, shapes, initializers, onnx, where, node_where):
 
 def _matmul_entry(node, shapes, initializers, onnx, where, node_where):
     a = _shape(shapes, node.input[0], where, node_where)
+    if len(a) < 2:
+        raise InputError.single(where, node_where, f"MatMul operand A {a} must have 2 or more dimensions")
     if node.input[1] in initializers:
         weights = _weights(initializers, node.input[1], onnx, where, node_where)
         if weights.ndim != 2:
             raise InputError.single(where, node_where, f"MatMul weights must be 2-D, got {weights.shape}")
-        k, n = weights.shape
+        b: tuple[int, ...] = weights.shape
     else:  # two activations (e.g. attention scores): shapes only, operands generated
         weights = None
         b = _shape(shapes, node.input[1], where, node_where)
         if len(b) < 2:
             raise InputError.single(where, node_where, f"MatMul operand B {b} must have 2 or more dimensions")
-        k, n = b[-2], b[-1]
-        if len(b) > 2 and math.prod(b[:-2]) != math.prod(a[:-2]):
-            raise InputError.single(where, node_where, f"batched MatMul {a} x {b} is not supported")
-    if len(a) < 2 or a[-1] != k:
+    k, n = b[-2], b[-1]
+    if a[-1] != k:
         raise InputError.single(where, node_where, f"A {a} does not match B's {k} rows")
-    m = math.prod(a[:-1])
-    return {"type": "gemm", "m": m, "k": k, "n": n}, weights
+    if math.prod(b[:-2]) == 1:  # one B shared by every row of A: the batch folds into m
+        return {"type": "gemm", "m": math.prod(a[:-1]), "k": k, "n": n}, weights
+    try:
+        batch = np.broadcast_shapes(a[:-2], b[:-2])
+    except ValueError:
+        raise InputError.single(where, node_where, f"the batch dimensions of MatMul {a} x {b} do not "
+                                "broadcast") from None
+    # Each batch element (e.g. attention head) multiplies its own A and B: a batched GEMM.
+    return {"type": "batched_gemm", "instances": math.prod(batch), "m": a[-2], "k": k, "n": n}, weights
 
 
 def _safe_name(text: str) -> str:

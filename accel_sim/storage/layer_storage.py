@@ -36,7 +36,7 @@ from accel_sim.compress.formats.run_length import RunLengthEncoded
 from accel_sim.compress.huffman import huffman_coded_size
 from accel_sim.compress.quantization.kmeans import quantize_kmeans
 from accel_sim.errors import InputError
-from accel_sim.workload.layer import Layer, Network
+from accel_sim.workload.layer import Layer, Network, single_layers
 from accel_sim.workload.operands import layer_operands, weight_matrix
 
 # 16-bit fixed point: the weight width of the EIE and SCNN datapaths (Han et al. ISCA 2016,
@@ -192,7 +192,8 @@ def storage_table(network: Network, options: StorageOptions) -> pd.DataFrame:
         value = getattr(options, name)
         if value is not None and value < 1:
             raise InputError.single(f"--{name.replace('_', '-').replace('n-pes', 'pes')}", str(value), "must be >= 1")
-    frame = pd.DataFrame([layer_storage_row(layer, options, network.name) for layer in network.layers])
+    frame = pd.DataFrame([layer_storage_row(layer, options, network.name)
+                          for layer in single_layers(network.layers)])  # a batched GEMM: a row per instance
     return pd.concat([frame, _total_row(frame)], ignore_index=True)
 
 

@@ -14,6 +14,7 @@ from accel_sim.errors import InputError
 from accel_sim.trace import eie
 from accel_sim.trace.perfetto import write_chrome_trace
 from accel_sim.trace.table import write_table
+from accel_sim.workload.layer import single_layers
 
 BUILDERS = {"eie": eie.build_trace}  # family -> its teaching trace
 
@@ -25,12 +26,13 @@ def write_trace(arch_name: str, workload_name: str, out: Path, layer_name: str |
 
     arch = load_arch(arch_name)
     network = load_workload(workload_name)
+    layers = single_layers(network.layers)  # a batched GEMM's instances are traced one at a time: name[i]
     if layer_name is None:
-        layer = network.layers[0]
+        layer = layers[0]
     else:
-        matches = [layer for layer in network.layers if layer.name == layer_name]
+        matches = [layer for layer in layers if layer.name == layer_name]
         if not matches:
-            known = ", ".join(layer.name for layer in network.layers)
+            known = ", ".join(layer.name for layer in layers)
             raise InputError.single(str(workload_name), "--layer", f"no layer {layer_name!r}; layers: {known}")
         layer = matches[0]
     if arch.family not in BUILDERS:

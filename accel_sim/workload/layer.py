@@ -1,7 +1,9 @@
 """Layers and networks: the shapes a model simulates.
 
 A :class:`ConvLayer` covers dense, strided, padded, grouped and depthwise convolutions;
-a :class:`GemmLayer` covers fully connected layers and plain matrix products. Every
+a :class:`GemmLayer` covers fully connected layers and plain matrix products; a
+:class:`BatchedGemmLayer` is several GEMMs of one shape with their own operands (attention
+heads), simulated as its :class:`GemmLayer` instances one after the other. Every
 layer exposes the same GEMM view (:class:`GemmShape`): ``m`` output rows (output pixels
 x batch), ``k`` reduction length, ``n`` output columns (filters), repeated ``groups``
 times. Systolic-array dataflows work on that view.
@@ -252,11 +254,84 @@ Layer = ConvLayer | GemmLayer
 
 
 @dataclass(frozen=True)
+class BatchedGemmLayer:
+    """``instances`` independent GEMMs of one shape, each with its own operands: a batched
+    GEMM (attention heads x batch, the experts of a mixture-of-experts layer).
+
+    ``output_i (m x n) = input_i (m x k) @ operand_i (k x n)`` for ``i < instances``. No
+    family sees this layer: :func:`accel_sim.simulate.simulate_layer` runs its instances
+    (:meth:`instance`, plain :class:`GemmLayer` objects named ``name[i]``, whose operands are
+    generated from their own seed stream since the name enters the seed) one after the
+    other on the same hardware and adds their counters. The other fields mean what they
+    mean on :class:`GemmLayer` and apply to every instance."""
+
+    name: str
+    instances: int
+    m: int
+    k: int
+    n: int
+    weight_sparsity: NMSparsity | None = None
+    weight_density: float = 1.0
+    input_density: float = 1.0
+    operands: OperandSource = field(default_factory=lambda: OperandSource())
+    weight_bits: int | None = None
+    index_bits: int | None = None
+    kind: str = field(default="batched_gemm", init=False)
+
+    def __post_init__(self) -> None:
+        if self.instances <= 0:
+            raise ValueError(f"instances must be > 0, got {self.instances}")
+        if self.operands.payload is not None:
+            raise ValueError("a batched GEMM has no payload: each instance's operands are generated")
+        self.instance(0)  # the shape and storage rules of one GEMM (ValueError naming the fields)
+
+    def instance(self, index: int) -> GemmLayer:
+        """The ``index``-th GEMM, as the layer a family simulates."""
+        if not 0 <= index < self.instances:
+            raise IndexError(f"{self.name}: instance {index} of {self.instances}")
+        return GemmLayer(name=f"{self.name}[{index}]", m=self.m, k=self.k, n=self.n,
+                         weight_sparsity=self.weight_sparsity, weight_density=self.weight_density,
+                         input_density=self.input_density, operands=self.operands,
+                         weight_bits=self.weight_bits, index_bits=self.index_bits)
+
+    def gemm(self) -> GemmShape:
+        """``instances`` independent m x k x n GEMMs (the ``groups`` of the GEMM view)."""
+        return GemmShape(m=self.m, k=self.k, n=self.n, groups=self.instances)
+
+    @property
+    def macs(self) -> int:
+        return self.instances * self.m * self.k * self.n
+
+    @property
+    def input_elements(self) -> int:
+        return self.instances * self.m * self.k
+
+    @property
+    def weight_elements(self) -> int:
+        return self.instances * self.k * self.n
+
+    @property
+    def output_elements(self) -> int:
+        return self.instances * self.m * self.n
+
+
+NetworkLayer = Layer | BatchedGemmLayer  # what a workload holds; families see only Layer
+
+
+def single_layers(layers: tuple[NetworkLayer, ...]) -> tuple[Layer, ...]:
+    """``layers`` with every batched GEMM replaced by its instances, in order (what a per-layer
+    tool that hands layers to a family or reads one weight tensor per layer iterates over)."""
+    return tuple(one for layer in layers
+                 for one in ((layer.instance(i) for i in range(layer.instances))
+                             if isinstance(layer, BatchedGemmLayer) else (layer,)))
+
+
+@dataclass(frozen=True)
 class Network:
     """An ordered list of layers, as read from one workload file."""
 
     name: str
-    layers: tuple[Layer, ...]
+    layers: tuple[NetworkLayer, ...]
     source: str = ""
     description: str = ""
 

@@ -6,6 +6,7 @@ One entry per layer::
        out_channels: 64, kernel: 7, stride: 2, padding: 3}
     - {name: fc, type: fc, in_features: 512, out_features: 1000}
     - {name: qk, type: gemm, m: 128, k: 64, n: 128}
+    - {name: scores, type: batched_gemm, instances: 12, m: 128, k: 64, n: 128}   # one GEMM per head
 """
 from __future__ import annotations
 
@@ -16,9 +17,10 @@ from accel_sim.config.schema import spec_field
 from accel_sim.workload.layer import (
     ACTIVATION_PATTERNS,
     WEIGHT_PATTERNS,
+    BatchedGemmLayer,
     ConvLayer,
     GemmLayer,
-    Layer,
+    NetworkLayer,
     NMSparsity,
     OperandSource,
 )
@@ -39,8 +41,9 @@ def parse_nm(text: str) -> NMSparsity:
 @dataclass(frozen=True)
 class LayerEntry:
     name: str = spec_field("Unique layer name.")
-    type: str = spec_field("Layer kind: convolution, fully connected, or a plain matrix product.",
-                           choices=("conv", "fc", "gemm"))
+    type: str = spec_field("Layer kind: convolution, fully connected, a plain matrix product, or a batched "
+                           "matrix product (instances GEMMs of one shape, each with its own operands).",
+                           choices=("conv", "fc", "gemm", "batched_gemm"))
     in_h: int | None = spec_field("conv: input height (rows of the input feature map).", None)
     in_w: int | None = spec_field("conv: input width.", None)
     in_channels: int | None = spec_field("conv: input channels C.", None)
@@ -63,6 +66,9 @@ class LayerEntry:
     m: int | None = spec_field("gemm: rows of the input and output matrices.", None)
     k: int | None = spec_field("gemm: reduction length.", None)
     n: int | None = spec_field("gemm: columns of the weight and output matrices.", None)
+    instances: int | None = spec_field(
+        "batched_gemm: independent GEMMs of the m, k, n shape (e.g. attention heads x batch), each with "
+        "its own generated operands; simulated one after the other, their counters added.", None, minimum=1)
     weight_sparsity: str | None = spec_field("Structured N:M weight sparsity, e.g. '2:4'.", None)
     weight_density: float = spec_field("Fraction of non-zero weights (1.0 = dense).", 1.0)
     input_density: float = spec_field("Fraction of non-zero input activations (1.0 = dense).", 1.0)
@@ -87,7 +93,7 @@ class LayerEntry:
         "A .npz payload (path relative to the workload file) with real 'weights' and / or 'inputs' "
         "arrays of this layer's shapes; what it lacks is generated.", None)
 
-    def to_layer(self, seed: int = 0, base_dir: str = "") -> Layer:
+    def to_layer(self, seed: int = 0, base_dir: str = "") -> NetworkLayer:
         """Build the layer; raises ValueError naming the fields that are wrong or missing."""
         nm = parse_nm(self.weight_sparsity) if self.weight_sparsity is not None else None
         payload = self.operands
@@ -115,6 +121,11 @@ class LayerEntry:
                 pad_left=_pick(self.pad_left, pad, 0), pad_right=_pick(self.pad_right, pad, 0),
                 groups=self.groups, batch=self.batch, **common)
         self._forbid(*_CONV_ONLY)
+        if self.type == "batched_gemm":
+            self._require("instances", "m", "k", "n")
+            self._forbid("in_features", "out_features", "operands")
+            return BatchedGemmLayer(instances=self.instances, m=self.m, k=self.k, n=self.n, **common)
+        self._forbid("instances")
         if self.type == "fc":
             self._require("in_features", "out_features")
             self._forbid("m", "k", "n")
