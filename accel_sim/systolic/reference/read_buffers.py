@@ -38,9 +38,9 @@ class EstimatingReadBuffer:
     it only counts what it fetches, demand line by demand line.
 
     A requested word it does not hold goes into the open set (one DRAM read); a set closes at
-    ``set_words`` words. The buffer holds the closed sets of its active window (at most
-    ``active_sets`` of them, from :attr:`window_start` on) and the open set. When the window is
-    full it slides by ``prefetch_sets``: the sets before the new start are dropped.
+    ``set_words`` words. The buffer holds the closed sets of its active window (:attr:`window`, at
+    most ``active_sets`` of them) and the open set. When the window is full it slides by
+    ``prefetch_sets``: its oldest ``prefetch_sets`` sets are dropped.
 
     SCALE-Sim times the first fill at :data:`ESTIMATE_FILL_WORDS_PER_CYCLE`: an operand that never
     slides the window is filled whole, set by set, to be ready before cycle 0; otherwise the first
@@ -50,9 +50,8 @@ class EstimatingReadBuffer:
     def __init__(self, name: str, capacity_words: int, word_bits: int, addresses: int):
         self.geometry = EstimateBufferGeometry(capacity_words)
         self.fetched = AccessCounter(f"{name}.fetch", word_bits)  # words read from DRAM
-        self.closed_sets: list[list[int]] = []
+        self.window: list[list[int]] = []  # closed sets of the active window, oldest first
         self.open_set: list[int] = []
-        self.window_start = 0  # first closed set of the active window
         self.slides = 0
         self.held = np.zeros(addresses, dtype=bool)  # by address: in a window set or the open set
         self.first_request_line: int | None = None
@@ -64,13 +63,13 @@ class EstimatingReadBuffer:
         self.held[address] = True
         if len(self.open_set) < g.set_words:
             return
-        self.closed_sets.append(self.open_set)
+        self.window.append(self.open_set)
         self.open_set = []
-        if len(self.closed_sets) - self.window_start == g.active_sets:
-            self.window_start += g.prefetch_sets
+        if len(self.window) == g.active_sets:
+            self.window = self.window[g.prefetch_sets:]
             self.slides += 1
             self.held[:] = False
-            for kept in self.closed_sets[self.window_start:]:
+            for kept in self.window:
                 self.held[kept] = True
 
     def line(self, requests: np.ndarray, line: int) -> None:

@@ -1,5 +1,6 @@
-"""The CALC read buffer (SCALE-Sim's estimate buffer) on streams small enough to follow by hand,
-and the fast path's block walk against its own epoch scan on explicit streams."""
+"""Systolic refinement, part 3: the CALC read buffer (SCALE-Sim's estimate buffer) on streams small
+enough to follow by hand (both paths), and the fast path's block walk against its own epoch scan
+on explicit streams."""
 from __future__ import annotations
 
 import numpy as np
