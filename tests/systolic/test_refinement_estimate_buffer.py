@@ -57,6 +57,15 @@ def test_block_walk_is_the_epoch_scan_of_repeated_blocks(blocks, epoch, shuffle)
     assert block_walk_reads(blocks, epoch) == epoch_scan_reads(np.concatenate(parts), epoch)
 
 
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(sweep=st.lists(st.integers(0, 30), min_size=1, max_size=80), repeats=st.integers(1, 4),
+       epoch=st.integers(1, 40))
+def test_epoch_scan_of_a_repeated_sweep_is_the_scan_of_the_whole_stream(sweep, repeats, epoch):
+    """A sweep scanned ``repeats`` times over from two copies equals the scan of the stream written out."""
+    addresses = np.array(sweep)
+    assert epoch_scan_reads(addresses, epoch, repeats) == epoch_scan_reads(np.tile(addresses, repeats), epoch)
+
+
 def calc_arch(dataflow, rows, cols, ifmap, filters, ofmap=4096, **systolic):
     return ArchSpec(name="t", family="systolic", dram=DramSpec(bandwidth_mode="calc"),
                     systolic=SystolicSpec(rows=rows, cols=cols, dataflow=dataflow, ifmap_sram=BufferSpec(ifmap),

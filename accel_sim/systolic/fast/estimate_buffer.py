@@ -15,7 +15,8 @@ DRAM read iff its address was not requested since the current epoch began.
   stream is blocks of distinct words, each repeated in the same order
   (:func:`repeated_blocks`), and :func:`block_walk_reads` counts the reads block by block.
 - Otherwise (convolution ifmaps, row-wise sparsity): :func:`epoch_scan_reads` scans the group's
-  demand stream, epoch by epoch, with each request's previous occurrence.
+  demand stream, epoch by epoch, with each request's previous occurrence; an operand streamed
+  along the array rows is one sweep repeated for every column fold (:func:`sweeps`), built once.
 """
 from __future__ import annotations
 
@@ -46,6 +47,13 @@ def calc_overflows(footprint_words: int, capacity_words: int) -> bool:
     return footprint_words >= epoch_words(capacity_words)
 
 
+def sweeps(mapping: SystolicMapping, operand: str) -> int:
+    """How many times the operand's demand stream repeats one sweep, address for address: an
+    operand streamed along the array rows is swept again for every column fold."""
+    r = role(mapping, operand)
+    return mapping.col_folds if r.kind == "stream" and r.edge_dim == mapping.dataflow.rows_dim else 1
+
+
 def repeated_blocks(mapping: SystolicMapping, operand: str, footprint_words: int) -> list[tuple[int, int]]:
     """(distinct words, consecutive repeats) of the demand stream's blocks, in order, for an
     operand :func:`~accel_sim.systolic.fast.fold_sets.has_closed_form` accepts. Blocks hold
@@ -59,7 +67,7 @@ def repeated_blocks(mapping: SystolicMapping, operand: str, footprint_words: int
     if r.kind == "preload":
         return [(footprint_words, 1)]
     if r.edge_dim == mapping.dataflow.rows_dim:
-        return [(footprint_words, mapping.col_folds)]
+        return [(footprint_words, sweeps(mapping, operand))]
     other = mapping.dim(r.other_dim)
     return [(other * mapping.used_cols(fold_col), mapping.row_folds) for fold_col in range(mapping.col_folds)]
 
@@ -96,19 +104,28 @@ def previous_occurrence(addresses: np.ndarray) -> np.ndarray:
     return previous
 
 
-def epoch_scan_reads(addresses: np.ndarray, epoch: int) -> int:
-    """DRAM reads of a demand stream (addresses in demand order): epoch by epoch, a request is new
-    iff its previous occurrence precedes the epoch's first request; the epoch ends at its
-    ``epoch``-th new request. Each epoch is searched in growing chunks."""
-    previous = previous_occurrence(addresses)
-    total = addresses.size
+def epoch_scan_reads(addresses: np.ndarray, epoch: int, repeats: int = 1) -> int:
+    """DRAM reads of a demand stream, ``addresses`` (one sweep, in demand order) ``repeats`` times
+    over: epoch by epoch, a request is new iff its previous occurrence precedes the epoch's first
+    request; the epoch ends at its ``epoch``-th new request. Each epoch is searched in growing
+    chunks, cut at the sweeps' ends.
+
+    In sweep ``j >= 1`` a request's previous occurrence is in the same sweep or else the address's
+    last one in sweep ``j - 1``: its position in two copies of the sweep, shifted by ``(j - 1)`` sweeps.
+    """
+    length = addresses.size
+    previous = previous_occurrence(np.concatenate([addresses, addresses]) if repeats > 1 else addresses)
+    total = length * repeats
     start = reads = 0
     while start < total:
         position, found, chunk = start, 0, max(epoch, _FIRST_CHUNK)
         end = None
         while position < total:
-            stop = min(total, position + chunk)
-            new = np.flatnonzero(previous[position:stop] < start)
+            sweep = position // length
+            stop = min(total, position + chunk, (sweep + 1) * length)
+            first = position - sweep * length + (length if sweep else 0)  # index in the two copies
+            shift = (sweep - 1) * length if sweep else 0
+            new = np.flatnonzero(previous[first:first + stop - position] < start - shift)
             if found + new.size >= epoch:
                 end = position + int(new[epoch - found - 1])
                 break
@@ -127,9 +144,12 @@ def calc_read_words(plan: SystolicPlan, operand: str, footprint_words: int) -> i
     if not calc_overflows(footprint_words, capacity):
         return footprint_words
     epoch = epoch_words(capacity)
-    if has_closed_form(plan.mapping, plan.layer, operand):
-        return block_walk_reads(repeated_blocks(plan.mapping, operand, footprint_words), epoch)
-    return epoch_scan_reads(demand_stream(plan.mapping, plan.matrices, operand).addresses, epoch)
+    mapping = plan.mapping
+    if has_closed_form(mapping, plan.layer, operand):
+        return block_walk_reads(repeated_blocks(mapping, operand, footprint_words), epoch)
+    repeats = sweeps(mapping, operand)
+    sweep = demand_stream(mapping, plan.matrices, operand, col_folds=1 if repeats > 1 else None)
+    return epoch_scan_reads(sweep.addresses, epoch, repeats)
 
 
 def calc_first_fill_cycle(footprint_words: int, capacity_words: int, first_request_line: int) -> int:
