@@ -141,6 +141,11 @@ class EstimateBufferGeometry:
         return int(ACTIVE_FRACTION * SETS)
 
     @property
+    def prefetch_sets(self) -> int:
+        """Sets the active window slides by when it is full."""
+        return SETS - self.active_sets
+
+    @property
     def active_words(self) -> int:
         """Words it holds before it starts evicting."""
         return self.active_sets * self.set_words
@@ -148,7 +153,7 @@ class EstimateBufferGeometry:
     @property
     def prefetch_words(self) -> int:
         """Words of the prefetch sets, the first fill of an operand that does not fit."""
-        return (SETS - self.active_sets) * self.set_words
+        return self.prefetch_sets * self.set_words
 
 
 class ReadScratchpad:

@@ -20,8 +20,10 @@ def run(spec, layer):
 
 def test_folds_and_drains_with_ideal_dram():
     """WS 2x2, GEMM 3x4x2: two row folds of 2R + C + T - 2 = 7 cycles; the 8-word output buffer
-    drains 4 words (1 per line in CALC mode: one word per column, 2 columns) when half full."""
-    spec = arch("calc", 64, 8)
+    drains 4 words (1 per line in CALC mode: one word per column, 2 columns) when half full.
+    The read buffers are the smallest CALC allows (100 words); CALC reads never stall and log
+    nothing, so the log is the folds and the output drains only."""
+    spec = arch("calc", 100, 8)
     timing, log = run(spec, GemmLayer("g", m=3, k=4, n=2))
     assert (timing.cycles, timing.read_stall_cycles, timing.write_stall_cycles) == (13, 0, 0)
     assert log == [("fold 0", "start", 0),

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from accel_sim.arch.spec import ArchSpec, DramSpec
 from accel_sim.errors import SimulationError
+from accel_sim.hardware.scalesim_scratchpad import SETS
 from accel_sim.systolic.family import FAMILY
 from accel_sim.systolic.spec import BufferSpec, SystolicSpec
 from accel_sim.workload import ConvLayer, GemmLayer, NMSparsity
@@ -23,7 +24,10 @@ MIN_TEST_BUFFER_WORDS = 24  # smaller buffers thrash on every word and only slow
 
 def make_arch(rows, cols, dataflow, mode="calc", bandwidth=4, latency=1, word_bits=8, words=(600, 600, 600),
               nm=False, block_size=None, seed=40):
-    """``block_size``: row-wise sparsity (SCALE-Sim OptimizedMapping) with that BlockSize."""
+    """``block_size``: row-wise sparsity (SCALE-Sim OptimizedMapping) with that BlockSize. CALC read
+    buffers are raised to the 100 words CALC allows (SCALE-Sim's estimate buffer needs a word per set)."""
+    if mode == "calc":
+        words = (max(words[0], SETS), max(words[1], SETS), words[2])
     ifmap, filters, ofmap = (BufferSpec(size=w * word_bits // 8) for w in words)
     row_wise = {} if block_size is None else dict(sparse_mapping="row_wise", row_block_size=block_size, row_seed=seed)
     return ArchSpec(name="t", family="systolic", word_bits=word_bits,

@@ -43,16 +43,16 @@ def counters(**fields) -> dict:
 
 
 # --------------------------------------------------------------------------- worked examples
-WS_CALC = (arch("ws", size=64, ofmap=8), GemmLayer("g", m=3, k=4, n=2))
+WS_CALC = (arch("ws", size=100, ofmap=8), GemmLayer("g", m=3, k=4, n=2))
 # WS 2x2, k = 4 rows of filters in two row folds of 2R + C + T - 2 = 4 + 2 + 3 - 2 = 7 demand cycles: 14
 # lines, last index 13. Each fold streams 3 x 2 ifmap words in and 3 x 2 partial sums out, preloads
-# 2 x 2 weights. 64-word read buffers have 0-word CALC sets (64 // 100), so both operands overflow:
-# each is read once (one column fold), its first fill (0 prefetch words) ends the cycle before its
-# first request: filter line 0 (preload), ifmap line R = 2, so the first DRAM cycle is 0.
+# 2 x 2 weights. 100-word read buffers (the smallest CALC allows) have 1-word sets, 50 active: the 12
+# ifmap and 8 filter words fit and are read once, filled whole at 10 words per cycle before cycle 0:
+# 2 cycles for the ifmap, so the first DRAM cycle is -2.
 # The 8-word output buffer drains 4 words (2 lines of C = 2) when more than half full: drains of
 # 4, 4 (SCALE-Sim counts the half line of word 5 as full), then the flush 4 and 1: 13 words, the
 # last drain ending in cycle 15.
-WS_CALC_COUNTERS = counters(cycles=13, compute_cycles=13, cycles_incl_prefetch=15 - 0, folds=2, macs_issued=3 * 4 * 2,
+WS_CALC_COUNTERS = counters(cycles=13, compute_cycles=13, cycles_incl_prefetch=15 + 2, folds=2, macs_issued=3 * 4 * 2,
                             ifmap_sram_reads=3 * 4, filter_sram_reads=4 * 2, ofmap_sram_writes=2 * 3 * 2,
                             ifmap_dram_reads=12, filter_dram_reads=8, ofmap_dram_writes=13)
 WS_USER = (arch("ws", "user", size=4), GemmLayer("g", m=2, k=2, n=2))
@@ -253,17 +253,24 @@ def test_buffers_in_words_and_dram_streams_in_whole_words():
     assert (plan.user_bandwidth, plan.dram_words_per_cycle, plan.ofmap_line_words) == (True, 1, 1)
     slow = dataclasses.replace(spec, word_bits=8, dram=DramSpec(bandwidth_mode="user", bandwidth=0.5))
     assert FAMILY.plan(slow, GemmLayer("g", m=2, k=2, n=2)).dram_words_per_cycle == 1  # never below one word
-    calc = dataclasses.replace(spec, dram=DramSpec(bandwidth_mode="calc", bandwidth=3))
+    calc = dataclasses.replace(spec, dram=DramSpec(bandwidth_mode="calc", bandwidth=3),
+                               systolic=dataclasses.replace(spec.systolic, filter_sram=BufferSpec(200)))
     assert FAMILY.plan(calc, GemmLayer("g", m=2, k=2, n=2)).ofmap_line_words == 5  # one word per column
 
 
-@pytest.mark.parametrize("buffers, message", [
-    ((BufferSpec(2), BufferSpec(2), BufferSpec(2)), None),                      # one word per half: fine
-    ((BufferSpec(2), BufferSpec(1), BufferSpec(2)), "filter_sram.size 1 B holds fewer than 2 words"),
-    ((BufferSpec(2), BufferSpec(2), BufferSpec(4, double_buffered=False)), "double-buffered"),
+@pytest.mark.parametrize("mode, buffers, message", [
+    ("user", (BufferSpec(2), BufferSpec(2), BufferSpec(2)), None),              # one word per half: fine
+    ("user", (BufferSpec(2), BufferSpec(1), BufferSpec(2)), "filter_sram.size 1 B holds fewer than 2 words"),
+    ("user", (BufferSpec(2), BufferSpec(2), BufferSpec(4, double_buffered=False)), "double-buffered"),
+    # CALC: SCALE-Sim's estimate buffer keeps 100 sets of words // 100; below 100 words they never fill
+    ("calc", (BufferSpec(100), BufferSpec(100), BufferSpec(2)), None),          # the output buffer is not one
+    ("calc", (BufferSpec(99), BufferSpec(100), BufferSpec(2)),
+     r"^arch 't': systolic.ifmap_sram.size 99 B holds 99 words of 8 bits, fewer than the 100 a read buffer needs "
+     "with dram.bandwidth_mode calc"),
+    ("calc", (BufferSpec(100), BufferSpec(2), BufferSpec(2)), "systolic.filter_sram.size 2 B holds 2 words"),
 ])
-def test_buffers_the_model_refuses(buffers, message):
-    spec = ArchSpec(name="t", family="systolic", systolic=SystolicSpec(
+def test_buffers_the_model_refuses(mode, buffers, message):
+    spec = ArchSpec(name="t", family="systolic", dram=DramSpec(bandwidth_mode=mode), systolic=SystolicSpec(
         rows=2, cols=2, dataflow="ws", ifmap_sram=buffers[0], filter_sram=buffers[1], ofmap_sram=buffers[2]))
     if message is None:
         assert FAMILY.plan(spec, GemmLayer("g", m=2, k=2, n=2)).capacity_words["ofmap"] == 2

@@ -3,8 +3,10 @@
 - :mod:`.demand`: the read operands' demand streams over a group, by index arithmetic;
 - :mod:`.fold_sets`: USER-mode misses of operands holding each address once (GEMM ifmaps, filters),
   fold by fold from closed-form fetch ranks (memory of one fold, repeated sweeps scanned once);
-- :mod:`.read_buffers`: the ifmap / filter buffers (USER: vectorised miss scan of a whole group's
-  demand stream, for convolution ifmaps and row-wise sparsity; CALC: closed forms);
+- :mod:`.read_buffers`: the ifmap / filter buffers under USER bandwidth (vectorised miss scan of a
+  whole group's demand stream, for convolution ifmaps and row-wise sparsity);
+- :mod:`.estimate_buffer`: the same under CALC bandwidth (the footprint when it fits, else block by
+  block in closed form or by an epoch scan of the demand stream);
 - :mod:`.ofmap_drain`: the output buffer (write counts per fold shape in closed form, drain-to-drain jumps);
 - :mod:`.footprint`: the read operands' distinct words, in closed form;
 - :mod:`.timeline`: the array's demand lines against the three buffers (SCALE-Sim's timing).
@@ -22,8 +24,8 @@ from accel_sim.systolic.counters import SystolicCounters
 from accel_sim.systolic.fast.demand import demand_stream, first_demand_line
 from accel_sim.systolic.fast.fold_sets import StackedFetch, first_request_line, fold_set_misses, has_closed_form
 from accel_sim.systolic.fast.footprint import read_footprint_words
-from accel_sim.systolic.fast.read_buffers import (ReadStream, calc_first_fill_cycle, calc_overflows, calc_read_words,
-                                                  read_misses)
+from accel_sim.systolic.fast.estimate_buffer import calc_first_fill_cycle, calc_overflows, calc_read_words
+from accel_sim.systolic.fast.read_buffers import ReadStream, read_misses
 from accel_sim.systolic.fast.timeline import Timeline, timeline
 from accel_sim.systolic.plan import SystolicPlan
 from accel_sim.systolic.plan.buffers import OFMAP_WRITE_LATENCY
@@ -72,15 +74,16 @@ def _first_request_line(plan: SystolicPlan, operand: str) -> int:
 
 
 def calc_group_timing(plan: SystolicPlan) -> GroupTiming:
-    """CALC bandwidth: stall-free reads, DRAM words and first DRAM cycle from the footprints (the
-    demand cycle of the first request is needed only for an operand that overflows its buffer)."""
+    """CALC bandwidth: stall-free reads; DRAM words and first DRAM cycle from the footprints when the
+    operands fit their buffers (the demand stream and the first request's demand cycle are needed
+    only for an operand that overflows its buffer)."""
     mapping = plan.mapping
     ofmap = WriteBufferGeometry(plan.capacity_words["ofmap"], plan.ofmap_line_words)
     dram, starts = {}, []
     for operand in READ_OPERANDS:
         capacity = plan.capacity_words[operand]
         footprint = read_footprint_words(mapping, plan.layer, operand)
-        dram[operand] = calc_read_words(mapping, operand, footprint, capacity)
+        dram[operand] = calc_read_words(plan, operand, footprint)
         first_request = 0
         if calc_overflows(footprint, capacity):
             first_request = _first_request_line(plan, operand)

@@ -32,22 +32,25 @@ class DemandStream:
     addresses: np.ndarray  # address of each request
 
 
-def _fold_offsets(mapping: SystolicMapping):
-    """(first demand line, fold column, fold row) of every fold, in SCALE-Sim's order."""
-    for fold_col in range(mapping.col_folds):
+def _fold_offsets(mapping: SystolicMapping, col_folds: int | None = None):
+    """(first demand line, fold column, fold row) of every fold (of the first ``col_folds`` column
+    folds), in SCALE-Sim's order."""
+    for fold_col in range(mapping.col_folds if col_folds is None else col_folds):
         for fold_row in range(mapping.row_folds):
             yield (fold_col * mapping.row_folds + fold_row) * mapping.fold_lines, fold_col, fold_row
 
 
-def demand_stream(mapping: SystolicMapping, matrices: OperandMatrices, operand: str) -> DemandStream:
-    """All valid requests of the read operand ``operand`` over the group, ordered by (demand cycle, array column)."""
+def demand_stream(mapping: SystolicMapping, matrices: OperandMatrices, operand: str,
+                  col_folds: int | None = None) -> DemandStream:
+    """All valid requests of the read operand ``operand`` over the group (or its first ``col_folds``
+    column folds), ordered by (demand cycle, array column)."""
     if mapping.row_wise is not None and operand == "ifmap":
-        return _row_wise_ifmap_stream(mapping, matrices)
+        return _row_wise_ifmap_stream(mapping, matrices, col_folds)
     r = role(mapping, operand)
     lines_parts: list[np.ndarray] = []
     address_parts: list[np.ndarray] = []
     base = demand_base(mapping, r)
-    for offset, fold_col, fold_row in _fold_offsets(mapping):
+    for offset, fold_col, fold_row in _fold_offsets(mapping, col_folds):
         block = fold_block(mapping, matrices, operand, fold_col, fold_row)
         if r.kind == "preload":
             rows = np.repeat(np.arange(mapping.rows)[::-1], block.shape[1])
@@ -64,13 +67,13 @@ def demand_stream(mapping: SystolicMapping, matrices: OperandMatrices, operand: 
                         addresses=np.concatenate(address_parts))
 
 
-def _row_wise_ifmap_stream(mapping: SystolicMapping, matrices: OperandMatrices) -> DemandStream:
+def _row_wise_ifmap_stream(mapping: SystolicMapping, matrices: OperandMatrices, col_folds: int | None) -> DemandStream:
     """Row-wise ifmap requests of the group: (t, PE row) along anti-diagonals, ``BS`` values each."""
     bs = mapping.row_wise.block_size
     t, pe_row = diagonal_order(mapping.t, mapping.rows)
     columns = (slot_block(pe_row, bs) * bs)[:, None] + np.arange(bs)[None, :]
     lines_parts, address_parts = [], []
-    for offset, _, fold_row in _fold_offsets(mapping):
+    for offset, _, fold_row in _fold_offsets(mapping, col_folds):
         addresses = row_wise_window_columns(mapping, matrices, fold_row)[t[:, None], columns].ravel()
         lines = np.repeat(offset + mapping.rows + t + pe_row, bs)
         valid = addresses != NO_ADDRESS

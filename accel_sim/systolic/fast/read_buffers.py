@@ -6,23 +6,17 @@ only when it misses the resident window. Which lines miss does not depend on tim
 each miss claims the next prefetch burst, whose end cycle is fixed (bursts go out back to back:
 ``initial fill end + k * (burst_lines + latency)``).
 
-CALC bandwidth (SCALE-Sim's stall-free estimate buffer, :class:`~accel_sim.hardware.scalesim_scratchpad.EstimateBufferGeometry`):
-DRAM words and the first DRAM cycle from the operand's footprint, in closed form
-(:func:`calc_read_words`, :func:`calc_first_fill_cycle`).
+CALC bandwidth (SCALE-Sim's stall-free estimate buffer) is in :mod:`.estimate_buffer`.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from accel_sim.errors import SimulationError
-from accel_sim.hardware.scalesim_scratchpad import (ESTIMATE_FILL_WORDS_PER_CYCLE, NO_ADDRESS, EstimateBufferGeometry,
-                                                    ReadBufferGeometry)
+from accel_sim.hardware.scalesim_scratchpad import NO_ADDRESS, ReadBufferGeometry
 from accel_sim.systolic.fast.demand import DemandStream
-from accel_sim.systolic.plan.mapping import SystolicMapping
-from accel_sim.systolic.plan.operands import role
 
 _FIRST_CHUNK = 256
 _LARGEST_CHUNK = 1 << 20
@@ -139,36 +133,3 @@ class ReadStream:
     def dram_words(self) -> int:
         g = self.geometry
         return (g.initial_lines + self.misses.total_bursts * g.burst_lines) * g.words_per_cycle
-
-
-def calc_overflows(footprint_words: int, capacity_words: int) -> bool:
-    """Whether a CALC read buffer cannot hold the operand's footprint in its active sets."""
-    return footprint_words >= EstimateBufferGeometry(capacity_words).active_words
-
-
-def calc_read_words(mapping: SystolicMapping, operand: str, footprint_words: int, capacity_words: int) -> int:
-    """DRAM words of a read operand with unconstrained bandwidth (SCALE-Sim CALC mode).
-
-    The footprint once if it fits in the active half of the buffer (SCALE-Sim's count, exact
-    then); otherwise once per sweep over it: a streamed operand entering along the array rows
-    is re-read for every column fold (an approximation of SCALE-Sim's set-wise refetches).
-    """
-    if not calc_overflows(footprint_words, capacity_words):
-        return footprint_words
-    r = role(mapping, operand)
-    sweeps = mapping.col_folds if r.kind == "stream" and r.width_is_rows else 1
-    return footprint_words * sweeps
-
-
-def calc_first_fill_cycle(footprint_words: int, capacity_words: int, first_request_line: int) -> int:
-    """First DRAM cycle of a CALC read buffer (SCALE-Sim ``read_buffer_estimate_bw``).
-
-    An operand that fits its active sets is filled whole, in sets of ``capacity // SETS``
-    words, just before cycle 0. Otherwise the first fill covers the prefetch sets and ends
-    just before the operand's first request.
-    """
-    g = EstimateBufferGeometry(capacity_words)
-    if not calc_overflows(footprint_words, capacity_words):
-        words = math.ceil(footprint_words / g.set_words) * g.set_words
-        return -math.ceil(words / ESTIMATE_FILL_WORDS_PER_CYCLE)
-    return first_request_line - math.ceil(g.prefetch_words / ESTIMATE_FILL_WORDS_PER_CYCLE)

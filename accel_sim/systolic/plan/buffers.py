@@ -5,12 +5,18 @@ SCALE-Sim gives the ifmap, filter and ofmap buffers one DRAM stream each. A buff
 ``dram.bandwidth / word`` whole words per cycle; in CALC mode the output buffer drains one
 word per array column per cycle (SCALE-Sim's ``ofmap_backing_bw = arr_col``) and reads are
 stall-free. Output drains are posted writes (SCALE-Sim's ``write_port`` latency is 0).
+
+A CALC read buffer below ``SETS`` (100) words is refused: SCALE-Sim's estimate buffer cuts it into
+100 sets of ``floor(words / 100)`` words, so its sets are empty, never close, and the buffer counts
+every distinct word once whatever its size (a 2-byte buffer would read less DRAM than 6 MiB).
 """
 from __future__ import annotations
 
 import math
 
 from accel_sim.arch.spec import ArchSpec
+from accel_sim.hardware.scalesim_scratchpad import SETS
+from accel_sim.systolic.plan.operands import READ_OPERANDS
 from accel_sim.systolic.spec import SystolicSpec
 
 BITS_PER_BYTE = 8
@@ -30,6 +36,14 @@ def checked_spec(arch: ArchSpec) -> SystolicSpec:
         if size * BITS_PER_BYTE < MIN_BUFFER_WORDS * arch.word_bits:
             raise ValueError(f"arch {arch.name!r}: systolic.{buffer}_sram.size {size} B holds fewer than "
                              f"{MIN_BUFFER_WORDS} words of {arch.word_bits} bits (one per half of the double buffer)")
+    if arch.dram.bandwidth_mode == "calc":
+        for buffer in READ_OPERANDS:
+            words = capacity_words(arch, systolic, buffer)
+            if words < SETS:
+                raise ValueError(f"arch {arch.name!r}: systolic.{buffer}_sram.size {getattr(systolic, f'{buffer}_sram').size} B "
+                                 f"holds {words} words of {arch.word_bits} bits, fewer than the {SETS} a read buffer needs "
+                                 f"with dram.bandwidth_mode calc (SCALE-Sim's estimate buffer keeps {SETS} sets of "
+                                 f"words // {SETS}: empty sets never fill, so it would never evict)")
     return systolic
 
 

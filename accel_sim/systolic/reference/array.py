@@ -19,7 +19,7 @@ from accel_sim.errors import SimulationError
 from accel_sim.hardware.dram_channel import LogEntry
 from accel_sim.hardware.scalesim_scratchpad import NO_ADDRESS, ReadScratchpad
 from accel_sim.systolic.plan import SystolicPlan
-from accel_sim.systolic.plan.operands import READ_OPERANDS, OperandMatrices, fold_block, role
+from accel_sim.systolic.plan.operands import READ_OPERANDS, OperandMatrices, fold_block
 from accel_sim.systolic.reference.demand import fold_demand_matrix, row_wise_ifmap_block
 from accel_sim.systolic.reference.ofmap_drain import OfmapDrain
 from accel_sim.systolic.reference.read_buffers import EstimatingReadBuffer
@@ -88,8 +88,6 @@ class SystolicArray:
             demand[operand] = fold_demand_matrix(mapping, matrices, operand, fold_col, fold_row)
         self._weights.append(demand["filter"][demand["filter"] != NO_ADDRESS])
         for operand, estimate in self.estimates.items():
-            if fold_row == 0 and role(mapping, operand).edge_dim == mapping.dataflow.rows_dim:
-                estimate.restream()  # each column fold streams the operand's row blocks again
             estimate.fold(demand[operand], self.lines)
         requests = {op: [line[line != NO_ADDRESS] for line in demand[op]] for op in self.reads}
         outputs = (fold_demand_matrix(mapping, matrices, "ofmap", fold_col, fold_row) != NO_ADDRESS).sum(axis=1).tolist()
