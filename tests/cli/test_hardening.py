@@ -212,3 +212,12 @@ def test_the_readme_import_onnx_line_works_as_written(tmp_path, capsys, monkeypa
     assert args[:2] == ["import-onnx", "examples/model.onnx"]
     result = run_cli(capsys, *args[:2], "--out", tmp_path / "model")
     assert result.code == 0 and "imported 3 layers" in result.out and "not simulated: Flatten x1, Relu x1" in result.out
+
+
+def test_a_2_byte_calc_read_buffer_is_refused_not_cheaper(capsys):
+    """Issue 21: a 2-byte ifmap SRAM on a CALC arch reported less energy than 6 MiB. SCALE-Sim's
+    estimate buffer has floor(words / 100)-word sets, so below 100 words it never evicts and
+    counts each address once: such a buffer is refused, naming the field."""
+    assert_one_line_error(run_cli(capsys, "run", "--arch", "tpu_like_128x128_ws", "--workload", "tiny_conv",
+                                  "--no-figure", "--set", "systolic.ifmap_sram.size=2 B"),
+                          "tpu_like_128x128_ws.yaml", "systolic.ifmap_sram.size 2 B", "fewer than the 100")
