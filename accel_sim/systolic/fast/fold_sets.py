@@ -21,7 +21,7 @@ import numpy as np
 
 from accel_sim.errors import SimulationError
 from accel_sim.hardware.scalesim_scratchpad import ReadBufferGeometry
-from accel_sim.systolic.fast.read_buffers import _FIRST_CHUNK, _LARGEST_CHUNK, ReadMisses
+from accel_sim.systolic.fast.read_buffers import ReadMisses, scan_misses
 from accel_sim.systolic.plan.mapping import SystolicMapping
 from accel_sim.systolic.plan.operands import demand_base, diagonal_order, edge_fold, edge_width, role
 from accel_sim.workload.layer import ConvLayer, Layer
@@ -109,32 +109,24 @@ def _fold_requests(mapping: SystolicMapping, fetch: StackedFetch, operand: str, 
 
 def _scan(geometry: ReadBufferGeometry, sets: np.ndarray, lines: np.ndarray, start: int):
     """Misses of one fold's requests (their sets, in demand order) from window start ``start``:
-    (miss lines, bursts per miss line, start after the fold)."""
+    (miss lines, bursts per miss line, start after the fold). The window is its start alone."""
     n_sets, active, step = geometry.sets, geometry.active_sets, geometry.prefetch_sets
-    miss_lines: list[int] = []
-    miss_bursts: list[int] = []
-    position, chunk, total = 0, _FIRST_CHUNK, sets.size
-    while position < total:
-        stop = min(total, position + chunk)
-        outside = (sets[position:stop] - start) % n_sets >= active
-        if not outside.any():
-            position, chunk = stop, min(2 * chunk, _LARGEST_CHUNK)
-            continue
-        position += int(np.argmax(outside))
+    window = [start]
+
+    def hits(lo: int, hi: int) -> np.ndarray:
+        return (sets[lo:hi] - window[0]) % n_sets < active
+
+    def reach(position: int) -> int:
         target, bursts = int(sets[position]), 0
-        while (target - start) % n_sets >= active:
+        while (target - window[0]) % n_sets >= active:
             if bursts > n_sets or step == 0:
                 raise SimulationError("read scratchpad window never reaches a demanded address")
-            start = (start + step) % n_sets
+            window[0] = (window[0] + step) % n_sets
             bursts += 1
-        line = int(lines[position])
-        if miss_lines and miss_lines[-1] == line:
-            miss_bursts[-1] += bursts
-        else:
-            miss_lines.append(line)
-            miss_bursts.append(bursts)
-        position, chunk = position + 1, _FIRST_CHUNK
-    return np.asarray(miss_lines, dtype=np.int64), np.asarray(miss_bursts, dtype=np.int64), start
+        return bursts
+
+    miss_lines, miss_bursts = scan_misses(sets.size, hits, reach, lines)
+    return miss_lines, miss_bursts, window[0]
 
 
 def fold_set_misses(mapping: SystolicMapping, geometry: ReadBufferGeometry, fetch: StackedFetch,

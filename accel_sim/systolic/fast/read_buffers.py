@@ -81,39 +81,49 @@ class _ResidentWords:
         return bool(self.count[self.addresses[position]] > 0)
 
 
-def read_misses(geometry: ReadBufferGeometry, fetch: np.ndarray, demand: DemandStream) -> ReadMisses:
-    """Scan the demand stream against the sliding window of resident sets.
+def scan_misses(total: int, hits, reach, lines: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The miss scan of a demand stream against a sliding window, whatever holds the window's state.
 
-    Vectorised in growing chunks: a chunk of requests is checked at once against the current
-    window; at the first miss the window slides (one burst each time) until the request
-    hits, and the scan resumes after it.
+    Vectorised in growing chunks: ``hits(lo, hi)`` checks requests ``lo .. hi - 1`` at once against
+    the current window; at the first miss ``reach(position)`` slides the window (one burst each
+    time) until the request hits and returns the bursts it took, and the scan resumes after it.
+    Misses of one demand line (``lines``) add up. Returns (miss lines, bursts per miss line).
     """
-    resident = _ResidentWords(geometry, fetch, demand.addresses)
-    total = demand.addresses.size
     miss_lines: list[int] = []
     miss_bursts: list[int] = []
     position, chunk = 0, _FIRST_CHUNK
     while position < total:
         stop = min(total, position + chunk)
-        hit = resident.hits(position, stop)
+        hit = hits(position, stop)
         if hit.all():
             position, chunk = stop, min(2 * chunk, _LARGEST_CHUNK)
             continue
         position += int(np.argmin(hit))
-        bursts = 0
-        while not resident.holds(position):
-            if bursts > geometry.sets:
-                raise SimulationError("read scratchpad window never reaches a demanded address")
-            resident.slide()
-            bursts += 1
-        line = int(demand.lines[position])
+        bursts = reach(position)
+        line = int(lines[position])
         if miss_lines and miss_lines[-1] == line:
             miss_bursts[-1] += bursts
         else:
             miss_lines.append(line)
             miss_bursts.append(bursts)
         position, chunk = position + 1, _FIRST_CHUNK
-    return ReadMisses(np.asarray(miss_lines, dtype=np.int64), np.asarray(miss_bursts, dtype=np.int64))
+    return np.asarray(miss_lines, dtype=np.int64), np.asarray(miss_bursts, dtype=np.int64)
+
+
+def read_misses(geometry: ReadBufferGeometry, fetch: np.ndarray, demand: DemandStream) -> ReadMisses:
+    """Scan the demand stream against the sliding window of resident sets (:func:`scan_misses`)."""
+    resident = _ResidentWords(geometry, fetch, demand.addresses)
+
+    def reach(position: int) -> int:
+        bursts = 0
+        while not resident.holds(position):
+            if bursts > geometry.sets:
+                raise SimulationError("read scratchpad window never reaches a demanded address")
+            resident.slide()
+            bursts += 1
+        return bursts
+
+    return ReadMisses(*scan_misses(demand.addresses.size, resident.hits, reach, demand.lines))
 
 
 @dataclass(frozen=True)
