@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -76,6 +77,8 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if args.study != "all" and args.study not in studies:
         raise InputError.single("reproduce", args.study, f"no such study; known: {', '.join(studies)}")
+    if args.jobs < 1:
+        raise InputError.single("--jobs", str(args.jobs), "expected a number of studies run at once >= 1")
     folder = check_output_folder(out, f"reproduce {args.study}", args.force)
     folder.create()
     if args.study == "all":
@@ -83,9 +86,9 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
 
         progress = StudyProgress(len(studies), _progress_stream(args))
         args.on_interrupt = lambda: progress.saved_line(out)
-        gallery = reproduce_all(out, on_study=progress.start)
+        gallery = reproduce_all(out, on_study=progress.start, jobs=args.jobs, on_done=progress.done)
         progress.finish()
-        print(f"wrote {len(gallery.outputs)} studies and {out / 'README.md'}")
+        print(f"wrote {len(gallery.comparisons)} studies and {out / 'README.md'}")
         for name, error in gallery.failures.items():
             print(f"accel-sim: study {name} failed: {error} (traceback in {out / name / 'error.txt'})",
                   file=sys.stderr)
@@ -167,6 +170,9 @@ def build_parser() -> argparse.ArgumentParser:
     reproduce.add_argument("study", nargs="?", help="study name, or 'all'")
     reproduce.add_argument("--out", default="reports", help="output folder (default: reports)")
     reproduce.add_argument("--list", action="store_true", help="list the registered studies")
+    reproduce.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                           help="studies run at once by 'all', each in its own process (default: one per core); "
+                                "the files are the same for any value")
     add_output_options(reproduce)
     reproduce.set_defaults(handler=_cmd_reproduce)
 

@@ -50,6 +50,7 @@ class StudyProgress:
     def __init__(self, total: int, stream: TextIO | None):
         self.total, self.stream = total, stream
         self.started: list[str] = []
+        self.finished: list[str] = []
         self._start = time.monotonic()
 
     def start(self, name: str) -> None:
@@ -57,11 +58,14 @@ class StudyProgress:
         self._write(f"reproduce all: study {len(self.started)}/{self.total} {name} "
                     f"(elapsed {format_clock(time.monotonic() - self._start)})")
 
+    def done(self, name: str) -> None:
+        self.finished.append(name)
+
     def finish(self) -> None:
         self._write(f"reproduce all: {len(self.started)} studies in {format_clock(time.monotonic() - self._start)}")
 
     def saved_line(self, out: Path) -> str:
-        done = self.started[:-1]
+        done = self.finished
         return (f"{len(done)} studies finished in {out}/<study>/ ({', '.join(done) or 'none'}); the gallery "
                 f"README was not written; run `accel-sim reproduce NAME --out {out}/NAME` for the others, or "
                 "the same command again with --force")

@@ -10,9 +10,11 @@ table.
 from __future__ import annotations
 
 import importlib
+import multiprocessing
 import pkgutil
 import traceback
 from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -113,17 +115,21 @@ class Study:
     name: str
     title: str
     run: Callable[[], StudyOutput]
+    # CPU seconds one run took when last measured (`benchmarks/bench_reproduce_all.py`); only the order in
+    # which `reproduce all` starts studies depends on it (longest first, so parallel workers finish together)
+    cpu_s: float = 1.0
 
 
 _REGISTRY: dict[str, Study] = {}
 
 
-def study(name: str, title: str) -> Callable[[Callable[[], StudyOutput]], Callable[[], StudyOutput]]:
-    """Decorator registering a study function under ``name``."""
+def study(name: str, title: str, cpu_s: float = 1.0) -> Callable[[Callable[[], StudyOutput]],
+                                                                  Callable[[], StudyOutput]]:
+    """Decorator registering a study function under ``name`` (``cpu_s``: see :class:`Study`)."""
     def register(fn: Callable[[], StudyOutput]) -> Callable[[], StudyOutput]:
         if name in _REGISTRY:
             raise ValueError(f"study {name!r} registered twice")
-        _REGISTRY[name] = Study(name, title, fn)
+        _REGISTRY[name] = Study(name, title, fn, cpu_s)
         return fn
     return register
 
@@ -157,39 +163,83 @@ def write_study(s: Study, out_dir: Path) -> StudyOutput:
 
 @dataclass(frozen=True)
 class Gallery:
-    """What ``reproduce all`` produced: the studies that ran, and those that failed (study -> error)."""
+    """What ``reproduce all`` produced: each finished study's comparison rows, and the studies that
+    failed (study -> error)."""
 
-    outputs: dict[str, StudyOutput]
+    comparisons: dict[str, tuple[Comparison, ...]]
     failures: dict[str, str]
 
 
-def reproduce_all(out_dir: Path, names: tuple[str, ...] | None = None,
-                  on_study: Callable[[str], None] | None = None) -> Gallery:
-    """Run every study (or those in ``names``) into ``out_dir/<study>/`` and write the gallery
-    ``out_dir/README.md``. A study that fails does not stop the others: its traceback goes to
-    ``out_dir/<study>/error.txt`` and the gallery lists it as failed. ``on_study`` is called
-    with each study's name as it starts (progress)."""
-    chosen = {n: s for n, s in all_studies().items() if names is None or n in names}
-    outputs: dict[str, StudyOutput] = {}
-    failures: dict[str, str] = {}
-    for name, s in chosen.items():
-        if on_study is not None:
+def _write_or_record(name: str, out_dir: Path) -> tuple[tuple[Comparison, ...], str | None]:
+    """Run one study into ``out_dir``: its comparison rows, or (on failure) its traceback written to
+    ``out_dir/error.txt`` and a one-line error. Looks the study up by name, so a pool worker runs it too."""
+    try:
+        return write_study(all_studies()[name], out_dir).comparisons, None
+    except Exception as error:  # noqa: BLE001 - reported, and the remaining studies still run
+        out_dir.mkdir(parents=True, exist_ok=True)
+        (out_dir / "error.txt").write_text(traceback.format_exc(), encoding="utf-8")
+        return (), f"{type(error).__name__}: {error}"
+
+
+def _run_studies(order: list[str], out_dir: Path, jobs: int, on_study: Callable[[str], None],
+                 on_done: Callable[[str], None]) -> dict[str, tuple[tuple[Comparison, ...], str | None]]:
+    """Each study's outcome, ``jobs`` at a time. Workers are forked (they inherit the registry as this
+    process has it) and each study writes only its own folder, so the files do not depend on ``jobs``.
+    A study is submitted when a worker is free, so ``on_study`` marks when it really starts."""
+    outcomes: dict[str, tuple[tuple[Comparison, ...], str | None]] = {}
+    if jobs <= 1 or len(order) <= 1:
+        for name in order:
             on_study(name)
-        try:
-            outputs[name] = write_study(s, out_dir / name)
-        except Exception as error:  # noqa: BLE001 - reported, and the remaining studies still run
-            (out_dir / name).mkdir(parents=True, exist_ok=True)
-            (out_dir / name / "error.txt").write_text(traceback.format_exc(), encoding="utf-8")
-            failures[name] = f"{type(error).__name__}: {error}"
+            outcomes[name] = _write_or_record(name, out_dir / name)
+            on_done(name)
+        return outcomes
+    waiting = iter(order)
+    pending: dict[Future, str] = {}
+    pool = ProcessPoolExecutor(max_workers=min(jobs, len(order)), mp_context=multiprocessing.get_context("fork"))
+
+    def submit_next() -> None:
+        name = next(waiting, None)
+        if name is not None:
+            on_study(name)
+            pending[pool.submit(_write_or_record, name, out_dir / name)] = name
+    try:
+        for _ in range(min(jobs, len(order))):
+            submit_next()
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                name = pending.pop(future)
+                outcomes[name] = future.result()
+                on_done(name)
+                submit_next()
+    finally:
+        pool.shutdown(wait=not pending, cancel_futures=True)
+    return outcomes
+
+
+def reproduce_all(out_dir: Path, names: tuple[str, ...] | None = None,
+                  on_study: Callable[[str], None] | None = None, jobs: int = 1,
+                  on_done: Callable[[str], None] | None = None) -> Gallery:
+    """Run every study (or those in ``names``) into ``out_dir/<study>/`` and write the gallery
+    ``out_dir/README.md``. ``jobs`` studies run at once in worker processes, the longest (by
+    :attr:`Study.cpu_s`) first; the files written are the same for any ``jobs``. A study that fails
+    does not stop the others: its traceback goes to ``out_dir/<study>/error.txt`` and the gallery
+    lists it as failed. ``on_study`` / ``on_done`` are called with each study's name as it starts
+    and as it ends (progress)."""
+    chosen = {n: s for n, s in all_studies().items() if names is None or n in names}
+    order = sorted(chosen, key=lambda n: -chosen[n].cpu_s)
+    outcomes = _run_studies(order, out_dir, jobs, on_study or (lambda name: None), on_done or (lambda name: None))
+    comparisons = {name: outcomes[name][0] for name in chosen if outcomes[name][1] is None}
+    failures = {name: outcomes[name][1] for name in chosen if outcomes[name][1] is not None}
     lines = ["# Reports gallery", "", "Every registered study, regenerated by `accel-sim reproduce all --out "
              f"{out_dir}`.", ""]
-    rows = [(name, c) for name, output in outputs.items() for c in output.comparisons]
+    rows = [(name, c) for name, rows in comparisons.items() for c in rows]
     if rows:
         lines += ["## Published vs simulated, every study", "",
                   "One row per published figure a study reproduces (each study's `comparison.csv`; all of them "
                   "in `comparison.csv` here). Relative error = (simulated - published) / published.", ""]
         lines += comparison_markdown(tuple(c for _, c in rows), tuple(name for name, _ in rows)) + [""]
-        pd.concat([comparison_frame(o.comparisons, n) for n, o in outputs.items()]).to_csv(
+        pd.concat([comparison_frame(rows, n) for n, rows in comparisons.items()]).to_csv(
             out_dir / "comparison.csv", index=False)
     for name, s in chosen.items():
         if name in failures:
@@ -197,4 +247,4 @@ def reproduce_all(out_dir: Path, names: tuple[str, ...] | None = None,
             continue
         lines += [f"## [{s.title}]({name}/README.md)", "", f"![{name}]({name}/figure.png)", ""]
     (out_dir / "README.md").write_text("\n".join(lines), encoding="utf-8")
-    return Gallery(outputs, failures)
+    return Gallery(comparisons, failures)

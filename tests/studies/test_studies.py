@@ -75,3 +75,55 @@ def test_a_failing_study_does_not_stop_the_others(tmp_path, monkeypatch, capsys)
 def test_unknown_study_exits_2(capsys):
     assert main(["reproduce", "no-such-study", "--out", "x"]) == 2
     assert "no such study" in capsys.readouterr().err
+
+
+def _study_writing(value: int):
+    def run() -> StudyOutput:
+        return StudyOutput(pd.DataFrame({"x": [value]}), plt.figure(), f"study {value}",
+                           (Comparison("q", "x", 1.0, float(value), "me"),))
+    return run
+
+
+def _tiny_registry(monkeypatch, costs: dict[str, float]) -> None:
+    studies = {name: Study(name, name.upper(), _study_writing(i), cpu_s) for i, (name, cpu_s) in
+               enumerate(costs.items())}
+    monkeypatch.setattr(registry, "all_studies", lambda: studies)
+
+
+def test_parallel_gallery_writes_the_same_files_as_serial(tmp_path, monkeypatch):
+    """Issue 21: `reproduce all` runs studies in worker processes; what it writes must not depend on it."""
+    _tiny_registry(monkeypatch, {"a": 1.0, "b": 3.0, "c": 2.0})
+    serial, parallel = reproduce_all(tmp_path / "serial", jobs=1), reproduce_all(tmp_path / "parallel", jobs=2)
+    assert serial == parallel and set(serial.comparisons) == {"a", "b", "c"} and not serial.failures
+    files = sorted(p.relative_to(tmp_path / "serial") for p in (tmp_path / "serial").rglob("*") if p.is_file())
+    assert len(files) == 1 + 1 + 3 * 4      # gallery README and comparison.csv, four files per study
+    for path in files:   # READMEs name their own folder in the regenerate command
+        if path.suffix != ".png":
+            written = (tmp_path / "parallel" / path).read_bytes().replace(b"/parallel", b"/serial")
+            assert (tmp_path / "serial" / path).read_bytes() == written, path
+
+
+def test_longest_study_starts_first_and_progress_names_what_finished(tmp_path, monkeypatch):
+    _tiny_registry(monkeypatch, {"a": 1.0, "b": 3.0, "c": 2.0})
+    started, finished = [], []
+    reproduce_all(tmp_path, jobs=2, on_study=started.append, on_done=finished.append)
+    assert started == ["b", "c", "a"] and sorted(finished) == ["a", "b", "c"]
+    gallery = (tmp_path / "README.md").read_text()
+    assert gallery.index("(a/README.md)") < gallery.index("(b/README.md)") < gallery.index("(c/README.md)")
+
+
+def test_a_failing_study_in_a_worker_is_reported(tmp_path, monkeypatch):
+    studies = {"a-broken": Study("a-broken", "Broken", _broken_study), "b-tiny": Study("b-tiny", "Tiny", _tiny_study)}
+    monkeypatch.setattr(registry, "all_studies", lambda: studies)
+    gallery = reproduce_all(tmp_path, jobs=2)
+    assert gallery.failures == {"a-broken": "ZeroDivisionError: a bug in one study"}
+    assert list(gallery.comparisons) == ["b-tiny"]
+    assert "ZeroDivisionError" in (tmp_path / "a-broken" / "error.txt").read_text()
+
+
+def test_reproduce_jobs_below_one_is_refused_before_any_work(tmp_path, capsys):
+    assert main(["reproduce", "all", "--jobs", "0", "--out", str(tmp_path / "g")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["accel-sim: error: --jobs: '0': expected a number of studies run at once >= 1"] or (
+        len(err) == 1 and "--jobs" in err[0] and ">= 1" in err[0])
+    assert not (tmp_path / "g").exists()
