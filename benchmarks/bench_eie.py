@@ -72,7 +72,7 @@ def network_split(workload: str) -> None:
     arch = load_arch("eie")
     spent = dict.fromkeys(("operand generation", "plan (slices, storage, codes)", "fast path", "accounting"), 0.0)
     for layer in load_workload(workload).layers:
-        for part, step in zip(spent, (lambda: layer_operands(layer), lambda: FAMILY.plan(arch, layer))):
+        for part, step in zip(spent, (lambda layer=layer: layer_operands(layer), lambda layer=layer: FAMILY.plan(arch, layer))):
             start = time.process_time()
             plan = step()
             spent[part] += time.process_time() - start

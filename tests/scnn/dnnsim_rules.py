@@ -26,7 +26,7 @@ import math
 
 import numpy as np
 
-PES, I, F, ACC, BANKS = 8, 4, 4, 1024, 32
+PES, I, F, ACC, BANKS = 8, 4, 4, 1024, 32  # noqa: E741 - the paper's I (activations per vector)
 
 
 def _trunc_div(a: int, b: int) -> int:
