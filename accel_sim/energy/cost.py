@@ -20,8 +20,9 @@ class EnergyBreakdown:
         return float(sum(self.by_component_pj.values()))
 
 
-def cost(actions: tuple[ActionCount, ...], table: EnergyTable) -> EnergyBreakdown:
+def cost(actions: tuple[ActionCount, ...], table: EnergyTable, factor: float = 1.0) -> EnergyBreakdown:
+    """Energy per component: counts x table, times ``factor`` (technology scaling; 1.0 is exact)."""
     parts: dict[str, float] = {}
     for action in actions:
-        parts[action.component] = parts.get(action.component, 0.0) + table.energy_pj(action)
+        parts[action.component] = parts.get(action.component, 0.0) + table.energy_pj(action) * factor
     return EnergyBreakdown(MappingProxyType(parts))

@@ -14,6 +14,7 @@ from pathlib import Path
 from accel_sim.config.loader import resolve_path
 from accel_sim.config.schema import build, spec_field
 from accel_sim.config.yaml_io import read_yaml
+from accel_sim.energy.lookup import by_capacity
 from accel_sim.errors import InputError
 from accel_sim.results.counts import ActionCount
 
@@ -35,6 +36,8 @@ class EnergyTableSpec:
     name: str = spec_field("Table name.")
     entries: tuple[EnergyEntry, ...] = spec_field("Energy per action entries.")
     technology: str = spec_field("Process node and voltage the numbers are for.", "")
+    node_nm: float = spec_field("Process node (nm) of the numbers; a run at another node scales them "
+                                "(accel_sim/energy/technology.py). 0: never scaled.", 45, minimum=0)
     width_exponents: dict[str, float] = spec_field(
         "Per class: energy scales with (bits / listed bits) ** exponent.", default_factory=dict)
 
@@ -51,6 +54,10 @@ class EnergyTable:
     def name(self) -> str:
         return self.spec.name
 
+    @property
+    def node_nm(self) -> float:
+        return self.spec.node_nm
+
     def energy_per_action_pj(self, component_class: str, action: str, bits: int, capacity_bytes: int = 0) -> float:
         entries = self._by_key.get((component_class, action))
         if not entries:
@@ -66,16 +73,7 @@ class EnergyTable:
 
     @staticmethod
     def _by_capacity(entries: list[EnergyEntry], capacity: int, bits: int, exponent: float) -> float:
-        pts = sorted((e.capacity, e.energy * (bits / e.bits) ** exponent) for e in entries)
-        if capacity <= pts[0][0]:
-            return pts[0][1]
-        if capacity >= pts[-1][0]:
-            return pts[-1][1]
-        for (c0, e0), (c1, e1) in zip(pts, pts[1:]):
-            if c0 <= capacity <= c1:
-                t = math.log(capacity / c0) / math.log(c1 / c0)
-                return math.exp(math.log(e0) + t * (math.log(e1) - math.log(e0)))
-        raise AssertionError("unreachable")
+        return by_capacity([(e.capacity, e.energy * (bits / e.bits) ** exponent) for e in entries], capacity)
 
     def energy_pj(self, action: ActionCount) -> float:
         return action.count * self.energy_per_action_pj(action.component_class, action.action,
