@@ -41,7 +41,7 @@ def area_of(components: tuple[Component, ...], table: AreaTable, node_nm: float,
 
     A block whose class the table lacks is bad input: one line naming the component, its class,
     the table and (``where``) the config that asked for it."""
-    factors = scale_factors(table.node_nm, node_nm)
+    factors = scale_factors(table.node_nm, node_nm) if table.node_nm else scale_factors(node_nm, node_nm)
     area: dict[str, float] = {}
     leakage: dict[str, float] = {}
     for component in components:

@@ -14,7 +14,7 @@ from pathlib import Path
 from accel_sim.config.loader import resolve_path
 from accel_sim.config.schema import build, spec_field
 from accel_sim.config.yaml_io import read_yaml
-from accel_sim.energy.lookup import by_capacity, nearest_width
+from accel_sim.energy.lookup import BlockCost, by_capacity, nearest_width
 from accel_sim.energy.table import TABLE_DIR, _rename_class
 from accel_sim.energy.technology import scale_factors
 from accel_sim.errors import InputError
@@ -40,14 +40,6 @@ class AreaTableSpec:
     technology: str = spec_field("Process and cell types the numbers are for.", "")
     width_exponents: dict[str, float] = spec_field(
         "Per class: area and leakage scale with (bits / listed bits) ** exponent.", default_factory=dict)
-
-
-@dataclass(frozen=True)
-class BlockCost:
-    """Area (um2) and leakage power (uW) of ONE block, at the table's node."""
-
-    area_um2: float
-    leakage_uw: float
 
 
 class AreaTable:
@@ -107,6 +99,9 @@ def load_area_table(name_or_path: str | Path) -> AreaTable:
 @lru_cache(maxsize=16)
 def _parse_area_table(path: str, mtime_ns: int, size: int) -> AreaTable:
     raw = read_yaml(Path(path))
+    if isinstance(raw, dict) and "ART" in raw:
+        from accel_sim.energy.accelergy import ArtTable
+        return ArtTable(raw, path)
     if isinstance(raw, dict) and isinstance(raw.get("entries"), list):
         raw = dict(raw, entries=[_rename_class(e) for e in raw["entries"]])
     spec = build(AreaTableSpec, raw, str(path))

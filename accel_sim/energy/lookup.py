@@ -1,7 +1,17 @@
-"""The interpolation rules shared by the energy and area tables (one implementation of each)."""
+"""The interpolation rules shared by the energy and area tables (one implementation of each), and
+what an area table returns for one block."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class BlockCost:
+    """Area (um2) and leakage power (uW) of ONE block, at the area table's node."""
+
+    area_um2: float
+    leakage_uw: float
 
 
 def nearest_width(widths: list[int], bits: int) -> int:

@@ -75,14 +75,17 @@ class EnergyTable:
     def _by_capacity(entries: list[EnergyEntry], capacity: int, bits: int, exponent: float) -> float:
         return by_capacity([(e.capacity, e.energy * (bits / e.bits) ** exponent) for e in entries], capacity)
 
+    def per_action_pj(self, action: ActionCount) -> float:
+        return self.energy_per_action_pj(action.component_class, action.action, action.bits, action.capacity_bytes)
+
     def energy_pj(self, action: ActionCount) -> float:
-        return action.count * self.energy_per_action_pj(action.component_class, action.action,
-                                                        action.bits, action.capacity_bytes)
+        return action.count * self.per_action_pj(action)
 
 
 def load_energy_table(name_or_path: str | Path) -> EnergyTable:
     """The table, parsed once per file version (a sweep costs thousands of runs against one table;
-    editing the file is seen because its modification time and size are part of the cache key)."""
+    editing the file is seen because its modification time and size are part of the cache key).
+    An Accelergy ERT file is read as a table too (:mod:`accel_sim.energy.accelergy`)."""
     path = resolve_path(name_or_path, TABLE_DIR, (".yaml", ".yml"))
     stat = path.stat()
     return _parse_energy_table(str(path), stat.st_mtime_ns, stat.st_size)
@@ -91,6 +94,9 @@ def load_energy_table(name_or_path: str | Path) -> EnergyTable:
 @lru_cache(maxsize=16)
 def _parse_energy_table(path: str, mtime_ns: int, size: int) -> EnergyTable:
     raw = read_yaml(Path(path))
+    if isinstance(raw, dict) and "ERT" in raw:
+        from accel_sim.energy.accelergy import ErtTable
+        return ErtTable(raw, path)
     if isinstance(raw, dict) and isinstance(raw.get("entries"), list):
         raw = dict(raw, entries=[_rename_class(e) for e in raw["entries"]])
     return EnergyTable(build(EnergyTableSpec, raw, str(path)), str(path))
