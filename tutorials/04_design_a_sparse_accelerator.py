@@ -270,8 +270,9 @@ plt.close(fig)
 # Every design on the area-energy front supports N:M; the front runs from the smallest
 # array (8 x 8, least area) to 64 x 64 (least energy, three times the area of 32 x 32 for 7 %
 # less energy), and the 16 x 16 designs have the most throughput per mm2: a bigger array
-# spends its extra silicon waiting on DRAM. Leakage (`static_energy_pj`) is a fraction of a
-# percent of the dynamic energy here: the SRAM entries are CACTI's low-standby-power cells.
+# spends its extra silicon waiting on DRAM. Leakage (`static_energy_pj`) is at most about 1 %
+# of the dynamic energy here (most of it the PEs' logic; the SRAM entries are CACTI's
+# low-standby-power cells), growing with the array: a big array that waits also leaks.
 
 # %% [markdown]
 # Which axis matters most? `sensitivity` groups the points by each axis value and compares

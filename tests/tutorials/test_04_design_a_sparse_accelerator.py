@@ -89,4 +89,4 @@ def test_area_energy_front_and_throughput_per_area(tutorial):
     assert front["energy_pj"].min() == frame["energy_pj"].min()
     assert g["BEST_PER_AREA"] == "16/16"
     assert set(front["array"]) >= {"8/8", "16/16", "32/32", "64/64"}
-    assert (front["static_energy_pj"] < 0.01 * front["energy_pj"]).all()
+    assert (front["static_energy_pj"] < 0.02 * front["energy_pj"]).all()
