@@ -95,3 +95,14 @@ def test_an_unknown_node_is_one_line(capsys, tmp_path):
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "technology_node: expected one of" in err[0] and "got 17" in err[0]
     assert not math.isnan(scale_factors(45, 22).area)
+
+
+def test_area_breakdown_study_compares_both_chips_and_their_modules():
+    from accel_sim.studies.area_breakdown import area_breakdown
+    output = area_breakdown.run() if hasattr(area_breakdown, "run") else area_breakdown()
+    chips = [c for c in output.comparisons if "chip area" in c.quantity]
+    assert len(chips) == 2 and all(c.within_tolerance for c in chips)
+    modules = [c for c in output.comparisons if "per PE" in c.quantity]
+    assert len(modules) == 10                    # every modelled module of both papers' breakdowns
+    eie = output.results[output.results["chip"].str.startswith("EIE")]
+    assert eie["simulated_mm2"].sum() * 64 == pytest.approx(chip_area(load_arch("eie")).total_mm2)
