@@ -8,14 +8,11 @@ it into one line naming the component).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
-from accel_sim.config.loader import resolve_path
 from accel_sim.config.schema import build, spec_field
-from accel_sim.config.yaml_io import read_yaml
 from accel_sim.energy.lookup import BlockCost, by_capacity, nearest_width
-from accel_sim.energy.table import TABLE_DIR, _rename_class
+from accel_sim.energy.table import Table, load_table
 from accel_sim.energy.technology import scale_factors
 from accel_sim.errors import InputError
 from accel_sim.results.components import Component
@@ -42,21 +39,12 @@ class AreaTableSpec:
         "Per class: area and leakage scale with (bits / listed bits) ** exponent.", default_factory=dict)
 
 
-class AreaTable:
+class AreaTable(Table):
     def __init__(self, spec: AreaTableSpec, file: str):
-        self.spec = spec
-        self.file = file
+        super().__init__(spec, file)
         self._by_class: dict[str, list[AreaEntry]] = {}
         for entry in spec.entries:
             self._by_class.setdefault(entry.component_class, []).append(entry)
-
-    @property
-    def name(self) -> str:
-        return self.spec.name
-
-    @property
-    def node_nm(self) -> float:
-        return self.spec.node_nm
 
     def classes(self) -> list[str]:
         return sorted(self._by_class)
@@ -90,25 +78,20 @@ class AreaTable:
 
 
 def load_area_table(name_or_path: str | Path) -> AreaTable:
-    """The table, parsed once per file version (see :func:`accel_sim.energy.table.load_energy_table`)."""
-    path = resolve_path(name_or_path, TABLE_DIR, (".yaml", ".yml"))
-    stat = path.stat()
-    return _parse_area_table(str(path), stat.st_mtime_ns, stat.st_size)
+    """The table, parsed once per file version (see :func:`accel_sim.energy.table.load_energy_table`).
+    An Accelergy ART file is read as a table too (:mod:`accel_sim.energy.accelergy`)."""
+    return load_table(name_or_path, _area_table)
 
 
-@lru_cache(maxsize=16)
-def _parse_area_table(path: str, mtime_ns: int, size: int) -> AreaTable:
-    raw = read_yaml(Path(path))
+def _area_table(path: str, raw: object) -> AreaTable:
     if isinstance(raw, dict) and "ART" in raw:
         from accel_sim.energy.accelergy import ArtTable
         return ArtTable(raw, path)
-    if isinstance(raw, dict) and isinstance(raw.get("entries"), list):
-        raw = dict(raw, entries=[_rename_class(e) for e in raw["entries"]])
-    spec = build(AreaTableSpec, raw, str(path))
+    spec = build(AreaTableSpec, raw, path)
     for i, entry in enumerate(spec.entries):
         if entry.node_nm:
             try:
                 scale_factors(entry.node_nm, spec.node_nm)
             except ValueError as err:
-                raise InputError.single(str(path), f"entries[{i}].node_nm", str(err)) from None
-    return AreaTable(spec, str(path))
+                raise InputError.single(path, f"entries[{i}].node_nm", str(err)) from None
+    return AreaTable(spec, path)

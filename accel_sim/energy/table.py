@@ -7,9 +7,11 @@ the table is an error naming the table and the pair.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import TypeVar
 
 from accel_sim.config.loader import resolve_path
 from accel_sim.config.schema import build, spec_field
@@ -19,6 +21,7 @@ from accel_sim.errors import InputError
 from accel_sim.results.counts import ActionCount
 
 TABLE_DIR = Path(__file__).resolve().parent / "tables"
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -42,13 +45,12 @@ class EnergyTableSpec:
         "Per class: energy scales with (bits / listed bits) ** exponent.", default_factory=dict)
 
 
-class EnergyTable:
-    def __init__(self, spec: EnergyTableSpec, file: str):
+class Table:
+    """A validated table file: its spec (name, node_nm, entries) and where it came from."""
+
+    def __init__(self, spec, file: str):
         self.spec = spec
         self.file = file
-        self._by_key: dict[tuple[str, str], list[EnergyEntry]] = {}
-        for entry in spec.entries:
-            self._by_key.setdefault((entry.component_class, entry.action), []).append(entry)
 
     @property
     def name(self) -> str:
@@ -57,6 +59,14 @@ class EnergyTable:
     @property
     def node_nm(self) -> float:
         return self.spec.node_nm
+
+
+class EnergyTable(Table):
+    def __init__(self, spec: EnergyTableSpec, file: str):
+        super().__init__(spec, file)
+        self._by_key: dict[tuple[str, str], list[EnergyEntry]] = {}
+        for entry in spec.entries:
+            self._by_key.setdefault((entry.component_class, entry.action), []).append(entry)
 
     def energy_per_action_pj(self, component_class: str, action: str, bits: int, capacity_bytes: int = 0) -> float:
         entries = self._by_key.get((component_class, action))
@@ -86,20 +96,30 @@ def load_energy_table(name_or_path: str | Path) -> EnergyTable:
     """The table, parsed once per file version (a sweep costs thousands of runs against one table;
     editing the file is seen because its modification time and size are part of the cache key).
     An Accelergy ERT file is read as a table too (:mod:`accel_sim.energy.accelergy`)."""
-    path = resolve_path(name_or_path, TABLE_DIR, (".yaml", ".yml"))
-    stat = path.stat()
-    return _parse_energy_table(str(path), stat.st_mtime_ns, stat.st_size)
+    return load_table(name_or_path, _energy_table)
 
 
-@lru_cache(maxsize=16)
-def _parse_energy_table(path: str, mtime_ns: int, size: int) -> EnergyTable:
-    raw = read_yaml(Path(path))
+def _energy_table(path: str, raw: object) -> EnergyTable:
     if isinstance(raw, dict) and "ERT" in raw:
         from accel_sim.energy.accelergy import ErtTable
         return ErtTable(raw, path)
+    return EnergyTable(build(EnergyTableSpec, raw, path), path)
+
+
+def load_table(name_or_path: str | Path, parse: Callable[[str, object], T]) -> T:
+    """A table file (a name in ``tables/`` or a path) parsed by ``parse(path, raw)``, once per file
+    version; every entry's ``class`` key is renamed ``component_class`` first."""
+    path = resolve_path(name_or_path, TABLE_DIR, (".yaml", ".yml"))
+    stat = path.stat()
+    return _parsed(str(path), stat.st_mtime_ns, stat.st_size, parse)
+
+
+@lru_cache(maxsize=32)
+def _parsed(path: str, mtime_ns: int, size: int, parse: Callable[[str, object], T]) -> T:
+    raw = read_yaml(Path(path))
     if isinstance(raw, dict) and isinstance(raw.get("entries"), list):
         raw = dict(raw, entries=[_rename_class(e) for e in raw["entries"]])
-    return EnergyTable(build(EnergyTableSpec, raw, str(path)), str(path))
+    return parse(path, raw)
 
 
 def _rename_class(entry):
