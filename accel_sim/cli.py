@@ -52,6 +52,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     folder = check_output_folder(args.out, _run_identity(args), args.force) if args.out is not None else None
     arch = load_arch(args.arch, _parse_overrides(args.set))
     network = load_workload(args.workload)
+    if args.report_format == "scalesim":
+        from accel_sim.report_scalesim import check_scalesim_arch
+        check_scalesim_arch(arch)
     args.on_interrupt = lambda: ("nothing was written (the report is written when every layer is done); "
                                  "run the same command again")
     arch_file = str(resolve_path(args.arch, ARCH_DIR, (".yaml", ".yml", ".cfg")))

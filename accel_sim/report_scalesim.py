@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from accel_sim.arch.spec import ArchSpec
 from accel_sim.errors import InputError
 from accel_sim.results.run_result import RunResult
 
@@ -33,11 +34,16 @@ def _line(cells: list[object]) -> str:
     return ", ".join("" if c is None else str(c) for c in cells) + ","
 
 
+def check_scalesim_arch(arch: ArchSpec) -> None:
+    """Only the systolic family reports what SCALE-Sim does: any other arch is bad input."""
+    if arch.family != "systolic":
+        raise InputError.single("--report-format", "scalesim", f"SCALE-Sim reports need a systolic arch; "
+                                f"{arch.name} is family {arch.family}")
+
+
 def scalesim_reports(run: RunResult) -> dict[str, str]:
     """File name -> text of the three reports (one row per layer, LayerID from 0)."""
-    if run.arch.family != "systolic":
-        raise InputError.single("--report-format", "scalesim", f"SCALE-Sim reports need a systolic arch; "
-                                f"{run.arch.name} is family {run.arch.family}")
+    check_scalesim_arch(run.arch)
     compute, bandwidth, detailed = [COMPUTE_HEADER], [BANDWIDTH_HEADER], [DETAILED_HEADER]
     for i, r in enumerate(run.layers):
         counts = {(a.component, a.action): a.count for a in r.actions

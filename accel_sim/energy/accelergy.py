@@ -39,7 +39,7 @@ def _short(name: str) -> str:
 
 def _number(value, file: str, where: str, what: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-        raise InputError.single(file, where, f"expected a {what} >= 0, got {value!r}")
+        raise InputError.single(file, where, f"expected {what} >= 0, got {value!r}")
     return float(value)
 
 
@@ -68,7 +68,7 @@ class ErtTable:
                 if not isinstance(action, dict) or "name" not in action:
                     raise InputError.single(file, f"{where}.actions[{j}]", "expected a mapping with 'name' and 'energy'")
                 energy = _number(action.get("energy"), file, f"{where}.actions[{j}].energy ({table['name']} "
-                                 f"{action['name']})", "energy in pJ")
+                                 f"{action['name']})", "an energy in pJ")
                 arguments = action.get("arguments") or {}
                 self._by_name.setdefault(_short(table["name"]), []).append((str(action["name"]), arguments, energy))
 
@@ -108,7 +108,7 @@ class ArtTable:
         for i, table in enumerate(_tables(raw, "ART", file)):
             if not isinstance(table, dict) or "name" not in table:
                 raise InputError.single(file, f"ART.tables[{i}]", "expected a mapping with 'name' and 'area'")
-            self._area[_short(table["name"])] = _number(table.get("area"), file, f"ART.tables[{i}].area", "area in um^2")
+            self._area[_short(table["name"])] = _number(table.get("area"), file, f"ART.tables[{i}].area", "an area in um^2")
 
     def classes(self) -> list[str]:
         return sorted(self._area)

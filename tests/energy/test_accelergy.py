@@ -60,4 +60,4 @@ def test_a_negative_ert_energy_is_one_line_naming_the_entry(tmp_path, capsys):
     code = main(["run", "--arch", "eie_4pe_example", "--workload", "eie_4pe_example", "--set", f"energy_table={path}"])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1
-    assert "ERT.tables[0].actions[0].energy (a.spmat_read read): expected a energy in pJ >= 0, got -1.0" in err[0]
+    assert "ERT.tables[0].actions[0].energy (a.spmat_read read): expected an energy in pJ >= 0, got -1.0" in err[0]
