@@ -19,8 +19,10 @@ from accel_sim.results.run_result import RunResult
 
 COMPUTE_HEADER = ("LayerID, Total Cycles (incl. prefetch), Total Cycles, Stall Cycles, Overall Util %, "
                   "Mapping Efficiency %, Compute Util %,")
-BANDWIDTH_HEADER = ("LayerID, Avg IFMAP SRAM BW, Avg FILTER SRAM BW, Avg OFMAP SRAM BW, "
-                    "Avg IFMAP DRAM BW, Avg FILTER DRAM BW, Avg OFMAP DRAM BW,")
+# With SparsitySupport, SCALE-Sim v3 adds the filter metadata's SRAM bandwidth after the filter's.
+BANDWIDTH_COLUMNS = ("Avg IFMAP SRAM BW", "Avg FILTER SRAM BW", "Avg OFMAP SRAM BW", "Avg IFMAP DRAM BW",
+                     "Avg FILTER DRAM BW", "Avg OFMAP DRAM BW")
+METADATA_BANDWIDTH = "Avg FILTER Metadata SRAM BW"
 DETAILED_HEADER = ("LayerID, SRAM IFMAP Start Cycle, SRAM IFMAP Stop Cycle, SRAM IFMAP Reads, "
                    "SRAM Filter Start Cycle, SRAM Filter Stop Cycle, SRAM Filter Reads, "
                    "SRAM OFMAP Start Cycle, SRAM OFMAP Stop Cycle, SRAM OFMAP Writes, "
@@ -30,7 +32,7 @@ DETAILED_HEADER = ("LayerID, SRAM IFMAP Start Cycle, SRAM IFMAP Stop Cycle, SRAM
 PERCENT = 100
 
 
-def _line(cells: list[object]) -> str:
+def report_line(cells: list[object]) -> str:
     return ", ".join("" if c is None else str(c) for c in cells) + ","
 
 
@@ -41,18 +43,25 @@ def check_scalesim_arch(arch: ArchSpec) -> None:
                                 f"{arch.name} is family {arch.family}")
 
 
+def bandwidth_columns(arch: ArchSpec) -> tuple[str, ...]:
+    if not arch.systolic.nm_sparsity:
+        return BANDWIDTH_COLUMNS
+    return BANDWIDTH_COLUMNS[:2] + (METADATA_BANDWIDTH,) + BANDWIDTH_COLUMNS[2:]
+
+
 def scalesim_reports(run: RunResult) -> dict[str, str]:
     """File name -> text of the three reports (one row per layer, LayerID from 0)."""
     check_scalesim_arch(run.arch)
-    compute, bandwidth, detailed = [COMPUTE_HEADER], [BANDWIDTH_HEADER], [DETAILED_HEADER]
+    columns = bandwidth_columns(run.arch)
+    compute, bandwidth, detailed = [COMPUTE_HEADER], [report_line(["LayerID", *columns])], [DETAILED_HEADER]
     for i, r in enumerate(run.layers):
         counts = {(a.component, a.action): a.count for a in r.actions
                   if a.component_class in ("sram", "dram") and a.bits == run.arch.word_bits}
         overall = r.macs_dense / (r.cycles * r.peak_macs_per_cycle) * PERCENT
-        compute.append(_line([i, int(r.metrics["cycles_incl_prefetch"]), r.cycles, r.stall_cycles, overall,
+        compute.append(report_line([i, int(r.metrics["cycles_incl_prefetch"]), r.cycles, r.stall_cycles, overall,
                               r.metrics["mapping_efficiency"] * PERCENT, r.metrics["compute_utilization"] * PERCENT]))
-        bandwidth.append(_line([i] + [None] * 6))
-        detailed.append(_line([i, None, None, counts[("ifmap_sram", "read")], None, None, counts[("filter_sram", "read")],
+        bandwidth.append(report_line([i] + [None] * len(columns)))
+        detailed.append(report_line([i, None, None, counts[("ifmap_sram", "read")], None, None, counts[("filter_sram", "read")],
                                None, None, counts[("ofmap_sram", "write")], None, None, counts[("ifmap_sram", "write")],
                                None, None, counts[("filter_sram", "write")], None, None, counts[("dram", "write")]]))
     return {"COMPUTE_REPORT.csv": "\n".join(compute) + "\n", "BANDWIDTH_REPORT.csv": "\n".join(bandwidth) + "\n",
