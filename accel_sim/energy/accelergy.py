@@ -15,7 +15,9 @@ Energies are pJ, areas um^2 (Accelergy's units). A table is matched to an action
 segment of its name (``[..]`` ranges dropped): the component instance (``spmat_read``) first, else
 the component class (``sram``). Within a table, an action whose ``arguments`` give ``bits``
 (and ``capacity``, ``class``) must match the action's exactly; an action with no such
-arguments applies at every width. ERT / ART numbers are taken as they are (never node-scaled).
+arguments applies at every width (several such entries with different energies, e.g. Accelergy's
+``address_delta`` variants, are refused: accel_sim's counts carry no such arguments). ERT / ART
+numbers are taken as they are (never node-scaled).
 """
 from __future__ import annotations
 
@@ -81,7 +83,11 @@ class ErtTable:
                      and args.get("class", component_class) == component_class]
             if exact:
                 return exact[0]
-            generic = [e for args, e in candidates if "bits" not in args]
+            generic = sorted({e for args, e in candidates if "bits" not in args})
+            if len(generic) > 1:
+                raise InputError.single(self.file, f"ERT.tables[{key}]", f"action {action} has {len(generic)} energies "
+                                        f"for different arguments ({', '.join(map(str, generic))}); accel_sim tells "
+                                        "actions apart only by the arguments class, bits and capacity")
             if generic:
                 return generic[0]
         raise InputError.single(self.file, f"ERT.tables[{component}]", f"no energy for {component} "

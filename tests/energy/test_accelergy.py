@@ -61,3 +61,12 @@ def test_a_negative_ert_energy_is_one_line_naming_the_entry(tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1
     assert "ERT.tables[0].actions[0].energy (a.spmat_read read): expected an energy in pJ >= 0, got -1.0" in err[0]
+
+
+def test_an_ert_action_with_energies_for_arguments_we_do_not_count_is_refused(tmp_path):
+    path = tmp_path / "ERT.yaml"
+    path.write_text(yaml.safe_dump({"ERT": {"version": 0.3, "tables": [{"name": "s.spmat_read", "actions": [
+        {"name": "read", "arguments": {"address_delta": 0}, "energy": 1.0},
+        {"name": "read", "arguments": {"address_delta": 1}, "energy": 2.0}]}]}}))
+    with pytest.raises(InputError, match="action read has 2 energies for different arguments"):
+        simulate(load_arch("eie_4pe_example", overrides={"energy_table": str(path)}), load_workload("eie_4pe_example"))
