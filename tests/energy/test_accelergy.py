@@ -5,6 +5,7 @@ import yaml
 
 from accel_sim import InputError, load_arch, load_workload, simulate
 from accel_sim.cli import main
+from accel_sim.energy import load_energy_table
 from accel_sim.report import write_accelergy
 from accel_sim.simulate import chip_area
 
@@ -69,4 +70,4 @@ def test_an_ert_action_with_energies_for_arguments_we_do_not_count_is_refused(tm
         {"name": "read", "arguments": {"address_delta": 0}, "energy": 1.0},
         {"name": "read", "arguments": {"address_delta": 1}, "energy": 2.0}]}]}}))
     with pytest.raises(InputError, match="action read has 2 energies for different arguments"):
-        simulate(load_arch("eie_4pe_example", overrides={"energy_table": str(path)}), load_workload("eie_4pe_example"))
+        load_energy_table(path).energy_per_action_pj("spmat_read", "sram", "read", 64, 128 * 1024)
