@@ -53,6 +53,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     folder = check_output_folder(args.out, _run_identity(args), args.force) if args.out is not None else None
     arch = load_arch(args.arch, _parse_overrides(args.set))
     network = load_workload(args.workload)
+    if args.report_format == "scalesim":
+        from accel_sim.report_scalesim import check_scalesim_arch
+        check_scalesim_arch(arch)
     args.on_interrupt = lambda: ("nothing was written (the report is written when every layer is done); "
                                  "run the same command again")
     arch_file = str(resolve_path(args.arch, ARCH_DIR, (".yaml", ".yml", ".cfg")))
@@ -61,7 +64,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
     print(f"{network.name} on {arch.name} ({arch.family}, {len(network.layers)} layers)")
     print(layer_table(run))
     if folder is not None:
-        paths = write_report(run, folder.create(), figure=not args.no_figure)
+        out = folder.create()
+        paths = write_report(run, out, figure=not args.no_figure)
+        if args.report_format == "accelergy":
+            from accel_sim.report import write_accelergy
+            paths.update(write_accelergy(run, out))
+        elif args.report_format == "scalesim":
+            from accel_sim.report_scalesim import write_scalesim_reports
+            paths.update(write_scalesim_reports(run, out))
         print(f"wrote {', '.join(str(p) for p in paths.values())}")
     return 0
 
@@ -155,6 +165,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="override a config field, e.g. --set systolic.rows=64 (repeatable)")
     run.add_argument("--reference", action="store_true", help="use the per-event reference model (slow)")
     run.add_argument("--no-figure", action="store_true", help="skip the figure (layers.svg)")
+    run.add_argument("--report-format", choices=("csv", "accelergy", "scalesim"), default="csv",
+                     help="with --out, also write Accelergy's action_counts.yaml + ERT.yaml, or SCALE-Sim v3's "
+                          "COMPUTE_REPORT.csv, BANDWIDTH_REPORT.csv, DETAILED_ACCESS_REPORT.csv")
     add_output_options(run)
     run.set_defaults(handler=_cmd_run)
 

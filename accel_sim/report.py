@@ -109,3 +109,24 @@ def write_report(run: RunResult, out_dir: Path, figure: bool = True) -> dict[str
         paths["figure"] = out_dir / "layers.svg"
         _atomic_write_text(paths["figure"], layer_overview_svg(rows, f"{run.network.name} on {run.arch.name}"))
     return paths
+
+
+def write_accelergy(run: RunResult, out_dir: Path) -> dict[str, Path]:
+    """Accelergy files of the run: ``action_counts.yaml`` (every action, counts over all layers) and
+    ``ERT.yaml`` (the energy per action it was costed with, node scaling included), so an Accelergy
+    setup can cost the same counts and reading the ERT back as ``energy_table`` gives the same energy."""
+    from accel_sim.energy.accelergy import action_counts_yaml, ert_yaml
+    from accel_sim.energy.table import load_energy_table
+    from accel_sim.results.instances import merged_actions
+    from accel_sim.simulate import energy_factor
+
+    table = load_energy_table(run.arch.energy_table)
+    factor = energy_factor(run.arch, table)
+    actions = merged_actions(run.layers)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = {"action_counts": out_dir / "action_counts.yaml", "ert": out_dir / "ERT.yaml"}
+    _atomic_write_text(paths["action_counts"], action_counts_yaml(run.arch.name, actions))
+    _atomic_write_text(paths["ert"], ert_yaml(run.arch.name, actions,
+                                              lambda a: table.per_action_pj(a) if factor == 1.0
+                                              else table.per_action_pj(a) * factor))
+    return paths

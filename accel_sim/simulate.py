@@ -13,8 +13,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from accel_sim.arch.spec import ArchSpec
+from accel_sim.energy.area import AreaBreakdown, area_of, static_energy
+from accel_sim.energy.area_table import load_area_table
 from accel_sim.energy.cost import EnergyBreakdown, cost
 from accel_sim.energy.table import EnergyTable, load_energy_table
+from accel_sim.energy.technology import scale_factors
 from accel_sim.family.contract import Family
 from accel_sim.family.registry import family_of
 from accel_sim.results.instances import sequential_result
@@ -33,21 +36,41 @@ def _checked_family(arch: ArchSpec, layer: NetworkLayer) -> Family:
 
 @dataclass(frozen=True)
 class LayerRun:
-    """One layer's result and its energy."""
+    """One layer's result and its energy (dynamic: actions; static: leakage for the layer's time,
+    None when the family lists no blocks)."""
 
     result: LayerResult
     energy: EnergyBreakdown
+    static: EnergyBreakdown | None = None
+
+
+def chip_area(arch: ArchSpec) -> AreaBreakdown | None:
+    """The chip's area and leakage at its node (None: the family lists no blocks, so no area).
+
+    Blocks come from the family (``Family.components``), prices from ``arch.area_table``; a block
+    the table cannot price is bad input naming the component."""
+    family = family_of(arch)
+    if family.components is None:
+        return None
+    return area_of(family.components(arch), load_area_table(arch.area_table), arch.technology_node,
+                   where=f"arch {arch.name}")
+
+
+def energy_factor(arch: ArchSpec, table: EnergyTable) -> float:
+    """Scale from the energy table's node to the arch's (exactly 1.0 at the same node)."""
+    return scale_factors(table.node_nm, arch.technology_node).energy if table.node_nm else 1.0
 
 
 def simulate_layer(arch: ArchSpec, layer: NetworkLayer, table: EnergyTable | None = None, reference: bool = False,
-                   max_cycles: int | None = None) -> LayerRun:
+                   max_cycles: int | None = None, area: AreaBreakdown | None = None) -> LayerRun:
     """Simulate one layer on ``arch`` and cost it with ``table`` (default: the arch's energy table).
 
     ``reference=True`` counts with the family's discrete-event reference instead of its fast
     path (slow; same result). ``max_cycles`` stops a run that would go beyond it with a
     :class:`~accel_sim.errors.SimulationError` instead of running on. A layer too large to
     simulate is refused first (:func:`~accel_sim.workload.work.check_work`). A batched GEMM runs
-    its instances one after the other; ``max_cycles`` bounds each instance.
+    its instances one after the other; ``max_cycles`` bounds each instance. ``area`` (from
+    :func:`chip_area`) charges the blocks' leakage for the layer's time as static energy.
     """
     family = _checked_family(arch, layer)
     if isinstance(layer, BatchedGemmLayer):
@@ -56,21 +79,26 @@ def simulate_layer(arch: ArchSpec, layer: NetworkLayer, table: EnergyTable | Non
             for i in range(layer.instances)])
     else:
         result = family.layer_result(arch, layer, reference=reference, max_cycles=max_cycles)
-    return LayerRun(result, cost(result.actions, table if table is not None else load_energy_table(arch.energy_table)))
+    table = table if table is not None else load_energy_table(arch.energy_table)
+    static = None if area is None else static_energy(area, result.cycles / arch.clock)
+    return LayerRun(result, cost(result.actions, table, energy_factor(arch, table)), static)
 
 
 def simulate(arch: ArchSpec, network: Network, reference: bool = False,
              on_layer: Callable[[NetworkLayer], None] | None = None) -> RunResult:
-    """Simulate every layer of ``network`` on ``arch`` and apply the arch's energy table.
+    """Simulate every layer of ``network`` on ``arch`` and apply the arch's energy table (and,
+    when the family lists its blocks, its area table: area, leakage and static energy).
 
     ``on_layer`` is called with each layer before it is simulated (progress, error context)."""
     for layer in network.layers:  # every layer's size, before the first is simulated
         _checked_family(arch, layer)
     table = load_energy_table(arch.energy_table)
+    area = chip_area(arch)
     runs = []
     for layer in network.layers:
         if on_layer is not None:
             on_layer(layer)
-        runs.append(simulate_layer(arch, layer, table, reference))
+        runs.append(simulate_layer(arch, layer, table, reference, area=area))
     return RunResult(arch=arch, network=network, layers=tuple(r.result for r in runs),
-                     energy=tuple(r.energy for r in runs))
+                     energy=tuple(r.energy for r in runs), area=area,
+                     static=() if area is None else tuple(r.static for r in runs))

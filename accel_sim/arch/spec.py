@@ -20,6 +20,9 @@ from accel_sim.systolic.spec import SCALESIM, SystolicSpec
 from accel_sim.tensor_core.spec import TensorCoreSpec
 
 # Each family names its section in ArchSpec and its model package accel_sim/<family>/model.py.
+# Process nodes (nm) a config may name: the nodes of the scaling table
+# (accel_sim/energy/tables/stillmaker_baas_2017.yaml) and common nodes between them.
+NODES_NM = (130, 90, 65, 45, 40, 32, 28, 22, 20, 16, 14, 10, 7)
 FAMILIES = ("systolic", "eie", "scnn", "pe_array", "tensor_core", "cnvlutin", "dlu")
 
 
@@ -50,6 +53,13 @@ class ArchSpec:
     energy_table: str = spec_field(
         "Energy table: a name in accel_sim/energy/tables/ or a path to a YAML table.", "horowitz_45nm")
     dram: DramSpec = spec_field("Off-chip memory.", default_factory=DramSpec)
+    technology_node: int = spec_field(
+        "Process node (nm) the run is costed at: energy, area and leakage tables are scaled from their "
+        "node to this one (accel_sim/energy/technology.py).", 45, choices=NODES_NM,
+        source="Stillmaker & Baas, Integration 2017 (accel_sim/energy/tables/stillmaker_baas_2017.yaml)")
+    area_table: str = spec_field(
+        "Area and leakage table: a name in accel_sim/energy/tables/ or a path to a YAML table.",
+        "cacti_aladdin_45nm_area")
     systolic: SystolicSpec | None = spec_field("Dense systolic array (family: systolic).", None)
     eie: EIESpec | None = spec_field("EIE: sparse matrix x sparse vector engine (Han et al., ISCA 2016) (family: eie).", None)
     scnn: SCNNSpec | None = spec_field("SCNN and its dense baselines DCNN / DCNN-opt (Parashar et al., ISCA 2017) (family: scnn).", None)

@@ -17,6 +17,8 @@ from types import MappingProxyType
 from accel_sim.eie.counters import EIECounters
 from accel_sim.eie.plan import EIEPlan
 from accel_sim.eie.spec import POINTER_BANKS
+from accel_sim.arch.spec import ArchSpec
+from accel_sim.results.components import Component
 from accel_sim.results.counts import ActionCount
 from accel_sim.results.layer_result import LayerResult
 
@@ -101,4 +103,26 @@ def account(plan: EIEPlan, counters: EIECounters) -> LayerResult:
         actions=tuple(actions),
         metrics=MappingProxyType(metrics),
         operand_hashes=plan.operand_hashes,
+    )
+
+
+def components(arch: ArchSpec) -> tuple[Component, ...]:
+    """The chip's blocks for area and leakage: per PE (brief, per-PE modules) the sparse-matrix SRAM,
+    the two pointer banks, the activation SRAM and the source / destination registers, the
+    activation FIFO of (a_j, j) entries, and the arithmetic unit (codebook, multiplier, accumulator
+    adder, address accumulator). Sizes are the config's (a layer that grows the pointer SRAM on
+    chip does not change the chip). The LNZD tree and the central control unit are not listed
+    (the paper's per-PE breakdown has no such module)."""
+    spec, n = arch.section("eie"), arch.section("eie").n_pes
+    word = spec.arithmetic_bits
+    return (
+        Component("spmat_read", "sram", n, spec.spmat_sram_width, spec.spmat_sram_size),
+        Component("pointer_read", "sram", n * POINTER_BANKS, spec.pointer_bits, spec.pointer_sram_size // POINTER_BANKS),
+        Component("act_rw", "sram", n, word, spec.activation_sram_size),
+        Component("act_rw", "register", n, 2 * spec.activation_registers * word),   # source + destination
+        Component("act_queue", "register", n, spec.fifo_depth * (word + spec.pointer_bits)),  # (a_j, j) entries
+        Component("arithmetic", "register", n, 2 ** spec.weight_code_bits * word),   # shared-weight codebook
+        Component("arithmetic", "mult_int", n, word),
+        Component("arithmetic", "add_int", n, spec.accumulator_bits),
+        Component("arithmetic", "add_int", n, spec.pointer_bits),                    # address accumulator
     )

@@ -20,8 +20,11 @@ class EnergyBreakdown:
         return float(sum(self.by_component_pj.values()))
 
 
-def cost(actions: tuple[ActionCount, ...], table: EnergyTable) -> EnergyBreakdown:
+def cost(actions: tuple[ActionCount, ...], table: EnergyTable, factor: float = 1.0) -> EnergyBreakdown:
+    """Energy per component: counts x table, the energy per action times ``factor`` (technology
+    scaling) first, so an ERT written with the scaled energies costs the same bit for bit."""
     parts: dict[str, float] = {}
     for action in actions:
-        parts[action.component] = parts.get(action.component, 0.0) + table.energy_pj(action)
+        energy = table.energy_pj(action) if factor == 1.0 else action.count * (table.per_action_pj(action) * factor)
+        parts[action.component] = parts.get(action.component, 0.0) + energy
     return EnergyBreakdown(MappingProxyType(parts))

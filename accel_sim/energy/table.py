@@ -7,17 +7,21 @@ the table is an error naming the table and the pair.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import TypeVar
 
 from accel_sim.config.loader import resolve_path
 from accel_sim.config.schema import build, spec_field
 from accel_sim.config.yaml_io import read_yaml
+from accel_sim.energy.lookup import by_capacity
 from accel_sim.errors import InputError
 from accel_sim.results.counts import ActionCount
 
 TABLE_DIR = Path(__file__).resolve().parent / "tables"
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -35,21 +39,34 @@ class EnergyTableSpec:
     name: str = spec_field("Table name.")
     entries: tuple[EnergyEntry, ...] = spec_field("Energy per action entries.")
     technology: str = spec_field("Process node and voltage the numbers are for.", "")
+    node_nm: float = spec_field("Process node (nm) of the numbers; a run at another node scales them "
+                                "(accel_sim/energy/technology.py). 0: never scaled.", 45, minimum=0)
     width_exponents: dict[str, float] = spec_field(
         "Per class: energy scales with (bits / listed bits) ** exponent.", default_factory=dict)
 
 
-class EnergyTable:
-    def __init__(self, spec: EnergyTableSpec, file: str):
+class Table:
+    """A validated table file: its spec (name, node_nm, entries) and where it came from."""
+
+    def __init__(self, spec, file: str):
         self.spec = spec
         self.file = file
-        self._by_key: dict[tuple[str, str], list[EnergyEntry]] = {}
-        for entry in spec.entries:
-            self._by_key.setdefault((entry.component_class, entry.action), []).append(entry)
 
     @property
     def name(self) -> str:
         return self.spec.name
+
+    @property
+    def node_nm(self) -> float:
+        return self.spec.node_nm
+
+
+class EnergyTable(Table):
+    def __init__(self, spec: EnergyTableSpec, file: str):
+        super().__init__(spec, file)
+        self._by_key: dict[tuple[str, str], list[EnergyEntry]] = {}
+        for entry in spec.entries:
+            self._by_key.setdefault((entry.component_class, entry.action), []).append(entry)
 
     def energy_per_action_pj(self, component_class: str, action: str, bits: int, capacity_bytes: int = 0) -> float:
         entries = self._by_key.get((component_class, action))
@@ -66,36 +83,43 @@ class EnergyTable:
 
     @staticmethod
     def _by_capacity(entries: list[EnergyEntry], capacity: int, bits: int, exponent: float) -> float:
-        pts = sorted((e.capacity, e.energy * (bits / e.bits) ** exponent) for e in entries)
-        if capacity <= pts[0][0]:
-            return pts[0][1]
-        if capacity >= pts[-1][0]:
-            return pts[-1][1]
-        for (c0, e0), (c1, e1) in zip(pts, pts[1:]):
-            if c0 <= capacity <= c1:
-                t = math.log(capacity / c0) / math.log(c1 / c0)
-                return math.exp(math.log(e0) + t * (math.log(e1) - math.log(e0)))
-        raise AssertionError("unreachable")
+        return by_capacity([(e.capacity, e.energy * (bits / e.bits) ** exponent) for e in entries], capacity)
+
+    def per_action_pj(self, action: ActionCount) -> float:
+        return self.energy_per_action_pj(action.component_class, action.action, action.bits, action.capacity_bytes)
 
     def energy_pj(self, action: ActionCount) -> float:
-        return action.count * self.energy_per_action_pj(action.component_class, action.action,
-                                                        action.bits, action.capacity_bytes)
+        return action.count * self.per_action_pj(action)
 
 
 def load_energy_table(name_or_path: str | Path) -> EnergyTable:
     """The table, parsed once per file version (a sweep costs thousands of runs against one table;
-    editing the file is seen because its modification time and size are part of the cache key)."""
+    editing the file is seen because its modification time and size are part of the cache key).
+    An Accelergy ERT file is read as a table too (:mod:`accel_sim.energy.accelergy`)."""
+    return load_table(name_or_path, _energy_table)
+
+
+def _energy_table(path: str, raw: object) -> EnergyTable:
+    if isinstance(raw, dict) and "ERT" in raw:
+        from accel_sim.energy.accelergy import ErtTable
+        return ErtTable(raw, path)
+    return EnergyTable(build(EnergyTableSpec, raw, path), path)
+
+
+def load_table(name_or_path: str | Path, parse: Callable[[str, object], T]) -> T:
+    """A table file (a name in ``tables/`` or a path) parsed by ``parse(path, raw)``, once per file
+    version; every entry's ``class`` key is renamed ``component_class`` first."""
     path = resolve_path(name_or_path, TABLE_DIR, (".yaml", ".yml"))
     stat = path.stat()
-    return _parse_energy_table(str(path), stat.st_mtime_ns, stat.st_size)
+    return _parsed(str(path), stat.st_mtime_ns, stat.st_size, parse)
 
 
-@lru_cache(maxsize=16)
-def _parse_energy_table(path: str, mtime_ns: int, size: int) -> EnergyTable:
+@lru_cache(maxsize=32)
+def _parsed(path: str, mtime_ns: int, size: int, parse: Callable[[str, object], T]) -> T:
     raw = read_yaml(Path(path))
     if isinstance(raw, dict) and isinstance(raw.get("entries"), list):
         raw = dict(raw, entries=[_rename_class(e) for e in raw["entries"]])
-    return EnergyTable(build(EnergyTableSpec, raw, str(path)), str(path))
+    return parse(path, raw)
 
 
 def _rename_class(entry):

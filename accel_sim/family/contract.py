@@ -20,6 +20,7 @@ Both paths return the same :class:`Counters` subclass (cycles, every action coun
 level, stalls by cause, all integers); the refinement test compares them field by field
 (:func:`counter_differences`), so a wrong action count fails as surely as a wrong cycle count.
 Energy is not a hook: :func:`accel_sim.simulate.simulate_layer` costs the actions afterwards.
+Area is priced the same way: a family only lists its blocks (``components``, optional).
 """
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from dataclasses import dataclass, fields
 from typing import Any, Generic, TypeVar
 
 from accel_sim.arch.spec import ArchSpec
+from accel_sim.results.components import Component
 from accel_sim.results.layer_result import LayerResult
 from accel_sim.workload.layer import Layer
 
@@ -69,6 +71,9 @@ class Family(Generic[PlanT, CountersT]):
     # Values the plan and fast path hold for a layer, from shapes only (accel_sim.workload.work);
     # None: the layer's GEMM-view operands. Checked against a limit before planning.
     work_elements: Callable[[ArchSpec, Layer], int] | None = None
+    # The blocks the chip is built of, from its config (accounting.components), for area and
+    # leakage (accel_sim.energy.area); None: the family reports no area (no area columns).
+    components: Callable[[ArchSpec], tuple[Component, ...]] | None = None
 
     def counters(self, arch: ArchSpec, layer: Layer, reference: bool = False,
                  max_cycles: int | None = None) -> tuple[PlanT, CountersT]:

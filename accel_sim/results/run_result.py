@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from accel_sim.arch.spec import ArchSpec
+from accel_sim.energy.area import AreaBreakdown
 from accel_sim.energy.cost import EnergyBreakdown
 from accel_sim.results.layer_result import LayerResult
 from accel_sim.workload.layer import Network
@@ -33,11 +34,16 @@ class RunResult:
     network: Network
     layers: tuple[LayerResult, ...]
     energy: tuple[EnergyBreakdown, ...]
+    # The chip's area and leakage, and each layer's static (leakage) energy; None / () when the
+    # family lists no blocks (no area columns then). energy_pj stays the dynamic energy.
+    area: AreaBreakdown | None = None
+    static: tuple[EnergyBreakdown, ...] = ()
 
     def layer_rows(self) -> list[dict[str, object]]:
         """One dict per layer: the standard columns, energy by component, model metrics, hashes."""
         rows = []
-        for result, energy in zip(self.layers, self.energy):
+        statics = self.static or (None,) * len(self.layers)
+        for result, energy, static in zip(self.layers, self.energy, statics):
             row = {
                 "layer": result.layer, "cycles": result.cycles, "compute_cycles": result.compute_cycles,
                 "stall_cycles": result.stall_cycles, "macs_dense": result.macs_dense,
@@ -48,6 +54,8 @@ class RunResult:
                 "time_s": result.cycles / self.arch.clock,
             }
             row.update({f"energy_{c}_pj": e for c, e in energy.by_component_pj.items()})
+            if static is not None:
+                row["static_energy_pj"] = static.total_pj
             row.update(dict(result.metrics))
             row.update(dict(result.operand_hashes))
             rows.append(row)
@@ -59,7 +67,7 @@ class RunResult:
         rows = self.layer_rows()
         total = {}
         for column in row_columns(rows):
-            if column in ADDITIVE_COLUMNS or column.startswith("energy_"):
+            if column in ADDITIVE_COLUMNS or column.startswith("energy_") or column == "static_energy_pj":
                 values = [row.get(column) for row in rows]
                 if all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in values):
                     total[column] = sum(int(v) for v in values)
@@ -68,7 +76,15 @@ class RunResult:
         peak = self.layers[0].peak_macs_per_cycle
         total["utilization"] = float(total["macs_issued"]) / float(total["cycles"] * peak) if total["cycles"] else 0.0
         head = {"arch": self.arch.name, "workload": self.network.name, "layers": len(self.layers)}
-        return {**head, **total}
+        return {**head, **total, **self.area_columns()}
+
+    def area_columns(self) -> dict[str, float]:
+        """The chip's area (total and per component) and leakage power; empty without an area."""
+        if self.area is None:
+            return {}
+        return {"area_mm2": self.area.total_mm2, "leakage_power_uw": self.area.total_leakage_uw,
+                "technology_node_nm": self.arch.technology_node,
+                **{f"area_{name}_mm2": mm2 for name, mm2 in self.area.area_mm2.items()}}
 
     def layers_frame(self) -> pd.DataFrame:
         """One row per layer (:meth:`layer_rows`) as a DataFrame."""

@@ -13,6 +13,8 @@ from __future__ import annotations
 import math
 from types import MappingProxyType
 
+from accel_sim.arch.spec import ArchSpec
+from accel_sim.results.components import Component
 from accel_sim.results.counts import ActionCount
 from accel_sim.results.layer_result import LayerResult
 from accel_sim.scnn.counters import SCNNCounters
@@ -79,3 +81,24 @@ def account(plan: Plan, counters: SCNNCounters) -> LayerResult:
         sram_read_bytes=math.ceil(sram_read_bits / BITS_PER_BYTE),
         sram_write_bytes=math.ceil(sram_write_bits / BITS_PER_BYTE),
         actions=actions, metrics=MappingProxyType(metrics), operand_hashes=plan.operand_hashes)
+
+
+def components(arch: ArchSpec) -> tuple[Component, ...]:
+    """The chip's blocks for area and leakage, per PE as the paper's Table 4 breakdown lists them:
+    IARAM and OARAM, the weight FIFO (entries of F weights with their indices), the F x I
+    multipliers, the F*I x A scatter crossbar (Cartesian designs only), and the A accumulator banks
+    (double-buffered registers with an adder each). The PPU, halo links and control ("other" in
+    the paper) are not listed."""
+    spec = arch.section("scnn")
+    pes, word, acc = spec.pes, arch.word_bits, spec.accumulator_bits
+    blocks = [
+        Component("iaram", "sram", pes, word, spec.iaram_size),
+        Component("oaram", "sram", pes, word, spec.oaram_size),
+        Component("weight_fifo", "register", pes, spec.weight_fifo_entries * spec.mult_f * (word + spec.index_bits)),
+        Component("multipliers", "mult_int", pes * spec.multipliers_per_pe, word),
+        Component("accumulator_banks", "register", pes, 2 * spec.accumulator_banks * spec.accumulator_entries * acc),
+        Component("accumulator_banks", "add_int", pes * spec.accumulator_banks, acc),
+    ]
+    if spec.design.startswith("scnn"):
+        blocks.append(Component("crossbar", "crossbar", pes, acc, ports=spec.multipliers_per_pe * spec.accumulator_banks))
+    return tuple(blocks)

@@ -20,6 +20,8 @@ import math
 from fractions import Fraction
 from types import MappingProxyType
 
+from accel_sim.arch.spec import ArchSpec
+from accel_sim.results.components import Component
 from accel_sim.results.counts import ActionCount
 from accel_sim.results.layer_result import LayerResult
 from accel_sim.systolic.counters import SystolicCounters
@@ -96,4 +98,20 @@ def account(plan: SystolicPlan, counters: SystolicCounters) -> LayerResult:
         sram_write_bytes=_bytes(sram["ofmap"] + sum(fills.values()), word) + metadata_bytes,
         actions=tuple(actions),
         metrics=MappingProxyType(metrics),
+    )
+
+
+def components(arch: ArchSpec) -> tuple[Component, ...]:
+    """The chip's blocks for area and leakage: the three SRAM buffers (each bank a separate array)
+    and rows x cols PEs of one multiplier, one accumulator adder and the operand / partial-sum
+    registers the dataflow moves through them (two operands and an accumulator per PE)."""
+    spec, word = arch.section("systolic"), arch.word_bits
+    pes = spec.rows * spec.cols
+    buffers = tuple(Component(name, "sram", buffer.banks, word, buffer.size // buffer.banks)
+                    for name, buffer in (("ifmap_sram", spec.ifmap_sram), ("filter_sram", spec.filter_sram),
+                                         ("ofmap_sram", spec.ofmap_sram)))
+    return buffers + (
+        Component("pe_array", "mult_int", pes, word),
+        Component("pe_array", "add_int", pes, spec.accumulator_bits),
+        Component("pe_array", "register", pes, 2 * word + spec.accumulator_bits),
     )

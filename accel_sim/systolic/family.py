@@ -1,7 +1,7 @@
 """Dense systolic arrays (SCALE-Sim v3 compatible) behind the family contract."""
 from accel_sim.arch.spec import ArchSpec
 from accel_sim.family.contract import Family
-from accel_sim.systolic.accounting import account
+from accel_sim.systolic.accounting import account, components
 from accel_sim.systolic.fast import fast
 from accel_sim.systolic.plan import plan
 from accel_sim.systolic.reference import reference
@@ -19,4 +19,4 @@ def work_elements(arch: ArchSpec, layer: Layer) -> int:
 
 
 FAMILY = Family(name="systolic", plan=plan, fast=fast, reference=reference, account=account,
-                work_elements=work_elements)
+                work_elements=work_elements, components=components)

@@ -72,3 +72,21 @@ def test_store_read_by_hand_matches_load_results(tutorial):
     g, _ = tutorial
     assert g["STORE_MATCHES"]
     assert set(g["tables"]["name"]) == {"meta", "points", "results", "runs"}
+
+
+def test_area_energy_front_and_throughput_per_area(tutorial):
+    g, out = tutorial
+    frame, front = g["frame"], g["front_area"]
+    assert (out / "04_pareto_area_energy.png").stat().st_size > 10_000
+    assert frame["area_mm2"].gt(0).all() and "throughput_macs_per_cycle_mm2" in frame
+    values = frame[g["OBJECTIVES_AREA"]].to_numpy()
+    on_front = frame.index.isin(front.index)
+    for i, row in enumerate(values):
+        dominated = ((values <= row).all(axis=1) & (values < row).any(axis=1)).any()
+        assert dominated != on_front[i]
+    assert len(front) >= 3 and (front["nm"] == "N:M on").all()   # what the prose says
+    assert front["area_mm2"].min() == frame["area_mm2"].min()
+    assert front["energy_pj"].min() == frame["energy_pj"].min()
+    assert g["BEST_PER_AREA"] == "16/16"
+    assert set(front["array"]) >= {"8/8", "16/16", "32/32", "64/64"}
+    assert (front["static_energy_pj"] < 0.02 * front["energy_pj"]).all()
