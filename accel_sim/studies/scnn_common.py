@@ -3,7 +3,9 @@ through the public API (`accel_sim.simulate`)."""
 from __future__ import annotations
 
 import dataclasses
+import math
 
+import numpy as np
 import pandas as pd
 
 from accel_sim.config.loader import load_arch
@@ -55,6 +57,43 @@ ABLATION = (
     ("dram: ignored (paper: temporal tiling at 50 GB/s)", {"dram": "ignored"}),
 )
 
+# The dense-density diagnostic of scnn-density-sweep: the two assumptions behind SCNN's speed at density 1.0
+# (which weights share an F-vector, which bank an address maps to) flipped, alone and together. Never
+# shipped: arch_configs/scnn.yaml keeps the paper's Fig. 7 order and the stated bank assumption.
+DENSE_DIAGNOSTIC = (
+    ("paper setting (arch_configs/scnn.yaml)", {}),
+    ("weight_order: k_then_rs", {"weight_order": "k_then_rs"}),
+    ("bank_mapping: channel_spread", {"bank_mapping": "channel_spread"}),
+    ("weight_order k_then_rs + bank_mapping channel_spread", {"weight_order": "k_then_rs",
+                                                              "bank_mapping": "channel_spread"}),
+)
+DENSE_DIAGNOSTIC_LAYERS = 12   # GoogLeNet's inception 3a and 3b (1x1, 3x3, 5x5 and pool projections)
+
+# What the SCNN paper's text says about each modelling choice, as far as it could be read here: the
+# abstract from a stored copy of the paper (fdocuments.us), the body only as quoted by public notes
+# (GitHub notes on the paper found with the project's search tool; their repositories are not named by
+# the index) and by the issue's brief. Used by the scnn-networks README.
+PAPER_TEXT = """## What the paper's text says (and does not say)
+
+The paper's body could not be read here: the stored copy of arXiv 1708.04485 (fdocuments.us) holds only
+its first page. The abstract is quoted from it; the body from public notes that quote it section by
+section (marked "quoted by notes"), and from the brief (`../shared/papers/scnn.md`).
+
+| choice | the paper's text | model setting |
+|---|---|---|
+| vectors | Sec. 3.1 (quoted by notes): "we fetch a vector of F filter-weights from the weight buffer and a vector of I inputs from the input activation buffer. These values are delivered to an array of F x I multipliers to compute a full Cartesian product of output partial-sums." | F non-zeros of the weight block x I non-zeros of the channel's tile |
+| weight order | Sec. 3.2 (quoted by notes): "weights are grouped into compressed-sparse blocks at the granularity of an output-channel group, with [...] Kc x R x S weights encoded into one compressed block"; Fig. 7 (brief): the block linearised over R x S, then K | `weight_order: rs_then_k` (paper) |
+| activation order | Sec. 3.2 (quoted by notes): "input activations are encoded at the granularity of input channels, with a block of Wt x Ht encoded into one compressed block"; no order inside the block | raster (assumption) |
+| scatter | Sec. 3.2 (quoted by notes): "the multiplier outputs are not typically contiguous as they are in PT-IS-CP-dense. Thus the F x I multiplier outputs must be scattered to discontiguous addresses within the Kc x Wt x Ht output range." | products scattered by output address |
+| banks, crossbar | Sec. 4 / Table 3: A = 2 x F x I = 32 banks of 32 entries behind a 16 x 32 scatter crossbar, chosen (as the notes summarise it) "to cut bank conflicts" and to reduce "contention among products that hash to the same accumulate bank"; no bank hash, no arbitration policy, no buffering in front of the banks, nothing on two products for the SAME accumulator address in one cycle | `bank_mapping: linear` (assumption); one product per bank per cycle, a step ends when its busiest bank has all its products (assumption) |
+| Kc | Kc = 8 named for the late GoogLeNet 1x1 layers (intra-PE fragmentation); accumulators hold a group's Kc x Wt x Ht partial sums (plus halos), double-buffered | `kc_rule: max_fit` (assumption) |
+| barrier | PEs synchronise at output-channel-group boundaries (inter-PE imbalance; notes) | `barrier: group` (paper) |
+| halo, PPU | output halos: partial sums exchanged with neighbours at the end of a group; the PPU then applies ReLU / pooling and compresses into the OARAM (notes: "halo exchange then ReLU/pool/dropout then compress"); no link or PPU rate | `halo_charge: exchange`, 1 word / cycle, 4 outputs / cycle (assumptions for the rates) |
+| DRAM | notes: 9 of 72 layers (all VGGNet) do not fit on chip and are tiled temporally, DRAM traffic pipelined behind compute, performance degrading only below ~4 GB/s (nominal 50 GB/s) | `dram: modelled`, 50 B/cycle (paper) |
+| simulator | notes: a cycle-level simulator driven by real pruned weights and activation maps (pycaffe), plus the analytical TimeLoop model for energy; neither is public with the paper | - |
+| results | abstract (stored copy): "SCNN can improve both performance and energy by a factor of 2.7x and 2.3x, respectively, over a comparably provisioned dense CNN accelerator"; notes: AlexNet 2.37x, GoogLeNet 2.19x, VGGNet 3.52x; density sweep: 79 % of DCNN's performance at density 1.0, faster than DCNN below ~0.85, less energy below ~0.83 | comparison rows |
+"""
+
 
 def conv_network(name: str, max_layers: int | None = None) -> Network:
     """A paper network's convolution layers (fully connected layers are not in the SCNN results)."""
@@ -87,3 +126,21 @@ def run_designs(network: Network, designs: tuple[str, ...]) -> pd.DataFrame:
             frame.insert(0, "design", design)
             frames.append(frame)
     return pd.concat(frames, ignore_index=True)
+
+
+def expected_busiest_bank(products: int, banks: int) -> float:
+    """Expected load of the busiest of ``banks`` banks when ``products`` products go to independent, uniformly
+    random banks (balls into bins, exact): P(max <= t) = n! / m^n [x^n] (sum_{j <= t} x^j / j!)^m. A step whose
+    products have distinct random addresses takes this many cycles if a step waits for its busiest bank."""
+    n, m = products, banks
+    expected, below = 0.0, 0.0
+    for t in range(1, n + 1):
+        term = np.array([1 / math.factorial(j) for j in range(t + 1)] + [0.0] * (n - t))
+        poly = np.zeros(n + 1)
+        poly[0] = 1.0
+        for _ in range(m):
+            poly = np.convolve(poly, term)[: n + 1]
+        at_most = poly[n] * math.factorial(n) / m ** n
+        expected += t * (at_most - below)
+        below = at_most
+    return expected

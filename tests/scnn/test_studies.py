@@ -142,3 +142,30 @@ def test_pe_granularity_keeps_1024_multipliers():
     assert (frame.pes * frame.multipliers_per_pe == 1024).all()
     assert frame.pes.tolist() == [64, 16, 4]
     assert (frame.cycles > 0).all()
+
+
+def test_dense_diagnostic_flips_order_and_hash_and_matches_the_sweep():
+    from accel_sim.studies.scnn_common import DENSE_DIAGNOSTIC
+    from accel_sim.studies.scnn_density_sweep import DIAGNOSTIC_DENSITIES
+
+    out = scnn_density_sweep(densities=(1.0,), designs=("dcnn", "scnn"), max_layers=1, workers=1)
+    table = out.tables["dense_diagnostic"]
+    assert len(table) == len(DENSE_DIAGNOSTIC) * len(DIAGNOSTIC_DENSITIES)
+    dense = table[table.density == 1.0].set_index("overrides")
+    at_one = next(c for c in out.comparisons if c.quantity.startswith("SCNN speed-up over DCNN at density"))
+    assert dense.loc["", "speedup"] == at_one.simulated     # the paper row is the sweep's own density-1.0 point
+    assert ((table.busy_cycles_per_step >= 1) & (table.conflict_share >= 0) & (table.conflict_share < 1)).all()
+    # GoogLeNet's first layer is 1x1: with K fastest an F-vector is F consecutive channels at one tap, and the
+    # channel-spread hash puts them on F different banks, so a dense step never conflicts
+    assert dense.loc["weight_order=k_then_rs, bank_mapping=channel_spread", "busy_cycles_per_step_1x1"] == 1.0
+    assert "`dense_diagnostic.csv`" in out.readme
+
+
+def test_expected_busiest_bank_is_exact_balls_into_bins():
+    from accel_sim.studies.scnn_common import expected_busiest_bank
+
+    assert expected_busiest_bank(1, 4) == pytest.approx(1.0)
+    assert expected_busiest_bank(2, 2) == pytest.approx(1.5)          # same bank with probability 1/2
+    assert expected_busiest_bank(3, 3) == pytest.approx(17 / 9)        # max 1: 6/27, max 3: 3/27, else 2
+    assert expected_busiest_bank(16, 32) == pytest.approx(2.3924, abs=1e-4)
+    assert expected_busiest_bank(16, 16) > expected_busiest_bank(16, 32) > expected_busiest_bank(16, 64) > 1
