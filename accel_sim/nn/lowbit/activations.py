@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from accel_sim.nn.lowbit.layers import ParameterFree
+
 ACTIVATIONS = ("relu", "hardtanh", "clip01")
 _BOUNDS = {"relu": (0.0, np.inf), "hardtanh": (-1.0, 1.0), "clip01": (0.0, 1.0)}
 
 
-class Activation:
+class Activation(ParameterFree):
     def __init__(self, kind: str):
         if kind not in _BOUNDS:
             raise ValueError(f"unknown activation {kind!r}; expected one of {', '.join(ACTIVATIONS)}")
@@ -28,12 +30,3 @@ class Activation:
 
     def backward(self, grad: np.ndarray) -> np.ndarray:
         return grad * self._inside
-
-    def parameters(self) -> list[np.ndarray]:
-        return []
-
-    def gradients(self) -> list[np.ndarray]:
-        return []
-
-    def set_parameters(self, values: list[np.ndarray]) -> None:
-        return None

@@ -17,6 +17,19 @@ BATCH_NORM_EPSILON = 1e-5    # Ioffe & Szegedy 2015
 BATCH_NORM_MOMENTUM = 0.9    # running statistics: 0.9 old + 0.1 batch
 
 
+class ParameterFree:
+    """A layer without parameters (pooling, flatten, activation functions)."""
+
+    def parameters(self) -> list[np.ndarray]:
+        return []
+
+    def gradients(self) -> list[np.ndarray]:
+        return []
+
+    def set_parameters(self, values: list[np.ndarray]) -> None:
+        return None
+
+
 @dataclass
 class Quantizers:
     weights: WeightQuantizer
@@ -152,7 +165,7 @@ class BatchNorm:
         self.gamma, self.beta = values
 
 
-class MaxPool2:
+class MaxPool2(ParameterFree):
     """2 x 2 max pooling, stride 2 (NHWC); the gradient goes to the first maximum of each window."""
 
     def __init__(self) -> None:
@@ -172,17 +185,8 @@ class MaxPool2:
         np.put_along_axis(windows, index[..., None], grad[..., None], axis=-1)
         return windows.reshape(n, h // 2, w // 2, c, 2, 2).transpose(0, 1, 4, 2, 5, 3).reshape(n, h, w, c)
 
-    def parameters(self) -> list[np.ndarray]:
-        return []
 
-    def gradients(self) -> list[np.ndarray]:
-        return []
-
-    def set_parameters(self, values: list[np.ndarray]) -> None:
-        return None
-
-
-class Flatten:
+class Flatten(ParameterFree):
     def __init__(self) -> None:
         self._shape: tuple[int, ...] | None = None
 
@@ -192,12 +196,3 @@ class Flatten:
 
     def backward(self, grad: np.ndarray) -> np.ndarray:
         return grad.reshape(self._shape)
-
-    def parameters(self) -> list[np.ndarray]:
-        return []
-
-    def gradients(self) -> list[np.ndarray]:
-        return []
-
-    def set_parameters(self, values: list[np.ndarray]) -> None:
-        return None

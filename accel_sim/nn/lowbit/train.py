@@ -47,7 +47,7 @@ def softmax_cross_entropy(logits: np.ndarray, labels: np.ndarray) -> tuple[float
     return loss, (p / labels.size).astype(np.float32)
 
 
-def test_accuracy(network: Network, data: DigitsData) -> float:
+def digits_test_accuracy(network: Network, data: DigitsData) -> float:
     return float(np.mean(network.predict(data.x_test) == data.y_test))
 
 
@@ -66,7 +66,7 @@ def _train_epochs(run: LowBitRun, data: DigitsData, schedule: Schedule, epochs: 
             network.add(optimizer.updates(network.gradients()))
             run.losses.append(loss)
         optimizer.learning_rate *= decay
-        run.test_accuracy_per_epoch.append(test_accuracy(network, data))
+        run.test_accuracy_per_epoch.append(digits_test_accuracy(network, data))
 
 
 def train_lowbit(data: DigitsData, config: LowBitConfig, schedule: Schedule = LOWBIT_SCHEDULE,
@@ -81,7 +81,7 @@ def train_lowbit(data: DigitsData, config: LowBitConfig, schedule: Schedule = LO
         _train_epochs(run, data, schedule, schedule.epochs, schedule.learning_rate, rng)
         if config.method == "inq":
             _inq_stages(run, data, schedule, inq_stage_epochs, rng)
-    run.test_accuracy = test_accuracy(network, data)
+    run.test_accuracy = digits_test_accuracy(network, data)
     run.cpu_seconds = time.process_time() - start
     return run
 
