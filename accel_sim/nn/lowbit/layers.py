@@ -76,7 +76,7 @@ class GemmLayer:
 
     def backward(self, grad: np.ndarray) -> np.ndarray:
         shape, rows, wq, scale = self._cache
-        grad = self.q.gradients.forward(grad.reshape(-1, grad.shape[-1]))
+        grad = self.q.gradients.forward(grad).reshape(-1, grad.shape[-1])   # per-sample scale: before the reshape
         grad_w = rows.T @ grad
         grad_rows = grad @ wq.T
         if scale is not None:

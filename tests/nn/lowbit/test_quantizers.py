@@ -1,6 +1,8 @@
 """Each method's quantizer: forward values and the straight-through backward of the papers."""
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from accel_sim.compress.quantization.power_of_two import inq_max_exponent, quantize_power_of_two
 from accel_sim.compress.quantization.uniform import quantize_log2
@@ -134,3 +136,24 @@ def test_log2_extension_keeps_the_old_default_and_flushes_underflow():
     assert quantize_log2(np.array([0.7]), bits=4, exponent_fraction_bits=1).dequantize()[0] == pytest.approx(2 ** -0.5)
     with pytest.raises(ValueError, match="non-negative"):
         quantize_log2(np.array([-1.0]), bits=3, signed=False)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 6), st.integers(1, 40), st.integers(1, 6), st.integers(2, 6), st.integers(1, 4),
+       st.sampled_from([0, 1]), st.integers(0, 2 ** 31 - 1))
+def test_log_domain_matmul_is_the_product_of_the_quantized_operands(m, k, n, weight_bits, activation_bits, step_bits,
+                                                                     seed):
+    """Property: exponent addition + integer shift-add gives x_q @ w_q (exactly in base 2)."""
+    rng = np.random.default_rng(seed)
+    base = "sqrt2" if step_bits else "2"
+    w = rng.standard_normal((k, n)) * rng.uniform(0.01, 3)
+    x = np.maximum(rng.standard_normal((m, k)), 0) * rng.uniform(0.1, 3)
+    qw, qx = LogWeights(weight_bits, base).quantized(w), LogActivations(activation_bits, base).quantized(x)
+    exact = log_domain_matmul(qx, qw, step_bits)
+    reference = qx.dequantize() @ qw.dequantize()
+    assert np.array_equal(exact, reference) if not step_bits else np.allclose(exact, reference, rtol=1e-12, atol=1e-300)
+
+
+def test_power_of_two_saturates_above_a_given_max_exponent():
+    q = quantize_power_of_two(np.array([5.0, -0.6, 0.001]), bits=3, max_exponent=0)   # exponents -1, 0
+    assert q.dequantize().tolist() == [1.0, -0.5, 0.0] and q.saturated == 1
