@@ -161,3 +161,11 @@ def test_log_domain_matmul_is_the_product_of_the_quantized_operands(m, k, n, wei
 def test_power_of_two_saturates_above_a_given_max_exponent():
     q = quantize_power_of_two(np.array([5.0, -0.6, 0.001]), bits=3, max_exponent=0)   # exponents -1, 0
     assert q.dequantize().tolist() == [1.0, -0.5, 0.0] and q.saturated == 1
+
+
+def test_dorefa_weight_gradient_is_the_chain_rule_of_the_tanh_normalisation():
+    q = DorefaWeights(4)
+    q.forward(W)
+    t = np.tanh(W)
+    assert np.allclose(q.backward(np.full_like(W, 2.0)), 2.0 * (1 - t * t) / np.abs(t).max())
+    assert np.array_equal(DorefaWeights(1).backward(W), W)                  # k = 1: straight through
