@@ -159,9 +159,9 @@ and a LeNet-5-like CNN (conv 3x3 16, pool, conv 3x3 32, pool, fc 64, fc 10), bat
 (XNOR-Net's, DoReFa's and BMXNet's choice); the network input (digit pixels, 17 levels) is never quantized.
 The binary and ternary methods are also run on the MLP with every layer quantized (`full_precision_ends`
 False, BNN's and BinaryConnect's setting). BinaryConnect stochastic is tested with its real-valued weights
-(the paper's test-time choice); its training does not converge on the MLP with every layer quantized
-nor on the CNN (the training loss stays near ln 10: the sampling noise of +-1 weights drowns the signal in
-these small layers; results.csv shows chance accuracy), which the paper's wide networks avoid.
+(the paper's test-time choice) and starts its real weights uniform over [-1, 1] (with the He initialisation
+of the other methods every sampled weight is a fair coin and it does not train here); it is the method that
+suffers most from these small layers (the sampling noise of +-1 weights against a few hundred inputs).
 
 The `paper_*` columns are the papers' own figures on THEIR data sets and networks (MNIST, CIFAR-10,
 ImageNet): reference points for the size of the effect, not predictions of digits accuracy. The papers

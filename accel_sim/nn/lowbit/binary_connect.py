@@ -8,6 +8,12 @@ drawn from the layer's seeded generator each forward pass. Inference follows the
 (Sec. 2.6): the binary weights for the deterministic form, the real-valued weights for the
 stochastic form (their expectation; such a network is not binary at test time). The
 gradient reaches the real weights straight through (:func:`.quantizer.straight_through`).
+
+The stochastic form starts its real weights uniform over the clip range [-1, 1] (the authors'
+code draws Glorot-uniform weights over its clip range [-H, H]): ``E[w_b] = w``, so weights
+started near 0 (He initialisation) would make every binary weight a fair coin, and the
+network does not train on the digits (measured: chance accuracy with every layer binary). The
+deterministic form keeps the He initialisation (its sign does not depend on the scale).
 """
 from __future__ import annotations
 
@@ -30,6 +36,11 @@ class BinaryConnectWeights(WeightQuantizer):
         if stochastic and rng is None:
             raise ValueError("stochastic binarization needs a seeded generator")
         self.stochastic, self.rng = stochastic, rng
+
+    def initial(self, w: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        if not self.stochastic:
+            return w
+        return rng.uniform(-WEIGHT_CLIP, WEIGHT_CLIP, w.shape).astype(w.dtype)
 
     def forward(self, w: np.ndarray, train: bool = True) -> np.ndarray:
         if self.stochastic and not train:

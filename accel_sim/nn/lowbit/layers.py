@@ -50,7 +50,7 @@ class GemmLayer:
         self.bias = np.zeros(outputs, dtype=np.float32) if bias else None
         self.q = quantizers
         self.kernel, self.padding = kernel, padding
-        self.weights = self.q.weights.after_update(self.weights)
+        self.weights = self.q.weights.after_update(self.q.weights.initial(self.weights, rng))
         self._cache: tuple | None = None
         self._grads: list[np.ndarray] = []
 

@@ -26,6 +26,10 @@ class WeightQuantizer:
 
     method = "fp32"
 
+    def initial(self, w: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """The real-valued weights to start from, given the layer's He initialisation ``w``."""
+        return w
+
     def forward(self, w: np.ndarray, train: bool = True) -> np.ndarray:
         return w
 

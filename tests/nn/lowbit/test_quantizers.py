@@ -169,3 +169,10 @@ def test_dorefa_weight_gradient_is_the_chain_rule_of_the_tanh_normalisation():
     t = np.tanh(W)
     assert np.allclose(q.backward(np.full_like(W, 2.0)), 2.0 * (1 - t * t) / np.abs(t).max())
     assert np.array_equal(DorefaWeights(1).backward(W), W)                  # k = 1: straight through
+
+
+def test_stochastic_binaryconnect_starts_uniform_over_the_clip_range():
+    he = np.full((400, 50), 0.01, dtype=np.float32)
+    start = BinaryConnectWeights(True, np.random.default_rng(0)).initial(he, np.random.default_rng(1))
+    assert start.min() >= -1 and start.max() <= 1 and np.abs(start).mean() == pytest.approx(0.5, abs=0.02)
+    assert BinaryConnectWeights().initial(he, np.random.default_rng(1)) is he           # deterministic: He kept
