@@ -23,7 +23,7 @@ def accuracy_per_method(frame: pd.DataFrame) -> Figure:
                label=f"{network}, {'float32' if ends else 'quantized'} first/last layers")
     ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right", fontsize=8)
     ax.set_ylabel("digits test accuracy (%)")
-    ax.set_ylim(80, 100)
+    ax.set_ylim(min(80.0, 10 * np.floor(10 * frame["test_accuracy"].min())), 100)
     ax.axhline(90, color="grey", lw=0.8, ls="--")
     ax.legend(fontsize=8, loc="lower left")
     ax.set_title("low-bit training on scikit-learn's digits (same schedule and seed for every bar)")
