@@ -56,7 +56,7 @@ PAPERS: dict[str, PaperFigure] = {
                                         "(test error 1.18 %; README of MatthieuCourbariaux/BinaryConnect)"),
     "BNN": PaperFigure("MNIST", "MLP", None, 100 - 0.96, "Hubara/Courbariaux et al., NeurIPS 2016 (Theano MLP, test "
                        "error 0.96 %; README of MatthieuCourbariaux/BinaryNet; CIFAR-10 ConvNet 11.40 %)"),
-    "XNOR-Net": PaperFigure("ImageNet", "AlexNet", 56.6, 44.2, "Rastegari et al., ECCV 2016, Table 2 (top-1; BWN "
+    "XNOR-Net": PaperFigure("ImageNet", "AlexNet", 56.6, 44.2, "Rastegari et al., ECCV 2016, AlexNet comparison table (top-1; BWN "
                             "56.8 %; the released XNOR model: 43.3 %, allenai/XNOR-Net README)"),
     "TTQ": PaperFigure("ImageNet", "AlexNet", None, None, "Zhu et al., ICLR 2017, abstract: top-1 0.3 points above "
                        "float32; CIFAR-10 ResNet-32/44/56 +0.04/+0.16/+0.36"),
