@@ -16,6 +16,7 @@ from accel_sim.compress.quantization.tensor import (
 )
 
 MAX_BITS = 32  # widest integer code handled; levels are computed in int64
+LOG_UNDERFLOW_MODES = ("clip", "zero")
 
 
 def quantize_uniform(
@@ -63,28 +64,50 @@ def quantize_uniform(
     return QuantizedTensor(values, bits, scheme, scale.astype(np.float64), zero_point, saturated=saturated)
 
 
-def quantize_log2(x: np.ndarray, *, bits: int, max_exponent: int | None = None) -> QuantizedTensor:
+def quantize_log2(
+    x: np.ndarray,
+    *,
+    bits: int,
+    max_exponent: int | None = None,
+    exponent_fraction_bits: int = 0,
+    signed: bool = True,
+    underflow: str = "clip",
+) -> QuantizedTensor:
     """Logarithmic quantization to signed powers of two (Miyashita et al. 2016, with a sign bit).
 
-    ``x -> sign(x) x 2**clip(round(log2|x|), max_exponent - n + 1, max_exponent)`` with
-    ``n = 2**(bits-1) - 1`` exponents (one code of the sign-magnitude layout is zero).
-    Exact zeros stay zero; exponents rounded outside the range are clipped and counted in
-    ``saturated``. ``max_exponent`` defaults to ``round(log2(max|x|))``.
+    ``x -> sign(x) x 2**(e / 2**exponent_fraction_bits)`` with the integer exponent
+    ``e = clip(round(2**exponent_fraction_bits x log2|x|), max_exponent - n + 1, max_exponent)``:
+    base 2 with ``exponent_fraction_bits=0``, base sqrt(2) with 1 (Miyashita et al.'s two bases).
+    ``n = 2**(bits-1) - 1`` exponents when ``signed`` (one code of the sign-magnitude layout is
+    zero), ``2**bits - 1`` when not (non-negative inputs, e.g. ReLU activations).
+    Exact zeros stay zero; exponents rounded above the range are clipped and counted in
+    ``saturated``; below it they are clipped to the smallest power (``underflow="clip"``) or
+    flushed to zero (``underflow="zero"``, Miyashita et al.'s LogQuant), also counted.
+    ``max_exponent`` (in units of the exponent step) defaults to the rounded exponent of max|x|.
     Codes: 0 is zero, ``1..n`` positive, ``n+1..2n`` negative powers, in the codebook.
     """
     x = as_finite_array(x, "x", nonempty=True)
-    bits = check_int(bits, "bits", minimum=2, maximum=MAX_BITS)
-    n_exponents = (1 << (bits - 1)) - 1
+    bits = check_int(bits, "bits", minimum=2 if signed else 1, maximum=MAX_BITS)
+    step_bits = check_int(exponent_fraction_bits, "exponent_fraction_bits", minimum=0, maximum=8)
+    if underflow not in LOG_UNDERFLOW_MODES:
+        raise ValueError(f"underflow must be one of {LOG_UNDERFLOW_MODES}, got {underflow!r}")
+    if not signed and np.any(x < 0):
+        raise ValueError("x must be non-negative when signed=False")
+    n_exponents = (1 << (bits - 1)) - 1 if signed else (1 << bits) - 1
     magnitude = np.abs(x.astype(np.float64))
     nonzero = magnitude > 0
+    steps_per_octave = float(1 << step_bits)
     if max_exponent is None:
-        max_exponent = int(np.rint(np.log2(magnitude.max()))) if nonzero.any() else 0
+        max_exponent = int(np.rint(np.log2(magnitude.max()) * steps_per_octave)) if nonzero.any() else 0
     max_exponent = check_int(max_exponent, "max_exponent", minimum=-(1 << 20))
     min_exponent = max_exponent - n_exponents + 1
-    exponents, saturated = clip_count(np.rint(np.log2(magnitude[nonzero])).astype(np.int64), min_exponent, max_exponent)
+    rounded = np.rint(np.log2(magnitude[nonzero]) * steps_per_octave).astype(np.int64)
+    exponents, saturated = clip_count(rounded, min_exponent, max_exponent)
     codes = np.zeros(x.shape, dtype=np.int64)
     codes[nonzero] = 1 + exponents - min_exponent + np.where(x[nonzero] < 0, n_exponents, 0)
-    powers = np.exp2(np.arange(min_exponent, max_exponent + 1, dtype=np.float64))
+    if underflow == "zero":
+        codes.reshape(-1)[np.flatnonzero(nonzero)[rounded < min_exponent]] = 0
+    powers = np.exp2(np.arange(min_exponent, max_exponent + 1, dtype=np.float64) / steps_per_octave)
     codebook = np.concatenate(([0.0], powers, -powers))
     return QuantizedTensor(
         codes, bits, "log2", np.ones(()), np.zeros((), dtype=np.int64), codebook=codebook, saturated=saturated
