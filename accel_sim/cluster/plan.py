@@ -107,6 +107,7 @@ class StepPlan:
     chunk_bucket: np.ndarray          # bucket index of each chunk
     stage_s: np.ndarray               # chunks x stages (3 with host pipelining, else 1: their sum)
     techniques: Techniques
+    parts_s: np.ndarray               # chunks x 3: device->host copy, host reduction, host->device copy
 
     @property
     def buckets(self) -> int:
@@ -159,7 +160,6 @@ def plan_step(forward_s, backward_s, gradient_bytes, fabric: Fabric, techniques:
         sizes += part
         owners += [b] * len(part)
     nbytes = np.array(sizes)
-    stages = np.stack([fabric.copy_time(nbytes), fabric.reduce_time(nbytes), fabric.copy_time(nbytes)], axis=1)
-    if not techniques.host_pipelining:
-        stages = stages.sum(axis=1, keepdims=True)
-    return StepPlan(forward_s, backward_s, layer_bucket, np.array(owners), stages, techniques)
+    parts = np.stack([fabric.copy_time(nbytes), fabric.reduce_time(nbytes), fabric.copy_time(nbytes)], axis=1)
+    stages = parts if techniques.host_pipelining else parts.sum(axis=1, keepdims=True)
+    return StepPlan(forward_s, backward_s, layer_bucket, np.array(owners), stages, techniques, parts)
