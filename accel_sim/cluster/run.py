@@ -46,7 +46,8 @@ class ClusterResult:
 
     @property
     def exposed_communication_s(self) -> float:
-        return self.step_s - self.compute_s
+        """Step time the device does not compute (0 within rounding when all communication is hidden)."""
+        return max(0.0, self.step_s - self.compute_s)
 
     @property
     def scaling_efficiency(self) -> float:
