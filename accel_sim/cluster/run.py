@@ -8,6 +8,7 @@ The device's per-layer forward / backward times come from simulating its GEMMs
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from dataclasses import dataclass
 
@@ -18,6 +19,7 @@ from accel_sim.cluster.spec import ClusterSpec, LoadedCluster
 from accel_sim.errors import SimulationError
 from accel_sim.training.memory import largest_batch, plan_memory
 from accel_sim.training.timing import NetworkTiming, network_timing
+from accel_sim.workload.layer import Network
 
 CLOSED_FORM_TOLERANCE = 1e-9   # relative: the two paths add the same times in different orders
 BITS_PER_BYTE = 8
@@ -80,6 +82,14 @@ def modelled_step_s(plan: StepPlan, steps: int) -> float:
     return step
 
 
+@functools.lru_cache(maxsize=64)
+def device_memory(network: Network, batch: int, memory: int) -> tuple[int, int]:
+    """Peak bytes of one device's data-parallel step (liveness schedule: weight gradients are kept for the
+    all-reduce, so the fused update of the reordered schedule does not apply) and the largest batch in
+    ``memory``."""
+    return plan_memory(network, batch, "liveness").peak_bytes, largest_batch(network, memory, "liveness")
+
+
 def run_cluster(loaded: LoadedCluster, devices: int | None = None, techniques: Techniques | None = None,
                 timing: NetworkTiming | None = None) -> ClusterResult:
     """Simulate ``loaded`` (optionally at another device count or set of techniques; ``timing`` reuses a
@@ -96,7 +106,7 @@ def run_cluster(loaded: LoadedCluster, devices: int | None = None, techniques: T
     power = devices * spec.device.power + fabric.hosts * spec.host.power
     per_device = spec.device.power + spec.host.power / spec.devices_per_host
     cap = None if spec.power_cap is None else math.floor(spec.power_cap / per_device)
-    memory = plan_memory(loaded.network, spec.device.batch, "liveness").peak_bytes
+    memory, batch_fits = device_memory(loaded.network, spec.device.batch, spec.device.memory)
     return ClusterResult(
         devices=devices, hosts=fabric.hosts, techniques=techniques, gradient_bits=spec.gradients.bits,
         step_s=step, compute_s=plan.compute_s, copy_busy_s=float(plan.parts_s[:, [0, 2]].sum()),
@@ -104,4 +114,4 @@ def run_cluster(loaded: LoadedCluster, devices: int | None = None, techniques: T
         samples_per_s=devices * spec.device.batch / step, speedup=devices * single / step,
         energy_j=power * step, power_w=power, compute_energy_j=devices * timing.energy_pj * 1e-12,
         devices_in_power_cap=cap, peak_memory_bytes=memory,
-        largest_batch=largest_batch(loaded.network, spec.device.memory, "liveness"))
+        largest_batch=batch_fits)
