@@ -13,7 +13,8 @@ Without forward overlap, step k + 1's forward waits for every chunk of step k (a
 stages serve chunks first come, first served. With forward overlap, layer i's forward of step k + 1
 waits only for the bucket holding layer i's gradient, and the stages serve first the chunk the next
 forward needs first (lowest layer, then earliest step): the priority order Fujitsu's press release
-(August 2016) describes for "data needed at the start of the next learning process".
+(August 2016, SWoPP 2016; https://www.eetindia.co.in/fujitsu-uses-gpu-parallelisation-to-speed-deep-learning/)
+describes for the data "needed at the start of the next learning process".
 
 :func:`accel_sim.hardware.link.Link` is not used: its port is first come first served and rounds to
 whole cycles, while these stages need priorities and times in seconds.

@@ -29,7 +29,8 @@ PRECISIONS = (("fp32", 32), ("fp16", 16), ("int16", 16), ("int8", 8))   # DLU da
 BATCHES = (8, 16, 32, 64, 128)
 OTHER_DEVICE = "ampere_a100_dense"
 OVERVIEW = "issue 18's description of Fujitsu's 2017 overview"
-PRESS = "Fujitsu Laboratories press release, 9 Aug 2016 (AlexNet, Caffe, 16 / 64 GPUs)"
+PRESS = ("Fujitsu Laboratories press release, Aug 2016, presented at SWoPP 2016 (AlexNet, Caffe, 16 / 64 GPUs; "
+         "https://www.eetindia.co.in/fujitsu-uses-gpu-parallelisation-to-speed-deep-learning/)")
 ALL, NONE = Techniques(True, True, True), Techniques()
 
 
