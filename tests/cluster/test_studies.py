@@ -21,7 +21,7 @@ def test_distributed_training_rows_and_scaling(distributed):
     assert frame.techniques.nunique() == 8
     one = frame[frame.devices == 1]
     assert (one.speedup.round(9) == 1).all()          # one device: no communication, whatever the switches
-    for (network, devices), group in frame.groupby(["network", "devices"]):
+    for _, group in frame.groupby(["network", "devices"]):
         steps = group.set_index("techniques").step_s
         # every technique set lies between all three and none; the step never beats compute
         assert steps["backward overlap + forward overlap + host pipelining"] <= steps.min() * (1 + 1e-9)

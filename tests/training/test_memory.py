@@ -1,5 +1,4 @@
 """The training-memory planner against hand-counted liveness, and its laws on generated networks."""
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -47,7 +46,7 @@ def chains(draw):
 def test_reordered_never_above_liveness_never_above_conventional(net, batch):
     peaks = [plan_memory(net, batch, s).peak_bytes for s in ("reordered", "liveness", "conventional")]
     assert peaks == sorted(peaks)
-    weights = sum(l.weight_elements for l in net.layers) * 4
+    weights = sum(layer.weight_elements for layer in net.layers) * 4
     assert peaks[0] >= weights   # the weights always live
 
 
