@@ -43,6 +43,9 @@ def test_simpy_equals_the_closed_form_when_steps_end_in_a_barrier(plan, steps):
 def test_every_schedule_lies_between_perfect_overlap_and_no_overlap(plan):
     step = run_reference(plan).step_s
     assert perfect_overlap_s(plan) * (1 - REL) <= step <= no_overlap_s(plan) * (1 + REL)
+    # the lower bound is the busiest resource: the device, or any one stage over every chunk
+    busiest = max([plan.compute_s] + [float(plan.stage_s[:, s].sum()) for s in range(plan.stage_s.shape[1])])
+    assert perfect_overlap_s(plan) == pytest.approx(busiest, rel=REL)
 
 
 @settings(max_examples=40, deadline=None)
