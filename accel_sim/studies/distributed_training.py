@@ -171,6 +171,11 @@ at batch 32: {s.loc[(OTHER_DEVICE, 32, ring), 'all_vs_none']:.2f}x; the same row
 and is not tuned to it: the gap is reported, not removed. ResNet-50 (about 2.4x fewer weights, 5.6x more
 compute per sample) is compute-bound on this device: {ratio('resnet50', 64):.2f}x.
 
+Not modelled, each of which would lengthen the all-technique step and lower the ratio toward the
+published one (none is added without a source): host memory bandwidth shared by the PCIe copies and the
+CPU's additions (they are separate stages here), devices of one host sharing a PCIe switch (each has its
+own x16 link here), the optimizer update on the device, and compute slowed by concurrent copies.
+
 Against Fujitsu's 2016 press release (27x over one GPU at 64 GPUs, 14.7x at 16) this cluster scales
 much better ({a_all['speedup']:.1f}x at 64): a DLU at batch 32 computes for {1e3 * a_all['compute_s']:.0f} ms per step, long against
 the communication. Fujitsu's GPUs and per-GPU batch are not stated; a faster device or a smaller batch
