@@ -92,9 +92,9 @@ the training-memory planner (`accel_sim/training/memory.py`):
 
 Reduction vs conventional: AlexNet {100 * a.loc['reordered', 'reduction_vs_conventional']:.1f} % (liveness alone
 {100 * a.loc['liveness', 'reduction_vs_conventional']:.1f} %), VGG-16 {100 * v.loc['reordered', 'reduction_vs_conventional']:.1f} %
-(liveness alone {100 * v.loc['liveness', 'reduction_vs_conventional']:.1f} %). Most of the saving against Caffe's static
-allocation is liveness itself; reordering adds the rest, most on AlexNet whose fully connected weights
-(and gradients) dominate. The published figure (more than 40 %) is met on both, but note what the model
+(liveness alone {100 * v.loc['liveness', 'reduction_vs_conventional']:.1f} %). On VGG-16, whose activations dominate,
+most of the saving against Caffe's static allocation is liveness itself; on AlexNet, whose fully connected
+weights and gradients dominate, reordering does most of it (no weight-gradient buffer for those layers). The published figure (more than 40 %) is met on both, but note what the model
 leaves out: ReLU, LRN, dropout and pooling blobs are not in the workloads (pooling appears only as the
 size change between two listed layers), so the conventional baseline here is smaller than Caffe's real
 one and the published memory needs (about 0.6 GB AlexNet, 8 GB ResNet; their batch is not stated)
