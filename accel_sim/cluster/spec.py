@@ -4,7 +4,7 @@ checked against the workload it names (a bucket no larger than the model's gradi
 that holds at least the smallest layer)."""
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,7 +14,7 @@ from accel_sim.cluster.plan import TOPOLOGIES, Fabric, Techniques
 from accel_sim.config.loader import REPO_ROOT, load_arch, resolve_path
 from accel_sim.config.schema import build, spec_field
 from accel_sim.config.yaml_io import read_yaml, set_dotted
-from accel_sim.errors import InputError
+from accel_sim.errors import InputError, Problem
 from accel_sim.workload.layer import Network
 from accel_sim.workload.loader import load_workload
 
@@ -109,6 +109,14 @@ class LoadedCluster:
     file: str
 
 
+def _named(load: Callable[[], Any], path: Path, field: str) -> Any:
+    """``load()``, its input errors prefixed with the cluster file and the field that named the file."""
+    try:
+        return load()
+    except InputError as error:
+        raise InputError([Problem(str(path), field, str(problem)) for problem in error.problems]) from None
+
+
 def load_cluster(config: str | Path, overrides: Mapping[str, Any] | None = None) -> LoadedCluster:
     """Load and validate a cluster config (a path or a name in ``cluster_configs/``), its device arch and
     its workload, and check them against each other."""
@@ -118,9 +126,13 @@ def load_cluster(config: str | Path, overrides: Mapping[str, Any] | None = None)
     raw = read_yaml(path)
     for dotted, value in (overrides or {}).items():
         raw = set_dotted(raw, dotted, value)
-    spec: ClusterSpec = build(ClusterSpec, raw, str(path))
-    arch = load_arch(spec.device.arch)
-    network = load_workload(spec.workload)
+    try:
+        spec: ClusterSpec = build(ClusterSpec, raw, str(path))
+    except InputError as error:  # a field the user set on the command line is reported as theirs
+        raise InputError([Problem(f"--set (on {problem.file})", problem.path, problem.message)
+                          if problem.path in (overrides or {}) else problem for problem in error.problems]) from None
+    arch = _named(lambda: load_arch(spec.device.arch), path, "device.arch")
+    network = _named(lambda: load_workload(spec.workload), path, "workload")
     model_bytes = sum(layer.weight_elements for layer in network.layers) * spec.gradients.bits // 8
     if spec.gradients.bucket > model_bytes:
         raise InputError.single(str(path), "gradients.bucket", f"a bucket of {spec.gradients.bucket} bytes is larger "

@@ -19,6 +19,11 @@ def test_bad_cluster_input_is_one_line_exit_2(capsys, override, field, expected)
     assert "dlu_64_edr.yaml" in line
 
 
+def test_unknown_device_arch_names_the_cluster_field(capsys):
+    assert_one_line_error(run_cli(capsys, "cluster", CONFIG, "--set", "device.arch=no_such_arch"),
+                          "dlu_64_edr.yaml: device.arch: ", "no_such_arch", "file not found")
+
+
 def test_cluster_prints_step_breakdown_and_scaling(capsys, tmp_path):
     out = tmp_path / "scaling.csv"
     result = run_cli(capsys, "cluster", CONFIG, "--set", "devices=4", "--set", "workload=tiny_conv",
