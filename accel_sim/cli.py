@@ -23,7 +23,7 @@ DEFAULT_WORKLOAD = "resnet18"
 # sub-command whose handler takes the parsed arguments and returns the exit code.
 COMMAND_MODULES: tuple[str, ...] = ("accel_sim.storage.command", "accel_sim.importers.onnx_command",
                                      "accel_sim.importers.hf_command", "accel_sim.trace.command",
-                                     "accel_sim.nn.lowbit.command")
+                                     "accel_sim.nn.lowbit.command", "accel_sim.cluster.command")
 
 
 def _parse_overrides(pairs: Sequence[str]) -> dict:

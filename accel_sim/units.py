@@ -21,7 +21,9 @@ _FREQUENCY = {"Hz": 1, "kHz": 1e3, "MHz": 1e6, "GHz": 1e9}
 _ENERGY = {"fJ": 1e-3, "pJ": 1, "nJ": 1e3, "uJ": 1e6}
 _TIME = {"ps": 1e-12, "ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1}
 _AREA = {"um^2": 1, "mm2": 1e6, "mm^2": 1e6}
-_POWER = {"nW": 1e-3, "mW": 1e3, "W": 1e6}
+# link rates are decimal (a "GB/s" of PCIe or InfiniBand is 1e9 bytes), unlike memory sizes
+_RATE = {"kB/s": 1e3, "MB/s": 1e6, "GB/s": 1e9, "Gb/s": 1e9 / 8, "Mb/s": 1e6 / 8}
+_POWER = {"nW": 1e-9, "uW": 1e-6, "mW": 1e-3, "W": 1, "kW": 1e3, "MW": 1e6}
 
 KINDS: dict[str, tuple[str, dict[str, float]]] = {
     # kind: (base unit name, suffix table)
@@ -30,9 +32,10 @@ KINDS: dict[str, tuple[str, dict[str, float]]] = {
     "energy": ("pJ", _ENERGY),
     "time": ("s", _TIME),
     "area": ("um2", _AREA),
-    "power": ("uW", _POWER),
     "cycles": ("cycles", {"cycle": 1, "cycles": 1}),
     "words_per_cycle": ("words/cycle", {"word/cycle": 1, "words/cycle": 1}),
+    "rate": ("B/s", _RATE),
+    "power": ("W", _POWER),
 }
 _BANDWIDTH_TIME = {"cycle": None, "s": 1.0}
 _QUANTITY = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(.*?)\s*$")
@@ -101,4 +104,4 @@ def parse_bandwidth(value: object, clock_hz: float | None = None) -> float:
 def _example(kind: str) -> str:
     return {"size": "64 KiB", "frequency": "800 MHz", "energy": "5 pJ", "time": "10 ns",
             "cycles": "100 cycles", "words_per_cycle": "10 words/cycle", "area": "0.43 mm2",
-            "power": "3.3 uW"}[kind]
+            "rate": "15.75 GB/s", "power": "250 W"}[kind]

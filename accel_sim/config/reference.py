@@ -87,6 +87,10 @@ def documented_specs() -> list[tuple[str, str, type]]:
         specs.append(("Sweep files (`sweeps/*.yaml`)", "A design-space sweep over dotted config paths.", SweepSpec))
     except ImportError:
         pass
+    from accel_sim.cluster.spec import ClusterSpec
+    specs.append(("Training-cluster configs (`cluster_configs/*.yaml`)",
+                  "A data-parallel training cluster (`accel-sim cluster`); rates take `GB/s` or `Gb/s` (decimal), "
+                  "powers `W` or `kW`.", ClusterSpec))
     return specs
 
 

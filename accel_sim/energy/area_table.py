@@ -17,6 +17,8 @@ from accel_sim.energy.technology import scale_factors
 from accel_sim.errors import InputError
 from accel_sim.results.components import Component
 
+UW_PER_W = 1e6   # a table's leakage is parsed to watts (accel_sim.units); blocks report microwatts
+
 
 @dataclass(frozen=True)
 class AreaEntry:
@@ -74,7 +76,8 @@ class AreaTable(Table):
         return entry.area * self._factors(entry).area
 
     def _leakage(self, entry: AreaEntry) -> float:
-        return entry.leakage * self._factors(entry).leakage
+        """Leakage of one block in uW (the power unit's base is the watt)."""
+        return entry.leakage * UW_PER_W * self._factors(entry).leakage
 
 
 def load_area_table(name_or_path: str | Path) -> AreaTable:

@@ -46,15 +46,24 @@ def _executor_label(jobs: int, scheduler: str | None) -> str:
     return f"dask {scheduler}" if scheduler else ("serial" if jobs == 1 else f"process pool, {jobs} jobs")
 
 
+def point_function(sweep: Sweep) -> PointFunction:
+    """The point function a sweep file's ``evaluate`` names."""
+    if sweep.evaluate == "training_step":
+        from accel_sim.training.sweep_point import training_step_point
+        return training_step_point
+    return simulate_point
+
+
 def run_sweep(sweep: str | Path | Sweep, out_dir: str | Path, jobs: int = 1, scheduler: str | None = None,
-              progress: TextIO | None = None, evaluate: PointFunction = simulate_point,
+              progress: TextIO | None = None, evaluate: PointFunction | None = None,
               chunk_size: int | None = None) -> SweepSummary:
     """Run ``sweep`` (a sweep file, or a :class:`Sweep`) into ``out_dir``.
 
     ``jobs`` worker processes on this machine (1: in this process), or the Dask cluster at
     ``scheduler`` (``tcp://host:port``). ``progress``: a stream for the progress line
     (``sys.stderr`` in the CLI; ``None`` is silent). ``evaluate`` maps (arch, network) to
-    the numbers stored per point (default: the simulator's network summary); with
+    the numbers stored per point (default: what the sweep's ``evaluate`` names, the simulator's
+    network summary unless it says ``training_step``); with
     ``jobs > 1`` or Dask it must be importable. ``chunk_size``: points per task on a pool
     or cluster (default: sized from the measured point cost, see
     :class:`~accel_sim.sweep.executor.Chunker`).
@@ -66,6 +75,8 @@ def run_sweep(sweep: str | Path | Sweep, out_dir: str | Path, jobs: int = 1, sch
     start = time.monotonic()
     if not isinstance(sweep, Sweep):
         sweep = load_sweep(sweep)
+    if evaluate is None:
+        evaluate = point_function(sweep)
     out = Path(out_dir)
     store_file = out / STORE_NAME
     run_id = uuid.uuid4().hex

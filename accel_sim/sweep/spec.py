@@ -47,6 +47,7 @@ from accel_sim.workload.layer import Network
 from accel_sim.workload.loader import load_workload
 
 MODES = ("grid", "zip", "random")
+EVALUATORS = ("simulate", "training_step")   # what a point computes (accel_sim.sweep.runner.point_function)
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,9 @@ class SweepFileSpec:
         "Instead of axes: an explicit list of points, each a mapping of dotted arch paths to values.", None)
     metrics: tuple[str, ...] = spec_field("Derived metrics to add to the results.", DEFAULT_METRICS,
                                           choices=tuple(METRICS))
+    evaluate: str = spec_field("What each point computes: simulate (the network's summary) or training_step "
+                               "(one training step: every layer's forward, input-error and weight-gradient "
+                               "GEMMs, accel_sim.training).", "simulate", choices=EVALUATORS)
 
 
 @dataclass(frozen=True)
@@ -102,6 +106,7 @@ class Sweep:
     varied_paths: tuple[str, ...]     # every arch path a point sets
     metrics: tuple[str, ...]
     points: tuple[ResolvedPoint, ...]
+    evaluate: str = "simulate"        # one of EVALUATORS
 
     def unique_keys(self) -> tuple[str, ...]:
         """Store keys in point order, each once (two points may resolve to the same config)."""
@@ -318,7 +323,8 @@ def resolve_sweep(spec: SweepFileSpec, file: str, folder: Path) -> Sweep:
     return Sweep(name=spec.name, description=spec.description, source=file, arch_file=arch_file,
                  network=network, workload_digest=digest, code_version=__version__,
                  axes=tuple(a.name for a in axes) or varied, linked_axes=tuple((a.name, tuple(v.label for v in a.values)) for a in axes if a.linked),
-                 varied_paths=varied, metrics=tuple(dict.fromkeys(spec.metrics)), points=tuple(resolved))
+                 varied_paths=varied, metrics=tuple(dict.fromkeys(spec.metrics)), points=tuple(resolved),
+                 evaluate=spec.evaluate)
 
 
 def sweep_from_mapping(raw: Any, file: str = "<sweep>", folder: Path | None = None) -> Sweep:

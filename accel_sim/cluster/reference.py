@@ -1,0 +1,116 @@
+"""The training cluster as a discrete-event model (SimPy): one device's compute, its gradient chunks
+through the communication stages, and the next step's forward waiting for its weights.
+
+Agents: the **device** (a process running forward layers 1..L, then backward L..1, releasing each
+bucket when backward has produced it, or every bucket at the end of backward without backward
+overlap), one **chunk** process per gradient chunk, and one port per communication stage (device ->
+host PCIe copy, host reduction and network all-reduce, host -> device copy; one combined stage
+without host pipelining), each a :class:`simpy.PriorityResource` of capacity 1. Data parallelism
+makes the devices identical, so one device and its stages stand for all of them (the all-reduce's
+cost for ``N`` devices is in the reduction stage's time).
+
+Without forward overlap, step k + 1's forward waits for every chunk of step k (a barrier) and the
+stages serve chunks first come, first served. With forward overlap, layer i's forward of step k + 1
+waits only for the bucket holding layer i's gradient, and the stages serve first the chunk the next
+forward needs first (lowest layer, then earliest step): the priority order Fujitsu's press release
+(August 2016, SWoPP 2016; https://www.eetindia.co.in/fujitsu-uses-gpu-parallelisation-to-speed-deep-learning/)
+describes for the data "needed at the start of the next learning process".
+
+:func:`accel_sim.hardware.link.Link` is not used: its port is first come first served and rounds to
+whole cycles, while these stages need priorities and times in seconds.
+
+Events are per layer and per chunk per stage, never per byte.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import simpy
+
+from accel_sim.cluster.plan import StepPlan
+
+
+@dataclass(frozen=True)
+class ReferenceRun:
+    step_end_s: tuple[float, ...]        # when each step's backward and communication were all done
+    log: tuple[tuple[str, str, float], ...]  # (who, what, when) for tests
+
+    @property
+    def step_s(self) -> float:
+        """Steady-state time per step: the mean distance between step ends (the first step alone if one)."""
+        ends = self.step_end_s
+        return ends[0] if len(ends) == 1 else (ends[-1] - ends[0]) / (len(ends) - 1)
+
+
+def run_reference(plan: StepPlan, steps: int = 4, log: bool = False) -> ReferenceRun:
+    if steps < 1:
+        raise ValueError(f"steps must be >= 1, got {steps}")
+    env = simpy.Environment()
+    layers, buckets, chunks = len(plan.forward_s), plan.buckets, len(plan.stage_s)
+    ports = [simpy.PriorityResource(env, capacity=1) for _ in range(plan.stage_s.shape[1])]
+    first_layer = plan.bucket_first_layer()
+    chunks_of = [np.flatnonzero(plan.chunk_bucket == b) for b in range(buckets)]
+    weights_ready = [[env.event() for _ in range(buckets)] for _ in range(steps)]
+    step_done = [env.event() for _ in range(steps)]
+    ends: list[float] = [0.0] * steps
+    entries: list[tuple[str, str, float]] = []
+    forward_overlap = plan.techniques.forward_overlap
+
+    def note(who: str, what: str) -> None:
+        if log:
+            entries.append((who, what, float(env.now)))
+
+    def chunk(k: int, j: int, bucket_left: list[int], step_left: list[int], backward_done: simpy.Event):
+        priority = k * layers + int(first_layer[plan.chunk_bucket[j]]) if forward_overlap else 0
+        for s, port in enumerate(ports):
+            with port.request(priority=priority) as slot:
+                yield slot
+                note(f"chunk{k}.{j}", f"stage{s} start")
+                yield env.timeout(float(plan.stage_s[j, s]))
+        note(f"chunk{k}.{j}", "done")
+        b = int(plan.chunk_bucket[j])
+        bucket_left[b] -= 1
+        if bucket_left[b] == 0:
+            weights_ready[k][b].succeed()
+        step_left[0] -= 1
+        if step_left[0] == 0:
+            yield backward_done
+            ends[k] = float(env.now)
+            step_done[k].succeed()
+
+    def release(k: int, b: int, bucket_left, step_left, backward_done) -> None:
+        for j in chunks_of[b]:
+            env.process(chunk(k, int(j), bucket_left, step_left, backward_done))
+
+    def device():
+        for k in range(steps):
+            for i in range(layers):
+                if k > 0:
+                    yield weights_ready[k - 1][plan.layer_bucket[i]] if forward_overlap else step_done[k - 1]
+                yield env.timeout(float(plan.forward_s[i]))
+            note("device", f"step{k} forward done")
+            bucket_left = [len(c) for c in chunks_of]
+            step_left = [chunks]
+            backward_done = env.event()
+            for i in range(layers - 1, -1, -1):
+                yield env.timeout(float(plan.backward_s[i]))
+                b = int(plan.layer_bucket[i])
+                if plan.techniques.backward_overlap and i == first_layer[b]:
+                    release(k, b, bucket_left, step_left, backward_done)
+            note("device", f"step{k} backward done")
+            if not plan.techniques.backward_overlap:
+                for b in range(buckets):
+                    release(k, b, bucket_left, step_left, backward_done)
+            backward_done.succeed()
+            if chunks == 0:
+                for b in range(buckets):
+                    weights_ready[k][b].succeed()
+                ends[k] = float(env.now)
+                step_done[k].succeed()
+
+    env.process(device())
+    env.run()
+    if not all(e.triggered for e in step_done):
+        raise RuntimeError("cluster model ended before every step finished")
+    return ReferenceRun(tuple(ends), tuple(entries))

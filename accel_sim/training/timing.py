@@ -1,0 +1,78 @@
+"""Forward and backward time and energy of every layer of a network on one arch, simulated.
+
+Each GEMM of :func:`~accel_sim.training.backward.training_gemms` runs through the public path,
+:func:`accel_sim.simulate.simulate_layer`, on the arch's family (DLU, tensor core, systolic, any family
+that runs dense GEMMs); its cycles become seconds at the arch's clock. Nothing is guessed from MAC counts.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from accel_sim.arch.spec import ArchSpec
+from accel_sim.energy.table import load_energy_table
+from accel_sim.simulate import simulate_layer
+from accel_sim.training.backward import at_batch, training_gemms
+from accel_sim.workload.layer import BatchedGemmLayer, Network
+
+
+@dataclass(frozen=True)
+class LayerTiming:
+    """One layer's training step on one device (per device: ``batch`` samples)."""
+
+    name: str
+    weights: int                  # weight elements: the size of the layer's gradient
+    forward_s: float
+    input_error_s: float          # 0 for the first layer (no input error)
+    weight_gradient_s: float
+    forward_energy_pj: float
+    backward_energy_pj: float
+    macs: int                     # forward + backward MACs issued
+
+    @property
+    def backward_s(self) -> float:
+        return self.input_error_s + self.weight_gradient_s
+
+
+@dataclass(frozen=True)
+class NetworkTiming:
+    arch: str
+    network: str
+    batch: int
+    layers: tuple[LayerTiming, ...]
+
+    @property
+    def compute_s(self) -> float:
+        return sum(t.forward_s + t.backward_s for t in self.layers)
+
+    @property
+    def energy_pj(self) -> float:
+        return sum(t.forward_energy_pj + t.backward_energy_pj for t in self.layers)
+
+    @property
+    def weights(self) -> int:
+        return sum(t.weights for t in self.layers)
+
+
+def network_timing(arch: ArchSpec, network: Network, batch: int,
+                   on_layer: Callable[[str], None] | None = None) -> NetworkTiming:
+    """Simulate each layer's forward, input-error and weight-gradient GEMMs at ``batch`` samples."""
+    table = load_energy_table(arch.energy_table)
+    rows = []
+    for index, layer in enumerate(network.layers):
+        if isinstance(layer, BatchedGemmLayer):
+            raise ValueError(f"{network.name}: layer {layer.name} is a batched GEMM; training timing takes "
+                             "convolutions and fully connected layers")
+        if on_layer is not None:
+            on_layer(layer.name)
+        seconds = {"forward": 0.0, "input_error": 0.0, "weight_gradient": 0.0}
+        energy = {"forward": 0.0, "backward": 0.0}
+        macs = 0
+        for name, gemm in training_gemms(at_batch(layer, batch), needs_input_error=index > 0).passes():
+            run = simulate_layer(arch, gemm, table)
+            seconds[name] = run.result.cycles / arch.clock
+            energy["forward" if name == "forward" else "backward"] += run.energy.total_pj
+            macs += run.result.macs_issued
+        rows.append(LayerTiming(layer.name, layer.weight_elements, seconds["forward"], seconds["input_error"],
+                                seconds["weight_gradient"], energy["forward"], energy["backward"], macs))
+    return NetworkTiming(arch.name, network.name, batch, tuple(rows))

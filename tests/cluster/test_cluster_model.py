@@ -1,0 +1,118 @@
+"""The cluster's discrete-event model against its closed form and bounds on generated cases."""
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from accel_sim.cluster.fast import barrier_step_s, flow_shop, no_overlap_s, perfect_overlap_s
+from accel_sim.cluster.plan import TOPOLOGIES, Fabric, Techniques, assign_buckets, plan_step
+from accel_sim.cluster.reference import run_reference
+
+REL = 1e-9
+
+
+@st.composite
+def cases(draw, forward_overlap=None):
+    layers = draw(st.integers(1, 6))
+    times = st.floats(1e-4, 5e-2)
+    forward = draw(st.lists(times, min_size=layers, max_size=layers))
+    backward = draw(st.lists(times, min_size=layers, max_size=layers))
+    grads = draw(st.lists(st.integers(1, 50_000_000), min_size=layers, max_size=layers))
+    fabric = Fabric(devices=draw(st.sampled_from([1, 2, 3, 8, 64])), devices_per_host=draw(st.integers(1, 8)),
+                    pcie_bandwidth=draw(st.floats(1e9, 2e10)), pcie_latency=draw(st.floats(0, 1e-4)),
+                    reduce_bandwidth=draw(st.floats(5e9, 5e10)), network_bandwidth=draw(st.floats(1e9, 2e10)),
+                    network_latency=draw(st.floats(0, 1e-5)), topology=draw(st.sampled_from(TOPOLOGIES)))
+    fo = draw(st.booleans()) if forward_overlap is None else forward_overlap
+    techniques = Techniques(draw(st.booleans()), fo, draw(st.booleans()))
+    total = sum(grads)
+    bucket = draw(st.integers(1, total))
+    chunk = draw(st.integers(max(1, total // 40), total))
+    return plan_step(forward, backward, grads, fabric, techniques, bucket, chunk)
+
+
+@settings(max_examples=60, deadline=None)
+@given(cases(forward_overlap=False), st.integers(1, 3))
+def test_simpy_equals_the_closed_form_when_steps_end_in_a_barrier(plan, steps):
+    assert run_reference(plan, steps).step_s == pytest.approx(barrier_step_s(plan), rel=REL)
+
+
+@settings(max_examples=60, deadline=None)
+@given(cases())
+def test_every_schedule_lies_between_perfect_overlap_and_no_overlap(plan):
+    step = run_reference(plan).step_s
+    assert perfect_overlap_s(plan) * (1 - REL) <= step <= no_overlap_s(plan) * (1 + REL)
+    # the lower bound is the busiest resource: the device, or any one stage over every chunk
+    busiest = max([plan.compute_s] + [float(plan.stage_s[:, s].sum()) for s in range(plan.stage_s.shape[1])])
+    assert perfect_overlap_s(plan) == pytest.approx(busiest, rel=REL)
+
+
+@settings(max_examples=40, deadline=None)
+@given(cases())
+def test_no_technique_is_the_sum_of_stages(plan):
+    off = plan_step(plan.forward_s, plan.backward_s, np.ones(len(plan.forward_s)), Fabric(
+        4, 2, 1e9, 1e-5, 1e10, 1e9, 1e-6, "ring"), Techniques(), 1, 1)
+    expected = off.compute_s + float(off.parts_s.sum())
+    assert run_reference(off).step_s == pytest.approx(expected, rel=REL)
+    assert no_overlap_s(off) == pytest.approx(expected, rel=REL)
+
+
+@settings(max_examples=30, deadline=None)
+@given(cases())
+def test_one_device_is_pure_compute_the_perfect_overlap(plan):
+    one = plan_step(plan.forward_s, plan.backward_s, np.full(len(plan.forward_s), 1e6),
+                    Fabric(1, 1, 1e9, 1e-5, 1e10, 1e9, 1e-6, "tree"), plan.techniques, 1e6, 1e5)
+    step = run_reference(one).step_s
+    assert step == pytest.approx(one.compute_s, rel=REL) and step == pytest.approx(perfect_overlap_s(one), rel=REL)
+
+
+def test_flow_shop_matches_its_recurrence():
+    rng = np.random.default_rng(1)
+    release, stages = np.sort(rng.random(30)), rng.random((30, 3))
+    done = np.zeros_like(stages)
+    for j, s in itertools.product(range(30), range(3)):
+        ready = release[j] if s == 0 else done[j, s - 1]
+        done[j, s] = max(ready, done[j - 1, s] if j else 0.0) + stages[j, s]
+    np.testing.assert_allclose(flow_shop(release, stages), done, rtol=1e-12)
+
+
+def test_hand_timeline_of_two_pipelined_chunks():
+    """Two layers (forward 1, 2 s; backward 3, 4 s), one bucket of 2 bytes in 2 chunks, each stage 1 s."""
+    fabric = Fabric(2, 1, 1.0, 0.0, 1.0, 1.0, 0.0, "ring")   # 1 B/s PCIe; 2 hosts: reduce = 2 x (0.5 / 1) + 0.5 / 1
+    plan = plan_step([1, 2], [3, 4], [1, 1], fabric, Techniques(True, False, True), 2, 1)
+    assert plan.stage_s.tolist() == [[1.0, 1.5, 1.0], [1.0, 1.5, 1.0]]
+    run = run_reference(plan, steps=1, log=True)
+    starts = [(who, what, when) for who, what, when in run.log if who.startswith("chunk")]
+    # forward ends at 3; backward of layer 2 (4 s) then layer 1 (3 s) ends at 10: the bucket holds both
+    assert starts == [("chunk0.0", "stage0 start", 10.0), ("chunk0.0", "stage1 start", 11.0),
+                      ("chunk0.1", "stage0 start", 11.0), ("chunk0.0", "stage2 start", 12.5),
+                      ("chunk0.1", "stage1 start", 12.5), ("chunk0.0", "done", 13.5),
+                      ("chunk0.1", "stage2 start", 14.0), ("chunk0.1", "done", 15.0)]
+    assert run.step_s == 15.0 == barrier_step_s(plan)
+
+
+def test_forward_overlap_serves_the_first_layer_first():
+    """Layer 0's small gradient overtakes layer 1's big one, so the next forward starts earlier."""
+    fabric = Fabric(2, 1, 1.0, 0.0, 1e9, 1e9, 0.0, "ring")
+    kwargs = dict(forward_s=[1, 1], backward_s=[1, 1], gradient_bytes=[1, 10], fabric=fabric, bucket_bytes=1,
+                  chunk_bytes=1)
+    fifo = run_reference(plan_step(techniques=Techniques(True, False, True), **kwargs), steps=4).step_s
+    prio = run_reference(plan_step(techniques=Techniques(True, True, True), **kwargs), steps=4).step_s
+    assert prio < fifo
+
+
+def test_gradient_bytes_scale_the_communication_stages():
+    fabric = Fabric(16, 4, 15.75e9, 0.0, 25.6e9, 12.5e9, 0.0, "ring")
+    bytes32 = np.array([4e6, 8e6])
+    full = fabric.reduce_time(bytes32)
+    np.testing.assert_allclose(fabric.reduce_time(bytes32 / 2), full / 2)
+    np.testing.assert_allclose(fabric.reduce_time(bytes32 / 4), full / 4)
+    # ring: 3 local adds, then 2 (H - 1) steps of 1/H of the data and (H - 1) adds of 1/H
+    expected = 3 * 4e6 / 25.6e9 + 2 * 3 * (1e6 / 12.5e9) + 3 * 1e6 / 25.6e9
+    assert full[0] == pytest.approx(expected)
+
+
+def test_buckets_fill_in_backward_order():
+    assert assign_buckets(np.array([5, 5, 5, 5]), 10).tolist() == [1, 1, 0, 0]
+    assert assign_buckets(np.array([1, 1, 30]), 10).tolist() == [1, 1, 0]
