@@ -14,9 +14,9 @@ With the additive bank mappings of :mod:`accel_sim.scnn.plan.bank_mapping` a pro
   multiplicity when two activations share a term) stored twice side by side in a uint64, so a
   rotation by a weight term is a shift; the F rotated masks are added with bit-sliced counters
   and the maximum over banks is read from the counter bits;
-- counting (any A, :func:`max_bank_load_counting`): each I-vector is a vector of per-bank
-  counts, gathered at the F rotations and added. Slower; it is what runs when A > 32, so any
-  bank count a config can describe runs.
+- counting (any A, :func:`max_bank_load_counting`): each step's F x I bank numbers are sorted
+  and its longest run of equal numbers is its busiest bank. Slower per step; it is what runs
+  when A > 32, so any bank count a config can describe runs.
 """
 from __future__ import annotations
 
@@ -103,21 +103,31 @@ def max_bank_load_counting(terms: np.ndarray, shifts: np.ndarray, banks: int) ->
     """Any A: the largest number of products on one bank in every step.
 
     ``terms`` (B, n_i, I) activation bank terms (``banks``: unused slot); ``shifts`` (B, n_f, F).
-    Returns (B, n_i, n_f).
+    Returns (B, n_i, n_f). A product of activation term ``t`` and weight rotation ``s`` lands on bank
+    ``(t - s) mod A``; each step's I x F bank numbers (a unique number above A for an unused slot)
+    are sorted, and its busiest bank is its longest run of equal numbers: a step has a run of
+    ``r + 1`` where some number equals the one ``r`` places after it. Rows leave the search once
+    they have no longer run, so the passes cost I x F per step, not A x F.
     """
-    blocks, n_i, _ = terms.shape
-    rows = np.arange(blocks * n_i).reshape(blocks, n_i, 1) * (banks + 1)
-    counts = np.bincount((rows + terms).ravel(), minlength=blocks * n_i * (banks + 1))
-    counts = counts.reshape(blocks, n_i, banks + 1)[:, :, :banks]
-    block_index = np.arange(blocks)[:, None, None, None]
-    row_index = np.arange(n_i)[None, :, None, None]
-    loads = np.zeros((blocks, n_i, shifts.shape[1], banks), dtype=np.int64)
-    for i in range(shifts.shape[2]):
-        used = shifts[:, :, i] != EMPTY_SHIFT                                     # (B, n_f)
-        rotation = np.where(used, shifts[:, :, i], 0).astype(np.int64)
-        bank = (np.arange(banks)[None, None, :] + rotation[:, :, None]) % banks   # (B, n_f, A)
-        loads += counts[block_index, row_index, bank[:, None, :, :]] * used[:, None, :, None]
-    return loads.max(axis=3, initial=0)
+    blocks, n_i, width_i = terms.shape
+    n_f, width_f = shifts.shape[1:]
+    used = shifts != EMPTY_SHIFT
+    rotation = np.where(used, shifts, 0).astype(np.int64)
+    bank = (terms[:, :, None, :, None] - rotation[:, None, :, None, :]) % banks      # (B, n_i, n_f, I, F)
+    valid = (terms < banks)[:, :, None, :, None] & used[:, None, :, None, :]
+    width = width_i * width_f
+    unused = (banks + np.arange(width)).reshape(width_i, width_f)                    # never equal to a bank
+    products = np.where(valid, bank, unused).astype(np.int32).reshape(-1, width)
+    products.sort(axis=1)
+    result = valid.reshape(-1, width).any(axis=1).astype(np.int64)
+    rows = np.arange(products.shape[0])
+    run = 1
+    while rows.size and run < width:
+        longer = (products[:, run:] == products[:, :-run]).any(axis=1)
+        rows, products = rows[longer], products[longer]
+        run += 1
+        result[rows] = run
+    return result.reshape(blocks, n_i, n_f)
 
 
 def weight_multiplicity(shift: np.ndarray) -> np.ndarray:
