@@ -20,12 +20,15 @@ from accel_sim.family.registry import family_of
 from accel_sim.results.instances import sequential_result
 from accel_sim.results.layer_result import LayerResult
 from accel_sim.results.run_result import RunResult
-from accel_sim.workload.layer import BatchedGemmLayer, Network, NetworkLayer
+from accel_sim.vector_unit.unit import vector_layer_result
+from accel_sim.workload.layer import BatchedGemmLayer, Network, NetworkLayer, VectorLayer
 from accel_sim.workload.work import check_work
 
 
 def _checked_family(arch: ArchSpec, layer: NetworkLayer) -> Family:
     family = family_of(arch)
+    if isinstance(layer, VectorLayer):  # runs on the vector unit, not the family
+        return family
     one = layer.instance(0) if isinstance(layer, BatchedGemmLayer) else layer  # instances run one at a time
     check_work(one, arch.name, None if family.work_elements is None else lambda lay: family.work_elements(arch, lay))
     return family
@@ -40,17 +43,21 @@ class LayerRun:
 
 
 def simulate_layer(arch: ArchSpec, layer: NetworkLayer, table: EnergyTable | None = None, reference: bool = False,
-                   max_cycles: int | None = None) -> LayerRun:
+                   max_cycles: int | None = None, overlap_budget: int = 0) -> LayerRun:
     """Simulate one layer on ``arch`` and cost it with ``table`` (default: the arch's energy table).
 
     ``reference=True`` counts with the family's discrete-event reference instead of its fast
     path (slow; same result). ``max_cycles`` stops a run that would go beyond it with a
     :class:`~accel_sim.errors.SimulationError` instead of running on. A layer too large to
     simulate is refused first (:func:`~accel_sim.workload.work.check_work`). A batched GEMM runs
-    its instances one after the other; ``max_cycles`` bounds each instance.
+    its instances one after the other; ``max_cycles`` bounds each instance. A vector layer runs
+    on the arch's vector unit (:mod:`accel_sim.vector_unit`); in overlapped mode up to
+    ``overlap_budget`` of its cycles hide under matrix work.
     """
     family = _checked_family(arch, layer)
-    if isinstance(layer, BatchedGemmLayer):
+    if isinstance(layer, VectorLayer):
+        result = vector_layer_result(arch.vector_unit, layer, reference, max_cycles, overlap_budget)
+    elif isinstance(layer, BatchedGemmLayer):
         result = sequential_result(layer.name, [
             family.layer_result(arch, layer.instance(i), reference=reference, max_cycles=max_cycles)
             for i in range(layer.instances)])
@@ -63,14 +70,20 @@ def simulate(arch: ArchSpec, network: Network, reference: bool = False,
              on_layer: Callable[[NetworkLayer], None] | None = None) -> RunResult:
     """Simulate every layer of ``network`` on ``arch`` and apply the arch's energy table.
 
-    ``on_layer`` is called with each layer before it is simulated (progress, error context)."""
+    ``on_layer`` is called with each layer before it is simulated (progress, error context).
+    Vector layers in overlapped mode hide under the cycles of the latest matrix layer that
+    earlier vector layers have not already used."""
     for layer in network.layers:  # every layer's size, before the first is simulated
         _checked_family(arch, layer)
     table = load_energy_table(arch.energy_table)
     runs = []
+    budget = 0  # matrix cycles not yet used to hide vector work
     for layer in network.layers:
         if on_layer is not None:
             on_layer(layer)
-        runs.append(simulate_layer(arch, layer, table, reference))
+        run = simulate_layer(arch, layer, table, reference, overlap_budget=budget)
+        hidden = int(run.result.metrics.get("vector_hidden_cycles", 0)) if isinstance(layer, VectorLayer) else 0
+        budget = budget - hidden if isinstance(layer, VectorLayer) else run.result.cycles
+        runs.append(run)
     return RunResult(arch=arch, network=network, layers=tuple(r.result for r in runs),
                      energy=tuple(r.energy for r in runs))

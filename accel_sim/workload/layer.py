@@ -315,13 +315,58 @@ class BatchedGemmLayer:
         return self.instances * self.m * self.n
 
 
-NetworkLayer = Layer | BatchedGemmLayer  # what a workload holds; families see only Layer
+# Non-matrix operators of a transformer, run on the vector unit (accel_sim.vector_unit.ops gives
+# each one's work per element and per row).
+VECTOR_OPS = ("softmax", "layernorm", "rmsnorm", "gelu", "silu", "relu", "swiglu", "rotary", "residual_add")
+
+
+@dataclass(frozen=True)
+class VectorLayer:
+    """A non-matrix operator applied to ``rows`` vectors of ``width`` elements (softmax over
+    each row of scores, a norm over each token's hidden vector, an element-wise activation,
+    rotary embedding, residual addition). No family sees it: :func:`accel_sim.simulate.simulate_layer`
+    runs it on the arch's vector unit (:mod:`accel_sim.vector_unit`). No MACs."""
+
+    name: str
+    op: str
+    rows: int
+    width: int
+    kind: str = field(default="vector", init=False)
+
+    def __post_init__(self) -> None:
+        problems = [f"{d} must be > 0, got {getattr(self, d)}" for d in ("rows", "width") if getattr(self, d) <= 0]
+        if self.op not in VECTOR_OPS:
+            problems.append(f"op must be one of {', '.join(VECTOR_OPS)}, got {self.op!r}")
+        if self.op == "rotary" and self.width % 2:
+            problems.append(f"rotary embedding rotates pairs of elements: width must be even, got {self.width}")
+        if problems:
+            raise ValueError("; ".join(problems))
+
+    groups = 1
+    macs = 0
+    weight_elements = 0
+
+    @property
+    def elements(self) -> int:
+        return self.rows * self.width
+
+    @property
+    def input_elements(self) -> int:
+        return self.elements
+
+    @property
+    def output_elements(self) -> int:
+        return self.elements
+
+
+NetworkLayer = Layer | BatchedGemmLayer | VectorLayer  # what a workload holds; families see only Layer
 
 
 def single_layers(layers: tuple[NetworkLayer, ...]) -> tuple[Layer, ...]:
-    """``layers`` with every batched GEMM replaced by its instances, in order (what a per-layer
-    tool that hands layers to a family or reads one weight tensor per layer iterates over)."""
-    return tuple(one for layer in layers
+    """``layers`` with every batched GEMM replaced by its instances, in order, and vector layers
+    left out (what a per-layer tool that hands layers to a family or reads one weight tensor per
+    layer iterates over)."""
+    return tuple(one for layer in layers if not isinstance(layer, VectorLayer)
                  for one in ((layer.instance(i) for i in range(layer.instances))
                              if isinstance(layer, BatchedGemmLayer) else (layer,)))
 

@@ -7,6 +7,7 @@ One entry per layer::
     - {name: fc, type: fc, in_features: 512, out_features: 1000}
     - {name: qk, type: gemm, m: 128, k: 64, n: 128}
     - {name: scores, type: batched_gemm, instances: 12, m: 128, k: 64, n: 128}   # one GEMM per head
+    - {name: probs, type: vector, op: softmax, m: 1536, n: 128}   # m rows of n elements, vector unit
 """
 from __future__ import annotations
 
@@ -23,6 +24,8 @@ from accel_sim.workload.layer import (
     NetworkLayer,
     NMSparsity,
     OperandSource,
+    VECTOR_OPS,
+    VectorLayer,
 )
 
 _CONV_ONLY = ("in_h", "in_w", "in_channels", "out_channels", "kernel", "kernel_h", "kernel_w",
@@ -41,9 +44,12 @@ def parse_nm(text: str) -> NMSparsity:
 @dataclass(frozen=True)
 class LayerEntry:
     name: str = spec_field("Unique layer name.")
-    type: str = spec_field("Layer kind: convolution, fully connected, a plain matrix product, or a batched "
-                           "matrix product (instances GEMMs of one shape, each with its own operands).",
-                           choices=("conv", "fc", "gemm", "batched_gemm"))
+    type: str = spec_field("Layer kind: convolution, fully connected, a plain matrix product, a batched "
+                           "matrix product (instances GEMMs of one shape, each with its own operands), or a "
+                           "non-matrix operator on the vector unit (vector: op over m rows of n elements).",
+                           choices=("conv", "fc", "gemm", "batched_gemm", "vector"))
+    op: str | None = spec_field("vector: the operator, applied to each of m rows of n elements.", None,
+                                choices=VECTOR_OPS)
     in_h: int | None = spec_field("conv: input height (rows of the input feature map).", None)
     in_w: int | None = spec_field("conv: input width.", None)
     in_channels: int | None = spec_field("conv: input channels C.", None)
@@ -121,6 +127,12 @@ class LayerEntry:
                 pad_left=_pick(self.pad_left, pad, 0), pad_right=_pick(self.pad_right, pad, 0),
                 groups=self.groups, batch=self.batch, **common)
         self._forbid(*_CONV_ONLY)
+        if self.type == "vector":
+            self._require("op", "m", "n")
+            self._forbid("k", "instances", "in_features", "out_features", "operands", "weight_sparsity",
+                         "weight_bits", "index_bits")
+            return VectorLayer(name=self.name, op=self.op, rows=self.m, width=self.n)
+        self._forbid("op")
         if self.type == "batched_gemm":
             self._require("instances", "m", "k", "n")
             self._forbid("in_features", "out_features", "operands")

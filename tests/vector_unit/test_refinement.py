@@ -1,0 +1,68 @@
+"""The vector unit's closed form against its SimPy reference, every counter, on generated
+operators, shapes and unit configurations; plus conservation laws of the counters."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from accel_sim.family.contract import counter_differences
+from accel_sim.vector_unit.fast import fast
+from accel_sim.vector_unit.ops import OPS
+from accel_sim.vector_unit.plan import plan
+from accel_sim.vector_unit.reference import reference
+from accel_sim.vector_unit.spec import VectorUnitSpec
+from accel_sim.workload.layer import VECTOR_OPS, VectorLayer
+
+
+def generated_cases(count: int = 40, seed: int = 19):
+    rng = np.random.default_rng(seed)
+    for index in range(count):
+        spec = VectorUnitSpec(units=int(rng.integers(1, 5)), lanes=int(rng.choice([4, 8, 16, 32])),
+                              special_per_cycle=int(rng.choice([1, 2, 4, 16])),
+                              sram_bandwidth=float(rng.choice([4, 8, 24, 64, 256])),
+                              element_bits=int(rng.choice([8, 16, 32])), fifo_depth=int(rng.integers(1, 4)),
+                              reduction_level_cycles=int(rng.integers(1, 3)))
+        op = VECTOR_OPS[index % len(VECTOR_OPS)]
+        width = int(rng.integers(1, 40)) * (2 if op == "rotary" else 1)
+        yield spec, VectorLayer(f"case{index}", op, rows=int(rng.integers(1, 9)), width=width)
+
+
+CASES = list(generated_cases())
+
+
+@pytest.mark.parametrize("spec,layer", CASES, ids=[layer.name + "_" + layer.op for _, layer in CASES])
+def test_fast_equals_reference_on_every_counter(spec, layer):
+    work = plan(spec, layer)
+    assert counter_differences(fast(work), reference(work)) == []
+
+
+@pytest.mark.parametrize("spec,layer", CASES[:12], ids=[layer.name for _, layer in CASES[:12]])
+def test_cycles_respect_the_throughput_bounds(spec, layer):
+    counters = fast(plan(spec, layer))
+    alu_bound = (counters.adds + counters.mults) / (spec.lanes * spec.units)
+    special_bound = counters.special / (spec.special_per_cycle * spec.units)
+    sram_bound = (counters.sram_read_bits + counters.sram_write_bits) / (8 * spec.sram_bandwidth * spec.units)
+    assert counters.busy_cycles >= max(alu_bound, special_bound, sram_bound)
+
+
+def test_work_counts_are_elements_times_the_recipe():
+    spec = VectorUnitSpec(units=3, lanes=16)
+    layer = VectorLayer("ln", "layernorm", rows=7, width=50)
+    counters = fast(plan(spec, layer))
+    passes = OPS["layernorm"]
+    assert counters.adds == 7 * 50 * sum(p.adds for p in passes)
+    assert counters.special == 7 * sum(p.row_special for p in passes)
+    assert counters.sram_read_bits == 7 * 50 * spec.element_bits * sum(p.reads for p in passes)
+    assert counters.sram_write_bits == 7 * 50 * spec.element_bits  # one output per element
+    assert counters.vectors == 7 * math.ceil(50 / 16) * len(passes)
+
+
+def test_rows_spread_over_units_and_elementwise_streams():
+    spec = VectorUnitSpec(units=4, lanes=8)
+    one = fast(plan(VectorUnitSpec(units=1, lanes=8), VectorLayer("a", "residual_add", rows=8, width=64)))
+    four = fast(plan(spec, VectorLayer("a", "residual_add", rows=8, width=64)))
+    assert four.busy_cycles * 4 <= one.busy_cycles + 4 * 8  # element-wise: an even share each, plus fill
+    softmax_rows = [fast(plan(spec, VectorLayer("s", "softmax", rows=r, width=64))).busy_cycles for r in (4, 5, 8)]
+    assert softmax_rows[0] < softmax_rows[1] == softmax_rows[2]  # 5 rows: one unit takes 2, as with 8
