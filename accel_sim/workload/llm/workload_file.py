@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from accel_sim.errors import InputError
-from accel_sim.workload.layer import BatchedGemmLayer, NetworkLayer
+from accel_sim.workload.layer import BatchedGemmLayer, NetworkLayer, VectorLayer
 from accel_sim.workload.llm.generator import (
     InferenceStep,
     attention_span,
@@ -86,13 +86,16 @@ def render(config: TransformerConfig, step: InferenceStep, layers: tuple[Network
         f"# Per step: {elements.macs:,} MACs; k x n operand elements: weights {elements.weights:,}, "
         f"KV cache read {elements.kv_read:,};",
         f"# KV append (attn_k / attn_v outputs) {elements.kv_append:,} elements.",
-        "# Not simulated: embeddings, norms, softmax, activations, rotary embeddings, residuals, biases.",
+        "# vector layers (norms, rotary, softmax, activations, residuals: m rows of n elements) run on the",
+        "# arch's vector unit. Not simulated: embeddings, positional-embedding additions, biases.",
     ]
     body = [f"name: {name}", f"description: {json.dumps(describe(config, step))}",
             f"source: {json.dumps(f'Hugging Face config {Path(config.source).as_posix()} (accel-sim import-hf)')}",
             "layers:"]
     for layer in layers:
-        if isinstance(layer, BatchedGemmLayer):
+        if isinstance(layer, VectorLayer):
+            body.append(f"  - {{name: {layer.name}, type: vector, op: {layer.op}, m: {layer.rows}, n: {layer.width}}}")
+        elif isinstance(layer, BatchedGemmLayer):
             body.append(f"  - {{name: {layer.name}, type: batched_gemm, instances: {layer.instances}, "
                         f"m: {layer.m}, k: {layer.k}, n: {layer.n}}}")
         else:
