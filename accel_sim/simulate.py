@@ -29,7 +29,8 @@ def _checked_family(arch: ArchSpec, layer: NetworkLayer) -> Family:
     family = family_of(arch)
     if isinstance(layer, VectorLayer):  # runs on the vector unit, not the family
         return family
-    one = layer.instance(0) if isinstance(layer, BatchedGemmLayer) else layer  # instances run one at a time
+    one = ((layer.as_grouped() if family.batched_as_groups else layer.instance(0))  # one launch, or one at a time
+           if isinstance(layer, BatchedGemmLayer) else layer)
     check_work(one, arch.name, None if family.work_elements is None else lambda lay: family.work_elements(arch, lay))
     return family
 
@@ -50,13 +51,16 @@ def simulate_layer(arch: ArchSpec, layer: NetworkLayer, table: EnergyTable | Non
     path (slow; same result). ``max_cycles`` stops a run that would go beyond it with a
     :class:`~accel_sim.errors.SimulationError` instead of running on. A layer too large to
     simulate is refused first (:func:`~accel_sim.workload.work.check_work`). A batched GEMM runs
-    its instances one after the other; ``max_cycles`` bounds each instance. A vector layer runs
+    its instances one after the other (``max_cycles`` bounds each instance), or as one grouped
+    layer for a family with ``batched_as_groups`` (the tensor core: one kernel launch). A vector layer runs
     on the arch's vector unit (:mod:`accel_sim.vector_unit`); in overlapped mode up to
     ``overlap_budget`` of its cycles hide under matrix work.
     """
     family = _checked_family(arch, layer)
     if isinstance(layer, VectorLayer):
         result = vector_layer_result(arch.vector_unit, layer, reference, max_cycles, overlap_budget)
+    elif isinstance(layer, BatchedGemmLayer) and family.batched_as_groups:
+        result = family.layer_result(arch, layer.as_grouped(), reference=reference, max_cycles=max_cycles)
     elif isinstance(layer, BatchedGemmLayer):
         result = sequential_result(layer.name, [
             family.layer_result(arch, layer.instance(i), reference=reference, max_cycles=max_cycles)

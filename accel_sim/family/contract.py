@@ -69,6 +69,9 @@ class Family(Generic[PlanT, CountersT]):
     # Values the plan and fast path hold for a layer, from shapes only (accel_sim.workload.work);
     # None: the layer's GEMM-view operands. Checked against a limit before planning.
     work_elements: Callable[[ArchSpec, Layer], int] | None = None
+    # True: a batched GEMM runs as one grouped layer (every instance in one launch, as a GPU's
+    # batched GEMM kernel); False: its instances one after the other (accel_sim.simulate).
+    batched_as_groups: bool = False
 
     def counters(self, arch: ArchSpec, layer: Layer, reference: bool = False,
                  max_cycles: int | None = None) -> tuple[PlanT, CountersT]:

@@ -294,6 +294,17 @@ class BatchedGemmLayer:
                          input_density=self.input_density, operands=self.operands,
                          weight_bits=self.weight_bits, index_bits=self.index_bits)
 
+    def as_grouped(self) -> ConvLayer:
+        """The instances as one grouped layer: a 1 x 1 convolution over ``m`` positions with
+        ``instances`` groups of ``k`` input and ``n`` output channels, whose GEMM view is this
+        layer's (``instances`` groups of m x k x n, each group its own weights and inputs). What
+        a family that launches every instance in one kernel (a GPU's batched GEMM) simulates."""
+        return ConvLayer(name=self.name, in_h=self.m, in_w=1, in_channels=self.k * self.instances,
+                         out_channels=self.n * self.instances, kernel_h=1, kernel_w=1, groups=self.instances,
+                         weight_sparsity=self.weight_sparsity, weight_density=self.weight_density,
+                         input_density=self.input_density, operands=self.operands, weight_bits=self.weight_bits,
+                         index_bits=self.index_bits)
+
     def gemm(self) -> GemmShape:
         """``instances`` independent m x k x n GEMMs (the ``groups`` of the GEMM view)."""
         return GemmShape(m=self.m, k=self.k, n=self.n, groups=self.instances)
