@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from accel_sim.arch.spec import ArchSpec
 from accel_sim.energy.cost import EnergyBreakdown, cost
+from accel_sim.errors import InputError
 from accel_sim.energy.table import EnergyTable, load_energy_table
 from accel_sim.family.contract import Family
 from accel_sim.family.registry import family_of
@@ -29,6 +30,12 @@ def _checked_family(arch: ArchSpec, layer: NetworkLayer) -> Family:
     family = family_of(arch)
     if isinstance(layer, VectorLayer):  # runs on the vector unit, not the family
         return family
+    quantized = layer.quantized_weight_bits
+    if quantized is not None and quantized != arch.word_bits and not family.quantized_weights:
+        raise InputError.single(layer.name, "quantized_weight_bits",
+                                f"{quantized}: the {family.name} family stores every operand at the arch's "
+                                f"{arch.word_bits}-bit word (weight-only quantization runs on tensor_core, pe_array "
+                                f"and dlu); leave it out or set it to {arch.word_bits}")
     one = ((layer.as_grouped() if family.batched_as_groups else layer.instance(0))  # one launch, or one at a time
            if isinstance(layer, BatchedGemmLayer) else layer)
     check_work(one, arch.name, None if family.work_elements is None else lambda lay: family.work_elements(arch, lay))

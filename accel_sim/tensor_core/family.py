@@ -20,4 +20,5 @@ from accel_sim.tensor_core.plan import plan
 from accel_sim.tensor_core.reference import reference
 
 FAMILY = Family(name="tensor_core", plan=plan, fast=fast, reference=reference, account=account,
-                batched_as_groups=True)
+                batched_as_groups=True,
+                quantized_weights=True)

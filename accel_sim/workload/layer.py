@@ -84,7 +84,7 @@ def _storage_problems(layer: ConvLayer | GemmLayer, gemm: GemmShape | None) -> l
         problems.append(f"weight_density {layer.weight_density} contradicts weight_sparsity {nm.n}:{nm.m}, "
                         f"which keeps at most {nm.n / nm.m:g} of the weights; give a density <= {nm.n / nm.m:g} "
                         "or leave it out")
-    for name in ("weight_bits", "index_bits"):
+    for name in ("weight_bits", "index_bits", "quantized_weight_bits"):
         bits = getattr(layer, name)
         if bits is not None and not 1 <= bits <= MAX_STORED_BITS:
             problems.append(f"{name} must be in [1, {MAX_STORED_BITS}], got {bits}")
@@ -136,6 +136,7 @@ class ConvLayer:
     operands: OperandSource = field(default_factory=lambda: OperandSource())
     weight_bits: int | None = None
     index_bits: int | None = None
+    quantized_weight_bits: int | None = None
     kind: str = field(default="conv", init=False)
 
     def __post_init__(self) -> None:
@@ -205,7 +206,13 @@ class GemmLayer:
 
     ``weight_bits`` / ``index_bits`` (optional): bits per stored weight value and per sparse
     index of this layer (e.g. Deep Compression's weight-sharing code width); None leaves the
-    choice to the accelerator or the storage format."""
+    choice to the accelerator or the storage format.
+
+    ``quantized_weight_bits`` (optional): weight-only quantization. The k x n operand (weights,
+    or an attention layer's KV cache) is stored and moved at this width and dequantized to the
+    arch's word width before the multiply (INT8 / INT4 LLM weights, an INT8 KV cache); the math
+    stays at the word width. Honoured by the tensor core, systolic, PE-array and DLU families;
+    None: the word width."""
 
     name: str
     m: int
@@ -217,6 +224,7 @@ class GemmLayer:
     operands: OperandSource = field(default_factory=lambda: OperandSource())
     weight_bits: int | None = None
     index_bits: int | None = None
+    quantized_weight_bits: int | None = None
     kind: str = field(default="gemm", init=False)
 
     def __post_init__(self) -> None:
@@ -276,6 +284,7 @@ class BatchedGemmLayer:
     operands: OperandSource = field(default_factory=lambda: OperandSource())
     weight_bits: int | None = None
     index_bits: int | None = None
+    quantized_weight_bits: int | None = None
     kind: str = field(default="batched_gemm", init=False)
 
     def __post_init__(self) -> None:
@@ -292,7 +301,8 @@ class BatchedGemmLayer:
         return GemmLayer(name=f"{self.name}[{index}]", m=self.m, k=self.k, n=self.n,
                          weight_sparsity=self.weight_sparsity, weight_density=self.weight_density,
                          input_density=self.input_density, operands=self.operands,
-                         weight_bits=self.weight_bits, index_bits=self.index_bits)
+                         weight_bits=self.weight_bits, index_bits=self.index_bits,
+                         quantized_weight_bits=self.quantized_weight_bits)
 
     def as_grouped(self) -> ConvLayer:
         """The instances as one grouped layer: a 1 x 1 convolution over ``m`` positions with
@@ -303,7 +313,7 @@ class BatchedGemmLayer:
                          out_channels=self.n * self.instances, kernel_h=1, kernel_w=1, groups=self.instances,
                          weight_sparsity=self.weight_sparsity, weight_density=self.weight_density,
                          input_density=self.input_density, operands=self.operands, weight_bits=self.weight_bits,
-                         index_bits=self.index_bits)
+                         index_bits=self.index_bits, quantized_weight_bits=self.quantized_weight_bits)
 
     def gemm(self) -> GemmShape:
         """``instances`` independent m x k x n GEMMs (the ``groups`` of the GEMM view)."""

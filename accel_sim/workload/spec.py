@@ -95,6 +95,11 @@ class LayerEntry:
         "Bits per sparse (relative) index of this layer's stored weights (Deep Compression: 4 for "
         "AlexNet, 5 for VGG-16 and the LeNets); unset leaves it to the storage format.",
         None, minimum=1, maximum=32)
+    quantized_weight_bits: int | None = spec_field(
+        "Weight-only quantization: bits of each weight (k x n operand; an attention layer's KV cache) as "
+        "stored in DRAM and on chip, dequantized to the arch's word width before the multiply (INT8 / INT4 "
+        "LLM weights, INT8 KV cache). Honoured by tensor_core, systolic, pe_array and dlu; unset: the word width.",
+        None, minimum=1, maximum=32)
     operands: str | None = spec_field(
         "A .npz payload (path relative to the workload file) with real 'weights' and / or 'inputs' "
         "arrays of this layer's shapes; what it lacks is generated.", None)
@@ -111,7 +116,7 @@ class LayerEntry:
                                block=self.block, seed=seed if self.seed is None else self.seed, payload=payload)
         common = dict(name=self.name, weight_sparsity=nm, weight_density=self.weight_density,
                       input_density=self.input_density, operands=source, weight_bits=self.weight_bits,
-                      index_bits=self.index_bits)
+                      index_bits=self.index_bits, quantized_weight_bits=self.quantized_weight_bits)
         if self.type == "conv":
             self._require("in_h", "in_w", "in_channels", "out_channels")
             kh = _pick(self.kernel_h, self.kernel, None)
@@ -130,7 +135,7 @@ class LayerEntry:
         if self.type == "vector":
             self._require("op", "m", "n")
             self._forbid("k", "instances", "in_features", "out_features", "operands", "weight_sparsity",
-                         "weight_bits", "index_bits")
+                         "weight_bits", "index_bits", "quantized_weight_bits")
             return VectorLayer(name=self.name, op=self.op, rows=self.m, width=self.n)
         self._forbid("op")
         if self.type == "batched_gemm":

@@ -51,10 +51,12 @@ Not simulated: embeddings and positional-embedding additions, biases.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from accel_sim.errors import InputError
 from accel_sim.workload.layer import BatchedGemmLayer, GemmLayer, Network, NetworkLayer, VectorLayer
+from accel_sim.workload.llm.compression import DENSE, Compression
 from accel_sim.workload.llm.hf_config import TransformerConfig
 
 PHASES = ("prefill", "decode")
@@ -189,13 +191,18 @@ def _moe(config: TransformerConfig, prefix: str, rows: int) -> list[NetworkLayer
     return layers
 
 
-def transformer_network(config: TransformerConfig, step: InferenceStep) -> Network:
-    """The step as a :class:`Network` (what ``import-hf`` writes, without the file)."""
-    return Network(name=workload_name(config, step), layers=transformer_layers(config, step),
-                   source=f"Hugging Face config {config.source}", description=describe(config, step))
+def transformer_network(config: TransformerConfig, step: InferenceStep, compression: Compression = DENSE,
+                        vector_ops: bool = True) -> Network:
+    """The step as a :class:`Network` (what ``import-hf`` writes, without the file), its weights
+    and KV cache compressed as ``compression`` says."""
+    suffix = "" if compression == DENSE else "_" + re.sub(r"[^A-Za-z0-9]+", "_", compression.label)
+    return Network(name=workload_name(config, step) + suffix,
+                   layers=compression.apply(transformer_layers(config, step, vector_ops)),
+                   source=f"Hugging Face config {config.source}", description=describe(config, step, compression))
 
 
-def describe(config: TransformerConfig, step: InferenceStep) -> str:
+def describe(config: TransformerConfig, step: InferenceStep, compression: Compression = DENSE) -> str:
     what = (f"prefill of {step.context} tokens" if step.phase == "prefill"
             else f"decode of 1 token at context {step.context}")
-    return f"{config.name}: {what}, batch {step.batch}"
+    variant = "" if compression == DENSE else f", {compression.label}"
+    return f"{config.name}: {what}, batch {step.batch}{variant}"
