@@ -16,12 +16,14 @@ DRAM bandwidth x intensity); the step is DRAM-bound when the layers whose limiti
 """
 from __future__ import annotations
 
+import dataclasses
 from types import MappingProxyType
 
 import pandas as pd
 
 from accel_sim.arch.spec import ArchSpec
 from accel_sim.config.loader import load_arch
+from accel_sim.simulate import simulate
 from accel_sim.energy.cost import cost
 from accel_sim.energy.table import load_energy_table
 from accel_sim.plot.studies.llm_inference import throughput_and_roofline
@@ -119,6 +121,35 @@ def crossover(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+DLU_ARCH = "dlu"
+DLU_BATCHES = (1, 4, 16, 64)
+DLU_VARIANTS = {"dense": Compression(), "int8": Compression.parse("dense", 8)}
+
+
+def dlu_decode(batches: tuple[int, ...] = DLU_BATCHES) -> pd.DataFrame:
+    """Decode on the DLU (INT16 datapath, 128 B/cycle per DRAM stream): the share of the weight
+    GEMMs' cycles spent waiting on DRAM, per batch, dense and with INT8 weights (one Llama-2-7B
+    block, simulated with operands: the DLU's counting is cheap)."""
+    arch = load_arch(DLU_ARCH)
+    config = read_hf_config(MODEL)
+    one_block = dataclasses.replace(config, layers=1)
+    rows = []
+    for variant, compression in DLU_VARIANTS.items():
+        for batch in batches:
+            run = simulate(arch, transformer_network(one_block, InferenceStep("decode", CONTEXT, batch), compression))
+            weights = [r for layer, r in zip(run.network.layers, run.layers)
+                       if not isinstance(layer, (VectorLayer, BatchedGemmLayer))]
+            rows.append({"variant": variant, "batch": batch,
+                         "weight_gemm_stall_share": sum(r.stall_cycles for r in weights) / sum(r.cycles for r in weights),
+                         "block_cycles": sum(r.cycles for r in run.layers)})
+    return pd.DataFrame(rows)
+
+
+def _ratio(dlu: pd.DataFrame, variant: str, batch: int) -> float:
+    at = dlu[dlu.batch == batch].set_index("variant").block_cycles
+    return float(at["dense"] / at[variant])
+
+
 def speedup(frame: pd.DataFrame, phase: str, variant: str, batch: int) -> float:
     at = frame[(frame.phase == phase) & (frame.batch == batch)].set_index("variant")
     return float(at.loc[variant, "tokens_per_s"] / at.loc["dense", "tokens_per_s"])
@@ -150,9 +181,17 @@ def llm_inference(batches: tuple[int, ...] = BATCHES, prefill_batches: tuple[int
              "sequence's own KV cache and stays DRAM-bound at every batch):", ""]
     lines += [f"- {r.variant}: {r.crossover_batch if r.crossover_batch is not None else f'none up to {big}'}"
               for r in cross.itertuples()]
+    dlu = dlu_decode()
+    lines += ["", "On the DLU (`dlu.csv`: INT16 datapath of 1024 MACs per cycle, 128 B per cycle per DRAM stream) "
+              "the weight GEMMs stop waiting on DRAM between batch 4 and 16 (ridge: 1024 MACs per cycle against "
+              "64 two-byte weights per cycle = batch 16). INT8 weights make a batch-1 block "
+              f"{_ratio(dlu, 'int8', 1):.2f}x as fast and change nothing at batch {max(dlu.batch)} (compute-bound). "
+              "Share of the weight GEMMs' cycles stalled on DRAM:", ""]
+    lines += [f"- {v}: " + ", ".join(f"batch {r.batch} {r.weight_gemm_stall_share:.2f}" for r in part.itertuples())
+              for v, part in dlu.groupby("variant", sort=False)]
     lines += ["", "Not modelled: group-wise quantization scales (0.125-0.25 bit a weight), dequantization "
               "cost in the CUDA cores, kernel launch overheads, the KV cache's growth across a generation "
               "(each row is one step at context 1024)."]
     return StudyOutput(results=frame, figure=throughput_and_roofline(frame, arch_name), readme="\n".join(lines),
-                       comparisons=comparisons, tables={"crossover": cross})
+                       comparisons=comparisons, tables={"crossover": cross, "dlu": dlu})
 

@@ -66,3 +66,40 @@ def test_rows_spread_over_units_and_elementwise_streams():
     assert four.busy_cycles * 4 <= one.busy_cycles + 4 * 8  # element-wise: an even share each, plus fill
     softmax_rows = [fast(plan(spec, VectorLayer("s", "softmax", rows=r, width=64))).busy_cycles for r in (4, 5, 8)]
     assert softmax_rows[0] < softmax_rows[1] == softmax_rows[2]  # 5 rows: one unit takes 2, as with 8
+
+
+def test_accounting_turns_counters_into_actions_bytes_and_exposed_cycles():
+    from accel_sim.vector_unit.accounting import account
+
+    spec = VectorUnitSpec(units=2, lanes=8, element_bits=16, compute_bits=32, sram_size=4096)
+    layer = VectorLayer("sm", "softmax", rows=3, width=20)
+    work = plan(spec, layer)
+    counters = fast(work)
+    result = account(work, counters, hidden_cycles=5)
+    assert (result.cycles, result.compute_cycles, result.stall_cycles) == (counters.busy_cycles - 5,) * 2 + (0,)
+    assert result.sram_read_bytes == 3 * 20 * 2 * 2 and result.sram_write_bytes == 3 * 20 * 2  # 2 passes read, 1 writes
+    actions = {(a.component_class, a.action): a for a in result.actions}
+    assert actions[("add_fp", "op")].count == counters.adds + counters.reductions * (8 - 1)
+    assert actions[("add_fp", "op")].bits == 32 and actions[("special_function", "op")].count == counters.special
+    assert actions[("sram", "read")].count == 3 * 20 * 2 * 16 // 64 and actions[("sram", "read")].bits == 64
+    assert actions[("sram", "write")].count == 15 and actions[("sram", "write")].capacity_bytes == 4096
+    assert actions[("mult_fp", "op")].count == counters.mults
+    assert result.metrics["vector_busy_cycles"] == counters.busy_cycles and result.metrics["vector_hidden_cycles"] == 5
+    assert result.metrics["vector_elements"] == 60 and result.peak_macs_per_cycle == 0 and result.macs_issued == 0
+    with pytest.raises(ValueError):
+        account(work, counters, hidden_cycles=counters.busy_cycles + 1)
+
+
+def test_cycles_of_hand_worked_cases():
+    """Softmax of 4 rows of 64 on one 128-lane unit (16 SFU results / cycle, 256 B / cycle, 16-bit):
+    pass 1 reads 1 element (read 1 cycle), computes 3 + 1 ALU ops and 128 / 16 = 8 SFU cycles (12),
+    then reduces 2 scalars over 7 tree levels and takes 1 reciprocal (14 + 1); pass 2 reads 1 and
+    writes 1 (2 cycles), computes 1 + 2 + 8 = 11. A row: 1 + 12 + 15 + 2 + 11 = 41; 4 rows: 164.
+    RMSNorm on a 2-lane unit (one tree level), one row of 4 elements, 1 SFU result / cycle, 1 B / cycle."""
+    spec = VectorUnitSpec(units=1, lanes=128, special_per_cycle=16, sram_bandwidth=256.0, element_bits=16)
+    assert fast(plan(spec, VectorLayer("s", "softmax", rows=4, width=64))).busy_cycles == 164
+    small = VectorUnitSpec(units=1, lanes=2, special_per_cycle=1, sram_bandwidth=1.0, element_bits=8,
+                           reduction_level_cycles=3)
+    # pass 1: read 2 B (2), compute 1 + 1 (2), 2 vectors: 2 + 2 + 1 x 2 = 6, barrier 1 level x 3 + 1 rsqrt = 4;
+    # pass 2: read 2 + write 1 per element: 6 B (6), compute 2: 6 + 2 + 1 x 6 = 14. Total 24.
+    assert fast(plan(small, VectorLayer("n", "rmsnorm", rows=1, width=4))).busy_cycles == 24
