@@ -40,4 +40,6 @@ def test_energy_per_token_falls_with_batch_and_crossover_moves_with_weight_bytes
 def test_study_output_has_comparisons_and_tables():
     out = llm_inference(batches=(1,), prefill_batches=(1,))
     assert len(out.comparisons) == 2 and "crossover" in out.tables
+    dlu = out.tables["dlu"].set_index(["variant", "batch"]).weight_gemm_stall_share
+    assert dlu["dense", 1] > 0.9 and dlu["dense", 64] < 0.05   # DRAM-bound at batch 1, compute-bound at 64
     assert {c.unit for c in out.comparisons} == {"x"} and all(c.tolerance is None for c in out.comparisons)

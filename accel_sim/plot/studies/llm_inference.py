@@ -24,12 +24,13 @@ def throughput_and_roofline(frame: pd.DataFrame, arch_name: str) -> Figure:
     ax = axes[2]
     intensity = np.logspace(-1, 4, 200)
     peak = frame.attainable_tflops.max()
-    slope = (frame.attainable_tflops / frame.intensity_flop_per_byte).min()
+    slope = (frame.attainable_tflops / frame.intensity_flop_per_byte).max()  # DRAM TB/s: exact on the memory roof
     ax.loglog(intensity, np.minimum(peak, slope * intensity), "k-", lw=1, label="roofline (dense FP16 math, DRAM)")
+    ax.loglog(intensity, np.minimum(2 * peak, slope * intensity), "k:", lw=1, label="2:4 math roof (2x)")
     for (phase, variant), rows in frame.groupby(["phase", "variant"], sort=False):
         ax.loglog(rows.intensity_flop_per_byte, rows.achieved_tflops, "o" if phase == "decode" else "s",
                   ms=4, label=f"{phase} {variant}")
     ax.set_xlabel("arithmetic intensity (FLOP / DRAM byte)")
-    ax.set_ylabel("TFLOP/s")
+    ax.set_ylabel("TFLOP/s (dense-equivalent: 2 x dense MACs / time)")
     ax.legend(fontsize=6, ncol=2)
     return fig
