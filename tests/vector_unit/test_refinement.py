@@ -57,6 +57,9 @@ def test_work_counts_are_elements_times_the_recipe():
     assert counters.sram_read_bits == 7 * 50 * spec.element_bits * sum(p.reads for p in passes)
     assert counters.sram_write_bits == 7 * 50 * spec.element_bits  # one output per element
     assert counters.vectors == 7 * math.ceil(50 / 16) * len(passes)
+    # element-wise: the 30 elements split 15 / 15 over two units, each one stream of ceil(15 / 16) = 1 vector
+    add = fast(plan(VectorUnitSpec(units=2, lanes=16), VectorLayer("r", "residual_add", rows=3, width=10)))
+    assert (add.vectors, add.adds, add.special, add.reductions) == (2, 30, 0, 0)
 
 
 def test_rows_spread_over_units_and_elementwise_streams():
@@ -86,6 +89,7 @@ def test_accounting_turns_counters_into_actions_bytes_and_exposed_cycles():
     assert actions[("mult_fp", "op")].count == counters.mults
     assert result.metrics["vector_busy_cycles"] == counters.busy_cycles and result.metrics["vector_hidden_cycles"] == 5
     assert result.metrics["vector_elements"] == 60 and result.peak_macs_per_cycle == 0 and result.macs_issued == 0
+    assert result.macs_dense == 0 and result.dram_read_bytes == 0 and result.dram_write_bytes == 0
     with pytest.raises(ValueError):
         account(work, counters, hidden_cycles=counters.busy_cycles + 1)
 
@@ -103,3 +107,6 @@ def test_cycles_of_hand_worked_cases():
     # pass 1: read 2 B (2), compute 1 + 1 (2), 2 vectors: 2 + 2 + 1 x 2 = 6, barrier 1 level x 3 + 1 rsqrt = 4;
     # pass 2: read 2 + write 1 per element: 6 B (6), compute 2: 6 + 2 + 1 x 6 = 14. Total 24.
     assert fast(plan(small, VectorLayer("n", "rmsnorm", rows=1, width=4))).busy_cycles == 24
+    # one lane: no tree levels. Pass 1: 1 + 2 + 1 x 2 = 5, barrier 0 + 1 rsqrt; pass 2: 3 + 2 + 1 x 3 = 8.
+    one_lane = VectorUnitSpec(units=1, lanes=1, special_per_cycle=1, sram_bandwidth=1.0, element_bits=8)
+    assert fast(plan(one_lane, VectorLayer("n", "rmsnorm", rows=1, width=2))).busy_cycles == 14
