@@ -90,6 +90,7 @@ def test_accounting_turns_counters_into_actions_bytes_and_exposed_cycles():
     assert result.metrics["vector_busy_cycles"] == counters.busy_cycles and result.metrics["vector_hidden_cycles"] == 5
     assert result.metrics["vector_elements"] == 60 and result.peak_macs_per_cycle == 0 and result.macs_issued == 0
     assert result.macs_dense == 0 and result.dram_read_bytes == 0 and result.dram_write_bytes == 0
+    assert account(work, counters).cycles == counters.busy_cycles  # serial: nothing hidden
     with pytest.raises(ValueError):
         account(work, counters, hidden_cycles=counters.busy_cycles + 1)
 
