@@ -136,3 +136,25 @@ def test_encoder_has_no_decode_and_no_lm_head():
     assert [layer.name for layer in layers[-3:]] == ["l11_mlp_down", "l11_mlp_residual", "l11_mlp_norm"]  # post-norm
     with pytest.raises(InputError, match="encoder"):
         transformer_layers(bert, InferenceStep("decode", 128, 1))
+
+
+def test_compressed_workload_round_trips_and_compresses_only_block_weights(tmp_path):
+    from accel_sim.workload.llm.compression import Compression
+    from accel_sim.workload.llm.workload_file import write_llm_workload
+
+    step = InferenceStep("decode", 64, 2)
+    compression = Compression.parse("2:4", weight_bits=4, kv_bits=8)
+    written = write_llm_workload(CONFIGS / "gpt2.json", step, tmp_path, compression=compression)
+    loaded = {layer.name: layer for layer in load_workload(written.path).layers}
+    generated = transformer_network(read_hf_config(CONFIGS / "gpt2.json"), step, compression)
+    assert written.path.stem == generated.name == "gpt2_decode_ctx64_b2_2_4_w4_kv8"
+    for layer in generated.layers:
+        got = loaded[layer.name]
+        for field in ("weight_sparsity", "weight_density", "quantized_weight_bits"):
+            assert getattr(got, field, None) == getattr(layer, field, None), (layer.name, field)
+    q, score, head = loaded["l00_attn_q"], loaded["l00_attn_score"], loaded["lm_head"]
+    assert (str(q.weight_sparsity), q.operands.weight_pattern, q.quantized_weight_bits) == ("2:4", "nm", 4)
+    assert (score.weight_sparsity, score.quantized_weight_bits) == (None, 8)      # the KV cache: quantized, not pruned
+    assert (head.weight_sparsity, head.quantized_weight_bits) == (None, None)     # LM head left dense
+    unstructured = Compression.parse("unstructured:0.4").apply(generated.layers)
+    assert {layer.weight_density for layer in unstructured if layer.name.endswith("mlp_up")} == {0.4}
