@@ -61,7 +61,9 @@ def time_step(arch_name: str, phase: str, batch: int, blocks: int | None = None,
         factor = scale if in_block else 1.0
         start = time.process_time()
         if counting_only:
-            cycles += factor * sum(family.counters(arch, one)[1].cycles for one in single_layers((layer,)))
+            ones = ((layer.as_grouped(),) if isinstance(layer, BatchedGemmLayer) and family.batched_as_groups
+                    else single_layers((layer,)))  # as simulate runs it (vector layers: not counted here)
+            cycles += factor * sum(family.counters(arch, one)[1].cycles for one in ones)
         else:
             cycles += factor * simulate_layer(arch, layer, table).result.cycles
         spent = factor * (time.process_time() - start)
