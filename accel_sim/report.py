@@ -1,4 +1,5 @@
-"""Write a run to a report folder: layers.csv, summary.csv, config.resolved.yaml, a figure.
+"""Write a run to a report folder: layers.csv, summary.csv, config.resolved.yaml, a figure (and
+vector_ops.csv, the per-operator breakdown of the vector unit, when the workload has vector layers).
 
 Nothing here imports pandas or matplotlib: the CSVs are written from the run's rows with the
 text pandas' ``to_csv(index=False)`` gives for them (same columns, dtypes and number formats;
@@ -100,6 +101,11 @@ def write_report(run: RunResult, out_dir: Path, figure: bool = True) -> dict[str
     rows = run.layer_rows()
     _atomic_write_text(paths["layers"], csv_text(rows))
     _atomic_write_text(paths["summary"], csv_text([run.summary_row()]))
+    from accel_sim.vector_unit.breakdown import vector_breakdown
+    vector_rows = vector_breakdown(run)
+    if vector_rows:  # the workload has non-matrix operators: their per-op breakdown
+        paths["vector_ops"] = out_dir / "vector_ops.csv"
+        _atomic_write_text(paths["vector_ops"], csv_text(vector_rows))
     resolved = {"arch": spec_to_dict(run.arch), "workload": {
         "name": run.network.name, "source": run.network.source,
         "layers": [spec_to_dict(layer) for layer in run.network.layers]}}

@@ -10,7 +10,9 @@ first N of the 32 identical transformer blocks (and the LM head) and extrapolate
 time as N blocks x 32 / N (printed as "extrapolated"), for runs too slow to wait for.
 ``--counting-only`` times the family's plan and fast path alone (``Family.counters``, every
 instance of a batched GEMM): no accounting, so no operand tensors are generated for the
-result's content hashes; the gap to the full run is the cost of generating operands. Run:
+result's content hashes; the gap to the full run is the cost of generating operands. Times are
+CPU seconds of this process (``time.process_time``: the machine may be shared). The step
+includes the vector layers (norms, rotary, softmax, SwiGLU, residuals) on the vector unit. Run:
 
     python benchmarks/bench_llm.py [--arch NAME ...] [--phase decode|prefill ...] [--batch B] [--blocks N] [--counting-only]
 """
@@ -57,12 +59,14 @@ def time_step(arch_name: str, phase: str, batch: int, blocks: int | None = None,
         if blocks and in_block and int(layer.name[1:1 + width]) >= blocks:
             continue
         factor = scale if in_block else 1.0
-        start = time.perf_counter()
+        start = time.process_time()
         if counting_only:
-            cycles += factor * sum(family.counters(arch, one)[1].cycles for one in single_layers((layer,)))
+            ones = ((layer.as_grouped(),) if isinstance(layer, BatchedGemmLayer) and family.batched_as_groups
+                    else single_layers((layer,)))  # as simulate runs it (vector layers: not counted here)
+            cycles += factor * sum(family.counters(arch, one)[1].cycles for one in ones)
         else:
             cycles += factor * simulate_layer(arch, layer, table).result.cycles
-        spent = factor * (time.perf_counter() - start)
+        spent = factor * (time.process_time() - start)
         total += spent
         batched += spent if isinstance(layer, BatchedGemmLayer) else 0.0
     return total, batched, round(cycles)

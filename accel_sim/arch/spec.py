@@ -18,6 +18,7 @@ from accel_sim.pe_array.spec import PEArraySpec
 from accel_sim.scnn.spec import SCNNSpec
 from accel_sim.systolic.spec import SCALESIM, SystolicSpec
 from accel_sim.tensor_core.spec import TensorCoreSpec
+from accel_sim.vector_unit.spec import VectorUnitSpec
 
 # Each family names its section in ArchSpec and its model package accel_sim/<family>/model.py.
 # Process nodes (nm) a config may name: the nodes of the scaling table
@@ -67,6 +68,9 @@ class ArchSpec:
     tensor_core: TensorCoreSpec | None = spec_field("Ampere-style sparse tensor core (2:4 structured sparsity) (family: tensor_core).", None)
     cnvlutin: CnvlutinSpec | None = spec_field("Cnvlutin activation skipping and its DaDianNao-like dense baseline (family: cnvlutin).", None)
     dlu: DLUSpec | None = spec_field("Statistics-driven dynamic fixed-point processor (Fujitsu DLU style) (family: dlu).", None)
+    vector_unit: VectorUnitSpec = spec_field(
+        "Vector unit of every family: softmax, norms, activations, rotary embedding, residual additions "
+        "(workload layers of type vector).", default_factory=VectorUnitSpec)
 
     def __post_init__(self) -> None:
         if getattr(self, self.family) is None:

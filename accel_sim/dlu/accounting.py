@@ -26,7 +26,7 @@ from types import MappingProxyType
 from typing import NamedTuple
 
 from accel_sim.dlu.counters import DLUCounters
-from accel_sim.dlu.plan import DLUPlan, bytes_of
+from accel_sim.dlu.plan import BITS_PER_BYTE, DLUPlan, bytes_of
 from accel_sim.dlu.spec import DLUSpec
 from accel_sim.results.counts import ActionCount
 from accel_sim.results.layer_result import LayerResult
@@ -78,17 +78,21 @@ def _actions(plan: DLUPlan, c: DLUCounters) -> list[ActionCount]:
                     ActionCount("statistics", "add_int", "op",
                                 counters // units * (units - 1) * c.histogram_readouts, counter_bits),
                     ActionCount("settings", "register_file", "write", c.histogram_readouts, SETTINGS_REGISTER_BITS)]
+    wbits = plan.stored_weight_bits
+    # fills at their stored widths (one action when weights are not quantized below the data type)
+    stored = ([(fills, bits)] if wbits == bits else [(c.input_fill_words, bits), (c.weight_fill_words, wbits)])
     return actions + [
         ActionCount("local_memory", "sram", "read", c.operand_reads, bits, spec.local_memory),
-        ActionCount("local_memory", "sram", "write", fills, bits, spec.local_memory),
-        ActionCount("dram", "dram", "read", fills, bits),
+        *(ActionCount("local_memory", "sram", "write", words, width, spec.local_memory) for words, width in stored),
+        *(ActionCount("dram", "dram", "read", words, width) for words, width in stored),
         ActionCount("dram", "dram", "write", outputs, bits),
     ]
 
 
 def account(plan: DLUPlan, counters: DLUCounters) -> LayerResult:
     spec, tiling, layer = plan.spec, plan.tiling, plan.layer
-    dram_read = int(bytes_of(counters.input_fill_words + counters.weight_fill_words, spec.bits))
+    dram_read = int(-(-(counters.input_fill_words * spec.bits + counters.weight_fill_words * plan.stored_weight_bits)
+                      // BITS_PER_BYTE))
     metrics = {
         "lanes": float(spec.lanes), "tiles": float(counters.tiles),
         "block_rows": float(tiling.block_rows), "block_cols": float(tiling.block_cols),

@@ -11,4 +11,5 @@ from accel_sim.dlu.plan import plan
 from accel_sim.dlu.reference import reference
 from accel_sim.family.contract import Family
 
-FAMILY = Family(name="dlu", plan=plan, fast=fast, reference=reference, account=account)
+FAMILY = Family(name="dlu", plan=plan, fast=fast, reference=reference, account=account,
+                quantized_weights=True)

@@ -38,7 +38,7 @@ def _bandwidth(plan: DLUPlan) -> float | None:
 
 def load_cycles(plan: DLUPlan) -> np.ndarray:
     bits, bandwidth = plan.spec.bits, _bandwidth(plan)
-    inputs, weights = bytes_of(plan.tiles.input_words, bits), bytes_of(plan.tiles.weight_words, bits)
+    inputs, weights = bytes_of(plan.tiles.input_words, bits), bytes_of(plan.tiles.weight_words, plan.stored_weight_bits)
     if bandwidth is None:
         return np.zeros_like(inputs)
     largest = np.maximum(inputs, weights)

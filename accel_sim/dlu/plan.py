@@ -80,18 +80,25 @@ class DLUPlan:
     groups: int                  # groups of the layer, each the same GEMM, run one after the other
     statistics: bool             # every result goes through the statistics block (fixed point, block on)
     histogram_counters: int      # counters of all units' statistics stores (read out once per group)
+    weight_bits: int = 0         # bits of a stored weight (weight-only quantization); 0: the data type's
+
+    @property
+    def stored_weight_bits(self) -> int:
+        return self.weight_bits or self.spec.bits
 
 
-def plan_tiling(gemm: GemmShape, lanes: int, operand_capacity_bits: int, bits: int) -> Tiling:
+def plan_tiling(gemm: GemmShape, lanes: int, operand_capacity_bits: int, bits: int,
+                weight_bits: int | None = None) -> Tiling:
     """Tile one group of ``gemm`` for ``lanes`` MAC units and ``operand_capacity_bits`` of on-chip
-    memory (double-buffered: a tile may use half) holding ``bits``-bit words."""
+    memory (double-buffered: a tile may use half) holding ``bits``-bit words (weights stored at
+    ``weight_bits`` when quantized: they count at that width towards staying resident)."""
     a, b = block_shape(gemm.m, gemm.n, lanes)
     half = operand_capacity_bits // 2
     chunk = min(gemm.k, half // ((a + b) * bits))
     if chunk < 1:
         raise ValueError(f"on-chip memory of {operand_capacity_bits} bits cannot double-buffer one "
                          f"{a}x{b} tile of {bits}-bit operands")
-    weight_bits, input_bits = gemm.k * gemm.n * bits, gemm.m * gemm.k * bits
+    weight_bits, input_bits = gemm.k * gemm.n * (weight_bits or bits), gemm.m * gemm.k * bits
     weights_resident = weight_bits <= half
     inputs_resident = input_bits <= half - (weight_bits if weights_resident else 0)
     return Tiling(gemm.m, gemm.k, gemm.n, a, b, chunk, inputs_resident, weights_resident)
@@ -142,6 +149,8 @@ def bytes_of(words, bits: int):
 def plan(arch: ArchSpec, layer: Layer) -> DLUPlan:
     spec: DLUSpec = arch.section("dlu")
     gemm = layer.gemm()
-    tiling = plan_tiling(gemm, spec.lanes, spec.processing_units * spec.local_memory * BITS_PER_BYTE, spec.bits)
+    weight_bits = layer.quantized_weight_bits or 0  # weight-only quantization: dequantized on load
+    tiling = plan_tiling(gemm, spec.lanes, spec.processing_units * spec.local_memory * BITS_PER_BYTE, spec.bits,
+                         weight_bits or None)
     return DLUPlan(arch, spec, layer, tiling, tile_work(tiling), gemm.groups, statistics_on(spec),
-                   histogram_counters(spec))
+                   histogram_counters(spec), weight_bits)

@@ -115,8 +115,8 @@ class _Group:
             self.channels = {name: DramChannel(env, name, dram.bandwidth, dram.latency + 1, BITS_PER_BYTE, log=log)
                              for name in ("inputs", "weights", "outputs")}
 
-    def bytes_of(self, words: int) -> int:
-        return -(-words * self.plan.spec.bits // BITS_PER_BYTE)
+    def bytes_of(self, words: int, bits: int | None = None) -> int:
+        return -(-words * (bits or self.plan.spec.bits) // BITS_PER_BYTE)
 
     def _end_step(self, stage: str, step: int):
         self.tally.finish(stage, step, int(self.env.now))
@@ -130,8 +130,9 @@ class _Group:
                 self.tally.input_fill_words += tile.input_words
                 self.tally.weight_fill_words += tile.weight_words
                 if self.channels is not None:
-                    reads = [self.channels[name].read(self.bytes_of(words), f"load tile {tile.index}")
-                             for name, words in (("inputs", tile.input_words), ("weights", tile.weight_words))
+                    reads = [self.channels[name].read(self.bytes_of(words, bits), f"load tile {tile.index}")
+                             for name, words, bits in (("inputs", tile.input_words, None),
+                                                       ("weights", tile.weight_words, self.plan.weight_bits))
                              if words]
                     yield self.env.all_of(reads)
             yield self.loaded.put(tile)

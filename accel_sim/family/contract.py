@@ -74,6 +74,12 @@ class Family(Generic[PlanT, CountersT]):
     # The blocks the chip is built of, from its config (accounting.components), for area and
     # leakage (accel_sim.energy.area); None: the family reports no area (no area columns).
     components: Callable[[ArchSpec], tuple[Component, ...]] | None = None
+    # True: a batched GEMM runs as one grouped layer (every instance in one launch, as a GPU's
+    # batched GEMM kernel); False: its instances one after the other (accel_sim.simulate).
+    batched_as_groups: bool = False
+    # True: the family stores a layer's weights at its quantized_weight_bits (weight-only
+    # quantization); False: a layer asking for a width other than the arch's word is refused.
+    quantized_weights: bool = False
 
     def counters(self, arch: ArchSpec, layer: Layer, reference: bool = False,
                  max_cycles: int | None = None) -> tuple[PlanT, CountersT]:

@@ -19,6 +19,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--out", required=True, help="output folder (the workload YAML)")
     parser.add_argument("--name", default=None,
                         help="workload name (default: model_phase_ctxT_bB, e.g. llama_2_7b_hf_decode_ctx2048_b8)")
+    parser.add_argument("--weights", default="dense",
+                        help="block weights: dense (default), 2:4 (N:M-pruned, weight_sparsity 2:4) or "
+                        "unstructured:D (magnitude-pruned to density D)")
+    parser.add_argument("--weight-bits", type=int, default=None,
+                        help="weight-only quantization of the block weights: stored bits (e.g. 8, 4; default: the "
+                        "arch's word)")
+    parser.add_argument("--kv-bits", type=int, default=None,
+                        help="stored bits of the K / V cache (e.g. 8; default: the arch's word)")
     parser.add_argument("--force", action="store_true",
                         help="write into an --out folder that holds another run's results (they are replaced)")
     parser.set_defaults(handler=run_import)
@@ -26,13 +34,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_import(args: argparse.Namespace) -> int:
     from accel_sim.cli_output import check_output_folder
+    from accel_sim.workload.llm.compression import Compression
     from accel_sim.workload.llm.generator import InferenceStep
     from accel_sim.workload.llm.workload_file import write_llm_workload
 
+    compression = Compression.parse(args.weights, args.weight_bits, args.kv_bits)
     identity = f"import-hf {args.config} --phase {args.phase} --context {args.context} --batch {args.batch}"
+    if compression.label != "dense":
+        identity += f" --weights {args.weights} --weight-bits {args.weight_bits} --kv-bits {args.kv_bits}"
     folder = check_output_folder(args.out, identity, args.force)
     step = InferenceStep(phase=args.phase, context=args.context, batch=args.batch)
-    written = write_llm_workload(args.config, step, folder.path, name=args.name, before_write=folder.create)
+    written = write_llm_workload(args.config, step, folder.path, name=args.name, before_write=folder.create,
+                                 compression=compression)
     print(f"{written.description}: {written.layers} layers, {written.macs:,} MACs")
     print(f"wrote {written.path}")
     return 0

@@ -7,4 +7,5 @@ from accel_sim.pe_array.fast import fast
 from accel_sim.pe_array.plan import plan
 from accel_sim.pe_array.reference import reference
 
-FAMILY = Family(name="pe_array", plan=plan, fast=fast, reference=reference, account=account)
+FAMILY = Family(name="pe_array", plan=plan, fast=fast, reference=reference, account=account,
+                quantized_weights=True)

@@ -18,7 +18,7 @@ class LayerResult:
     stall_cycles: int           # cycles the array waited on memory (cycles - compute_cycles)
     macs_dense: int             # MACs of the dense layer
     macs_issued: int            # MACs the datapath actually performed
-    peak_macs_per_cycle: int    # MAC units in the datapath
+    peak_macs_per_cycle: int    # MAC units in the datapath (0: a vector layer, no MACs)
     dram_read_bytes: int
     dram_write_bytes: int
     sram_read_bytes: int
@@ -44,4 +44,4 @@ class LayerResult:
     @property
     def utilization(self) -> float:
         """Fraction of MAC-unit cycles that did issued work."""
-        return self.macs_issued / (self.cycles * self.peak_macs_per_cycle) if self.cycles else 0.0
+        return self.macs_issued / (self.cycles * self.peak_macs_per_cycle) if self.cycles and self.peak_macs_per_cycle else 0.0

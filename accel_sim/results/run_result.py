@@ -73,8 +73,8 @@ class RunResult:
                     total[column] = sum(int(v) for v in values)
                 else:  # a float column; a missing value counts 0 in its place (pandas' nansum)
                     total[column] = float(np.array([0.0 if v is None else v for v in values], dtype=np.float64).sum())
-        peak = self.layers[0].peak_macs_per_cycle
-        total["utilization"] = float(total["macs_issued"]) / float(total["cycles"] * peak) if total["cycles"] else 0.0
+        peak = next((r.peak_macs_per_cycle for r in self.layers if r.peak_macs_per_cycle), 0)  # vector layers: 0
+        total["utilization"] = float(total["macs_issued"]) / float(total["cycles"] * peak) if total["cycles"] and peak else 0.0
         head = {"arch": self.arch.name, "workload": self.network.name, "layers": len(self.layers)}
         return {**head, **total, **self.area_columns()}
 

@@ -24,6 +24,15 @@ def _bytes(bits: int) -> int:
     return math.ceil(bits / BITS_PER_BYTE)
 
 
+def _moved(component: str, component_class: str, action: str, *parts: tuple[int, int],
+           capacity: int = 0) -> list[ActionCount]:
+    """One action per width of the (count, bits) parts; parts of one width are one action."""
+    widths: dict[int, int] = {}
+    for count, bits in parts:
+        widths[bits] = widths.get(bits, 0) + count
+    return [ActionCount(component, component_class, action, count, bits, capacity) for bits, count in widths.items()]
+
+
 def _math_classes(word_bits: int) -> tuple[str, str]:
     return ("mult_int", "add_int") if word_bits == 8 else ("mult_fp", "add_fp")
 
@@ -34,21 +43,19 @@ def account(plan: TensorCorePlan, counters: TensorCoreCounters) -> LayerResult:
     w, meta = problem.word_bits, bits.a_metadata
     mma = mma_bits(spec, problem)
     products = counters.mmas * spec.mma_m * spec.mma_n * spec.mma_k   # executed, padding included
-    dram_values = counters.dram_a + counters.dram_b
-    l2_reads = counters.fill_a + counters.fill_b
-    smem_reads = counters.read_a + counters.read_b
     rf_reads = math.ceil(counters.mmas * mma_read_bits(spec, problem) / REGISTER_BITS)
     rf_writes = math.ceil((counters.read_a * bits.a_slot + counters.read_b * bits.b_value
                            + counters.mmas * mma["d"]) / REGISTER_BITS)
     l2_size, smem_size = spec.l2_size, spec.shared_memory_size
     mult, add = _math_classes(w)
+    a = bits.a_value  # = w unless the weights are quantized (then A and B move at their own widths)
     actions = [
-        ActionCount("dram", "dram", "read", dram_values, w),
+        *_moved("dram", "dram", "read", (counters.dram_a, a), (counters.dram_b, w)),
         ActionCount("dram", "dram", "write", counters.c, bits.c_value),
-        ActionCount("l2", "sram", "write", dram_values + counters.c, w, l2_size),
-        ActionCount("l2", "sram", "read", l2_reads, w, l2_size),
-        ActionCount("shared_memory", "sram", "write", l2_reads, w, smem_size),
-        ActionCount("shared_memory", "sram", "read", smem_reads, w, smem_size),
+        *_moved("l2", "sram", "write", (counters.dram_a, a), (counters.dram_b + counters.c, w), capacity=l2_size),
+        *_moved("l2", "sram", "read", (counters.fill_a, a), (counters.fill_b, w), capacity=l2_size),
+        *_moved("shared_memory", "sram", "write", (counters.fill_a, a), (counters.fill_b, w), capacity=smem_size),
+        *_moved("shared_memory", "sram", "read", (counters.read_a, a), (counters.read_b, w), capacity=smem_size),
         ActionCount("register_file", "register_file", "read", rf_reads, REGISTER_BITS, spec.register_file_size),
         ActionCount("register_file", "register_file", "write", rf_writes, REGISTER_BITS, spec.register_file_size),
         ActionCount("tensor_core", mult, "op", products, w),

@@ -9,6 +9,9 @@ shared-memory reads of B and the C epilogue do not. A stage that was math-bound 
 shared-memory- (or L2-, DRAM-) bound sparse; a GEMM whose traffic is mostly B (few weights, many
 activations) gains nothing. ``bound`` (:class:`~accel_sim.tensor_core.counters.TensorCoreCounters`)
 names the limiting path.
+
+A batched GEMM (attention heads) is one kernel launch whose CTAs cover every instance, as
+cuBLAS's batched / grouped GEMMs do: the family runs it as a grouped layer.
 """
 from accel_sim.family.contract import Family
 from accel_sim.tensor_core.accounting import account
@@ -16,4 +19,6 @@ from accel_sim.tensor_core.fast import fast
 from accel_sim.tensor_core.plan import plan
 from accel_sim.tensor_core.reference import reference
 
-FAMILY = Family(name="tensor_core", plan=plan, fast=fast, reference=reference, account=account)
+FAMILY = Family(name="tensor_core", plan=plan, fast=fast, reference=reference, account=account,
+                batched_as_groups=True,
+                quantized_weights=True)

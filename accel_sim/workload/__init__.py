@@ -1,5 +1,14 @@
-from accel_sim.workload.layer import BatchedGemmLayer, ConvLayer, GemmLayer, GemmShape, Layer, Network, NMSparsity
+from accel_sim.workload.layer import (
+    BatchedGemmLayer,
+    ConvLayer,
+    GemmLayer,
+    GemmShape,
+    Layer,
+    Network,
+    NMSparsity,
+    VectorLayer,
+)
 from accel_sim.workload.loader import load_workload
 
 __all__ = ["BatchedGemmLayer", "ConvLayer", "GemmLayer", "GemmShape", "Layer", "NMSparsity", "Network",
-           "load_workload"]
+           "VectorLayer", "load_workload"]

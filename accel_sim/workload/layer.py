@@ -84,7 +84,7 @@ def _storage_problems(layer: ConvLayer | GemmLayer, gemm: GemmShape | None) -> l
         problems.append(f"weight_density {layer.weight_density} contradicts weight_sparsity {nm.n}:{nm.m}, "
                         f"which keeps at most {nm.n / nm.m:g} of the weights; give a density <= {nm.n / nm.m:g} "
                         "or leave it out")
-    for name in ("weight_bits", "index_bits"):
+    for name in ("weight_bits", "index_bits", "quantized_weight_bits"):
         bits = getattr(layer, name)
         if bits is not None and not 1 <= bits <= MAX_STORED_BITS:
             problems.append(f"{name} must be in [1, {MAX_STORED_BITS}], got {bits}")
@@ -136,6 +136,7 @@ class ConvLayer:
     operands: OperandSource = field(default_factory=lambda: OperandSource())
     weight_bits: int | None = None
     index_bits: int | None = None
+    quantized_weight_bits: int | None = None
     kind: str = field(default="conv", init=False)
 
     def __post_init__(self) -> None:
@@ -205,7 +206,13 @@ class GemmLayer:
 
     ``weight_bits`` / ``index_bits`` (optional): bits per stored weight value and per sparse
     index of this layer (e.g. Deep Compression's weight-sharing code width); None leaves the
-    choice to the accelerator or the storage format."""
+    choice to the accelerator or the storage format.
+
+    ``quantized_weight_bits`` (optional): weight-only quantization. The k x n operand (weights,
+    or an attention layer's KV cache) is stored and moved at this width and dequantized to the
+    arch's word width before the multiply (INT8 / INT4 LLM weights, an INT8 KV cache); the math
+    stays at the word width. Honoured by the tensor core, systolic, PE-array and DLU families;
+    None: the word width."""
 
     name: str
     m: int
@@ -217,6 +224,7 @@ class GemmLayer:
     operands: OperandSource = field(default_factory=lambda: OperandSource())
     weight_bits: int | None = None
     index_bits: int | None = None
+    quantized_weight_bits: int | None = None
     kind: str = field(default="gemm", init=False)
 
     def __post_init__(self) -> None:
@@ -276,6 +284,7 @@ class BatchedGemmLayer:
     operands: OperandSource = field(default_factory=lambda: OperandSource())
     weight_bits: int | None = None
     index_bits: int | None = None
+    quantized_weight_bits: int | None = None
     kind: str = field(default="batched_gemm", init=False)
 
     def __post_init__(self) -> None:
@@ -292,7 +301,19 @@ class BatchedGemmLayer:
         return GemmLayer(name=f"{self.name}[{index}]", m=self.m, k=self.k, n=self.n,
                          weight_sparsity=self.weight_sparsity, weight_density=self.weight_density,
                          input_density=self.input_density, operands=self.operands,
-                         weight_bits=self.weight_bits, index_bits=self.index_bits)
+                         weight_bits=self.weight_bits, index_bits=self.index_bits,
+                         quantized_weight_bits=self.quantized_weight_bits)
+
+    def as_grouped(self) -> ConvLayer:
+        """The instances as one grouped layer: a 1 x 1 convolution over ``m`` positions with
+        ``instances`` groups of ``k`` input and ``n`` output channels, whose GEMM view is this
+        layer's (``instances`` groups of m x k x n, each group its own weights and inputs). What
+        a family that launches every instance in one kernel (a GPU's batched GEMM) simulates."""
+        return ConvLayer(name=self.name, in_h=self.m, in_w=1, in_channels=self.k * self.instances,
+                         out_channels=self.n * self.instances, kernel_h=1, kernel_w=1, groups=self.instances,
+                         weight_sparsity=self.weight_sparsity, weight_density=self.weight_density,
+                         input_density=self.input_density, operands=self.operands, weight_bits=self.weight_bits,
+                         index_bits=self.index_bits, quantized_weight_bits=self.quantized_weight_bits)
 
     def gemm(self) -> GemmShape:
         """``instances`` independent m x k x n GEMMs (the ``groups`` of the GEMM view)."""
@@ -315,13 +336,58 @@ class BatchedGemmLayer:
         return self.instances * self.m * self.n
 
 
-NetworkLayer = Layer | BatchedGemmLayer  # what a workload holds; families see only Layer
+# Non-matrix operators of a transformer, run on the vector unit (accel_sim.vector_unit.ops gives
+# each one's work per element and per row).
+VECTOR_OPS = ("softmax", "layernorm", "rmsnorm", "gelu", "silu", "relu", "swiglu", "rotary", "residual_add")
+
+
+@dataclass(frozen=True)
+class VectorLayer:
+    """A non-matrix operator applied to ``rows`` vectors of ``width`` elements (softmax over
+    each row of scores, a norm over each token's hidden vector, an element-wise activation,
+    rotary embedding, residual addition). No family sees it: :func:`accel_sim.simulate.simulate_layer`
+    runs it on the arch's vector unit (:mod:`accel_sim.vector_unit`). No MACs."""
+
+    name: str
+    op: str
+    rows: int
+    width: int
+    kind: str = field(default="vector", init=False)
+
+    def __post_init__(self) -> None:
+        problems = [f"{d} must be > 0, got {getattr(self, d)}" for d in ("rows", "width") if getattr(self, d) <= 0]
+        if self.op not in VECTOR_OPS:
+            problems.append(f"op must be one of {', '.join(VECTOR_OPS)}, got {self.op!r}")
+        if self.op == "rotary" and self.width % 2:
+            problems.append(f"rotary embedding rotates pairs of elements: width must be even, got {self.width}")
+        if problems:
+            raise ValueError("; ".join(problems))
+
+    groups = 1
+    macs = 0
+    weight_elements = 0
+
+    @property
+    def elements(self) -> int:
+        return self.rows * self.width
+
+    @property
+    def input_elements(self) -> int:
+        return self.elements
+
+    @property
+    def output_elements(self) -> int:
+        return self.elements
+
+
+NetworkLayer = Layer | BatchedGemmLayer | VectorLayer  # what a workload holds; families see only Layer
 
 
 def single_layers(layers: tuple[NetworkLayer, ...]) -> tuple[Layer, ...]:
-    """``layers`` with every batched GEMM replaced by its instances, in order (what a per-layer
-    tool that hands layers to a family or reads one weight tensor per layer iterates over)."""
-    return tuple(one for layer in layers
+    """``layers`` with every batched GEMM replaced by its instances, in order, and vector layers
+    left out (what a per-layer tool that hands layers to a family or reads one weight tensor per
+    layer iterates over)."""
+    return tuple(one for layer in layers if not isinstance(layer, VectorLayer)
                  for one in ((layer.instance(i) for i in range(layer.instances))
                              if isinstance(layer, BatchedGemmLayer) else (layer,)))
 

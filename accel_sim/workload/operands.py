@@ -312,8 +312,9 @@ def _read_payload(path: str, shapes: dict[str, tuple[int, ...]]) -> dict[str, np
 def check_payload(layer: Layer) -> None:
     """The layer's ``.npz`` payload (if any) matches it: array names, shapes and dtypes, from the
     headers only. The workload loader calls it for every layer, so a family that never reads
-    the operands (a dense systolic array) refuses a wrong payload as EIE does."""
-    if layer.operands.payload:
+    the operands (a dense systolic array) refuses a wrong payload as EIE does. A vector layer
+    has no payload."""
+    if getattr(layer, "operands", None) is not None and layer.operands.payload:
         _checked_headers(layer.operands.payload, {"weights": weight_shape(layer), "inputs": input_shape(layer)})
 
 

@@ -7,6 +7,7 @@ One entry per layer::
     - {name: fc, type: fc, in_features: 512, out_features: 1000}
     - {name: qk, type: gemm, m: 128, k: 64, n: 128}
     - {name: scores, type: batched_gemm, instances: 12, m: 128, k: 64, n: 128}   # one GEMM per head
+    - {name: probs, type: vector, op: softmax, m: 1536, n: 128}   # m rows of n elements, vector unit
 """
 from __future__ import annotations
 
@@ -23,6 +24,8 @@ from accel_sim.workload.layer import (
     NetworkLayer,
     NMSparsity,
     OperandSource,
+    VECTOR_OPS,
+    VectorLayer,
 )
 
 _CONV_ONLY = ("in_h", "in_w", "in_channels", "out_channels", "kernel", "kernel_h", "kernel_w",
@@ -41,9 +44,12 @@ def parse_nm(text: str) -> NMSparsity:
 @dataclass(frozen=True)
 class LayerEntry:
     name: str = spec_field("Unique layer name.")
-    type: str = spec_field("Layer kind: convolution, fully connected, a plain matrix product, or a batched "
-                           "matrix product (instances GEMMs of one shape, each with its own operands).",
-                           choices=("conv", "fc", "gemm", "batched_gemm"))
+    type: str = spec_field("Layer kind: convolution, fully connected, a plain matrix product, a batched "
+                           "matrix product (instances GEMMs of one shape, each with its own operands), or a "
+                           "non-matrix operator on the vector unit (vector: op over m rows of n elements).",
+                           choices=("conv", "fc", "gemm", "batched_gemm", "vector"))
+    op: str | None = spec_field("vector: the operator, applied to each of m rows of n elements.", None,
+                                choices=VECTOR_OPS)
     in_h: int | None = spec_field("conv: input height (rows of the input feature map).", None)
     in_w: int | None = spec_field("conv: input width.", None)
     in_channels: int | None = spec_field("conv: input channels C.", None)
@@ -89,6 +95,11 @@ class LayerEntry:
         "Bits per sparse (relative) index of this layer's stored weights (Deep Compression: 4 for "
         "AlexNet, 5 for VGG-16 and the LeNets); unset leaves it to the storage format.",
         None, minimum=1, maximum=32)
+    quantized_weight_bits: int | None = spec_field(
+        "Weight-only quantization: bits of each weight (k x n operand; an attention layer's KV cache) as "
+        "stored in DRAM and on chip, dequantized to the arch's word width before the multiply (INT8 / INT4 "
+        "LLM weights, INT8 KV cache). Honoured by tensor_core, systolic, pe_array and dlu; unset: the word width.",
+        None, minimum=1, maximum=32)
     operands: str | None = spec_field(
         "A .npz payload (path relative to the workload file) with real 'weights' and / or 'inputs' "
         "arrays of this layer's shapes; what it lacks is generated.", None)
@@ -105,7 +116,7 @@ class LayerEntry:
                                block=self.block, seed=seed if self.seed is None else self.seed, payload=payload)
         common = dict(name=self.name, weight_sparsity=nm, weight_density=self.weight_density,
                       input_density=self.input_density, operands=source, weight_bits=self.weight_bits,
-                      index_bits=self.index_bits)
+                      index_bits=self.index_bits, quantized_weight_bits=self.quantized_weight_bits)
         if self.type == "conv":
             self._require("in_h", "in_w", "in_channels", "out_channels")
             kh = _pick(self.kernel_h, self.kernel, None)
@@ -121,6 +132,12 @@ class LayerEntry:
                 pad_left=_pick(self.pad_left, pad, 0), pad_right=_pick(self.pad_right, pad, 0),
                 groups=self.groups, batch=self.batch, **common)
         self._forbid(*_CONV_ONLY)
+        if self.type == "vector":
+            self._require("op", "m", "n")
+            self._forbid("k", "instances", "in_features", "out_features", "operands", "weight_sparsity",
+                         "weight_bits", "index_bits", "quantized_weight_bits")
+            return VectorLayer(name=self.name, op=self.op, rows=self.m, width=self.n)
+        self._forbid("op")
         if self.type == "batched_gemm":
             self._require("instances", "m", "k", "n")
             self._forbid("in_features", "out_features", "operands")

@@ -14,8 +14,9 @@ from accel_sim.workload.layer import BatchedGemmLayer, GemmLayer, Network
 from accel_sim.workload.loader import load_workload
 from accel_sim.workload.operands import layer_operands
 
-# One arch per family: every family runs a batched GEMM without a change of its own.
-ARCHS = ("tpu_like_128x128_ws", "ampere_a100", "eie", "scnn", "pe_array_skipping", "cnvlutin", "dlu")
+# One arch per family: every family runs a batched GEMM without a change of its own (instances in
+# sequence), except the tensor core, which launches them as one grouped kernel.
+ARCHS = ("tpu_like_128x128_ws", "eie", "scnn", "pe_array_skipping", "cnvlutin", "dlu")
 LAYER = BatchedGemmLayer("heads", instances=3, m=8, k=32, n=48, weight_density=0.4, input_density=0.6)
 
 
@@ -49,6 +50,21 @@ def test_counters_of_the_instances_add_up(arch_name):
     separate = sum(simulate_layer(arch, LAYER.instance(i), table).energy.total_pj for i in range(LAYER.instances))
     assert run.energy.total_pj == pytest.approx(separate, rel=1e-12)
     assert whole.metrics["instances"] == 3
+
+
+def test_tensor_core_runs_the_instances_as_one_grouped_kernel():
+    """A GPU launches every instance's CTAs at once: the batched GEMM is the grouped layer of the
+    same GEMM view (each group its own operands), faster than the instances in sequence."""
+    arch = load_arch("ampere_a100")
+    family = family_of(arch)
+    grouped = LAYER.as_grouped()
+    assert grouped.gemm() == LAYER.gemm() and grouped.macs == LAYER.macs
+    assert grouped.weight_elements == LAYER.weight_elements and grouped.input_elements == LAYER.input_elements
+    whole = simulate_layer(arch, LAYER).result
+    assert whole == family.layer_result(arch, grouped)
+    sequential = [family.layer_result(arch, LAYER.instance(i)) for i in range(LAYER.instances)]
+    assert whole.macs_dense == sum(p.macs_dense for p in sequential) == LAYER.macs
+    assert whole.cycles < sum(p.cycles for p in sequential)
 
 
 def test_families_consume_different_operands_per_instance():

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from accel_sim.workload.layer import BatchedGemmLayer
+from accel_sim.workload.layer import BatchedGemmLayer, VectorLayer
 from accel_sim.workload.llm.generator import InferenceStep, transformer_layers, transformer_network
 from accel_sim.workload.llm.hf_config import read_hf_config
 from accel_sim.workload.loader import load_workload
@@ -48,11 +48,12 @@ def test_macs_and_shapes_match_the_published_architecture(model, phase):
     expected = analytic_macs(hidden, heads, kv_heads, inter, n_layers, vocab, gated, window, kind, context, batch)
     assert sum(layer.macs for layer in layers) == expected
     per_block = 9 if gated else 8
-    assert len(layers) == n_layers * per_block + 1
+    assert len([layer for layer in layers if not isinstance(layer, VectorLayer)]) == n_layers * per_block + 1
     tokens = context if kind == "prefill" else 1
     d, g = hidden // heads, heads // kv_heads
     by_name = {layer.name.split("_", 1)[1]: layer for layer in layers if layer.name.startswith("l00_")}
-    shape = {name: (getattr(layer, "instances", 1), layer.m, layer.k, layer.n) for name, layer in by_name.items()}
+    shape = {name: (getattr(layer, "instances", 1), layer.m, layer.k, layer.n) for name, layer in by_name.items()
+             if not isinstance(layer, VectorLayer)}
     assert shape["attn_q"] == (1, batch * tokens, hidden, hidden)
     assert shape["attn_k"] == shape["attn_v"] == (1, batch * tokens, hidden, kv_heads * d)
     assert shape["attn_score"] == (batch * kv_heads, tokens * g, d, context)
@@ -62,6 +63,17 @@ def test_macs_and_shapes_match_the_published_architecture(model, phase):
     assert isinstance(by_name["attn_score"], BatchedGemmLayer)
     head = layers[-1]
     assert head.name == "lm_head" and (head.m, head.k, head.n) == (batch, hidden, vocab)
+    # the vector unit's operators of a block: (op, rows, width)
+    rotary = model.startswith(("llama", "mistral"))
+    vector = {name: (layer.op, layer.rows, layer.width) for name, layer in by_name.items()
+              if isinstance(layer, VectorLayer)}
+    norm = "rmsnorm" if rotary else "layernorm"
+    assert vector["attn_norm"] == vector["mlp_norm"] == (norm, batch * tokens, hidden)
+    assert vector["attn_softmax"] == ("softmax", batch * heads * tokens, context)
+    assert vector["attn_residual"] == vector["mlp_residual"] == ("residual_add", batch * tokens, hidden)
+    assert vector["mlp_act"] == ("swiglu" if gated else "relu" if model == "opt_1.3b" else "gelu", batch * tokens, inter)
+    assert vector.get("attn_rotary") == (("rotary", batch * tokens * (heads + kv_heads), d) if rotary else None)
+    assert layers[-2].name == "final_norm" or layers[-3].name == "final_norm"  # OPT projects out in between
 
 
 def test_decode_beyond_the_sliding_window_reads_the_window():
@@ -82,7 +94,10 @@ def test_written_workload_round_trips_through_the_loader(tmp_path):
     loaded = load_workload(written.path)
     generated = transformer_network(config, step)
     assert loaded.name == generated.name == "meta_llama_3_8b_decode_ctx256_b3"
-    assert [(type(a), a.name, a.gemm()) for a in loaded.layers] == [(type(b), b.name, b.gemm()) for b in generated.layers]
+    def shape(layer):
+        return layer if isinstance(layer, VectorLayer) else layer.gemm()
+
+    assert [(type(a), a.name, shape(a)) for a in loaded.layers] == [(type(b), b.name, shape(b)) for b in generated.layers]
     assert loaded.macs == written.macs == generated.macs
     text = written.path.read_text()
     assert f"{generated.macs:,} MACs" in text
@@ -118,6 +133,28 @@ def test_encoder_has_no_decode_and_no_lm_head():
     layers = transformer_layers(bert, InferenceStep("prefill", 128, 1))
     # the same GEMMs as workloads/bert_base_seq128.yaml (12 heads there are separate layers)
     assert sum(layer.macs for layer in layers) == load_workload("bert_base_seq128").macs
-    assert layers[-1].name == "l11_mlp_down"
+    assert [layer.name for layer in layers[-3:]] == ["l11_mlp_down", "l11_mlp_residual", "l11_mlp_norm"]  # post-norm
     with pytest.raises(InputError, match="encoder"):
         transformer_layers(bert, InferenceStep("decode", 128, 1))
+
+
+def test_compressed_workload_round_trips_and_compresses_only_block_weights(tmp_path):
+    from accel_sim.workload.llm.compression import Compression
+    from accel_sim.workload.llm.workload_file import write_llm_workload
+
+    step = InferenceStep("decode", 64, 2)
+    compression = Compression.parse("2:4", weight_bits=4, kv_bits=8)
+    written = write_llm_workload(CONFIGS / "gpt2.json", step, tmp_path, compression=compression)
+    loaded = {layer.name: layer for layer in load_workload(written.path).layers}
+    generated = transformer_network(read_hf_config(CONFIGS / "gpt2.json"), step, compression)
+    assert written.path.stem == generated.name == "gpt2_decode_ctx64_b2_2_4_w4_kv8"
+    for layer in generated.layers:
+        got = loaded[layer.name]
+        for field in ("weight_sparsity", "weight_density", "quantized_weight_bits"):
+            assert getattr(got, field, None) == getattr(layer, field, None), (layer.name, field)
+    q, score, head = loaded["l00_attn_q"], loaded["l00_attn_score"], loaded["lm_head"]
+    assert (str(q.weight_sparsity), q.operands.weight_pattern, q.quantized_weight_bits) == ("2:4", "nm", 4)
+    assert (score.weight_sparsity, score.quantized_weight_bits) == (None, 8)      # the KV cache: quantized, not pruned
+    assert (head.weight_sparsity, head.quantized_weight_bits) == (None, None)     # LM head left dense
+    unstructured = Compression.parse("unstructured:0.4").apply(generated.layers)
+    assert {layer.weight_density for layer in unstructured if layer.name.endswith("mlp_up")} == {0.4}

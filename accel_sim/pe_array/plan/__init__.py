@@ -76,6 +76,7 @@ def _footprints(layer: Layer, weight_format: str, nm_n: int, nm_m: int, word_bit
 def plan(arch: ArchSpec, layer: Layer) -> PEArrayPlan:
     spec: PEArraySpec = arch.section("pe_array")
     word = arch.word_bits
+    weight_word = layer.quantized_weight_bits or word  # weight-only quantization: weights stored narrower
     ops = layer_operands(layer)
     conv = isinstance(layer, ConvLayer)
     kernel = (layer.kernel_h, layer.kernel_w) if conv else (1, 1)
@@ -86,9 +87,9 @@ def plan(arch: ArchSpec, layer: Layer) -> PEArrayPlan:
         if spec.weight_format == "nm":
             for w in weights:
                 check_nm(spec, w, layer.name)
-        stored = _footprints(layer, spec.weight_format, spec.nm_n, spec.nm_m, word)
+        stored = _footprints(layer, spec.weight_format, spec.nm_n, spec.nm_m, weight_word)
     else:
-        stored = tuple((w.size * word, 0) for w in weights)
+        stored = tuple((w.size * weight_word, 0) for w in weights)
     inputs = group_inputs(layer)
     groups = []
     for g, (w, (weight_bits, index_bits)) in enumerate(zip(weights, stored)):

@@ -60,7 +60,7 @@ def plan(arch: ArchSpec, layer: Layer) -> TensorCorePlan:
     spec = tensor_core_spec(arch)
     gemm = layer.gemm()
     problem = gemm_problem(arch.word_bits, gemm.m, gemm.n, gemm.k, gemm.groups, runs_sparse(spec, arch.word_bits, layer),
-                           hardware_pattern(spec, arch.word_bits))
+                           hardware_pattern(spec, arch.word_bits), layer.quantized_weight_bits)
     bits = element_bits(spec, problem)
     kernels = eligible_kernels(spec, problem)
     return TensorCorePlan(arch, spec, layer, problem, bits, kernels, tuple(cta_grid(problem, t) for t in kernels),

@@ -41,6 +41,7 @@ class TCProblem:
     sparse: bool
     nm_n: int          # hardware pattern kept per group (used when sparse)
     nm_m: int          # hardware pattern group length
+    a_bits: int = 0    # bits of a stored A value (weight-only quantization); 0: word_bits
 
     def slots(self, extent: int) -> int:
         """Stored A values per row for a K extent: all of them dense; ``ceil(extent / M) * N`` 2:4."""
@@ -57,10 +58,12 @@ class TCProblem:
 
 
 def gemm_problem(word_bits: int, m: int, n: int, k: int, groups: int, sparse: bool,
-                 pattern: tuple[int, int]) -> TCProblem:
-    """The tensor-core problem of a layer GEMM (output m x n = input m x k @ weights k x n)."""
+                 pattern: tuple[int, int], weight_bits: int | None = None) -> TCProblem:
+    """The tensor-core problem of a layer GEMM (output m x n = input m x k @ weights k x n);
+    ``weight_bits``: the weights' stored width when quantized below the word (dequantized in
+    registers before the MMA, as weight-only INT4 / INT8 kernels do)."""
     return TCProblem(m=n, n=m, k=k, groups=groups, word_bits=word_bits, sparse=sparse, nm_n=pattern[0],
-                     nm_m=pattern[1])
+                     nm_m=pattern[1], a_bits=weight_bits or 0)
 
 
 @dataclass(frozen=True)
@@ -80,7 +83,7 @@ class ElementBits:
 def element_bits(spec: TensorCoreSpec, problem: TCProblem) -> ElementBits:
     meta = spec.metadata_bits_per_value if problem.sparse else 0
     w = problem.word_bits
-    return ElementBits(a_value=w, a_metadata=meta, b_value=w, c_value=w)
+    return ElementBits(a_value=problem.a_bits or w, a_metadata=meta, b_value=w, c_value=w)
 
 
 def footprint_bits(problem: TCProblem, bits: ElementBits) -> int:

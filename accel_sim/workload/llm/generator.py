@@ -38,18 +38,30 @@ over the E experts (an assumption: real routing is data-dependent), so ``r`` exp
 token count. OPT configs whose word embeddings are narrower than the hidden size get
 ``project_in`` / ``project_out``.
 
-Not simulated (no GEMM): embeddings, norms, softmax and scaling, activations, rotary
-embeddings, residual additions and biases (issue 19 item 3, a vector unit).
+The non-matrix operators run on the vector unit as ``vector`` layers (rows x width), in
+place: ``attn_norm`` / ``mlp_norm`` (LayerNorm or RMSNorm over hidden; before attention and
+the MLP in pre-norm models, after the residual in BERT), ``attn_rotary`` (rotary models: the
+B*q*(H + KV) query and key heads of d), ``attn_softmax`` (B*H*q rows of S scores, scaled),
+``attn_residual`` / ``mlp_residual`` (B*q x hidden), ``mlp_act`` (after the up projection:
+ReLU / GELU / SiLU over B*q x I, or SwiGLU's silu(gate) * up for gated MLPs; MoE experts
+B*q*top_k x I) and ``final_norm`` (decoders, the B last positions before the LM head).
+``vector_ops=False`` leaves them out (the GEMMs only).
+
+Not simulated: embeddings and positional-embedding additions, biases.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from accel_sim.errors import InputError
-from accel_sim.workload.layer import BatchedGemmLayer, GemmLayer, Network, NetworkLayer
+from accel_sim.workload.layer import BatchedGemmLayer, GemmLayer, Network, NetworkLayer, VectorLayer
+from accel_sim.workload.llm.compression import DENSE, Compression
 from accel_sim.workload.llm.hf_config import TransformerConfig
 
 PHASES = ("prefill", "decode")
+# The vector-unit op of each config activation (hf_config.ACTIVATIONS); gated MLPs use swiglu.
+ACTIVATION_OPS = {"relu": "relu", "silu": "silu", "swish": "silu"}  # every gelu variant: "gelu"
 
 
 @dataclass(frozen=True)
@@ -96,45 +108,75 @@ def workload_name(config: TransformerConfig, step: InferenceStep) -> str:
     return f"{base}_{step.phase}_ctx{step.context}_b{step.batch}"
 
 
-def transformer_layers(config: TransformerConfig, step: InferenceStep) -> tuple[NetworkLayer, ...]:
-    """The step's GEMM layers, in execution order (see the module doc)."""
+def activation_op(config: TransformerConfig) -> str:
+    """The vector-unit op applied after the MLP's up projection."""
+    return "swiglu" if config.gated_mlp else ACTIVATION_OPS.get(config.activation, "gelu")
+
+
+def transformer_layers(config: TransformerConfig, step: InferenceStep,
+                       vector_ops: bool = True) -> tuple[NetworkLayer, ...]:
+    """The step's layers, in execution order (see the module doc); ``vector_ops=False``: GEMMs only."""
     check_step(config, step)
     rows = step.batch * step.tokens
     d, g, span = config.head_dim, config.group_size, attention_span(config, step)
     width = len(str(config.layers - 1))
     layers: list[NetworkLayer] = []
+
+    def norm(name: str, norm_rows: int) -> list[NetworkLayer]:
+        return [VectorLayer(name, config.norm, rows=norm_rows, width=config.hidden)]
+
+    def residual(prefix: str, where: str) -> list[NetworkLayer]:
+        add: list[NetworkLayer] = [VectorLayer(f"{prefix}{where}_residual", "residual_add", rows=rows,
+                                               width=config.hidden)]
+        return add if config.pre_norm else add + norm(f"{prefix}{where}_norm", rows)
+
     if config.embed_dim is not None:
         layers.append(GemmLayer("project_in", m=rows, k=config.embed_dim, n=config.hidden))
     for index in range(config.layers):
         p = f"l{index:0{width}d}_"
+        layers += norm(p + "attn_norm", rows) if config.pre_norm else []
         layers += [
             GemmLayer(p + "attn_q", m=rows, k=config.hidden, n=config.heads * d),
             GemmLayer(p + "attn_k", m=rows, k=config.hidden, n=config.kv_heads * d),
-            GemmLayer(p + "attn_v", m=rows, k=config.hidden, n=config.kv_heads * d),
+            GemmLayer(p + "attn_v", m=rows, k=config.hidden, n=config.kv_heads * d)]
+        if config.rotary:
+            layers.append(VectorLayer(p + "attn_rotary", "rotary", rows=rows * (config.heads + config.kv_heads),
+                                      width=d))
+        layers += [
             BatchedGemmLayer(p + "attn_score", instances=step.batch * config.kv_heads, m=step.tokens * g, k=d, n=span),
+            VectorLayer(p + "attn_softmax", "softmax", rows=step.batch * config.heads * step.tokens, width=span),
             BatchedGemmLayer(p + "attn_context", instances=step.batch * config.kv_heads, m=step.tokens * g, k=span,
                              n=d),
             GemmLayer(p + "attn_o", m=rows, k=config.heads * d, n=config.hidden),
         ]
+        layers += residual(p, "attn")
+        layers += norm(p + "mlp_norm", rows) if config.pre_norm else []
         layers += _moe(config, p, rows) if config.experts else _mlp(config, p, rows)
+        layers += residual(p, "mlp")
     if config.decoder:
         last_rows = step.batch  # the last position of each sequence predicts its next token
+        layers += norm("final_norm", last_rows)
         head_width = config.hidden
         if config.embed_dim is not None:
             layers.append(GemmLayer("project_out", m=last_rows, k=config.hidden, n=config.embed_dim))
             head_width = config.embed_dim
         layers.append(GemmLayer("lm_head", m=last_rows, k=head_width, n=config.vocab))
+    if not vector_ops:
+        return tuple(layer for layer in layers if not isinstance(layer, VectorLayer))
     return tuple(layers)
 
 
 def _mlp(config: TransformerConfig, prefix: str, rows: int) -> list[NetworkLayer]:
     up = [GemmLayer(prefix + "mlp_gate", m=rows, k=config.hidden, n=config.intermediate)] if config.gated_mlp else []
     return up + [GemmLayer(prefix + "mlp_up", m=rows, k=config.hidden, n=config.intermediate),
+                 VectorLayer(prefix + "mlp_act", activation_op(config), rows=rows, width=config.intermediate),
                  GemmLayer(prefix + "mlp_down", m=rows, k=config.intermediate, n=config.hidden)]
 
 
 def _moe(config: TransformerConfig, prefix: str, rows: int) -> list[NetworkLayer]:
-    layers: list[NetworkLayer] = [GemmLayer(prefix + "moe_router", m=rows, k=config.hidden, n=config.experts)]
+    layers: list[NetworkLayer] = [GemmLayer(prefix + "moe_router", m=rows, k=config.hidden, n=config.experts),
+                                  VectorLayer(prefix + "moe_router_softmax", "softmax", rows=rows,
+                                              width=config.experts)]
     tokens, busier = divmod(rows * config.experts_per_token, config.experts)
     groups = [(count, experts) for count, experts in ((tokens + 1, busier), (tokens, config.experts - busier))
               if count > 0 and experts > 0]
@@ -142,18 +184,25 @@ def _moe(config: TransformerConfig, prefix: str, rows: int) -> list[NetworkLayer
         suffix = f"_{count}tok" if len(groups) > 1 else ""
         shapes = ([("gate", config.hidden, config.intermediate)] if config.gated_mlp else []) + [
             ("up", config.hidden, config.intermediate), ("down", config.intermediate, config.hidden)]
-        layers += [BatchedGemmLayer(f"{prefix}moe_{what}{suffix}", instances=experts, m=count, k=k, n=n)
-                   for what, k, n in shapes]
+        gemms = [BatchedGemmLayer(f"{prefix}moe_{what}{suffix}", instances=experts, m=count, k=k, n=n)
+                 for what, k, n in shapes]
+        layers += gemms[:-1] + [VectorLayer(f"{prefix}moe_act{suffix}", activation_op(config), rows=count * experts,
+                                            width=config.intermediate)] + gemms[-1:]
     return layers
 
 
-def transformer_network(config: TransformerConfig, step: InferenceStep) -> Network:
-    """The step as a :class:`Network` (what ``import-hf`` writes, without the file)."""
-    return Network(name=workload_name(config, step), layers=transformer_layers(config, step),
-                   source=f"Hugging Face config {config.source}", description=describe(config, step))
+def transformer_network(config: TransformerConfig, step: InferenceStep, compression: Compression = DENSE,
+                        vector_ops: bool = True) -> Network:
+    """The step as a :class:`Network` (what ``import-hf`` writes, without the file), its weights
+    and KV cache compressed as ``compression`` says."""
+    suffix = "" if compression == DENSE else "_" + re.sub(r"[^A-Za-z0-9]+", "_", compression.label)
+    return Network(name=workload_name(config, step) + suffix,
+                   layers=compression.apply(transformer_layers(config, step, vector_ops)),
+                   source=f"Hugging Face config {config.source}", description=describe(config, step, compression))
 
 
-def describe(config: TransformerConfig, step: InferenceStep) -> str:
+def describe(config: TransformerConfig, step: InferenceStep, compression: Compression = DENSE) -> str:
     what = (f"prefill of {step.context} tokens" if step.phase == "prefill"
             else f"decode of 1 token at context {step.context}")
-    return f"{config.name}: {what}, batch {step.batch}"
+    variant = "" if compression == DENSE else f", {compression.label}"
+    return f"{config.name}: {what}, batch {step.batch}{variant}"

@@ -43,14 +43,17 @@ class Dialect:
     experts: str | None = None       # mixture of experts: experts per layer, experts per token
     experts_per_token: str | None = None
     embed_projection: str | None = None  # OPT: word embeddings of another width, projected in and out
+    norm: str = "layernorm"          # the block's normalisation (vector unit op): layernorm or rmsnorm
+    rotary: bool = False             # rotary position embedding on Q and K (RoFormer), else learned positions
+    pre_norm: bool = True            # norm before attention / MLP (GPT-2, Llama); False: after the residual (BERT)
 
 
 _LLAMA = dict(hidden="hidden_size", heads="num_attention_heads", layers="num_hidden_layers", vocab="vocab_size",
               activation="hidden_act", intermediate="intermediate_size", kv_heads="num_key_value_heads",
-              gated_mlp=True, max_positions="max_position_embeddings")
+              gated_mlp=True, max_positions="max_position_embeddings", norm="rmsnorm", rotary=True)
 _BERT = dict(hidden="hidden_size", heads="num_attention_heads", layers="num_hidden_layers", vocab="vocab_size",
              activation="hidden_act", intermediate="intermediate_size", decoder=False,
-             max_positions="max_position_embeddings")
+             max_positions="max_position_embeddings", pre_norm=False)
 
 DIALECTS: dict[str, Dialect] = {
     "gpt2": Dialect(hidden="n_embd", heads="n_head", layers="n_layer", vocab="vocab_size",
@@ -90,6 +93,9 @@ class TransformerConfig:
     sliding_window: int | None = None
     embed_dim: int | None = None     # width of the word embeddings when it differs from hidden (OPT)
     source: str = ""                 # the file it was read from
+    norm: str = "layernorm"          # layernorm or rmsnorm (Dialect.norm)
+    rotary: bool = False             # rotary embedding on Q and K
+    pre_norm: bool = True            # norms before attention / MLP (else after the residual)
 
     @property
     def group_size(self) -> int:
@@ -163,7 +169,7 @@ def config_from_dict(data: dict[str, Any], where: str, default_name: str = "mode
         intermediate=intermediate, layers=layers, vocab=vocab, activation=activation,
         gated_mlp=dialect.gated_mlp, decoder=dialect.decoder, max_positions=max_positions, experts=experts,
         experts_per_token=per_token, sliding_window=window, embed_dim=embed_dim if embed_dim != hidden else None,
-        source=where)
+        source=where, norm=dialect.norm, rotary=dialect.rotary, pre_norm=dialect.pre_norm)
 
 
 _MISSING = object()
