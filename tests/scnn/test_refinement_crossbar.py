@@ -32,8 +32,9 @@ def direct(acts, weights, banks):
     return out
 
 
-@pytest.mark.parametrize("banks", [1, 3, 4, 8, 31, 32, 33, 64, 100])
-@pytest.mark.parametrize("f, i", [(1, 4), (2, 2), (4, 3), (4, 4)])
+@pytest.mark.parametrize("banks, f, i", [(banks, f, i) for banks in (1, 3, 4, 8, 31, 32, 33, 64, 100)
+                                           for f, i in ((1, 4), (2, 2), (4, 3), (4, 4))]
+                         + [(128, 8, 8), (512, 16, 16), (40, 16, 16)])   # the PE-granularity study's wide PEs
 def test_step_cycles_equal_a_direct_count(banks, f, i):
     rng = np.random.default_rng(banks * 100 + f * 10 + i)
     acts, weights = random_steps(rng, banks, f, i)
