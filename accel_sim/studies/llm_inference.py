@@ -155,7 +155,7 @@ def speedup(frame: pd.DataFrame, phase: str, variant: str, batch: int) -> float:
     return float(at.loc[variant, "tokens_per_s"] / at.loc["dense", "tokens_per_s"])
 
 
-@study("llm-inference", "LLM inference (Llama-2-7B, A100-like): tokens/s and energy/token, sparse and INT4")
+@study("llm-inference", "LLM inference (Llama-2-7B, A100-like): tokens/s and energy/token, sparse and INT4", cpu_s=6)
 def llm_inference(batches: tuple[int, ...] = BATCHES, prefill_batches: tuple[int, ...] = PREFILL_BATCHES,
                   arch_name: str = ARCH) -> StudyOutput:
     frame = inference_table(batches, prefill_batches, arch_name)

@@ -95,7 +95,7 @@ in `tests/pe_array/`.
 """
 
 
-@study("sparsity-ladder", "One PE array, five levels of sparsity support (VGG-16 conv4_2)")
+@study("sparsity-ladder", "One PE array, five levels of sparsity support (VGG-16 conv4_2)", cpu_s=6.6)
 def sparsity_ladder(densities=DENSITIES, patterns=PATTERNS, layer_name: str = "conv4_2",
                     workload: str = "vgg16") -> StudyOutput:
     base = next(layer for layer in load_workload(workload).layers if layer.name == layer_name)
