@@ -7,7 +7,14 @@ overlap), one **chunk** process per gradient chunk, and one port per communicati
 host PCIe copy, host reduction and network all-reduce, host -> device copy; one combined stage
 without host pipelining), each a :class:`simpy.PriorityResource` of capacity 1. Data parallelism
 makes the devices identical, so one device and its stages stand for all of them (the all-reduce's
-cost for ``N`` devices is in the reduction stage's time).
+cost for ``N`` devices is in the reduction stage's time, the devices behind one PCIe switch share its
+uplink in the copy times).
+
+The **host memory** is an agent of its own (:class:`HostMemory`) when stages can run at once (host
+pipelining) and its bandwidth is modelled: every phase of a stage (copy, local sum, all-reduce) asks it
+for its bytes; the phases running together share the bandwidth max-min fairly, their rates recomputed
+whenever one starts or ends. A copy of one chunk thus slows the CPU's adds of another: the contention
+the flow-shop closed form cannot see.
 
 Without forward overlap, step k + 1's forward waits for every chunk of step k (a barrier) and the
 stages serve chunks first come, first served. With forward overlap, layer i's forward of step k + 1
@@ -19,7 +26,7 @@ describes for the data "needed at the start of the next learning process".
 :func:`accel_sim.hardware.link.Link` is not used: its port is first come first served and rounds to
 whole cycles, while these stages need priorities and times in seconds.
 
-Events are per layer and per chunk per stage, never per byte.
+Events are per layer and per chunk per stage (per phase with host memory), never per byte.
 """
 from __future__ import annotations
 
@@ -28,7 +35,58 @@ from dataclasses import dataclass
 import numpy as np
 import simpy
 
-from accel_sim.cluster.plan import StepPlan
+from accel_sim.cluster.plan import StepPlan, phase_rates
+
+DONE = 1e-12   # fraction of a phase left that counts as finished (rounding of the fluid steps)
+
+
+class HostMemory:
+    """The host's DRAM: running phases share ``bandwidth`` max-min fairly (a phase never faster than its
+    own link or CPU allows); each phase's rate changes whenever a phase starts or ends."""
+
+    def __init__(self, env: simpy.Environment, bandwidth: float):
+        self.env, self.bandwidth = env, bandwidth
+        self.running: list[list] = []          # [fraction left, cap s, traffic bytes, done event]
+        self.since, self.version = 0.0, 0
+
+    def phase(self, cap: float, traffic: float) -> simpy.Event:
+        done = self.env.event()
+        if cap <= 0 and traffic <= 0:
+            return done.succeed()
+        self._progress()
+        self.running.append([1.0, cap, traffic, done])
+        self._plan_next()
+        return done
+
+    def _rates(self) -> np.ndarray:
+        return phase_rates(np.array([p[1] for p in self.running]), np.array([p[2] for p in self.running]),
+                           self.bandwidth)
+
+    def _progress(self) -> list[list]:
+        """Bring every running phase to now; return (and drop) the ones that are done."""
+        elapsed, finished, left = self.env.now - self.since, [], []
+        if self.running:
+            for p, rate in zip(self.running, self._rates()):
+                due = self.since + p[0] / rate <= self.env.now   # planned to end by now (no rounding left)
+                p[0] -= rate * elapsed
+                (finished if due or p[0] <= DONE else left).append(p)
+            self.running = left
+        self.since = self.env.now
+        return finished
+
+    def _plan_next(self) -> None:
+        self.version += 1
+        if self.running:
+            version = self.version
+            soonest = min(p[0] / rate for p, rate in zip(self.running, self._rates()))
+            self.env.timeout(soonest).callbacks.append(lambda _event: self._wake(version))
+
+    def _wake(self, version: int) -> None:
+        if version != self.version:
+            return                              # a phase started or ended since: planned again then
+        for p in self._progress():
+            p[3].succeed()
+        self._plan_next()
 
 
 @dataclass(frozen=True)
@@ -49,6 +107,7 @@ def run_reference(plan: StepPlan, steps: int = 4, log: bool = False) -> Referenc
     env = simpy.Environment()
     layers, buckets, chunks = len(plan.forward_s), plan.buckets, len(plan.stage_s)
     ports = [simpy.PriorityResource(env, capacity=1) for _ in range(plan.stage_s.shape[1])]
+    memory = HostMemory(env, plan.memory_bandwidth) if plan.memory_contended else None
     first_layer = plan.bucket_first_layer()
     chunks_of = [np.flatnonzero(plan.chunk_bucket == b) for b in range(buckets)]
     weights_ready = [[env.event() for _ in range(buckets)] for _ in range(steps)]
@@ -67,7 +126,11 @@ def run_reference(plan: StepPlan, steps: int = 4, log: bool = False) -> Referenc
             with port.request(priority=priority) as slot:
                 yield slot
                 note(f"chunk{k}.{j}", f"stage{s} start")
-                yield env.timeout(float(plan.stage_s[j, s]))
+                if memory is None:
+                    yield env.timeout(float(plan.stage_s[j, s]))
+                else:
+                    for phase in plan.stage_phases[s]:
+                        yield memory.phase(float(plan.phase_cap[j, phase]), float(plan.phase_traffic[j, phase]))
         note(f"chunk{k}.{j}", "done")
         b = int(plan.chunk_bucket[j])
         bucket_left[b] -= 1

@@ -44,6 +44,12 @@ class HostSpec:
     pcie_latency: float = spec_field("Fixed time per copy (set-up, DMA start).", 0.0, unit="time", minimum=0)
     power: float = spec_field("Power of one host (CPUs, memory, NIC) while the cluster trains.", 0.0, unit="power",
                               minimum=0)
+    memory_bandwidth: float | None = spec_field(
+        "Sustained host DRAM bandwidth (read + write bytes), shared by the device<->host copies, the CPU adds and "
+        "the NIC; phases running at once share it max-min fairly. Absent: host memory not modelled.", None,
+        unit="rate", positive=True, source="e.g. STREAM triad of a two-socket Xeon E5 v3 host: 102 GB/s")
+    devices_per_switch: int = spec_field("Devices behind one PCIe switch sharing its one uplink (of pcie_bandwidth) "
+                                         "to the CPU; 1: every device on its own root port.", 1, positive=True)
 
 
 @dataclass(frozen=True)
@@ -94,7 +100,8 @@ class ClusterSpec:
 
     def fabric(self, devices: int | None = None) -> Fabric:
         return Fabric(devices or self.devices, self.devices_per_host, self.host.pcie_bandwidth, self.host.pcie_latency,
-                      self.host.reduce_bandwidth, self.network.bandwidth, self.network.latency, self.network.topology)
+                      self.host.reduce_bandwidth, self.network.bandwidth, self.network.latency, self.network.topology,
+                      self.host.memory_bandwidth, self.host.devices_per_switch)
 
     def techniques_switches(self) -> Techniques:
         t = self.techniques
