@@ -35,6 +35,7 @@ class ClusterResult:
     compute_s: float               # one device's forward + backward
     copy_busy_s: float             # device->host and host->device copies of one step
     reduce_busy_s: float           # host reduction and network all-reduce of one step
+    memory_busy_s: float           # host memory at full bandwidth for one step's communication (0: not modelled)
     buckets: int
     chunks: int
     samples_per_s: float
@@ -110,7 +111,7 @@ def run_cluster(loaded: LoadedCluster, devices: int | None = None, techniques: T
     return ClusterResult(
         devices=devices, hosts=fabric.hosts, techniques=techniques, gradient_bits=spec.gradients.bits,
         step_s=step, compute_s=plan.compute_s, copy_busy_s=float(plan.parts_s[:, [0, 2]].sum()),
-        reduce_busy_s=float(plan.parts_s[:, 1].sum()), buckets=plan.buckets, chunks=len(plan.stage_s),
+        reduce_busy_s=float(plan.parts_s[:, 1].sum()), memory_busy_s=plan.memory_busy_s, buckets=plan.buckets, chunks=len(plan.stage_s),
         samples_per_s=devices * spec.device.batch / step, speedup=devices * single / step,
         energy_j=power * step, power_w=power, compute_energy_j=devices * timing.energy_pj * 1e-12,
         devices_in_power_cap=cap, peak_memory_bytes=memory,
