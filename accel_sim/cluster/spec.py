@@ -39,8 +39,10 @@ class DeviceSpec:
 class HostSpec:
     pcie_bandwidth: float = spec_field("Device <-> host copy bandwidth per device, each direction.", unit="rate",
                                        positive=True, source="PCIe 3.0 x16: 8 GT/s x 16 lanes x 128/130 = 15.75 GB/s")
-    reduce_bandwidth: float = spec_field("Rate at which the host CPU adds gradient arrays (bytes of one operand "
-                                         "per second; threads + SIMD, memory bound).", unit="rate", positive=True)
+    reduce_bandwidth: float = spec_field("Rate at which the host CPU's cores add gradient arrays (bytes of one "
+                                         "operand per second; threads + SIMD). With memory_bandwidth set, each add "
+                                         "also moves 3 bytes per operand byte through host memory.", unit="rate",
+                                         positive=True)
     pcie_latency: float = spec_field("Fixed time per copy (set-up, DMA start).", 0.0, unit="time", minimum=0)
     power: float = spec_field("Power of one host (CPUs, memory, NIC) while the cluster trains.", 0.0, unit="power",
                               minimum=0)
