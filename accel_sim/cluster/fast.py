@@ -98,16 +98,17 @@ def barrier_step_s(plan: StepPlan) -> float:
         comm_end = contended_flow_shop(plan, chunk_release_s(plan))
     else:
         comm_end = float(flow_shop(chunk_release_s(plan), plan.stage_s)[-1, -1])
-    return float(plan.forward_s.sum()) + max(backward_end, comm_end)
+    return float(plan.forward_s.sum()) + max(backward_end, comm_end) + plan.update_total_s
 
 
 def no_overlap_s(plan: StepPlan) -> float:
-    """Upper bound, and the step time with every technique off: compute, then every stage of every chunk."""
-    return plan.compute_s + float(plan.stage_s.sum())
+    """Upper bound, and the step time with every technique off: compute, then every stage of every chunk
+    (each alone), then the weight update."""
+    return plan.device_busy_s + float(plan.stage_s.sum())
 
 
 def perfect_overlap_s(plan: StepPlan) -> float:
-    """Lower bound: the busiest resource (the device's compute, one communication stage, or the host
+    """Lower bound: the busiest resource (the device's compute and update, one communication stage, or the host
     memory at full bandwidth)."""
     stage_busy = plan.stage_s.sum(axis=0) if len(plan.stage_s) else np.zeros(1)
-    return max(plan.compute_s, float(stage_busy.max()), plan.memory_busy_s)
+    return max(plan.device_busy_s, float(stage_busy.max()), plan.memory_busy_s)

@@ -181,6 +181,16 @@ class StepPlan:
     phase_cap: np.ndarray | None = None       # chunks x PHASES: own link / CPU time
     phase_traffic: np.ndarray | None = None   # chunks x PHASES: host-memory bytes
     memory_bandwidth: float | None = None     # host memory shared by concurrent phases (None: not modelled)
+    update_s: np.ndarray | None = None        # per layer: the optimizer's weight update on the device
+
+    @property
+    def update_total_s(self) -> float:
+        return 0.0 if self.update_s is None else float(self.update_s.sum())
+
+    @property
+    def device_busy_s(self) -> float:
+        """The device's work per step: forward, backward and the weight update."""
+        return self.compute_s + self.update_total_s
 
     @property
     def stage_phases(self) -> tuple[tuple[int, ...], ...]:
@@ -233,8 +243,9 @@ def assign_buckets(gradient_bytes: np.ndarray, bucket_bytes: float) -> np.ndarra
 
 
 def plan_step(forward_s, backward_s, gradient_bytes, fabric: Fabric, techniques: Techniques,
-              bucket_bytes: float, chunk_bytes: float) -> StepPlan:
-    """The step's buckets and chunks with their stage times."""
+              bucket_bytes: float, chunk_bytes: float, update_s=None) -> StepPlan:
+    """The step's buckets and chunks with their stage times (``update_s``: each layer's weight update on
+    the device, done when the layer's reduced gradient is back, before its next forward)."""
     forward_s, backward_s = np.asarray(forward_s, float), np.asarray(backward_s, float)
     gradient_bytes = np.asarray(gradient_bytes, float)
     layer_bucket = assign_buckets(gradient_bytes, bucket_bytes)
@@ -253,5 +264,6 @@ def plan_step(forward_s, backward_s, gradient_bytes, fabric: Fabric, techniques:
     alone = fabric.alone_time(cap, traffic)
     parts = np.stack([alone[:, 0], alone[:, 1] + alone[:, 2], alone[:, 3]], axis=1)
     stages = np.stack([alone[:, list(p)].sum(axis=1) for p in STAGE_PHASES[techniques.host_pipelining]], axis=1)
+    update = None if update_s is None else np.asarray(update_s, float)
     return StepPlan(forward_s, backward_s, layer_bucket, np.array(owners), stages, techniques, parts, cap, traffic,
-                    fabric.memory_bandwidth)
+                    fabric.memory_bandwidth, update)

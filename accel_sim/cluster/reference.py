@@ -111,8 +111,9 @@ def run_reference(plan: StepPlan, steps: int = 4, log: bool = False) -> Referenc
     first_layer = plan.bucket_first_layer()
     chunks_of = [np.flatnonzero(plan.chunk_bucket == b) for b in range(buckets)]
     weights_ready = [[env.event() for _ in range(buckets)] for _ in range(steps)]
-    step_done = [env.event() for _ in range(steps)]
-    ends: list[float] = [0.0] * steps
+    comm_done = [env.event() for _ in range(steps)]     # every chunk of the step back, backward done
+    ends: list[float] = [-1.0] * steps
+    update = np.zeros(layers) if plan.update_s is None else plan.update_s
     entries: list[tuple[str, str, float]] = []
     forward_overlap = plan.techniques.forward_overlap
 
@@ -139,18 +140,39 @@ def run_reference(plan: StepPlan, steps: int = 4, log: bool = False) -> Referenc
         step_left[0] -= 1
         if step_left[0] == 0:
             yield backward_done
-            ends[k] = float(env.now)
-            step_done[k].succeed()
+            finish_communication(k)
 
     def release(k: int, b: int, bucket_left, step_left, backward_done) -> None:
         for j in chunks_of[b]:
             env.process(chunk(k, int(j), bucket_left, step_left, backward_done))
 
+    def finish_communication(k: int) -> None:
+        if forward_overlap and steps > 1:
+            ends[k] = float(env.now)      # the weights are updated layer by layer during the next forward
+        comm_done[k].succeed()
+
+    def update_weights(k: int, i: int | None = None):
+        """The optimizer's update of step ``k``: every layer at once after a barrier, or layer ``i`` when its
+        own bucket is back (forward overlap)."""
+        if i is None:
+            yield comm_done[k]
+            if update.sum() > 0:
+                yield env.timeout(float(update.sum()))
+            ends[k] = float(env.now)
+        else:
+            yield weights_ready[k][plan.layer_bucket[i]]
+            if update[i] > 0:
+                yield env.timeout(float(update[i]))
+            if i == layers - 1 and steps == 1:
+                ends[k] = float(env.now)  # one step alone: it ends when its last weights are updated
+
     def device():
         for k in range(steps):
+            if k > 0 and not forward_overlap:
+                yield from update_weights(k - 1)
             for i in range(layers):
-                if k > 0:
-                    yield weights_ready[k - 1][plan.layer_bucket[i]] if forward_overlap else step_done[k - 1]
+                if k > 0 and forward_overlap:
+                    yield from update_weights(k - 1, i)
                 yield env.timeout(float(plan.forward_s[i]))
             note("device", f"step{k} forward done")
             bucket_left = [len(c) for c in chunks_of]
@@ -169,11 +191,15 @@ def run_reference(plan: StepPlan, steps: int = 4, log: bool = False) -> Referenc
             if chunks == 0:
                 for b in range(buckets):
                     weights_ready[k][b].succeed()
-                ends[k] = float(env.now)
-                step_done[k].succeed()
+                finish_communication(k)
+        if not forward_overlap:
+            yield from update_weights(steps - 1)
+        elif steps == 1:
+            for i in range(layers):
+                yield from update_weights(0, i)
 
     env.process(device())
     env.run()
-    if not all(e.triggered for e in step_done):
+    if not all(e.triggered for e in comm_done) or min(ends) < 0:
         raise RuntimeError("cluster model ended before every step finished")
     return ReferenceRun(tuple(ends), tuple(entries))

@@ -33,7 +33,8 @@ def cases(draw, forward_overlap=None, host_pipelining=None):
     total = sum(grads)
     bucket = draw(st.integers(1, total))
     chunk = draw(st.integers(max(1, total // 40), total))
-    return plan_step(forward, backward, grads, fabric, techniques, bucket, chunk)
+    update = draw(st.one_of(st.none(), st.lists(st.floats(0, 1e-2), min_size=layers, max_size=layers)))
+    return plan_step(forward, backward, grads, fabric, techniques, bucket, chunk, update)
 
 
 @settings(max_examples=60, deadline=None)
@@ -53,8 +54,10 @@ def test_simpy_equals_the_fluid_closed_form_when_phases_share_host_memory(plan, 
 def test_every_schedule_lies_between_perfect_overlap_and_no_overlap(plan):
     step = run_reference(plan).step_s
     assert perfect_overlap_s(plan) * (1 - REL) <= step <= no_overlap_s(plan) * (1 + REL)
-    # the lower bound is the busiest resource: the device, any one stage over every chunk, or host memory
-    busiest = max([plan.compute_s] + [float(plan.stage_s[:, s].sum()) for s in range(plan.stage_s.shape[1])])
+    # the lower bound is the busiest resource: the device (compute and update), any one stage over every
+    # chunk, or host memory
+    update = 0.0 if plan.update_s is None else float(plan.update_s.sum())
+    busiest = max([plan.compute_s + update] + [float(plan.stage_s[:, s].sum()) for s in range(plan.stage_s.shape[1])])
     memory = 0.0 if plan.memory_bandwidth is None else float(plan.phase_traffic.sum()) / plan.memory_bandwidth
     assert perfect_overlap_s(plan) == pytest.approx(max(busiest, memory), rel=REL)
 
@@ -76,6 +79,8 @@ def test_no_technique_is_the_sum_of_stages(plan):
         4, 2, 1e9, 1e-5, 1e10, 1e9, 1e-6, "ring"), Techniques(), 1, 1)
     expected = off.compute_s + float(off.parts_s.sum())
     assert run_reference(off).step_s == pytest.approx(expected, rel=REL)
+    updated = dataclasses.replace(off, update_s=np.full(len(off.forward_s), 1e-3))
+    assert run_reference(updated).step_s == pytest.approx(expected + 1e-3 * len(off.forward_s), rel=REL)
     assert no_overlap_s(off) == pytest.approx(expected, rel=REL)
 
 
@@ -111,6 +116,29 @@ def test_hand_timeline_of_two_pipelined_chunks():
                       ("chunk0.1", "stage1 start", 12.5), ("chunk0.0", "done", 13.5),
                       ("chunk0.1", "stage2 start", 14.0), ("chunk0.1", "done", 15.0)]
     assert run.step_s == 15.0 == barrier_step_s(plan)
+
+
+def test_the_update_waits_for_its_own_layer_with_forward_overlap():
+    """Two layers, each its own bucket (one stage: 1 s copy there, 1 s back), update 0.5 s per layer.
+
+    Barrier: forward 2 + backward 2, the buckets released as produced (layer 1 at 1 s into backward, layer
+    0 at 2 s), 2 s each in turn: the second back at 5 s after backward started; then 1 s of updates:
+    2 + 5 + 1 = 8 s a step. With forward overlap the update of layer 0 and its forward wait only for layer
+    0's bucket, served first.
+    """
+    fabric = Fabric(2, 1, 1.0, 0.0, 1e9, 1e9, 0.0, "ring")
+    kwargs = dict(forward_s=[1, 1], backward_s=[1, 1], gradient_bytes=[1, 1], fabric=fabric, bucket_bytes=1,
+                  chunk_bytes=1, update_s=[0.5, 0.5])
+    barrier = plan_step(techniques=Techniques(True, False, False), **kwargs)
+    assert barrier.stage_s[:, 0] == pytest.approx([2.0, 2.0], rel=1e-6)
+    assert barrier_step_s(barrier) == pytest.approx(8.0, rel=1e-6)
+    assert run_reference(barrier, steps=3).step_s == pytest.approx(8.0, rel=1e-6)
+    assert run_reference(barrier, steps=1).step_s == pytest.approx(8.0, rel=1e-6)
+    # layer 1's gradient ten times larger, pipelined in 1-byte chunks: layer 0's chunk overtakes them
+    pipelined = dict(kwargs, gradient_bytes=[1, 10])
+    fifo = plan_step(techniques=Techniques(True, False, True), **pipelined)
+    prio = run_reference(plan_step(techniques=Techniques(True, True, True), **pipelined), steps=6).step_s
+    assert perfect_overlap_s(fifo) * (1 - REL) <= prio < barrier_step_s(fifo) - 0.5
 
 
 def test_forward_overlap_serves_the_first_layer_first():
