@@ -33,6 +33,12 @@ class DeviceSpec:
                              positive=True)
     power: float = spec_field("Board power of a device while it trains.", unit="power", positive=True,
                               source=f"{ISSUE}: 200-300 W per GPU")
+    update_bandwidth: float | None = spec_field(
+        "Device memory bandwidth the optimizer's weight update streams at (once a step, each layer when its "
+        "reduced gradient is back). Absent: the update is not modelled.", None, unit="rate", positive=True)
+    update_bytes_per_weight: int = spec_field(
+        "Device-memory bytes the update moves per weight.", 20, positive=True,
+        source="Caffe's SGD with momentum in float32: reads weight, gradient and history, writes history and weight")
 
 
 @dataclass(frozen=True)
