@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accel_sim.cluster.fast import barrier_step_s, contended_flow_shop, flow_shop, no_overlap_s, perfect_overlap_s
+from accel_sim.cluster.fast import barrier_step_s, flow_shop, no_overlap_s, perfect_overlap_s
 from accel_sim.cluster.plan import TOPOLOGIES, Fabric, Techniques, assign_buckets, fair_shares, plan_step
 from accel_sim.cluster.reference import run_reference
 
@@ -188,6 +188,8 @@ def test_hand_timeline_of_two_stages_sharing_host_memory():
     assert slow.stage_s.tolist() == [[2.0, 3.25, 2.0]] * 2        # alone: sum 1.5 s, ring 1.75 s
     step = run_reference(slow, steps=1).step_s
     assert step == pytest.approx(barrier_step_s(slow), rel=REL)
+    # host memory is the busiest resource: 2 chunks x (2 + 3 + 3.5 + 2) B at 2 B/s = 10.5 s
+    assert perfect_overlap_s(slow) == pytest.approx(10.5) and step >= 10.5
     assert step > 1 + float(flow_shop(np.array([1.0, 1.0]), slow.stage_s)[-1, -1]) - 1e-9
 
 
