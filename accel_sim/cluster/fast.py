@@ -6,7 +6,8 @@ backward produces them (or all at its end), the chunks crossing the stages in re
 come first served: a permutation flow shop. The completion of chunk j at stage s is
 ``c[j, s] = max(c[j, s - 1], c[j - 1, s]) + d[j, s]``, which unrolls into
 ``c[:, s] = D + running_max(c[:, s - 1] - D_before)`` (D the running sum of the stage's times), one
-numpy pass per stage. The step ends when backward and the last chunk are both done.
+numpy pass per stage. The step ends when backward and the last chunk are both done, and the device has
+updated the weights (``update_s``; device time after the barrier).
 
 When phases of different stages share host memory (host pipelining with ``memory_bandwidth`` set), a
 phase's time depends on what runs beside it: the flow shop is then evaluated as a fluid schedule,
