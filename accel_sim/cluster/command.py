@@ -36,9 +36,11 @@ def run_cluster_command(args: argparse.Namespace) -> int:
     print(f"{spec.name}: {loaded.network.name} on {spec.devices} x {loaded.arch.name} (batch {spec.device.batch} "
           f"each), {spec.network.topology} all-reduce, {spec.gradients.bits}-bit gradients; backward overlap "
           f"{t.backward_overlap}, forward overlap {t.forward_overlap}, host pipelining {t.host_pipelining}")
-    print(f"step {1e3 * result['step_s']:.2f} ms = compute {1e3 * result['compute_s']:.2f} ms + exposed "
+    print(f"step {1e3 * result['step_s']:.2f} ms = compute {1e3 * result['compute_s']:.2f} ms + weight update "
+          f"{1e3 * result['update_s']:.2f} ms + exposed "
           f"communication {1e3 * result['exposed_communication_s']:.2f} ms (busy: copies "
-          f"{1e3 * result['copy_busy_s']:.2f} ms, reduction {1e3 * result['reduce_busy_s']:.2f} ms; "
+          f"{1e3 * result['copy_busy_s']:.2f} ms, reduction {1e3 * result['reduce_busy_s']:.2f} ms, host memory "
+          f"{1e3 * result['memory_busy_s']:.2f} ms; "
           f"{result['buckets']} buckets, {result['chunks']} chunks)")
     print(f"speed-up {result['speedup']:.2f}x over one device, scaling efficiency {100 * result['scaling_efficiency']:.1f} %, "
           f"{result['samples_per_s']:.0f} samples/s; energy {result['energy_j']:.1f} J per step at "

@@ -7,7 +7,14 @@ overlap), one **chunk** process per gradient chunk, and one port per communicati
 host PCIe copy, host reduction and network all-reduce, host -> device copy; one combined stage
 without host pipelining), each a :class:`simpy.PriorityResource` of capacity 1. Data parallelism
 makes the devices identical, so one device and its stages stand for all of them (the all-reduce's
-cost for ``N`` devices is in the reduction stage's time).
+cost for ``N`` devices is in the reduction stage's time, the devices behind one PCIe switch share its
+uplink in the copy times).
+
+The **host memory** is an agent of its own (:class:`HostMemory`) when stages can run at once (host
+pipelining) and its bandwidth is modelled: every phase of a stage (copy, local sum, all-reduce) asks it
+for its bytes; the phases running together share the bandwidth max-min fairly, their rates recomputed
+whenever one starts or ends. A copy of one chunk thus slows the CPU's adds of another: the contention
+the flow-shop closed form cannot see.
 
 Without forward overlap, step k + 1's forward waits for every chunk of step k (a barrier) and the
 stages serve chunks first come, first served. With forward overlap, layer i's forward of step k + 1
@@ -19,7 +26,7 @@ describes for the data "needed at the start of the next learning process".
 :func:`accel_sim.hardware.link.Link` is not used: its port is first come first served and rounds to
 whole cycles, while these stages need priorities and times in seconds.
 
-Events are per layer and per chunk per stage, never per byte.
+Events are per layer and per chunk per stage (per phase with host memory), never per byte.
 """
 from __future__ import annotations
 
@@ -28,7 +35,58 @@ from dataclasses import dataclass
 import numpy as np
 import simpy
 
-from accel_sim.cluster.plan import StepPlan
+from accel_sim.cluster.plan import StepPlan, phase_rates
+
+DONE = 1e-12   # fraction of a phase left that counts as finished (rounding of the fluid steps)
+
+
+class HostMemory:
+    """The host's DRAM: running phases share ``bandwidth`` max-min fairly (a phase never faster than its
+    own link or CPU allows); each phase's rate changes whenever a phase starts or ends."""
+
+    def __init__(self, env: simpy.Environment, bandwidth: float):
+        self.env, self.bandwidth = env, bandwidth
+        self.running: list[list] = []          # [fraction left, cap s, traffic bytes, done event]
+        self.since, self.version = 0.0, 0
+
+    def phase(self, cap: float, traffic: float) -> simpy.Event:
+        done = self.env.event()
+        if cap <= 0 and traffic <= 0:
+            return done.succeed()
+        self._progress()
+        self.running.append([1.0, cap, traffic, done])
+        self._plan_next()
+        return done
+
+    def _rates(self) -> np.ndarray:
+        return phase_rates(np.array([p[1] for p in self.running]), np.array([p[2] for p in self.running]),
+                           self.bandwidth)
+
+    def _progress(self) -> list[list]:
+        """Bring every running phase to now; return (and drop) the ones that are done."""
+        elapsed, finished, left = self.env.now - self.since, [], []
+        if self.running:
+            for p, rate in zip(self.running, self._rates()):
+                due = self.since + p[0] / rate <= self.env.now   # planned to end by now (no rounding left)
+                p[0] -= rate * elapsed
+                (finished if due or p[0] <= DONE else left).append(p)
+            self.running = left
+        self.since = self.env.now
+        return finished
+
+    def _plan_next(self) -> None:
+        self.version += 1
+        if self.running:
+            version = self.version
+            soonest = min(p[0] / rate for p, rate in zip(self.running, self._rates()))
+            self.env.timeout(soonest).callbacks.append(lambda _event: self._wake(version))
+
+    def _wake(self, version: int) -> None:
+        if version != self.version:
+            return                              # a phase started or ended since: planned again then
+        for p in self._progress():
+            p[3].succeed()
+        self._plan_next()
 
 
 @dataclass(frozen=True)
@@ -49,11 +107,13 @@ def run_reference(plan: StepPlan, steps: int = 4, log: bool = False) -> Referenc
     env = simpy.Environment()
     layers, buckets, chunks = len(plan.forward_s), plan.buckets, len(plan.stage_s)
     ports = [simpy.PriorityResource(env, capacity=1) for _ in range(plan.stage_s.shape[1])]
+    memory = HostMemory(env, plan.memory_bandwidth) if plan.memory_contended else None
     first_layer = plan.bucket_first_layer()
     chunks_of = [np.flatnonzero(plan.chunk_bucket == b) for b in range(buckets)]
     weights_ready = [[env.event() for _ in range(buckets)] for _ in range(steps)]
-    step_done = [env.event() for _ in range(steps)]
-    ends: list[float] = [0.0] * steps
+    comm_done = [env.event() for _ in range(steps)]     # every chunk of the step back, backward done
+    ends: list[float] = [-1.0] * steps
+    update = np.zeros(layers) if plan.update_s is None else plan.update_s
     entries: list[tuple[str, str, float]] = []
     forward_overlap = plan.techniques.forward_overlap
 
@@ -67,7 +127,11 @@ def run_reference(plan: StepPlan, steps: int = 4, log: bool = False) -> Referenc
             with port.request(priority=priority) as slot:
                 yield slot
                 note(f"chunk{k}.{j}", f"stage{s} start")
-                yield env.timeout(float(plan.stage_s[j, s]))
+                if memory is None:
+                    yield env.timeout(float(plan.stage_s[j, s]))
+                else:
+                    for phase in plan.stage_phases[s]:
+                        yield memory.phase(float(plan.phase_cap[j, phase]), float(plan.phase_traffic[j, phase]))
         note(f"chunk{k}.{j}", "done")
         b = int(plan.chunk_bucket[j])
         bucket_left[b] -= 1
@@ -76,18 +140,39 @@ def run_reference(plan: StepPlan, steps: int = 4, log: bool = False) -> Referenc
         step_left[0] -= 1
         if step_left[0] == 0:
             yield backward_done
-            ends[k] = float(env.now)
-            step_done[k].succeed()
+            finish_communication(k)
 
     def release(k: int, b: int, bucket_left, step_left, backward_done) -> None:
         for j in chunks_of[b]:
             env.process(chunk(k, int(j), bucket_left, step_left, backward_done))
 
+    def finish_communication(k: int) -> None:
+        if forward_overlap and steps > 1:
+            ends[k] = float(env.now)      # the weights are updated layer by layer during the next forward
+        comm_done[k].succeed()
+
+    def update_weights(k: int, i: int | None = None):
+        """The optimizer's update of step ``k``: every layer at once after a barrier, or layer ``i`` when its
+        own bucket is back (forward overlap)."""
+        if i is None:
+            yield comm_done[k]
+            if update.sum() > 0:
+                yield env.timeout(float(update.sum()))
+            ends[k] = float(env.now)
+        else:
+            yield weights_ready[k][plan.layer_bucket[i]]
+            if update[i] > 0:
+                yield env.timeout(float(update[i]))
+            if i == layers - 1 and steps == 1:
+                ends[k] = float(env.now)  # one step alone: it ends when its last weights are updated
+
     def device():
         for k in range(steps):
+            if k > 0 and not forward_overlap:
+                yield from update_weights(k - 1)
             for i in range(layers):
-                if k > 0:
-                    yield weights_ready[k - 1][plan.layer_bucket[i]] if forward_overlap else step_done[k - 1]
+                if k > 0 and forward_overlap:
+                    yield from update_weights(k - 1, i)
                 yield env.timeout(float(plan.forward_s[i]))
             note("device", f"step{k} forward done")
             bucket_left = [len(c) for c in chunks_of]
@@ -106,11 +191,15 @@ def run_reference(plan: StepPlan, steps: int = 4, log: bool = False) -> Referenc
             if chunks == 0:
                 for b in range(buckets):
                     weights_ready[k][b].succeed()
-                ends[k] = float(env.now)
-                step_done[k].succeed()
+                finish_communication(k)
+        if not forward_overlap:
+            yield from update_weights(steps - 1)
+        elif steps == 1:
+            for i in range(layers):
+                yield from update_weights(0, i)
 
     env.process(device())
     env.run()
-    if not all(e.triggered for e in step_done):
+    if not all(e.triggered for e in comm_done) or min(ends) < 0:
         raise RuntimeError("cluster model ended before every step finished")
     return ReferenceRun(tuple(ends), tuple(entries))

@@ -33,8 +33,10 @@ class ClusterResult:
     gradient_bits: int
     step_s: float
     compute_s: float               # one device's forward + backward
+    update_s: float                # one device's optimizer update (0: not modelled)
     copy_busy_s: float             # device->host and host->device copies of one step
     reduce_busy_s: float           # host reduction and network all-reduce of one step
+    memory_busy_s: float           # host memory at full bandwidth for one step's communication (0: not modelled)
     buckets: int
     chunks: int
     samples_per_s: float
@@ -48,8 +50,9 @@ class ClusterResult:
 
     @property
     def exposed_communication_s(self) -> float:
-        """Step time the device does not compute (0 within rounding when all communication is hidden)."""
-        return max(0.0, self.step_s - self.compute_s)
+        """Step time the device neither computes nor updates (0 within rounding when all communication is
+        hidden)."""
+        return max(0.0, self.step_s - self.compute_s - self.update_s)
 
     @property
     def scaling_efficiency(self) -> float:
@@ -65,8 +68,11 @@ class ClusterResult:
 
 def step_plan(spec: ClusterSpec, timing: NetworkTiming, devices: int, techniques: Techniques) -> StepPlan:
     gradient_bytes = [layer.weights * spec.gradients.bits / BITS_PER_BYTE for layer in timing.layers]
+    device = spec.device
+    update = None if device.update_bandwidth is None else \
+        [layer.weights * device.update_bytes_per_weight / device.update_bandwidth for layer in timing.layers]
     return plan_step([t.forward_s for t in timing.layers], [t.backward_s for t in timing.layers], gradient_bytes,
-                     spec.fabric(devices), techniques, spec.gradients.bucket, spec.gradients.chunk)
+                     spec.fabric(devices), techniques, spec.gradients.bucket, spec.gradients.chunk, update)
 
 
 def modelled_step_s(plan: StepPlan, steps: int) -> float:
@@ -101,7 +107,7 @@ def run_cluster(loaded: LoadedCluster, devices: int | None = None, techniques: T
         timing = network_timing(loaded.arch, loaded.network, spec.device.batch)
     plan = step_plan(spec, timing, devices, techniques)
     step = modelled_step_s(plan, spec.steps)
-    single = timing.compute_s                     # one device: no communication
+    single = plan.device_busy_s                   # one device: compute and update, no communication
     fabric = spec.fabric(devices)
     power = devices * spec.device.power + fabric.hosts * spec.host.power
     per_device = spec.device.power + spec.host.power / spec.devices_per_host
@@ -109,8 +115,8 @@ def run_cluster(loaded: LoadedCluster, devices: int | None = None, techniques: T
     memory, batch_fits = device_memory(loaded.network, spec.device.batch, spec.device.memory)
     return ClusterResult(
         devices=devices, hosts=fabric.hosts, techniques=techniques, gradient_bits=spec.gradients.bits,
-        step_s=step, compute_s=plan.compute_s, copy_busy_s=float(plan.parts_s[:, [0, 2]].sum()),
-        reduce_busy_s=float(plan.parts_s[:, 1].sum()), buckets=plan.buckets, chunks=len(plan.stage_s),
+        step_s=step, compute_s=plan.compute_s, update_s=plan.update_total_s, copy_busy_s=float(plan.parts_s[:, [0, 2]].sum()),
+        reduce_busy_s=float(plan.parts_s[:, 1].sum()), memory_busy_s=plan.memory_busy_s, buckets=plan.buckets, chunks=len(plan.stage_s),
         samples_per_s=devices * spec.device.batch / step, speedup=devices * single / step,
         energy_j=power * step, power_w=power, compute_energy_j=devices * timing.energy_pj * 1e-12,
         devices_in_power_cap=cap, peak_memory_bytes=memory,

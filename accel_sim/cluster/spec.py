@@ -33,17 +33,31 @@ class DeviceSpec:
                              positive=True)
     power: float = spec_field("Board power of a device while it trains.", unit="power", positive=True,
                               source=f"{ISSUE}: 200-300 W per GPU")
+    update_bandwidth: float | None = spec_field(
+        "Device memory bandwidth the optimizer's weight update streams at (once a step, each layer when its "
+        "reduced gradient is back). Absent: the update is not modelled.", None, unit="rate", positive=True)
+    update_bytes_per_weight: int = spec_field(
+        "Device-memory bytes the update moves per weight.", 20, positive=True,
+        source="Caffe's SGD with momentum in float32: reads weight, gradient and history, writes history and weight")
 
 
 @dataclass(frozen=True)
 class HostSpec:
     pcie_bandwidth: float = spec_field("Device <-> host copy bandwidth per device, each direction.", unit="rate",
                                        positive=True, source="PCIe 3.0 x16: 8 GT/s x 16 lanes x 128/130 = 15.75 GB/s")
-    reduce_bandwidth: float = spec_field("Rate at which the host CPU adds gradient arrays (bytes of one operand "
-                                         "per second; threads + SIMD, memory bound).", unit="rate", positive=True)
+    reduce_bandwidth: float = spec_field("Rate at which the host CPU's cores add gradient arrays (bytes of one "
+                                         "operand per second; threads + SIMD). With memory_bandwidth set, each add "
+                                         "also moves 3 bytes per operand byte through host memory.", unit="rate",
+                                         positive=True)
     pcie_latency: float = spec_field("Fixed time per copy (set-up, DMA start).", 0.0, unit="time", minimum=0)
     power: float = spec_field("Power of one host (CPUs, memory, NIC) while the cluster trains.", 0.0, unit="power",
                               minimum=0)
+    memory_bandwidth: float | None = spec_field(
+        "Sustained host DRAM bandwidth (read + write bytes), shared by the device<->host copies, the CPU adds and "
+        "the NIC; phases running at once share it max-min fairly. Absent: host memory not modelled.", None,
+        unit="rate", positive=True, source="e.g. STREAM triad of a two-socket Xeon E5 v3 host: 102 GB/s")
+    devices_per_switch: int = spec_field("Devices behind one PCIe switch sharing its one uplink (of pcie_bandwidth) "
+                                         "to the CPU; 1: every device on its own root port.", 1, positive=True)
 
 
 @dataclass(frozen=True)
@@ -94,7 +108,8 @@ class ClusterSpec:
 
     def fabric(self, devices: int | None = None) -> Fabric:
         return Fabric(devices or self.devices, self.devices_per_host, self.host.pcie_bandwidth, self.host.pcie_latency,
-                      self.host.reduce_bandwidth, self.network.bandwidth, self.network.latency, self.network.topology)
+                      self.host.reduce_bandwidth, self.network.bandwidth, self.network.latency, self.network.topology,
+                      self.host.memory_bandwidth, self.host.devices_per_switch)
 
     def techniques_switches(self) -> Techniques:
         t = self.techniques

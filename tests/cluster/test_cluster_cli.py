@@ -13,6 +13,8 @@ CONFIG = "dlu_64_edr"
     ("host.pcie_bandwidth=0", "host.pcie_bandwidth", "expected a value > 0"),
     ("device.memory=1 MiB", "device.memory", "cannot hold even the smallest layer of alexnet_dense"),
     ("network.topology=mesh", "network.topology", "expected one of ring, tree, parameter_server"),
+    ("host.memory_bandwidth=0 GB/s", "host.memory_bandwidth", "expected a value > 0"),
+    ("host.devices_per_switch=0", "host.devices_per_switch", "expected a value > 0, got 0"),
 ])
 def test_bad_cluster_input_is_one_line_exit_2(capsys, override, field, expected):
     line = assert_one_line_error(run_cli(capsys, "cluster", CONFIG, "--set", override), f": {field}: ", expected)

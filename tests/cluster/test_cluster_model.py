@@ -1,4 +1,5 @@
 """The cluster's discrete-event model against its closed form and bounds on generated cases."""
+import dataclasses
 import itertools
 
 import numpy as np
@@ -7,14 +8,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from accel_sim.cluster.fast import barrier_step_s, flow_shop, no_overlap_s, perfect_overlap_s
-from accel_sim.cluster.plan import TOPOLOGIES, Fabric, Techniques, assign_buckets, plan_step
+from accel_sim.cluster.plan import TOPOLOGIES, Fabric, Techniques, assign_buckets, fair_shares, plan_step
 from accel_sim.cluster.reference import run_reference
 
 REL = 1e-9
 
 
 @st.composite
-def cases(draw, forward_overlap=None):
+def cases(draw, forward_overlap=None, host_pipelining=None):
     layers = draw(st.integers(1, 6))
     times = st.floats(1e-4, 5e-2)
     forward = draw(st.lists(times, min_size=layers, max_size=layers))
@@ -23,13 +24,17 @@ def cases(draw, forward_overlap=None):
     fabric = Fabric(devices=draw(st.sampled_from([1, 2, 3, 8, 64])), devices_per_host=draw(st.integers(1, 8)),
                     pcie_bandwidth=draw(st.floats(1e9, 2e10)), pcie_latency=draw(st.floats(0, 1e-4)),
                     reduce_bandwidth=draw(st.floats(5e9, 5e10)), network_bandwidth=draw(st.floats(1e9, 2e10)),
-                    network_latency=draw(st.floats(0, 1e-5)), topology=draw(st.sampled_from(TOPOLOGIES)))
+                    network_latency=draw(st.floats(0, 1e-5)), topology=draw(st.sampled_from(TOPOLOGIES)),
+                    memory_bandwidth=draw(st.one_of(st.none(), st.floats(5e9, 2e11))),
+                    devices_per_switch=draw(st.integers(1, 8)))
     fo = draw(st.booleans()) if forward_overlap is None else forward_overlap
-    techniques = Techniques(draw(st.booleans()), fo, draw(st.booleans()))
+    pipelining = draw(st.booleans()) if host_pipelining is None else host_pipelining
+    techniques = Techniques(draw(st.booleans()), fo, pipelining)
     total = sum(grads)
     bucket = draw(st.integers(1, total))
     chunk = draw(st.integers(max(1, total // 40), total))
-    return plan_step(forward, backward, grads, fabric, techniques, bucket, chunk)
+    update = draw(st.one_of(st.none(), st.lists(st.floats(0, 1e-2), min_size=layers, max_size=layers)))
+    return plan_step(forward, backward, grads, fabric, techniques, bucket, chunk, update)
 
 
 @settings(max_examples=60, deadline=None)
@@ -38,14 +43,33 @@ def test_simpy_equals_the_closed_form_when_steps_end_in_a_barrier(plan, steps):
     assert run_reference(plan, steps).step_s == pytest.approx(barrier_step_s(plan), rel=REL)
 
 
+@settings(max_examples=40, deadline=None)
+@given(cases(forward_overlap=False, host_pipelining=True), st.integers(1, 3))
+def test_simpy_equals_the_fluid_closed_form_when_phases_share_host_memory(plan, steps):
+    assert run_reference(plan, steps).step_s == pytest.approx(barrier_step_s(plan), rel=REL)
+
+
 @settings(max_examples=60, deadline=None)
 @given(cases())
 def test_every_schedule_lies_between_perfect_overlap_and_no_overlap(plan):
     step = run_reference(plan).step_s
     assert perfect_overlap_s(plan) * (1 - REL) <= step <= no_overlap_s(plan) * (1 + REL)
-    # the lower bound is the busiest resource: the device, or any one stage over every chunk
-    busiest = max([plan.compute_s] + [float(plan.stage_s[:, s].sum()) for s in range(plan.stage_s.shape[1])])
-    assert perfect_overlap_s(plan) == pytest.approx(busiest, rel=REL)
+    # the lower bound is the busiest resource: the device (compute and update), any one stage over every
+    # chunk, or host memory
+    update = 0.0 if plan.update_s is None else float(plan.update_s.sum())
+    busiest = max([plan.compute_s + update] + [float(plan.stage_s[:, s].sum()) for s in range(plan.stage_s.shape[1])])
+    memory = 0.0 if plan.memory_bandwidth is None else float(plan.phase_traffic.sum()) / plan.memory_bandwidth
+    assert perfect_overlap_s(plan) == pytest.approx(max(busiest, memory), rel=REL)
+
+
+@settings(max_examples=40, deadline=None)
+@given(cases(forward_overlap=False, host_pipelining=True))
+def test_sharing_host_memory_never_speeds_a_step_up(plan):
+    """The same step with a host memory that never binds is no slower than with the shared one."""
+    free = dataclasses.replace(plan, memory_bandwidth=None,
+                               stage_s=np.stack([plan.phase_cap[:, list(p)].sum(axis=1) for p in plan.stage_phases],
+                                                axis=1))
+    assert run_reference(plan).step_s >= run_reference(free).step_s * (1 - REL)
 
 
 @settings(max_examples=40, deadline=None)
@@ -55,6 +79,8 @@ def test_no_technique_is_the_sum_of_stages(plan):
         4, 2, 1e9, 1e-5, 1e10, 1e9, 1e-6, "ring"), Techniques(), 1, 1)
     expected = off.compute_s + float(off.parts_s.sum())
     assert run_reference(off).step_s == pytest.approx(expected, rel=REL)
+    updated = dataclasses.replace(off, update_s=np.full(len(off.forward_s), 1e-3))
+    assert run_reference(updated).step_s == pytest.approx(expected + 1e-3 * len(off.forward_s), rel=REL)
     assert no_overlap_s(off) == pytest.approx(expected, rel=REL)
 
 
@@ -92,6 +118,29 @@ def test_hand_timeline_of_two_pipelined_chunks():
     assert run.step_s == 15.0 == barrier_step_s(plan)
 
 
+def test_the_update_waits_for_its_own_layer_with_forward_overlap():
+    """Two layers, each its own bucket (one stage: 1 s copy there, 1 s back), update 0.5 s per layer.
+
+    Barrier: forward 2 + backward 2, the buckets released as produced (layer 1 at 1 s into backward, layer
+    0 at 2 s), 2 s each in turn: the second back at 5 s after backward started; then 1 s of updates:
+    2 + 5 + 1 = 8 s a step. With forward overlap the update of layer 0 and its forward wait only for layer
+    0's bucket, served first.
+    """
+    fabric = Fabric(2, 1, 1.0, 0.0, 1e9, 1e9, 0.0, "ring")
+    kwargs = dict(forward_s=[1, 1], backward_s=[1, 1], gradient_bytes=[1, 1], fabric=fabric, bucket_bytes=1,
+                  chunk_bytes=1, update_s=[0.5, 0.5])
+    barrier = plan_step(techniques=Techniques(True, False, False), **kwargs)
+    assert barrier.stage_s[:, 0] == pytest.approx([2.0, 2.0], rel=1e-6)
+    assert barrier_step_s(barrier) == pytest.approx(8.0, rel=1e-6)
+    assert run_reference(barrier, steps=3).step_s == pytest.approx(8.0, rel=1e-6)
+    assert run_reference(barrier, steps=1).step_s == pytest.approx(8.0, rel=1e-6)
+    # layer 1's gradient ten times larger, pipelined in 1-byte chunks: layer 0's chunk overtakes them
+    pipelined = dict(kwargs, gradient_bytes=[1, 10])
+    fifo = plan_step(techniques=Techniques(True, False, True), **pipelined)
+    prio = run_reference(plan_step(techniques=Techniques(True, True, True), **pipelined), steps=6).step_s
+    assert perfect_overlap_s(fifo) * (1 - REL) <= prio < barrier_step_s(fifo) - 0.5
+
+
 def test_forward_overlap_serves_the_first_layer_first():
     """Layer 0's small gradient overtakes layer 1's big one, so the next forward starts earlier."""
     fabric = Fabric(2, 1, 1.0, 0.0, 1e9, 1e9, 0.0, "ring")
@@ -111,6 +160,56 @@ def test_gradient_bytes_scale_the_communication_stages():
     # ring: 3 local adds, then 2 (H - 1) steps of 1/H of the data and (H - 1) adds of 1/H
     expected = 3 * 4e6 / 25.6e9 + 2 * 3 * (1e6 / 12.5e9) + 3 * 1e6 / 25.6e9
     assert full[0] == pytest.approx(expected)
+
+
+def test_hand_timeline_of_two_stages_sharing_host_memory():
+    """One device, 1 B/s PCIe behind a switch of 2 devices, host memory 4 B/s.
+
+    Two hosts of two devices, gradient of one layer, 2 bytes in 2 chunks of 1 byte. Per chunk: copies
+    2 s of link (two devices share the uplink), 2 B of host memory each; local sum: one add of 1 B at
+    1 B/s, 3 B of memory; ring among 2 hosts: 2 steps of 0.5 B at 1 B/s + one add of 0.5 B = 1.5 s,
+    memory 2 x 2 x 0.5 + 3 x 0.5 = 3.5 B. Alone every phase is link or CPU bound (memory 4 B/s).
+    """
+    fabric = Fabric(4, 2, 1.0, 0.0, 1.0, 1.0, 0.0, "ring", memory_bandwidth=4.0, devices_per_switch=2)
+    plan = plan_step([1], [1], [2], fabric, Techniques(True, False, True), 2, 1)
+    assert plan.phase_cap.tolist() == [[2.0, 1.0, 1.5, 2.0]] * 2
+    assert plan.phase_traffic.tolist() == [[2.0, 3.0, 3.5, 2.0]] * 2
+    assert plan.stage_s.tolist() == [[2.0, 2.5, 2.0]] * 2
+    # backward ends at 2 (forward 1, backward 1). Chunk 0 copies 2..4. At 4 chunk 1's copy (demand 1 B/s)
+    # and chunk 0's local sum (3 B/s) run together: 4 B/s, both at full speed; the sum ends at 5, then
+    # the ring (3.5 / 1.5 = 2.33 B/s) beside the copy (1 B/s): full speed again, the copy ends at 6, the
+    # ring at 6.5; chunk 1's sum 6.5..7.5 beside chunk 0's return copy (1 B/s) 6.5..8.5; chunk 1's ring
+    # 7.5..9 and return copy 9..11. Nothing waits for memory: 11 s, as the flow shop says.
+    assert barrier_step_s(plan) == pytest.approx(1 + 10.0)
+    assert run_reference(plan, steps=1).step_s == pytest.approx(11.0)
+    # At 2 B/s the memory binds: the sum (3 B) and the copy (demand 1 B/s) share it, 1 + 1 B/s...
+    slow = plan_step([1], [1], [2], dataclasses.replace(fabric, memory_bandwidth=2.0), Techniques(True, False, True),
+                     2, 1)
+    assert slow.stage_s.tolist() == [[2.0, 3.25, 2.0]] * 2        # alone: sum 1.5 s, ring 1.75 s
+    step = run_reference(slow, steps=1).step_s
+    assert step == pytest.approx(barrier_step_s(slow), rel=REL)
+    # host memory is the busiest resource: 2 chunks x (2 + 3 + 3.5 + 2) B at 2 B/s = 10.5 s
+    assert perfect_overlap_s(slow) == pytest.approx(10.5) and step >= 10.5
+    assert step > 1 + float(flow_shop(np.array([1.0, 1.0]), slow.stage_s)[-1, -1]) - 1e-9
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.one_of(st.floats(0, 1e3), st.just(float("inf"))), min_size=1, max_size=6), st.floats(1e-3, 1e3))
+def test_fair_shares_are_max_min_fair(demand, bandwidth):
+    demand = np.array(demand)
+    share = fair_shares(demand, bandwidth)
+    assert (share <= demand * (1 + REL)).all() and share.sum() <= bandwidth * (1 + REL)
+    unmet = share < demand * (1 - REL)
+    if unmet.any():   # bandwidth all given out, every unmet phase holding the largest share
+        assert share.sum() == pytest.approx(bandwidth, rel=1e-9)
+        assert share[unmet].min() == pytest.approx(share.max(), rel=1e-9)
+
+
+def test_devices_behind_one_switch_share_its_uplink():
+    base = dict(devices=16, devices_per_host=4, pcie_bandwidth=10.0, pcie_latency=0.5, reduce_bandwidth=1.0,
+                network_bandwidth=1.0, network_latency=0.0, topology="ring")
+    own, pair, four, eight = (Fabric(**base, devices_per_switch=k).copy_time(np.array([10.0])) for k in (1, 2, 4, 8))
+    assert (own[0], pair[0], four[0], eight[0]) == (1.5, 2.5, 4.5, 4.5)   # never more sharers than the host has
 
 
 def test_buckets_fill_in_backward_order():

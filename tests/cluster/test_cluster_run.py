@@ -19,14 +19,19 @@ def test_every_shipped_cluster_config_loads_and_runs(path):
     result = run_cluster(loaded)
     spec = loaded.spec
     assert result.devices == spec.devices and result.hosts == math.ceil(spec.devices / spec.devices_per_host)
-    assert result.step_s >= result.compute_s * (1 - 1e-9)
+    assert result.step_s >= (result.compute_s + result.update_s) * (1 - 1e-9)
     # energy of a step = boards and hosts at their power for the step
     assert result.power_w == pytest.approx(spec.devices * spec.device.power + result.hosts * spec.host.power)
     assert result.energy_j == pytest.approx(result.power_w * result.step_s)
     per_device = spec.device.power + spec.host.power / spec.devices_per_host
     assert result.devices_in_power_cap == math.floor(spec.power_cap / per_device)
     assert result.samples_per_s == pytest.approx(spec.devices * spec.device.batch / result.step_s)
-    assert result.scaling_efficiency == pytest.approx(result.compute_s / result.step_s)
+    # one device computes and updates, nothing else
+    assert result.scaling_efficiency == pytest.approx((result.compute_s + result.update_s) / result.step_s)
+    if spec.device.update_bandwidth is not None:   # the update streams every weight's bytes once a step
+        weights = sum(layer.weight_elements for layer in loaded.network.layers)
+        assert result.update_s == pytest.approx(weights * spec.device.update_bytes_per_weight
+                                                / spec.device.update_bandwidth)
 
 
 def test_same_config_same_result_bit_for_bit():

@@ -28,8 +28,9 @@ def test_distributed_training_rows_and_scaling(distributed):
         assert steps["none"] >= steps.max() * (1 - 1e-9)
         assert (group.step_s >= group.compute_s * (1 - 1e-9)).all()
     none = frame[(frame.techniques == "none") & (frame.devices > 1)]
-    # with no technique the step is compute + every copy + every reduction, all exposed
-    assert (none.step_s - (none.compute_s + none.copy_busy_s + none.reduce_busy_s)).abs().max() < 1e-9
+    # with no technique the step is compute + every copy + every reduction + the update, all exposed
+    assert (none.step_s - (none.compute_s + none.copy_busy_s + none.reduce_busy_s + none.update_s)).abs().max() < 1e-9
+    assert (frame.update_s > 0).all()
 
 
 def test_precision_and_power_cap(distributed):
