@@ -21,7 +21,8 @@ BOUNDS = ("latency", "issue", "l1", "l2_port")
 
 
 def account(plan: SimtPlan, counters: SimtCounters) -> LayerResult:
-    m, spec, s, layer = plan.machine, plan.spec, plan.schedule, plan.layer
+    m, spec, layer = plan.machine, plan.spec, plan.layer
+    s = plan.candidates[counters.candidate].schedule
     word = plan.arch.word_bits
     sector_bits = m.sector * BITS_PER_BYTE
     tc_bits = spec.tensor_core_word_bits
@@ -46,7 +47,7 @@ def account(plan: SimtPlan, counters: SimtCounters) -> LayerResult:
         "dram_cycles": float(counters.dram_cycles), "l2_sectors": float(counters.l2_sectors),
         "issue_slots": float(counters.issue_slots), "atomics": float(counters.atomics),
         "executed_macs": float(counters.fmas + counters.tensor_macs), "transpose": float(spec.transpose),
-        "tensor_core": float(s.tensor_core),
+        "tensor_core": float(s.tensor_core), "candidate": float(counters.candidate),
     })
     return LayerResult(
         layer=layer.name, cycles=counters.cycles, compute_cycles=counters.sm_cycles,

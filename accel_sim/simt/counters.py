@@ -14,6 +14,7 @@ from accel_sim.family.contract import Counters
 
 @dataclass(frozen=True)
 class SimtCounters(Counters):
+    candidate: int           # index into the plan's candidates of the one that ran (the fastest)
     cycles: int              # launch to the last CTA's end, the L2 and DRAM traffic done
     sm_cycles: int           # launch to the last CTA's end
     l2_cycles: int           # the kernel's L2 sectors at the L2 bandwidth

@@ -15,7 +15,7 @@ import numpy as np
 
 from accel_sim.errors import SimulationError
 from accel_sim.simt.counters import SimtCounters
-from accel_sim.simt.plan import SimtPlan
+from accel_sim.simt.plan import Candidate, SimtPlan
 
 BITS_PER_BYTE = 8
 
@@ -24,9 +24,9 @@ def _bus_cycles(bits: np.ndarray, bytes_per_cycle: float) -> np.ndarray:
     return np.ceil(np.asarray(bits, dtype=np.float64) / BITS_PER_BYTE / bytes_per_cycle).astype(np.int64)
 
 
-def cta_bounds(plan: SimtPlan) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def cta_bounds(plan: SimtPlan, c: Candidate) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per CTA: (chain, issue, L1, L2 port) cycles."""
-    s, m, r = plan.schedule, plan.machine, plan.ctas_per_sm
+    s, m, r = c.schedule, plan.machine, c.ctas_per_sm
     warp_chain = np.bincount(s.group_warp, weights=s.group_issue + s.group_latency, minlength=s.warps)
     warp_issue = np.bincount(s.group_warp, weights=s.group_issue, minlength=s.warps)
     chain = np.zeros(s.ctas, dtype=np.int64)
@@ -51,22 +51,32 @@ def dispatch(durations: np.ndarray, slots: int) -> int:
     return end
 
 
-def fast(plan: SimtPlan, max_cycles: int | None = None) -> SimtCounters:
-    s, m = plan.schedule, plan.machine
-    chain, issue, l1, l2port = cta_bounds(plan)
+def count(plan: SimtPlan, index: int) -> SimtCounters:
+    """One candidate's counters."""
+    c = plan.candidates[index]
+    s, m = c.schedule, plan.machine
+    chain, issue, l1, l2port = cta_bounds(plan, c)
     durations = np.maximum.reduce([chain, issue, l1, l2port])
-    sm_cycles = dispatch(durations, m.sms * plan.ctas_per_sm)
+    sm_cycles = dispatch(durations, m.sms * c.ctas_per_sm)
     sectors = int(s.cta_l2_sectors.sum())
     l2_cycles = int(_bus_cycles(np.array([sectors * m.sector * BITS_PER_BYTE]), m.l2_bandwidth)[0])
-    dram_cycles = int(_bus_cycles(np.array([(plan.dram_read_bytes + plan.dram_write_bytes) * BITS_PER_BYTE]),
+    dram_cycles = int(_bus_cycles(np.array([(c.dram_read_bytes + c.dram_write_bytes) * BITS_PER_BYTE]),
                                   m.dram_bandwidth)[0])
-    cycles = max(sm_cycles, l2_cycles, dram_cycles)
-    if max_cycles is not None and cycles > max_cycles:
-        raise SimulationError(f"{plan.layer.name}: {cycles} cycles exceed max_cycles={max_cycles}")
     return SimtCounters(
-        cycles=cycles, sm_cycles=sm_cycles, l2_cycles=l2_cycles, dram_cycles=dram_cycles, ctas=s.ctas,
-        warps=s.warps, ctas_per_sm=plan.ctas_per_sm, cta_cycles=int(durations.sum()),
+        candidate=index, cycles=max(sm_cycles, l2_cycles, dram_cycles), sm_cycles=sm_cycles, l2_cycles=l2_cycles,
+        dram_cycles=dram_cycles, ctas=s.ctas, warps=s.warps, ctas_per_sm=c.ctas_per_sm, cta_cycles=int(durations.sum()),
         latency_cycles=int(chain.sum()), issue_cycles=int(issue.sum()), l1_cycles=int(l1.sum()),
         l2_port_cycles=int(l2port.sum()), issue_slots=int(s.group_issue.sum()), l1_bytes=int(s.cta_l1_bytes.sum()),
-        l2_sectors=sectors, dram_read_bytes=plan.dram_read_bytes, dram_write_bytes=plan.dram_write_bytes,
+        l2_sectors=sectors, dram_read_bytes=c.dram_read_bytes, dram_write_bytes=c.dram_write_bytes,
         fmas=s.fmas, tensor_macs=s.tensor_macs, atomics=s.atomics)
+
+
+def fast(plan: SimtPlan, max_cycles: int | None = None) -> SimtCounters:
+    best = None
+    for index in range(len(plan.candidates)):
+        counters = count(plan, index)
+        if best is None or counters.cycles < best.cycles:
+            best = counters
+    if max_cycles is not None and best.cycles > max_cycles:
+        raise SimulationError(f"{plan.layer.name}: {best.cycles} cycles exceed max_cycles={max_cycles}")
+    return best

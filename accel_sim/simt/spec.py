@@ -19,7 +19,8 @@ WHITEPAPER = "NVIDIA A100 Tensor Core GPU Architecture whitepaper (2020)"
 CUDA_GUIDE = "CUDA C++ Programming Guide, compute capability 8.0 (technical specifications, memory coalescing)"
 JIA = ("Jia, Maggioni, Staiger, Scarpazza, 'Dissecting the NVIDIA Volta GPU Architecture via "
        "Microbenchmarking' (arXiv 1804.06826, 2018), V100 latencies (no A100 figure taken)")
-CUTLASS_SIMT = "CUTLASS 2.x SIMT SGEMM defaults (128x128x8 threadblock, 32x64 warp tile, 8x8 thread tile, 2 stages)"
+CUTLASS_SIMT = ("CUTLASS 2.x SIMT SGEMM instantiations (test/unit/gemm/device/simt_sgemm_*_sm50.cu: 128x128x8 with "
+                "32x64 warps down to 32x32x8; 2 stages)")
 SPUTNIK = "Gale, Zaharia, Young, Elsen, 'Sparse GPU Kernels for Deep Learning' (SC 2020)"
 MERGE = "Yang, Buluc, Owens, 'Design Principles for Sparse Matrix Multiplication on the GPU' (Euro-Par 2018)"
 
@@ -27,6 +28,28 @@ KERNELS = ("dense_simt", "dense_tensor_core", "csr_scalar", "csr_vector", "sputn
            "nm_tensor_core")
 TENSOR_CORE_KERNELS = ("dense_tensor_core", "bsr", "nm_tensor_core")
 TRANSPOSE_KERNELS = ("csr_scalar", "csr_vector", "csb")
+
+
+@dataclass(frozen=True)
+class SgemmTile:
+    """One SIMT SGEMM kernel's tile: a CTA tile of C, its warp tiles, its shared-memory stages."""
+
+    m: int = spec_field("CTA tile rows of C.", positive=True, source=CUTLASS_SIMT)
+    n: int = spec_field("CTA tile columns of C.", positive=True, source=CUTLASS_SIMT)
+    k: int = spec_field("Reduction per main-loop step.", positive=True, source=CUTLASS_SIMT)
+    warp_m: int = spec_field("Warp tile rows.", positive=True, source=CUTLASS_SIMT)
+    warp_n: int = spec_field("Warp tile columns.", positive=True, source=CUTLASS_SIMT)
+    stages: int = spec_field("Shared-memory stages.", 2, positive=True, source=CUTLASS_SIMT)
+
+    def __post_init__(self) -> None:
+        if self.m % self.warp_m or self.n % self.warp_n:
+            raise ValueError(f"sgemm tile {self.m}x{self.n} is not a multiple of its warp tile "
+                             f"{self.warp_m}x{self.warp_n}")
+
+
+def _default_sgemm_tiles() -> tuple[SgemmTile, ...]:
+    return (SgemmTile(128, 128, 8, 32, 64), SgemmTile(128, 64, 8, 64, 32), SgemmTile(64, 64, 8, 32, 32),
+            SgemmTile(64, 32, 8, 32, 32), SgemmTile(32, 32, 8, 32, 32))
 
 
 @dataclass(frozen=True)
@@ -73,12 +96,9 @@ class SimtSpec:
     loop_overhead_instructions: int = spec_field(
         "Integer / branch warp instructions per inner-loop iteration besides its loads and FMAs (address "
         "increment, compare, branch).", 3, minimum=0, source="estimate: SASS of a counted loop (IADD, ISETP, BRA)")
-    sgemm_tile_m: int = spec_field("dense_simt CTA tile rows.", 128, positive=True, source=CUTLASS_SIMT)
-    sgemm_tile_n: int = spec_field("dense_simt CTA tile columns.", 128, positive=True, source=CUTLASS_SIMT)
-    sgemm_tile_k: int = spec_field("dense_simt reduction per main-loop step.", 8, positive=True, source=CUTLASS_SIMT)
-    sgemm_warp_m: int = spec_field("dense_simt warp tile rows.", 32, positive=True, source=CUTLASS_SIMT)
-    sgemm_warp_n: int = spec_field("dense_simt warp tile columns.", 64, positive=True, source=CUTLASS_SIMT)
-    sgemm_stages: int = spec_field("dense_simt shared-memory stages.", 2, positive=True, source=CUTLASS_SIMT)
+    sgemm_tiles: tuple[SgemmTile, ...] = spec_field(
+        "dense_simt tiles the library can choose from; each layer takes the fastest (as cuBLAS heuristics do).",
+        default_factory=_default_sgemm_tiles, source=CUTLASS_SIMT)
     tile_n: int = spec_field("sputnik: output columns of one subwarp's 1-D tile.", 64, positive=True,
                              source=f"{SPUTNIK} (1-D tiling; 64-wide tiles for large N)")
     vector_width: int = spec_field("sputnik: values per vector load of the dense operand (float4).", 4,
@@ -104,8 +124,8 @@ class SimtSpec:
             problems.append(f"threads_per_cta {self.threads_per_cta} is not a multiple of warp_size {self.warp_size}")
         if self.line_bytes % self.sector_bytes:
             problems.append(f"line_bytes {self.line_bytes} is not a multiple of sector_bytes {self.sector_bytes}")
-        if self.sgemm_tile_m % self.sgemm_warp_m or self.sgemm_tile_n % self.sgemm_warp_n:
-            problems.append("sgemm tile must be a multiple of the sgemm warp tile")
+        if not self.sgemm_tiles:
+            problems.append("sgemm_tiles needs at least one tile")
         if self.fp32_lanes_per_sm % self.schedulers_per_sm:
             problems.append("fp32_lanes_per_sm must be a multiple of schedulers_per_sm")
         if self.transpose and self.kernel not in TRANSPOSE_KERNELS:

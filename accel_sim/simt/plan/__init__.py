@@ -19,7 +19,7 @@ from accel_sim.arch.spec import ArchSpec
 from accel_sim.errors import InputError
 from accel_sim.simt.plan.csb import csb_beta, csb_spmv
 from accel_sim.simt.plan.csr import csr_spmv
-from accel_sim.simt.plan.gemm import Tile, bsr_gemm, dense_gemm, tile_of
+from accel_sim.simt.plan.gemm import bsr_gemm, dense_gemm, tile_of
 from accel_sim.simt.plan.machine import Machine, machine
 from accel_sim.simt.plan.problem import SparseProblem, sparse_problem
 from accel_sim.simt.plan.schedule import Schedule, occupancy
@@ -30,16 +30,26 @@ from accel_sim.workload.operands import layer_operands
 
 
 @dataclass(frozen=True, eq=False)
+class Candidate:
+    """One way to run the layer (a kernel with one tile choice) and what the machine allows it."""
+
+    schedule: Schedule
+    ctas_per_sm: int                 # resident CTAs per SM (occupancy, capped by the grid)
+    dram_read_bytes: int             # compulsory footprint, or every L2 sector when it does not fit the L2
+    dram_write_bytes: int
+
+
+@dataclass(frozen=True, eq=False)
 class SimtPlan:
+    """The layer's candidates: one for a sparse kernel, one per tile for a dense GEMM (both counting
+    paths time every candidate and keep the fastest, the first on ties, as cuBLAS heuristics do)."""
+
     arch: ArchSpec
     spec: SimtSpec
     layer: Layer
     machine: Machine
     problem: SparseProblem
-    schedule: Schedule
-    ctas_per_sm: int                 # resident CTAs per SM (occupancy, capped by the grid)
-    dram_read_bytes: int             # compulsory footprint, or every L2 sector when it does not fit the L2
-    dram_write_bytes: int
+    candidates: tuple[Candidate, ...]
 
     @cached_property
     def operand_hashes(self) -> Mapping[str, str]:
@@ -63,39 +73,43 @@ def _check_nm(m: Machine, layer: Layer, where: str) -> None:
                                 f"{m.nm[0]}:{m.nm[1]}; layer {layer.name} is marked {nm or 'dense'}")
 
 
-def build_schedule(spec: SimtSpec, m: Machine, arch: ArchSpec, problem: SparseProblem, layer: Layer) -> Schedule:
+def build_schedules(spec: SimtSpec, m: Machine, arch: ArchSpec, problem: SparseProblem,
+                    layer: Layer) -> tuple[Schedule, ...]:
     where = f"{arch.name} / {layer.name}"
     kernel = spec.kernel
     if kernel == "csr_scalar" or kernel == "csr_vector":
-        return csr_spmv(problem, m, spec, per_warp_rows=kernel == "csr_vector")
+        return (csr_spmv(problem, m, spec, per_warp_rows=kernel == "csr_vector"),)
     if kernel == "sputnik":
-        return sputnik(problem, m, spec)
+        return (sputnik(problem, m, spec),)
     if kernel == "merge":
-        return merge(problem, m, spec)
+        return (merge(problem, m, spec),)
     if kernel == "csb":
-        return csb_spmv(problem, m, spec, csb_beta(problem, spec))
+        return (csb_spmv(problem, m, spec, csb_beta(problem, spec)),)
     if kernel == "bsr":
         _check_block(spec, m, problem, where)
-        return bsr_gemm(problem, m, spec)
+        return (bsr_gemm(problem, m, spec),)
     if kernel == "dense_simt":
-        tile = Tile(spec.sgemm_tile_m, spec.sgemm_tile_n, spec.sgemm_tile_k, spec.sgemm_warp_m, spec.sgemm_warp_n,
-                    spec.sgemm_stages)
-        return dense_gemm(problem, m, spec, tile, kernel)
+        return tuple(dense_gemm(problem, m, spec, tile_of(t), kernel) for t in spec.sgemm_tiles)
     tc = arch.tensor_core
     if kernel == "nm_tensor_core":
         _check_nm(m, layer, where)
-        return dense_gemm(problem, m, spec, tile_of((tc.sparse_kernels or tc.kernels)[0]), kernel)
-    return dense_gemm(problem, m, spec, tile_of(tc.kernels[0]), kernel)
+        return tuple(dense_gemm(problem, m, spec, tile_of(t), kernel) for t in (tc.sparse_kernels or tc.kernels))
+    return tuple(dense_gemm(problem, m, spec, tile_of(t), kernel) for t in tc.kernels)
+
+
+def candidate(m: Machine, schedule: Schedule, where: str) -> Candidate:
+    # resident CTAs per SM: the occupancy limit, or fewer when the grid does not fill every SM that often
+    resident = min(occupancy(m, schedule, where), -(-schedule.ctas // m.sms))
+    read, write = schedule.dram_read_bytes, schedule.dram_write_bytes
+    if read + write > m.l2_size:       # no reuse survives: every sector requested from L2 comes from DRAM
+        read = max(read, int(schedule.cta_l2_sectors.sum()) * m.sector - write)
+    return Candidate(schedule, resident, read, write)
 
 
 def plan(arch: ArchSpec, layer: Layer) -> SimtPlan:
     spec: SimtSpec = arch.section("simt")
     m = machine(arch)
     problem = sparse_problem(layer, arch.word_bits)
-    schedule = build_schedule(spec, m, arch, problem, layer)
-    # resident CTAs per SM: the occupancy limit, or fewer when the grid does not fill every SM that often
-    resident = min(occupancy(m, schedule, f"{arch.name} / {layer.name}"), -(-schedule.ctas // m.sms))
-    read, write = schedule.dram_read_bytes, schedule.dram_write_bytes
-    if read + write > m.l2_size:       # no reuse survives: every sector requested from L2 comes from DRAM
-        read = max(read, int(schedule.cta_l2_sectors.sum()) * m.sector - write)
-    return SimtPlan(arch, spec, layer, m, problem, schedule, resident, read, write)
+    where = f"{arch.name} / {layer.name}"
+    candidates = tuple(candidate(m, s, where) for s in build_schedules(spec, m, arch, problem, layer))
+    return SimtPlan(arch, spec, layer, m, problem, candidates)

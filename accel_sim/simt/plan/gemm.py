@@ -41,7 +41,8 @@ class Tile:
 
 
 def tile_of(kernel_tile) -> Tile:
-    """A tensor_core section's kernel tile (read, not imported: the families stay apart)."""
+    """A tile of the simt section's SGEMM list or of the tensor_core section's kernels (read, not
+    imported: the families stay apart)."""
     return Tile(kernel_tile.m, kernel_tile.n, kernel_tile.k, kernel_tile.warp_m, kernel_tile.warp_n,
                 kernel_tile.stages)
 
