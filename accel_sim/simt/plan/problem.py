@@ -38,7 +38,17 @@ class SparseProblem:
 
     @cached_property
     def csr(self) -> CSR:
-        return CSR.from_dense(self.dense)
+        """A in CSR, built from the weights' non-zeros without transposing the dense matrix."""
+        if self.layer.gemm().groups != 1:
+            return CSR.from_dense(self.dense)
+        w = weight_matrix(self.layer, layer_operands(self.layer).weights)   # (k, n) = A transposed
+        reduction, outputs = np.nonzero(w)
+        order = np.argsort(outputs, kind="stable")                           # by A row; columns stay sorted
+        indptr = np.zeros(self.m + 1, dtype=np.int64)
+        np.cumsum(np.bincount(outputs, minlength=self.m), out=indptr[1:])
+        return CSR(shape=(self.m, self.k), major_axis=0, indptr=indptr, indices=reduction[order].astype(np.int64),
+                   data=w[reduction[order], outputs[order]], index_bits=max(1, int(self.k - 1).bit_length()),
+                   pointer_bits=max(1, int(reduction.size).bit_length()))
 
     @property
     def lengths(self) -> np.ndarray:

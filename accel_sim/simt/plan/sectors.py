@@ -12,6 +12,14 @@ def span_sectors(start: np.ndarray, nbytes: np.ndarray, sector: int) -> np.ndarr
     return np.where(nbytes > 0, end // sector - start // sector + 1, 0)
 
 
+def sorted_unique(values: np.ndarray) -> np.ndarray:
+    """The distinct values, sorted (a sort and a neighbour compare: faster than hashing large keys)."""
+    ordered = np.sort(np.asarray(values, dtype=np.int64), kind="stable")
+    if ordered.size == 0:
+        return ordered
+    return ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))]
+
+
 def distinct_per_group(group: np.ndarray, key: np.ndarray, groups: int) -> np.ndarray:
     """Distinct ``key`` values inside each group ``0 .. groups-1`` (a warp instruction's distinct sectors,
     a CTA's distinct dense-operand rows)."""
@@ -19,5 +27,5 @@ def distinct_per_group(group: np.ndarray, key: np.ndarray, groups: int) -> np.nd
     key = np.asarray(key, dtype=np.int64)
     if group.size == 0:
         return np.zeros(groups, dtype=np.int64)
-    pairs = np.unique(group * (int(key.max()) + 1) + key)
+    pairs = sorted_unique(group * (int(key.max()) + 1) + key)
     return np.bincount(pairs // (int(key.max()) + 1), minlength=groups).astype(np.int64)

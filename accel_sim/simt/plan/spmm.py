@@ -26,7 +26,7 @@ from accel_sim.simt.plan.csr import RMW_SECTORS
 from accel_sim.simt.plan.machine import Machine
 from accel_sim.simt.plan.problem import INDEX_BYTES, SparseProblem
 from accel_sim.simt.plan.schedule import Schedule, ceil_div, per_cta
-from accel_sim.simt.plan.sectors import distinct_per_group, span_sectors
+from accel_sim.simt.plan.sectors import distinct_per_group, sorted_unique, span_sectors
 from accel_sim.simt.spec import SimtSpec
 
 
@@ -45,7 +45,7 @@ def _row_segments(rows: np.ndarray, starts: np.ndarray, widths: np.ndarray, n: i
 
 def _distinct_rows(cta_local: np.ndarray, cols: np.ndarray, ctas_local: int) -> tuple[np.ndarray, np.ndarray]:
     """Distinct (CTA, B row) pairs: the CTA of each pair and its B row."""
-    key = np.unique(cta_local.astype(np.int64) * (int(cols.max(initial=0)) + 1) + cols)
+    key = sorted_unique(cta_local.astype(np.int64) * (int(cols.max(initial=0)) + 1) + cols)
     return key // (int(cols.max(initial=0)) + 1), key % (int(cols.max(initial=0)) + 1)
 
 
