@@ -1,0 +1,109 @@
+"""Hand-derived SIMT examples, checked on both paths (a bug in the shared plan fails here: both
+paths would agree on it), and the coalescing / dispatch / drain blocks on their own."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from accel_sim.simt.fast import dispatch, drain
+from accel_sim.simt.family import FAMILY
+from accel_sim.simt.plan.sectors import distinct_per_group, sorted_unique, span_sectors
+from accel_sim.workload import GemmLayer
+from accel_sim.workload.layer import OperandSource
+from tests.simt.archs import simt
+
+
+def test_span_sectors_counts_the_32_byte_sectors_a_byte_range_touches():
+    assert span_sectors(np.array([0, 0, 31, 32, 28, 5]), np.array([32, 33, 2, 0, 8, 1]), 32).tolist() == [1, 2, 2, 0, 2, 1]
+
+
+def test_distinct_per_group_counts_each_groups_distinct_keys():
+    assert distinct_per_group(np.array([0, 0, 0, 2, 2]), np.array([5, 5, 7, 5, 1]), 4).tolist() == [2, 0, 2, 0]
+    assert sorted_unique(np.array([3, 1, 3, 2, 1])).tolist() == [1, 2, 3]
+
+
+def test_dispatch_gives_each_cta_the_earliest_then_lowest_free_slot():
+    start, slot = dispatch(np.array([5, 3, 4, 1, 2]), 2)
+    assert start.tolist() == [0, 0, 3, 5, 6] and slot.tolist() == [0, 1, 1, 0, 0]
+    start, slot = dispatch(np.array([2, 2, 2]), 2)
+    assert start.tolist() == [0, 0, 2] and slot.tolist() == [0, 1, 0]     # tie at 2: slot 0 first
+
+
+def test_drain_is_the_fifo_servers_last_departure_per_sm():
+    # SM 0: arrivals 0 (3 cycles), 1 (1), 10 (2) -> busy to 4, then 10..12; SM 1: one demand 5 at 2
+    out = drain(np.array([0, 1, 10, 2]), np.array([0, 0, 0, 1]), np.array([3, 1, 2, 5]), 3)
+    assert out.tolist() == [12, 7, 0]
+
+
+@pytest.fixture()
+def two_rows(tmp_path):
+    """A (2 x 64): row 0 has 40 non-zeros in columns 0..39, row 1 one in column 63. Weights are A^T."""
+    weights = np.zeros((64, 2), dtype=np.float32)
+    weights[:40, 0] = 1.0
+    weights[63, 1] = 2.0
+    path = tmp_path / "w.npz"
+    np.savez(path, weights=weights)
+    return GemmLayer("spmv", m=1, k=64, n=2, operands=OperandSource(payload=str(path)))
+
+
+def test_csr_vector_worked_example_on_both_paths(two_rows):
+    arch = simt({"sms": 1, "memory_latency": 400}, kernel="csr_vector", threads_per_cta=32, l2_latency=193,
+                loop_overhead_instructions=3)
+    plan = FAMILY.plan(arch, two_rows)
+    s = plan.candidates[0].schedule
+    # iteration issue 3 loads + FFMA (2 cycles: 32 lanes on 16) + 3 loop = 8; pointers 2, reduction 5 x (1 + 2), store 1
+    assert s.group_issue.tolist() == [2 * 8 + 2 + 15 + 1, 8 + 2 + 15 + 1]
+    assert s.group_latency.tolist() == [400 + 2 * (400 + 193), 400 + (400 + 193)]
+    # row 0: values 4 + 1 sectors, indices 4 + 1, pointers 1, y 1, x sectors 0..4 (5); row 1: 1 + 1 + 1 + 1 + 1
+    assert s.cta_l2_sectors.tolist() == [17, 5]
+    assert s.cta_l1_bytes.tolist() == [(10 + 1 + 5) * 32, (2 + 1 + 1) * 32]
+    assert plan.candidates[0].ctas_per_sm == 2            # 32 CTAs fit, the grid has 2 for 1 SM
+    assert s.dram_read_bytes == 41 * (4 + 4) + 3 * 4 + 64 * 4 and s.dram_write_bytes == 2 * 4
+    for path in (FAMILY.fast, FAMILY.reference):
+        c = path(plan, None)
+        assert (c.cycles, c.sm_cycles, c.latency_cycles, c.issue_cycles, c.l1_cycles, c.l2_port_cycles) == (
+            1620, 1620, 1620 + 1019, 9 + 7, 4 + 1, 9 + 3)
+        assert (c.l2_cycles, c.dram_cycles, c.fmas, c.atomics, c.issue_slots) == (1, 1, 41, 0, 34 + 26)
+
+
+def test_csr_vector_transpose_scatters_with_atomics(two_rows):
+    arch = simt({"sms": 1}, kernel="csr_vector", transpose=True, threads_per_cta=32)
+    plan = FAMILY.plan(arch, two_rows)
+    for path in (FAMILY.fast, FAMILY.reference):
+        c = path(plan, None)
+        assert c.atomics == 5 + 1                          # y sectors 0..4 of row 0, sector 7 of row 1
+    s = plan.candidates[0].schedule
+    assert s.cta_l2_sectors.tolist() == [10 + 1 + 1 + 2 * 5, 2 + 1 + 1 + 2 * 1]
+
+
+def test_sputnik_packs_one_lane_subwarps_and_runs_as_long_as_its_longest_row(two_rows):
+    arch = simt({"sms": 1}, kernel="sputnik", threads_per_cta=32, tile_n=4, vector_width=4, loop_overhead_instructions=3)
+    s = FAMILY.plan(arch, two_rows).candidates[0].schedule
+    assert s.ctas == 1 and s.warps == 1                    # a 1-lane subwarp per row: 32 rows per warp
+    # lock step: 40 iterations (row 0), 40 batches of 1; batch 2+2+1+3, iteration 2 + (1 + 4 x 2) + 3, store 1, pointers 2
+    assert s.group_issue.tolist() == [40 * 8 + 40 * 14 + 1 + 2]
+    assert FAMILY.refinement(arch, two_rows) == []
+
+
+def test_merge_gives_every_warp_an_equal_share_of_the_merge_path(two_rows):
+    arch = simt({"sms": 1}, kernel="merge", threads_per_cta=32, merge_items_per_thread=1)
+    s = FAMILY.plan(arch, two_rows).candidates[0].schedule
+    assert s.warps == 2 and s.ctas == 2                   # 41 non-zeros + 2 row ends = 43 items, 32 per warp
+    assert FAMILY.refinement(arch, two_rows) == []
+
+
+def test_dense_simt_occupancy_from_registers():
+    arch = simt({"sms": 1}, kernel="dense_simt")
+    plan = FAMILY.plan(arch, GemmLayer("g", m=512, k=64, n=512))
+    # 128x128 tile: 8 warps x 32 x 128 registers = 32768 of 65536: two CTAs per SM (the grid has 16)
+    assert plan.candidates[0].ctas_per_sm == 2
+    assert plan.candidates[0].schedule.threads_per_cta == 256
+
+
+def test_accounting_counts_products_of_stored_values(two_rows):
+    arch = simt({"sms": 1}, kernel="sputnik")
+    result = FAMILY.layer_result(arch, two_rows)
+    assert result.macs_issued == 41 and result.macs_dense == 128
+    assert result.peak_macs_per_cycle == 64
+    bsr = FAMILY.layer_result(simt({"sms": 1}, kernel="dense_tensor_core"), two_rows)
+    assert bsr.peak_macs_per_cycle == 4 * 256 and bsr.macs_issued == 128
