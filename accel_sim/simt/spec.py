@@ -99,6 +99,11 @@ class SimtSpec:
     sgemm_tiles: tuple[SgemmTile, ...] = spec_field(
         "dense_simt tiles the library can choose from; each layer takes the fastest (as cuBLAS heuristics do).",
         default_factory=_default_sgemm_tiles, source=CUTLASS_SIMT)
+    split_k: tuple[int, ...] = spec_field(
+        "Split-K factors the dense GEMMs (and 2:4) may use with each tile: K cut into this many slices, one CTA "
+        "each, partial tiles added into C with atomics (cuBLAS / CUTLASS use split-K when M x N gives too few "
+        "CTAs for the GPU).", (1, 2, 4, 8, 16),
+        source="CUTLASS split-K (serial and parallel GEMM split-K); cuBLAS heuristics")
     tile_n: int = spec_field("sputnik: output columns of one subwarp's 1-D tile.", 64, positive=True,
                              source=f"{SPUTNIK} (1-D tiling; 64-wide tiles for large N)")
     vector_width: int = spec_field("sputnik: values per vector load of the dense operand (float4).", 4,
@@ -124,6 +129,8 @@ class SimtSpec:
             problems.append(f"threads_per_cta {self.threads_per_cta} is not a multiple of warp_size {self.warp_size}")
         if self.line_bytes % self.sector_bytes:
             problems.append(f"line_bytes {self.line_bytes} is not a multiple of sector_bytes {self.sector_bytes}")
+        if not self.split_k or min(self.split_k) < 1:
+            problems.append("split_k needs factors >= 1")
         if not self.sgemm_tiles:
             problems.append("sgemm_tiles needs at least one tile")
         if self.fp32_lanes_per_sm % self.schedulers_per_sm:

@@ -88,13 +88,16 @@ def build_schedules(spec: SimtSpec, m: Machine, arch: ArchSpec, problem: SparseP
     if kernel == "bsr":
         _check_block(spec, m, problem, where)
         return (bsr_gemm(problem, m, spec),)
-    if kernel == "dense_simt":
-        return tuple(dense_gemm(problem, m, spec, tile_of(t), kernel) for t in spec.sgemm_tiles)
     tc = arch.tensor_core
-    if kernel == "nm_tensor_core":
+    if kernel == "dense_simt":
+        tiles = spec.sgemm_tiles
+    elif kernel == "nm_tensor_core":
         _check_nm(m, layer, where)
-        return tuple(dense_gemm(problem, m, spec, tile_of(t), kernel) for t in (tc.sparse_kernels or tc.kernels))
-    return tuple(dense_gemm(problem, m, spec, tile_of(t), kernel) for t in tc.kernels)
+        tiles = tc.sparse_kernels or tc.kernels
+    else:
+        tiles = tc.kernels
+    splits = sorted({s for s in spec.split_k if s <= -(-problem.k // tiles[0].k)} | {1})   # a slice holds a step
+    return tuple(dense_gemm(problem, m, spec, tile_of(t), kernel, s) for t in tiles for s in splits)
 
 
 def candidate(m: Machine, schedule: Schedule, where: str) -> Candidate:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from accel_sim.compress.formats import BSR
+from accel_sim.simt.plan.csr import RMW_SECTORS
 from accel_sim.simt.plan.machine import Machine
 from accel_sim.simt.plan.problem import INDEX_BYTES, SparseProblem
 from accel_sim.simt.plan.schedule import Schedule, ceil_div
@@ -47,8 +48,9 @@ def tile_of(kernel_tile) -> Tile:
                 kernel_tile.stages)
 
 
-def dense_gemm(p: SparseProblem, m: Machine, spec: SimtSpec, tile: Tile, kernel: str) -> Schedule:
-    """dense_simt (FP32 FFMA), dense_tensor_core (FP16 MMA) or nm_tensor_core (2:4 A, sparse MMA)."""
+def dense_gemm(p: SparseProblem, m: Machine, spec: SimtSpec, tile: Tile, kernel: str, splits: int = 1) -> Schedule:
+    """dense_simt (FP32 FFMA), dense_tensor_core (FP16 MMA) or nm_tensor_core (2:4 A, sparse MMA), K cut
+    into ``splits`` slices (one CTA each; partial C tiles added with atomics when more than one)."""
     w, sector = m.warp_size, m.sector
     simt = kernel == "dense_simt"
     sparse = kernel == "nm_tensor_core"
@@ -56,7 +58,8 @@ def dense_gemm(p: SparseProblem, m: Machine, spec: SimtSpec, tile: Tile, kernel:
     kept = m.nm[0] / m.nm[1] if sparse else 1.0
     a_bits = (eb * BITS_PER_BYTE + (m.metadata_bits if sparse else 0)) * kept     # per dense A element
     tiles_m, tiles_n = -(-p.m // tile.m), -(-p.n // tile.n)
-    steps = -(-p.k // tile.k)
+    k_slice = -(-p.k // splits)
+    steps = -(-k_slice // tile.k)
     warps = tile.warps
     threads = warps * w
     a_tile = int(np.ceil(tile.m * tile.k * a_bits / BITS_PER_BYTE))
@@ -78,12 +81,18 @@ def dense_gemm(p: SparseProblem, m: Machine, spec: SimtSpec, tile: Tile, kernel:
     loop = spec.loop_overhead_instructions
     epilogue = -(-tile.warp_m * tile.warp_n * eb // (VECTOR_BYTES * w))
     per_warp_issue = steps * (math + fragments + fill + 1 + loop) + epilogue
-    ctas = tiles_m * tiles_n
+    ctas = tiles_m * tiles_n * splits
     rows = np.minimum(tile.m, p.m - np.arange(tiles_m) * tile.m)
     cols = np.minimum(tile.n, p.n - np.arange(tiles_n) * tile.n)
-    rows_c, cols_c = np.repeat(rows, tiles_n), np.tile(cols, tiles_m)           # CTA (i, j), j fastest
-    a_bytes = np.ceil(rows_c * p.k * a_bits / BITS_PER_BYTE).astype(np.int64)
-    l2 = ceil_div(a_bytes, sector) + ceil_div(p.k * cols_c * eb, sector) + ceil_div(rows_c * cols_c * eb, sector)
+    depth = np.minimum(k_slice, p.k - np.arange(splits) * k_slice).clip(0)      # K of each slice
+    rows_c = np.repeat(np.repeat(rows, tiles_n), splits)                         # CTA (i, j, slice), slice fastest
+    cols_c = np.repeat(np.tile(cols, tiles_m), splits)
+    depth_c = np.tile(depth, tiles_m * tiles_n)
+    a_bytes = np.ceil(rows_c * depth_c * a_bits / BITS_PER_BYTE).astype(np.int64)
+    c_sectors = ceil_div(rows_c * cols_c * eb, sector)
+    partial = splits > 1
+    l2 = (ceil_div(a_bytes, sector) + ceil_div(depth_c * cols_c * eb, sector)
+          + c_sectors * (RMW_SECTORS if partial else 1))
     l1 = steps * (a_tile + b_tile + warps * (a_frag + b_frag)) + rows_c * cols_c * eb
     if simt:
         l1 = l1 + steps * (a_tile + b_tile)                                     # LDG through L1, then STS
@@ -96,7 +105,7 @@ def dense_gemm(p: SparseProblem, m: Machine, spec: SimtSpec, tile: Tile, kernel:
         cta_l1_bytes=np.full(ctas, 0, dtype=np.int64) + l1, cta_l2_sectors=l2.astype(np.int64),
         dram_read_bytes=int(np.ceil(p.m * p.k * a_bits / BITS_PER_BYTE)) + p.k * p.n * eb,
         dram_write_bytes=p.m * p.n * eb, fmas=executed if simt else 0, tensor_macs=0 if simt else int(executed * kept),
-        products=int(p.m * p.k * kept) * p.n, atomics=0, tensor_core=not simt)
+        products=int(p.m * p.k * kept) * p.n, atomics=int(c_sectors.sum()) if partial else 0, tensor_core=not simt)
 
 
 def bsr_gemm(p: SparseProblem, m: Machine, spec: SimtSpec) -> Schedule:
