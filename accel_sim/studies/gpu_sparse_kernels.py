@@ -176,6 +176,7 @@ def csb_transpose(size: int = 4096, sparsity: float = 0.95) -> StudyOutput:
                 ax, atx = run(kernel_arch(kernel), layer), run(kernel_arch(kernel, transpose=True), layer)
                 rows.append({"matrix": layer.name, "kernel": kernel, "ax_cycles": ax.cycles, "atx_cycles": atx.cycles,
                              "ratio": atx.cycles / ax.cycles, "atx_atomics": atx.atomics,
+                             "ax_sm_cycles": ax.sm_cycles, "atx_sm_cycles": atx.sm_cycles,
                              "ax_dram_cycles": ax.dram_cycles, "atx_l2_cycles": atx.l2_cycles})
     frame = pd.DataFrame(rows)
     comparisons = []
