@@ -8,6 +8,7 @@ import pytest
 from accel_sim.simt.fast import dispatch, drain
 from accel_sim.simt.family import FAMILY
 from accel_sim.simt.plan.sectors import distinct_per_group, sorted_unique, span_sectors
+from accel_sim.simt.spec import SgemmTile
 from accel_sim.workload import GemmLayer
 from accel_sim.workload.layer import OperandSource
 from tests.simt.archs import simt
@@ -86,10 +87,42 @@ def test_sputnik_packs_one_lane_subwarps_and_runs_as_long_as_its_longest_row(two
 
 
 def test_merge_gives_every_warp_an_equal_share_of_the_merge_path(two_rows):
-    arch = simt({"sms": 1}, kernel="merge", threads_per_cta=32, merge_items_per_thread=1)
+    arch = simt({"sms": 1, "memory_latency": 400}, kernel="merge", threads_per_cta=32, merge_items_per_thread=1,
+                l2_latency=193, loop_overhead_instructions=3)
     s = FAMILY.plan(arch, two_rows).candidates[0].schedule
     assert s.warps == 2 and s.ctas == 2                   # 41 non-zeros + 2 row ends = 43 items, 32 per warp
+    # path: non-zeros 0..39 at 0..39, row end 0 at 40, non-zero 40 at 41, row end 1 at 42: shares 32 + 9 non-zeros
+    # binary search 6 x (1 + 3); a batch 2 + 3; per non-zero 2 shuffles + load + FFMA 2 + 3; row ends; carry-out
+    assert s.group_issue.tolist() == [24 + 5 + 32 * 8 + 0 + 1, 24 + 5 + 9 * 8 + 2 + 0]
+    assert s.group_latency.tolist() == [6 * 400 + 593, 6 * 400 + 593]
+    # stream (values 4 + indices 4 + search 6), B rows 32 (distinct), carry 1 x 2 | 2 + 2 + 6, C 2, B 9
+    assert s.cta_l2_sectors.tolist() == [14 + 2 + 32, 10 + 2 + 9]
+    assert s.cta_l1_bytes.tolist() == [(14 + 32) * 32, (10 + 9 + 2) * 32]
+    assert s.atomics == 1
     assert FAMILY.refinement(arch, two_rows) == []
+
+
+def test_csb_worked_example_with_an_empty_block(tmp_path):
+    """A (4 x 8), beta 4: block (0, 0) holds row 0's columns 0..2 and row 1's column 3; block (0, 1) is empty.
+    One warp per CTA: the line's two blocks are two CTAs whose output segments meet in y with atomics."""
+    weights = np.zeros((8, 4), dtype=np.float32)
+    weights[[0, 1, 2], 0] = 1.0
+    weights[3, 1] = 1.0
+    path = tmp_path / "w.npz"
+    np.savez(path, weights=weights)
+    layer = GemmLayer("spmv", m=1, k=8, n=4, operands=OperandSource(payload=str(path)))
+    arch = simt({"sms": 1, "memory_latency": 400}, kernel="csb", csb_beta=4, threads_per_cta=32, l2_latency=193,
+                shared_memory_latency=19, loop_overhead_instructions=3)
+    plan = FAMILY.plan(arch, layer)
+    s = plan.candidates[0].schedule
+    # pointers 2; segment copy (LDG + STS) + barrier 3; one iteration 3 + FFMA 2 + atomic 1 + 3; output copy 2 + 1
+    assert s.group_issue.tolist() == [2 + 3 + 9 + 3, 2 + 3]
+    assert s.group_latency.tolist() == [400 + (193 + 19) + (400 + 19), 400]
+    assert s.cta_l2_sectors.tolist() == [2 + 1 + 1 + 2, 1 + 2]     # stream, segment, pointers, y atomics (RMW)
+    assert s.cta_l1_bytes.tolist() == [(2 + 1 + 1 + 1) * 32 + 64 + 48 + 16, (1 + 1) * 32 + 16]
+    assert s.shared_memory_per_cta == 2 * 4 * 4 and s.atomics == 2
+    assert (s.dram_read_bytes, s.dram_write_bytes) == (4 * 8 + 3 * 4 + 8 * 4, 4 * 4)
+    assert FAMILY.refinement(arch, layer) == []
 
 
 def test_dense_simt_occupancy_from_registers():
@@ -107,3 +140,40 @@ def test_accounting_counts_products_of_stored_values(two_rows):
     assert result.peak_macs_per_cycle == 64
     bsr = FAMILY.layer_result(simt({"sms": 1}, kernel="dense_tensor_core"), two_rows)
     assert bsr.peak_macs_per_cycle == 4 * 256 and bsr.macs_issued == 128
+
+
+def test_dense_simt_worked_example():
+    arch = simt({"sms": 1}, kernel="dense_simt", sgemm_tiles=(SgemmTile(32, 32, 8, 32, 32),), split_k=(1,),
+                loop_overhead_instructions=3)
+    plan = FAMILY.plan(arch, GemmLayer("g", m=32, k=16, n=32))
+    s = plan.candidates[0].schedule
+    # per step: 32x32x8 / 32 lanes FFMA x 2 cycles, 4 LDS.128, 2 x 4 fill (LDG + STS), barrier, 3 loop; epilogue 8
+    assert s.group_issue.tolist() == [2 * (512 + 4 + 8 + 1 + 3) + 8]
+    assert s.cta_l2_sectors.tolist() == [64 + 64 + 128]
+    assert s.cta_l1_bytes.tolist() == [2 * (2048 + 2048) + 4096 + 2 * 2048]
+    assert (s.fmas, s.shared_memory_per_cta, s.dram_read_bytes, s.dram_write_bytes) == (16384, 4096, 4096, 4096)
+    assert FAMILY.refinement(arch, GemmLayer("g", m=32, k=16, n=32)) == []
+
+
+def test_split_k_adds_partial_tiles_with_atomics():
+    arch = simt({"sms": 1}, kernel="dense_simt", sgemm_tiles=(SgemmTile(32, 32, 8, 32, 32),), split_k=(2,))
+    plan = FAMILY.plan(arch, GemmLayer("g", m=32, k=16, n=32))
+    split = plan.candidates[1].schedule                    # candidates: no split, then 2 slices
+    assert split.ctas == 2 and split.cta_l2_sectors.tolist() == [32 + 32 + 2 * 128] * 2 and split.atomics == 256
+
+
+def test_bsr_worked_example(tmp_path):
+    weights = np.zeros((16, 16), dtype=np.float32)        # A = weights^T: blocks (0, 0) and (1, 1) of 8 x 8
+    weights[:8, :8] = 1.0
+    weights[8:, 8:] = 2.0
+    path = tmp_path / "w.npz"
+    np.savez(path, weights=weights)
+    layer = GemmLayer("g", m=16, k=16, n=16, operands=OperandSource(payload=str(path)))
+    arch = simt({"sms": 1}, kernel="bsr", block=8, bsr_tile_n=16, loop_overhead_instructions=3)
+    s = FAMILY.plan(arch, layer).candidates[0].schedule
+    # per block: 16x8x8 MACs / 256 = 4, one ldmatrix, one cp.async, barrier, 3 loop; epilogue 1, pointers 2
+    assert s.group_issue.tolist() == [4 + 1 + 1 + 1 + 3 + 1 + 2] * 2
+    assert s.cta_l2_sectors.tolist() == [4 + 8 + 8 + 1] * 2
+    assert s.cta_l1_bytes.tolist() == [128 + 256 + 384 + 256] * 2
+    assert (s.tensor_macs, s.products, s.dram_read_bytes, s.dram_write_bytes) == (2048, 2048, 788, 512)
+    assert FAMILY.refinement(arch, layer) == []
