@@ -51,30 +51,31 @@ def shape_layer(name: str, m: int, k: int, side: int | None, density: float = 1.
                      weight_density=density, weight_sparsity=nm, operands=operands)
 
 
+def _row(shape: str, m: int, k: int, own: dict, kernel: str, sparsity: float, counters, baseline: str) -> dict:
+    return {"shape": shape, "m": m, "k": k, "sparsity": sparsity, "kernel": kernel, "cycles": counters.cycles,
+            "dense_own_cycles": own[baseline], "dense_tc_cycles": own["tc"],
+            "speedup_own": own[baseline] / counters.cycles, "speedup_tc": own["tc"] / counters.cycles,
+            "ctas": counters.ctas, "latency_cycles": counters.latency_cycles, "issue_cycles": counters.issue_cycles,
+            "l1_cycles": counters.l1_cycles, "l2_port_cycles": counters.l2_port_cycles,
+            "dram_cycles": counters.dram_cycles}
+
+
 def kernel_table(shapes=SHAPES, sparsities=SPARSITIES) -> pd.DataFrame:
     dense_simt, dense_tc = kernel_arch("dense_simt"), kernel_arch("dense_tensor_core")
     rows = []
     for name, m, k, side in shapes:
         own = {"simt": run(dense_simt, shape_layer(name, m, k, side)).cycles,
                "tc": run(dense_tc, shape_layer(name, m, k, side)).cycles}
-
-        def add(kernel, sparsity, counters, baseline):
-            rows.append({"shape": name, "m": m, "k": k, "sparsity": sparsity, "kernel": kernel,
-                         "cycles": counters.cycles, "dense_own_cycles": own[baseline], "dense_tc_cycles": own["tc"],
-                         "speedup_own": own[baseline] / counters.cycles, "speedup_tc": own["tc"] / counters.cycles,
-                         "ctas": counters.ctas, "latency_cycles": counters.latency_cycles,
-                         "issue_cycles": counters.issue_cycles, "l1_cycles": counters.l1_cycles,
-                         "l2_port_cycles": counters.l2_port_cycles, "dram_cycles": counters.dram_cycles})
-
         for sparsity in sparsities:
             density = round(1.0 - sparsity, 6)
             for kernel in CUDA_CORE:
-                add(kernel, sparsity, run(kernel_arch(kernel), shape_layer(name, m, k, side, density)), "simt")
+                counters = run(kernel_arch(kernel), shape_layer(name, m, k, side, density))
+                rows.append(_row(name, m, k, own, kernel, sparsity, counters, "simt"))
             for b in BLOCKS:
-                add(f"bsr_{b}x{b}", sparsity, run(kernel_arch("bsr", block=b), shape_layer(name, m, k, side, density, b)),
-                    "tc")
-        add("2:4_tensor_core", 0.5, run(kernel_arch("nm_tensor_core"), shape_layer(name, m, k, side, nm=NMSparsity(2, 4))),
-            "tc")
+                counters = run(kernel_arch("bsr", block=b), shape_layer(name, m, k, side, density, b))
+                rows.append(_row(name, m, k, own, f"bsr_{b}x{b}", sparsity, counters, "tc"))
+        counters = run(kernel_arch("nm_tensor_core"), shape_layer(name, m, k, side, nm=NMSparsity(2, 4)))
+        rows.append(_row(name, m, k, own, "2:4_tensor_core", 0.5, counters, "tc"))
     return pd.DataFrame(rows)
 
 

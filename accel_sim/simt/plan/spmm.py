@@ -25,7 +25,7 @@ import numpy as np
 from accel_sim.simt.plan.csr import RMW_SECTORS
 from accel_sim.simt.plan.machine import Machine
 from accel_sim.simt.plan.problem import INDEX_BYTES, SparseProblem
-from accel_sim.simt.plan.schedule import Schedule, ceil_div, per_cta
+from accel_sim.simt.plan.schedule import Schedule, ceil_div
 from accel_sim.simt.plan.sectors import distinct_per_group, sorted_unique, span_sectors
 from accel_sim.simt.spec import SimtSpec
 
@@ -47,6 +47,21 @@ def _distinct_rows(cta_local: np.ndarray, cols: np.ndarray, ctas_local: int) -> 
     """Distinct (CTA, B row) pairs: the CTA of each pair and its B row."""
     key = sorted_unique(cta_local.astype(np.int64) * (int(cols.max(initial=0)) + 1) + cols)
     return key // (int(cols.max(initial=0)) + 1), key % (int(cols.max(initial=0)) + 1)
+
+
+def _dense_rows(p: SparseProblem, owner: np.ndarray, owners: int, cta_local: np.ndarray, ctas_local: int,
+                starts: np.ndarray, widths: np.ndarray, sector: int) -> tuple[np.ndarray, np.ndarray]:
+    """B traffic per column tile: sectors each owner (row or warp) of a non-zero requests, (owners, tiles),
+    and sectors each CTA fetches from L2, the distinct B rows it touches, (ctas, tiles)."""
+    cols = np.asarray(p.csr.indices, dtype=np.int64)
+    requests = np.zeros((owners, starts.size), dtype=np.int64)
+    if p.nnz:
+        np.add.at(requests, owner, _row_segments(cols, starts, widths, p.n, p.value_bytes, sector))
+    pair_cta, pair_col = _distinct_rows(cta_local, cols, ctas_local)
+    cached = np.zeros((ctas_local, starts.size), dtype=np.int64)
+    if pair_col.size:
+        np.add.at(cached, pair_cta, _row_segments(pair_col, starts, widths, p.n, p.value_bytes, sector))
+    return requests, cached
 
 
 def sputnik(p: SparseProblem, m: Machine, spec: SimtSpec) -> Schedule:
@@ -83,15 +98,8 @@ def sputnik(p: SparseProblem, m: Machine, spec: SimtSpec) -> Schedule:
                   + distinct_per_group(row_of, batch_key * (p.nnz * INDEX_BYTES // sector + 1)
                                        + entry * INDEX_BYTES // sector, p.m))
     pointers = np.full(p.m, 1, dtype=np.int64)                       # two adjacent row pointers: one sector
-    cols = np.asarray(csr.indices, dtype=np.int64)
     cta_local_of_row = warp_local // warps_per_cta
-    b_requests = np.zeros((p.m, tiles), dtype=np.int64)              # per row, per tile: B sectors requested
-    if p.nnz:
-        np.add.at(b_requests, row_of, _row_segments(cols, starts, widths, p.n, vb, sector))
-    pair_cta, pair_col = _distinct_rows(cta_local_of_row[row_of], cols, ctas_per_tile)
-    b_cached = np.zeros((ctas_per_tile, tiles), dtype=np.int64)
-    if pair_col.size:
-        np.add.at(b_cached, pair_cta, _row_segments(pair_col, starts, widths, p.n, vb, sector))
+    b_requests, b_cached = _dense_rows(p, row_of, p.m, cta_local_of_row[row_of], ctas_per_tile, starts, widths, sector)
     c_store = _row_segments(np.arange(p.m, dtype=np.int64), starts, widths, p.n, vb, sector)
     staged = 2 * lengths * (vb + INDEX_BYTES)                         # shared-memory write + read of A
     row_l1 = (stream_row[:, None] + pointers[:, None] + b_requests + c_store) * sector + staged[:, None]
@@ -137,14 +145,8 @@ def merge(p: SparseProblem, m: Machine, spec: SimtSpec) -> Schedule:
     warps_per_cta = spec.threads_per_cta // w
     ctas_per_tile = -(-warps_per_tile // warps_per_cta)
     cta_local_warp = np.arange(warps_per_tile) // warps_per_cta
-    cols = np.asarray(csr.indices, dtype=np.int64)
-    b_requests = np.zeros((warps_per_tile, tiles), dtype=np.int64)
-    if p.nnz:
-        np.add.at(b_requests, warp_of_nnz, _row_segments(cols, starts, widths, p.n, vb, sector))
-    pair_cta, pair_col = _distinct_rows(cta_local_warp[warp_of_nnz], cols, ctas_per_tile)
-    b_cached = np.zeros((ctas_per_tile, tiles), dtype=np.int64)
-    if pair_col.size:
-        np.add.at(b_cached, pair_cta, _row_segments(pair_col, starts, widths, p.n, vb, sector))
+    b_requests, b_cached = _dense_rows(p, warp_of_nnz, warps_per_tile, cta_local_warp[warp_of_nnz], ctas_per_tile,
+                                       starts, widths, sector)
     c_rows = _row_segments(np.arange(p.m, dtype=np.int64), starts, widths, p.n, vb, sector)
     c_store = np.zeros((warps_per_tile, tiles), dtype=np.int64)
     np.add.at(c_store, warp_of_end, c_rows)
