@@ -65,6 +65,11 @@ class SimtSpec:
     transpose: bool = spec_field(
         "Multiply by the transposed sparse operand (A^T x): csr_scalar / csr_vector scatter with atomics, "
         "csb walks block columns. Only those kernels.", False, source="Buluc et al., SPAA 2009")
+    warm_l2: bool = spec_field(
+        "The layer's activations B are in L2 when it starts and its outputs stay there (a previous layer wrote "
+        "them, or a benchmark loop launched the kernel before), when everything fits the L2: DRAM then moves only "
+        "the sparse operand. False: every operand comes from DRAM and C goes back (a cold, isolated kernel).", False,
+        source="measurement condition: kernel benchmarks time repeated launches (warm L2); networks chain layers")
     warp_size: int = spec_field("Threads per warp.", 32, positive=True, source=CUDA_GUIDE)
     schedulers_per_sm: int = spec_field(
         "Warp schedulers per SM (one per processing block), each issuing one warp instruction per cycle.", 4,

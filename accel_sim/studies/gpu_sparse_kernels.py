@@ -92,6 +92,18 @@ def crossover(summary: pd.DataFrame, kernel: str, column: str) -> float:
     return float(part.sparsity.min()) if len(part) else math.nan
 
 
+def warm_speedups(shapes=SHAPES, sparsities=(0.9, 0.95)) -> dict[float, float]:
+    """Sputnik-style over SGEMM, geometric mean over the shapes, with the activations L2-resident (warm L2:
+    the condition of a benchmark loop or a chain of layers) for both."""
+    dense, sparse = kernel_arch("dense_simt", warm_l2=True), kernel_arch("sputnik", warm_l2=True)
+    out = {}
+    for sparsity in sparsities:
+        out[sparsity] = geomean(run(dense, shape_layer(name, m, k, side)).cycles
+                                / run(sparse, shape_layer(name, m, k, side, round(1 - sparsity, 6))).cycles
+                                for name, m, k, side in shapes)
+    return out
+
+
 def balance_table(folder) -> pd.DataFrame:
     """Row per warp against the balanced kernels, on the DL shapes at 90 % and a power-law matrix."""
     layers = [shape_layer(name, m, k, side, 0.1) for name, m, k, side in SHAPES]
@@ -116,6 +128,11 @@ def gpu_sparse_kernels(shapes=SHAPES, sparsities=SPARSITIES) -> StudyOutput:
         Comparison(f"Sputnik-style SpMM speed-up over dense SGEMM at {s:.0%} sparsity, geometric mean over ResNet-50 "
                    "1x1 convs and a BERT FFN layer (SparseRT-like work removal)", "x", published,
                    float(at[s].speedup_own.iloc[0]) if len(at[s]) else math.nan, SPARSERT, tolerance=SPARSERT_TOLERANCE)
+        for s, published in ((0.9, 3.4), (0.95, 5.4))]
+    warm = warm_speedups(shapes)
+    comparisons += [
+        Comparison(f"the same with a warm L2 (activations resident, outputs kept: simt.warm_l2) at {s:.0%} sparsity",
+                   "x", published, warm[s], SPARSERT, tolerance=SPARSERT_TOLERANCE)
         for s, published in ((0.9, 3.4), (0.95, 5.4))]
     heavy = balance[balance.matrix == "heavy_tailed"].iloc[0]
     dl = balance[balance.matrix != "heavy_tailed"]
@@ -154,6 +171,10 @@ FP16 tensor-core GEMM (CUTLASS tiles, split-K) for BSR and 2:4; `speedup_tc` com
 dense tensor-core GEMM, the fastest dense option.
 
 What the model captures and misses (no factor is tuned to a published figure):
+- Cold (the default), an isolated kernel reads its activations from DRAM and writes its outputs back: at
+  batch 1 the early 1 x 1 layers are then DRAM-bound at about 2.2x (activations and outputs are most of
+  the bytes, sparsity removes only the weights'). The warm-L2 rows keep activations and outputs in the
+  40 MB L2, as a benchmark loop or a chain of layers does.
 - SparseRT (3.4x at 90 %, 5.4x at 95 %) generates code per matrix: indices and values become immediates,
   no index loads, no shared-memory staging. The Sputnik-style kernel here loads values and indices and
   stages them; at batch 1 the late ResNet stages (7 x 7 outputs) give few CTAs, so the sparse kernel is

@@ -177,3 +177,10 @@ def test_bsr_worked_example(tmp_path):
     assert s.cta_l1_bytes.tolist() == [128 + 256 + 384 + 256] * 2
     assert (s.tensor_macs, s.products, s.dram_read_bytes, s.dram_write_bytes) == (2048, 2048, 788, 512)
     assert FAMILY.refinement(arch, layer) == []
+
+
+def test_warm_l2_leaves_only_the_sparse_operand_to_dram(two_rows):
+    cold = FAMILY.plan(simt({"sms": 1}, kernel="csr_vector"), two_rows).candidates[0]
+    warm = FAMILY.plan(simt({"sms": 1}, kernel="csr_vector", warm_l2=True), two_rows).candidates[0]
+    assert (cold.dram_read_bytes, cold.dram_write_bytes) == (41 * 8 + 3 * 4 + 64 * 4, 8)
+    assert (warm.dram_read_bytes, warm.dram_write_bytes) == (41 * 8 + 3 * 4, 0)

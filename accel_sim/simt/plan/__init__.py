@@ -100,12 +100,14 @@ def build_schedules(spec: SimtSpec, m: Machine, arch: ArchSpec, problem: SparseP
     return tuple(dense_gemm(problem, m, spec, tile_of(t), kernel, s) for t in tiles for s in splits)
 
 
-def candidate(m: Machine, schedule: Schedule, where: str) -> Candidate:
+def candidate(m: Machine, spec: SimtSpec, schedule: Schedule, where: str) -> Candidate:
     # resident CTAs per SM: the occupancy limit, or fewer when the grid does not fill every SM that often
     resident = min(occupancy(m, schedule, where), -(-schedule.ctas // m.sms))
     read, write = schedule.dram_read_bytes, schedule.dram_write_bytes
     if read + write > m.l2_size:       # no reuse survives: every sector requested from L2 comes from DRAM
         read = max(read, int(schedule.cta_l2_sectors.sum()) * m.sector - write)
+    elif spec.warm_l2:                 # B arrives in L2 (its producer wrote it there), C stays there
+        read, write = read - schedule.dense_operand_bytes, 0
     return Candidate(schedule, resident, read, write)
 
 
@@ -114,5 +116,5 @@ def plan(arch: ArchSpec, layer: Layer) -> SimtPlan:
     m = machine(arch)
     problem = sparse_problem(layer, arch.word_bits)
     where = f"{arch.name} / {layer.name}"
-    candidates = tuple(candidate(m, s, where) for s in build_schedules(spec, m, arch, problem, layer))
+    candidates = tuple(candidate(m, spec, s, where) for s in build_schedules(spec, m, arch, problem, layer))
     return SimtPlan(arch, spec, layer, m, problem, candidates)

@@ -83,5 +83,5 @@ def csb_spmv(p: SparseProblem, m: Machine, spec: SimtSpec, beta: int) -> Schedul
         group_latency=latency.ravel().astype(np.int64), cta_l1_bytes=l1.ravel().astype(np.int64),
         cta_l2_sectors=l2.ravel().astype(np.int64),
         dram_read_bytes=p.nnz * (vb + INDEX_BYTES) + csb.block_ptr.size * INDEX_BYTES + p.n * in_len * vb,
-        dram_write_bytes=p.n * out_len * vb, fmas=p.nnz * p.n, tensor_macs=0, products=p.nnz * p.n,
+        dram_write_bytes=p.n * out_len * vb, dense_operand_bytes=p.n * in_len * vb, fmas=p.nnz * p.n, tensor_macs=0, products=p.nnz * p.n,
         atomics=int(out_sectors.sum()) * chunks * p.n if shared else 0, tensor_core=False), p.n)

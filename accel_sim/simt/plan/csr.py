@@ -79,7 +79,7 @@ def csr_spmv(p: SparseProblem, m: Machine, spec: SimtSpec, per_warp_rows: bool) 
         group_warp=np.arange(warps), group_issue=issue.astype(np.int64), group_latency=latency.astype(np.int64),
         cta_l1_bytes=l1, cta_l2_sectors=l2,
         dram_read_bytes=p.nnz * (vb + INDEX_BYTES) + (rows + 1) * INDEX_BYTES + p.n * x_len * vb,
-        dram_write_bytes=p.n * y_len * vb, fmas=p.nnz * p.n, tensor_macs=0, products=p.nnz * p.n,
+        dram_write_bytes=p.n * y_len * vb, dense_operand_bytes=p.n * x_len * vb, fmas=p.nnz * p.n, tensor_macs=0, products=p.nnz * p.n,
         atomics=atomics, tensor_core=False), p.n)
 
 
@@ -96,5 +96,6 @@ def _columns(one: Schedule, columns: int) -> Schedule:
         group_warp=(one.group_warp[None, :] + warps * offsets[:, None]).ravel(),
         group_issue=np.tile(one.group_issue, columns), group_latency=np.tile(one.group_latency, columns),
         cta_l1_bytes=np.tile(one.cta_l1_bytes, columns), cta_l2_sectors=np.tile(one.cta_l2_sectors, columns),
-        dram_read_bytes=one.dram_read_bytes, dram_write_bytes=one.dram_write_bytes, fmas=one.fmas,
+        dram_read_bytes=one.dram_read_bytes, dram_write_bytes=one.dram_write_bytes,
+        dense_operand_bytes=one.dense_operand_bytes, fmas=one.fmas,
         tensor_macs=one.tensor_macs, products=one.products, atomics=one.atomics, tensor_core=one.tensor_core)

@@ -104,7 +104,7 @@ def dense_gemm(p: SparseProblem, m: Machine, spec: SimtSpec, tile: Tile, kernel:
         group_latency=np.full(ctas * warps, m.dram_latency, dtype=np.int64),
         cta_l1_bytes=np.full(ctas, 0, dtype=np.int64) + l1, cta_l2_sectors=l2.astype(np.int64),
         dram_read_bytes=int(np.ceil(p.m * p.k * a_bits / BITS_PER_BYTE)) + p.k * p.n * eb,
-        dram_write_bytes=p.m * p.n * eb, fmas=executed if simt else 0, tensor_macs=0 if simt else int(executed * kept),
+        dram_write_bytes=p.m * p.n * eb, dense_operand_bytes=p.k * p.n * eb, fmas=executed if simt else 0, tensor_macs=0 if simt else int(executed * kept),
         products=int(p.m * p.k * kept) * p.n, atomics=int(c_sectors.sum()) if partial else 0, tensor_core=not simt)
 
 
@@ -145,5 +145,5 @@ def bsr_gemm(p: SparseProblem, m: Machine, spec: SimtSpec) -> Schedule:
         group_latency=np.full(ctas * warps, m.dram_latency, dtype=np.int64),
         cta_l1_bytes=l1.astype(np.int64), cta_l2_sectors=l2.astype(np.int64),
         dram_read_bytes=bsr.n_blocks * (a_block + INDEX_BYTES) + (block_rows + 1) * INDEX_BYTES + p.k * p.n * eb,
-        dram_write_bytes=p.m * p.n * eb, fmas=0, tensor_macs=bsr.n_blocks * b * b * tiles * warps * m.mma_m,
+        dram_write_bytes=p.m * p.n * eb, dense_operand_bytes=p.k * p.n * eb, fmas=0, tensor_macs=bsr.n_blocks * b * b * tiles * warps * m.mma_m,
         products=bsr.n_blocks * b * b * p.n, atomics=0, tensor_core=True)

@@ -31,6 +31,7 @@ class Schedule:
     cta_l2_sectors: np.ndarray      # (ctas,) sectors through the SM's L2 port (reads, stores, atomics)
     dram_read_bytes: int
     dram_write_bytes: int
+    dense_operand_bytes: int        # of dram_read_bytes: B (the activations), L2-resident when the L2 is warm
     fmas: int                       # CUDA-core multiply-adds executed (lane operations)
     tensor_macs: int                # tensor-core MACs executed (padding included)
     products: int                   # products with stored operand values (<= the dense layer's MACs)

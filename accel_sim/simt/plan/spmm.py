@@ -116,7 +116,8 @@ def sputnik(p: SparseProblem, m: Machine, spec: SimtSpec) -> Schedule:
         group_warp=np.arange(warps_per_tile * tiles), group_issue=np.tile(issue, tiles),
         group_latency=np.tile(latency, tiles), cta_l1_bytes=l1.T.ravel(), cta_l2_sectors=l2.T.ravel(),
         dram_read_bytes=p.nnz * (vb + INDEX_BYTES) + (p.m + 1) * INDEX_BYTES + p.k * p.n * vb,
-        dram_write_bytes=p.m * p.n * vb, fmas=p.nnz * p.n, tensor_macs=0, products=p.nnz * p.n, atomics=0,
+        dram_write_bytes=p.m * p.n * vb, dense_operand_bytes=p.k * p.n * vb, fmas=p.nnz * p.n, tensor_macs=0,
+        products=p.nnz * p.n, atomics=0,
         tensor_core=False)
 
 
@@ -165,5 +166,6 @@ def merge(p: SparseProblem, m: Machine, spec: SimtSpec) -> Schedule:
         group_issue=np.tile(issue, tiles), group_latency=np.tile(latency, tiles), cta_l1_bytes=l1.T.ravel(),
         cta_l2_sectors=l2.T.ravel(),
         dram_read_bytes=p.nnz * (vb + INDEX_BYTES) + (p.m + 1) * INDEX_BYTES + p.k * p.n * vb,
-        dram_write_bytes=p.m * p.n * vb, fmas=p.nnz * p.n, tensor_macs=0, products=p.nnz * p.n,
+        dram_write_bytes=p.m * p.n * vb, dense_operand_bytes=p.k * p.n * vb, fmas=p.nnz * p.n, tensor_macs=0,
+        products=p.nnz * p.n,
         atomics=int(carry.sum() * span_sectors(starts * 0, widths * vb, sector).sum()), tensor_core=False)
