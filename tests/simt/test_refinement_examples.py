@@ -83,6 +83,9 @@ def test_sputnik_packs_one_lane_subwarps_and_runs_as_long_as_its_longest_row(two
     assert s.ctas == 1 and s.warps == 1                    # a 1-lane subwarp per row: 32 rows per warp
     # lock step: 40 iterations (row 0), 40 batches of 1; batch 2+2+1+3, iteration 2 + (1 + 4 x 2) + 3, store 1, pointers 2
     assert s.group_issue.tolist() == [40 * 8 + 40 * 14 + 1 + 2]
+    # A: a value and an index sector per batch (40 + 1 batches); pointers 1 per row; C 1 per row; B rows 41 distinct
+    assert s.cta_l2_sectors.tolist() == [82 + 2 + 2 + 41]
+    assert s.cta_l1_bytes.tolist() == [(82 + 2 + 41 + 2) * 32 + 2 * 41 * 8]   # A staged: written and read
     assert FAMILY.refinement(arch, two_rows) == []
 
 
@@ -184,3 +187,30 @@ def test_warm_l2_leaves_only_the_sparse_operand_to_dram(two_rows):
     warm = FAMILY.plan(simt({"sms": 1}, kernel="csr_vector", warm_l2=True), two_rows).candidates[0]
     assert (cold.dram_read_bytes, cold.dram_write_bytes) == (41 * 8 + 3 * 4 + 64 * 4, 8)
     assert (warm.dram_read_bytes, warm.dram_write_bytes) == (41 * 8 + 3 * 4, 0)
+
+
+def test_csr_of_the_weights_is_the_format_s_own(two_rows):
+    from accel_sim.compress.formats import CSR
+    plan = FAMILY.plan(simt(kernel="csr_vector"), two_rows)
+    ours, reference = plan.problem.csr, CSR.from_dense(plan.problem.dense)
+    assert (ours.index_bits, ours.pointer_bits) == (reference.index_bits, reference.pointer_bits)
+    assert ours.indptr.tolist() == reference.indptr.tolist() and ours.indices.tolist() == reference.indices.tolist()
+
+
+def test_a_cta_may_use_exactly_the_sm_s_shared_memory(two_rows):
+    from accel_sim.errors import InputError
+    fits = simt(kernel="csb", threads_per_cta=32, csb_beta=167936 // 8)      # (1 warp + 1) x beta x 4 bytes
+    assert FAMILY.plan(fits, two_rows).candidates[0].schedule.shared_memory_per_cta == 167936
+    with pytest.raises(InputError, match="shared memory"):
+        FAMILY.plan(simt(kernel="csb", threads_per_cta=32, csb_beta=167936 // 8 + 1), two_rows)
+
+
+def test_accounting_actions(two_rows):
+    plan, counters = FAMILY.counters(simt({"sms": 1}, kernel="csr_vector"), two_rows)
+    actions = {(a.component, a.component_class, a.action): a for a in FAMILY.account(plan, counters).actions}
+    l1 = actions[("l1_shared", "sram", "read")]
+    assert (l1.count, l1.bits) == (counters.l1_bytes // 4, 32)
+    l2 = actions[("l2", "sram", "read")]
+    assert (l2.count, l2.bits) == (counters.l2_sectors, 256)
+    assert actions[("cuda_cores", "mult_fp", "op")].count == 41 and actions[("cuda_cores", "mult_fp", "op")].bits == 32
+    assert actions[("dram", "dram", "read")].count == counters.dram_read_bytes
