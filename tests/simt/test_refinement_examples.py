@@ -214,3 +214,53 @@ def test_accounting_actions(two_rows):
     assert (l2.count, l2.bits) == (counters.l2_sectors, 256)
     assert actions[("cuda_cores", "mult_fp", "op")].count == 41 and actions[("cuda_cores", "mult_fp", "op")].bits == 32
     assert actions[("dram", "dram", "read")].count == counters.dram_read_bytes
+
+
+def test_bsr_gathers_every_b_row_segment_of_a_block(tmp_path):
+    weights = np.zeros((16, 16), dtype=np.float32)
+    weights[:8, :8] = 1.0
+    weights[8:, 8:] = 2.0
+    path = tmp_path / "w.npz"
+    np.savez(path, weights=weights)
+    layer = GemmLayer("g", m=32, k=16, n=16, operands=OperandSource(payload=str(path)))
+    s = FAMILY.plan(simt({"sms": 1}, kernel="bsr", block=8, bsr_tile_n=32), layer).candidates[0].schedule
+    # a block: A 4 sectors + 8 B rows x 2 sectors (32 FP16 columns); C 8 rows x 2 sectors; pointers 1
+    assert s.cta_l2_sectors.tolist() == [4 + 8 * 2 + 8 * 2 + 1] * 2
+
+
+def test_merge_carry_out_adds_every_column_tile_of_the_cut_row(two_rows):
+    layer = GemmLayer("spmm", m=64, k=64, n=2, operands=two_rows.operands)
+    s = FAMILY.plan(simt({"sms": 1}, kernel="merge", threads_per_cta=32, merge_items_per_thread=1), layer).candidates[0].schedule
+    assert s.atomics == 1 * (4 + 4)                       # one cut row, two 32-column tiles of 4 sectors
+
+
+def test_sputnik_tile_is_no_wider_than_b(two_rows):
+    arch = simt({"sms": 1}, kernel="sputnik", threads_per_cta=32, tile_n=64, vector_width=4, loop_overhead_instructions=3)
+    s = FAMILY.plan(arch, two_rows).candidates[0].schedule
+    assert s.group_issue.tolist() == [40 * 8 + 40 * 14 + 1 + 2]    # as a 4-wide tile: B has one column
+
+
+def test_csr_transpose_latency(two_rows):
+    s = FAMILY.plan(simt({"sms": 1, "memory_latency": 400}, kernel="csr_vector", transpose=True, threads_per_cta=32),
+                    two_rows).candidates[0].schedule
+    assert s.group_latency.tolist() == [2 * 400 + 2 * 400, 2 * 400 + 400]   # pointers and x[r], then each trip
+
+
+def test_csb_over_several_columns_of_b(tmp_path):
+    weights = np.zeros((8, 4), dtype=np.float32)
+    weights[[0, 1, 2], 0] = 1.0
+    path = tmp_path / "w.npz"
+    np.savez(path, weights=weights)
+    layer = GemmLayer("spmm", m=3, k=8, n=4, operands=OperandSource(payload=str(path)))
+    s = FAMILY.plan(simt({"sms": 1}, kernel="csb", csb_beta=4), layer).candidates[0].schedule
+    assert (s.fmas, s.products, s.dense_operand_bytes, s.ctas) == (9, 9, 3 * 8 * 4, 3)   # a CTA per column of B
+
+
+def test_grouped_convolution_is_one_block_diagonal_operand():
+    from accel_sim.compress.formats import CSR
+    from accel_sim.workload import ConvLayer
+    layer = ConvLayer("g", in_h=4, in_w=4, in_channels=4, out_channels=6, kernel_h=1, kernel_w=1, groups=2,
+                      weight_density=0.5)
+    problem = FAMILY.plan(simt(kernel="csr_vector"), layer).problem
+    assert problem.dense.shape == (6, 4) and not problem.dense[:3, 2:].any() and not problem.dense[3:, :2].any()
+    assert problem.csr.indptr.tolist() == CSR.from_dense(problem.dense).indptr.tolist()
