@@ -264,3 +264,14 @@ def test_grouped_convolution_is_one_block_diagonal_operand():
     problem = FAMILY.plan(simt(kernel="csr_vector"), layer).problem
     assert problem.dense.shape == (6, 4) and not problem.dense[:3, 2:].any() and not problem.dense[3:, :2].any()
     assert problem.csr.indptr.tolist() == CSR.from_dense(problem.dense).indptr.tolist()
+
+
+def test_sputnik_counts_b_row_segments_that_straddle_sectors(two_rows):
+    """B with 3 columns: row c's 12 bytes start at 12 c, so columns 2 and 5 (mod 8) straddle two sectors."""
+    layer = GemmLayer("spmm", m=3, k=64, n=2, operands=two_rows.operands)
+    arch = simt({"sms": 1}, kernel="sputnik", threads_per_cta=32, tile_n=4, vector_width=4)
+    s = FAMILY.plan(arch, layer).candidates[0].schedule
+    b_rows = 40 + 10 + 1                                  # columns 0..39 (10 straddle) and 63
+    assert s.cta_l2_sectors.tolist() == [82 + 2 + 2 + b_rows]
+    assert s.cta_l1_bytes.tolist() == [(82 + 2 + b_rows + 2) * 32 + 2 * 41 * 8]
+    assert s.shared_memory_per_cta == 32 * (4 + 4)        # a batch of values and indices per thread
