@@ -18,13 +18,14 @@ from accel_sim.pe_array.spec import PEArraySpec
 from accel_sim.scnn.spec import SCNNSpec
 from accel_sim.systolic.spec import SCALESIM, SystolicSpec
 from accel_sim.tensor_core.spec import TensorCoreSpec
+from accel_sim.simt.spec import SimtSpec
 from accel_sim.vector_unit.spec import VectorUnitSpec
 
 # Each family names its section in ArchSpec and its model package accel_sim/<family>/model.py.
 # Process nodes (nm) a config may name: the nodes of the scaling table
 # (accel_sim/energy/tables/stillmaker_baas_2017.yaml) and common nodes between them.
 NODES_NM = (130, 90, 65, 45, 40, 32, 28, 22, 20, 16, 14, 10, 7)
-FAMILIES = ("systolic", "eie", "scnn", "pe_array", "tensor_core", "cnvlutin", "dlu")
+FAMILIES = ("systolic", "eie", "scnn", "pe_array", "tensor_core", "cnvlutin", "dlu", "simt")
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,7 @@ class ArchSpec:
     tensor_core: TensorCoreSpec | None = spec_field("Ampere-style sparse tensor core (2:4 structured sparsity) (family: tensor_core).", None)
     cnvlutin: CnvlutinSpec | None = spec_field("Cnvlutin activation skipping and its DaDianNao-like dense baseline (family: cnvlutin).", None)
     dlu: DLUSpec | None = spec_field("Statistics-driven dynamic fixed-point processor (Fujitsu DLU style) (family: dlu).", None)
+    simt: SimtSpec | None = spec_field("SIMT GPU running sparse kernels as warp schedules; reads the A100 machine from tensor_core (family: simt).", None)
     vector_unit: VectorUnitSpec = spec_field(
         "Vector unit of every family: softmax, norms, activations, rotary embedding, residual additions "
         "(workload layers of type vector).", default_factory=VectorUnitSpec)

@@ -1,0 +1,77 @@
+"""A kernel as a schedule of warp work (pure data) and the occupancy it allows.
+
+CTAs are numbered in launch order; each has warps, each warp a sequence of instruction groups
+(a loop iteration batch, a block, a main-loop stage). A group costs issue cycles on its warp's
+scheduler and exposes dependent latency (the loads its next instructions wait for). Memory traffic
+is per CTA: bytes through the SM's L1 / shared memory and 32-byte sectors through its L2 port (the
+L1 keeps what the CTA already fetched: a sector the CTA requested before is an L1 hit). DRAM moves
+the kernel's compulsory footprint when it fits the L2.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from accel_sim.errors import InputError
+from accel_sim.simt.plan.machine import Machine
+
+
+@dataclass(frozen=True, eq=False)
+class Schedule:
+    kernel: str
+    threads_per_cta: int
+    registers_per_thread: int
+    shared_memory_per_cta: int      # bytes
+    warp_cta: np.ndarray            # (warps,) CTA of each warp, non-decreasing (launch order)
+    group_warp: np.ndarray          # (groups,) warp of each instruction group, non-decreasing
+    group_issue: np.ndarray         # (groups,) scheduler issue cycles
+    group_latency: np.ndarray       # (groups,) exposed dependent latency, cycles
+    cta_l1_bytes: np.ndarray        # (ctas,) bytes through L1 / shared memory
+    cta_l2_sectors: np.ndarray      # (ctas,) sectors through the SM's L2 port (reads, stores, atomics)
+    dram_read_bytes: int
+    dram_write_bytes: int
+    dense_operand_bytes: int        # of dram_read_bytes: B (the activations), L2-resident when the L2 is warm
+    fmas: int                       # CUDA-core multiply-adds executed (lane operations)
+    tensor_macs: int                # tensor-core MACs executed (padding included)
+    products: int                   # products with stored operand values (<= the dense layer's MACs)
+    atomics: int                    # atomic sector transactions at L2 (inside cta_l2_sectors)
+    tensor_core: bool               # runs on the tensor cores (peak rate) rather than the CUDA cores
+
+    @property
+    def ctas(self) -> int:
+        return int(self.cta_l1_bytes.size)
+
+    @property
+    def warps(self) -> int:
+        return int(self.warp_cta.size)
+
+
+def occupancy(m: Machine, schedule: Schedule, where: str) -> int:
+    """Resident CTAs per SM: the smallest of the CTA, thread, register and shared-memory limits.
+    A CTA that cannot fit one SM is an input error naming the limit."""
+    threads, smem = schedule.threads_per_cta, schedule.shared_memory_per_cta
+    if threads > m.max_threads_per_cta or threads > m.max_threads:
+        raise InputError.single(where, "simt.threads_per_cta", f"kernel {schedule.kernel} needs {threads} threads "
+                                f"per CTA; the SM allows {min(m.max_threads_per_cta, m.max_threads)}")
+    if smem > m.shared_memory:
+        raise InputError.single(where, "simt", f"kernel {schedule.kernel} needs {smem} bytes of shared memory "
+                                f"per CTA; the SM has {m.shared_memory}")
+    registers = threads * schedule.registers_per_thread
+    if registers > m.registers:
+        raise InputError.single(where, "simt", f"kernel {schedule.kernel} needs {registers} registers per CTA; "
+                                f"the SM has {m.registers}")
+    limits = [m.max_ctas, m.max_threads // threads, m.registers // registers]
+    if smem:
+        limits.append(m.shared_memory // smem)
+    return min(limits)
+
+
+def ceil_div(a: np.ndarray, b: int) -> np.ndarray:
+    return -(-np.asarray(a, dtype=np.int64) // b)
+
+
+def per_cta(values: np.ndarray, cta: np.ndarray, ctas: int) -> np.ndarray:
+    """Sum of per-item ``values`` by CTA (integers)."""
+    return np.bincount(np.asarray(cta, dtype=np.int64), weights=np.asarray(values, dtype=np.float64),
+                       minlength=ctas).round().astype(np.int64)

@@ -1,0 +1,146 @@
+"""The ``simt:`` section of an arch config (family: simt).
+
+An A100-like GPU running one sparse or dense GEMM kernel on its CUDA cores (or, for the
+block-sparse, 2:4 and dense tensor-core kernels, on its tensor cores). Only what is SIMT-specific
+lives here: warps, schedulers, occupancy limits, sectors, latencies and the kernels' own
+parameters. The machine the family shares with the tensor-core family (SMs, tensor cores and
+their rate, shared memory, register file, L2, DRAM, memory latency, MMA shape, GEMM tiles) is
+read from the arch's ``tensor_core:`` section, which a simt config inherits with
+``extends: ampere_a100`` (``arch_configs/ampere_a100_simt.yaml``): one set of A100 constants,
+cited once.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from accel_sim.config.schema import spec_field
+
+WHITEPAPER = "NVIDIA A100 Tensor Core GPU Architecture whitepaper (2020)"
+CUDA_GUIDE = "CUDA C++ Programming Guide, compute capability 8.0 (technical specifications, memory coalescing)"
+JIA = ("Jia, Maggioni, Staiger, Scarpazza, 'Dissecting the NVIDIA Volta GPU Architecture via "
+       "Microbenchmarking' (arXiv 1804.06826, 2018), V100 latencies (no A100 figure taken)")
+CUTLASS_SIMT = ("CUTLASS 2.x SIMT SGEMM instantiations (test/unit/gemm/device/simt_sgemm_*_sm50.cu: 128x128x8 with "
+                "32x64 warps down to 32x32x8; 2 stages)")
+SPUTNIK = "Gale, Zaharia, Young, Elsen, 'Sparse GPU Kernels for Deep Learning' (SC 2020)"
+MERGE = "Yang, Buluc, Owens, 'Design Principles for Sparse Matrix Multiplication on the GPU' (Euro-Par 2018)"
+
+KERNELS = ("dense_simt", "dense_tensor_core", "csr_scalar", "csr_vector", "sputnik", "merge", "csb", "bsr",
+           "nm_tensor_core")
+TENSOR_CORE_KERNELS = ("dense_tensor_core", "bsr", "nm_tensor_core")
+TRANSPOSE_KERNELS = ("csr_scalar", "csr_vector", "csb")
+
+
+@dataclass(frozen=True)
+class SgemmTile:
+    """One SIMT SGEMM kernel's tile: a CTA tile of C, its warp tiles, its shared-memory stages."""
+
+    m: int = spec_field("CTA tile rows of C.", positive=True, source=CUTLASS_SIMT)
+    n: int = spec_field("CTA tile columns of C.", positive=True, source=CUTLASS_SIMT)
+    k: int = spec_field("Reduction per main-loop step.", positive=True, source=CUTLASS_SIMT)
+    warp_m: int = spec_field("Warp tile rows.", positive=True, source=CUTLASS_SIMT)
+    warp_n: int = spec_field("Warp tile columns.", positive=True, source=CUTLASS_SIMT)
+    stages: int = spec_field("Shared-memory stages.", 2, positive=True, source=CUTLASS_SIMT)
+
+    def __post_init__(self) -> None:
+        if self.m % self.warp_m or self.n % self.warp_n:
+            raise ValueError(f"sgemm tile {self.m}x{self.n} is not a multiple of its warp tile "
+                             f"{self.warp_m}x{self.warp_n}")
+
+
+def _default_sgemm_tiles() -> tuple[SgemmTile, ...]:
+    return (SgemmTile(128, 128, 8, 32, 64), SgemmTile(128, 64, 8, 64, 32), SgemmTile(64, 64, 8, 32, 32),
+            SgemmTile(64, 32, 8, 32, 32), SgemmTile(32, 32, 8, 32, 32))
+
+
+@dataclass(frozen=True)
+class SimtSpec:
+    """SIMT GPU: warps on SMs, sector-coalesced memory, sparse kernels as warp schedules."""
+
+    kernel: str = spec_field(
+        "Kernel the layers run: dense_simt (CUDA-core SGEMM), dense_tensor_core (HGEMM), csr_scalar (a row "
+        "per thread), csr_vector (a row per warp), sputnik (1-D tiles, subwarps, row swizzle, vector loads), "
+        "merge (merge-path nnz balancing), csb (compressed sparse blocks), bsr (block-sparse on tensor cores), "
+        "nm_tensor_core (2:4 sparse tensor cores).", "sputnik", choices=KERNELS,
+        source=f"{SPUTNIK}; {MERGE}; Buluc et al. SPAA 2009 (CSB); OpenAI block-sparse (2017)")
+    transpose: bool = spec_field(
+        "Multiply by the transposed sparse operand (A^T x): csr_scalar / csr_vector scatter with atomics, "
+        "csb walks block columns. Only those kernels.", False, source="Buluc et al., SPAA 2009")
+    warm_l2: bool = spec_field(
+        "The layer's activations B are in L2 when it starts and its outputs stay there (a previous layer wrote "
+        "them, or a benchmark loop launched the kernel before), when everything fits the L2: DRAM then moves only "
+        "the sparse operand. False: every operand comes from DRAM and C goes back (a cold, isolated kernel).", False,
+        source="measurement condition: kernel benchmarks time repeated launches (warm L2); networks chain layers")
+    warp_size: int = spec_field("Threads per warp.", 32, positive=True, source=CUDA_GUIDE)
+    schedulers_per_sm: int = spec_field(
+        "Warp schedulers per SM (one per processing block), each issuing one warp instruction per cycle.", 4,
+        positive=True, source=f"{WHITEPAPER}: four processing blocks per SM, one warp scheduler each")
+    fp32_lanes_per_sm: int = spec_field("FP32 FMA lanes per SM (CUDA cores).", 64, positive=True,
+                                        source=f"{WHITEPAPER}: 64 FP32 cores per SM")
+    max_threads_per_sm: int = spec_field("Resident threads per SM.", 2048, positive=True,
+                                         source=f"{WHITEPAPER}: 2048 threads (64 warps) per SM")
+    max_threads_per_cta: int = spec_field("Threads per CTA (thread block) at most.", 1024, positive=True,
+                                          source=CUDA_GUIDE)
+    max_ctas_per_sm: int = spec_field("Resident CTAs per SM at most.", 32, positive=True, source=CUDA_GUIDE)
+    sector_bytes: int = spec_field("Memory transaction granularity: a warp's loads are coalesced into "
+                                   "distinct sectors of this size.", 32, unit="size", positive=True,
+                                   source=CUDA_GUIDE)
+    line_bytes: int = spec_field("Cache line (four sectors); only checked to be a multiple of the sector.",
+                                 128, unit="size", positive=True, source=CUDA_GUIDE)
+    l2_latency: int = spec_field("Cycles of a load that hits L2 (a gather of the dense operand).", 193,
+                                 unit="cycles", minimum=0, source=f"{JIA}: L2 hit 193 cycles")
+    shared_memory_latency: int = spec_field("Cycles of a shared-memory load.", 19, unit="cycles", minimum=0,
+                                            source=f"{JIA}: shared memory 19 cycles")
+    threads_per_cta: int = spec_field("Threads per CTA of the sparse CUDA-core kernels.", 128, positive=True,
+                                      source=f"{SPUTNIK} (4-warp thread blocks)")
+    registers_per_thread: int = spec_field(
+        "Registers per thread of the sparse CUDA-core kernels (occupancy).", 32, positive=True,
+        source="estimate: a CSR inner loop (pointers, index, value, accumulators) compiles to about 32")
+    gemm_registers_per_thread: int = spec_field(
+        "Registers per thread of the dense GEMM kernels (occupancy).", 128, positive=True,
+        source="estimate: an 8x8 thread tile (64 accumulators) plus double-buffered fragments")
+    loop_overhead_instructions: int = spec_field(
+        "Integer / branch warp instructions per inner-loop iteration besides its loads and FMAs (address "
+        "increment, compare, branch).", 3, minimum=0, source="estimate: SASS of a counted loop (IADD, ISETP, BRA)")
+    sgemm_tiles: tuple[SgemmTile, ...] = spec_field(
+        "dense_simt tiles the library can choose from; each layer takes the fastest (as cuBLAS heuristics do).",
+        default_factory=_default_sgemm_tiles, source=CUTLASS_SIMT)
+    split_k: tuple[int, ...] = spec_field(
+        "Split-K factors the dense GEMMs (and 2:4) may use with each tile: K cut into this many slices, one CTA "
+        "each, partial tiles added into C with atomics (cuBLAS / CUTLASS use split-K when M x N gives too few "
+        "CTAs for the GPU).", (1, 2, 4, 8, 16),
+        source="CUTLASS split-K (serial and parallel GEMM split-K); cuBLAS heuristics")
+    tile_n: int = spec_field("sputnik: output columns of one subwarp's 1-D tile.", 64, positive=True,
+                             source=f"{SPUTNIK} (1-D tiling; 64-wide tiles for large N)")
+    vector_width: int = spec_field("sputnik: values per vector load of the dense operand (float4).", 4,
+                                   positive=True, source=f"{SPUTNIK} (vector memory instructions)")
+    row_swizzle: bool = spec_field("sputnik: launch rows longest first (row swizzle load balancing).", True,
+                                   source=SPUTNIK)
+    merge_items_per_thread: int = spec_field(
+        "merge: merge-path items (non-zeros plus row ends) per thread; a warp takes warp_size times this.", 8,
+        positive=True, source=f"{MERGE} (equal merge-path shares per warp); 8 per thread: estimate")
+    block: int = spec_field("bsr: block side (8 or 16 as in OpenAI's block-sparse kernels); must divide the "
+                            "sparse operand.", 16, positive=True, source="OpenAI block-sparse GPU kernels (2017)")
+    bsr_tile_n: int = spec_field("bsr: output columns of one CTA (16 per warp, the MMA's M).", 64, positive=True,
+                                 source="estimate: 4 warps of m16n8k8 / m16n8k16 MMAs")
+    csb_beta: int = spec_field("csb: block side; 0 gives Buluc et al.'s sqrt(n) power of two.", 0, minimum=0,
+                               source="Buluc et al., SPAA 2009")
+    tensor_core_word_bits: int = spec_field(
+        "Operand width of the tensor-core kernels (FP16, the rate of tensor_core.dense_macs_per_cycle).", 16,
+        positive=True, source=f"{WHITEPAPER}: 312 FP16 TFLOPS")
+
+    def __post_init__(self) -> None:
+        problems = []
+        if self.threads_per_cta % self.warp_size:
+            problems.append(f"threads_per_cta {self.threads_per_cta} is not a multiple of warp_size {self.warp_size}")
+        if self.line_bytes % self.sector_bytes:
+            problems.append(f"line_bytes {self.line_bytes} is not a multiple of sector_bytes {self.sector_bytes}")
+        if not self.split_k or min(self.split_k) < 1:
+            problems.append("split_k needs factors >= 1")
+        if not self.sgemm_tiles:
+            problems.append("sgemm_tiles needs at least one tile")
+        if self.fp32_lanes_per_sm % self.schedulers_per_sm:
+            problems.append("fp32_lanes_per_sm must be a multiple of schedulers_per_sm")
+        if self.transpose and self.kernel not in TRANSPOSE_KERNELS:
+            problems.append(f"transpose runs on {', '.join(TRANSPOSE_KERNELS)}, not {self.kernel}")
+        if problems:
+            raise ValueError("; ".join(problems))

@@ -1,0 +1,51 @@
+"""Shared pieces of the SIMT GPU studies: the arch, one layer on one kernel, a heavy-tailed operand."""
+from __future__ import annotations
+
+import math
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from accel_sim.arch.spec import ArchSpec
+from accel_sim.config.loader import load_arch
+from accel_sim.simt.counters import SimtCounters
+from accel_sim.simt.family import FAMILY
+from accel_sim.workload import GemmLayer
+from accel_sim.workload.layer import Layer, OperandSource
+
+ARCH = "ampere_a100_simt"
+
+
+def kernel_arch(kernel: str, arch_name: str = ARCH, **simt) -> ArchSpec:
+    """The shipped SIMT arch running ``kernel`` (other ``simt`` fields overridden as given)."""
+    return load_arch(arch_name, {"simt.kernel": kernel, **{f"simt.{k}": v for k, v in simt.items()}})
+
+
+def run(arch: ArchSpec, layer: Layer) -> SimtCounters:
+    """One layer's counters on its kernel (plan and fast path)."""
+    return FAMILY.counters(arch, layer)[1]
+
+
+def geomean(values) -> float:
+    values = list(values)
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
+
+
+def heavy_tailed_layer(folder: Path, rows: int = 4096, columns: int = 4096, batch: int = 64, seed: int = 0,
+                       shape: float = 1.1, scale: int = 16) -> GemmLayer:
+    """A GEMM layer whose sparse operand has Pareto-distributed row lengths (power-law graphs, as
+    Yang et al.'s and Sputnik's imbalance studies use), written to ``folder`` as a payload: row r
+    keeps ``min(columns, ceil(scale x (1 + Pareto(shape))))`` non-zeros at random columns."""
+    rng = np.random.default_rng(seed)
+    lengths = np.minimum(columns, np.ceil(scale * (rng.pareto(shape, rows) + 1)).astype(np.int64))
+    weights = np.zeros((columns, rows), dtype=np.float32)                 # (k, n): A transposed
+    for row, length in enumerate(lengths):
+        weights[rng.choice(columns, int(length), replace=False), row] = 1.0 + rng.random(int(length), dtype=np.float32)
+    path = Path(folder) / f"heavy_tailed_{rows}x{columns}_seed{seed}.npz"
+    np.savez(path, weights=weights)
+    return GemmLayer("heavy_tailed", m=batch, k=columns, n=rows, operands=OperandSource(payload=str(path)))
+
+
+def temporary_folder() -> tempfile.TemporaryDirectory:
+    return tempfile.TemporaryDirectory(prefix="accel_sim_simt_")

@@ -1,0 +1,277 @@
+"""Hand-derived SIMT examples, checked on both paths (a bug in the shared plan fails here: both
+paths would agree on it), and the coalescing / dispatch / drain blocks on their own."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from accel_sim.simt.fast import dispatch, drain
+from accel_sim.simt.family import FAMILY
+from accel_sim.simt.plan.sectors import distinct_per_group, sorted_unique, span_sectors
+from accel_sim.simt.spec import SgemmTile
+from accel_sim.workload import GemmLayer
+from accel_sim.workload.layer import OperandSource
+from tests.simt.archs import simt
+
+
+def test_span_sectors_counts_the_32_byte_sectors_a_byte_range_touches():
+    assert span_sectors(np.array([0, 0, 31, 32, 28, 5]), np.array([32, 33, 2, 0, 8, 1]), 32).tolist() == [1, 2, 2, 0, 2, 1]
+
+
+def test_distinct_per_group_counts_each_groups_distinct_keys():
+    assert distinct_per_group(np.array([0, 0, 0, 2, 2]), np.array([5, 5, 7, 5, 1]), 4).tolist() == [2, 0, 2, 0]
+    assert sorted_unique(np.array([3, 1, 3, 2, 1])).tolist() == [1, 2, 3]
+
+
+def test_dispatch_gives_each_cta_the_earliest_then_lowest_free_slot():
+    start, slot = dispatch(np.array([5, 3, 4, 1, 2]), 2)
+    assert start.tolist() == [0, 0, 3, 5, 6] and slot.tolist() == [0, 1, 1, 0, 0]
+    start, slot = dispatch(np.array([2, 2, 2]), 2)
+    assert start.tolist() == [0, 0, 2] and slot.tolist() == [0, 1, 0]     # tie at 2: slot 0 first
+
+
+def test_drain_is_the_fifo_servers_last_departure_per_sm():
+    # SM 0: arrivals 0 (3 cycles), 1 (1), 10 (2) -> busy to 4, then 10..12; SM 1: one demand 5 at 2
+    out = drain(np.array([0, 1, 10, 2]), np.array([0, 0, 0, 1]), np.array([3, 1, 2, 5]), 3)
+    assert out.tolist() == [12, 7, 0]
+
+
+@pytest.fixture()
+def two_rows(tmp_path):
+    """A (2 x 64): row 0 has 40 non-zeros in columns 0..39, row 1 one in column 63. Weights are A^T."""
+    weights = np.zeros((64, 2), dtype=np.float32)
+    weights[:40, 0] = 1.0
+    weights[63, 1] = 2.0
+    path = tmp_path / "w.npz"
+    np.savez(path, weights=weights)
+    return GemmLayer("spmv", m=1, k=64, n=2, operands=OperandSource(payload=str(path)))
+
+
+def test_csr_vector_worked_example_on_both_paths(two_rows):
+    arch = simt({"sms": 1, "memory_latency": 400}, kernel="csr_vector", threads_per_cta=32, l2_latency=193,
+                loop_overhead_instructions=3)
+    plan = FAMILY.plan(arch, two_rows)
+    s = plan.candidates[0].schedule
+    # iteration issue 3 loads + FFMA (2 cycles: 32 lanes on 16) + 3 loop = 8; pointers 2, reduction 5 x (1 + 2), store 1
+    assert s.group_issue.tolist() == [2 * 8 + 2 + 15 + 1, 8 + 2 + 15 + 1]
+    assert s.group_latency.tolist() == [400 + 2 * (400 + 193), 400 + (400 + 193)]
+    # row 0: values 4 + 1 sectors, indices 4 + 1, pointers 1, y 1, x sectors 0..4 (5); row 1: 1 + 1 + 1 + 1 + 1
+    assert s.cta_l2_sectors.tolist() == [17, 5]
+    assert s.cta_l1_bytes.tolist() == [(10 + 1 + 5) * 32, (2 + 1 + 1) * 32]
+    assert plan.candidates[0].ctas_per_sm == 2            # 32 CTAs fit, the grid has 2 for 1 SM
+    assert s.dram_read_bytes == 41 * (4 + 4) + 3 * 4 + 64 * 4 and s.dram_write_bytes == 2 * 4
+    for path in (FAMILY.fast, FAMILY.reference):
+        c = path(plan, None)
+        assert (c.cycles, c.sm_cycles, c.latency_cycles, c.issue_cycles, c.l1_cycles, c.l2_port_cycles) == (
+            1620, 1620, 1620 + 1019, 9 + 7, 4 + 1, 9 + 3)
+        assert (c.l2_cycles, c.dram_cycles, c.fmas, c.atomics, c.issue_slots) == (1, 1, 41, 0, 34 + 26)
+
+
+def test_csr_vector_transpose_scatters_with_atomics(two_rows):
+    arch = simt({"sms": 1}, kernel="csr_vector", transpose=True, threads_per_cta=32)
+    plan = FAMILY.plan(arch, two_rows)
+    for path in (FAMILY.fast, FAMILY.reference):
+        c = path(plan, None)
+        assert c.atomics == 5 + 1                          # y sectors 0..4 of row 0, sector 7 of row 1
+    s = plan.candidates[0].schedule
+    assert s.cta_l2_sectors.tolist() == [10 + 1 + 1 + 2 * 5, 2 + 1 + 1 + 2 * 1]
+
+
+def test_sputnik_packs_one_lane_subwarps_and_runs_as_long_as_its_longest_row(two_rows):
+    arch = simt({"sms": 1}, kernel="sputnik", threads_per_cta=32, tile_n=4, vector_width=4, loop_overhead_instructions=3)
+    s = FAMILY.plan(arch, two_rows).candidates[0].schedule
+    assert s.ctas == 1 and s.warps == 1                    # a 1-lane subwarp per row: 32 rows per warp
+    # lock step: 40 iterations (row 0), 40 batches of 1; batch 2+2+1+3, iteration 2 + (1 + 4 x 2) + 3, store 1, pointers 2
+    assert s.group_issue.tolist() == [40 * 8 + 40 * 14 + 1 + 2]
+    # A: a value and an index sector per batch (40 + 1 batches); pointers 1 per row; C 1 per row; B rows 41 distinct
+    assert s.cta_l2_sectors.tolist() == [82 + 2 + 2 + 41]
+    assert s.cta_l1_bytes.tolist() == [(82 + 2 + 41 + 2) * 32 + 2 * 41 * 8]   # A staged: written and read
+    assert FAMILY.refinement(arch, two_rows) == []
+
+
+def test_merge_gives_every_warp_an_equal_share_of_the_merge_path(two_rows):
+    arch = simt({"sms": 1, "memory_latency": 400}, kernel="merge", threads_per_cta=32, merge_items_per_thread=1,
+                l2_latency=193, loop_overhead_instructions=3)
+    s = FAMILY.plan(arch, two_rows).candidates[0].schedule
+    assert s.warps == 2 and s.ctas == 2                   # 41 non-zeros + 2 row ends = 43 items, 32 per warp
+    # path: non-zeros 0..39 at 0..39, row end 0 at 40, non-zero 40 at 41, row end 1 at 42: shares 32 + 9 non-zeros
+    # binary search 6 x (1 + 3); a batch 2 + 3; per non-zero 2 shuffles + load + FFMA 2 + 3; row ends; carry-out
+    assert s.group_issue.tolist() == [24 + 5 + 32 * 8 + 0 + 1, 24 + 5 + 9 * 8 + 2 + 0]
+    assert s.group_latency.tolist() == [6 * 400 + 593, 6 * 400 + 593]
+    # stream (values 4 + indices 4 + search 6), B rows 32 (distinct), carry 1 x 2 | 2 + 2 + 6, C 2, B 9
+    assert s.cta_l2_sectors.tolist() == [14 + 2 + 32, 10 + 2 + 9]
+    assert s.cta_l1_bytes.tolist() == [(14 + 32) * 32, (10 + 9 + 2) * 32]
+    assert s.atomics == 1
+    assert FAMILY.refinement(arch, two_rows) == []
+
+
+def test_csb_worked_example_with_an_empty_block(tmp_path):
+    """A (4 x 8), beta 4: block (0, 0) holds row 0's columns 0..2 and row 1's column 3; block (0, 1) is empty.
+    One warp per CTA: the line's two blocks are two CTAs whose output segments meet in y with atomics."""
+    weights = np.zeros((8, 4), dtype=np.float32)
+    weights[[0, 1, 2], 0] = 1.0
+    weights[3, 1] = 1.0
+    path = tmp_path / "w.npz"
+    np.savez(path, weights=weights)
+    layer = GemmLayer("spmv", m=1, k=8, n=4, operands=OperandSource(payload=str(path)))
+    arch = simt({"sms": 1, "memory_latency": 400}, kernel="csb", csb_beta=4, threads_per_cta=32, l2_latency=193,
+                shared_memory_latency=19, loop_overhead_instructions=3)
+    plan = FAMILY.plan(arch, layer)
+    s = plan.candidates[0].schedule
+    # pointers 2; segment copy (LDG + STS) + barrier 3; one iteration 3 + FFMA 2 + atomic 1 + 3; output copy 2 + 1
+    assert s.group_issue.tolist() == [2 + 3 + 9 + 3, 2 + 3]
+    assert s.group_latency.tolist() == [400 + (193 + 19) + (400 + 19), 400]
+    assert s.cta_l2_sectors.tolist() == [2 + 1 + 1 + 2, 1 + 2]     # stream, segment, pointers, y atomics (RMW)
+    assert s.cta_l1_bytes.tolist() == [(2 + 1 + 1 + 1) * 32 + 64 + 48 + 16, (1 + 1) * 32 + 16]
+    assert s.shared_memory_per_cta == 2 * 4 * 4 and s.atomics == 2
+    assert (s.dram_read_bytes, s.dram_write_bytes) == (4 * 8 + 3 * 4 + 8 * 4, 4 * 4)
+    assert FAMILY.refinement(arch, layer) == []
+
+
+def test_dense_simt_occupancy_from_registers():
+    arch = simt({"sms": 1}, kernel="dense_simt")
+    plan = FAMILY.plan(arch, GemmLayer("g", m=512, k=64, n=512))
+    # 128x128 tile: 8 warps x 32 x 128 registers = 32768 of 65536: two CTAs per SM (the grid has 16)
+    assert plan.candidates[0].ctas_per_sm == 2
+    assert plan.candidates[0].schedule.threads_per_cta == 256
+
+
+def test_accounting_counts_products_of_stored_values(two_rows):
+    arch = simt({"sms": 1}, kernel="sputnik")
+    result = FAMILY.layer_result(arch, two_rows)
+    assert result.macs_issued == 41 and result.macs_dense == 128
+    assert result.peak_macs_per_cycle == 64
+    bsr = FAMILY.layer_result(simt({"sms": 1}, kernel="dense_tensor_core"), two_rows)
+    assert bsr.peak_macs_per_cycle == 4 * 256 and bsr.macs_issued == 128
+
+
+def test_dense_simt_worked_example():
+    arch = simt({"sms": 1}, kernel="dense_simt", sgemm_tiles=(SgemmTile(32, 32, 8, 32, 32),), split_k=(1,),
+                loop_overhead_instructions=3)
+    plan = FAMILY.plan(arch, GemmLayer("g", m=32, k=16, n=32))
+    s = plan.candidates[0].schedule
+    # per step: 32x32x8 / 32 lanes FFMA x 2 cycles, 4 LDS.128, 2 x 4 fill (LDG + STS), barrier, 3 loop; epilogue 8
+    assert s.group_issue.tolist() == [2 * (512 + 4 + 8 + 1 + 3) + 8]
+    assert s.cta_l2_sectors.tolist() == [64 + 64 + 128]
+    assert s.cta_l1_bytes.tolist() == [2 * (2048 + 2048) + 4096 + 2 * 2048]
+    assert (s.fmas, s.shared_memory_per_cta, s.dram_read_bytes, s.dram_write_bytes) == (16384, 4096, 4096, 4096)
+    assert FAMILY.refinement(arch, GemmLayer("g", m=32, k=16, n=32)) == []
+
+
+def test_split_k_adds_partial_tiles_with_atomics():
+    arch = simt({"sms": 1}, kernel="dense_simt", sgemm_tiles=(SgemmTile(32, 32, 8, 32, 32),), split_k=(2,))
+    plan = FAMILY.plan(arch, GemmLayer("g", m=32, k=16, n=32))
+    split = plan.candidates[1].schedule                    # candidates: no split, then 2 slices
+    assert split.ctas == 2 and split.cta_l2_sectors.tolist() == [32 + 32 + 2 * 128] * 2 and split.atomics == 256
+
+
+def test_bsr_worked_example(tmp_path):
+    weights = np.zeros((16, 16), dtype=np.float32)        # A = weights^T: blocks (0, 0) and (1, 1) of 8 x 8
+    weights[:8, :8] = 1.0
+    weights[8:, 8:] = 2.0
+    path = tmp_path / "w.npz"
+    np.savez(path, weights=weights)
+    layer = GemmLayer("g", m=16, k=16, n=16, operands=OperandSource(payload=str(path)))
+    arch = simt({"sms": 1}, kernel="bsr", block=8, bsr_tile_n=16, loop_overhead_instructions=3)
+    s = FAMILY.plan(arch, layer).candidates[0].schedule
+    # per block: 16x8x8 MACs / 256 = 4, one ldmatrix, one cp.async, barrier, 3 loop; epilogue 1, pointers 2
+    assert s.group_issue.tolist() == [4 + 1 + 1 + 1 + 3 + 1 + 2] * 2
+    assert s.cta_l2_sectors.tolist() == [4 + 8 + 8 + 1] * 2
+    assert s.cta_l1_bytes.tolist() == [128 + 256 + 384 + 256] * 2
+    assert (s.tensor_macs, s.products, s.dram_read_bytes, s.dram_write_bytes) == (2048, 2048, 788, 512)
+    assert FAMILY.refinement(arch, layer) == []
+
+
+def test_warm_l2_leaves_only_the_sparse_operand_to_dram(two_rows):
+    cold = FAMILY.plan(simt({"sms": 1}, kernel="csr_vector"), two_rows).candidates[0]
+    warm = FAMILY.plan(simt({"sms": 1}, kernel="csr_vector", warm_l2=True), two_rows).candidates[0]
+    assert (cold.dram_read_bytes, cold.dram_write_bytes) == (41 * 8 + 3 * 4 + 64 * 4, 8)
+    assert (warm.dram_read_bytes, warm.dram_write_bytes) == (41 * 8 + 3 * 4, 0)
+
+
+def test_csr_of_the_weights_is_the_format_s_own(two_rows):
+    from accel_sim.compress.formats import CSR
+    plan = FAMILY.plan(simt(kernel="csr_vector"), two_rows)
+    ours, reference = plan.problem.csr, CSR.from_dense(plan.problem.dense)
+    assert (ours.index_bits, ours.pointer_bits) == (reference.index_bits, reference.pointer_bits)
+    assert ours.indptr.tolist() == reference.indptr.tolist() and ours.indices.tolist() == reference.indices.tolist()
+
+
+def test_a_cta_may_use_exactly_the_sm_s_shared_memory(two_rows):
+    from accel_sim.errors import InputError
+    fits = simt(kernel="csb", threads_per_cta=32, csb_beta=167936 // 8)      # (1 warp + 1) x beta x 4 bytes
+    assert FAMILY.plan(fits, two_rows).candidates[0].schedule.shared_memory_per_cta == 167936
+    with pytest.raises(InputError, match="shared memory"):
+        FAMILY.plan(simt(kernel="csb", threads_per_cta=32, csb_beta=167936 // 8 + 1), two_rows)
+
+
+def test_accounting_actions(two_rows):
+    plan, counters = FAMILY.counters(simt({"sms": 1}, kernel="csr_vector"), two_rows)
+    actions = {(a.component, a.component_class, a.action): a for a in FAMILY.account(plan, counters).actions}
+    l1 = actions[("l1_shared", "sram", "read")]
+    assert (l1.count, l1.bits) == (counters.l1_bytes // 4, 32)
+    l2 = actions[("l2", "sram", "read")]
+    assert (l2.count, l2.bits) == (counters.l2_sectors, 256)
+    assert actions[("cuda_cores", "mult_fp", "op")].count == 41 and actions[("cuda_cores", "mult_fp", "op")].bits == 32
+    assert actions[("dram", "dram", "read")].count == counters.dram_read_bytes
+
+
+def test_bsr_gathers_every_b_row_segment_of_a_block(tmp_path):
+    weights = np.zeros((16, 16), dtype=np.float32)
+    weights[:8, :8] = 1.0
+    weights[8:, 8:] = 2.0
+    path = tmp_path / "w.npz"
+    np.savez(path, weights=weights)
+    layer = GemmLayer("g", m=32, k=16, n=16, operands=OperandSource(payload=str(path)))
+    s = FAMILY.plan(simt({"sms": 1}, kernel="bsr", block=8, bsr_tile_n=32), layer).candidates[0].schedule
+    # a block: A 4 sectors + 8 B rows x 2 sectors (32 FP16 columns); C 8 rows x 2 sectors; pointers 1
+    assert s.cta_l2_sectors.tolist() == [4 + 8 * 2 + 8 * 2 + 1] * 2
+
+
+def test_merge_carry_out_adds_every_column_tile_of_the_cut_row(two_rows):
+    layer = GemmLayer("spmm", m=64, k=64, n=2, operands=two_rows.operands)
+    s = FAMILY.plan(simt({"sms": 1}, kernel="merge", threads_per_cta=32, merge_items_per_thread=1), layer).candidates[0].schedule
+    assert s.atomics == 1 * (4 + 4)                       # one cut row, two 32-column tiles of 4 sectors
+
+
+def test_sputnik_tile_is_no_wider_than_b(two_rows):
+    arch = simt({"sms": 1}, kernel="sputnik", threads_per_cta=32, tile_n=64, vector_width=4, loop_overhead_instructions=3)
+    s = FAMILY.plan(arch, two_rows).candidates[0].schedule
+    assert s.group_issue.tolist() == [40 * 8 + 40 * 14 + 1 + 2]    # as a 4-wide tile: B has one column
+
+
+def test_csr_transpose_latency(two_rows):
+    s = FAMILY.plan(simt({"sms": 1, "memory_latency": 400}, kernel="csr_vector", transpose=True, threads_per_cta=32),
+                    two_rows).candidates[0].schedule
+    assert s.group_latency.tolist() == [2 * 400 + 2 * 400, 2 * 400 + 400]   # pointers and x[r], then each trip
+
+
+def test_csb_over_several_columns_of_b(tmp_path):
+    weights = np.zeros((8, 4), dtype=np.float32)
+    weights[[0, 1, 2], 0] = 1.0
+    path = tmp_path / "w.npz"
+    np.savez(path, weights=weights)
+    layer = GemmLayer("spmm", m=3, k=8, n=4, operands=OperandSource(payload=str(path)))
+    s = FAMILY.plan(simt({"sms": 1}, kernel="csb", csb_beta=4), layer).candidates[0].schedule
+    assert (s.fmas, s.products, s.dense_operand_bytes, s.ctas) == (9, 9, 3 * 8 * 4, 3)   # a CTA per column of B
+
+
+def test_grouped_convolution_is_one_block_diagonal_operand():
+    from accel_sim.compress.formats import CSR
+    from accel_sim.workload import ConvLayer
+    layer = ConvLayer("g", in_h=4, in_w=4, in_channels=4, out_channels=6, kernel_h=1, kernel_w=1, groups=2,
+                      weight_density=0.5)
+    problem = FAMILY.plan(simt(kernel="csr_vector"), layer).problem
+    assert problem.dense.shape == (6, 4) and not problem.dense[:3, 2:].any() and not problem.dense[3:, :2].any()
+    assert problem.csr.indptr.tolist() == CSR.from_dense(problem.dense).indptr.tolist()
+
+
+def test_sputnik_counts_b_row_segments_that_straddle_sectors(two_rows):
+    """B with 3 columns: row c's 12 bytes start at 12 c, so columns 2 and 5 (mod 8) straddle two sectors."""
+    layer = GemmLayer("spmm", m=3, k=64, n=2, operands=two_rows.operands)
+    arch = simt({"sms": 1}, kernel="sputnik", threads_per_cta=32, tile_n=4, vector_width=4)
+    s = FAMILY.plan(arch, layer).candidates[0].schedule
+    b_rows = 40 + 10 + 1                                  # columns 0..39 (10 straddle) and 63
+    assert s.cta_l2_sectors.tolist() == [82 + 2 + 2 + b_rows]
+    assert s.cta_l1_bytes.tolist() == [(82 + 2 + b_rows + 2) * 32 + 2 * 41 * 8]
+    assert s.shared_memory_per_cta == 32 * (4 + 4)        # a batch of values and indices per thread

@@ -1,0 +1,39 @@
+"""The SIMT studies on reduced grids: their tables, comparison rows and the bars they carry."""
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from accel_sim.studies.gpu_sparse_kernels import SHAPES, crossover, csb_transpose, gpu_sparse_kernels
+
+
+def test_gpu_sparse_kernels_rows_and_comparisons():
+    out = gpu_sparse_kernels(shapes=SHAPES[4:5], sparsities=(0.5, 0.95))
+    frame = out.results
+    assert set(frame.kernel) == {"csr_vector", "sputnik", "merge", "bsr_8x8", "bsr_16x16", "2:4_tensor_core"}
+    assert len(frame) == 2 * 5 + 1
+    sputnik = frame[frame.kernel == "sputnik"].set_index("sparsity").speedup_own
+    assert sputnik[0.95] > sputnik[0.5]                          # more sparsity, more work removed
+    two_four = frame[frame.kernel == "2:4_tensor_core"].iloc[0]
+    assert 1.0 < two_four.speedup_tc <= 2.0                      # at most the 2x math
+    quantities = [c.quantity for c in out.comparisons]
+    assert sum(c.source.startswith("Wang") for c in out.comparisons) == 4      # cold and warm L2, 90 % and 95 %
+    assert any("power-law rows: merge" in q for q in quantities)
+    merge_row = next(c for c in out.comparisons if "power-law rows: merge" in c.quantity)
+    assert merge_row.simulated >= 1.3                            # the issue's balance bar
+
+
+def test_crossover_is_the_lowest_sparsity_reaching_one():
+    summary = pd.DataFrame({"kernel": ["a"] * 3 + ["b"] * 2, "sparsity": [0.5, 0.8, 0.9, 0.5, 0.9],
+                            "speedup_own": [0.5, 1.0, 2.0, 0.1, 0.9]})
+    assert crossover(summary, "a", "speedup_own") == 0.8
+    assert math.isnan(crossover(summary, "b", "speedup_own"))
+
+
+def test_csb_transpose_bars():
+    frame = csb_transpose(size=1024).results.set_index(["matrix", "kernel"])
+    for matrix in ("fc_uniform", "heavy_tailed"):
+        assert frame.loc[(matrix, "csb"), "ratio"] <= 1.2        # CSB serves A x and A^T x alike
+    # CSR A^T x scatters: atomic read-modify-writes in L2 (whether they slow it depends on what bounds A x)
+    assert frame.loc[("fc_uniform", "csr_vector"), "atx_atomics"] > 0
