@@ -14,13 +14,14 @@ from accel_sim.config.schema import spec_field
 from accel_sim.cnvlutin.spec import CnvlutinSpec
 from accel_sim.dlu.spec import DLUSpec
 from accel_sim.eie.spec import EIESpec
+from accel_sim.lowbit.spec import LowbitSpec
 from accel_sim.pe_array.spec import PEArraySpec
 from accel_sim.scnn.spec import SCNNSpec
 from accel_sim.systolic.spec import SCALESIM, SystolicSpec
 from accel_sim.tensor_core.spec import TensorCoreSpec
 
 # Each family names its section in ArchSpec and its model package accel_sim/<family>/model.py.
-FAMILIES = ("systolic", "eie", "scnn", "pe_array", "tensor_core", "cnvlutin", "dlu")
+FAMILIES = ("systolic", "eie", "scnn", "pe_array", "tensor_core", "cnvlutin", "dlu", "lowbit")
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,7 @@ class ArchSpec:
     tensor_core: TensorCoreSpec | None = spec_field("Ampere-style sparse tensor core (2:4 structured sparsity) (family: tensor_core).", None)
     cnvlutin: CnvlutinSpec | None = spec_field("Cnvlutin activation skipping and its DaDianNao-like dense baseline (family: cnvlutin).", None)
     dlu: DLUSpec | None = spec_field("Statistics-driven dynamic fixed-point processor (Fujitsu DLU style) (family: dlu).", None)
+    lowbit: LowbitSpec | None = spec_field("Binary / ternary / low-bit PE array with per-layer precision (family: lowbit).", None)
 
     def __post_init__(self) -> None:
         if getattr(self, self.family) is None:
