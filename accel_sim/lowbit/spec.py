@@ -57,9 +57,9 @@ class LowbitSpec:
         positive=True, source="estimate: one word of signs per cycle")
     precision: str = spec_field("Datapath of layers that set no precision.", "binary",
                                 choices=LOWBIT_PRECISIONS, source=XNOR_NET)
-    weight_buffer: int = spec_field("Weight buffer capacity (for SRAM energy).", "64 KiB", unit="size",
+    weight_buffer: int = spec_field("Weight buffer capacity (for SRAM energy).", 64 * 1024, unit="size",
                                     positive=True, source="estimate: a parameter")
-    input_buffer: int = spec_field("Input buffer capacity (for SRAM energy).", "64 KiB", unit="size",
+    input_buffer: int = spec_field("Input buffer capacity (for SRAM energy).", 64 * 1024, unit="size",
                                    positive=True, source="estimate: a parameter")
 
     def __post_init__(self) -> None:
