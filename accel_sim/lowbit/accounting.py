@@ -4,7 +4,8 @@ Actions: binary ``xnor`` and ``popcount`` of ``word_bits`` per word pair and an 
 the accumulator width per word (popcount into the accumulator); ternary / log2 an ``add_int``
 per non-zero weight (log2 also a ``shift`` of the accumulator width); int-k a ``mult_int`` of k
 bits and an accumulator ``add_int``; fp32 ``mult_fp`` + ``add_fp``; binary / ternary outputs one
-``mult_fp`` (alpha, FP32); the binarizer a ``register_file`` write per packed word; weight and
+``mult_fp`` (alpha, FP32; with ``activation_scale`` a second one for beta, and the binarizer's
+FP32 ``add_fp`` per |x| summed); the binarizer a ``register_file`` write per packed word; weight and
 input buffer reads in 64-bit words. No DRAM: the operands are taken to be on chip.
 """
 from __future__ import annotations
@@ -41,6 +42,8 @@ def _actions(plan: LowbitPlan, c: LowbitCounters) -> list[ActionCount]:
                     ActionCount("datapath", "add_fp", "op", c.fp_macs, FP_BITS)]
     if c.scale_mults:
         actions.append(ActionCount("scale", "mult_fp", "op", c.scale_mults, SCALE_BITS))
+    if c.beta_adds:
+        actions.append(ActionCount("binarizer", "add_fp", "op", c.beta_adds, SCALE_BITS))
     if c.binarized_words:
         actions.append(ActionCount("binarizer", "register_file", "write", c.binarized_words, spec.word_bits))
     return actions + [

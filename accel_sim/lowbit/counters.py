@@ -21,7 +21,8 @@ class LowbitCounters(Counters):
     fp_macs: int            # FP32 multiply-adds (fp32 layers)
     macs_issued: int        # multiply-accumulates done (binary: k per dot product, padding bits excluded)
     macs_skipped: int       # multiply-accumulates of zero weights never issued (ternary, log2)
-    scale_mults: int        # outputs scaled by alpha (binary, ternary)
+    scale_mults: int        # output scalings: by alpha (binary, ternary), and by beta (binary with activation_scale)
+    beta_adds: int          # |x| values summed into the per-row beta (binary with activation_scale)
     outputs: int            # output values written
     binarized_words: int    # words of packed input signs the binarizer wrote
     weight_read_bits: int   # weight-buffer bits read (each column's weights once)

@@ -49,6 +49,7 @@ def fast(plan: LowbitPlan, max_cycles: int | None = None) -> LowbitCounters:
     row_bits = words * spec.word_bits if binary else k * plan.input_bits
     column_bits = words * spec.word_bits if binary else k * plan.weight_bits
     issued = rows * plan.nonzero_weights
+    beta = binary and spec.activation_scale
     return LowbitCounters(
         cycles=cycles, binarize_cycles=binarize, compute_cycles=compute, drain_cycles=drain,
         idle_pe_cycles=int((pass_busy[:, None] - grid).sum()), passes=passes,
@@ -58,7 +59,8 @@ def fast(plan: LowbitPlan, max_cycles: int | None = None) -> LowbitCounters:
         mults=dense if precision in INT_BITS else 0,
         fp_macs=dense if precision == "fp32" else 0,
         macs_issued=issued, macs_skipped=dense - issued,
-        scale_mults=rows * columns if precision in SCALED else 0,
+        scale_mults=rows * columns * ((precision in SCALED) + beta),
+        beta_adds=plan.binarize_values if beta else 0,
         outputs=rows * columns,
         binarized_words=plan.binarize_values // k * words if binary else 0,
         weight_read_bits=columns * column_bits,

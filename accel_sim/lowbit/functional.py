@@ -100,7 +100,8 @@ def layer_accumulators(plan: LowbitPlan) -> np.ndarray:
 
 
 def layer_outputs(plan: LowbitPlan) -> np.ndarray:
-    """Real outputs ``(groups, m, n)``: accumulators x weight scale (per column) x input scale."""
+    """Real outputs ``(groups, m, n)``: accumulators x weight scale (per column) x input scale (per
+    tensor, or per row: XNOR-Net's beta)."""
     w_scale = weight_codes(plan.layer, plan.precision, plan.spec)[1]
     x_scale = input_codes(plan.layer, plan.precision, plan.spec)[1]
     acc = layer_accumulators(plan)

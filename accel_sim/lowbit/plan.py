@@ -17,8 +17,10 @@ fp32           ``k``                                         ``fp_lanes``
 A pass ends when its slowest PE is done (zero skipping makes PEs uneven), then the pipeline
 drains: ``pipeline_depth`` = one operand stage (XNOR, shift / sign select, multiplier) + the
 reduction tree (``ceil(log2(tree inputs))`` adder levels: the popcount tree of a word for binary,
-else the lanes) + one scale stage for binary and ternary (alpha). A binary layer first
-binarizes and packs its inputs, ``binarizer_width`` values per cycle.
+else the lanes) + one scale stage for binary and ternary (alpha) + one for XNOR-Net's beta
+(``activation_scale``). A binary layer first binarizes and packs its inputs (summing |x| for
+beta when asked), ``binarizer_width`` values per cycle. The scale multipliers take one output
+per cycle, and a dot product takes at least one cycle, so they never limit throughput.
 
 Operands are quantized here (:func:`weight_codes`, :func:`input_codes`), with the project's
 quantizers: binary = XNOR-Net sign with a per-filter alpha, ternary = TWN (delta = 0.7
@@ -99,7 +101,8 @@ def datapath_lanes(spec: LowbitSpec, precision: str) -> int:
 
 def pipeline_depth(spec: LowbitSpec, precision: str) -> int:
     tree_inputs = spec.word_bits if precision == "binary" else datapath_lanes(spec, precision)
-    return 1 + math.ceil(math.log2(tree_inputs)) + (1 if precision in SCALED else 0)
+    beta = 1 if precision == "binary" and spec.activation_scale else 0   # XNOR-Net's second scale
+    return 1 + math.ceil(math.log2(tree_inputs)) + (1 if precision in SCALED else 0) + beta
 
 
 def weight_codes(layer: Layer, precision: str, spec: LowbitSpec) -> tuple[np.ndarray, np.ndarray]:
@@ -146,13 +149,15 @@ def im2col(layer: Layer, inputs: np.ndarray) -> np.ndarray:
     return np.stack(groups)
 
 
-def input_codes(layer: Layer, precision: str, spec: LowbitSpec) -> tuple[np.ndarray, float]:
+def input_codes(layer: Layer, precision: str, spec: LowbitSpec) -> tuple[np.ndarray, float | np.ndarray]:
     """The GEMM-view inputs ``(groups, m, k)`` as the datapath's integers and their scale:
-    binary: sign (0 -> +1, as the weights); ternary / log2: ``activation_bits`` symmetric levels;
-    int-k: k-bit levels; fp32: the floats."""
+    binary: sign (0 -> +1, as the weights), scale 1 or, with ``activation_scale``, each row's
+    mean |x| (XNOR-Net's beta, shape ``(groups, m, 1)``); ternary / log2: ``activation_bits``
+    symmetric levels; int-k: k-bit levels; fp32: the floats."""
     x = im2col(layer, np.asarray(layer_operands(layer).inputs, dtype=np.float64))
     if precision == "binary":
-        return np.where(x >= 0, 1, -1).astype(np.int64), 1.0
+        beta = np.mean(np.abs(x), axis=2, keepdims=True) if spec.activation_scale else 1.0
+        return np.where(x >= 0, 1, -1).astype(np.int64), beta
     if precision == "fp32":
         return x, 1.0
     bits = INT_BITS.get(precision, spec.activation_bits)

@@ -24,7 +24,7 @@ class _Tally:
     def __init__(self) -> None:
         self.binarize = self.compute = self.drain = self.idle = self.passes = 0
         self.operations: dict[str, int] = {}
-        self.issued = self.skipped = self.scaled = self.outputs = self.binarized_words = 0
+        self.issued = self.skipped = self.scaled = self.outputs = self.binarized_words = self.beta_adds = 0
         self.weight_bits = self.input_bits = 0
 
     def add(self, what: str, count: int) -> None:
@@ -45,6 +45,7 @@ def reference(plan: LowbitPlan, max_cycles: int | None = None) -> LowbitCounters
         tally.binarize += int(env.now - start)
         if plan.binarize_values:
             tally.binarized_words += plan.binarize_values // k * words
+            tally.beta_adds += plan.binarize_values if spec.activation_scale else 0
 
     def pe(column: int | None, barrier: Barrier, arrivals: list[int]):
         if column is not None:
@@ -67,6 +68,7 @@ def reference(plan: LowbitPlan, max_cycles: int | None = None) -> LowbitCounters
                     tally.issued += rows * k
             tally.outputs += rows
             tally.scaled += rows if precision in ("binary", "ternary") else 0
+            tally.scaled += rows if precision == "binary" and spec.activation_scale else 0
         arrivals.append(int(env.now))
         yield barrier.wait()
 
@@ -94,5 +96,5 @@ def reference(plan: LowbitPlan, max_cycles: int | None = None) -> LowbitCounters
         cycles=cycles, binarize_cycles=tally.binarize, compute_cycles=tally.compute, drain_cycles=tally.drain,
         idle_pe_cycles=tally.idle, passes=tally.passes, xnor_words=ops.get("xnor", 0), adds=ops.get("add", 0),
         shifts=ops.get("shift", 0), mults=ops.get("mult", 0), fp_macs=ops.get("fp", 0),
-        macs_issued=tally.issued, macs_skipped=tally.skipped, scale_mults=tally.scaled, outputs=tally.outputs,
+        macs_issued=tally.issued, macs_skipped=tally.skipped, scale_mults=tally.scaled, beta_adds=tally.beta_adds, outputs=tally.outputs,
         binarized_words=tally.binarized_words, weight_read_bits=tally.weight_bits, input_read_bits=tally.input_bits)

@@ -55,6 +55,10 @@ class LowbitSpec:
     binarizer_width: int = spec_field(
         "Activation values the binarizer takes per cycle (sign bit extracted, packed into words).", 64,
         positive=True, source="estimate: one word of signs per cycle")
+    activation_scale: bool = spec_field(
+        "Binary layers also scale each output by its input patch's mean |x| (XNOR-Net's beta): the "
+        "binarizer sums |x| while it packs the signs, and a second multiply stage scales the output.",
+        False, source=f"{XNOR_NET}; false: BNN / BMXNet keep only the weight scale")
     precision: str = spec_field("Datapath of layers that set no precision.", "binary",
                                 choices=LOWBIT_PRECISIONS, source=XNOR_NET)
     weight_buffer: int = spec_field("Weight buffer capacity (for SRAM energy).", 64 * 1024, unit="size",

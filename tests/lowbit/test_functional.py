@@ -103,3 +103,17 @@ def test_im2col_matches_a_direct_convolution():
     via_gemm = np.stack([cols[g] @ matrix[:, 3 * g:3 * g + 3] for g in range(2)])  # (g, b*oh*ow, 3)
     expected = direct.reshape(2, 2, 3, layer.out_h * layer.out_w).transpose(1, 0, 3, 2).reshape(2, -1, 3)
     assert np.allclose(via_gemm, expected)
+
+
+def test_xnor_net_beta_scales_each_row_by_its_mean_magnitude():
+    from accel_sim.lowbit.functional import layer_outputs
+    from accel_sim.workload.operands import layer_operands
+    layer = GemmLayer("g", m=3, k=70, n=4)
+    arch = load_arch("lowbit", {"lowbit.activation_scale": True})
+    plan = FAMILY.plan(arch, layer)
+    x = layer_operands(layer).inputs.astype(np.float64)
+    w = layer_operands(layer).weights.astype(np.float64)
+    alpha = np.abs(w).mean(axis=0)
+    beta = np.abs(x).mean(axis=1, keepdims=True)
+    expected = (np.where(x >= 0, 1, -1) @ np.where(w >= 0, 1, -1)) * alpha * beta
+    assert np.allclose(layer_outputs(plan)[0], expected, rtol=1e-12)

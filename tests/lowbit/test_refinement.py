@@ -37,11 +37,11 @@ layers = st.one_of(
 @settings(derandomize=True, max_examples=60, deadline=None)
 @given(layer=layers, precision=st.sampled_from(PRECISIONS), pes=st.integers(1, 9),
        word_bits=st.sampled_from([8, 16, 32, 64]), add_lanes=st.integers(1, 8), mult_lanes=st.integers(1, 8),
-       fp_lanes=st.integers(1, 3), binarizer=st.integers(1, 70))
+       fp_lanes=st.integers(1, 3), binarizer=st.integers(1, 70), beta=st.booleans())
 def test_fast_path_equals_reference_field_by_field(layer, precision, pes, word_bits, add_lanes, mult_lanes, fp_lanes,
-                                                   binarizer):
+                                                   binarizer, beta):
     arch = small(precision=precision, pes=pes, word_bits=word_bits, add_lanes=add_lanes, mult_lanes=mult_lanes,
-                 fp_lanes=fp_lanes, binarizer_width=binarizer)
+                 fp_lanes=fp_lanes, binarizer_width=binarizer, activation_scale=beta)
     assert FAMILY.refinement(arch, layer) == []
     check_laws(layer, FAMILY.layer_result(arch, layer))
 
@@ -68,6 +68,17 @@ def test_binary_worked_example():
     assert ActionCount("datapath", "popcount", "op", 30, 64) in actions
     assert ActionCount("scale", "mult_fp", "op", 15, 32) in actions
     assert ActionCount("binarizer", "register_file", "write", 6, 64) in actions
+    assert c.beta_adds == 0
+
+
+def test_xnor_net_beta_adds_a_scale_stage_and_sums_every_input():
+    """activation_scale: drain 9 per pass instead of 8, every input's |x| summed, two scalings an output."""
+    plan, c = FAMILY.counters(small(precision="binary", pes=2, activation_scale=True), GemmLayer("g", m=3, k=100, n=5))
+    assert (c.cycles, c.drain_cycles) == (47 + 3, 27) and c.beta_adds == 300 and c.scale_mults == 30
+    assert reference(plan) == c
+    actions = set(account(plan, c).actions)
+    assert ActionCount("binarizer", "add_fp", "op", 300, 32) in actions
+    assert ActionCount("scale", "mult_fp", "op", 30, 32) in actions
 
 
 def test_ternary_skips_zero_weights_and_waits_for_the_busiest_pe():
