@@ -34,7 +34,7 @@ class LowbitSpec:
                           positive=True, source="estimate: a small array, a parameter")
     word_bits: int = spec_field(
         "Packing width: binary operands per word, XNOR gates and popcount-tree inputs of a PE.", 64,
-        positive=True, source=f"{BMXNET}; {XNOR_NET}: 64 binary operations per word")
+        choices=(8, 16, 32, 64), source=f"{BMXNET}; {XNOR_NET}: 64 binary operations per word")
     add_lanes: int = spec_field(
         "Adders per PE for ternary (add / subtract) and log2 (shift then add) weights; zero weights skipped.",
         16, positive=True, source="estimate: a parameter; 16 adders of accumulator_bits")
