@@ -21,7 +21,6 @@
 # Figures go to `tutorials/out/` (or the folder in `ACCEL_SIM_TUTORIAL_OUT`).
 
 # %%
-import dataclasses
 import os
 from pathlib import Path
 
@@ -36,8 +35,7 @@ from accel_sim import REPO_ROOT, load_arch, load_workload, simulate
 from accel_sim.cpu_simd.gemm import binary_gemm, binary_word_cycles, binarize, fp32_gemm, speedup
 from accel_sim.cpu_simd.spec import HASWELL_AVX2, HASWELL_SSE
 from accel_sim.family.registry import FAMILIES
-from accel_sim.lowbit.functional import layer_accumulators
-from accel_sim.lowbit.plan import input_codes, weight_codes
+from accel_sim.lowbit.functional import input_codes, layer_accumulators, weight_codes
 from accel_sim.studies.bmxnet import precision_plan, size_table
 from accel_sim.workload import GemmLayer
 
@@ -126,6 +124,6 @@ fig.savefig(OUT / "06_size_vs_speed.png", dpi=100)
 layer = GemmLayer("demo", m=4, k=200, n=8, precision="binary")
 plan = FAMILIES["lowbit"].plan(arch, layer)
 w, _ = weight_codes(layer, "binary", arch.lowbit)
-x, _ = input_codes(dataclasses.replace(layer), "binary", arch.lowbit)
+x, _ = input_codes(layer, "binary", arch.lowbit)
 BIT_EXACT = bool(np.array_equal(layer_accumulators(plan)[0], x[0] @ w))
 print("XNOR-popcount == sign product:", BIT_EXACT)

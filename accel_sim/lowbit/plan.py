@@ -22,9 +22,9 @@ else the lanes) + one scale stage for binary and ternary (alpha) + one for XNOR-
 beta when asked), ``binarizer_width`` values per cycle. The scale multipliers take one output
 per cycle, and a dot product takes at least one cycle, so they never limit throughput.
 
-Operands are quantized here (:func:`weight_codes`, :func:`input_codes`), with the project's
-quantizers: binary = XNOR-Net sign with a per-filter alpha, ternary = TWN (delta = 0.7
-mean|W|), log2 = signed powers of two, int-k = symmetric uniform.
+The zero-skipping work comes from the layer's quantized weights (:func:`nonzero_per_column`:
+ternary = TWN, delta = 0.7 mean|W|; log2 = signed powers of two); the datapath's integers and
+outputs are :mod:`.functional`'s.
 """
 from __future__ import annotations
 
@@ -35,11 +35,11 @@ from typing import Mapping
 import numpy as np
 
 from accel_sim.arch.spec import ArchSpec
-from accel_sim.compress.quantization.binary_ternary import quantize_binary, quantize_ternary
-from accel_sim.compress.quantization.uniform import quantize_log2, quantize_uniform
+from accel_sim.compress.quantization.binary_ternary import quantize_ternary
+from accel_sim.compress.quantization.uniform import quantize_log2
 from accel_sim.errors import InputError
 from accel_sim.lowbit.spec import LOWBIT_PRECISIONS, LowbitSpec
-from accel_sim.workload.layer import ConvLayer, Layer
+from accel_sim.workload.layer import Layer
 from accel_sim.workload.operands import layer_operands, weight_matrix
 
 SKIPPING = ("ternary", "log2")      # adders take non-zero weights only
@@ -105,64 +105,13 @@ def pipeline_depth(spec: LowbitSpec, precision: str) -> int:
     return 1 + math.ceil(math.log2(tree_inputs)) + (1 if precision in SCALED else 0) + beta
 
 
-def weight_codes(layer: Layer, precision: str, spec: LowbitSpec) -> tuple[np.ndarray, np.ndarray]:
-    """The GEMM-view weights ``(k, n x groups)`` as the datapath's integers, and the per-column
-    scale that turns an integer accumulator into the real output.
-
-    binary: -1 / +1 (alpha per filter); ternary: -1 / 0 / +1 (one alpha); log2: sign x 2^e with
-    ``e >= 0`` counted from the smallest exponent (scale 2^min_exponent); int-k: levels; fp32: the
-    float weights (scale 1)."""
+def nonzero_per_column(layer: Layer, precision: str, spec: LowbitSpec) -> np.ndarray:
+    """Non-zero ternary (TWN) or log2 weight codes of every GEMM-view column: the work a
+    zero-skipping PE does (:mod:`.functional` turns the same codes into the datapath's integers)."""
     matrix = weight_matrix(layer, layer_operands(layer).weights).astype(np.float64)
-    columns = matrix.shape[1]
-    if precision == "binary":
-        q = quantize_binary(matrix, axis=1)
-        return q.values, np.broadcast_to(q.scale.reshape(-1), (columns,)).astype(np.float64)
-    if precision == "ternary":
-        q = quantize_ternary(matrix)
-        return q.values, np.full(columns, float(q.scale.reshape(-1)[0]))
-    if precision == "log2":
-        q = quantize_log2(matrix, bits=spec.log2_bits)
-        n_exponents = (1 << (spec.log2_bits - 1)) - 1
-        codes = q.values
-        magnitude = np.where(codes == 0, 0, np.left_shift(1, (codes - 1) % n_exponents))
-        sign = np.where(codes > n_exponents, -1, 1)
-        smallest = float(q.codebook[1])  # 2^min_exponent
-        return sign * magnitude, np.full(columns, smallest)
-    if precision in INT_BITS:
-        q = quantize_uniform(matrix, bits=INT_BITS[precision])
-        return q.values, np.full(columns, float(np.reshape(q.scale, -1)[0]))
-    return matrix, np.ones(columns)
-
-
-def im2col(layer: Layer, inputs: np.ndarray) -> np.ndarray:
-    """The GEMM-view inputs ``(groups, m, k)``: conv patches (channel, kernel row, kernel column
-    order, matching :func:`weight_matrix`) or the GEMM input."""
-    if not isinstance(layer, ConvLayer):
-        return inputs[None]
-    padded = np.pad(inputs, ((0, 0), (0, 0), (layer.pad_top, layer.pad_bottom), (layer.pad_left, layer.pad_right)))
-    windows = np.lib.stride_tricks.sliding_window_view(padded, (layer.kernel_h, layer.kernel_w), axis=(2, 3))
-    windows = windows[:, :, ::layer.stride_h, ::layer.stride_w][:, :, :layer.out_h, :layer.out_w]
-    cg = layer.in_channels // layer.groups
-    groups = [windows[:, g * cg:(g + 1) * cg].transpose(0, 2, 3, 1, 4, 5).reshape(-1, cg * layer.kernel_h
-                                                                                     * layer.kernel_w)
-              for g in range(layer.groups)]
-    return np.stack(groups)
-
-
-def input_codes(layer: Layer, precision: str, spec: LowbitSpec) -> tuple[np.ndarray, float | np.ndarray]:
-    """The GEMM-view inputs ``(groups, m, k)`` as the datapath's integers and their scale:
-    binary: sign (0 -> +1, as the weights), scale 1 or, with ``activation_scale``, each row's
-    mean |x| (XNOR-Net's beta, shape ``(groups, m, 1)``); ternary / log2: ``activation_bits``
-    symmetric levels; int-k: k-bit levels; fp32: the floats."""
-    x = im2col(layer, np.asarray(layer_operands(layer).inputs, dtype=np.float64))
-    if precision == "binary":
-        beta = np.mean(np.abs(x), axis=2, keepdims=True) if spec.activation_scale else 1.0
-        return np.where(x >= 0, 1, -1).astype(np.int64), beta
-    if precision == "fp32":
-        return x, 1.0
-    bits = INT_BITS.get(precision, spec.activation_bits)
-    q = quantize_uniform(x, bits=bits)
-    return q.values, float(np.reshape(q.scale, -1)[0])
+    codes = quantize_ternary(matrix).values if precision == "ternary" else \
+        quantize_log2(matrix, bits=spec.log2_bits).values
+    return np.count_nonzero(codes, axis=0).astype(np.int64)
 
 
 def plan(arch: ArchSpec, layer: Layer) -> LowbitPlan:
@@ -171,7 +120,7 @@ def plan(arch: ArchSpec, layer: Layer) -> LowbitPlan:
     gemm = layer.gemm()
     columns = gemm.n * gemm.groups
     if precision in SKIPPING:
-        per_column = np.count_nonzero(weight_codes(layer, precision, spec)[0], axis=0).astype(np.int64)
+        per_column = nonzero_per_column(layer, precision, spec)
     elif precision == "binary":
         per_column = np.full(columns, -(-gemm.k // spec.word_bits), dtype=np.int64)
     else:

@@ -8,8 +8,8 @@ from hypothesis.extra import numpy as hnp
 
 from accel_sim import load_arch
 from accel_sim.lowbit.family import FAMILY
-from accel_sim.lowbit.functional import binary_gemm, int_gemm, layer_accumulators, pack_signs, skip_zero_gemm
-from accel_sim.lowbit.plan import input_codes, weight_codes
+from accel_sim.lowbit.functional import (binary_gemm, input_codes, int_gemm, layer_accumulators, pack_signs,
+                                         skip_zero_gemm, weight_codes)
 from accel_sim.workload import ConvLayer, GemmLayer
 
 shapes = st.tuples(st.integers(1, 6), st.integers(1, 140), st.integers(1, 7))
@@ -84,7 +84,7 @@ def test_layer_outputs_are_bit_exact(layer, precision, word_bits):
 
 
 def test_im2col_matches_a_direct_convolution():
-    from accel_sim.lowbit.plan import im2col
+    from accel_sim.lowbit.functional import im2col
     from accel_sim.workload.operands import layer_operands, weight_matrix
     layer = ConvLayer("c", in_h=5, in_w=6, in_channels=4, out_channels=6, kernel_h=3, kernel_w=2, groups=2,
                       stride_h=2, stride_w=1, pad_top=1, pad_bottom=0, pad_left=1, pad_right=1, batch=2)
