@@ -31,12 +31,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from accel_sim import REPO_ROOT, load_arch, load_workload, simulate
+from accel_sim import REPO_ROOT, load_arch, load_workload
 from accel_sim.cpu_simd.gemm import binary_gemm, binary_word_cycles, binarize, fp32_gemm, speedup
 from accel_sim.cpu_simd.spec import HASWELL_AVX2, HASWELL_SSE
 from accel_sim.family.registry import FAMILIES
 from accel_sim.lowbit.functional import input_codes, layer_accumulators, weight_codes
-from accel_sim.studies.bmxnet import precision_plan, size_table
+from accel_sim.studies.bmxnet import array_table, size_table
 from accel_sim.workload import GemmLayer
 
 OUT = Path(os.environ.get("ACCEL_SIM_TUTORIAL_OUT", REPO_ROOT / "tutorials" / "out"))
@@ -93,13 +93,10 @@ CPU_SPEEDUP_WITH_BINARIZE = dict(zip(CPU["cpu"], CPU["with binarize"]))
 
 # %%
 arch = load_arch("lowbit")
-plans = {"fp32": tuple(layer.name for layer in RESNET18.layers),
-         "binary, first fp32": (RESNET18.layers[0].name,),
-         "binary, first + last fp32": (RESNET18.layers[0].name, RESNET18.layers[-1].name)}
-frames = {name: simulate(arch, precision_plan(RESNET18, full)).layers_frame() for name, full in plans.items()}
-CYCLES = {name: int(frame["cycles"].sum()) for name, frame in frames.items()}
-ARRAY_SPEEDUP = {name: CYCLES["fp32"] / cycles for name, cycles in CYCLES.items()}
-CONV1_SHARE = float(frames["binary, first fp32"]["cycles"].iloc[0] / CYCLES["binary, first fp32"])
+ARRAY = array_table(RESNET18)
+print(ARRAY)
+ARRAY_SPEEDUP = dict(zip(ARRAY["plan"], ARRAY["array_speedup"]))
+CONV1_SHARE = float(ARRAY.set_index("plan").loc["binary, first fp32", "first_layer_share"])
 print(pd.Series(ARRAY_SPEEDUP).round(1))
 print(f"conv1 (fp32) takes {CONV1_SHARE:.0%} of the binary network's cycles")
 

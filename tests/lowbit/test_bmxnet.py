@@ -53,3 +53,6 @@ def test_bmxnet_study_bars(tmp_path):
     assert abs(full.relative_error) <= 0.10
     assert rows.loc["ResNet-18 compression ratio, first and last layers fp32"].simulated < 15
     assert (out / "figure.png").stat().st_size > 10_000
+    array = pd.read_csv(out / "results.csv").dropna(subset=["array_speedup"]).set_index("plan")
+    assert 1 < array.loc["binary, first fp32", "array_speedup"] < 29 < array.loc["binary, first fp32", "ratio"]
+    assert array.loc["binary, first fp32", "first_layer_share"] > 0.5
