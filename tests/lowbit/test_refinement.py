@@ -69,6 +69,12 @@ def test_binary_worked_example():
     assert ActionCount("scale", "mult_fp", "op", 15, 32) in actions
     assert ActionCount("binarizer", "register_file", "write", 6, 64) in actions
     assert c.beta_adds == 0
+    assert ActionCount("weight_buffer", "sram", "read", 10, 64, 64 * 1024) in actions     # 640 bits
+    assert ActionCount("input_buffer", "sram", "read", 18, 64, 64 * 1024) in actions      # 1152 bits
+    result = account(plan, c)
+    assert (result.sram_read_bytes, result.sram_write_bytes) == ((640 + 1152) // 8, 0)
+    assert (result.dram_read_bytes, result.dram_write_bytes, result.stall_cycles) == (0, 0, 0)
+    assert result.peak_macs_per_cycle == 2 * 64 and result.metrics["passes"] == 3
 
 
 def test_xnor_net_beta_adds_a_scale_stage_and_sums_every_input():
