@@ -125,3 +125,15 @@ def test_max_cycles_guard(path):
     arch, layer = small(pes=1), GemmLayer("g", m=8, k=640, n=8)
     with pytest.raises(SimulationError):
         FAMILY.layer_result(arch, layer, reference=path == "reference", max_cycles=20)
+
+
+@pytest.mark.parametrize("precision, depth", [
+    ("binary", 1 + 6 + 1),      # XNOR, popcount tree of 64 bits, alpha
+    ("ternary", 1 + 4 + 1),     # sign select, 16-adder tree, alpha
+    ("log2", 1 + 4),            # shift, 16-adder tree, no scale stage (powers of two)
+    ("int8", 1 + 3),            # multiply, 8-product tree
+    ("fp32", 1 + 0),            # one FMA
+])
+def test_drain_of_every_datapath(precision, depth):
+    plan, c = FAMILY.counters(small(precision=precision, pes=1), GemmLayer("g", m=1, k=8, n=2))
+    assert plan.pipeline_depth == depth and c.drain_cycles == 2 * depth and c.passes == 2
