@@ -14,6 +14,7 @@ from accel_sim.config.schema import spec_field
 from accel_sim.cnvlutin.spec import CnvlutinSpec
 from accel_sim.dlu.spec import DLUSpec
 from accel_sim.eie.spec import EIESpec
+from accel_sim.lowbit.spec import LowbitSpec
 from accel_sim.pe_array.spec import PEArraySpec
 from accel_sim.scnn.spec import SCNNSpec
 from accel_sim.systolic.spec import SCALESIM, SystolicSpec
@@ -25,7 +26,7 @@ from accel_sim.vector_unit.spec import VectorUnitSpec
 # Process nodes (nm) a config may name: the nodes of the scaling table
 # (accel_sim/energy/tables/stillmaker_baas_2017.yaml) and common nodes between them.
 NODES_NM = (130, 90, 65, 45, 40, 32, 28, 22, 20, 16, 14, 10, 7)
-FAMILIES = ("systolic", "eie", "scnn", "pe_array", "tensor_core", "cnvlutin", "dlu", "simt")
+FAMILIES = ("systolic", "eie", "scnn", "pe_array", "tensor_core", "cnvlutin", "dlu", "simt", "lowbit")
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,7 @@ class ArchSpec:
     vector_unit: VectorUnitSpec = spec_field(
         "Vector unit of every family: softmax, norms, activations, rotary embedding, residual additions "
         "(workload layers of type vector).", default_factory=VectorUnitSpec)
+    lowbit: LowbitSpec | None = spec_field("Binary / ternary / low-bit PE array with per-layer precision (family: lowbit).", None)
 
     def __post_init__(self) -> None:
         if getattr(self, self.family) is None:

@@ -20,13 +20,15 @@ are in :mod:`.fast` and :mod:`.reference`.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from accel_sim.arch.spec import ArchSpec
-from accel_sim.dlu.spec import DLUSpec
+from accel_sim.dlu.spec import DATA_TYPE_BITS, DLUSpec
+from accel_sim.errors import InputError
 from accel_sim.workload.layer import GemmShape, Layer
 
 BITS_PER_BYTE = 8
@@ -146,8 +148,22 @@ def bytes_of(words, bits: int):
     return -(-(np.asarray(words, dtype=np.int64) * bits) // BITS_PER_BYTE)
 
 
+def layer_spec(spec: DLUSpec, layer: Layer) -> DLUSpec:
+    """The datapath ``layer`` runs on: the configured one, or the layer's ``precision`` (a workload
+    may keep some layers at full precision, as BMXNet keeps the first and last)."""
+    if layer.precision is None or layer.precision == spec.data_type:
+        return spec
+    if layer.precision not in DATA_TYPE_BITS:
+        raise InputError.single(layer.name, "precision", f"{layer.precision} is not a dlu data type; expected one "
+                                f"of {', '.join(DATA_TYPE_BITS)}")
+    try:
+        return dataclasses.replace(spec, data_type=layer.precision)
+    except ValueError as err:
+        raise InputError.single(layer.name, "precision", str(err)) from None
+
+
 def plan(arch: ArchSpec, layer: Layer) -> DLUPlan:
-    spec: DLUSpec = arch.section("dlu")
+    spec = layer_spec(arch.section("dlu"), layer)
     gemm = layer.gemm()
     weight_bits = layer.quantized_weight_bits or 0  # weight-only quantization: dequantized on load
     tiling = plan_tiling(gemm, spec.lanes, spec.processing_units * spec.local_memory * BITS_PER_BYTE, spec.bits,

@@ -10,6 +10,7 @@ from accel_sim.cnvlutin.family import FAMILY as CNVLUTIN
 from accel_sim.dlu.family import FAMILY as DLU
 from accel_sim.eie.family import FAMILY as EIE
 from accel_sim.family.contract import Family
+from accel_sim.lowbit.family import FAMILY as LOWBIT
 from accel_sim.pe_array.family import FAMILY as PE_ARRAY
 from accel_sim.scnn.family import FAMILY as SCNN
 from accel_sim.simt.family import FAMILY as SIMT
@@ -17,7 +18,7 @@ from accel_sim.systolic.family import FAMILY as SYSTOLIC
 from accel_sim.tensor_core.family import FAMILY as TENSOR_CORE
 
 FAMILIES: dict[str, Family] = {family.name: family for family in (
-    SYSTOLIC, EIE, SCNN, PE_ARRAY, TENSOR_CORE, CNVLUTIN, DLU, SIMT,
+    SYSTOLIC, EIE, SCNN, PE_ARRAY, TENSOR_CORE, CNVLUTIN, DLU, SIMT, LOWBIT,
 )}
 
 

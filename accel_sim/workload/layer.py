@@ -36,6 +36,16 @@ class NMSparsity:
 WEIGHT_PATTERNS = ("unstructured", "nm", "block", "channel")
 MAX_STORED_BITS = 32  # widest stored weight value / index a layer may declare (float32 words)
 ACTIVATION_PATTERNS = ("uniform", "clustered")
+# Arithmetic a layer may ask for (``precision:`` of a workload layer): float, integer of k bits,
+# ternary {-1, 0, +1} x alpha, binary {-1, +1} x alpha (XNOR-Net), signed powers of two (log2).
+# None (the default) leaves the datapath to the accelerator's config.
+PRECISIONS = ("fp32", "fp16", "int16", "int8", "int4", "ternary", "binary", "log2")
+
+
+def _precision_problems(precision: str | None) -> list[str]:
+    if precision is None or precision in PRECISIONS:
+        return []
+    return [f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}"]
 
 
 @dataclass(frozen=True)
@@ -137,6 +147,7 @@ class ConvLayer:
     weight_bits: int | None = None
     index_bits: int | None = None
     quantized_weight_bits: int | None = None
+    precision: str | None = None
     kind: str = field(default="conv", init=False)
 
     def __post_init__(self) -> None:
@@ -162,6 +173,7 @@ class ConvLayer:
             if not 0.0 < getattr(self, name) <= 1.0:
                 problems.append(f"{name} must be in (0, 1], got {getattr(self, name)}")
         problems += _storage_problems(self, self.gemm() if not problems else None)
+        problems += _precision_problems(self.precision)
         if problems:
             raise ValueError("; ".join(problems))
 
@@ -225,6 +237,7 @@ class GemmLayer:
     weight_bits: int | None = None
     index_bits: int | None = None
     quantized_weight_bits: int | None = None
+    precision: str | None = None
     kind: str = field(default="gemm", init=False)
 
     def __post_init__(self) -> None:
@@ -233,6 +246,7 @@ class GemmLayer:
             if not 0.0 < getattr(self, name) <= 1.0:
                 problems.append(f"{name} must be in (0, 1], got {getattr(self, name)}")
         problems += _storage_problems(self, self.gemm() if not problems else None)
+        problems += _precision_problems(self.precision)
         if problems:
             raise ValueError("; ".join(problems))
 
@@ -285,6 +299,7 @@ class BatchedGemmLayer:
     weight_bits: int | None = None
     index_bits: int | None = None
     quantized_weight_bits: int | None = None
+    precision: str | None = None
     kind: str = field(default="batched_gemm", init=False)
 
     def __post_init__(self) -> None:
@@ -302,7 +317,7 @@ class BatchedGemmLayer:
                          weight_sparsity=self.weight_sparsity, weight_density=self.weight_density,
                          input_density=self.input_density, operands=self.operands,
                          weight_bits=self.weight_bits, index_bits=self.index_bits,
-                         quantized_weight_bits=self.quantized_weight_bits)
+                         quantized_weight_bits=self.quantized_weight_bits, precision=self.precision)
 
     def as_grouped(self) -> ConvLayer:
         """The instances as one grouped layer: a 1 x 1 convolution over ``m`` positions with
@@ -313,7 +328,8 @@ class BatchedGemmLayer:
                          out_channels=self.n * self.instances, kernel_h=1, kernel_w=1, groups=self.instances,
                          weight_sparsity=self.weight_sparsity, weight_density=self.weight_density,
                          input_density=self.input_density, operands=self.operands, weight_bits=self.weight_bits,
-                         index_bits=self.index_bits, quantized_weight_bits=self.quantized_weight_bits)
+                         index_bits=self.index_bits, quantized_weight_bits=self.quantized_weight_bits,
+                         precision=self.precision)
 
     def gemm(self) -> GemmShape:
         """``instances`` independent m x k x n GEMMs (the ``groups`` of the GEMM view)."""

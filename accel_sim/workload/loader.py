@@ -8,7 +8,7 @@ from accel_sim.config.schema import build
 from accel_sim.config.yaml_io import read_yaml
 from accel_sim.errors import InputError, Problem
 from accel_sim.workload.layer import Network
-from accel_sim.workload.operands import check_payload
+from accel_sim.workload.operands import check_payload, check_precision_payload
 from accel_sim.workload.scalesim_topology import read_scalesim_topology
 from accel_sim.workload.spec import WorkloadSpec
 
@@ -30,6 +30,7 @@ def load_workload(workload: str | Path) -> Network:
             continue
         try:
             check_payload(layers[-1])  # every family, not only those that read the operands
+            check_precision_payload(layers[-1])
         except InputError as err:
             problems += [Problem(str(path), f"layers[{i}] ({entry.name}).operands", f"{p.file}: {p.path}: {p.message}")
                          for p in err.problems]

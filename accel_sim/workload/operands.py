@@ -318,6 +318,37 @@ def check_payload(layer: Layer) -> None:
         _checked_headers(layer.operands.payload, {"weights": weight_shape(layer), "inputs": input_shape(layer)})
 
 
+# Precisions whose weights take at most these many magnitudes per filter: binary {-a, +a},
+# ternary {-a, 0, +a} (a > 0 per output column of the GEMM view; XNOR-Net / TWN scaling).
+_CODED_MAGNITUDES = {"binary": ("+/-alpha", False), "ternary": ("0 or +/-alpha", True)}
+
+
+def check_precision_payload(layer: Layer) -> None:
+    """A binary / ternary layer's payload weights are binary / ternary: in every filter (output
+    column of the GEMM view) one magnitude alpha > 0 (and zeros for ternary). Checked when the
+    workload is loaded, so a real operand file that is not what the layer says is refused. A vector
+    layer has neither payload nor precision."""
+    if getattr(layer, "precision", None) not in _CODED_MAGNITUDES or not layer.operands.payload:
+        return
+    path = layer.operands.payload
+    if "weights" not in _checked_headers(path, {"weights": weight_shape(layer), "inputs": input_shape(layer)}):
+        return
+    expected, zeros_allowed = _CODED_MAGNITUDES[layer.precision]
+    matrix = np.abs(weight_matrix(layer, _read_payload(path, {"weights": weight_shape(layer)})["weights"]))
+    nonzero = matrix != 0
+    if not zeros_allowed and not nonzero.all():
+        raise InputError.single(path, "weights", f"layer {layer.name} has precision {layer.precision}: expected "
+                                f"values {expected} per filter, found zeros")
+    alpha = matrix.max(axis=0)
+    bad = np.flatnonzero(((matrix != alpha) & nonzero).any(axis=0) | (alpha == 0))
+    if bad.size:
+        column = int(bad[0])
+        found = np.unique(matrix[:, column])[:4]
+        raise InputError.single(path, "weights", f"layer {layer.name} has precision {layer.precision}: expected "
+                                f"values {expected} per filter, filter {column} has magnitudes "
+                                f"{', '.join(f'{v:g}' for v in found)}")
+
+
 def _checked_headers(path: str, shapes: dict[str, tuple[int, ...]]) -> dict[str, tuple[tuple[int, ...], np.dtype]]:
     headers = _payload_headers(path)
     for name, (shape, dtype) in headers.items():

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from accel_sim.config.schema import spec_field
 from accel_sim.workload.layer import (
     ACTIVATION_PATTERNS,
+    PRECISIONS,
     WEIGHT_PATTERNS,
     BatchedGemmLayer,
     ConvLayer,
@@ -100,6 +101,11 @@ class LayerEntry:
         "stored in DRAM and on chip, dequantized to the arch's word width before the multiply (INT8 / INT4 "
         "LLM weights, INT8 KV cache). Honoured by tensor_core, systolic, pe_array and dlu; unset: the word width.",
         None, minimum=1, maximum=32)
+    precision: str | None = spec_field(
+        "Arithmetic of this layer's datapath: fp32, fp16, int16 / int8 / int4, ternary, binary (XNOR + popcount) "
+        "or log2 (signed powers of two, shift-add); honoured by the lowbit and dlu families. Unset: the "
+        "accelerator's configured type (BMXNet keeps the first and last layers at full precision).",
+        None, choices=PRECISIONS)
     operands: str | None = spec_field(
         "A .npz payload (path relative to the workload file) with real 'weights' and / or 'inputs' "
         "arrays of this layer's shapes; what it lacks is generated.", None)
@@ -116,7 +122,8 @@ class LayerEntry:
                                block=self.block, seed=seed if self.seed is None else self.seed, payload=payload)
         common = dict(name=self.name, weight_sparsity=nm, weight_density=self.weight_density,
                       input_density=self.input_density, operands=source, weight_bits=self.weight_bits,
-                      index_bits=self.index_bits, quantized_weight_bits=self.quantized_weight_bits)
+                      index_bits=self.index_bits, quantized_weight_bits=self.quantized_weight_bits,
+                      precision=self.precision)
         if self.type == "conv":
             self._require("in_h", "in_w", "in_channels", "out_channels")
             kh = _pick(self.kernel_h, self.kernel, None)

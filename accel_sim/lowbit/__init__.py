@@ -1,0 +1,1 @@
+"""Binary / ternary / low-bit PE array (family: lowbit)."""

@@ -1,0 +1,58 @@
+"""The CPU SIMD model's GEMM arithmetic derived by hand, and the bmxnet study's bars
+(binary / fp32 GEMM speed-up within 30 % of BMXNet's ~13x, ResNet-18 compression within 10 % of
+29x), read from the comparison.csv that ``accel-sim reproduce bmxnet`` writes."""
+import dataclasses
+
+import pandas as pd
+import pytest
+
+from accel_sim.cli import main
+from accel_sim.cpu_simd.gemm import binarize, binary_gemm, binary_word_cycles, fp32_gemm, speedup
+from accel_sim.cpu_simd.spec import HASWELL_AVX2, HASWELL_SSE
+
+M, K, N = 64, 25 * 256, 12800
+
+
+def test_word_cost_is_the_tightest_limit():
+    """5 micro-operations at 4 per cycle (1.25) beat POPCNT's 1 per cycle, 4 ALU ops on 4 ports and
+    2 loads on 2 ports; a CPU with one POPCNT every 2 cycles is POPCNT-bound."""
+    assert binary_word_cycles(HASWELL_SSE) == 1.25
+    assert binary_word_cycles(dataclasses.replace(HASWELL_SSE, popcnt_per_cycle=0.5)) == 2.0
+    assert binary_word_cycles(dataclasses.replace(HASWELL_SSE, issue_width=6)) == 1.0
+
+
+def test_fp32_macs_per_cycle():
+    assert HASWELL_SSE.fp_macs_per_cycle == 4        # min(2 MULPS, 1 ADDPS) x 4 lanes
+    assert HASWELL_AVX2.fp_macs_per_cycle == 16      # 2 FMAs x 8 lanes
+
+
+def test_gemm_cycles_by_hand():
+    assert fp32_gemm(HASWELL_SSE, M, K, N).compute_cycles == M * K * N / (4 * 4)
+    assert binary_gemm(HASWELL_SSE, M, K, N).compute_cycles == M * (K // 64) * N * 1.25 / 4
+    assert speedup(HASWELL_SSE, M, K, N) == pytest.approx(64 / 1.25 / 4)
+    assert speedup(HASWELL_AVX2, M, K, N) == pytest.approx(64 / 1.25 / 16)
+
+
+def test_binarizing_the_input_is_memory_bound():
+    """K x N fp32 values read once at 25.6 GB/s outlast the compare / move-mask work."""
+    step = binarize(HASWELL_SSE, K, N)
+    assert step.memory_cycles > step.compute_cycles
+    assert step.memory_cycles == pytest.approx((K * N * 4 + K // 64 * N * 8) / 25.6e9 * 2.5e9)
+    assert speedup(HASWELL_SSE, M, K, N, with_binarize=True) < speedup(HASWELL_SSE, M, K, N)
+
+
+def test_bmxnet_study_bars(tmp_path):
+    out = tmp_path / "bmxnet"
+    assert main(["reproduce", "bmxnet", "--out", str(out)]) == 0
+    rows = pd.read_csv(out / "comparison.csv").set_index("quantity")
+    gemm = rows.loc["binary / fp32 GEMM speed-up, M=64 N=12800 K=25C (C=256), Haswell, fp32 on SSE"]
+    assert gemm.published == 13 and abs(gemm.relative_error) <= 0.30 == gemm.tolerance
+    size = rows.loc["ResNet-18 compression ratio, first layer fp32"]
+    assert abs(size.relative_error) <= 0.10 == size.tolerance
+    full = rows.loc["ResNet-18 full-precision model size"]
+    assert abs(full.relative_error) <= 0.10
+    assert rows.loc["ResNet-18 compression ratio, first and last layers fp32"].simulated < 15
+    assert (out / "figure.png").stat().st_size > 10_000
+    array = pd.read_csv(out / "results.csv").dropna(subset=["array_speedup"]).set_index("plan")
+    assert 1 < array.loc["binary, first fp32", "array_speedup"] < 29 < array.loc["binary, first fp32", "ratio"]
+    assert array.loc["binary, first fp32", "first_layer_share"] > 0.5
