@@ -27,7 +27,8 @@ from accel_sim.scnn.plan.tiling import Tiling
 from accel_sim.scnn.spec import SCNNSpec
 
 MAX_BLOCK_PAIRS = 1 << 15
-CLASS_GAIN = 12   # classes pay when there are this many more steps than vectors to classify (measured)
+CLASS_GAIN = 2   # classes pay when counting step by step is this many times their work (measured)
+CLASS_VECTOR_COST = 16   # classifying one F-vector costs about as much as this many steps (measured)
 
 
 @dataclass(frozen=True)
@@ -63,12 +64,29 @@ def _without(acts: ActivationVectors, drop: np.ndarray, banks: int) -> Activatio
                              acts.banks[:, keep] if bit_sliced(banks) else acts.banks[keep])
 
 
+DENSE_KEYS = 1 << 16   # keys below this bound (or 4 x their number) are made distinct by a table, not a sort
+
+
+def _distinct(keys: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(keys, return_inverse=True)`` of non-negative integer keys below ``bound``: by a
+    presence table when the bound is small (no sort)."""
+    if bound > max(DENSE_KEYS, 4 * keys.size):
+        distinct, inverse = np.unique(keys, return_inverse=True)
+        return distinct, inverse.reshape(-1)
+    present = np.zeros(bound, dtype=bool)
+    present[keys] = True
+    rank = np.cumsum(present) - 1
+    return np.flatnonzero(present), rank[keys]
+
+
 CLASS_PAIRS_CHUNK = 1 << 20   # (I class, F class) pairs of one segment costed per numpy call (memory bound)
 
 
-def _class_sums(spec: SCNNSpec, tiling: Tiling, acts: ActivationVectors, weights: WeightVectors) -> np.ndarray:
+def _class_sums(spec: SCNNSpec, tiling: Tiling, acts: ActivationVectors, weights: WeightVectors,
+                steps: int | None = None) -> np.ndarray | None:
     """Busy cycles ``(passes x PEs x groups,)`` (float64, exact integers) of I-vectors of several
-    activations, by rotation classes (bit-sliced banks only).
+    activations, by rotation classes (bit-sliced banks only); None when ``steps`` (the work of
+    counting step by step) is given and is not ``CLASS_GAIN`` times the work by classes.
 
     A step's cost depends only on the rotation classes of its two vectors
     (:func:`~.crossbar.rotation_classes`), and an I-vector meets every F-vector of its segment. So
@@ -76,13 +94,18 @@ def _class_sums(spec: SCNNSpec, tiling: Tiling, acts: ActivationVectors, weights
     distinct F classes v of (s, g) of count(v) x cost(u, v)``: each (segment, I class, F class)
     is costed once, however many I-vectors (all passes and PEs) and F-vectors share it."""
     banks, n_pe, n_g = spec.accumulator_banks, spec.pes, tiling.out_groups
+    n_seg = weights.seg_start.size - 1
     i_class, i_rep = rotation_classes(acts.banks, banks)
-    f_class, f_rep = rotation_classes(shift_masks(weights.shift, banks), banks)
-    n_ic, n_fc = i_rep.shape[1], f_rep.shape[1]
-    f_shifts = mask_shifts(f_rep, banks, spec.mult_f)
-    i_keys, i_of = np.unique(acts.segment * n_ic + i_class, return_inverse=True)
-    f_keys, f_count = np.unique((weights.segment * n_g + weights.group) * n_fc + f_class, return_counts=True)
+    n_ic = i_rep.shape[1]
+    i_keys, i_of = _distinct(acts.segment * n_ic + i_class, n_seg * n_ic)
     i_seg, i_cls = i_keys // n_ic, i_keys % n_ic
+    if steps is not None and CLASS_GAIN * int(np.diff(weights.seg_start)[i_seg].sum()) + CLASS_VECTOR_COST * weights.count.size > steps:
+        return None
+    f_class, f_rep = rotation_classes(shift_masks(weights.shift, banks), banks)
+    n_fc = f_rep.shape[1]
+    f_shifts = mask_shifts(f_rep, banks, spec.mult_f)
+    f_keys, f_of = _distinct((weights.segment * n_g + weights.group) * n_fc + f_class, n_seg * n_g * n_fc)
+    f_count = np.bincount(f_of, minlength=f_keys.size)
     f_seg, f_grp, f_cls = f_keys // (n_g * n_fc), (f_keys // n_fc) % n_g, f_keys % n_fc
     f_bounds = np.searchsorted(f_seg, np.arange(weights.seg_start.size))
     first, width = f_bounds[i_seg], f_bounds[i_seg + 1] - f_bounds[i_seg]
@@ -128,9 +151,10 @@ def busy_cycles(spec: SCNNSpec, tiling: Tiling, acts: ActivationVectors, weights
     cols = weights.seg_start[seg + 1] - f_start
     live = cols > 0
     starts, rows, seg, f_start, cols = starts[live], rows[live], seg[live], f_start[live], cols[live]
-    if bit_sliced(spec.accumulator_banks) and table is not False and (
-            table or int((rows * cols).sum()) >= CLASS_GAIN * (n + weights.count.size)):
-        return busy + _class_sums(spec, tiling, acts, weights).round().astype(np.int64).reshape(n_t, n_pe, n_g)
+    by_class = None if table is False or not bit_sliced(spec.accumulator_banks) else \
+        _class_sums(spec, tiling, acts, weights, None if table else int((rows * cols).sum()))
+    if by_class is not None:
+        return busy + by_class.round().astype(np.int64).reshape(n_t, n_pe, n_g)
     tiles = acts.tile[starts]
     order = np.lexsort((rows, cols))
     total = np.zeros(n_t * n_pe * n_g, dtype=np.float64)
