@@ -243,6 +243,7 @@ def _generated_weights(layer: Layer, shape: tuple[int, ...]) -> np.ndarray:
 _SPARSE_SELECTION = 0.5
 _DRAWN_ZERO = np.float32(1e-3)  # what a drawn exact zero becomes (a tiny weight, never a pruned one)
 _SAMPLE = 1 << 16  # entries sampled to bound the pruning threshold from below
+_SCAN_CHUNK = 1 << 22  # entries compared with the bound per numpy call (no full-size |w| array)
 
 
 def _magnitude_pruned(layer: Layer, dense: np.ndarray) -> np.ndarray:
@@ -253,32 +254,34 @@ def _magnitude_pruned(layer: Layer, dense: np.ndarray) -> np.ndarray:
     A lower bound of the threshold is read from a strided sample; only the entries at or above
     it are partitioned. The bound is checked (at least ``keep`` entries reach it), else every
     entry is a candidate: the answer never depends on the sample."""
-    magnitude = np.abs(dense).ravel()
-    size = magnitude.size
+    flat = dense.ravel()   # a view: the result is written into ``dense`` (no second full-size array)
+    size = flat.size
     keep = count_for_density(layer.weight_density, size)
-    out = np.zeros(size, dtype=dense.dtype)
     if keep == 0:
-        return out.reshape(dense.shape)
-    sample = magnitude[::max(1, size // _SAMPLE)]
+        dense.fill(0)
+        return dense
+    sample = np.abs(flat[::max(1, size // _SAMPLE)])
     rank = min(sample.size, int(math.ceil(keep / size * sample.size * 1.25)) + 64)  # a margin below the quantile
     bound = np.partition(sample, sample.size - rank)[sample.size - rank]
     if bound <= _DRAWN_ZERO:  # drawn zeros (raised to _DRAWN_ZERO) may be kept: raise them first
         dense[dense == 0] = _DRAWN_ZERO
-        magnitude = np.abs(dense).ravel()
         bound = np.float32(0)
     # else no entry below the bound is kept, and raising drawn zeros changes only such entries
-    candidates = np.flatnonzero(magnitude >= bound)
+    candidates = np.concatenate([np.flatnonzero(np.abs(flat[lo:lo + _SCAN_CHUNK]) >= bound) + lo
+                                 for lo in range(0, size, _SCAN_CHUNK)])
     if candidates.size < keep:
         candidates = np.arange(size)
-    values = magnitude[candidates]
+    values = np.abs(flat[candidates])
     threshold = np.partition(values, values.size - keep)[values.size - keep]
     chosen = candidates[values > threshold]
     ties = candidates[values == threshold]
     if ties.size > keep - chosen.size:  # ties to the lower index in the GEMM view's C order
         ties = ties[np.argsort(_gemm_view_index(layer, dense.shape, ties), kind="stable")][:keep - chosen.size]
     chosen = np.concatenate([chosen, ties])
-    out[chosen] = dense.ravel()[chosen]
-    return out.reshape(dense.shape)
+    kept = flat[chosen]
+    dense.fill(0)
+    flat[chosen] = kept
+    return dense
 
 
 def _gemm_view_index(layer: Layer, shape: tuple[int, ...], flat: np.ndarray) -> np.ndarray:

@@ -107,3 +107,25 @@ def test_blocked_transposition_of_fc_weights_changes_no_sum(monkeypatch):
     monkeypatch.setattr(operands, "TRANSPOSE_TILE", 16)
     blocked = operands.convolution(view, weights, inputs)
     assert np.array_equal(blocked.reshape(whole.shape), whole)
+
+
+@pytest.mark.parametrize("bound", [5, 1 << 10, 1 << 20])
+def test_distinct_keys_by_table_or_sort_are_np_unique(bound):
+    """The class sums' distinct keys: a presence table for small bounds, a sort above (issue 22)."""
+    from accel_sim.scnn.fast.pe import _distinct
+    keys = np.random.default_rng(bound).integers(0, bound, 3000)
+    distinct, inverse = _distinct(keys, bound)
+    expected, expected_inverse = np.unique(keys, return_inverse=True)
+    assert np.array_equal(distinct, expected) and np.array_equal(inverse, expected_inverse.reshape(-1))
+
+
+@pytest.mark.parametrize("banks", [4, 6, 32, 64])
+def test_bank_of_is_the_floor_mod_of_the_linear_address(banks):
+    """bank_of's AND for a power-of-two bank count equals np.mod, negative offsets included."""
+    from types import SimpleNamespace
+    from accel_sim.scnn.plan.bank_mapping import bank_of
+    spec = SimpleNamespace(bank_mapping="linear", accumulator_banks=banks, mult_f=2)
+    tiling = SimpleNamespace(acc_h=5, acc_w=7)
+    rng = np.random.default_rng(banks)
+    k, y, x = (rng.integers(-50, 50, 500) for _ in range(3))
+    assert np.array_equal(bank_of(spec, tiling, k, y, x), np.mod(35 * k + 7 * y + x, banks))

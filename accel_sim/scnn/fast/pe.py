@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from accel_sim.scnn.fast.crossbar import (EMPTY_SHIFT, bit_sliced, mask_shifts, rotation_classes, shift_masks,
-                                          step_cost_table, step_cycles)
+from accel_sim.scnn.fast.crossbar import (EMPTY_SHIFT, bit_sliced, mask_shifts, max_bank_load, rotation_classes,
+                                          shift_masks, step_cost_table, step_cycles)
 from accel_sim.scnn.fast.products import product_busy, product_level
 from accel_sim.scnn.fast.vectors import (ActivationVectors, WeightVectors, activation_elements,
                                          activation_vectors)
@@ -27,7 +27,8 @@ from accel_sim.scnn.plan.tiling import Tiling
 from accel_sim.scnn.spec import SCNNSpec
 
 MAX_BLOCK_PAIRS = 1 << 15
-TABLE_GAIN = 32   # a cost table pays when there are this many more steps than vectors to classify
+CLASS_GAIN = 2   # classes pay when counting step by step is this many times their work (measured)
+CLASS_VECTOR_COST = 16   # classifying one F-vector costs about as much as this many steps (measured)
 
 
 @dataclass(frozen=True)
@@ -63,28 +64,78 @@ def _without(acts: ActivationVectors, drop: np.ndarray, banks: int) -> Activatio
                              acts.banks[:, keep] if bit_sliced(banks) else acts.banks[keep])
 
 
-def _step_cost_lookup(spec: SCNNSpec, acts: ActivationVectors, weights: WeightVectors, pairs: int,
-                      table: bool | None):
-    """(I-vector class, F-vector class, cost table) when steps are looked up in a
-    :func:`~.crossbar.step_cost_table` (bit-sliced banks, and fewer class pairs than steps, or
-    ``table`` True); None: each step is counted on its own."""
-    banks = spec.accumulator_banks
-    vectors = acts.count.size + weights.count.size
-    if table is False or not bit_sliced(banks) or (table is None and pairs < TABLE_GAIN * vectors):
-        return None
+DENSE_KEYS = 1 << 16   # keys below this bound (or 4 x their number) are made distinct by a table, not a sort
+
+
+def _distinct(keys: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(keys, return_inverse=True)`` of non-negative integer keys below ``bound``: by a
+    presence table when the bound is small (no sort)."""
+    if bound > max(DENSE_KEYS, 4 * keys.size):
+        distinct, inverse = np.unique(keys, return_inverse=True)
+        return distinct, inverse.reshape(-1)
+    present = np.zeros(bound, dtype=bool)
+    present[keys] = True
+    rank = np.cumsum(present) - 1
+    return np.flatnonzero(present), rank[keys]
+
+
+CLASS_PAIRS_CHUNK = 1 << 20   # (I class, F class) pairs of one segment costed per numpy call (memory bound)
+
+
+def _class_sums(spec: SCNNSpec, tiling: Tiling, acts: ActivationVectors, weights: WeightVectors,
+                steps: int | None = None) -> np.ndarray | None:
+    """Busy cycles ``(passes x PEs x groups,)`` (float64, exact integers) of I-vectors of several
+    activations, by rotation classes (bit-sliced banks only); None when ``steps`` (the work of
+    counting step by step) is given and is not ``CLASS_GAIN`` times the work by classes.
+
+    A step's cost depends only on the rotation classes of its two vectors
+    (:func:`~.crossbar.rotation_classes`), and an I-vector meets every F-vector of its segment. So
+    an I-vector of class ``u`` in segment ``s`` costs, in group ``g``, ``W[s, u, g] = sum over the
+    distinct F classes v of (s, g) of count(v) x cost(u, v)``: each (segment, I class, F class)
+    is costed once, however many I-vectors (all passes and PEs) and F-vectors share it."""
+    banks, n_pe, n_g = spec.accumulator_banks, spec.pes, tiling.out_groups
+    n_seg = weights.seg_start.size - 1
     i_class, i_rep = rotation_classes(acts.banks, banks)
-    f_class, f_rep = rotation_classes(shift_masks(weights.shift, banks), banks)
-    if table is None and i_rep.shape[1] * f_rep.shape[1] >= pairs:
+    n_ic = i_rep.shape[1]
+    i_keys, i_of = _distinct(acts.segment * n_ic + i_class, n_seg * n_ic)
+    i_seg, i_cls = i_keys // n_ic, i_keys % n_ic
+    if steps is not None and CLASS_GAIN * int(np.diff(weights.seg_start)[i_seg].sum()) + CLASS_VECTOR_COST * weights.count.size > steps:
         return None
-    costs = step_cost_table(i_rep, mask_shifts(f_rep, banks, spec.mult_f), banks)
-    return i_class, f_class, costs
+    f_class, f_rep = rotation_classes(shift_masks(weights.shift, banks), banks)
+    n_fc = f_rep.shape[1]
+    f_shifts = mask_shifts(f_rep, banks, spec.mult_f)
+    f_keys, f_of = _distinct((weights.segment * n_g + weights.group) * n_fc + f_class, n_seg * n_g * n_fc)
+    f_count = np.bincount(f_of, minlength=f_keys.size)
+    f_seg, f_grp, f_cls = f_keys // (n_g * n_fc), (f_keys // n_fc) % n_g, f_keys % n_fc
+    f_bounds = np.searchsorted(f_seg, np.arange(weights.seg_start.size))
+    first, width = f_bounds[i_seg], f_bounds[i_seg + 1] - f_bounds[i_seg]
+    ends = np.cumsum(width)
+    # few classes: cost every (I class, F class) pair once, then look the pairs up
+    table = step_cost_table(i_rep, f_shifts, banks) if n_ic * n_fc <= int(ends[-1]) else None
+    per_class = np.zeros(i_keys.size * n_g, dtype=np.float64)
+    lo = 0
+    while lo < i_keys.size:   # chunks of I entries of at most CLASS_PAIRS_CHUNK pairs (at least one entry)
+        base = ends[lo - 1] if lo else 0
+        hi = max(lo + 1, int(np.searchsorted(ends, base + CLASS_PAIRS_CHUNK, side="right")))
+        entry = np.repeat(np.arange(lo, hi), width[lo:hi])
+        f_idx = first[entry] + np.arange(entry.size) - (ends[entry] - width[entry] - base)
+        cost = (max_bank_load(i_rep[:, i_cls[entry], None], f_shifts[f_cls[f_idx], None, :], banks)[:, 0, 0]
+                if table is None else table[i_cls[entry], f_cls[f_idx]])
+        per_class += np.bincount(entry * n_g + f_grp[f_idx], weights=cost * f_count[f_idx],
+                                 minlength=per_class.size)
+        lo = hi
+    place = (acts.tile * n_pe + acts.pe) * n_g
+    total = np.zeros(tiling.passes * n_pe * n_g, dtype=np.float64)
+    for g in range(n_g):
+        total += np.bincount(place + g, weights=per_class[i_of * n_g + g], minlength=total.size)
+    return total
 
 
 def busy_cycles(spec: SCNNSpec, tiling: Tiling, acts: ActivationVectors, weights: WeightVectors,
                 table: bool | None = None) -> np.ndarray:
-    """Busy cycles ``(passes, PEs, groups)`` of every PE in every group. ``table``: look every step
-    up in a table of the costs of rotation classes (True), count each step (False), or whichever
-    is less work (None); the cycles are the same."""
+    """Busy cycles ``(passes, PEs, groups)`` of every PE in every group. ``table``: cost each
+    (segment, I class, F class) once (True, :func:`_class_sums`; bit-sliced banks), count each step
+    (False), or whichever is less work (None); the cycles are the same."""
     n_t, n_pe, n_g = tiling.passes, spec.pes, tiling.out_groups
     single = acts.count == 1
     busy = _single_activation_cycles(spec, tiling, acts, weights, single)
@@ -100,13 +151,11 @@ def busy_cycles(spec: SCNNSpec, tiling: Tiling, acts: ActivationVectors, weights
     cols = weights.seg_start[seg + 1] - f_start
     live = cols > 0
     starts, rows, seg, f_start, cols = starts[live], rows[live], seg[live], f_start[live], cols[live]
+    by_class = None if table is False or not bit_sliced(spec.accumulator_banks) else \
+        _class_sums(spec, tiling, acts, weights, None if table else int((rows * cols).sum()))
+    if by_class is not None:
+        return busy + by_class.round().astype(np.int64).reshape(n_t, n_pe, n_g)
     tiles = acts.tile[starts]
-    lookup = _step_cost_lookup(spec, acts, weights, int((rows * cols).sum()), table)
-    if lookup is not None:
-        i_class, f_class, costs = lookup
-        i_class = np.append(i_class, costs.shape[0] - 1)    # padding: the table's row and column of 0
-        f_class = np.append(f_class, costs.shape[1] - 1)
-        flat_costs = costs.ravel()
     order = np.lexsort((rows, cols))
     total = np.zeros(n_t * n_pe * n_g, dtype=np.float64)
     row_list, col_list = rows[order].tolist(), cols[order].tolist()
@@ -127,12 +176,8 @@ def busy_cycles(spec: SCNNSpec, tiling: Tiling, acts: ActivationVectors, weights
         f_idx = f_start[batch][:, None] + np.arange(max_c)[None, :]
         f_ok = np.arange(max_c)[None, :] < cols[batch][:, None]
         f_idx = np.where(f_ok, f_idx, 0)
-        if lookup is None:
-            shifts = np.where(f_ok[:, :, None], weights.shift[f_idx], EMPTY_SHIFT)
-            cost = step_cycles(acts.banks, r_idx, r_ok, shifts, spec.accumulator_banks)
-        else:
-            i_row = i_class[np.where(r_ok, r_idx, -1)] * costs.shape[1]
-            cost = flat_costs[i_row[:, :, None] + f_class[np.where(f_ok, f_idx, -1)][:, None, :]]
+        shifts = np.where(f_ok[:, :, None], weights.shift[f_idx], EMPTY_SHIFT)
+        cost = step_cycles(acts.banks, r_idx, r_ok, shifts, spec.accumulator_banks)
         pe_key = (tiles[batch][:, None] * n_pe + acts.pe[r_idx]) * n_g
         if n_g == 1:   # one group: the steps of an I-vector add up before they are placed
             total += np.bincount(pe_key.ravel(), weights=cost.sum(axis=2).ravel(), minlength=total.size)

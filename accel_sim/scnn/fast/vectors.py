@@ -152,7 +152,7 @@ def activation_elements(spec: SCNNSpec, view: ConvView, tiling: Tiling, input_ma
     term = bank_of(spec, tiling, 0, qy - tiling.rows.acc_lo[row_tile], qx - tiling.cols.acc_lo[col_tile])
     # np.nonzero lists (c, y, x) in raster order: a stable sort on (pass, segment, PE) keeps it
     n_segments = view.channels * nph_h * nph_w
-    order = np.argsort((tile * n_segments + segment) * spec.pes + pe, kind="stable")
+    order = stable_order((tile * n_segments + segment) * spec.pes + pe, tiling.passes * n_segments * spec.pes)
     if positions:
         return tile[order], segment[order], pe[order], term[order], qy[order], qx[order]
     return tile[order], segment[order], pe[order], term[order]

@@ -35,7 +35,11 @@ def bank_of(spec: SCNNSpec, tiling: Tiling, k, y, x):
     integers or integer arrays, negative offsets allowed)."""
     coefficient = tiling.acc_h * tiling.acc_w if spec.bank_mapping == "linear" else \
         spec.accumulator_banks // spec.mult_f
-    return np.mod(coefficient * k + tiling.acc_w * y + x, spec.accumulator_banks)
+    banks = spec.accumulator_banks
+    address = coefficient * k + tiling.acc_w * y + x
+    if banks & (banks - 1) == 0 and isinstance(address, np.ndarray) and address.dtype.kind == "i":
+        return address & (banks - 1)   # mod a power of two (floor mod, negatives too): one AND, no division
+    return np.mod(address, banks)
 
 
 def xor_bank(spec: SCNNSpec, k, y, x):
