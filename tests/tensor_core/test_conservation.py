@@ -11,7 +11,7 @@ from accel_sim.energy import load_energy_table
 from accel_sim.tensor_core.counters import LATENCY_BOUND, PATHS
 from accel_sim.workload import ConvLayer, GemmLayer, Network, NMSparsity
 
-AMPERE_CONFIGS = sorted(ARCH_DIR.glob("ampere*.yaml"))
+AMPERE_CONFIGS = [p for p in sorted(ARCH_DIR.glob("ampere*.yaml")) if load_arch(p).family == "tensor_core"]
 
 
 def check_laws(arch, network, run):
