@@ -193,6 +193,8 @@ What the model captures and misses (no factor is tuned to a published figure):
   DRAM-bound (activations and outputs are most of its bytes). The Sputnik-style kernel loads values and
   indices and stages them; at batch 1 the late ResNet stages (7 x 7 outputs) give it few CTAs, so it is
   latency-bound (see `latency_cycles`) while the dense SGEMM fills the GPU with split-K.
+  SparseRT's own harness (code_fragments.py END_NONFUSED) launches each kernel 1000 times before timing
+  1000 more, so its activations and outputs sit in L2: the warm-L2 rows are its measurement condition.
 - Yang et al.'s merge figures are over cuSPARSE csrmm2 on SuiteSparse matrices; here merge is compared
   with a row per warp on DL shapes (geometric mean {dl_merge:.2f}x) and one power-law matrix, where a row
   per warp is bound by its longest row's chain and the merge path cuts every row into equal shares.
