@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from accel_sim.errors import InputError
 from accel_sim.simt.family import FAMILY
@@ -71,3 +73,13 @@ def test_sparsert_bad_tile_on_the_command_line(capsys, tmp_path):
                      "lenet_300_100", "--out", tmp_path, "--set", "simt.kernel=sparsert", "--set",
                      "simt.sparsert_tile_n=[0]")
     assert_one_line_error(result, "sparsert_tile_n")
+
+
+@settings(derandomize=True, max_examples=25, deadline=None)
+@given(m=st.integers(1, 70), k=st.integers(1, 90), n=st.integers(1, 90), density=st.sampled_from([0.05, 0.3, 1.0]),
+       sms=st.integers(1, 4), rows=st.sampled_from([(1,), (8, 3), (2, 32)]), tiles=st.sampled_from([(64,), (8, 40)]),
+       l2_port=st.sampled_from([7.5, 64.0]), l2_size=st.sampled_from([2048, 40 * 2**20]), warm=st.booleans())
+def test_sparsert_fast_and_reference_agree_on_every_counter(m, k, n, density, sms, rows, tiles, l2_port, l2_size, warm):
+    arch = simt({"sms": sms, "l2_to_sm_bandwidth": l2_port, "l2_size": l2_size}, kernel="sparsert",
+                sparsert_rows=rows, sparsert_tile_n=tiles, warm_l2=warm)
+    assert FAMILY.refinement(arch, GemmLayer("gemm", m=m, k=k, n=n, weight_density=density)) == []
