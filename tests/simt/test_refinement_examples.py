@@ -263,7 +263,9 @@ def test_grouped_convolution_is_one_block_diagonal_operand():
                       weight_density=0.5)
     problem = FAMILY.plan(simt(kernel="csr_vector"), layer).problem
     assert problem.dense.shape == (6, 4) and not problem.dense[:3, 2:].any() and not problem.dense[3:, :2].any()
-    assert problem.csr.indptr.tolist() == CSR.from_dense(problem.dense).indptr.tolist()
+    reference = CSR.from_dense(problem.dense)
+    assert problem.csr.indptr.tolist() == reference.indptr.tolist()
+    assert problem.csr.indices.tolist() == reference.indices.tolist()     # group g's columns are g's slice of K
 
 
 def test_sputnik_counts_b_row_segments_that_straddle_sectors(two_rows):
