@@ -277,3 +277,31 @@ def test_sputnik_counts_b_row_segments_that_straddle_sectors(two_rows):
     assert s.cta_l2_sectors.tolist() == [82 + 2 + 2 + b_rows]
     assert s.cta_l1_bytes.tolist() == [(82 + 2 + b_rows + 2) * 32 + 2 * 41 * 8]
     assert s.shared_memory_per_cta == 32 * (4 + 4)        # a batch of values and indices per thread
+
+
+def test_sputnik_b_rows_are_fetched_by_the_cta_that_needs_them(tmp_path):
+    """A (2 x 8): row 0 in column 7, row 1 in column 0; a row per CTA: each CTA fetches its own B row
+    (128 columns x 4 B = 16 sectors), its value and index (2), pointers (1) and C row (16)."""
+    weights = np.zeros((8, 2), dtype=np.float32)
+    weights[7, 0], weights[0, 1] = 1.0, 2.0
+    path = tmp_path / "w.npz"
+    np.savez(path, weights=weights)
+    layer = GemmLayer("spmm", m=128, k=8, n=2, operands=OperandSource(payload=str(path)))
+    arch = simt({"sms": 1}, kernel="sputnik", threads_per_cta=32, tile_n=128, vector_width=4, row_swizzle=False)
+    s = FAMILY.plan(arch, layer).candidates[0].schedule
+    assert s.cta_l2_sectors.tolist() == [2 + 1 + 16 + 16, 2 + 1 + 16 + 16]
+
+
+def test_sputnik_b_row_of_a_later_cta_is_its_own_column(tmp_path):
+    """33 rows of one non-zero: rows 0..31 in column 7 (CTA 0: one warp of 32 one-lane subwarps, B has 3
+    columns), row 32 in column 2 (CTA 1): B row 2's 12 bytes at 24..35 straddle two sectors."""
+    weights = np.zeros((8, 33), dtype=np.float32)
+    weights[7, :32], weights[2, 32] = 1.0, 2.0
+    path = tmp_path / "w.npz"
+    np.savez(path, weights=weights)
+    layer = GemmLayer("spmm", m=3, k=8, n=33, operands=OperandSource(payload=str(path)))
+    arch = simt({"sms": 1}, kernel="sputnik", threads_per_cta=32, tile_n=4, vector_width=4, row_swizzle=False)
+    s = FAMILY.plan(arch, layer).candidates[0].schedule
+    # CTA 0: values + indices 2 per row, pointers 1 per row, C rows 32 + 8 straddling, B row 7 (84..95) 1
+    # CTA 1: value and index 2, pointers 1, C row 32 (384..395) 1, B row 2: 2
+    assert s.cta_l2_sectors.tolist() == [64 + 32 + 40 + 1, 2 + 1 + 1 + 2]
