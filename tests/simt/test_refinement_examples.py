@@ -214,6 +214,8 @@ def test_accounting_actions(two_rows):
     assert (l2.count, l2.bits) == (counters.l2_sectors, 256)
     assert actions[("cuda_cores", "mult_fp", "op")].count == 41 and actions[("cuda_cores", "mult_fp", "op")].bits == 32
     assert actions[("dram", "dram", "read")].count == counters.dram_read_bytes
+    result = FAMILY.account(plan, counters)
+    assert result.sram_read_bytes == counters.l2_sectors * 32 + counters.l1_bytes
 
 
 def test_bsr_gathers_every_b_row_segment_of_a_block(tmp_path):
@@ -244,6 +246,8 @@ def test_csr_transpose_latency(two_rows):
     s = FAMILY.plan(simt({"sms": 1, "memory_latency": 400}, kernel="csr_vector", transpose=True, threads_per_cta=32),
                     two_rows).candidates[0].schedule
     assert s.group_latency.tolist() == [2 * 400 + 2 * 400, 2 * 400 + 400]   # pointers and x[r], then each trip
+    # per trip: value and index loads, the product's FFMA (2), the atomic, 3 loop; pointers 2, x[r] 1
+    assert s.group_issue.tolist() == [2 * (3 + 2 + 3) + 2 + 1, (3 + 2 + 3) + 2 + 1]
 
 
 def test_csb_over_several_columns_of_b(tmp_path):
