@@ -309,3 +309,25 @@ def test_sputnik_b_row_of_a_later_cta_is_its_own_column(tmp_path):
     # CTA 0: values + indices 2 per row, pointers 1 per row, C rows 32 + 8 straddling, B row 7 (84..95) 1
     # CTA 1: value and index 2, pointers 1, C row 32 (384..395) 1, B row 2: 2
     assert s.cta_l2_sectors.tolist() == [64 + 32 + 40 + 1, 2 + 1 + 1 + 2]
+
+
+def test_a_tensor_core_step_shorter_than_the_mma_still_issues_whole_mmas():
+    from accel_sim.tensor_core.spec import KernelTile
+    arch = simt({"sms": 1, "kernels": (KernelTile(16, 8, 8, 16, 8),)}, kernel="dense_tensor_core",
+                loop_overhead_instructions=3)
+    s = FAMILY.plan(arch, GemmLayer("g", m=8, k=8, n=16)).candidates[0].schedule
+    # one m16n8k16 MMA for k = 8 (16 x 8 x 16 MACs at 256 per cycle: 8), 1 LDMATRIX, 1 cp.async, barrier,
+    # 3 loop, 1 epilogue store
+    assert s.group_issue.tolist() == [8 + 1 + 1 + 1 + 3 + 1]
+    slower = simt({"sms": 1, "kernels": (KernelTile(16, 8, 8, 16, 8),), "dense_macs_per_cycle": 300},
+                  kernel="dense_tensor_core", loop_overhead_instructions=3)
+    s = FAMILY.plan(slower, GemmLayer("g", m=8, k=8, n=16)).candidates[0].schedule
+    assert s.group_issue.tolist() == [7 + 1 + 1 + 1 + 3 + 1]          # 2048 MACs at 300 per cycle: 7 whole cycles
+
+
+def test_dense_simt_epilogue_of_a_large_warp_tile():
+    arch = simt({"sms": 1}, kernel="dense_simt", sgemm_tiles=(SgemmTile(64, 64, 8, 64, 64),), split_k=(1,),
+                loop_overhead_instructions=3)
+    s = FAMILY.plan(arch, GemmLayer("g", m=64, k=8, n=64)).candidates[0].schedule
+    # 64x64x8 / 32 x 2 FFMA cycles, 8 LDS.128, 2 x 8 fill, barrier, 3 loop; epilogue 64 x 64 x 4 B / 512 B = 32
+    assert s.group_issue.tolist() == [2048 + 8 + 16 + 1 + 3 + 32]
