@@ -136,7 +136,7 @@ class SimtSpec:
         "sparsert: columns of B per CTA, one thread each (Tsz = C_dim / C_BLOCKS, one group: Gy = 1); the "
         "autotuning tries each with each row count.", (64, 128, 256),
         source=f"{SPARSERT}: autotune_float.sh's column blocks give 49 to 392 columns per CTA and Gy = 1; "
-               "estimate: the warp multiples in that range")
+               "estimate: the power-of-two warp multiples in that range")
     instruction_bytes: int = spec_field(
         "Bytes of one SASS instruction (sparsert's code, values and B offsets inside, is fetched per CTA).", 16,
         unit="size", positive=True, source=f"{JIA}: Volta encodes every instruction in 128 bits (assumption: Ampere keeps the encoding)")

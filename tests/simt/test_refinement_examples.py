@@ -331,3 +331,13 @@ def test_dense_simt_epilogue_of_a_large_warp_tile():
     s = FAMILY.plan(arch, GemmLayer("g", m=64, k=8, n=64)).candidates[0].schedule
     # 64x64x8 / 32 x 2 FFMA cycles, 8 LDS.128, 2 x 8 fill, barrier, 3 loop; epilogue 64 x 64 x 4 B / 512 B = 32
     assert s.group_issue.tolist() == [2048 + 8 + 16 + 1 + 3 + 32]
+
+
+def test_sputnik_streams_a_batch_of_values_as_its_distinct_sectors(two_rows):
+    """B 128 columns wide: 32-lane subwarps, a row per CTA. Row 0's 40 values (and indices) come in two
+    batches: bytes 0..127 (4 sectors) and 128..159 (1); row 1's one value at byte 160 (1 sector)."""
+    layer = GemmLayer("spmm", m=128, k=64, n=2, operands=two_rows.operands)
+    arch = simt({"sms": 1}, kernel="sputnik", threads_per_cta=32, tile_n=128, vector_width=4, row_swizzle=False)
+    s = FAMILY.plan(arch, layer).candidates[0].schedule
+    # values + indices, pointers 1, C row 16, B rows of 16 sectors each (40 and 1)
+    assert s.cta_l2_sectors.tolist() == [(5 + 5) + 1 + 16 + 40 * 16, (1 + 1) + 1 + 16 + 16]
