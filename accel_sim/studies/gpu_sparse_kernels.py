@@ -187,10 +187,11 @@ What the model captures and misses (no factor is tuned to a published figure):
   code generator (github.com/marsupialtail/gpu-sparsert): per CTA Ny output rows x Tsz columns, one
   thread per column, one load of B per distinct B row the CTA's rows touch, one FMA with an immediate
   per non-zero, no index or value loads, no shared-memory staging; its code (16 B per instruction) is
-  fetched per CTA; each layer keeps the fastest of the autotuner's (Ny, Tsz). What still limits it here
-  (`results.csv` bound columns): every CTA re-fetches its B rows from L2 (the model's L1 holds one CTA's
-  data, not what other CTAs on the SM fetched), so the L2 port bounds most shapes; cold, res2 is
-  DRAM-bound (activations and outputs are most of its bytes). The Sputnik-style kernel loads values and
+  fetched per CTA; each layer keeps the fastest of the autotuner's (Ny, Tsz). What still limits it here:
+  every row block's CTAs re-fetch their B rows from L2 (the model's L1 holds one CTA's data, not what
+  other CTAs on the SM fetched), so the L2 bandwidth bounds BERT and res4 expand (and, warm, res2 expand
+  and res3); res4 reduce and res5 give few CTAs of long straight-line warps (SM time); cold, res2 and res3
+  are DRAM-bound (activations and outputs are most of their bytes). The Sputnik-style kernel loads values and
   indices and stages them; at batch 1 the late ResNet stages (7 x 7 outputs) give it few CTAs, so it is
   latency-bound (see `latency_cycles`) while the dense SGEMM fills the GPU with split-K.
   SparseRT's own harness (code_fragments.py END_NONFUSED) launches each kernel 1000 times before timing
