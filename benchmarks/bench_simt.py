@@ -3,7 +3,7 @@
 - the whole ``gpu-sparse-kernels`` and ``csb-transpose`` studies (as ``accel-sim reproduce`` writes
   them) < 120 s;
 - one ResNet-50 layer as SpMM (res2 1x1 reduce, 256 -> 64 channels at 56 x 56, 90 % sparse, Sputnik-style;
-  and the largest 1x1 by weights, res5 expand, on every CUDA-core kernel) < 2 s, operand generation included;
+  and the largest 1x1 by weights, res5 expand, on every sparse CUDA-core kernel) < 2 s, operand generation included;
 - the studies' comparison rows (SparseRT geometric means within 25 %, CSB A^T x within 1.2x of A x,
   CSR A^T x at least 2x its A x, balanced kernels at least 1.3x a row per warp on power-law rows).
 
@@ -38,7 +38,8 @@ def main() -> int:
     layers = (("sputnik", ConvLayer("res2_1x1_reduce", in_h=56, in_w=56, in_channels=256, out_channels=64, kernel_h=1,
                                     kernel_w=1, weight_density=0.1)),)
     layers += tuple((kernel, ConvLayer("res5_1x1_expand", in_h=7, in_w=7, in_channels=512, out_channels=2048, kernel_h=1,
-                                       kernel_w=1, weight_density=0.1)) for kernel in ("sputnik", "merge", "csr_vector"))
+                                       kernel_w=1, weight_density=0.1)) for kernel in ("sputnik", "merge", "csr_vector",
+                                                                                     "sparsert"))
     for kernel, layer in layers:
         arch = load_arch("ampere_a100_simt", {"simt.kernel": kernel})
         start = time.process_time()

@@ -23,9 +23,12 @@ CUTLASS_SIMT = ("CUTLASS 2.x SIMT SGEMM instantiations (test/unit/gemm/device/si
                 "32x64 warps down to 32x32x8; 2 stages)")
 SPUTNIK = "Gale, Zaharia, Young, Elsen, 'Sparse GPU Kernels for Deep Learning' (SC 2020)"
 MERGE = "Yang, Buluc, Owens, 'Design Principles for Sparse Matrix Multiplication on the GPU' (Euro-Par 2018)"
+SPARSERT = ("Wang, 'SparseRT: Accelerating Unstructured Sparsity on GPUs for Deep Learning Inference' (PACT 2020); its "
+            "code generator github.com/marsupialtail/gpu-sparsert (sparsednn/code_gen_ptx.py, code_fragments.py "
+            "START_NONFUSED / BLOCK_END, autotune_float.sh)")
 
 KERNELS = ("dense_simt", "dense_tensor_core", "csr_scalar", "csr_vector", "sputnik", "merge", "csb", "bsr",
-           "nm_tensor_core")
+           "nm_tensor_core", "sparsert")
 TENSOR_CORE_KERNELS = ("dense_tensor_core", "bsr", "nm_tensor_core")
 TRANSPOSE_KERNELS = ("csr_scalar", "csr_vector", "csb")
 
@@ -60,8 +63,9 @@ class SimtSpec:
         "Kernel the layers run: dense_simt (CUDA-core SGEMM), dense_tensor_core (HGEMM), csr_scalar (a row "
         "per thread), csr_vector (a row per warp), sputnik (1-D tiles, subwarps, row swizzle, vector loads), "
         "merge (merge-path nnz balancing), csb (compressed sparse blocks), bsr (block-sparse on tensor cores), "
-        "nm_tensor_core (2:4 sparse tensor cores).", "sputnik", choices=KERNELS,
-        source=f"{SPUTNIK}; {MERGE}; Buluc et al. SPAA 2009 (CSB); OpenAI block-sparse (2017)")
+        "nm_tensor_core (2:4 sparse tensor cores), sparsert (code generated per matrix: values and indices are "
+        "immediates, one load per distinct dense-operand row of a CTA's rows).", "sputnik", choices=KERNELS,
+        source=f"{SPUTNIK}; {MERGE}; Buluc et al. SPAA 2009 (CSB); OpenAI block-sparse (2017); {SPARSERT}")
     transpose: bool = spec_field(
         "Multiply by the transposed sparse operand (A^T x): csr_scalar / csr_vector scatter with atomics, "
         "csb walks block columns. Only those kernels.", False, source="Buluc et al., SPAA 2009")
@@ -124,6 +128,18 @@ class SimtSpec:
                                  source="estimate: 4 warps of m16n8k8 / m16n8k16 MMAs")
     csb_beta: int = spec_field("csb: block side; 0 gives Buluc et al.'s sqrt(n) power of two.", 0, minimum=0,
                                source="Buluc et al., SPAA 2009")
+    sparsert_rows: tuple[int, ...] = spec_field(
+        "sparsert: output rows of A per CTA (Ny = A_dim / A_BLOCKS) the per-layer autotuning tries; each layer keeps "
+        "its fastest (rows x columns) kernel.", (8, 16, 32),
+        source=f"{SPARSERT}: autotune_float.sh tries A_BLOCKS = A_dim / 32, / 16, / 8")
+    sparsert_tile_n: tuple[int, ...] = spec_field(
+        "sparsert: columns of B per CTA, one thread each (Tsz = C_dim / C_BLOCKS, one group: Gy = 1); the "
+        "autotuning tries each with each row count.", (64, 128, 256),
+        source=f"{SPARSERT}: autotune_float.sh's column blocks give 49 to 392 columns per CTA and Gy = 1; "
+               "estimate: the power-of-two warp multiples in that range")
+    instruction_bytes: int = spec_field(
+        "Bytes of one SASS instruction (sparsert's code, values and B offsets inside, is fetched per CTA).", 16,
+        unit="size", positive=True, source=f"{JIA}: Volta encodes every instruction in 128 bits (assumption: Ampere keeps the encoding)")
     tensor_core_word_bits: int = spec_field(
         "Operand width of the tensor-core kernels (FP16, the rate of tensor_core.dense_macs_per_cycle).", 16,
         positive=True, source=f"{WHITEPAPER}: 312 FP16 TFLOPS")
@@ -136,6 +152,9 @@ class SimtSpec:
             problems.append(f"line_bytes {self.line_bytes} is not a multiple of sector_bytes {self.sector_bytes}")
         if not self.split_k or min(self.split_k) < 1:
             problems.append("split_k needs factors >= 1")
+        if not self.sparsert_rows or min(self.sparsert_rows) < 1 or not self.sparsert_tile_n \
+                or min(self.sparsert_tile_n) < 1:
+            problems.append("sparsert_rows and sparsert_tile_n need values >= 1")
         if not self.sgemm_tiles:
             problems.append("sgemm_tiles needs at least one tile")
         if self.fp32_lanes_per_sm % self.schedulers_per_sm:

@@ -17,7 +17,7 @@ LAYERS = (GemmLayer("fc", m=8, k=256, n=128, weight_density=0.1),
 
 
 @pytest.mark.parametrize("kernel", ["dense_simt", "dense_tensor_core", "csr_scalar", "csr_vector", "sputnik", "merge",
-                                    "csb", "bsr"])
+                                    "csb", "bsr", "sparsert"])
 @pytest.mark.parametrize("layer", LAYERS, ids=lambda layer: layer.name)
 def test_laws(kernel, layer):
     arch = simt(kernel=kernel, block=16)

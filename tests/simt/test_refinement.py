@@ -14,7 +14,7 @@ from accel_sim.simt.spec import SgemmTile
 from accel_sim.workload import ConvLayer, GemmLayer, NMSparsity
 from tests.simt.archs import simt
 
-SPARSE = ("csr_scalar", "csr_vector", "sputnik", "merge", "csb")
+SPARSE = ("csr_scalar", "csr_vector", "sputnik", "merge", "csb", "sparsert")
 
 
 @st.composite
@@ -31,7 +31,10 @@ def cases(draw):
                 vector_width=draw(st.sampled_from([1, 2, 4])), merge_items_per_thread=draw(st.integers(1, 4)),
                 csb_beta=draw(st.sampled_from([0, 4, 16])), block=block, bsr_tile_n=draw(st.sampled_from([16, 64])),
                 l2_latency=draw(st.sampled_from([0, 193])), loop_overhead_instructions=draw(st.integers(0, 3)),
-                sgemm_tiles=(SgemmTile(32, 32, 8, 32, 32), SgemmTile(64, 32, 8, 32, 32)))
+                sgemm_tiles=(SgemmTile(32, 32, 8, 32, 32), SgemmTile(64, 32, 8, 32, 32)),
+                sparsert_rows=draw(st.sampled_from([(1,), (8, 3), (2, 32)])),
+                sparsert_tile_n=draw(st.sampled_from([(64,), (8, 40), (33, 128)])),
+                instruction_bytes=draw(st.sampled_from([8, 16])))
     density = draw(st.sampled_from([0.05, 0.3, 1.0]))
     if kernel == "nm_tensor_core":
         return arch, GemmLayer("gemm", m=draw(st.integers(1, 40)), k=4 * draw(st.integers(1, 12)),

@@ -214,6 +214,8 @@ def test_accounting_actions(two_rows):
     assert (l2.count, l2.bits) == (counters.l2_sectors, 256)
     assert actions[("cuda_cores", "mult_fp", "op")].count == 41 and actions[("cuda_cores", "mult_fp", "op")].bits == 32
     assert actions[("dram", "dram", "read")].count == counters.dram_read_bytes
+    result = FAMILY.account(plan, counters)
+    assert result.sram_read_bytes == counters.l2_sectors * 32 + counters.l1_bytes
 
 
 def test_bsr_gathers_every_b_row_segment_of_a_block(tmp_path):
@@ -244,6 +246,8 @@ def test_csr_transpose_latency(two_rows):
     s = FAMILY.plan(simt({"sms": 1, "memory_latency": 400}, kernel="csr_vector", transpose=True, threads_per_cta=32),
                     two_rows).candidates[0].schedule
     assert s.group_latency.tolist() == [2 * 400 + 2 * 400, 2 * 400 + 400]   # pointers and x[r], then each trip
+    # per trip: value and index loads, the product's FFMA (2), the atomic, 3 loop; pointers 2, x[r] 1
+    assert s.group_issue.tolist() == [2 * (3 + 2 + 3) + 2 + 1, (3 + 2 + 3) + 2 + 1]
 
 
 def test_csb_over_several_columns_of_b(tmp_path):
@@ -263,7 +267,9 @@ def test_grouped_convolution_is_one_block_diagonal_operand():
                       weight_density=0.5)
     problem = FAMILY.plan(simt(kernel="csr_vector"), layer).problem
     assert problem.dense.shape == (6, 4) and not problem.dense[:3, 2:].any() and not problem.dense[3:, :2].any()
-    assert problem.csr.indptr.tolist() == CSR.from_dense(problem.dense).indptr.tolist()
+    reference = CSR.from_dense(problem.dense)
+    assert problem.csr.indptr.tolist() == reference.indptr.tolist()
+    assert problem.csr.indices.tolist() == reference.indices.tolist()     # group g's columns are g's slice of K
 
 
 def test_sputnik_counts_b_row_segments_that_straddle_sectors(two_rows):
@@ -275,3 +281,63 @@ def test_sputnik_counts_b_row_segments_that_straddle_sectors(two_rows):
     assert s.cta_l2_sectors.tolist() == [82 + 2 + 2 + b_rows]
     assert s.cta_l1_bytes.tolist() == [(82 + 2 + b_rows + 2) * 32 + 2 * 41 * 8]
     assert s.shared_memory_per_cta == 32 * (4 + 4)        # a batch of values and indices per thread
+
+
+def test_sputnik_b_rows_are_fetched_by_the_cta_that_needs_them(tmp_path):
+    """A (2 x 8): row 0 in column 7, row 1 in column 0; a row per CTA: each CTA fetches its own B row
+    (128 columns x 4 B = 16 sectors), its value and index (2), pointers (1) and C row (16)."""
+    weights = np.zeros((8, 2), dtype=np.float32)
+    weights[7, 0], weights[0, 1] = 1.0, 2.0
+    path = tmp_path / "w.npz"
+    np.savez(path, weights=weights)
+    layer = GemmLayer("spmm", m=128, k=8, n=2, operands=OperandSource(payload=str(path)))
+    arch = simt({"sms": 1}, kernel="sputnik", threads_per_cta=32, tile_n=128, vector_width=4, row_swizzle=False)
+    s = FAMILY.plan(arch, layer).candidates[0].schedule
+    assert s.cta_l2_sectors.tolist() == [2 + 1 + 16 + 16, 2 + 1 + 16 + 16]
+
+
+def test_sputnik_b_row_of_a_later_cta_is_its_own_column(tmp_path):
+    """33 rows of one non-zero: rows 0..31 in column 7 (CTA 0: one warp of 32 one-lane subwarps, B has 3
+    columns), row 32 in column 2 (CTA 1): B row 2's 12 bytes at 24..35 straddle two sectors."""
+    weights = np.zeros((8, 33), dtype=np.float32)
+    weights[7, :32], weights[2, 32] = 1.0, 2.0
+    path = tmp_path / "w.npz"
+    np.savez(path, weights=weights)
+    layer = GemmLayer("spmm", m=3, k=8, n=33, operands=OperandSource(payload=str(path)))
+    arch = simt({"sms": 1}, kernel="sputnik", threads_per_cta=32, tile_n=4, vector_width=4, row_swizzle=False)
+    s = FAMILY.plan(arch, layer).candidates[0].schedule
+    # CTA 0: values + indices 2 per row, pointers 1 per row, C rows 32 + 8 straddling, B row 7 (84..95) 1
+    # CTA 1: value and index 2, pointers 1, C row 32 (384..395) 1, B row 2: 2
+    assert s.cta_l2_sectors.tolist() == [64 + 32 + 40 + 1, 2 + 1 + 1 + 2]
+
+
+def test_a_tensor_core_step_shorter_than_the_mma_still_issues_whole_mmas():
+    from accel_sim.tensor_core.spec import KernelTile
+    arch = simt({"sms": 1, "kernels": (KernelTile(16, 8, 8, 16, 8),)}, kernel="dense_tensor_core",
+                loop_overhead_instructions=3)
+    s = FAMILY.plan(arch, GemmLayer("g", m=8, k=8, n=16)).candidates[0].schedule
+    # one m16n8k16 MMA for k = 8 (16 x 8 x 16 MACs at 256 per cycle: 8), 1 LDMATRIX, 1 cp.async, barrier,
+    # 3 loop, 1 epilogue store
+    assert s.group_issue.tolist() == [8 + 1 + 1 + 1 + 3 + 1]
+    slower = simt({"sms": 1, "kernels": (KernelTile(16, 8, 8, 16, 8),), "dense_macs_per_cycle": 300},
+                  kernel="dense_tensor_core", loop_overhead_instructions=3)
+    s = FAMILY.plan(slower, GemmLayer("g", m=8, k=8, n=16)).candidates[0].schedule
+    assert s.group_issue.tolist() == [7 + 1 + 1 + 1 + 3 + 1]          # 2048 MACs at 300 per cycle: 7 whole cycles
+
+
+def test_dense_simt_epilogue_of_a_large_warp_tile():
+    arch = simt({"sms": 1}, kernel="dense_simt", sgemm_tiles=(SgemmTile(64, 64, 8, 64, 64),), split_k=(1,),
+                loop_overhead_instructions=3)
+    s = FAMILY.plan(arch, GemmLayer("g", m=64, k=8, n=64)).candidates[0].schedule
+    # 64x64x8 / 32 x 2 FFMA cycles, 8 LDS.128, 2 x 8 fill, barrier, 3 loop; epilogue 64 x 64 x 4 B / 512 B = 32
+    assert s.group_issue.tolist() == [2048 + 8 + 16 + 1 + 3 + 32]
+
+
+def test_sputnik_streams_a_batch_of_values_as_its_distinct_sectors(two_rows):
+    """B 128 columns wide: 32-lane subwarps, a row per CTA. Row 0's 40 values (and indices) come in two
+    batches: bytes 0..127 (4 sectors) and 128..159 (1); row 1's one value at byte 160 (1 sector)."""
+    layer = GemmLayer("spmm", m=128, k=64, n=2, operands=two_rows.operands)
+    arch = simt({"sms": 1}, kernel="sputnik", threads_per_cta=32, tile_n=128, vector_width=4, row_swizzle=False)
+    s = FAMILY.plan(arch, layer).candidates[0].schedule
+    # values + indices, pointers 1, C row 16, B rows of 16 sectors each (40 and 1)
+    assert s.cta_l2_sectors.tolist() == [(5 + 5) + 1 + 16 + 40 * 16, (1 + 1) + 1 + 16 + 16]

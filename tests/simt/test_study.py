@@ -11,8 +11,8 @@ from accel_sim.studies.gpu_sparse_kernels import SHAPES, crossover, csb_transpos
 def test_gpu_sparse_kernels_rows_and_comparisons():
     out = gpu_sparse_kernels(shapes=SHAPES[4:5], sparsities=(0.5, 0.95))
     frame = out.results
-    assert set(frame.kernel) == {"csr_vector", "sputnik", "merge", "bsr_8x8", "bsr_16x16", "2:4_tensor_core"}
-    assert len(frame) == 2 * 5 + 1
+    assert set(frame.kernel) == {"csr_vector", "sputnik", "merge", "sparsert", "bsr_8x8", "bsr_16x16", "2:4_tensor_core"}
+    assert len(frame) == 2 * 6 + 1
     sputnik = frame[frame.kernel == "sputnik"].set_index("sparsity").speedup_own
     assert sputnik[0.95] > sputnik[0.5]                          # more sparsity, more work removed
     two_four = frame[frame.kernel == "2:4_tensor_core"].iloc[0]

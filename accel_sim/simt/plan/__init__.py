@@ -23,6 +23,7 @@ from accel_sim.simt.plan.gemm import bsr_gemm, dense_gemm, tile_of
 from accel_sim.simt.plan.machine import Machine, machine
 from accel_sim.simt.plan.problem import SparseProblem, sparse_problem
 from accel_sim.simt.plan.schedule import Schedule, occupancy
+from accel_sim.simt.plan.sparsert import sparsert, sparsert_widths
 from accel_sim.simt.plan.spmm import merge, sputnik
 from accel_sim.simt.spec import SimtSpec
 from accel_sim.workload.layer import Layer
@@ -83,6 +84,8 @@ def build_schedules(spec: SimtSpec, m: Machine, arch: ArchSpec, problem: SparseP
         return (sputnik(problem, m, spec),)
     if kernel == "merge":
         return (merge(problem, m, spec),)
+    if kernel == "sparsert":     # autotuned per layer: every (rows, columns) kernel, the fastest kept
+        return tuple(sparsert(problem, m, spec, r, t) for r in spec.sparsert_rows for t in sparsert_widths(problem, spec))
     if kernel == "csb":
         return (csb_spmv(problem, m, spec, csb_beta(problem, spec)),)
     if kernel == "bsr":

@@ -151,7 +151,7 @@ def merge(p: SparseProblem, m: Machine, spec: SimtSpec) -> Schedule:
     c_rows = _row_segments(np.arange(p.m, dtype=np.int64), starts, widths, p.n, vb, sector)
     c_store = np.zeros((warps_per_tile, tiles), dtype=np.int64)
     np.add.at(c_store, warp_of_end, c_rows)
-    carry_sectors = carry[:, None] * span_sectors(starts * 0, widths * vb, sector)[None, :] * RMW_SECTORS
+    carry_sectors = carry[:, None] * span_sectors(np.zeros_like(starts), widths * vb, sector)[None, :] * RMW_SECTORS
     warp_l1 = (stream[:, None] + b_requests + c_store) * sector
     warp_l2 = stream[:, None] + c_store + carry_sectors
     l1 = np.zeros((ctas_per_tile, tiles), dtype=np.int64)
@@ -168,4 +168,4 @@ def merge(p: SparseProblem, m: Machine, spec: SimtSpec) -> Schedule:
         dram_read_bytes=p.nnz * (vb + INDEX_BYTES) + (p.m + 1) * INDEX_BYTES + p.k * p.n * vb,
         dram_write_bytes=p.m * p.n * vb, dense_operand_bytes=p.k * p.n * vb, fmas=p.nnz * p.n, tensor_macs=0,
         products=p.nnz * p.n,
-        atomics=int(carry.sum() * span_sectors(starts * 0, widths * vb, sector).sum()), tensor_core=False)
+        atomics=int(carry.sum() * span_sectors(np.zeros_like(starts), widths * vb, sector).sum()), tensor_core=False)

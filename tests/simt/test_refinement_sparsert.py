@@ -1,0 +1,85 @@
+"""SparseRT's generated SpMM (kernel sparsert): a hand-derived example on both paths, the per-layer
+autotuning keeping the fastest (rows x columns) kernel, and a CTA above the thread limit as bad input."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from accel_sim.errors import InputError
+from accel_sim.simt.family import FAMILY
+from accel_sim.workload import GemmLayer
+from accel_sim.workload.layer import OperandSource
+from tests.cli.cli_helpers import assert_one_line_error, run_cli
+from tests.simt.archs import simt
+
+
+@pytest.fixture()
+def three_rows(tmp_path):
+    """A (3 x 4): row 0 in columns {0, 2}, row 1 in {2, 3}, row 2 in {1}; B is 4 x 40. Weights are A^T."""
+    weights = np.zeros((4, 3), dtype=np.float32)
+    weights[[0, 2], 0] = 1.0
+    weights[[2, 3], 1] = 2.0
+    weights[1, 2] = 3.0
+    path = tmp_path / "w.npz"
+    np.savez(path, weights=weights)
+    return GemmLayer("spmm", m=40, k=4, n=3, operands=OperandSource(payload=str(path)))
+
+
+def test_sparsert_worked_example_on_both_paths(three_rows):
+    arch = simt({"sms": 1, "memory_latency": 400}, kernel="sparsert", sparsert_rows=(2,), sparsert_tile_n=(64,),
+                instruction_bytes=16, registers_per_thread=32)
+    plan = FAMILY.plan(arch, three_rows)
+    (c,) = plan.candidates
+    s = c.schedule
+    # row blocks {0, 1} and {2}; one 40-column tile: 2 warps (32 + 8 columns), 64 threads, 32 + 2 registers
+    assert (s.ctas, s.warps, s.threads_per_cta, s.registers_per_thread, s.shared_memory_per_cta) == (2, 4, 64, 34, 0)
+    # distinct B rows 3 and 1 (one load each), non-zeros 4 and 1 (FFMA: 2 cycles), stores 2 and 1, set-up 2
+    assert s.group_issue.tolist() == [3 + 8 + 2 + 2] * 2 + [1 + 2 + 1 + 2] * 2
+    assert s.group_latency.tolist() == [400] * 4
+    # B row k at byte 160 k: warp 0 reads 128 B (4 sectors), warp 1 32 B (1); C rows alike; code 11 and 5
+    # instructions of 16 B: 6 and 3 sectors. No values, indices or row pointers are loaded.
+    assert s.cta_l1_bytes.tolist() == [(15 + 10) * 32, (5 + 5) * 32]
+    assert s.cta_l2_sectors.tolist() == [25 + 6, 10 + 3]
+    assert (s.dram_read_bytes, s.dram_write_bytes, s.dense_operand_bytes) == ((11 + 5) * 16 + 4 * 40 * 4, 3 * 40 * 4, 640)
+    assert c.ctas_per_sm == 2
+    for path in (FAMILY.fast, FAMILY.reference):
+        k = path(plan, None)
+        assert (k.cycles, k.sm_cycles, k.latency_cycles, k.issue_cycles, k.l1_cycles, k.l2_port_cycles) == (
+            415, 415, 415 + 406, 8 + 3, 7 + 3, 16 + 7)
+        assert (k.l2_cycles, k.dram_cycles, k.fmas, k.atomics, k.issue_slots) == (1, 2, 5 * 40, 0, 2 * 15 + 2 * 6)
+
+
+def test_sparsert_autotuning_keeps_the_fastest_kernel_on_both_paths(three_rows):
+    # one block of all 3 rows: 4 loads + 5 FFMAs x 2 + 3 stores + 2 = 19 issue, 419 chain: slower than 2 rows
+    for rows, best in (((2, 3), 0), ((3, 2), 1)):
+        arch = simt({"sms": 1, "memory_latency": 400}, kernel="sparsert", sparsert_rows=rows, sparsert_tile_n=(64, 128))
+        plan = FAMILY.plan(arch, three_rows)
+        assert len(plan.candidates) == 2                     # tiles wider than B's 40 columns are one kernel
+        for path in (FAMILY.fast, FAMILY.reference):
+            assert path(plan, None).candidate == best and path(plan, None).cycles == 415
+
+
+def test_sparsert_cta_above_the_thread_limit_is_one_input_error(three_rows):
+    arch = simt(kernel="sparsert", sparsert_tile_n=(2048,))
+    layer = GemmLayer("wide", m=2048, k=4, n=3, weight_density=0.5)
+    with pytest.raises(InputError, match="simt.threads_per_cta"):
+        FAMILY.plan(arch, layer)
+
+
+def test_sparsert_bad_tile_on_the_command_line(capsys, tmp_path):
+    result = run_cli(capsys, "run", "--arch", "ampere_a100_simt", "--no-figure", "--quiet", "--workload",
+                     "lenet_300_100", "--out", tmp_path, "--set", "simt.kernel=sparsert", "--set",
+                     "simt.sparsert_tile_n=[0]")
+    assert_one_line_error(result, "sparsert_tile_n")
+
+
+@settings(derandomize=True, max_examples=25, deadline=None)
+@given(m=st.integers(1, 70), k=st.integers(1, 90), n=st.integers(1, 90), density=st.sampled_from([0.05, 0.3, 1.0]),
+       sms=st.integers(1, 4), rows=st.sampled_from([(1,), (8, 3), (2, 32)]), tiles=st.sampled_from([(64,), (8, 40)]),
+       l2_port=st.sampled_from([7.5, 64.0]), l2_size=st.sampled_from([2048, 40 * 2**20]), warm=st.booleans())
+def test_sparsert_fast_and_reference_agree_on_every_counter(m, k, n, density, sms, rows, tiles, l2_port, l2_size, warm):
+    arch = simt({"sms": sms, "l2_to_sm_bandwidth": l2_port, "l2_size": l2_size}, kernel="sparsert",
+                sparsert_rows=rows, sparsert_tile_n=tiles, warm_l2=warm)
+    assert FAMILY.refinement(arch, GemmLayer("gemm", m=m, k=k, n=n, weight_density=density)) == []
