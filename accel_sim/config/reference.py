@@ -82,11 +82,8 @@ def documented_specs() -> list[tuple[str, str, type]]:
         ("Energy tables (`accel_sim/energy/tables/*.yaml`)",
          "Energy per action; YAML files write `class:` for `component_class`.", EnergyTableSpec),
     ]
-    try:
-        from accel_sim.sweep.spec import SweepSpec
-        specs.append(("Sweep files (`sweeps/*.yaml`)", "A design-space sweep over dotted config paths.", SweepSpec))
-    except ImportError:
-        pass
+    from accel_sim.sweep.spec import SweepFileSpec
+    specs.append(("Sweep files (`sweeps/*.yaml`)", "A design-space sweep over dotted config paths.", SweepFileSpec))
     from accel_sim.cluster.spec import ClusterSpec
     specs.append(("Training-cluster configs (`cluster_configs/*.yaml`)",
                   "A data-parallel training cluster (`accel-sim cluster`); rates take `GB/s` or `Gb/s` (decimal), "
