@@ -129,7 +129,7 @@ def sensitivity_table(base: LoadedCluster) -> pd.DataFrame:
 
 
 @study("distributed-training", "Data-parallel training: speed-up vs devices with backward / forward overlap and "
-                               "host pipelining (AlexNet, ResNet-50), precision and power cap")
+                               "host pipelining (AlexNet, ResNet-50), precision and power cap", cpu_s=10)
 def distributed_training() -> StudyOutput:
     base = load_cluster(CONFIG)
     frame = scaling_table(base)

@@ -117,7 +117,7 @@ def balance_table(folder) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-@study("gpu-sparse-kernels", "Sparse kernels on an A100-like SIMT GPU: speed-up over dense vs sparsity, crossovers")
+@study("gpu-sparse-kernels", "Sparse kernels on an A100-like SIMT GPU: speed-up over dense vs sparsity, crossovers", cpu_s=25)
 def gpu_sparse_kernels(shapes=SHAPES, sparsities=SPARSITIES) -> StudyOutput:
     frame = kernel_table(shapes, sparsities)
     summary = summary_table(frame)
@@ -209,7 +209,7 @@ What the model captures and misses (no factor is tuned to a published figure):
 """
 
 
-@study("csb-transpose", "A x vs A^T x on a GPU: CSR scatters with atomics, CSB serves both")
+@study("csb-transpose", "A x vs A^T x on a GPU: CSR scatters with atomics, CSB serves both", cpu_s=7.5)
 def csb_transpose(size: int = 4096, sparsity: float = 0.95) -> StudyOutput:
     rows = []
     with temporary_folder() as folder:
