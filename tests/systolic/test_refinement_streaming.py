@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from accel_sim.systolic.family import FAMILY
-from accel_sim.workload import GemmLayer
+from accel_sim.workload import ConvLayer, GemmLayer
 from tests.systolic.test_refinement import layers, make_arch
 
 
@@ -97,3 +97,16 @@ def test_streaming_needs_user_bandwidth_and_refuses_row_wise_sparsity():
     with pytest.raises(ValueError, match="not sparse_mapping 'row_wise'"):
         streaming(make_arch(4, 4, "ws", "user", block_size=4))
     assert make_arch(4, 4, "ws", "user").systolic.operand_fetch == "scalesim"  # the default stays SCALE-Sim's
+
+
+def test_every_fold_refetching_both_operands_frees_both_halves_at_once():
+    """1 x 1 IS array, 2-word buffers: both read operands fetch a block before every fold; the
+    array hands back both finished halves when a fold ends, before waiting for either new block
+    (found by a generated case: the reference once returned the filter's half only after the
+    ifmap block had arrived)."""
+    arch = streaming(make_arch(1, 1, "is", "user", 1, 2, 8, (2, 2, 2)))
+    layer = ConvLayer("conv", in_h=3, in_w=3, in_channels=1, out_channels=1, kernel_h=2, kernel_w=2)
+    plan, fast, reference = both(arch, layer)
+    assert plan.resident == {"ifmap": False, "filter": False}
+    assert fast == reference
+    assert fast.cycles == 43

@@ -107,12 +107,12 @@ class StreamingGroup:
         pending = {op: set(self.fetch_at[op]) for op in READ_OPERANDS}
         started = dict.fromkeys(READ_OPERANDS, False)
         for number, fold in enumerate(self.folds):
-            for op in READ_OPERANDS:
-                if number not in pending[op]:
-                    continue
+            needed = [op for op in READ_OPERANDS if number in pending[op]]
+            for op in needed:   # the blocks they replace are done with: their halves are free now
                 if started[op] and not plan.resident[op]:
-                    yield self.free[op].put("half")   # the block it replaces is done with
+                    yield self.free[op].put("half")
                 started[op] = True
+            for op in needed:
                 arrival = yield self.ready[op].get()
                 if arrival > env.now:
                     yield env.timeout(arrival - env.now)
