@@ -103,7 +103,9 @@ def test_every_fold_refetching_both_operands_frees_both_halves_at_once():
     """1 x 1 IS array, 2-word buffers: both read operands fetch a block before every fold; the
     array hands back both finished halves when a fold ends, before waiting for either new block
     (found by a generated case: the reference once returned the filter's half only after the
-    ifmap block had arrived)."""
+    ifmap block had arrived). By hand: 2-line folds, 1-word blocks at 1 word/cycle, latency 2; a
+    block loads once the fold two back has ended, so folds end 5, 7, 10, 12, ..., 40, 42 and the
+    last output (1 word) drains by 43."""
     arch = streaming(make_arch(1, 1, "is", "user", 1, 2, 8, (2, 2, 2)))
     layer = ConvLayer("conv", in_h=3, in_w=3, in_channels=1, out_channels=1, kernel_h=2, kernel_w=2)
     plan, fast, reference = both(arch, layer)
