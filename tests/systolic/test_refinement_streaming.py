@@ -112,3 +112,14 @@ def test_every_fold_refetching_both_operands_frees_both_halves_at_once():
     assert plan.resident == {"ifmap": False, "filter": False}
     assert fast == reference
     assert fast.cycles == 43
+
+
+@pytest.mark.parametrize("filter_words", [64, 4000])   # re-fetched (not resident) / resident
+@pytest.mark.parametrize(("k", "n"), [(12, 8), (8, 12), (20, 4), (4, 20)])
+def test_each_stationary_weight_block_is_fetched_once(k, n, filter_words):
+    """WS: every fold uses its own filter block, so the filter's DRAM reads are its k x n words
+    exactly, resident or not (3 row folds x 2 column folds and the like on a 4 x 4 array)."""
+    arch = streaming(make_arch(4, 4, "ws", "user", 4, 1, 8, (400, filter_words, 400)))
+    plan, fast, reference = both(arch, GemmLayer("g", m=2, k=k, n=n))
+    assert plan.resident["filter"] == (filter_words > 2 * k * n)
+    assert fast.filter_dram_reads == reference.filter_dram_reads == k * n
