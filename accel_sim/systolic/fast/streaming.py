@@ -12,8 +12,8 @@ recurrences of a two-stage pipeline per operand stream::
     end[f]       = start[f] + fold_lines
     drain[f]     = max(drain[f-1], end[f]) + ceil(final outputs of fold f / drain width)
 
-and ``cycles = max(end[last] - 1, drain[last])``: SCALE-Sim's "Total Cycles" convention (the
-last demand cycle's index) when nothing stalls.
+and ``cycles = drain[last]``, which is at least ``end[last]``: the last fold always completes
+outputs (SCALE-Sim's "Total Cycles" counts to the last output write as well).
 """
 from __future__ import annotations
 
@@ -113,7 +113,7 @@ def streaming_fast(plan: SystolicPlan, reads: dict[str, int]) -> SystolicCounter
     words = {op: fetched_words(plan, op) for op in READ_OPERANDS}
     outputs = final_output_words(mapping)
     end, drain = _group_times(plan, words, outputs)
-    cycles = max(end - 1, drain)
+    cycles = drain  # the last fold always completes outputs (last row fold), drained after it ends
     compute = mapping.group_compute_cycles
     return SystolicCounters(
         cycles=cycles * groups, compute_cycles=compute * groups, read_stall_cycles=(end - 1 - compute) * groups,
