@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from accel_sim.systolic.family import FAMILY
-from accel_sim.workload import ConvLayer, GemmLayer
+from accel_sim.workload import ConvLayer, GemmLayer, NMSparsity
 from tests.systolic.test_refinement import layers, make_arch
 
 
@@ -123,3 +123,18 @@ def test_each_stationary_weight_block_is_fetched_once(k, n, filter_words):
     plan, fast, reference = both(arch, GemmLayer("g", m=2, k=k, n=n))
     assert plan.resident["filter"] == (filter_words > 2 * k * n)
     assert fast.filter_dram_reads == reference.filter_dram_reads == k * n
+
+
+def test_grouped_2_4_conv_counts_metadata_for_every_group():
+    """Layer-wise 2:4 on a WS array, 2 groups: the condensed filter streams once per group and
+    its position metadata is read once per kept weight of every group."""
+
+
+    arch = streaming(make_arch(4, 4, "ws", "user", 4, 1, 8, (400, 400, 400), nm=True))
+    layer = ConvLayer("conv", in_h=5, in_w=5, in_channels=8, out_channels=6, kernel_h=3, kernel_w=3, groups=2,
+                      weight_sparsity=NMSparsity(2, 4))
+    plan, fast, reference = both(arch, layer)
+    assert fast == reference
+    kept = plan.mapping.kept_weights_per_group
+    assert kept == (4 * 9 // 4) * 2 * 3   # per group: k = 4 x 9 = 36 rows, 2 of every 4 kept, 3 filters
+    assert fast.nm_metadata_reads == kept * 2 and fast.filter_dram_reads == kept * 2
