@@ -128,7 +128,6 @@ def test_each_stationary_weight_block_is_fetched_once(k, n, filter_words):
 def test_grouped_2_4_conv_counts_metadata_for_every_group():
     """Layer-wise 2:4 on a WS array, 2 groups: the condensed filter streams once per group and
     its position metadata is read once per kept weight of every group."""
-
     arch = streaming(make_arch(4, 4, "ws", "user", 4, 1, 8, (400, 400, 400), nm=True))
     layer = ConvLayer("conv", in_h=5, in_w=5, in_channels=8, out_channels=6, kernel_h=3, kernel_w=3, groups=2,
                       weight_sparsity=NMSparsity(2, 4))
