@@ -29,6 +29,7 @@ from accel_sim.energy.table import load_energy_table
 from accel_sim.plot.studies.llm_inference import throughput_and_roofline
 from accel_sim.results.layer_result import LayerResult
 from accel_sim.studies.registry import Comparison, StudyOutput, study
+from accel_sim.systolic.family import FAMILY as SYSTOLIC
 from accel_sim.tensor_core.family import FAMILY
 from accel_sim.vector_unit.unit import vector_layer_result
 from accel_sim.workload.layer import BatchedGemmLayer, NetworkLayer, VectorLayer
@@ -145,6 +146,33 @@ def dlu_decode(batches: tuple[int, ...] = DLU_BATCHES) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+SYSTOLIC_ARCH = "tpu_like_128x128_ws_streaming"
+SYSTOLIC_BATCHES = (1, 16, 64, 128, 256)
+
+
+def systolic_decode(batches: tuple[int, ...] = SYSTOLIC_BATCHES) -> pd.DataFrame:
+    """Decode weight GEMMs (one Llama-2-7B block and the LM head, 8-bit words) on the 128 x 128
+    weight-stationary array streaming its operands (``operand_fetch: streaming``, 32 B/cycle):
+    their cycles, compute cycles and weight-stream time (DRAM words / bandwidth) per batch. A batch
+    is compute-bound when the array's compute cycles reach the weight-stream time (the attention
+    GEMMs read each sequence's own KV cache and stay DRAM-bound; they are left out)."""
+    arch = load_arch(SYSTOLIC_ARCH)
+    one_block = dataclasses.replace(read_hf_config(MODEL), layers=1)
+    words_per_cycle = arch.dram.bandwidth / arch.word_bytes
+    rows = []
+    for batch in batches:
+        layers = [layer for layer in transformer_network(one_block, InferenceStep("decode", CONTEXT, batch)).layers
+                  if not isinstance(layer, (VectorLayer, BatchedGemmLayer))]
+        results = [SYSTOLIC.layer_result(arch, layer) for layer in layers]
+        weight_words = sum(layer.weight_elements for layer in layers)
+        cycles, compute = sum(r.cycles for r in results), sum(r.compute_cycles for r in results)
+        stream = weight_words / words_per_cycle
+        rows.append({"batch": batch, "weight_gemm_cycles": cycles, "compute_cycles": compute,
+                     "weight_stream_cycles": stream, "cycles_over_stream": cycles / stream,
+                     "bound": "compute" if compute >= stream else "dram"})
+    return pd.DataFrame(rows)
+
+
 def _ratio(dlu: pd.DataFrame, variant: str, batch: int) -> float:
     at = dlu[dlu.batch == batch].set_index("variant").block_cycles
     return float(at["dense"] / at[variant])
@@ -189,9 +217,18 @@ def llm_inference(batches: tuple[int, ...] = BATCHES, prefill_batches: tuple[int
               "Share of the weight GEMMs' cycles stalled on DRAM:", ""]
     lines += [f"- {v}: " + ", ".join(f"batch {r.batch} {r.weight_gemm_stall_share:.2f}" for r in part.itertuples())
               for v, part in dlu.groupby("variant", sort=False)]
+    systolic = systolic_decode()
+    compute_bound = systolic[systolic.bound == "compute"].batch
+    lines += ["", f"On the systolic array streaming its operands (`systolic.csv`, `{SYSTOLIC_ARCH}`: 128 x 128 WS, "
+              "8-bit words, 32 B/cycle per stream) a weight fold computes for 3 x 128 - 2 + B cycles against 512 "
+              "cycles of its 16 KiB weight block, so decode weight GEMMs are DRAM-bound up to B = 130 (first "
+              "compute-bound batch simulated: "
+              f"{int(compute_bound.min()) if len(compute_bound) else 'none'}); from about B = 30 the buffer's "
+              "two halves expose the 100-cycle DRAM latency once per fold. Cycles over the weight-stream time:", ""]
+    lines += ["- " + ", ".join(f"batch {r.batch} {r.cycles_over_stream:.3f} ({r.bound})" for r in systolic.itertuples())]
     lines += ["", "Not modelled: group-wise quantization scales (0.125-0.25 bit a weight), dequantization "
               "cost in the CUDA cores, kernel launch overheads, the KV cache's growth across a generation "
               "(each row is one step at context 1024)."]
     return StudyOutput(results=frame, figure=throughput_and_roofline(frame, arch_name), readme="\n".join(lines),
-                       comparisons=comparisons, tables={"crossover": cross, "dlu": dlu})
+                       comparisons=comparisons, tables={"crossover": cross, "dlu": dlu, "systolic": systolic})
 

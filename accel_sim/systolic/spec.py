@@ -54,12 +54,25 @@ class SystolicSpec:
     write_request_buffer: int = spec_field(
         "Outstanding DRAM write requests of the output buffer (SCALE-Sim WriteRequestBuffer).", 32,
         positive=True, source=f"{SCALESIM} (scale.cfg)")
+    operand_fetch: str = spec_field(
+        "How the ifmap / filter buffers fetch from DRAM (dram.bandwidth_mode user only). 'scalesim': SCALE-Sim "
+        "v3's USER-mode scratchpads (each buffer prefetches before cycle 0, outside 'Total Cycles', and an operand "
+        "overflowing half its buffer is re-fetched as its folds sweep it). 'streaming': a double-buffered operand "
+        "stream: each fold's operand blocks (GEMM operand matrix, im2col view) are fetched once per use, one fold "
+        "ahead of the array, on each operand's DRAM stream; an operand that fits half its buffer is fetched once; "
+        "a layer takes about max(compute, DRAM words / bandwidth) plus the first fill (LLM decode).",
+        "scalesim", choices=("scalesim", "streaming"),
+        source="scalesim: SCALE-Sim 3.0.0 (tests/data/scalesim/user_ws_32x32_gemv); streaming: documented "
+               "assumption, double buffering as in TPU v1's weight FIFO (Jouppi et al., ISCA 2017)")
     accumulator_bits: int = spec_field("Width of each PE's accumulator.", 32, positive=True,
                                        source="common practice for 8-bit MACs (TPU v1 uses 32-bit accumulators)")
 
     def __post_init__(self) -> None:
         if self.nm_sparsity and self.dataflow != "ws":
             raise ValueError("systolic.nm_sparsity is supported with dataflow 'ws' only (as in SCALE-Sim v3)")
+        if self.streaming and self.row_wise:
+            raise ValueError("systolic.operand_fetch 'streaming' supports dense and layer-wise N:M filters only, "
+                             "not sparse_mapping 'row_wise'")
         if self.row_wise:
             if self.row_block_size < 2 or self.row_block_size % 2:
                 raise ValueError(f"systolic.row_block_size (SCALE-Sim BlockSize) {self.row_block_size} must be even "
@@ -68,6 +81,11 @@ class SystolicSpec:
             if self.rows % self.row_block_size:
                 raise ValueError(f"systolic.row_block_size (SCALE-Sim BlockSize) {self.row_block_size} does not "
                                  f"divide the array's {self.rows} rows (ArrayHeight)")
+
+    @property
+    def streaming(self) -> bool:
+        """Operand blocks stream from DRAM fold by fold (``operand_fetch: streaming``)."""
+        return self.operand_fetch == "streaming"
 
     @property
     def row_wise(self) -> bool:

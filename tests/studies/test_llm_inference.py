@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from accel_sim.studies.llm_inference import crossover, inference_table, llm_inference, speedup
+from accel_sim.studies.llm_inference import crossover, inference_table, llm_inference, speedup, systolic_decode
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +39,16 @@ def test_energy_per_token_falls_with_batch_and_crossover_moves_with_weight_bytes
 
 def test_study_output_has_comparisons_and_tables():
     out = llm_inference(batches=(1,), prefill_batches=(1,))
-    assert len(out.comparisons) == 2 and "crossover" in out.tables
+    assert len(out.comparisons) == 2 and {"crossover", "dlu", "systolic"} <= set(out.tables)
     dlu = out.tables["dlu"].set_index(["variant", "batch"]).weight_gemm_stall_share
     assert dlu["dense", 1] > 0.9 and dlu["dense", 64] < 0.05   # DRAM-bound at batch 1, compute-bound at 64
     assert {c.unit for c in out.comparisons} == {"x"} and all(c.tolerance is None for c in out.comparisons)
+
+
+def test_systolic_streaming_decode_crosses_over_between_batch_128_and_256():
+    """Weight folds compute 3 x 128 - 2 + B cycles against 512 cycles of weight block: DRAM-bound
+    (at the weight-stream time) at batch 1, compute-bound at 256."""
+    table = systolic_decode(batches=(1, 128, 256)).set_index("batch")
+    assert list(table.bound) == ["dram", "dram", "compute"]
+    assert 1.0 <= table.cycles_over_stream[1] <= 1.01
+    assert table.compute_cycles[256] >= table.weight_stream_cycles[256]

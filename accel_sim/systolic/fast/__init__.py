@@ -9,7 +9,8 @@
   block in closed form or by an epoch scan of the demand stream);
 - :mod:`.ofmap_drain`: the output buffer (write counts per fold shape in closed form, drain-to-drain jumps);
 - :mod:`.footprint`: the read operands' distinct words, in closed form;
-- :mod:`.timeline`: the array's demand lines against the three buffers (SCALE-Sim's timing).
+- :mod:`.timeline`: the array's demand lines against the three buffers (SCALE-Sim's timing);
+- :mod:`.streaming`: ``operand_fetch: streaming`` (blocks fetched once per use, double-buffered).
 
 One group is timed and the counts multiplied by the number of groups (they are identical and
 run one after the other, each like a separate SCALE-Sim layer).
@@ -26,6 +27,7 @@ from accel_sim.systolic.fast.fold_sets import StackedFetch, first_request_line, 
 from accel_sim.systolic.fast.footprint import read_footprint_words
 from accel_sim.systolic.fast.estimate_buffer import calc_first_fill_cycle, calc_overflows, calc_read_words
 from accel_sim.systolic.fast.read_buffers import ReadStream, read_misses
+from accel_sim.systolic.fast.streaming import streaming_fast
 from accel_sim.systolic.fast.timeline import Timeline, timeline
 from accel_sim.systolic.plan import SystolicPlan
 from accel_sim.systolic.plan.buffers import OFMAP_WRITE_LATENCY
@@ -113,6 +115,11 @@ def array_sram_reads(mapping: SystolicMapping) -> dict[str, int]:
 
 def fast(plan: SystolicPlan, max_cycles: int | None = None) -> SystolicCounters:
     mapping = plan.mapping
+    if plan.streaming:
+        counters = streaming_fast(plan, array_sram_reads(mapping))
+        if max_cycles is not None and counters.cycles > max_cycles:
+            raise SimulationError(f"{plan.layer.name}: {counters.cycles} cycles exceed the max_cycles guard {max_cycles}")
+        return counters
     group = user_group_timing(plan) if plan.user_bandwidth else calc_group_timing(plan)
     line = group.timeline
     groups = mapping.groups

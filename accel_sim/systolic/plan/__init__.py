@@ -5,6 +5,7 @@
   ellpack_block-packed filter operand);
 - :mod:`.operands`: operand addresses, the blocks each fold uses and the order the read buffers
   fetch them from DRAM;
+- :mod:`.streaming`: which read operands stay resident under ``operand_fetch: streaming``;
 - :mod:`.buffers`: the three SRAM buffers and their DRAM streams as the config sizes them.
 
 :class:`SystolicPlan` is all the fast path, the reference and the accounting share. The address
@@ -25,6 +26,7 @@ from accel_sim.arch.spec import ArchSpec
 from accel_sim.systolic.plan.buffers import BUFFERS, capacity_words, checked_spec, dram_words_per_cycle, ofmap_line_words
 from accel_sim.systolic.plan.mapping import SystolicMapping, map_layer
 from accel_sim.systolic.plan.operands import READ_OPERANDS, OperandMatrices, fetch_sequence, operand_matrices
+from accel_sim.systolic.plan.streaming import resident_operands
 from accel_sim.systolic.spec import SystolicSpec
 from accel_sim.workload.layer import Layer
 
@@ -39,6 +41,8 @@ class SystolicPlan:
     user_bandwidth: bool                # dram.bandwidth_mode is "user" (else "calc")
     dram_words_per_cycle: int           # words per cycle of each read stream (USER mode)
     ofmap_line_words: int               # words per cycle of the output drain
+    streaming: bool                     # systolic.operand_fetch is "streaming" (else SCALE-Sim's scratchpads)
+    resident: Mapping[str, bool]        # streaming: read operands fetched once (they fit half their buffer)
 
     @cached_property
     def matrices(self) -> OperandMatrices:
@@ -66,8 +70,10 @@ class SystolicPlan:
 
 def plan(arch: ArchSpec, layer: Layer) -> SystolicPlan:
     spec = checked_spec(arch)
+    mapping = map_layer(spec, layer)
+    capacity = MappingProxyType({b: capacity_words(arch, spec, b) for b in BUFFERS})
     return SystolicPlan(
-        arch=arch, spec=spec, layer=layer, mapping=map_layer(spec, layer),
-        capacity_words=MappingProxyType({b: capacity_words(arch, spec, b) for b in BUFFERS}),
+        arch=arch, spec=spec, layer=layer, mapping=mapping, capacity_words=capacity,
         user_bandwidth=arch.dram.bandwidth_mode == "user", dram_words_per_cycle=dram_words_per_cycle(arch),
-        ofmap_line_words=ofmap_line_words(arch, spec))
+        ofmap_line_words=ofmap_line_words(arch, spec), streaming=spec.streaming,
+        resident=resident_operands(mapping, capacity) if spec.streaming else MappingProxyType({}))

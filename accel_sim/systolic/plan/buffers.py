@@ -36,6 +36,9 @@ def checked_spec(arch: ArchSpec) -> SystolicSpec:
         if size * BITS_PER_BYTE < MIN_BUFFER_WORDS * arch.word_bits:
             raise ValueError(f"arch {arch.name!r}: systolic.{buffer}_sram.size {size} B holds fewer than "
                              f"{MIN_BUFFER_WORDS} words of {arch.word_bits} bits (one per half of the double buffer)")
+    if systolic.streaming and arch.dram.bandwidth_mode != "user":
+        raise ValueError(f"arch {arch.name!r}: systolic.operand_fetch 'streaming' needs dram.bandwidth_mode 'user' "
+                         f"(the operand streams move dram.bandwidth bytes per cycle), got {arch.dram.bandwidth_mode!r}")
     if arch.dram.bandwidth_mode == "calc":
         for buffer in READ_OPERANDS:
             words = capacity_words(arch, systolic, buffer)

@@ -8,7 +8,8 @@ path and rebuilds the rest literally, the way SCALE-Sim runs a layer:
 - :mod:`.read_buffers`: the ifmap / filter buffers (USER: SCALE-Sim scratchpads filling from
   their DRAM channels before cycle 0 and claiming prefetch bursts on misses; CALC: stall-free
   buffers counting what they fetch, set by set);
-- :mod:`.ofmap_drain`: the ofmap buffer draining to DRAM.
+- :mod:`.ofmap_drain`: the ofmap buffer draining to DRAM;
+- :mod:`.streaming`: ``operand_fetch: streaming`` (loaders, array and drain, one event per block / fold).
 
 Each group of the layer runs in its own environment, like a separate SCALE-Sim layer; the
 counters are summed. SimPy time is the SCALE-Sim cycle number: an environment starts before
@@ -29,6 +30,7 @@ from accel_sim.systolic.plan.operands import READ_OPERANDS
 from accel_sim.systolic.reference.array import SystolicArray
 from accel_sim.systolic.reference.ofmap_drain import OfmapDrain
 from accel_sim.systolic.reference.read_buffers import PREFILL_READY_CYCLE, EstimatingReadBuffer, user_read_buffer
+from accel_sim.systolic.reference.streaming import streaming_reference
 
 
 def simulate_group(plan: SystolicPlan, max_cycles: int | None = None,
@@ -68,6 +70,8 @@ def simulate_group(plan: SystolicPlan, max_cycles: int | None = None,
 
 def reference(plan: SystolicPlan, max_cycles: int | None = None) -> SystolicCounters:
     """Every group of the layer, one after the other; ``max_cycles`` bounds the layer's cycles."""
+    if plan.streaming:
+        return streaming_reference(plan, max_cycles)
     runs: list[SystolicCounters] = []
     for _ in range(plan.mapping.groups):
         spent = sum(run.cycles for run in runs)
