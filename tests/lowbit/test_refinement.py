@@ -92,7 +92,8 @@ def test_ternary_skips_zero_weights_and_waits_for_the_busiest_pe():
     ceil(7/2) = 4, 0 and 2 cycles; 4 rows: passes of max(16, 0) and 8 cycles; drain 1 + 1 + 1."""
     weights = np.zeros((8, 3), dtype=np.float32)
     weights[:7, 0], weights[:3, 2] = 1.0, -1.0
-    import tempfile, os
+    import tempfile
+    import os
     folder = tempfile.mkdtemp()
     path = os.path.join(folder, "w.npz")
     np.savez(path, weights=weights)

@@ -42,7 +42,10 @@ def stream_bandwidth(arch) -> float:
     return arch.tensor_core.dram_bandwidth if arch.family == "tensor_core" else arch.dram.bandwidth
 
 
-def bound_and_cycles(arch, config, compression=Compression(), word_bits=None):
+DENSE = Compression()   # frozen: safe as a shared default
+
+
+def bound_and_cycles(arch, config, compression=DENSE, word_bits=None):
     network = transformer_network(config, InferenceStep("decode", 2048, 1), compression)
     elements = StepElements.of(network.layers)
     weight_bits = compression.weight_bits or word_bits or arch.word_bits

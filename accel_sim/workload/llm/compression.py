@@ -21,7 +21,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from accel_sim.errors import InputError
-from accel_sim.workload.layer import MAX_STORED_BITS, NetworkLayer, NMSparsity, OperandSource, VectorLayer
+from accel_sim.workload.layer import MAX_STORED_BITS, NetworkLayer, NMSparsity, VectorLayer
 
 WEIGHT_PATTERNS = ("dense", "2:4", "unstructured")
 KV_LAYERS = ("attn_score", "attn_context")
