@@ -16,9 +16,9 @@ from accel_sim.arch.spec import ArchSpec
 from accel_sim.energy.area import AreaBreakdown, area_of, static_energy
 from accel_sim.energy.area_table import load_area_table
 from accel_sim.energy.cost import EnergyBreakdown, cost
-from accel_sim.errors import InputError
 from accel_sim.energy.table import EnergyTable, load_energy_table
 from accel_sim.energy.technology import scale_factors
+from accel_sim.errors import InputError
 from accel_sim.family.contract import Family
 from accel_sim.family.registry import family_of
 from accel_sim.results.instances import sequential_result

@@ -22,7 +22,7 @@ from accel_sim.tensor_core.spec import TensorCoreSpec
 from accel_sim.simt.spec import SimtSpec
 from accel_sim.vector_unit.spec import VectorUnitSpec
 
-# Each family names its section in ArchSpec and its model package accel_sim/<family>/model.py.
+# Each family names its section in ArchSpec and its folder accel_sim/<family>/ (the family contract).
 # Process nodes (nm) a config may name: the nodes of the scaling table
 # (accel_sim/energy/tables/stillmaker_baas_2017.yaml) and common nodes between them.
 NODES_NM = (130, 90, 65, 45, 40, 32, 28, 22, 20, 16, 14, 10, 7)

@@ -16,6 +16,7 @@ from accel_sim.cluster.plan import TOPOLOGIES, Techniques
 from accel_sim.cluster.run import run_cluster
 from accel_sim.cluster.spec import LoadedCluster, load_cluster
 from accel_sim.config.loader import load_arch
+from accel_sim.dlu.spec import DATA_TYPE_BITS
 from accel_sim.plot.studies.training import speedup_by_technique
 from accel_sim.studies.registry import Comparison, StudyOutput, study
 from accel_sim.training.timing import network_timing
@@ -25,7 +26,8 @@ CONFIG = "dlu_64_edr"
 NETWORKS = ("alexnet_dense", "resnet50")
 DEVICES = (1, 2, 4, 8, 16, 32, 64)
 SWITCHES = ("backward_overlap", "forward_overlap", "host_pipelining")
-PRECISIONS = (("fp32", 32), ("fp16", 16), ("int16", 16), ("int8", 8))   # DLU data type, gradient bits
+# DLU data type and its gradient bits (the DLU datapath widths, accel_sim/dlu/spec.py)
+PRECISIONS = tuple((data_type, DATA_TYPE_BITS[data_type]) for data_type in ("fp32", "fp16", "int16", "int8"))
 BATCHES = (8, 16, 32, 64, 128)
 SWITCH_SHARING = (1, 2, 4)   # devices per PCIe switch uplink in the sensitivity table
 OTHER_DEVICE = "ampere_a100_dense"
