@@ -24,6 +24,15 @@ GRADIENT_BITS = (32, 16, 8)
 
 
 @dataclass(frozen=True)
+class MeasuredSpec:
+    batch: int = spec_field("Samples per step of the measurement.", positive=True)
+    forward: float = spec_field("Measured forward time of the whole network at that batch.", unit="time",
+                                positive=True)
+    backward: float = spec_field("Measured backward time (input errors and weight gradients) at that batch.",
+                                 unit="time", positive=True)
+
+
+@dataclass(frozen=True)
 class DeviceSpec:
     arch: str = spec_field("Accelerator config of each device (a name in arch_configs/ or a path); its "
                            "family simulates every layer's forward and backward GEMMs.")
@@ -39,6 +48,10 @@ class DeviceSpec:
     update_bytes_per_weight: int = spec_field(
         "Device-memory bytes the update moves per weight.", 20, positive=True,
         source="Caffe's SGD with momentum in float32: reads weight, gradient and history, writes history and weight")
+    measured: MeasuredSpec | None = spec_field(
+        "A measured forward / backward time of the whole network on the real device. Given: the device's step "
+        "takes that time scaled linearly to ``batch``, split over the layers in the proportions ``arch`` "
+        "simulates (forward and backward each). Absent: the simulated times themselves.", None)
 
 
 @dataclass(frozen=True)
