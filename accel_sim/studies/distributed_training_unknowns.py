@@ -26,8 +26,10 @@ from accel_sim.studies.registry import Comparison, StudyOutput, study
 # devices per PCIe switch uplink, the per-device batch (32: Goyal et al. 2017; 128: the batch of that
 # measurement and of Krizhevsky's "one weird trick" workers) and the network (InfiniBand EDR 4x 100 Gb/s;
 # FDR 4x: 4 lanes x 14.0625 Gb/s x 64/66 = 54.5 Gb/s of data, IBTA).
-CAFFE_NATIVE = MeasuredSpec(batch=128, forward=0.121, backward=0.203)
-UNKNOWN_DEVICES = ("Titan X, cuDNN R4 (measured)", "Titan X, Caffe's own kernels (measured)", "DLU INT16 (simulated)")
+CAFFE_NATIVE = MeasuredSpec(workload="alexnet_dense", batch=128, forward=0.121, backward=0.203)
+GPU_CUDNN, GPU_CAFFE, DLU = ("Titan X, cuDNN R4 (measured)", "Titan X, Caffe's own kernels (measured)",
+                              "DLU INT16 (simulated)")
+UNKNOWN_DEVICES = (GPU_CUDNN, GPU_CAFFE, DLU)
 UNKNOWN_BATCHES = (32, 128)
 UNKNOWN_NETWORKS = (("EDR", 100e9 / 8), ("FDR", 54.5e9 / 8))
 UNKNOWN_TOPOLOGIES = TOPOLOGIES   # added after the first grid (ring only): see the README
@@ -39,11 +41,12 @@ def unknowns_table(gpu: LoadedCluster, dlu: LoadedCluster) -> pd.DataFrame:
     """The three techniques vs none at 64 and 16 devices (AlexNet) over every combination of the settings
     Fujitsu did not publish (see the constants above), each row saying whether the setting reproduces the
     press release's own scaling (27x at 64 GPUs and 14.7x at 16, over one GPU, within 20 %)."""
-    devices = {UNKNOWN_DEVICES[0]: gpu,
-               UNKNOWN_DEVICES[1]: _with(gpu, device=dataclasses.replace(gpu.spec.device, measured=CAFFE_NATIVE)),
-               UNKNOWN_DEVICES[2]: _with(gpu, device=dlu.spec.device)}
+    devices = {GPU_CUDNN: lambda: gpu,
+               GPU_CAFFE: lambda: _with(gpu, device=dataclasses.replace(gpu.spec.device, measured=CAFFE_NATIVE)),
+               DLU: lambda: _with(gpu, device=dlu.spec.device)}
     rows = []
-    for (device, base), batch in itertools.product(devices.items(), UNKNOWN_BATCHES):
+    for device, batch in itertools.product(UNKNOWN_DEVICES, UNKNOWN_BATCHES):
+        base = devices[device]()
         timing = device_timing(_with(base, batch=batch))
         for switch, (network, bandwidth), topology in itertools.product(SWITCH_SHARING, UNKNOWN_NETWORKS,
                                                                         UNKNOWN_TOPOLOGIES):
