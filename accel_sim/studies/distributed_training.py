@@ -130,7 +130,7 @@ def sensitivity_table(base: LoadedCluster) -> pd.DataFrame:
     the other all-reduce topologies, and the host's shared resources one by one (devices per PCIe switch,
     host memory not modelled)."""
     rows = []
-    own, batch0, ring = _device_label(base), base.spec.device.batch, base.spec.network.topology
+    batch0, ring = base.spec.device.batch, base.spec.network.topology
     switch0 = base.spec.host.devices_per_switch
     cases = ([dict(batch=b) for b in BATCHES] + [dict(arch=OTHER_DEVICE)]
              + [dict(topology=t) for t in TOPOLOGIES if t != ring]
