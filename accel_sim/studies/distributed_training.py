@@ -33,6 +33,10 @@ SWITCHES = ("backward_overlap", "forward_overlap", "host_pipelining")
 PRECISIONS = tuple((data_type, DATA_TYPE_BITS[data_type]) for data_type in ("fp32", "fp16", "int16", "int8"))
 BATCHES = (8, 16, 32, 64, 128)
 SWITCH_SHARING = (1, 2, 4)   # devices per PCIe switch uplink (sensitivity table, distributed-training-unknowns)
+# NUMA bound: with every device behind one root (one socket's PCIe) and the buffers in that socket's
+# memory, the copies, adds and NIC share one socket's DRAM, half the two-socket STREAM figure the configs
+# cite (Puget Systems measure both sockets together; the sockets are alike). A sensitivity row, not a model.
+SOCKETS = 2
 OTHER_DEVICE = "ampere_a100_dense"
 OTHER_DEVICE_UPDATE_BANDWIDTH = 1555e9   # arch_configs/ampere_a100.yaml: HBM2 1555 GB/s (A100 whitepaper)
 OVERVIEW = "issue 18's description of Fujitsu's 2017 overview"
@@ -135,7 +139,8 @@ def sensitivity_table(base: LoadedCluster) -> pd.DataFrame:
     cases = ([dict(batch=b) for b in BATCHES] + [dict(arch=OTHER_DEVICE)]
              + [dict(topology=t) for t in TOPOLOGIES if t != ring]
              + [dict(devices_per_switch=k) for k in SWITCH_SHARING if k != switch0]
-             + [dict(memory_bandwidth=None), dict(memory_bandwidth=None, devices_per_switch=1), dict(update=False),
+             + [dict(memory_bandwidth=None), dict(memory_bandwidth=None, devices_per_switch=1),
+                dict(memory_bandwidth=base.spec.host.memory_bandwidth / SOCKETS), dict(update=False),
                 dict(update=False, memory_bandwidth=None, devices_per_switch=1)])
     for case in cases:
         loaded = _with(base, **case)
@@ -143,7 +148,8 @@ def sensitivity_table(base: LoadedCluster) -> pd.DataFrame:
         host = loaded.spec.host
         rows.append({"device": _device_label(loaded), "batch": case.get("batch", batch0),
                      "topology": case.get("topology", ring), "devices_per_switch": host.devices_per_switch,
-                     "host_memory": "off" if host.memory_bandwidth is None else "shared",
+                     "host_memory": "off" if host.memory_bandwidth is None else "shared" if
+                     host.memory_bandwidth == base.spec.host.memory_bandwidth else "one socket",
                      "update": loaded.spec.device.update_bandwidth is not None,
                      "all_vs_none": ratio, "speedup_all": every.speedup, "compute_s": none.compute_s,
                      "none_step_s": none.step_s, "all_step_s": every.step_s, "copy_busy_s": none.copy_busy_s,
@@ -240,14 +246,18 @@ release's own scaling (27x at 64, 14.7x at 16); its README says in which order t
 
 One resource at a time on `{CONFIG}` (`sensitivity.csv`): every device on its own root port
 {case(switch=1):.2f}x, two per switch {case(switch=2):.2f}x; host memory not modelled {case(memory='off'):.2f}x; no
-update {case(update=False):.2f}x; {', '.join(f"batch {b}: {case(batch=b):.2f}x" for b in BATCHES)}; an A100 (simulated,
+update {case(update=False):.2f}x; host memory of one socket only ({host.memory_bandwidth / SOCKETS / 1e9:.0f} GB/s: the
+NUMA case where every device hangs off one socket and the buffers sit in its memory) {case(memory='one socket'):.2f}x;
+{', '.join(f"batch {b}: {case(batch=b):.2f}x" for b in BATCHES)}; an A100 (simulated,
 its update at its HBM2 rate): {case(device=OTHER_DEVICE):.2f}x; tree {case(topology='tree'):.2f}x, parameter
 server {case(topology='parameter_server'):.2f}x. On the DLU line (`{DLU_CONFIG}`, INT16, simulated) the same
 comparison gives {dlu_ratio:.2f}x (row of its own). ResNet-50 on the DLU line (about 2.4x fewer
 weights, 5.6x more compute per sample) is compute-bound: {ratio('resnet50', 64, DLU_CONFIG):.2f}x.
 
-Not modelled: compute slowed by copies into the device's memory, the two sockets' NUMA split of host
-memory (one pool here), the press release's second technique (choosing the reduction method by the size
+Not modelled: compute slowed by copies into the device's memory (bounded: a copy uses at most the
+PCIe rate of the device's memory bandwidth, 15.75 / 336 GB/s = 4.7 % on the Titan X, so compute
+overlapped with copies is stretched by at most that), the two sockets' NUMA split of host memory (one
+pool here; the one-socket row above bounds it), the press release's second technique (choosing the reduction method by the size
 of the shared data), and whatever Fujitsu's "conventional" Caffe already overlapped.
 
 Precision and power (`precision.csv`, DLU line): the DLU's data type (FP32, FP16, INT16, INT8) sets the
