@@ -20,15 +20,14 @@ def run_cluster_command(args: argparse.Namespace) -> int:
 
     from accel_sim.cli import _parse_overrides
     from accel_sim.cli_output import check_output_file
-    from accel_sim.cluster.run import run_cluster
+    from accel_sim.cluster.run import device_timing, run_cluster
     from accel_sim.cluster.spec import load_cluster
-    from accel_sim.training.timing import network_timing
 
     if args.out is not None:
         check_output_file(args.out, ".csv")
     loaded = load_cluster(args.config, _parse_overrides(args.set))
     spec = loaded.spec
-    timing = network_timing(loaded.arch, loaded.network, spec.device.batch)
+    timing = device_timing(loaded)
     counts = sorted({2 ** i for i in range(spec.devices.bit_length()) if 2 ** i <= spec.devices} | {spec.devices})
     rows = [run_cluster(loaded, devices=n, timing=timing).row() for n in counts]
     result = rows[-1]

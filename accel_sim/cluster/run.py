@@ -18,7 +18,7 @@ from accel_sim.cluster.reference import run_reference
 from accel_sim.cluster.spec import ClusterSpec, LoadedCluster
 from accel_sim.errors import SimulationError
 from accel_sim.training.memory import largest_batch, plan_memory
-from accel_sim.training.timing import NetworkTiming, network_timing
+from accel_sim.training.timing import NetworkTiming, network_timing, scaled_timing
 from accel_sim.workload.layer import Network
 
 CLOSED_FORM_TOLERANCE = 1e-9   # relative: the two paths add the same times in different orders
@@ -96,6 +96,18 @@ def device_memory(network: Network, batch: int, memory: int) -> tuple[int, int]:
     return plan_memory(network, batch, "liveness").peak_bytes, largest_batch(network, memory, "liveness")
 
 
+def device_timing(loaded: LoadedCluster) -> NetworkTiming:
+    """One device's per-layer forward / backward times at its batch: simulated on its arch, or, where the
+    config gives a measured whole-network time (``device.measured``), that time scaled linearly to the batch
+    and split over the layers in the simulated proportions."""
+    device = loaded.spec.device
+    timing = network_timing(loaded.arch, loaded.network, device.batch)
+    if device.measured is None:
+        return timing
+    per_sample = device.batch / device.measured.batch
+    return scaled_timing(timing, device.measured.forward * per_sample, device.measured.backward * per_sample)
+
+
 def run_cluster(loaded: LoadedCluster, devices: int | None = None, techniques: Techniques | None = None,
                 timing: NetworkTiming | None = None) -> ClusterResult:
     """Simulate ``loaded`` (optionally at another device count or set of techniques; ``timing`` reuses a
@@ -104,7 +116,7 @@ def run_cluster(loaded: LoadedCluster, devices: int | None = None, techniques: T
     devices = devices or spec.devices
     techniques = techniques or spec.techniques_switches()
     if timing is None:
-        timing = network_timing(loaded.arch, loaded.network, spec.device.batch)
+        timing = device_timing(loaded)
     plan = step_plan(spec, timing, devices, techniques)
     step = modelled_step_s(plan, spec.steps)
     single = plan.device_busy_s                   # one device: compute and update, no communication

@@ -24,6 +24,16 @@ GRADIENT_BITS = (32, 16, 8)
 
 
 @dataclass(frozen=True)
+class MeasuredSpec:
+    workload: str = spec_field("The network the measurement ran: must be the cluster's workload.")
+    batch: int = spec_field("Samples per step of the measurement.", positive=True)
+    forward: float = spec_field("Measured forward time of the whole network at that batch.", unit="time",
+                                positive=True)
+    backward: float = spec_field("Measured backward time (input errors and weight gradients) at that batch.",
+                                 unit="time", positive=True)
+
+
+@dataclass(frozen=True)
 class DeviceSpec:
     arch: str = spec_field("Accelerator config of each device (a name in arch_configs/ or a path); its "
                            "family simulates every layer's forward and backward GEMMs.")
@@ -39,6 +49,10 @@ class DeviceSpec:
     update_bytes_per_weight: int = spec_field(
         "Device-memory bytes the update moves per weight.", 20, positive=True,
         source="Caffe's SGD with momentum in float32: reads weight, gradient and history, writes history and weight")
+    measured: MeasuredSpec | None = spec_field(
+        "A measured forward / backward time of the whole network on the real device. Given: the device's step "
+        "takes that time scaled linearly to ``batch``, split over the layers in the proportions ``arch`` "
+        "simulates (forward and backward each). Absent: the simulated times themselves.", None)
 
 
 @dataclass(frozen=True)
@@ -153,6 +167,11 @@ def load_cluster(config: str | Path, overrides: Mapping[str, Any] | None = None)
         raise InputError.single(str(path), "gradients.bucket", f"a bucket of {spec.gradients.bucket} bytes is larger "
                                 f"than the whole gradient of {network.name} ({model_bytes} bytes at "
                                 f"{spec.gradients.bits} bits); expected at most {model_bytes}")
+    measured = spec.device.measured
+    if measured is not None and measured.workload != spec.workload:
+        raise InputError.single(str(path), "device.measured.workload", f"the measured times are of {measured.workload}, "
+                                f"the cluster trains {spec.workload}; expected a measurement of {spec.workload} "
+                                "(or no device.measured)")
     smallest = smallest_layer_bytes(network)
     if spec.device.memory < smallest:
         raise InputError.single(str(path), "device.memory", f"{spec.device.memory} bytes cannot hold even the smallest "

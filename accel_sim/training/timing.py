@@ -7,6 +7,7 @@ that runs dense GEMMs); its cycles become seconds at the arch's clock. Nothing i
 from __future__ import annotations
 
 from collections.abc import Callable
+import dataclasses
 from dataclasses import dataclass
 
 from accel_sim.arch.spec import ArchSpec
@@ -76,3 +77,17 @@ def network_timing(arch: ArchSpec, network: Network, batch: int,
         rows.append(LayerTiming(layer.name, layer.weight_elements, seconds["forward"], seconds["input_error"],
                                 seconds["weight_gradient"], energy["forward"], energy["backward"], macs))
     return NetworkTiming(arch.name, network.name, batch, tuple(rows))
+
+
+def scaled_timing(timing: NetworkTiming, forward_s: float, backward_s: float) -> NetworkTiming:
+    """``timing`` with its layers' forward times scaled to total ``forward_s`` and their backward times
+    (input error and weight gradient alike) to total ``backward_s``: a measured whole-network time split
+    over the layers in the simulated proportions. Energies and MACs stay the simulated ones."""
+    forward = sum(t.forward_s for t in timing.layers)
+    backward = sum(t.backward_s for t in timing.layers)
+    if forward <= 0 or backward <= 0:
+        raise ValueError("the simulated forward and backward times must be > 0 to split a measured time")
+    f, b = forward_s / forward, backward_s / backward
+    layers = tuple(dataclasses.replace(t, forward_s=t.forward_s * f, input_error_s=t.input_error_s * b,
+                                       weight_gradient_s=t.weight_gradient_s * b) for t in timing.layers)
+    return dataclasses.replace(timing, layers=layers)

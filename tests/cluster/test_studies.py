@@ -16,12 +16,16 @@ def test_distributed_training_rows_and_scaling(distributed):
     comparison = pd.read_csv(distributed / "comparison.csv")
     bar = comparison[comparison.quantity.str.contains("three techniques together vs none")].iloc[0]
     assert bar.published == 1.8 and bar.tolerance == 0.2 and bar.simulated > 1
+    assert "gpu2016_64_edr" in bar.quantity and "distributed-training-unknowns" in bar.quantity
+    assert comparison.quantity.str.contains("on the DLU line").sum() == 1
     frame = pd.read_csv(distributed / "results.csv")
     assert set(frame.devices) == {1, 2, 4, 8, 16, 32, 64} and set(frame.network) == {"alexnet_dense", "resnet50"}
+    # the bar's AlexNet on the documented GPU system; ResNet-50 on the DLU line (the GPU time is AlexNet's)
+    assert set(zip(frame.cluster, frame.network)) == {("gpu2016_64_edr", "alexnet_dense"), ("dlu_64_edr", "resnet50")}
     assert frame.techniques.nunique() == 8
     one = frame[frame.devices == 1]
     assert (one.speedup.round(9) == 1).all()          # one device: no communication, whatever the switches
-    for _, group in frame.groupby(["network", "devices"]):
+    for _, group in frame.groupby(["cluster", "network", "devices"]):
         steps = group.set_index("techniques").step_s
         # every technique set lies between all three and none; the step never beats compute
         assert steps["backward overlap + forward overlap + host pipelining"] <= steps.min() * (1 + 1e-9)
@@ -49,3 +53,33 @@ def test_training_memory_meets_the_40_percent_bar(tmp_path):
         assert frame.loc[(network, "reordered"), "peak_bytes"] <= frame.loc[(network, "liveness"), "peak_bytes"]
     fits = pd.read_csv(tmp_path / "fits.csv").set_index(["network", "schedule"])
     assert (fits.xs("reordered", level=1).largest_batch > fits.xs("conventional", level=1).largest_batch).all()
+
+
+def test_unknowns_grid_ranges_and_press_scaling_test(monkeypatch, tmp_path):
+    """A small grid of the unknowns study (same code, fewer settings): the range rows are the table's extremes,
+    a setting matches the press release exactly when both its speed-ups are within 20 %, and the grid's row
+    for the bar config's own settings is the bar's ratio."""
+    from accel_sim.cluster.spec import load_cluster
+    from accel_sim.studies import distributed_training as study
+    from accel_sim.studies import distributed_training_unknowns as unknowns
+
+    monkeypatch.setattr(unknowns, "UNKNOWN_DEVICES", unknowns.UNKNOWN_DEVICES[:1])
+    monkeypatch.setattr(unknowns, "UNKNOWN_BATCHES", (32,))
+    monkeypatch.setattr(unknowns, "SWITCH_SHARING", (1, 4))
+    monkeypatch.setattr(unknowns, "UNKNOWN_NETWORKS", unknowns.UNKNOWN_NETWORKS[:1])
+    monkeypatch.setattr(unknowns, "UNKNOWN_TOPOLOGIES", ("ring", "tree"))
+    output = unknowns.distributed_training_unknowns()
+    table = output.results
+    assert len(table) == 4 and set(table.topology) == {"ring", "tree"}
+    rows = {c.quantity.split(":")[1].split(" over ")[0].strip(): c.simulated for c in output.comparisons
+            if "every unpublished setting" in c.quantity}
+    assert rows == {"lowest": table.all_vs_none_64.min(), "highest": table.all_vs_none_64.max()}
+    within = ((table.speedup_all_64 / 27 - 1).abs() <= 0.2) & ((table.speedup_all_16 / 14.7 - 1).abs() <= 0.2)
+    assert (table.press_scaling_match == within).all()
+    gpu = load_cluster(study.CONFIG)
+    own = table[(table.devices_per_switch == gpu.spec.host.devices_per_switch) & (table.topology == "ring")].iloc[0]
+    assert own.all_vs_none_64 == pytest.approx(study._all_vs_none(gpu)[0], rel=1e-12)
+    # more devices per switch never make the conventional step shorter
+    for _, group in table.groupby("topology"):
+        steps = group.set_index("devices_per_switch").none_step_64_s
+        assert steps[4] >= steps[1]

@@ -27,11 +27,13 @@ def memory_by_schedule(frame: pd.DataFrame) -> Figure:
 
 
 def speedup_by_technique(frame: pd.DataFrame) -> Figure:
-    """Speed-up over one device vs devices, one line per set of techniques, one panel per network."""
-    networks = list(dict.fromkeys(frame["network"]))
+    """Speed-up over one device vs devices, one line per set of techniques, one panel per network (per
+    network and cluster where the frame has a ``cluster`` column)."""
+    panel = frame["network"] if "cluster" not in frame else frame["network"] + " on " + frame["cluster"]
+    networks = list(dict.fromkeys(panel))
     fig, axes = plt.subplots(1, len(networks), figsize=(6.5 * len(networks), 4.5), squeeze=False)
     for ax, network in zip(axes[0], networks):
-        part = frame[frame["network"] == network]
+        part = frame[panel == network]
         for label, rows in part.groupby("techniques", sort=False):
             ax.plot(rows["devices"], rows["speedup"], marker="o", label=label)
         top = part["devices"].max()
@@ -42,5 +44,24 @@ def speedup_by_technique(frame: pd.DataFrame) -> Figure:
         ax.set_ylabel("speed-up over one device")
         ax.set_title(network)
         ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def ratio_vs_scaling(frame: pd.DataFrame, published_speedup: float, published_ratio: float) -> Figure:
+    """Each setting of ``frame`` as a point: speed-up over one device with the techniques (x) against the
+    techniques' speed-up over none (y), at 64 devices, one marker per topology; the published pair and a
+    +-20 % box around it."""
+    fig, ax = plt.subplots(figsize=(7, 5))
+    for (topology, rows), marker in zip(frame.groupby("topology", sort=False), "osD^v"):
+        ax.scatter(rows["speedup_all_64"], rows["all_vs_none_64"], marker=marker, label=topology, alpha=0.7)
+    ax.add_patch(plt.Rectangle((0.8 * published_speedup, 0.8 * published_ratio), 0.4 * published_speedup,
+                               0.4 * published_ratio, fill=False, linestyle="--", color="grey",
+                               label="published +-20 %"))
+    ax.plot([published_speedup], [published_ratio], marker="*", color="black", markersize=12, linestyle="",
+            label="published")
+    ax.set_xlabel("speed-up over one device at 64 devices, all techniques")
+    ax.set_ylabel("all techniques vs none at 64 devices")
+    ax.legend(fontsize=8)
     fig.tight_layout()
     return fig
