@@ -11,6 +11,11 @@ cycles), and each SM's shared schedulers, L1 and L2 port as FIFO servers of its 
   SMs). Latency is hidden by occupancy: more slots, more CTAs' chains overlap.
 - An SM is done when its last CTA is and its servers have served every demand of its CTAs, each
   arriving when its CTA starts (ties in launch order): resident CTAs share the SM's throughput.
+- A kernel's read-only loads (``cached_sectors``) go through the SM's L1 data cache, shared by the
+  CTAs the SM runs: LRU over 128-byte lines of 32-byte sectors, each CTA's sectors looked up when it
+  starts (in launch order) and then filled; only misses take the L2 port. Which SM a CTA lands on
+  depends on the earlier CTAs' times, so dispatch and L1 walk the CTAs together (one numpy lookup
+  per CTA on sorted line tags).
 - The L2 and DRAM bandwidths bound the whole kernel (:class:`~accel_sim.hardware.dram_bus.DramBus`
   rounding).
 """
@@ -37,8 +42,42 @@ def bus_cycles(bits: int, bytes_per_cycle: float) -> int:
     return int(np.ceil(bits / BITS_PER_BYTE / bytes_per_cycle))
 
 
+class SectorCache:
+    """One SM's L1 data cache: sorted line tags, their valid-sector masks and last-use stamps; LRU eviction
+    (oldest stamp first, lower tag first among equal stamps) down to ``lines`` lines after each batch."""
+
+    def __init__(self, lines: int, sectors_per_line: int):
+        self.lines, self.per_line = lines, sectors_per_line
+        self.tags = self.masks = self.stamps = np.zeros(0, dtype=np.int64)
+        self.popcount = np.array([bin(v).count("1") for v in range(1 << sectors_per_line)], dtype=np.int64)
+
+    def access(self, sectors: np.ndarray, stamp: int) -> int:
+        """Misses among a CTA's distinct sorted ``sectors`` (looked up before any is filled)."""
+        if sectors.size == 0 or self.lines == 0:
+            return int(sectors.size)
+        tags = sectors // self.per_line
+        first = np.flatnonzero(np.concatenate(([True], tags[1:] != tags[:-1])))
+        tags = tags[first]
+        wanted = np.bitwise_or.reduceat(np.left_shift(1, sectors % self.per_line), first)
+        at = np.searchsorted(self.tags, tags)
+        present = np.zeros(tags.size, dtype=bool)
+        if self.tags.size:
+            present = self.tags[np.minimum(at, self.tags.size - 1)] == tags
+        hits = int(self.popcount[wanted[present] & self.masks[at[present]]].sum())
+        self.masks[at[present]] |= wanted[present]
+        self.stamps[at[present]] = stamp
+        fresh = ~present
+        tags_all = np.concatenate((self.tags, tags[fresh]))
+        masks_all = np.concatenate((self.masks, wanted[fresh]))
+        stamps_all = np.concatenate((self.stamps, np.full(int(fresh.sum()), stamp, dtype=np.int64)))
+        keep = np.lexsort((tags_all, stamps_all))[-self.lines:]      # the most recently used lines
+        keep = keep[np.argsort(tags_all[keep], kind="stable")]
+        self.tags, self.masks, self.stamps = tags_all[keep], masks_all[keep], stamps_all[keep]
+        return int(sectors.size) - hits
+
+
 def cta_demands(plan: SimtPlan, c: Candidate) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Per CTA: (chain, issue, L1, L2 port) cycles of the CTA alone on an SM."""
+    """Per CTA: (chain, issue, L1, L2 port) cycles of the CTA alone on an SM (the L2 port without its L1 misses)."""
     s, m = c.schedule, plan.machine
     warp_chain = np.bincount(s.group_warp, weights=s.group_issue + s.group_latency, minlength=s.warps)
     warp_issue = np.bincount(s.group_warp, weights=s.group_issue, minlength=s.warps)
@@ -79,29 +118,63 @@ def drain(start: np.ndarray, sm: np.ndarray, service: np.ndarray, sms: int) -> n
     return out
 
 
+def dispatch_through_l1(plan: SimtPlan, c: Candidate, fixed: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Start cycle, slot and L1 misses of each CTA when its time is the largest of ``fixed`` and its L2-port
+    cycles, which count its L1 misses on the SM its slot is on (dispatch as :func:`dispatch`)."""
+    s, m = c.schedule, plan.machine
+    ptr, sectors = s.cached_ptr, s.cached_sectors
+    slots = m.sms * c.ctas_per_sm
+    start = np.zeros(s.ctas, dtype=np.int64)
+    slot = np.arange(s.ctas, dtype=np.int64)
+    caches = [SectorCache(c.l1_lines, m.line // m.sector) for _ in range(m.sms)]
+    misses = np.zeros(s.ctas, dtype=np.int64)
+    port_bits = BITS_PER_BYTE * m.l2_port_bandwidth
+    static = s.cta_l2_sectors.tolist()
+    free: list[tuple[int, int]] = []
+    for cta in range(s.ctas):
+        t, k = (0, cta) if cta < slots else heapq.heappop(free)
+        start[cta], slot[cta] = t, k
+        misses[cta] = caches[k % m.sms].access(sectors[ptr[cta]:ptr[cta + 1]], cta)
+        port = int(np.ceil((static[cta] + int(misses[cta])) * m.sector * BITS_PER_BYTE / port_bits))
+        heapq.heappush(free, (t + max(int(fixed[cta]), port), k))
+    return start, slot, misses
+
+
 def count(plan: SimtPlan, index: int) -> SimtCounters:
     """One candidate's counters."""
     c = plan.candidates[index]
     s, m = c.schedule, plan.machine
     chain, issue, l1, l2port = cta_demands(plan, c)
-    durations = np.maximum.reduce([chain, issue, l1, l2port, np.ones_like(chain)])
-    start, slot = dispatch(durations, m.sms * c.ctas_per_sm)
+    fixed = np.maximum.reduce([chain, issue, l1, np.ones_like(chain)])
+    if s.cached_ptr is None:
+        misses = np.zeros(s.ctas, dtype=np.int64)
+        start, slot = dispatch(np.maximum(fixed, l2port), m.sms * c.ctas_per_sm)
+    elif not m.sm_l1:                                                # each CTA's L1 its own: every sector misses
+        misses = np.diff(s.cached_ptr)
+        l2port = link_cycles((s.cta_l2_sectors + misses) * m.sector * BITS_PER_BYTE, m.l2_port_bandwidth)
+        start, slot = dispatch(np.maximum(fixed, l2port), m.sms * c.ctas_per_sm)
+    else:
+        start, slot, misses = dispatch_through_l1(plan, c, fixed)
+        l2port = link_cycles((s.cta_l2_sectors + misses) * m.sector * BITS_PER_BYTE, m.l2_port_bandwidth)
+    durations = np.maximum(fixed, l2port)
     sm = slot % m.sms
     ends = np.zeros(m.sms, dtype=np.int64)
     np.maximum.at(ends, sm, start + durations)
     served = np.maximum.reduce([drain(start, sm, demand, m.sms) for demand in (issue, l1, l2port)])
     sm_cycles = int(np.maximum(ends, served).max())
-    sectors = int(s.cta_l2_sectors.sum())
+    sectors = int(s.cta_l2_sectors.sum() + misses.sum())
+    cached = 0 if s.cached_ptr is None else int(s.cached_ptr[-1])
     l2_cycles = bus_cycles(sectors * m.sector * BITS_PER_BYTE, m.l2_bandwidth)
-    dram_cycles = bus_cycles((c.dram_read_bytes + c.dram_write_bytes) * BITS_PER_BYTE, m.dram_bandwidth)
+    dram_read = max(c.dram_read_bytes, sectors * m.sector - c.dram_write_bytes) if c.l2_overflow else c.dram_read_bytes
+    dram_cycles = bus_cycles((dram_read + c.dram_write_bytes) * BITS_PER_BYTE, m.dram_bandwidth)
     return SimtCounters(
         candidate=index, cycles=max(sm_cycles, l2_cycles, dram_cycles), sm_cycles=sm_cycles,
         sm_served_cycles=int(served.max()), l2_cycles=l2_cycles, dram_cycles=dram_cycles, ctas=s.ctas,
         warps=s.warps, ctas_per_sm=c.ctas_per_sm, cta_cycles=int(durations.sum()), latency_cycles=int(chain.sum()),
         issue_cycles=int(issue.sum()), l1_cycles=int(l1.sum()), l2_port_cycles=int(l2port.sum()),
         issue_slots=int(s.group_issue.sum()), l1_bytes=int(s.cta_l1_bytes.sum()), l2_sectors=sectors,
-        dram_read_bytes=c.dram_read_bytes, dram_write_bytes=c.dram_write_bytes, fmas=s.fmas,
-        tensor_macs=s.tensor_macs, atomics=s.atomics)
+        dram_read_bytes=dram_read, dram_write_bytes=c.dram_write_bytes, fmas=s.fmas,
+        tensor_macs=s.tensor_macs, atomics=s.atomics, l1_hits=cached - int(misses.sum()), l1_misses=int(misses.sum()))
 
 
 def fast(plan: SimtPlan, max_cycles: int | None = None) -> SimtCounters:
