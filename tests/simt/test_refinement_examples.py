@@ -341,3 +341,50 @@ def test_sputnik_streams_a_batch_of_values_as_its_distinct_sectors(two_rows):
     s = FAMILY.plan(arch, layer).candidates[0].schedule
     # values + indices, pointers 1, C row 16, B rows of 16 sectors each (40 and 1)
     assert s.cta_l2_sectors.tolist() == [(5 + 5) + 1 + 16 + 40 * 16, (1 + 1) + 1 + 16 + 16]
+
+
+def test_tensor_core_warp_tile_of_several_mmas_and_its_accumulate_width():
+    from accel_sim.tensor_core.spec import KernelTile
+    arch = simt({"sms": 1, "kernels": (KernelTile(32, 16, 32, 32, 16),)}, kernel="dense_tensor_core",
+                loop_overhead_instructions=3, split_k=(1,))
+    layer = GemmLayer("g", m=16, k=32, n=32)
+    s = FAMILY.plan(arch, layer).candidates[0].schedule
+    # a 32 x 16 warp tile over k = 32: 2 x 2 x 2 m16n8k16 MMAs (2048 MACs each at 256 per cycle: 64 cycles);
+    # fragments (32x32 + 32x16) x 2 B / 512 B LDMATRIX: 6; cp.async 3072 B / (16 B x 32): 6; barrier, 3 loop;
+    # epilogue 32 x 16 x 2 B / 512 B: 2
+    assert s.group_issue.tolist() == [64 + 6 + 6 + 1 + 3 + 2]
+    plan, counters = FAMILY.counters(arch, layer)
+    actions = {(a.component, a.component_class, a.action): a for a in FAMILY.account(plan, counters).actions}
+    assert (actions[("tensor_cores", "mult_fp", "op")].bits, actions[("tensor_cores", "add_fp", "op")].bits) == (16, 32)
+
+
+def test_split_k_last_slice_is_what_is_left_of_k():
+    arch = simt({"sms": 1}, kernel="dense_simt", sgemm_tiles=(SgemmTile(32, 32, 8, 32, 32),), split_k=(2,))
+    split = FAMILY.plan(arch, GemmLayer("g", m=32, k=17, n=32)).candidates[1].schedule
+    # K = 17 in slices of 9 and 8: A 32 x 9 x 4 B = 36 sectors, B 9 x 32 x 4 B = 36, C 128 x 2 (read-modify-write)
+    assert split.cta_l2_sectors.tolist() == [36 + 36 + 256, 32 + 32 + 256]
+
+
+def test_bsr_large_block_fragments_and_epilogue(tmp_path):
+    weights = np.ones((32, 32), dtype=np.float32)          # one 32 x 32 block
+    path = tmp_path / "w.npz"
+    np.savez(path, weights=weights)
+    layer = GemmLayer("g", m=16, k=32, n=32, operands=OperandSource(payload=str(path)))
+    arch = simt({"sms": 1}, kernel="bsr", block=32, bsr_tile_n=16, loop_overhead_instructions=3)
+    s = FAMILY.plan(arch, layer).candidates[0].schedule
+    # 16 x 32 x 32 MACs / 256 = 64; LDMATRIX (2048 + 1024 B) / 512 = 6; cp.async (2048 + 1024) / 512 = 6;
+    # barrier, 3 loop; epilogue 32 x 16 x 2 B / 512 B = 2; pointers 2
+    assert s.group_issue.tolist() == [64 + 6 + 6 + 1 + 3 + 2 + 2]
+
+
+def test_csb_copies_segments_with_128_bit_vectors(tmp_path):
+    weights = np.zeros((136, 136), dtype=np.float32)
+    weights[0, 0] = 1.0
+    path = tmp_path / "w.npz"
+    np.savez(path, weights=weights)
+    layer = GemmLayer("spmv", m=1, k=136, n=136, operands=OperandSource(payload=str(path)))
+    arch = simt({"sms": 1}, kernel="csb", csb_beta=136, threads_per_cta=32, loop_overhead_instructions=3)
+    s = FAMILY.plan(arch, layer).candidates[0].schedule
+    # pointers 2; the 136-float segment (544 B) in 16-byte vectors by 32 lanes: 2 (LDG + STS each) + barrier;
+    # one iteration 3 + FFMA 2 + atomic 1 + 3 loop; the output segment alike: 2 x 2 + 1
+    assert s.group_issue.tolist() == [2 + (2 * 2 + 1) + 9 + (2 * 2 + 1)]
