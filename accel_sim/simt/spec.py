@@ -94,7 +94,8 @@ class SimtSpec:
     line_bytes: int = spec_field("Cache line (four sectors): the L1's allocation unit (sm_l1); a multiple of the sector.",
                                  128, unit="size", positive=True, source=CUDA_GUIDE)
     sm_l1: bool = spec_field(
-        "The CTAs resident on one SM share its L1 data cache: a read-only load (sparsert's ld.global.nc of B) hits when "
+        "The CTAs resident on one SM share its L1 data cache: a read-only load of B (sparsert's ld.global.nc, sputnik's "
+        "and merge's __ldg) hits when "
         "an earlier CTA on the SM (or the CTA itself) fetched the sector and its line was not evicted (LRU over 128-byte "
         "lines, 32-byte sectors; a CTA's loads reach the L1 when it starts, in launch order). False: each CTA's L1 keeps "
         "only what that CTA fetched.", True, source=f"{AMPERE_TUNING}; {CUDA_GUIDE} (L1 caches global loads in 128-byte "

@@ -84,7 +84,8 @@ def test_sputnik_packs_one_lane_subwarps_and_runs_as_long_as_its_longest_row(two
     # lock step: 40 iterations (row 0), 40 batches of 1; batch 2+2+1+3, iteration 2 + (1 + 4 x 2) + 3, store 1, pointers 2
     assert s.group_issue.tolist() == [40 * 8 + 40 * 14 + 1 + 2]
     # A: a value and an index sector per batch (40 + 1 batches); pointers 1 per row; C 1 per row; B rows 41 distinct
-    assert s.cta_l2_sectors.tolist() == [82 + 2 + 2 + 41]
+    # (4 bytes each) through the L1: columns 0..39 in sectors 0..4, column 63 in sector 7
+    assert s.cta_l2_sectors.tolist() == [82 + 2 + 2] and s.cached_sectors.tolist() == [0, 1, 2, 3, 4, 7]
     assert s.cta_l1_bytes.tolist() == [(82 + 2 + 41 + 2) * 32 + 2 * 41 * 8]   # A staged: written and read
     assert FAMILY.refinement(arch, two_rows) == []
 
@@ -98,8 +99,10 @@ def test_merge_gives_every_warp_an_equal_share_of_the_merge_path(two_rows):
     # binary search 6 x (1 + 3); a batch 2 + 3; per non-zero 2 shuffles + load + FFMA 2 + 3; row ends; carry-out
     assert s.group_issue.tolist() == [24 + 5 + 32 * 8 + 0 + 1, 24 + 5 + 9 * 8 + 2 + 0]
     assert s.group_latency.tolist() == [6 * 400 + 593, 6 * 400 + 593]
-    # stream (values 4 + indices 4 + search 6), B rows 32 (distinct), carry 1 x 2 | 2 + 2 + 6, C 2, B 9
-    assert s.cta_l2_sectors.tolist() == [14 + 2 + 32, 10 + 2 + 9]
+    # stream (values 4 + indices 4 + search 6), carry 1 x 2 | 2 + 2 + 6, C 2; through the L1: B rows 0..31 (sectors
+    # 0..3) | rows 32..39 and 63 (sectors 4 and 7)
+    assert s.cta_l2_sectors.tolist() == [14 + 2, 10 + 2] and s.cached_sectors.tolist() == [0, 1, 2, 3, 4, 7]
+    assert s.cached_ptr.tolist() == [0, 4, 6]
     assert s.cta_l1_bytes.tolist() == [(14 + 32) * 32, (10 + 9 + 2) * 32]
     assert s.atomics == 1
     assert FAMILY.refinement(arch, two_rows) == []
@@ -277,8 +280,9 @@ def test_sputnik_counts_b_row_segments_that_straddle_sectors(two_rows):
     layer = GemmLayer("spmm", m=3, k=64, n=2, operands=two_rows.operands)
     arch = simt({"sms": 1}, kernel="sputnik", threads_per_cta=32, tile_n=4, vector_width=4)
     s = FAMILY.plan(arch, layer).candidates[0].schedule
-    b_rows = 40 + 10 + 1                                  # columns 0..39 (10 straddle) and 63
-    assert s.cta_l2_sectors.tolist() == [82 + 2 + 2 + b_rows]
+    b_rows = 40 + 10 + 1                                  # columns 0..39 (10 straddle) and 63: sector requests
+    # through the L1 the CTA's distinct sectors: bytes 0..479 (sectors 0..14) and 756..767 (sector 23)
+    assert s.cta_l2_sectors.tolist() == [82 + 2 + 2] and s.cached_sectors.tolist() == [*range(15), 23]
     assert s.cta_l1_bytes.tolist() == [(82 + 2 + b_rows + 2) * 32 + 2 * 41 * 8]
     assert s.shared_memory_per_cta == 32 * (4 + 4)        # a batch of values and indices per thread
 
@@ -293,7 +297,7 @@ def test_sputnik_b_rows_are_fetched_by_the_cta_that_needs_them(tmp_path):
     layer = GemmLayer("spmm", m=128, k=8, n=2, operands=OperandSource(payload=str(path)))
     arch = simt({"sms": 1}, kernel="sputnik", threads_per_cta=32, tile_n=128, vector_width=4, row_swizzle=False)
     s = FAMILY.plan(arch, layer).candidates[0].schedule
-    assert s.cta_l2_sectors.tolist() == [2 + 1 + 16 + 16, 2 + 1 + 16 + 16]
+    assert s.cta_l2_sectors.tolist() == [2 + 1 + 16, 2 + 1 + 16] and np.diff(s.cached_ptr).tolist() == [16, 16]
 
 
 def test_sputnik_b_row_of_a_later_cta_is_its_own_column(tmp_path):
@@ -308,7 +312,7 @@ def test_sputnik_b_row_of_a_later_cta_is_its_own_column(tmp_path):
     s = FAMILY.plan(arch, layer).candidates[0].schedule
     # CTA 0: values + indices 2 per row, pointers 1 per row, C rows 32 + 8 straddling, B row 7 (84..95) 1
     # CTA 1: value and index 2, pointers 1, C row 32 (384..395) 1, B row 2: 2
-    assert s.cta_l2_sectors.tolist() == [64 + 32 + 40 + 1, 2 + 1 + 1 + 2]
+    assert s.cta_l2_sectors.tolist() == [64 + 32 + 40, 2 + 1 + 1] and np.diff(s.cached_ptr).tolist() == [1, 2]
 
 
 def test_a_tensor_core_step_shorter_than_the_mma_still_issues_whole_mmas():
@@ -340,7 +344,8 @@ def test_sputnik_streams_a_batch_of_values_as_its_distinct_sectors(two_rows):
     arch = simt({"sms": 1}, kernel="sputnik", threads_per_cta=32, tile_n=128, vector_width=4, row_swizzle=False)
     s = FAMILY.plan(arch, layer).candidates[0].schedule
     # values + indices, pointers 1, C row 16, B rows of 16 sectors each (40 and 1)
-    assert s.cta_l2_sectors.tolist() == [(5 + 5) + 1 + 16 + 40 * 16, (1 + 1) + 1 + 16 + 16]
+    assert s.cta_l2_sectors.tolist() == [(5 + 5) + 1 + 16, (1 + 1) + 1 + 16]
+    assert np.diff(s.cached_ptr).tolist() == [40 * 16, 16]
 
 
 def test_tensor_core_warp_tile_of_several_mmas_and_its_accumulate_width():
@@ -388,3 +393,21 @@ def test_csb_copies_segments_with_128_bit_vectors(tmp_path):
     # pointers 2; the 136-float segment (544 B) in 16-byte vectors by 32 lanes: 2 (LDG + STS each) + barrier;
     # one iteration 3 + FFMA 2 + atomic 1 + 3 loop; the output segment alike: 2 x 2 + 1
     assert s.group_issue.tolist() == [2 + (2 * 2 + 1) + 9 + (2 * 2 + 1)]
+
+
+@pytest.mark.parametrize(("kernel", "sms", "hits"), [("sputnik", 1, 8), ("sputnik", 2, 0), ("merge", 1, 0)])
+def test_b_rows_another_cta_fetched_hit_the_sm_s_l1(tmp_path, kernel, sms, hits):
+    """A (2 x 4): both rows in columns {0, 2}; B 4 x 32 (a row: 128 bytes, 4 sectors). Sputnik with a row per
+    warp and a warp per CTA: two CTAs, both loading B rows 0 and 2; merge: one share, one CTA."""
+    weights = np.zeros((4, 2), dtype=np.float32)
+    weights[[0, 2], :] = 1.0
+    path = tmp_path / "w.npz"
+    np.savez(path, weights=weights)
+    layer = GemmLayer("spmm", m=32, k=4, n=2, operands=OperandSource(payload=str(path)))
+    arch = simt({"sms": sms}, kernel=kernel, threads_per_cta=32, tile_n=32, vector_width=1, merge_items_per_thread=8)
+    s = FAMILY.plan(arch, layer).candidates[0].schedule
+    rows = [0, 1, 2, 3, 8, 9, 10, 11]
+    assert s.cached_sectors.tolist() == (rows * 2 if kernel == "sputnik" else rows)
+    for path_ in (FAMILY.fast, FAMILY.reference):
+        k = path_(FAMILY.plan(arch, layer), None)
+        assert (k.l1_hits, k.l1_misses) == (hits, len(s.cached_sectors) - hits)

@@ -25,7 +25,7 @@ import numpy as np
 from accel_sim.simt.plan.machine import Machine
 from accel_sim.simt.plan.problem import SparseProblem
 from accel_sim.simt.plan.schedule import Schedule, ceil_div
-from accel_sim.simt.plan.sectors import sorted_unique, span_sectors
+from accel_sim.simt.plan.sectors import cta_sector_lists, sorted_unique
 from accel_sim.simt.plan.spmm import _row_segments
 from accel_sim.simt.spec import SimtSpec
 
@@ -93,13 +93,5 @@ def _cached_b_sectors(pair_block: np.ndarray, pair_k: np.ndarray, row_blocks: in
     # entries (tile, pair, warp) in C order: CTA-major (pairs are sorted by block, then row)
     first = (pair_k[None, :, None] * n + seg_start[:, None, :]) * vb
     nbytes = np.broadcast_to(seg_width[:, None, :] * vb, first.shape)
-    counts = span_sectors(first, nbytes, sector).ravel()
-    cta = np.broadcast_to(np.arange(col_tiles)[:, None, None] * row_blocks + pair_block[None, :, None], first.shape).ravel()
-    base = np.repeat(first.ravel() // sector, counts)
-    offset = np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
-    ids, owner = base + offset, np.repeat(cta, counts)
-    keep = np.concatenate(([True], (ids[1:] != ids[:-1]) | (owner[1:] != owner[:-1])))[:ids.size]   # two warps' sector
-    ids, owner = ids[keep], owner[keep]
-    ctas = row_blocks * col_tiles
-    ptr = np.concatenate(([0], np.cumsum(np.bincount(owner, minlength=ctas)))).astype(np.int64)
-    return ptr, ids
+    cta = np.broadcast_to(np.arange(col_tiles)[:, None, None] * row_blocks + pair_block[None, :, None], first.shape)
+    return cta_sector_lists(cta, first, nbytes, sector, row_blocks * col_tiles)
