@@ -408,6 +408,9 @@ def test_b_rows_another_cta_fetched_hit_the_sm_s_l1(tmp_path, kernel, sms, hits)
     s = FAMILY.plan(arch, layer).candidates[0].schedule
     rows = [0, 1, 2, 3, 8, 9, 10, 11]
     assert s.cached_sectors.tolist() == (rows * 2 if kernel == "sputnik" else rows)
+    # 4 non-zeros x 32 columns; C 2 x 32 x 4 B; B 4 x 32 x 4 B; A's values and indices, 3 row pointers, B
+    assert (s.fmas, s.products, s.dram_write_bytes, s.dense_operand_bytes) == (128, 128, 256, 512)
+    assert s.dram_read_bytes == 4 * (4 + 4) + 3 * 4 + 512
     for path_ in (FAMILY.fast, FAMILY.reference):
         k = path_(FAMILY.plan(arch, layer), None)
         assert (k.l1_hits, k.l1_misses) == (hits, len(s.cached_sectors) - hits)
