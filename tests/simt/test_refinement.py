@@ -34,7 +34,8 @@ def cases(draw):
                 sgemm_tiles=(SgemmTile(32, 32, 8, 32, 32), SgemmTile(64, 32, 8, 32, 32)),
                 sparsert_rows=draw(st.sampled_from([(1,), (8, 3), (2, 32)])),
                 sparsert_tile_n=draw(st.sampled_from([(64,), (8, 40), (33, 128)])),
-                instruction_bytes=draw(st.sampled_from([8, 16])), sm_l1=draw(st.booleans()),
+                instruction_bytes=draw(st.sampled_from([8, 16])),
+                sm_l1_kernels=draw(st.sampled_from([(), ("sparsert", "sputnik", "merge")])),
                 l1_shared_memory_bytes=draw(st.sampled_from([512, 192 * 1024])),
                 shared_memory_carveouts=draw(st.sampled_from([(0, 256), (0, 384, 512)])))
     density = draw(st.sampled_from([0.05, 0.3, 1.0]))

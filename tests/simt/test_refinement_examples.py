@@ -395,8 +395,9 @@ def test_csb_copies_segments_with_128_bit_vectors(tmp_path):
     assert s.group_issue.tolist() == [2 + (2 * 2 + 1) + 9 + (2 * 2 + 1)]
 
 
-@pytest.mark.parametrize(("kernel", "sms", "hits"), [("sputnik", 1, 8), ("sputnik", 2, 0), ("merge", 1, 0)])
-def test_b_rows_another_cta_fetched_hit_the_sm_s_l1(tmp_path, kernel, sms, hits):
+@pytest.mark.parametrize(("kernel", "sms", "shared", "hits"), [("sputnik", 1, True, 8), ("sputnik", 2, True, 0),
+                                                          ("sputnik", 1, False, 0), ("merge", 1, True, 0)])
+def test_b_rows_another_cta_fetched_hit_the_sm_s_l1(tmp_path, kernel, sms, shared, hits):
     """A (2 x 4): both rows in columns {0, 2}; B 4 x 32 (a row: 128 bytes, 4 sectors). Sputnik with a row per
     warp and a warp per CTA: two CTAs, both loading B rows 0 and 2; merge: one share, one CTA."""
     weights = np.zeros((4, 2), dtype=np.float32)
@@ -404,7 +405,8 @@ def test_b_rows_another_cta_fetched_hit_the_sm_s_l1(tmp_path, kernel, sms, hits)
     path = tmp_path / "w.npz"
     np.savez(path, weights=weights)
     layer = GemmLayer("spmm", m=32, k=4, n=2, operands=OperandSource(payload=str(path)))
-    arch = simt({"sms": sms}, kernel=kernel, threads_per_cta=32, tile_n=32, vector_width=1, merge_items_per_thread=8)
+    arch = simt({"sms": sms}, kernel=kernel, threads_per_cta=32, tile_n=32, vector_width=1, merge_items_per_thread=8,
+                sm_l1_kernels=(kernel,) if shared else ())           # the shipped default shares it for sparsert only
     s = FAMILY.plan(arch, layer).candidates[0].schedule
     rows = [0, 1, 2, 3, 8, 9, 10, 11]
     assert s.cached_sectors.tolist() == (rows * 2 if kernel == "sputnik" else rows)

@@ -87,10 +87,10 @@ def test_sparsert_bad_tile_on_the_command_line(capsys, tmp_path):
        sm_l1=st.booleans(), l1=st.sampled_from([(192 * 1024, (0, 8192)), (640, (0, 128)), (1024, (512,))]))
 def test_sparsert_fast_and_reference_agree_on_every_counter(m, k, n, density, sms, rows, tiles, l2_port, l2_size, warm,
                                                             sm_l1, l1):
-    # small L1s (5 lines, 4 lines) make the LRU evict; sm_l1=False gives each CTA a private L1
+    # small L1s (5 lines, 4 lines) make the LRU evict; no sm_l1_kernels gives each CTA a private L1
     arch = simt({"sms": sms, "l2_to_sm_bandwidth": l2_port, "l2_size": l2_size}, kernel="sparsert",
-                sparsert_rows=rows, sparsert_tile_n=tiles, warm_l2=warm, sm_l1=sm_l1, l1_shared_memory_bytes=l1[0],
-                shared_memory_carveouts=l1[1])
+                sparsert_rows=rows, sparsert_tile_n=tiles, warm_l2=warm, sm_l1_kernels=("sparsert",) if sm_l1 else (),
+                l1_shared_memory_bytes=l1[0], shared_memory_carveouts=l1[1])
     assert FAMILY.refinement(arch, GemmLayer("gemm", m=m, k=k, n=n, weight_density=density)) == []
 
 
@@ -112,7 +112,8 @@ def shared_rows(tmp_path):
 ])
 def test_sparsert_ctas_on_one_sm_share_its_l1_on_both_paths(shared_rows, sms, sm_l1, l1_bytes, hits):
     arch = simt({"sms": sms, "l2_to_sm_bandwidth": 64.0}, kernel="sparsert", sparsert_rows=(1,),
-                sparsert_tile_n=(64,), sm_l1=sm_l1, l1_shared_memory_bytes=l1_bytes, shared_memory_carveouts=(0,))
+                sparsert_tile_n=(64,), sm_l1_kernels=("sparsert",) if sm_l1 else (), l1_shared_memory_bytes=l1_bytes,
+                shared_memory_carveouts=(0,))
     plan = FAMILY.plan(arch, shared_rows)
     (c,) = plan.candidates
     # one row per CTA: 2 CTAs of one warp; each loads sectors 0-3 and 8-11; C stores 4 sectors, code 7 x 16 B: 4
