@@ -195,11 +195,13 @@ What the model captures and misses (no factor is tuned to a published figure):
   code generator (github.com/marsupialtail/gpu-sparsert): per CTA Ny output rows x Tsz columns, one
   thread per column, one load of B per distinct B row the CTA's rows touch, one FMA with an immediate
   per non-zero, no index or value loads, no shared-memory staging; its code (16 B per instruction) is
-  fetched per CTA; each layer keeps the fastest of the autotuner's (Ny, Tsz). What still limits it here:
-  every row block's CTAs re-fetch their B rows from L2 (the model's L1 holds one CTA's data, not what
-  other CTAs on the SM fetched), so the L2 bandwidth bounds BERT and res4 expand (and, warm, res2 expand
-  and res3); res4 reduce and res5 give few CTAs of long straight-line warps (SM time); cold, res2 and res3
-  are DRAM-bound (activations and outputs are most of their bytes). The Sputnik-style kernel loads values and
+  fetched per CTA; each layer keeps the fastest of the autotuner's (Ny, Tsz). Its B loads go through the
+  SM's L1, shared by the CTAs the SM runs (`simt.sm_l1_kernels`), but the fastest kernels have grids of
+  64-392 CTAs, mostly one per SM at a time, and consecutive CTAs (the row blocks of one column tile, which
+  share B rows) land on different SMs: the L1 serves 0-26 % of B's sectors (`l1_hits` in the layer
+  metrics). What still limits it here: the L2 bandwidth (BERT; warm, also res2 expand, res3 and res5
+  expand), the SMs (res4 and res5 reduce: few CTAs of long straight-line warps) and, cold, DRAM for res2
+  and res3 (activations and outputs are most of their bytes). The Sputnik-style kernel loads values and
   indices and stages them; at batch 1 the late ResNet stages (7 x 7 outputs) give it few CTAs, so it is
   latency-bound (see `latency_cycles`) while the dense SGEMM fills the GPU with split-K.
   SparseRT's own harness (code_fragments.py END_NONFUSED) launches each kernel 1000 times before timing

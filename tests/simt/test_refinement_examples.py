@@ -416,3 +416,12 @@ def test_b_rows_another_cta_fetched_hit_the_sm_s_l1(tmp_path, kernel, sms, share
     for path_ in (FAMILY.fast, FAMILY.reference):
         k = path_(FAMILY.plan(arch, layer), None)
         assert (k.l1_hits, k.l1_misses) == (hits, len(s.cached_sectors) - hits)
+
+
+def test_sputnik_tile_narrower_than_a_vector_takes_one_lane(two_rows):
+    arch = simt({"sms": 1}, kernel="sputnik", threads_per_cta=32, tile_n=2, vector_width=4)
+    layer = GemmLayer("spmm", m=8, k=64, n=2, operands=two_rows.operands)
+    s = FAMILY.plan(arch, layer).candidates[0].schedule
+    # 2-column tiles, one float4 per lane: one-lane subwarps, 32 rows per warp, 4 tiles of B's 8 columns
+    assert (s.ctas, s.warps) == (4, 4)
+    assert FAMILY.refinement(arch, layer) == []
