@@ -118,7 +118,7 @@ def balance_table(folder) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-@study("gpu-sparse-kernels", "Sparse kernels on an A100-like SIMT GPU: speed-up over dense vs sparsity, crossovers", cpu_s=25)
+@study("gpu-sparse-kernels", "Sparse kernels on an A100-like SIMT GPU: speed-up over dense vs sparsity, crossovers", cpu_s=36)
 def gpu_sparse_kernels(shapes=SHAPES, sparsities=SPARSITIES) -> StudyOutput:
     frame = kernel_table(shapes, sparsities)
     summary = summary_table(frame)
