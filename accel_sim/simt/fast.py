@@ -43,37 +43,55 @@ def bus_cycles(bits: int, bytes_per_cycle: float) -> int:
 
 
 class SectorCache:
-    """One SM's L1 data cache: sorted line tags, their valid-sector masks and last-use stamps; LRU eviction
+    """One SM's L1 data cache: line tags kept sorted, their valid-sector masks and last-use stamps; LRU eviction
     (oldest stamp first, lower tag first among equal stamps) down to ``lines`` lines after each batch."""
 
-    def __init__(self, lines: int, sectors_per_line: int):
-        self.lines, self.per_line = lines, sectors_per_line
+    def __init__(self, lines: int, popcount: np.ndarray):
+        self.lines, self.popcount = lines, popcount
         self.tags = self.masks = self.stamps = np.zeros(0, dtype=np.int64)
-        self.popcount = np.array([bin(v).count("1") for v in range(1 << sectors_per_line)], dtype=np.int64)
 
-    def access(self, sectors: np.ndarray, stamp: int) -> int:
-        """Misses among a CTA's distinct sorted ``sectors`` (looked up before any is filled)."""
-        if sectors.size == 0 or self.lines == 0:
-            return int(sectors.size)
-        tags = sectors // self.per_line
-        first = np.flatnonzero(np.concatenate(([True], tags[1:] != tags[:-1])))
-        tags = tags[first]
-        wanted = np.bitwise_or.reduceat(np.left_shift(1, sectors % self.per_line), first)
+    def access(self, tags: np.ndarray, wanted: np.ndarray, stamp: int) -> int:
+        """Sector hits of a CTA's distinct sorted line ``tags`` with ``wanted`` sector masks (looked up before any
+        is filled), then the lines filled and the least recently used evicted."""
+        if tags.size == 0 or self.lines == 0:
+            return 0
         at = np.searchsorted(self.tags, tags)
         present = np.zeros(tags.size, dtype=bool)
         if self.tags.size:
             present = self.tags[np.minimum(at, self.tags.size - 1)] == tags
-        hits = int(self.popcount[wanted[present] & self.masks[at[present]]].sum())
-        self.masks[at[present]] |= wanted[present]
-        self.stamps[at[present]] = stamp
+        where = at[present]
+        hits = int(self.popcount[wanted[present] & self.masks[where]].sum())
+        self.masks[where] |= wanted[present]
+        self.stamps[where] = stamp
         fresh = ~present
-        tags_all = np.concatenate((self.tags, tags[fresh]))
-        masks_all = np.concatenate((self.masks, wanted[fresh]))
-        stamps_all = np.concatenate((self.stamps, np.full(int(fresh.sum()), stamp, dtype=np.int64)))
-        keep = np.lexsort((tags_all, stamps_all))[-self.lines:]      # the most recently used lines
-        keep = keep[np.argsort(tags_all[keep], kind="stable")]
-        self.tags, self.masks, self.stamps = tags_all[keep], masks_all[keep], stamps_all[keep]
-        return int(sectors.size) - hits
+        new = tags[fresh]
+        if new.size:                                                 # merge the new lines in, tags kept sorted
+            to_new = at[fresh] + np.arange(new.size)
+            to_old = np.arange(self.tags.size) + np.searchsorted(new, self.tags)
+            merged = []
+            for old_values, new_values in ((self.tags, new), (self.masks, wanted[fresh]), (self.stamps, stamp)):
+                out = np.empty(self.tags.size + new.size, dtype=np.int64)
+                out[to_old], out[to_new] = old_values, new_values
+                merged.append(out)
+            self.tags, self.masks, self.stamps = merged
+        evict = self.tags.size - self.lines
+        if evict > 0:                                                # the oldest (stamp, tag) go
+            key = self.stamps * (int(self.tags[-1]) + 1) + self.tags
+            keep = np.ones(self.tags.size, dtype=bool)
+            keep[np.argpartition(key, evict - 1)[:evict]] = False
+            self.tags, self.masks, self.stamps = self.tags[keep], self.masks[keep], self.stamps[keep]
+        return hits
+
+
+def cached_lines(sectors: np.ndarray, ptr: np.ndarray, per_line: int) -> tuple[np.ndarray, ...]:
+    """Each CTA's distinct line tags and their requested-sector masks: ``(line_ptr, tags, masks)``."""
+    tags = sectors // per_line
+    owner = np.repeat(np.arange(ptr.size - 1), np.diff(ptr))
+    first = np.flatnonzero(np.concatenate(([True], (tags[1:] != tags[:-1]) | (owner[1:] != owner[:-1]))))
+    first = first[:tags.size]
+    masks = np.bitwise_or.reduceat(np.left_shift(1, sectors % per_line), first) if first.size else first
+    line_ptr = np.concatenate(([0], np.cumsum(np.bincount(owner[first], minlength=ptr.size - 1)))).astype(np.int64)
+    return line_ptr, tags[first], masks
 
 
 def cta_demands(plan: SimtPlan, c: Candidate) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -126,7 +144,11 @@ def dispatch_through_l1(plan: SimtPlan, c: Candidate, fixed: np.ndarray) -> tupl
     slots = m.sms * c.ctas_per_sm
     start = np.zeros(s.ctas, dtype=np.int64)
     slot = np.arange(s.ctas, dtype=np.int64)
-    caches = [SectorCache(c.l1_lines, m.line // m.sector) for _ in range(m.sms)]
+    per_line = m.line // m.sector
+    popcount = np.array([bin(v).count("1") for v in range(1 << per_line)], dtype=np.int64)
+    caches = [SectorCache(c.l1_lines, popcount) for _ in range(m.sms)]
+    line_ptr, tags, masks = cached_lines(sectors, ptr, per_line)
+    asked = np.diff(ptr).tolist()
     misses = np.zeros(s.ctas, dtype=np.int64)
     port_bits = BITS_PER_BYTE * m.l2_port_bandwidth
     static = s.cta_l2_sectors.tolist()
@@ -134,7 +156,8 @@ def dispatch_through_l1(plan: SimtPlan, c: Candidate, fixed: np.ndarray) -> tupl
     for cta in range(s.ctas):
         t, k = (0, cta) if cta < slots else heapq.heappop(free)
         start[cta], slot[cta] = t, k
-        misses[cta] = caches[k % m.sms].access(sectors[ptr[cta]:ptr[cta + 1]], cta)
+        lo, hi = line_ptr[cta], line_ptr[cta + 1]
+        misses[cta] = asked[cta] - caches[k % m.sms].access(tags[lo:hi], masks[lo:hi], cta)
         port = int(np.ceil((static[cta] + int(misses[cta])) * m.sector * BITS_PER_BYTE / port_bits))
         heapq.heappush(free, (t + max(int(fixed[cta]), port), k))
     return start, slot, misses
