@@ -60,6 +60,8 @@ def cases(draw):
 def test_fast_and_reference_agree_on_every_counter(case):
     arch, layer = case
     assert FAMILY.refinement(arch, layer) == []
+    counters = FAMILY.counters(arch, layer)[1]
+    assert all(type(v) is int for v in counters.as_dict().values())      # counters are integers (the contract)
 
 
 @pytest.mark.parametrize("kernel", SPARSE + ("dense_simt", "bsr"))

@@ -425,3 +425,19 @@ def test_sputnik_tile_narrower_than_a_vector_takes_one_lane(two_rows):
     # 2-column tiles, one float4 per lane: one-lane subwarps, 32 rows per warp, 4 tiles of B's 8 columns
     assert (s.ctas, s.warps) == (4, 4)
     assert FAMILY.refinement(arch, layer) == []
+
+
+def test_csr_scalar_issues_no_warp_reduction(two_rows):
+    arch = simt({"sms": 1}, kernel="csr_scalar", loop_overhead_instructions=3)
+    s = FAMILY.plan(arch, two_rows).candidates[0].schedule
+    # a row per lane, both rows in one warp: 40 lock-step trips of 3 loads + FFMA 2 + 3 loop, pointers 2, store 1
+    assert s.group_issue.tolist() == [40 * 8 + 2 + 1]
+
+
+def test_dense_kernels_count_only_their_own_unit():
+    layer = GemmLayer("g", m=32, k=16, n=32)
+    simt_s = FAMILY.plan(simt({"sms": 1}, kernel="dense_simt"), layer).candidates[0].schedule
+    tc_s = FAMILY.plan(simt({"sms": 1}, kernel="dense_tensor_core"), layer).candidates[0].schedule
+    # each executes its padded tiles' MACs on its own unit and none on the other
+    assert simt_s.fmas >= 32 * 16 * 32 and simt_s.tensor_macs == 0
+    assert tc_s.fmas == 0 and tc_s.tensor_macs >= 32 * 16 * 32
