@@ -36,7 +36,7 @@ def cta_sector_lists(cta: np.ndarray, first_byte: np.ndarray, nbytes: np.ndarray
     """Each CTA's distinct sectors of a list of byte ranges given CTA-major with rising addresses inside a
     CTA: ``(ptr, sectors)``, CTA c's sectors sorted in ``sectors[ptr[c]:ptr[c + 1]]`` (a sector two adjacent
     ranges share counted once)."""
-    cta, first_byte = np.asarray(cta, dtype=np.int64).ravel(), np.asarray(first_byte, dtype=np.int64).ravel()
+    cta, first_byte = np.asarray(cta).ravel(), np.asarray(first_byte, dtype=np.int64).ravel()   # CTA numbers: integers
     counts = span_sectors(first_byte, np.asarray(nbytes, dtype=np.int64).ravel(), sector)
     offset = np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
     ids, owner = np.repeat(first_byte // sector, counts) + offset, np.repeat(cta, counts)
