@@ -158,6 +158,7 @@ def test_dense_simt_worked_example():
     assert s.cta_l2_sectors.tolist() == [64 + 64 + 128]
     assert s.cta_l1_bytes.tolist() == [2 * (2048 + 2048) + 4096 + 2 * 2048]
     assert (s.fmas, s.shared_memory_per_cta, s.dram_read_bytes, s.dram_write_bytes) == (16384, 4096, 4096, 4096)
+    assert s.atomics == 0                                  # no split-K: C is stored, not added with atomics
     assert FAMILY.refinement(arch, GemmLayer("g", m=32, k=16, n=32)) == []
 
 
