@@ -27,7 +27,7 @@ LAYERS = {
     "cnvlutin": ("cnvlutin", "alexnet", "conv3"),
     "dlu": ("dlu", "resnet18", "layer2_0_conv2"),
     "lowbit": ("lowbit", "resnet18", "layer2_0_conv2"),
-    "simt": ("ampere_a100_simt", "alexnet", "fc7"),
+    "simt": ("ampere_a100_simt", "resnet50", "layer1_0_conv2"),   # 3x3 conv 64 -> 64 at 56 x 56 (implicit GEMM, 392 CTAs)
 }
 
 

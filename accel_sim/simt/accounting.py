@@ -46,6 +46,7 @@ def account(plan: SimtPlan, counters: SimtCounters) -> LayerResult:
         "sm_cycles": float(counters.sm_cycles), "l2_cycles": float(counters.l2_cycles),
         "dram_cycles": float(counters.dram_cycles), "l2_sectors": float(counters.l2_sectors),
         "issue_slots": float(counters.issue_slots), "atomics": float(counters.atomics),
+        "l1_hits": float(counters.l1_hits), "l1_misses": float(counters.l1_misses),
         "executed_macs": float(counters.fmas + counters.tensor_macs), "transpose": float(spec.transpose),
         "tensor_core": float(s.tensor_core), "candidate": float(counters.candidate),
     })

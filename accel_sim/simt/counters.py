@@ -2,7 +2,7 @@
 
 Per CTA, four lower bounds on its time alone on an SM: its slowest warp's chain of issue and
 exposed latency, its issue cycles on the SM's schedulers, its L1 / shared-memory bytes, its L2-port
-sectors. The ``*_cycles`` sums add each CTA's bound over CTAs; ``cta_cycles`` adds the CTAs'
+sectors (its other traffic plus its L1 misses). The ``*_cycles`` sums add each CTA's bound over CTAs; ``cta_cycles`` adds the CTAs'
 times (the largest bound each); ``sm_served_cycles`` is when the busiest SM's schedulers, L1 and
 L2 port had served every demand of its CTAs (resident CTAs share them).
 """
@@ -37,3 +37,5 @@ class SimtCounters(Counters):
     fmas: int                # CUDA-core FMAs (lane operations)
     tensor_macs: int         # tensor-core MACs executed
     atomics: int             # atomic sector transactions at L2
+    l1_hits: int             # read-only load sectors the SM's L1 served (fetched by an earlier CTA on the SM)
+    l1_misses: int           # read-only load sectors the L1 sent to L2 (inside l2_sectors)

@@ -6,12 +6,16 @@ slot, having seen every slot freed in the cycle: :class:`~accel_sim.hardware.cyc
 timeout per instruction group: its issue and exposed latency) and the CTA's stand-alone use of the
 SM's schedulers, L1 and L2 port (timeouts of the SM's links' whole-cycle times); per SM three
 :class:`~accel_sim.hardware.link.Link` servers (schedulers, L1, L2 port) to which every CTA hands
-its demands when it starts, served in arrival order; the L2 and DRAM as shared
+its demands when it starts, served in arrival order; per SM an L1 data cache (an ordered table of
+128-byte lines and their valid 32-byte sectors, least recently used first) that a CTA starting on
+the SM consults for its read-only load sectors before filling them, its misses joining its L2-port
+demand; the L2 and DRAM as shared
 :class:`~accel_sim.hardware.dram_bus.DramBus` blocks moving the kernel's traffic while the SMs run.
 Events per group, CTA and transfer, never per thread or cycle."""
 from __future__ import annotations
 
 import heapq
+from collections import OrderedDict
 
 import numpy as np
 import simpy
@@ -52,11 +56,33 @@ def run_candidate(plan: SimtPlan, index: int, max_cycles: int | None) -> SimtCou
     schedulers = [Link(env, f"sm{k}.schedulers", m.schedulers) for k in range(m.sms)]
     l1 = [Link(env, f"sm{k}.l1", m.l1_bandwidth) for k in range(m.sms)]
     ports = [Link(env, f"sm{k}.l2_port", m.l2_port_bandwidth) for k in range(m.sms)]
-    tally = dict(chain=0, issue=0, l1=0, l2=0, cta=0, slots=0, end=0, done=0)
+    tally = dict(chain=0, issue=0, l1=0, l2=0, cta=0, slots=0, end=0, done=0, hits=0, misses=0, sectors=0, begun=0)
+    per_line = m.line // m.sector
+    caches: list[OrderedDict[int, int]] = [OrderedDict() for _ in range(m.sms)]
+
+    def l1_misses(index_: int, sm: int) -> int:
+        """The CTA's read-only sectors missing in the SM's L1 (all when CTAs do not share it), then filled."""
+        if s.cached_ptr is None:
+            return 0
+        wanted: dict[int, int] = {}
+        for sector in s.cached_sectors[s.cached_ptr[index_]:s.cached_ptr[index_ + 1]].tolist():
+            wanted[sector // per_line] = wanted.get(sector // per_line, 0) | 1 << sector % per_line
+        asked = sum(bin(bits).count("1") for bits in wanted.values())
+        if not m.sm_l1 or c.l1_lines == 0:
+            return asked
+        cache = caches[sm]
+        hits = sum(bin(bits & cache.get(line, 0)).count("1") for line, bits in wanted.items())
+        for line in sorted(wanted):
+            cache[line] = cache.pop(line, 0) | wanted[line]                # most recently used at the end
+        while len(cache) > c.l1_lines:
+            cache.popitem(last=False)
+        tally["hits"] += hits
+        return asked - hits
     freed: list[int] = []
     slot_freed = [env.event()]
     served: list[simpy.Process] = []
     all_ctas = env.event()
+    started = env.event()
 
     def warp(w: int):
         for g in range(group_bounds[w], group_bounds[w + 1]):
@@ -70,9 +96,15 @@ def run_candidate(plan: SimtPlan, index: int, max_cycles: int | None) -> SimtCou
         warps = [env.process(warp(w)) for w in range(warp_bounds[index_], warp_bounds[index_ + 1])]
         cta_issue = sum(issue[g] for g in range(group_bounds[warp_bounds[index_]],
                                                group_bounds[warp_bounds[index_ + 1]]))
+        misses = l1_misses(index_, sm)
+        tally["misses"] += misses
+        tally["sectors"] += int(s.cta_l2_sectors[index_]) + misses
+        tally["begun"] += 1
+        if tally["begun"] == s.ctas:
+            started.succeed()
         demands = ((schedulers[sm], cta_issue * BITS_PER_BYTE, "issue"),
                    (l1[sm], int(s.cta_l1_bytes[index_]) * BITS_PER_BYTE, "l1"),
-                   (ports[sm], int(s.cta_l2_sectors[index_]) * m.sector * BITS_PER_BYTE, "l2"))
+                   (ports[sm], (int(s.cta_l2_sectors[index_]) + misses) * m.sector * BITS_PER_BYTE, "l2"))
         alone = []
         for link, bits, name in demands:
             served.append(link.transfer(bits, f"cta{index_}"))
@@ -106,8 +138,22 @@ def run_candidate(plan: SimtPlan, index: int, max_cycles: int | None) -> SimtCou
     env.process(dispatcher())
     l2_bus = DramBus(env, m.l2_bandwidth, "l2")
     dram = DramBus(env, m.dram_bandwidth, "dram")
-    l2_traffic = l2_bus.transfer(int(s.cta_l2_sectors.sum()) * m.sector * BITS_PER_BYTE, 0, "kernel")
-    dram_traffic = dram.transfer(c.dram_read_bytes * BITS_PER_BYTE, c.dram_write_bytes * BITS_PER_BYTE, "kernel")
+
+    def memory():
+        """The L2 and DRAM move the kernel's traffic, busy from launch; the amount is known once every CTA
+        has started (their L1 misses decided): each bus records it then and holds until its time since launch."""
+        yield started
+        sectors = tally["sectors"]
+        read = c.dram_read_bytes
+        if c.l2_overflow:                                              # every L2 sector comes from DRAM
+            read = max(read, sectors * m.sector - c.dram_write_bytes)
+        busy = []
+        for bus, read_bits, write_bits in ((l2_bus, sectors * m.sector * BITS_PER_BYTE, 0),
+                                           (dram, read * BITS_PER_BYTE, c.dram_write_bytes * BITS_PER_BYTE)):
+            yield bus.transfer(read_bits, write_bits, "kernel", timed_bits=0)
+            busy.append(bus.cycles_for(read_bits + write_bits))
+        yield env.timeout(max(0, max(busy) - int(env.now)))
+        return busy
 
     def kernel():
         yield all_ctas                                                 # every CTA has started and ended
@@ -115,13 +161,16 @@ def run_candidate(plan: SimtPlan, index: int, max_cycles: int | None) -> SimtCou
         return env.now
 
     done = env.process(kernel())
-    cycles = run_until_done(env, env.all_of([done, l2_traffic, dram_traffic]), max_cycles, plan.layer.name)
+    moved = env.process(memory())
+    cycles = run_until_done(env, env.all_of([done, moved]), max_cycles, plan.layer.name)
+    l2_cycles, dram_cycles = moved.value
     sm_cycles = int(done.value)
     return SimtCounters(
         candidate=index, cycles=cycles, sm_cycles=sm_cycles, sm_served_cycles=max(int(p.value) for p in served),
-        l2_cycles=int(l2_traffic.value), dram_cycles=int(dram_traffic.value), ctas=s.ctas, warps=s.warps,
+        l2_cycles=l2_cycles, dram_cycles=dram_cycles, ctas=s.ctas, warps=s.warps,
         ctas_per_sm=r, cta_cycles=int(tally["cta"]), latency_cycles=int(tally["chain"]),
         issue_cycles=int(tally["issue"]), l1_cycles=int(tally["l1"]), l2_port_cycles=int(tally["l2"]),
         issue_slots=int(tally["slots"]), l1_bytes=sum(link.bits for link in l1) // BITS_PER_BYTE,
-        l2_sectors=int(s.cta_l2_sectors.sum()), dram_read_bytes=dram.read_bits // BITS_PER_BYTE,
-        dram_write_bytes=dram.write_bits // BITS_PER_BYTE, fmas=s.fmas, tensor_macs=s.tensor_macs, atomics=s.atomics)
+        l2_sectors=l2_bus.read_bits // (m.sector * BITS_PER_BYTE), dram_read_bytes=dram.read_bits // BITS_PER_BYTE,
+        dram_write_bytes=dram.write_bits // BITS_PER_BYTE, fmas=s.fmas, tensor_macs=s.tensor_macs, atomics=s.atomics,
+        l1_hits=tally["hits"], l1_misses=tally["misses"])

@@ -21,6 +21,9 @@ JIA = ("Jia, Maggioni, Staiger, Scarpazza, 'Dissecting the NVIDIA Volta GPU Arch
        "Microbenchmarking' (arXiv 1804.06826, 2018), V100 latencies (no A100 figure taken)")
 CUTLASS_SIMT = ("CUTLASS 2.x SIMT SGEMM instantiations (test/unit/gemm/device/simt_sgemm_*_sm50.cu: 128x128x8 with "
                 "32x64 warps down to 32x32x8; 2 stages)")
+AMPERE_TUNING = ("Tuning CUDA Applications for NVIDIA Ampere GPU Architecture (docs.nvidia.com/cuda/ampere-tuning-guide), "
+                 "1.4.2: A100's combined L1 data cache / shared memory is 192 KB per SM; the shared-memory carveout is 0, 8, 16, "
+                 "32, 64, 100, 132 or 164 KB")
 SPUTNIK = "Gale, Zaharia, Young, Elsen, 'Sparse GPU Kernels for Deep Learning' (SC 2020)"
 MERGE = "Yang, Buluc, Owens, 'Design Principles for Sparse Matrix Multiplication on the GPU' (Euro-Par 2018)"
 SPARSERT = ("Wang, 'SparseRT: Accelerating Unstructured Sparsity on GPUs for Deep Learning Inference' (PACT 2020); its "
@@ -31,6 +34,7 @@ KERNELS = ("dense_simt", "dense_tensor_core", "csr_scalar", "csr_vector", "sputn
            "nm_tensor_core", "sparsert")
 TENSOR_CORE_KERNELS = ("dense_tensor_core", "bsr", "nm_tensor_core")
 TRANSPOSE_KERNELS = ("csr_scalar", "csr_vector", "csb")
+SM_L1_KERNELS = ("sparsert", "sputnik", "merge")     # the kernels whose schedules list their read-only B sectors
 
 
 @dataclass(frozen=True)
@@ -88,8 +92,23 @@ class SimtSpec:
     sector_bytes: int = spec_field("Memory transaction granularity: a warp's loads are coalesced into "
                                    "distinct sectors of this size.", 32, unit="size", positive=True,
                                    source=CUDA_GUIDE)
-    line_bytes: int = spec_field("Cache line (four sectors); only checked to be a multiple of the sector.",
+    line_bytes: int = spec_field("Cache line (four sectors): the L1's allocation unit (sm_l1_kernels); a multiple of the sector.",
                                  128, unit="size", positive=True, source=CUDA_GUIDE)
+    sm_l1_kernels: tuple[str, ...] = spec_field(
+        "Kernels whose read-only loads of B (sparsert's ld.global.nc, sputnik's and merge's __ldg) go through an L1 "
+        "shared by the CTAs resident on the SM: a sector hits when an earlier CTA on the SM (or the CTA itself) fetched "
+        "it and its line was not evicted (LRU over 128-byte lines of 32-byte sectors; a CTA's loads reach the L1 when "
+        "it starts, in launch order). For the other kernels each CTA's L1 keeps only what that CTA fetched. Default "
+        "sparsert only: the L1 walk costs the fast path about 20 ns per cached sector (sputnik on ResNet-50 layer1_0_conv2: "
+        "15x faster than the reference instead of 160x), so sputnik and merge take it on request.", ("sparsert",),
+        source=f"{AMPERE_TUNING}; {CUDA_GUIDE} (L1 caches global loads in 128-byte lines of 32-byte sectors)")
+    l1_shared_memory_bytes: int = spec_field(
+        "Bytes of the SM's combined L1 data cache and shared memory array; the L1 gets what the shared-memory carveout "
+        "leaves.", 192 * 1024, unit="size", positive=True, source=AMPERE_TUNING)
+    shared_memory_carveouts: tuple[int, ...] = spec_field(
+        "Shared-memory capacities (bytes) the SM can be configured with; a kernel gets the smallest holding its resident "
+        "CTAs' shared memory (assumption: the driver picks the smallest that keeps the occupancy), the L1 the rest.",
+        tuple(k * 1024 for k in (0, 8, 16, 32, 64, 100, 132, 164)), source=AMPERE_TUNING)
     l2_latency: int = spec_field("Cycles of a load that hits L2 (a gather of the dense operand).", 193,
                                  unit="cycles", minimum=0, source=f"{JIA}: L2 hit 193 cycles")
     shared_memory_latency: int = spec_field("Cycles of a shared-memory load.", 19, unit="cycles", minimum=0,
@@ -155,6 +174,13 @@ class SimtSpec:
         if not self.sparsert_rows or min(self.sparsert_rows) < 1 or not self.sparsert_tile_n \
                 or min(self.sparsert_tile_n) < 1:
             problems.append("sparsert_rows and sparsert_tile_n need values >= 1")
+        if not self.shared_memory_carveouts or min(self.shared_memory_carveouts) < 0 \
+                or max(self.shared_memory_carveouts) > self.l1_shared_memory_bytes:
+            problems.append("shared_memory_carveouts need values between 0 and l1_shared_memory_bytes")
+        if set(self.sm_l1_kernels) - set(SM_L1_KERNELS):
+            problems.append(f"sm_l1_kernels may name {', '.join(SM_L1_KERNELS)}")
+        if self.line_bytes // self.sector_bytes > 16:
+            problems.append("line_bytes / sector_bytes must be at most 16 sectors per line")
         if not self.sgemm_tiles:
             problems.append("sgemm_tiles needs at least one tile")
         if self.fp32_lanes_per_sm % self.schedulers_per_sm:

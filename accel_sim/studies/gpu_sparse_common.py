@@ -39,12 +39,30 @@ def heavy_tailed_layer(folder: Path, rows: int = 4096, columns: int = 4096, batc
     keeps ``min(columns, ceil(scale x (1 + Pareto(shape))))`` non-zeros at random columns."""
     rng = np.random.default_rng(seed)
     lengths = np.minimum(columns, np.ceil(scale * (rng.pareto(shape, rows) + 1)).astype(np.int64))
+    return _rows_layer(folder, "heavy_tailed", lengths, columns, batch, rng, seed)
+
+
+def lognormal_layer(folder: Path, rows: int = 4096, columns: int = 4096, batch: int = 64, seed: int = 0,
+                    median: int = 32, sigma: float = 1.0) -> GemmLayer:
+    """A GEMM layer whose sparse operand has log-normal row lengths, ``min(columns, ceil(LogNormal(ln median,
+    sigma)))`` non-zeros per row at random columns: skewed, but without rows as long as the matrix.
+    Assumption (no published distribution taken): the median of the power-law matrix (about 32) and sigma 1
+    (coefficient of variation about 1.3; the longest of 4096 rows about 830)."""
+    rng = np.random.default_rng(seed)
+    lengths = np.minimum(columns, np.ceil(rng.lognormal(math.log(median), sigma, rows)).astype(np.int64))
+    return _rows_layer(folder, "lognormal_rows", lengths, columns, batch, rng, seed)
+
+
+def _rows_layer(folder: Path, name: str, lengths: np.ndarray, columns: int, batch: int, rng: np.random.Generator,
+                seed: int) -> GemmLayer:
+    """The layer whose sparse operand's row r keeps ``lengths[r]`` non-zeros at random columns (a payload)."""
+    rows = lengths.size
     weights = np.zeros((columns, rows), dtype=np.float32)                 # (k, n): A transposed
     for row, length in enumerate(lengths):
         weights[rng.choice(columns, int(length), replace=False), row] = 1.0 + rng.random(int(length), dtype=np.float32)
-    path = Path(folder) / f"heavy_tailed_{rows}x{columns}_seed{seed}.npz"
+    path = Path(folder) / f"{name}_{rows}x{columns}_seed{seed}.npz"
     np.savez(path, weights=weights)
-    return GemmLayer("heavy_tailed", m=batch, k=columns, n=rows, operands=OperandSource(payload=str(path)))
+    return GemmLayer(name, m=batch, k=columns, n=rows, operands=OperandSource(payload=str(path)))
 
 
 def temporary_folder() -> tempfile.TemporaryDirectory:

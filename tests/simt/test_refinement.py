@@ -1,7 +1,7 @@
 """SIMT refinement: the fast path and the SimPy reference agree on every counter, on generated
 operands and configs covering every kernel and spec switch (transpose, swizzle, tiles, vector width,
-merge shares, blocks, CSB beta, CTA size, registers, SMs, latencies, every bandwidth, L2 size),
-and under the max_cycles guard."""
+merge shares, blocks, CSB beta, CTA size, registers, SMs, latencies, every bandwidth, L2 size, the
+SM-shared L1 and its size), and under the max_cycles guard."""
 from __future__ import annotations
 
 import pytest
@@ -34,7 +34,10 @@ def cases(draw):
                 sgemm_tiles=(SgemmTile(32, 32, 8, 32, 32), SgemmTile(64, 32, 8, 32, 32)),
                 sparsert_rows=draw(st.sampled_from([(1,), (8, 3), (2, 32)])),
                 sparsert_tile_n=draw(st.sampled_from([(64,), (8, 40), (33, 128)])),
-                instruction_bytes=draw(st.sampled_from([8, 16])))
+                instruction_bytes=draw(st.sampled_from([8, 16])),
+                sm_l1_kernels=draw(st.sampled_from([(), ("sparsert", "sputnik", "merge")])),
+                l1_shared_memory_bytes=draw(st.sampled_from([512, 192 * 1024])),
+                shared_memory_carveouts=draw(st.sampled_from([(0, 256), (0, 384, 512)])))
     density = draw(st.sampled_from([0.05, 0.3, 1.0]))
     if kernel == "nm_tensor_core":
         return arch, GemmLayer("gemm", m=draw(st.integers(1, 40)), k=4 * draw(st.integers(1, 12)),
@@ -57,6 +60,8 @@ def cases(draw):
 def test_fast_and_reference_agree_on_every_counter(case):
     arch, layer = case
     assert FAMILY.refinement(arch, layer) == []
+    counters = FAMILY.counters(arch, layer)[1]
+    assert all(type(v) is int for v in counters.as_dict().values())      # counters are integers (the contract)
 
 
 @pytest.mark.parametrize("kernel", SPARSE + ("dense_simt", "bsr"))

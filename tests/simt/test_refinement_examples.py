@@ -84,7 +84,8 @@ def test_sputnik_packs_one_lane_subwarps_and_runs_as_long_as_its_longest_row(two
     # lock step: 40 iterations (row 0), 40 batches of 1; batch 2+2+1+3, iteration 2 + (1 + 4 x 2) + 3, store 1, pointers 2
     assert s.group_issue.tolist() == [40 * 8 + 40 * 14 + 1 + 2]
     # A: a value and an index sector per batch (40 + 1 batches); pointers 1 per row; C 1 per row; B rows 41 distinct
-    assert s.cta_l2_sectors.tolist() == [82 + 2 + 2 + 41]
+    # (4 bytes each) through the L1: columns 0..39 in sectors 0..4, column 63 in sector 7
+    assert s.cta_l2_sectors.tolist() == [82 + 2 + 2] and s.cached_sectors.tolist() == [0, 1, 2, 3, 4, 7]
     assert s.cta_l1_bytes.tolist() == [(82 + 2 + 41 + 2) * 32 + 2 * 41 * 8]   # A staged: written and read
     assert FAMILY.refinement(arch, two_rows) == []
 
@@ -98,8 +99,10 @@ def test_merge_gives_every_warp_an_equal_share_of_the_merge_path(two_rows):
     # binary search 6 x (1 + 3); a batch 2 + 3; per non-zero 2 shuffles + load + FFMA 2 + 3; row ends; carry-out
     assert s.group_issue.tolist() == [24 + 5 + 32 * 8 + 0 + 1, 24 + 5 + 9 * 8 + 2 + 0]
     assert s.group_latency.tolist() == [6 * 400 + 593, 6 * 400 + 593]
-    # stream (values 4 + indices 4 + search 6), B rows 32 (distinct), carry 1 x 2 | 2 + 2 + 6, C 2, B 9
-    assert s.cta_l2_sectors.tolist() == [14 + 2 + 32, 10 + 2 + 9]
+    # stream (values 4 + indices 4 + search 6), carry 1 x 2 | 2 + 2 + 6, C 2; through the L1: B rows 0..31 (sectors
+    # 0..3) | rows 32..39 and 63 (sectors 4 and 7)
+    assert s.cta_l2_sectors.tolist() == [14 + 2, 10 + 2] and s.cached_sectors.tolist() == [0, 1, 2, 3, 4, 7]
+    assert s.cached_ptr.tolist() == [0, 4, 6]
     assert s.cta_l1_bytes.tolist() == [(14 + 32) * 32, (10 + 9 + 2) * 32]
     assert s.atomics == 1
     assert FAMILY.refinement(arch, two_rows) == []
@@ -155,6 +158,7 @@ def test_dense_simt_worked_example():
     assert s.cta_l2_sectors.tolist() == [64 + 64 + 128]
     assert s.cta_l1_bytes.tolist() == [2 * (2048 + 2048) + 4096 + 2 * 2048]
     assert (s.fmas, s.shared_memory_per_cta, s.dram_read_bytes, s.dram_write_bytes) == (16384, 4096, 4096, 4096)
+    assert s.atomics == 0                                  # no split-K: C is stored, not added with atomics
     assert FAMILY.refinement(arch, GemmLayer("g", m=32, k=16, n=32)) == []
 
 
@@ -277,8 +281,9 @@ def test_sputnik_counts_b_row_segments_that_straddle_sectors(two_rows):
     layer = GemmLayer("spmm", m=3, k=64, n=2, operands=two_rows.operands)
     arch = simt({"sms": 1}, kernel="sputnik", threads_per_cta=32, tile_n=4, vector_width=4)
     s = FAMILY.plan(arch, layer).candidates[0].schedule
-    b_rows = 40 + 10 + 1                                  # columns 0..39 (10 straddle) and 63
-    assert s.cta_l2_sectors.tolist() == [82 + 2 + 2 + b_rows]
+    b_rows = 40 + 10 + 1                                  # columns 0..39 (10 straddle) and 63: sector requests
+    # through the L1 the CTA's distinct sectors: bytes 0..479 (sectors 0..14) and 756..767 (sector 23)
+    assert s.cta_l2_sectors.tolist() == [82 + 2 + 2] and s.cached_sectors.tolist() == [*range(15), 23]
     assert s.cta_l1_bytes.tolist() == [(82 + 2 + b_rows + 2) * 32 + 2 * 41 * 8]
     assert s.shared_memory_per_cta == 32 * (4 + 4)        # a batch of values and indices per thread
 
@@ -293,7 +298,7 @@ def test_sputnik_b_rows_are_fetched_by_the_cta_that_needs_them(tmp_path):
     layer = GemmLayer("spmm", m=128, k=8, n=2, operands=OperandSource(payload=str(path)))
     arch = simt({"sms": 1}, kernel="sputnik", threads_per_cta=32, tile_n=128, vector_width=4, row_swizzle=False)
     s = FAMILY.plan(arch, layer).candidates[0].schedule
-    assert s.cta_l2_sectors.tolist() == [2 + 1 + 16 + 16, 2 + 1 + 16 + 16]
+    assert s.cta_l2_sectors.tolist() == [2 + 1 + 16, 2 + 1 + 16] and np.diff(s.cached_ptr).tolist() == [16, 16]
 
 
 def test_sputnik_b_row_of_a_later_cta_is_its_own_column(tmp_path):
@@ -308,7 +313,7 @@ def test_sputnik_b_row_of_a_later_cta_is_its_own_column(tmp_path):
     s = FAMILY.plan(arch, layer).candidates[0].schedule
     # CTA 0: values + indices 2 per row, pointers 1 per row, C rows 32 + 8 straddling, B row 7 (84..95) 1
     # CTA 1: value and index 2, pointers 1, C row 32 (384..395) 1, B row 2: 2
-    assert s.cta_l2_sectors.tolist() == [64 + 32 + 40 + 1, 2 + 1 + 1 + 2]
+    assert s.cta_l2_sectors.tolist() == [64 + 32 + 40, 2 + 1 + 1] and np.diff(s.cached_ptr).tolist() == [1, 2]
 
 
 def test_a_tensor_core_step_shorter_than_the_mma_still_issues_whole_mmas():
@@ -340,4 +345,100 @@ def test_sputnik_streams_a_batch_of_values_as_its_distinct_sectors(two_rows):
     arch = simt({"sms": 1}, kernel="sputnik", threads_per_cta=32, tile_n=128, vector_width=4, row_swizzle=False)
     s = FAMILY.plan(arch, layer).candidates[0].schedule
     # values + indices, pointers 1, C row 16, B rows of 16 sectors each (40 and 1)
-    assert s.cta_l2_sectors.tolist() == [(5 + 5) + 1 + 16 + 40 * 16, (1 + 1) + 1 + 16 + 16]
+    assert s.cta_l2_sectors.tolist() == [(5 + 5) + 1 + 16, (1 + 1) + 1 + 16]
+    assert np.diff(s.cached_ptr).tolist() == [40 * 16, 16]
+
+
+def test_tensor_core_warp_tile_of_several_mmas_and_its_accumulate_width():
+    from accel_sim.tensor_core.spec import KernelTile
+    arch = simt({"sms": 1, "kernels": (KernelTile(32, 16, 32, 32, 16),)}, kernel="dense_tensor_core",
+                loop_overhead_instructions=3, split_k=(1,))
+    layer = GemmLayer("g", m=16, k=32, n=32)
+    s = FAMILY.plan(arch, layer).candidates[0].schedule
+    # a 32 x 16 warp tile over k = 32: 2 x 2 x 2 m16n8k16 MMAs (2048 MACs each at 256 per cycle: 64 cycles);
+    # fragments (32x32 + 32x16) x 2 B / 512 B LDMATRIX: 6; cp.async 3072 B / (16 B x 32): 6; barrier, 3 loop;
+    # epilogue 32 x 16 x 2 B / 512 B: 2
+    assert s.group_issue.tolist() == [64 + 6 + 6 + 1 + 3 + 2]
+    plan, counters = FAMILY.counters(arch, layer)
+    actions = {(a.component, a.component_class, a.action): a for a in FAMILY.account(plan, counters).actions}
+    assert (actions[("tensor_cores", "mult_fp", "op")].bits, actions[("tensor_cores", "add_fp", "op")].bits) == (16, 32)
+
+
+def test_split_k_last_slice_is_what_is_left_of_k():
+    arch = simt({"sms": 1}, kernel="dense_simt", sgemm_tiles=(SgemmTile(32, 32, 8, 32, 32),), split_k=(2,))
+    split = FAMILY.plan(arch, GemmLayer("g", m=32, k=17, n=32)).candidates[1].schedule
+    # K = 17 in slices of 9 and 8: A 32 x 9 x 4 B = 36 sectors, B 9 x 32 x 4 B = 36, C 128 x 2 (read-modify-write)
+    assert split.cta_l2_sectors.tolist() == [36 + 36 + 256, 32 + 32 + 256]
+
+
+def test_bsr_large_block_fragments_and_epilogue(tmp_path):
+    weights = np.ones((32, 32), dtype=np.float32)          # one 32 x 32 block
+    path = tmp_path / "w.npz"
+    np.savez(path, weights=weights)
+    layer = GemmLayer("g", m=16, k=32, n=32, operands=OperandSource(payload=str(path)))
+    arch = simt({"sms": 1}, kernel="bsr", block=32, bsr_tile_n=16, loop_overhead_instructions=3)
+    s = FAMILY.plan(arch, layer).candidates[0].schedule
+    # 16 x 32 x 32 MACs / 256 = 64; LDMATRIX (2048 + 1024 B) / 512 = 6; cp.async (2048 + 1024) / 512 = 6;
+    # barrier, 3 loop; epilogue 32 x 16 x 2 B / 512 B = 2; pointers 2
+    assert s.group_issue.tolist() == [64 + 6 + 6 + 1 + 3 + 2 + 2]
+
+
+def test_csb_copies_segments_with_128_bit_vectors(tmp_path):
+    weights = np.zeros((136, 136), dtype=np.float32)
+    weights[0, 0] = 1.0
+    path = tmp_path / "w.npz"
+    np.savez(path, weights=weights)
+    layer = GemmLayer("spmv", m=1, k=136, n=136, operands=OperandSource(payload=str(path)))
+    arch = simt({"sms": 1}, kernel="csb", csb_beta=136, threads_per_cta=32, loop_overhead_instructions=3)
+    s = FAMILY.plan(arch, layer).candidates[0].schedule
+    # pointers 2; the 136-float segment (544 B) in 16-byte vectors by 32 lanes: 2 (LDG + STS each) + barrier;
+    # one iteration 3 + FFMA 2 + atomic 1 + 3 loop; the output segment alike: 2 x 2 + 1
+    assert s.group_issue.tolist() == [2 + (2 * 2 + 1) + 9 + (2 * 2 + 1)]
+
+
+@pytest.mark.parametrize(("kernel", "sms", "shared", "hits"), [("sputnik", 1, True, 8), ("sputnik", 2, True, 0),
+                                                          ("sputnik", 1, False, 0), ("merge", 1, True, 0)])
+def test_b_rows_another_cta_fetched_hit_the_sm_s_l1(tmp_path, kernel, sms, shared, hits):
+    """A (2 x 4): both rows in columns {0, 2}; B 4 x 32 (a row: 128 bytes, 4 sectors). Sputnik with a row per
+    warp and a warp per CTA: two CTAs, both loading B rows 0 and 2; merge: one share, one CTA."""
+    weights = np.zeros((4, 2), dtype=np.float32)
+    weights[[0, 2], :] = 1.0
+    path = tmp_path / "w.npz"
+    np.savez(path, weights=weights)
+    layer = GemmLayer("spmm", m=32, k=4, n=2, operands=OperandSource(payload=str(path)))
+    arch = simt({"sms": sms}, kernel=kernel, threads_per_cta=32, tile_n=32, vector_width=1, merge_items_per_thread=8,
+                sm_l1_kernels=(kernel,) if shared else ())           # the shipped default shares it for sparsert only
+    s = FAMILY.plan(arch, layer).candidates[0].schedule
+    rows = [0, 1, 2, 3, 8, 9, 10, 11]
+    assert s.cached_sectors.tolist() == (rows * 2 if kernel == "sputnik" else rows)
+    # 4 non-zeros x 32 columns; C 2 x 32 x 4 B; B 4 x 32 x 4 B; A's values and indices, 3 row pointers, B
+    assert (s.fmas, s.products, s.dram_write_bytes, s.dense_operand_bytes) == (128, 128, 256, 512)
+    assert s.dram_read_bytes == 4 * (4 + 4) + 3 * 4 + 512
+    for path_ in (FAMILY.fast, FAMILY.reference):
+        k = path_(FAMILY.plan(arch, layer), None)
+        assert (k.l1_hits, k.l1_misses) == (hits, len(s.cached_sectors) - hits)
+
+
+def test_sputnik_tile_narrower_than_a_vector_takes_one_lane(two_rows):
+    arch = simt({"sms": 1}, kernel="sputnik", threads_per_cta=32, tile_n=2, vector_width=4)
+    layer = GemmLayer("spmm", m=8, k=64, n=2, operands=two_rows.operands)
+    s = FAMILY.plan(arch, layer).candidates[0].schedule
+    # 2-column tiles, one float4 per lane: one-lane subwarps, 32 rows per warp, 4 tiles of B's 8 columns
+    assert (s.ctas, s.warps) == (4, 4)
+    assert FAMILY.refinement(arch, layer) == []
+
+
+def test_csr_scalar_issues_no_warp_reduction(two_rows):
+    arch = simt({"sms": 1}, kernel="csr_scalar", loop_overhead_instructions=3)
+    s = FAMILY.plan(arch, two_rows).candidates[0].schedule
+    # a row per lane, both rows in one warp: 40 lock-step trips of 3 loads + FFMA 2 + 3 loop, pointers 2, store 1
+    assert s.group_issue.tolist() == [40 * 8 + 2 + 1]
+
+
+def test_dense_kernels_count_only_their_own_unit():
+    layer = GemmLayer("g", m=32, k=16, n=32)
+    simt_s = FAMILY.plan(simt({"sms": 1}, kernel="dense_simt"), layer).candidates[0].schedule
+    tc_s = FAMILY.plan(simt({"sms": 1}, kernel="dense_tensor_core"), layer).candidates[0].schedule
+    # each executes its padded tiles' MACs on its own unit and none on the other
+    assert simt_s.fmas >= 32 * 16 * 32 and simt_s.tensor_macs == 0
+    assert tc_s.fmas == 0 and tc_s.tensor_macs >= 32 * 16 * 32

@@ -41,7 +41,11 @@ def test_sparsert_worked_example_on_both_paths(three_rows):
     # B row k at byte 160 k: warp 0 reads 128 B (4 sectors), warp 1 32 B (1); C rows alike; code 11 and 5
     # instructions of 16 B: 6 and 3 sectors. No values, indices or row pointers are loaded.
     assert s.cta_l1_bytes.tolist() == [(15 + 10) * 32, (5 + 5) * 32]
-    assert s.cta_l2_sectors.tolist() == [25 + 6, 10 + 3]
+    # the B loads are the CTAs' L1-cached sectors (rows 0, 2, 3: sectors 0-4, 10-14, 15-19; row 1: 5-9), apart from
+    # the C stores and the code through the L2 port
+    assert s.cta_l2_sectors.tolist() == [10 + 6, 5 + 3]
+    assert s.cached_ptr.tolist() == [0, 15, 20]
+    assert s.cached_sectors.tolist() == [*range(0, 5), *range(10, 20), *range(5, 10)]
     assert (s.dram_read_bytes, s.dram_write_bytes, s.dense_operand_bytes) == ((11 + 5) * 16 + 4 * 40 * 4, 3 * 40 * 4, 640)
     assert c.ctas_per_sm == 2
     for path in (FAMILY.fast, FAMILY.reference):
@@ -49,6 +53,7 @@ def test_sparsert_worked_example_on_both_paths(three_rows):
         assert (k.cycles, k.sm_cycles, k.latency_cycles, k.issue_cycles, k.l1_cycles, k.l2_port_cycles) == (
             415, 415, 415 + 406, 8 + 3, 7 + 3, 16 + 7)
         assert (k.l2_cycles, k.dram_cycles, k.fmas, k.atomics, k.issue_slots) == (1, 2, 5 * 40, 0, 2 * 15 + 2 * 6)
+        assert (k.l2_sectors, k.l1_hits, k.l1_misses) == (16 + 8 + 20, 0, 20)   # no B row shared: every sector misses
 
 
 def test_sparsert_autotuning_keeps_the_fastest_kernel_on_both_paths(three_rows):
@@ -75,11 +80,48 @@ def test_sparsert_bad_tile_on_the_command_line(capsys, tmp_path):
     assert_one_line_error(result, "sparsert_tile_n")
 
 
-@settings(derandomize=True, max_examples=25, deadline=None)
+@settings(derandomize=True, max_examples=40, deadline=None)
 @given(m=st.integers(1, 70), k=st.integers(1, 90), n=st.integers(1, 90), density=st.sampled_from([0.05, 0.3, 1.0]),
        sms=st.integers(1, 4), rows=st.sampled_from([(1,), (8, 3), (2, 32)]), tiles=st.sampled_from([(64,), (8, 40)]),
-       l2_port=st.sampled_from([7.5, 64.0]), l2_size=st.sampled_from([2048, 40 * 2**20]), warm=st.booleans())
-def test_sparsert_fast_and_reference_agree_on_every_counter(m, k, n, density, sms, rows, tiles, l2_port, l2_size, warm):
+       l2_port=st.sampled_from([7.5, 64.0]), l2_size=st.sampled_from([2048, 40 * 2**20]), warm=st.booleans(),
+       sm_l1=st.booleans(), l1=st.sampled_from([(192 * 1024, (0, 8192)), (640, (0, 128)), (1024, (512,))]))
+def test_sparsert_fast_and_reference_agree_on_every_counter(m, k, n, density, sms, rows, tiles, l2_port, l2_size, warm,
+                                                            sm_l1, l1):
+    # small L1s (5 lines, 4 lines) make the LRU evict; no sm_l1_kernels gives each CTA a private L1
     arch = simt({"sms": sms, "l2_to_sm_bandwidth": l2_port, "l2_size": l2_size}, kernel="sparsert",
-                sparsert_rows=rows, sparsert_tile_n=tiles, warm_l2=warm)
+                sparsert_rows=rows, sparsert_tile_n=tiles, warm_l2=warm, sm_l1_kernels=("sparsert",) if sm_l1 else (),
+                l1_shared_memory_bytes=l1[0], shared_memory_carveouts=l1[1])
     assert FAMILY.refinement(arch, GemmLayer("gemm", m=m, k=k, n=n, weight_density=density)) == []
+
+
+@pytest.fixture()
+def shared_rows(tmp_path):
+    """A (2 x 4): both rows in columns {0, 2}; B is 4 x 32 (a B row is one 128-byte line, 4 sectors)."""
+    weights = np.zeros((4, 2), dtype=np.float32)
+    weights[[0, 2], :] = 1.0
+    path = tmp_path / "w.npz"
+    np.savez(path, weights=weights)
+    return GemmLayer("spmm", m=32, k=4, n=2, operands=OperandSource(payload=str(path)))
+
+
+@pytest.mark.parametrize(("sms", "sm_l1", "l1_bytes", "hits"), [
+    (1, True, 192 * 1024, 8),    # both CTAs on one SM: the second finds B rows 0 and 2 (lines 0 and 2) in its L1
+    (1, True, 128, 4),           # a one-line L1: LRU keeps line 2 (last filled), line 0 is evicted and misses again
+    (1, False, 192 * 1024, 0),   # each CTA's L1 its own
+    (2, True, 192 * 1024, 0),    # the CTAs land on different SMs: nothing shared
+])
+def test_sparsert_ctas_on_one_sm_share_its_l1_on_both_paths(shared_rows, sms, sm_l1, l1_bytes, hits):
+    arch = simt({"sms": sms, "l2_to_sm_bandwidth": 64.0}, kernel="sparsert", sparsert_rows=(1,),
+                sparsert_tile_n=(64,), sm_l1_kernels=("sparsert",) if sm_l1 else (), l1_shared_memory_bytes=l1_bytes,
+                shared_memory_carveouts=(0,))
+    plan = FAMILY.plan(arch, shared_rows)
+    (c,) = plan.candidates
+    # one row per CTA: 2 CTAs of one warp; each loads sectors 0-3 and 8-11; C stores 4 sectors, code 7 x 16 B: 4
+    assert (c.schedule.ctas, c.ctas_per_sm, c.l1_lines) == (2, 2 if sms == 1 else 1, l1_bytes // 128)
+    assert c.schedule.cached_sectors.tolist() == [0, 1, 2, 3, 8, 9, 10, 11] * 2
+    assert c.schedule.cta_l2_sectors.tolist() == [8, 8]
+    for path in (FAMILY.fast, FAMILY.reference):
+        k = path(plan, None)
+        assert (k.l1_hits, k.l1_misses, k.l2_sectors) == (hits, 16 - hits, 16 + 16 - hits)
+        # the L2 port at 64 B / cycle: CTA 0 (8 + 8 sectors) 8 cycles, CTA 1 (8 + 8 - hits) fewer
+        assert k.l2_port_cycles == 8 + (16 - hits) // 2

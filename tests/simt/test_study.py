@@ -5,7 +5,9 @@ import math
 
 import pandas as pd
 
-from accel_sim.studies.gpu_sparse_kernels import SHAPES, crossover, csb_transpose, gpu_sparse_kernels
+from accel_sim.studies.gpu_sparse_common import kernel_arch, lognormal_layer, run
+from accel_sim.studies.gpu_sparse_kernels import (ROW_SPLIT, SHAPES, SWIZZLE, crossover, csb_transpose,
+                                                  gpu_sparse_kernels)
 
 
 def test_gpu_sparse_kernels_rows_and_comparisons():
@@ -22,6 +24,17 @@ def test_gpu_sparse_kernels_rows_and_comparisons():
     assert any("power-law rows: merge" in q for q in quantities)
     merge_row = next(c for c in out.comparisons if "power-law rows: merge" in c.quantity)
     assert merge_row.simulated >= 1.3                            # the issue's balance bar
+    assert {"heavy_tailed", "lognormal_rows"} <= set(out.tables["balance"].matrix)   # the extra matrix is labelled
+    assert sum("extra matrix, log-normal rows" in q for q in quantities) == 2
+
+
+def test_row_swizzle_balances_the_warps_of_a_cta_but_not_the_longest_row(tmp_path):
+    layer = lognormal_layer(tmp_path, rows=512, columns=512, batch=32)
+    plain, swizzled = (run(kernel_arch(**config), layer) for config in (ROW_SPLIT, SWIZZLE))
+    # sorted rows give each CTA warps of similar length: the CTAs' summed slowest-warp chains drop
+    assert swizzled.latency_cycles < 0.8 * plain.latency_cycles
+    # but neither kernel ends before the longest row's warp: the kernel time moves much less
+    assert swizzled.cycles > 0.8 * plain.cycles
 
 
 def test_crossover_is_the_lowest_sparsity_reaching_one():

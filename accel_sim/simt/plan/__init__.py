@@ -22,7 +22,7 @@ from accel_sim.simt.plan.csr import csr_spmv
 from accel_sim.simt.plan.gemm import bsr_gemm, dense_gemm, tile_of
 from accel_sim.simt.plan.machine import Machine, machine
 from accel_sim.simt.plan.problem import SparseProblem, sparse_problem
-from accel_sim.simt.plan.schedule import Schedule, occupancy
+from accel_sim.simt.plan.schedule import Schedule, l1_lines, occupancy
 from accel_sim.simt.plan.sparsert import sparsert, sparsert_widths
 from accel_sim.simt.plan.spmm import merge, sputnik
 from accel_sim.simt.spec import SimtSpec
@@ -36,8 +36,10 @@ class Candidate:
 
     schedule: Schedule
     ctas_per_sm: int                 # resident CTAs per SM (occupancy, capped by the grid)
-    dram_read_bytes: int             # compulsory footprint, or every L2 sector when it does not fit the L2
+    dram_read_bytes: int             # compulsory footprint (at least every L2 sector when l2_overflow)
     dram_write_bytes: int
+    l1_lines: int = 0                # lines of the SM's L1 data cache the kernel's carveout leaves
+    l2_overflow: bool = False        # the footprint exceeds the L2: every sector requested from L2 comes from DRAM
 
 
 @dataclass(frozen=True, eq=False)
@@ -107,11 +109,12 @@ def candidate(m: Machine, spec: SimtSpec, schedule: Schedule, where: str) -> Can
     # resident CTAs per SM: the occupancy limit, or fewer when the grid does not fill every SM that often
     resident = min(occupancy(m, schedule, where), -(-schedule.ctas // m.sms))
     read, write = schedule.dram_read_bytes, schedule.dram_write_bytes
-    if read + write > m.l2_size:       # no reuse survives: every sector requested from L2 comes from DRAM
-        read = max(read, int(schedule.cta_l2_sectors.sum()) * m.sector - write)
+    overflow = read + write > m.l2_size
+    if overflow:                       # no reuse survives: every sector requested from L2 comes from DRAM
+        read = max(read, int(schedule.cta_l2_sectors.sum()) * m.sector - write)   # (and the L1 misses: counting paths)
     elif spec.warm_l2:                 # B arrives in L2 (its producer wrote it there), C stays there
         read, write = read - schedule.dense_operand_bytes, 0
-    return Candidate(schedule, resident, read, write)
+    return Candidate(schedule, resident, read, write, l1_lines(m, schedule, resident), overflow)
 
 
 def plan(arch: ArchSpec, layer: Layer) -> SimtPlan:

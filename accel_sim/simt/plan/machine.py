@@ -26,6 +26,10 @@ class Machine:
     max_threads_per_cta: int
     max_ctas: int                   # resident CTAs per SM
     sector: int                     # bytes
+    line: int                       # bytes (the L1's allocation unit)
+    sm_l1: bool                     # the kernel's resident CTAs share the SM's L1 (else each keeps its own sectors)
+    l1_shared_memory: int           # bytes of the combined L1 / shared-memory array per SM
+    carveouts: tuple[int, ...]      # shared-memory capacities the SM can be configured with, bytes
     l1_bandwidth: float             # bytes / cycle per SM (L1 and shared memory are one array)
     l2_port_bandwidth: float        # bytes / cycle of one SM's port to L2
     l2_bandwidth: float             # bytes / cycle, all SMs
@@ -54,7 +58,9 @@ def machine(arch: ArchSpec) -> Machine:
         tensor_macs_per_cycle=tc.dense_macs_per_cycle, tensor_cores=tc.tensor_cores_per_sm,
         registers=tc.register_file_size // REGISTER_BYTES, shared_memory=tc.shared_memory_size,
         max_threads=spec.max_threads_per_sm, max_threads_per_cta=spec.max_threads_per_cta,
-        max_ctas=spec.max_ctas_per_sm, sector=spec.sector_bytes, l1_bandwidth=tc.shared_memory_bandwidth,
+        max_ctas=spec.max_ctas_per_sm, sector=spec.sector_bytes,
+        line=spec.line_bytes, sm_l1=spec.kernel in spec.sm_l1_kernels, l1_shared_memory=spec.l1_shared_memory_bytes,
+        carveouts=tuple(sorted(spec.shared_memory_carveouts)), l1_bandwidth=tc.shared_memory_bandwidth,
         l2_port_bandwidth=tc.l2_to_sm_bandwidth, l2_bandwidth=tc.l2_bandwidth, dram_bandwidth=tc.dram_bandwidth,
         l2_size=tc.l2_size, dram_latency=tc.memory_latency, l2_latency=spec.l2_latency,
         shared_memory_latency=spec.shared_memory_latency, mma_m=tc.mma_m, mma_n=tc.mma_n, mma_k=tc.mma_k,

@@ -4,8 +4,11 @@ CTAs are numbered in launch order; each has warps, each warp a sequence of instr
 (a loop iteration batch, a block, a main-loop stage). A group costs issue cycles on its warp's
 scheduler and exposes dependent latency (the loads its next instructions wait for). Memory traffic
 is per CTA: bytes through the SM's L1 / shared memory and 32-byte sectors through its L2 port (the
-L1 keeps what the CTA already fetched: a sector the CTA requested before is an L1 hit). DRAM moves
-the kernel's compulsory footprint when it fits the L2.
+L1 keeps what the CTA already fetched: a sector the CTA requested before is an L1 hit). A kernel may
+also list, per CTA, the distinct sectors of its read-only loads (``cached_sectors``): those go
+through the SM's L1 data cache shared by the CTAs resident on the SM, and only its misses reach the
+L2 port (the counting paths decide hits, since which CTAs share an SM is decided at run time).
+DRAM moves the kernel's compulsory footprint when it fits the L2.
 """
 from __future__ import annotations
 
@@ -37,6 +40,9 @@ class Schedule:
     products: int                   # products with stored operand values (<= the dense layer's MACs)
     atomics: int                    # atomic sector transactions at L2 (inside cta_l2_sectors)
     tensor_core: bool               # runs on the tensor cores (peak rate) rather than the CUDA cores
+    cached_ptr: np.ndarray | None = None       # (ctas + 1,) bounds of each CTA's run in cached_sectors
+    cached_sectors: np.ndarray | None = None   # read-only load sectors through the SM's L1, distinct and sorted per
+    #                                            CTA (global sector numbers); not in cta_l2_sectors (only misses are)
 
     @property
     def ctas(self) -> int:
@@ -65,6 +71,14 @@ def occupancy(m: Machine, schedule: Schedule, where: str) -> int:
     if smem:
         limits.append(m.shared_memory // smem)
     return min(limits)
+
+
+def l1_lines(m: Machine, schedule: Schedule, resident: int) -> int:
+    """Lines of the SM's L1 data cache while ``resident`` CTAs of the kernel share it: the combined array less the
+    smallest shared-memory carveout holding their shared memory (their shared memory itself when none does)."""
+    need = resident * schedule.shared_memory_per_cta
+    carveout = next((c for c in m.carveouts if c >= need), need)
+    return max(0, m.l1_shared_memory - carveout) // m.line
 
 
 def ceil_div(a: np.ndarray, b: int) -> np.ndarray:

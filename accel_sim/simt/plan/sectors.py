@@ -29,3 +29,18 @@ def distinct_per_group(group: np.ndarray, key: np.ndarray, groups: int) -> np.nd
         return np.zeros(groups, dtype=np.int64)
     pairs = sorted_unique(group * (int(key.max()) + 1) + key)
     return np.bincount(pairs // (int(key.max()) + 1), minlength=groups).astype(np.int64)
+
+
+def cta_sector_lists(cta: np.ndarray, first_byte: np.ndarray, nbytes: np.ndarray, sector: int,
+                     ctas: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each CTA's distinct sectors of a list of byte ranges given CTA-major with rising addresses inside a
+    CTA: ``(ptr, sectors)``, CTA c's sectors sorted in ``sectors[ptr[c]:ptr[c + 1]]`` (a sector two adjacent
+    ranges share counted once)."""
+    cta, first_byte = np.asarray(cta).ravel(), np.asarray(first_byte, dtype=np.int64).ravel()   # CTA numbers: integers
+    counts = span_sectors(first_byte, np.asarray(nbytes, dtype=np.int64).ravel(), sector)
+    offset = np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+    ids, owner = np.repeat(first_byte // sector, counts) + offset, np.repeat(cta, counts)
+    keep = np.concatenate(([True], (ids[1:] != ids[:-1]) | (owner[1:] != owner[:-1])))[:ids.size]
+    ids, owner = ids[keep], owner[keep]
+    ptr = np.concatenate(([0], np.cumsum(np.bincount(owner, minlength=ctas)))).astype(np.int64)
+    return ptr, ids

@@ -13,9 +13,10 @@ several (``Ny``, ``Tsz``) per layer and keeps the fastest: one candidate each he
 Modelled per warp (one instruction group): issue = one load per distinct B row + the FMAs + the
 stores + the address set-up; exposed latency = one DRAM latency (the first B load: every later
 address is a constant, so the loads are issued ahead of the FMAs that need them, an assumption).
-Per CTA: the B row segments of its distinct rows and its C stores through L1 and the L2 port, and
-its row block's code (``instruction_bytes`` each) through the L2 port once. DRAM reads B, C's
-writes and the code once.
+Per CTA: the B row segments of its distinct rows and its C stores through L1; the C stores and its
+row block's code (``instruction_bytes`` each) through the L2 port once; the B loads (read-only,
+``ld.global.nc``) are the CTA's cached sectors: they reach the L2 port only when the SM's L1, shared
+with the other CTAs the SM runs, misses them. DRAM reads B, C's writes and the code once.
 """
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ import numpy as np
 from accel_sim.simt.plan.machine import Machine
 from accel_sim.simt.plan.problem import SparseProblem
 from accel_sim.simt.plan.schedule import Schedule, ceil_div
-from accel_sim.simt.plan.sectors import sorted_unique
+from accel_sim.simt.plan.sectors import cta_sector_lists, sorted_unique
 from accel_sim.simt.plan.spmm import _row_segments
 from accel_sim.simt.spec import SimtSpec
 
@@ -59,14 +60,16 @@ def sparsert(p: SparseProblem, m: Machine, spec: SimtSpec, rows: int, width: int
     b_sectors = np.zeros((row_blocks, starts.size), dtype=np.int64)
     if pairs.size:
         np.add.at(b_sectors, pair_block, _row_segments(pair_k, starts, widths, p.n, vb, sector))
+    cached_ptr, cached = _cached_b_sectors(pair_block, pair_k, row_blocks, col_tiles, starts, widths, p.n, vb, sector)
     c_sectors = np.zeros((row_blocks, starts.size), dtype=np.int64)
     np.add.at(c_sectors, np.arange(p.m) // rows, _row_segments(np.arange(p.m, dtype=np.int64), starts, widths, p.n, vb,
                                                                sector))
     data = (b_sectors + c_sectors).reshape(row_blocks, col_tiles, warps_per_cta).sum(axis=2)   # (blocks, tiles)
+    stores = c_sectors.reshape(row_blocks, col_tiles, warps_per_cta).sum(axis=2)
     code = ceil_div(instructions * spec.instruction_bytes, sector)
     # CTA = blockIdx.x (row block) fastest: CTA c * row_blocks + b
     cta_l1 = (data * sector).T.ravel()
-    cta_l2 = (data + code[:, None]).T.ravel()
+    cta_l2 = (stores + code[:, None]).T.ravel()
     ctas = row_blocks * col_tiles
     block_of_warp = np.tile(np.repeat(np.arange(row_blocks), warps_per_cta), col_tiles)
     return Schedule(
@@ -77,4 +80,18 @@ def sparsert(p: SparseProblem, m: Machine, spec: SimtSpec, rows: int, width: int
         group_latency=latency[block_of_warp], cta_l1_bytes=cta_l1, cta_l2_sectors=cta_l2,
         dram_read_bytes=int(instructions.sum()) * spec.instruction_bytes + p.k * p.n * vb,
         dram_write_bytes=p.m * p.n * vb, dense_operand_bytes=p.k * p.n * vb, fmas=p.nnz * p.n, tensor_macs=0,
-        products=p.nnz * p.n, atomics=0, tensor_core=False)
+        products=p.nnz * p.n, atomics=0, tensor_core=False, cached_ptr=cached_ptr, cached_sectors=cached)
+
+
+def _cached_b_sectors(pair_block: np.ndarray, pair_k: np.ndarray, row_blocks: int, col_tiles: int,
+                      starts: np.ndarray, widths: np.ndarray, n: int, vb: int, sector: int) -> tuple[np.ndarray, ...]:
+    """Per CTA (tile c, row block b: CTA c * row_blocks + b), the distinct sectors of B its warps load: every
+    distinct B row k of the block, each warp's column segment of the tile; sorted (B is row-major)."""
+    warps = starts.size // col_tiles
+    seg_start = starts.reshape(col_tiles, warps)
+    seg_width = widths.reshape(col_tiles, warps)
+    # entries (tile, pair, warp) in C order: CTA-major (pairs are sorted by block, then row)
+    first = (pair_k[None, :, None] * n + seg_start[:, None, :]) * vb
+    nbytes = np.broadcast_to(seg_width[:, None, :] * vb, first.shape)
+    cta = np.broadcast_to(np.arange(col_tiles)[:, None, None] * row_blocks + pair_block[None, :, None], first.shape)
+    return cta_sector_lists(cta, first, nbytes, sector, row_blocks * col_tiles)

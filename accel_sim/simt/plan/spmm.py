@@ -14,7 +14,8 @@ of 32 columns of B (row-major B: a warp's load of a B row is coalesced); rows cu
 boundary are finished with atomic adds (the carry-out). Values and indices reach the lanes by
 shuffles.
 
-The L1 keeps the dense-operand rows a CTA already fetched (distinct rows per CTA reach L2).
+B is loaded read-only (``__ldg``): each CTA's distinct B row segments go through the SM's L1, shared by
+the CTAs the SM runs, and only its misses reach L2.
 """
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ from accel_sim.simt.plan.csr import RMW_SECTORS
 from accel_sim.simt.plan.machine import Machine
 from accel_sim.simt.plan.problem import INDEX_BYTES, SparseProblem
 from accel_sim.simt.plan.schedule import Schedule, ceil_div
-from accel_sim.simt.plan.sectors import distinct_per_group, sorted_unique, span_sectors
+from accel_sim.simt.plan.sectors import cta_sector_lists, distinct_per_group, sorted_unique, span_sectors
 from accel_sim.simt.spec import SimtSpec
 
 
@@ -50,18 +51,21 @@ def _distinct_rows(cta_local: np.ndarray, cols: np.ndarray, ctas_local: int) -> 
 
 
 def _dense_rows(p: SparseProblem, owner: np.ndarray, owners: int, cta_local: np.ndarray, ctas_local: int,
-                starts: np.ndarray, widths: np.ndarray, sector: int) -> tuple[np.ndarray, np.ndarray]:
+                starts: np.ndarray, widths: np.ndarray, sector: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """B traffic per column tile: sectors each owner (row or warp) of a non-zero requests, (owners, tiles),
-    and sectors each CTA fetches from L2, the distinct B rows it touches, (ctas, tiles)."""
+    and the distinct sectors each CTA (tile t, local CTA l: CTA t * ctas_local + l) loads through the SM's L1,
+    the segments of the distinct B rows it touches, as ``(ptr, sectors)`` (read-only loads: ``__ldg``)."""
     cols = np.asarray(p.csr.indices, dtype=np.int64)
     requests = np.zeros((owners, starts.size), dtype=np.int64)
     if p.nnz:
         np.add.at(requests, owner, _row_segments(cols, starts, widths, p.n, p.value_bytes, sector))
     pair_cta, pair_col = _distinct_rows(cta_local, cols, ctas_local)
-    cached = np.zeros((ctas_local, starts.size), dtype=np.int64)
-    if pair_col.size:
-        np.add.at(cached, pair_cta, _row_segments(pair_col, starts, widths, p.n, p.value_bytes, sector))
-    return requests, cached
+    # entries (tile, pair) in C order: CTA-major, rows rising inside a CTA (B is row-major)
+    first = (pair_col[None, :] * p.n + starts[:, None]) * p.value_bytes
+    nbytes = np.broadcast_to(widths[:, None] * p.value_bytes, first.shape)
+    cta = np.arange(starts.size)[:, None] * ctas_local + pair_cta[None, :]
+    ptr, cached = cta_sector_lists(cta, first, nbytes, sector, starts.size * ctas_local)
+    return requests, ptr, cached
 
 
 def sputnik(p: SparseProblem, m: Machine, spec: SimtSpec) -> Schedule:
@@ -99,7 +103,8 @@ def sputnik(p: SparseProblem, m: Machine, spec: SimtSpec) -> Schedule:
                                        + entry * INDEX_BYTES // sector, p.m))
     pointers = np.full(p.m, 1, dtype=np.int64)                       # two adjacent row pointers: one sector
     cta_local_of_row = warp_local // warps_per_cta
-    b_requests, b_cached = _dense_rows(p, row_of, p.m, cta_local_of_row[row_of], ctas_per_tile, starts, widths, sector)
+    b_requests, b_ptr, b_cached = _dense_rows(p, row_of, p.m, cta_local_of_row[row_of], ctas_per_tile, starts, widths,
+                                              sector)
     c_store = _row_segments(np.arange(p.m, dtype=np.int64), starts, widths, p.n, vb, sector)
     staged = 2 * lengths * (vb + INDEX_BYTES)                         # shared-memory write + read of A
     row_l1 = (stream_row[:, None] + pointers[:, None] + b_requests + c_store) * sector + staged[:, None]
@@ -108,7 +113,6 @@ def sputnik(p: SparseProblem, m: Machine, spec: SimtSpec) -> Schedule:
     l2 = np.zeros((ctas_per_tile, tiles), dtype=np.int64)
     np.add.at(l1, cta_local_of_row, row_l1)
     np.add.at(l2, cta_local_of_row, row_l2)
-    l2 += b_cached
     warp_cta = (np.arange(tiles)[:, None] * ctas_per_tile + np.arange(warps_per_tile)[None, :] // warps_per_cta)
     return Schedule(
         kernel="sputnik", threads_per_cta=spec.threads_per_cta, registers_per_thread=spec.registers_per_thread,
@@ -118,7 +122,7 @@ def sputnik(p: SparseProblem, m: Machine, spec: SimtSpec) -> Schedule:
         dram_read_bytes=p.nnz * (vb + INDEX_BYTES) + (p.m + 1) * INDEX_BYTES + p.k * p.n * vb,
         dram_write_bytes=p.m * p.n * vb, dense_operand_bytes=p.k * p.n * vb, fmas=p.nnz * p.n, tensor_macs=0,
         products=p.nnz * p.n, atomics=0,
-        tensor_core=False)
+        tensor_core=False, cached_ptr=b_ptr, cached_sectors=b_cached)
 
 
 def merge(p: SparseProblem, m: Machine, spec: SimtSpec) -> Schedule:
@@ -146,8 +150,8 @@ def merge(p: SparseProblem, m: Machine, spec: SimtSpec) -> Schedule:
     warps_per_cta = spec.threads_per_cta // w
     ctas_per_tile = -(-warps_per_tile // warps_per_cta)
     cta_local_warp = np.arange(warps_per_tile) // warps_per_cta
-    b_requests, b_cached = _dense_rows(p, warp_of_nnz, warps_per_tile, cta_local_warp[warp_of_nnz], ctas_per_tile,
-                                       starts, widths, sector)
+    b_requests, b_ptr, b_cached = _dense_rows(p, warp_of_nnz, warps_per_tile, cta_local_warp[warp_of_nnz],
+                                              ctas_per_tile, starts, widths, sector)
     c_rows = _row_segments(np.arange(p.m, dtype=np.int64), starts, widths, p.n, vb, sector)
     c_store = np.zeros((warps_per_tile, tiles), dtype=np.int64)
     np.add.at(c_store, warp_of_end, c_rows)
@@ -158,7 +162,6 @@ def merge(p: SparseProblem, m: Machine, spec: SimtSpec) -> Schedule:
     l2 = np.zeros((ctas_per_tile, tiles), dtype=np.int64)
     np.add.at(l1, cta_local_warp, warp_l1)
     np.add.at(l2, cta_local_warp, warp_l2)
-    l2 += b_cached
     warp_cta = np.arange(tiles)[:, None] * ctas_per_tile + cta_local_warp[None, :]
     return Schedule(
         kernel="merge", threads_per_cta=spec.threads_per_cta, registers_per_thread=spec.registers_per_thread,
@@ -168,4 +171,5 @@ def merge(p: SparseProblem, m: Machine, spec: SimtSpec) -> Schedule:
         dram_read_bytes=p.nnz * (vb + INDEX_BYTES) + (p.m + 1) * INDEX_BYTES + p.k * p.n * vb,
         dram_write_bytes=p.m * p.n * vb, dense_operand_bytes=p.k * p.n * vb, fmas=p.nnz * p.n, tensor_macs=0,
         products=p.nnz * p.n,
-        atomics=int(carry.sum() * span_sectors(np.zeros_like(starts), widths * vb, sector).sum()), tensor_core=False)
+        atomics=int(carry.sum() * span_sectors(np.zeros_like(starts), widths * vb, sector).sum()), tensor_core=False,
+        cached_ptr=b_ptr, cached_sectors=b_cached)
