@@ -25,7 +25,7 @@ from accel_sim.systolic.counters import SystolicCounters
 from accel_sim.systolic.fast.demand import demand_stream, first_demand_line
 from accel_sim.systolic.fast.fold_sets import StackedFetch, first_request_line, fold_set_misses, has_closed_form
 from accel_sim.systolic.fast.footprint import read_footprint_words
-from accel_sim.systolic.fast.estimate_buffer import calc_first_fill_cycle, calc_overflows, calc_read_words
+from accel_sim.systolic.fast.estimate_buffer import calc_first_fill_cycle, calc_overflows, calc_read_words, sweeps
 from accel_sim.systolic.fast.read_buffers import ReadStream, read_misses
 from accel_sim.systolic.fast.streaming import streaming_fast
 from accel_sim.systolic.fast.timeline import Timeline, timeline
@@ -56,7 +56,9 @@ def _read_stream(plan: SystolicPlan, operand: str) -> ReadStream:
         sequence = plan.fetch_sequences[operand]
         geometry = ReadBufferGeometry(capacity, plan.dram_words_per_cycle, sequence.size,
                                       int((sequence != NO_ADDRESS).sum()))
-        misses = read_misses(geometry, sequence, demand_stream(mapping, plan.matrices, operand))
+        repeats = sweeps(mapping, operand)  # one sweep scanned per window start it meets
+        sweep = demand_stream(mapping, plan.matrices, operand, col_folds=1 if repeats > 1 else None)
+        misses = read_misses(geometry, sequence, sweep, repeats, mapping.row_folds * mapping.fold_lines)
     return ReadStream(geometry, misses, plan.arch.dram.latency)
 
 
