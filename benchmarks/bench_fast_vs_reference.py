@@ -41,6 +41,7 @@ LAYERS = {
 }
 # reported without the bar: the same families on other layers, so the choice above can be judged
 OTHER_LAYERS = {
+    "pe_array (skipping)": ("pe_array_skipping", "alexnet", "conv3"),
     "lowbit (ResNet-18)": ("lowbit", "resnet18", "layer4_1_conv2"),
     "lowbit (old layer)": ("lowbit", "resnet18", "layer2_0_conv2"),
 }
