@@ -46,8 +46,9 @@ SERIES = {
     "systolic CALC": ("tpu_like_128x128_ws", "size (GEMM m)", lambda i: GemmLayer("g", m=2048 * 2 ** i, k=1024, n=1024)),
     "systolic USER": ("scalesim_32x32_ws", "size (GEMM m)", lambda i: GemmLayer("g", m=64 * 2 ** i, k=256, n=256)),
     "systolic USER conv": ("scalesim_32x32_ws", "size (in_channels)", lambda i: conv("c", in_channels=32 * 2 ** i)),
-    "tensor_core": ("ampere_a100_dense", "size (GEMM m)", lambda i: GemmLayer("g", m=16384 * 2 ** i, k=8192, n=8192)),
-    "dlu": ("dlu", "size (GEMM m)", lambda i: GemmLayer("g", m=65536 * 2 ** i, k=4096, n=4096)),
+    # dense GEMMs kept under the work limit (accel_sim.workload.work: 2^31 operand values) at the last step
+    "tensor_core": ("ampere_a100_dense", "size (GEMM m)", lambda i: GemmLayer("g", m=4096 * 2 ** i, k=16384, n=8192)),
+    "dlu": ("dlu", "size (GEMM m)", lambda i: GemmLayer("g", m=8192 * 2 ** i, k=2048, n=8192)),
     "eie": ("eie", "weight non-zeros", lambda i: GemmLayer("fc", m=1, k=4096, n=4096, weight_density=0.02 * 2 ** i,
                                                           input_density=0.5)),
     "eie ": ("eie", "size (in_features)", lambda i: GemmLayer("fc", m=1, k=1024 * 2 ** i, n=4096, weight_density=0.1,
