@@ -21,6 +21,7 @@ from accel_sim.systolic.fast.demand import DemandStream, demand_stream, first_de
 from accel_sim.systolic.fast.ofmap_drain import DrainTimeline, FoldedWrites, LineWrites, ofmap_writes_per_line
 from accel_sim.systolic.fast.estimate_buffer import sweeps
 from accel_sim.systolic.fast.fold_sets import StackedFetch, first_request_line, fold_set_misses, has_closed_form
+from accel_sim.systolic.fast import read_buffers
 from accel_sim.systolic.fast.read_buffers import read_misses
 from accel_sim.systolic.plan import operands
 from accel_sim.systolic.plan.mapping import map_layer
@@ -111,6 +112,13 @@ def test_vectorised_miss_scan_claims_the_bursts_of_the_literal_buffer(data, capa
     if geometry.prefetch_sets == 0 and geometry.active_sets < geometry.sets:
         return  # a buffer that cannot slide (SCALE-Sim would loop forever)
     fast = read_misses(geometry, fetch, DemandStream(lines, demand))
+    saved = read_buffers.STAMP_MAX
+    read_buffers.STAMP_MAX = 2  # the window's stamps run out every two moves: forgetting them changes nothing
+    try:
+        renewed = read_misses(geometry, fetch, DemandStream(lines, demand))
+    finally:
+        read_buffers.STAMP_MAX = saved
+    assert (renewed.lines.tolist(), renewed.bursts.tolist()) == (fast.lines.tolist(), fast.bursts.tolist())
 
     env = simpy.Environment(initial_time=-1000)
     literal = ReadScratchpad(env, "buf", capacity, fetch, DramChannel(env, "dram", words_per_cycle, 1, 8))
