@@ -11,14 +11,18 @@ Python heap of one run (``tracemalloc``, numpy arrays included; measured in a se
 
 Issue 22's bar: doubling the work costs at most 2.2x the time at every step (exponent <= 1.14).
 Steps where the earlier point takes under ``--floor`` seconds are reported but not held to the
-bar (fixed costs dominate there, and their ratio says nothing about growth). Run:
+bar (fixed costs dominate there, and their ratio says nothing about growth). Each point is timed
+alone, runs back to back: a point whose working set just outgrows the cache can look super-linear
+next to a smaller one that stayed warm; ``--interleaved PAIRS`` re-times every failing step with
+the two points' runs alternated (same load, same cache state) and prints that ratio next to it. Run:
 
-    python benchmarks/scaling.py [--repeat 3] [--only eie scnn] [--steps 5]
+    python benchmarks/scaling.py [--repeat 3] [--only eie scnn] [--steps 5] [--interleaved 15]
 """
 from __future__ import annotations
 
 import argparse
 import math
+import statistics
 import sys
 import time
 import tracemalloc
@@ -94,6 +98,19 @@ def cpu_seconds(arch, layer, repeat: int, budget: float = 0.5) -> float:
     return best
 
 
+def interleaved_ratio(arch, earlier, later, pairs: int) -> tuple[float, float]:
+    """(ratio of the minima, ratio of the medians) of ``later`` over ``earlier``, their runs
+    alternated ``pairs`` times: both points under the same load and the same cache state (each
+    run follows a run of the other point), where :func:`cpu_seconds` times each point alone."""
+    times: tuple[list[float], list[float]] = ([], [])
+    for _ in range(pairs):
+        for layer, spent in zip((earlier, later), times):
+            start = time.process_time()
+            simulate_layer(arch, layer)
+            spent.append(time.process_time() - start)
+    return min(times[1]) / min(times[0]), statistics.median(times[1]) / statistics.median(times[0])
+
+
 def peak_mb(arch, layer) -> float:
     tracemalloc.start()
     simulate_layer(arch, layer)
@@ -108,6 +125,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=5, help="points per family (doublings + 1)")
     parser.add_argument("--floor", type=float, default=0.01, help="seconds below which a step is not held to the bar")
     parser.add_argument("--only", nargs="*", help="families whose name starts with one of these")
+    parser.add_argument("--interleaved", type=int, default=0, metavar="PAIRS",
+                        help="re-time each failing step with its two points' runs alternated PAIRS times")
     args = parser.parse_args(argv)
     failures = []
     print(f"{'family':23s} {'doubling':26s} {'step':>4s} {'CPU s':>9s} {'ratio':>6s} {'exp':>5s} {'peak MB':>8s}")
@@ -131,7 +150,12 @@ def main(argv: list[str] | None = None) -> int:
                     note = "  (below the floor)"
                 elif ratio > BAR:
                     note = f"  FAILS (> {BAR}x)"
-                    failures.append(f"{family.strip()} ({what}) step {i - 1} -> {i}: {ratio:.2f}x")
+                    failure = f"{family.strip()} ({what}) step {i - 1} -> {i}: {ratio:.2f}x"
+                    if args.interleaved:
+                        low, mid = interleaved_ratio(arch, layer_of(i - 1), layer, args.interleaved)
+                        note += f"; interleaved {low:.2f}x (minima) {mid:.2f}x (medians)"
+                        failure += f" (interleaved: {low:.2f}x minima, {mid:.2f}x medians)"
+                    failures.append(failure)
                 line += f" {ratio:6.2f} {math.log2(ratio):5.2f} {memory:8.1f}{note}"
             else:
                 line += f" {'':6s} {'':5s} {memory:8.1f}"
