@@ -35,7 +35,7 @@ from typing import Mapping
 import numpy as np
 
 from accel_sim.arch.spec import ArchSpec
-from accel_sim.compress.quantization.binary_ternary import quantize_ternary
+from accel_sim.compress.quantization.binary_ternary import ternary_kept
 from accel_sim.compress.quantization.uniform import quantize_log2
 from accel_sim.errors import InputError
 from accel_sim.lowbit.spec import LOWBIT_PRECISIONS, LowbitSpec
@@ -108,9 +108,9 @@ def pipeline_depth(spec: LowbitSpec, precision: str) -> int:
 def nonzero_per_column(layer: Layer, precision: str, spec: LowbitSpec) -> np.ndarray:
     """Non-zero ternary (TWN) or log2 weight codes of every GEMM-view column: the work a
     zero-skipping PE does (:mod:`.functional` turns the same codes into the datapath's integers)."""
-    matrix = weight_matrix(layer, layer_operands(layer).weights).astype(np.float64)
-    codes = quantize_ternary(matrix).values if precision == "ternary" else \
-        quantize_log2(matrix, bits=spec.log2_bits).values
+    matrix = weight_matrix(layer, layer_operands(layer).weights)
+    codes = ternary_kept(matrix) if precision == "ternary" else \
+        quantize_log2(matrix.astype(np.float64), bits=spec.log2_bits).values
     return np.count_nonzero(codes, axis=0).astype(np.int64)
 
 

@@ -22,6 +22,7 @@ from accel_sim.compress import (
     update_integer_length,
     weight_sharing_compression_rate,
 )
+from accel_sim.compress.quantization.binary_ternary import ternary_kept
 
 bit_widths = st.integers(2, 16)
 ROUND_OFF = 1e-9  # slack for float64 arithmetic in the bounds below
@@ -112,6 +113,13 @@ def test_ternary_is_twn() -> None:
     assert q.values.tolist() == (np.sign(w) * kept).astype(int).tolist()
     assert q.scale.item() == pytest.approx(np.abs(w[kept]).mean())
     assert set(np.unique(q.values)) <= {-1, 0, 1}
+
+
+@FAST
+@given(float_arrays())
+def test_ternary_kept_is_where_the_twn_codes_are_non_zero(w) -> None:
+    assert ternary_kept(w).tolist() == (quantize_ternary(w).values != 0).tolist()
+    assert ternary_kept(w.T).tolist() == (quantize_ternary(w.T).values != 0).tolist()  # a transposed view too
 
 
 def test_ttq_has_two_scales_and_a_max_based_threshold() -> None:

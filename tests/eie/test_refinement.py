@@ -210,6 +210,16 @@ def test_plan_slices_of_figure_3(max_run, entries, first_row):
             stats.pointer.item()) == (entries, 3, first_row, 22, 0)
 
 
+@pytest.mark.parametrize("shape", [(1, 1), (7, 10), (33, 130), (64, 64)])
+def test_plan_slices_counted_in_chunks_of_columns_equal_one_pass(monkeypatch, shape):
+    mask = np.random.default_rng(sum(shape)).random(shape) < 0.3
+    whole = slice_stats(mask, 4, 2)
+    monkeypatch.setattr("accel_sim.eie.plan.slices.CHUNK_CELLS", 2 * shape[1] + 1)  # two columns of W per chunk
+    chunked = slice_stats(mask, 4, 2)
+    for field in ("entries", "nonzeros", "first_row", "last_row", "pointer"):
+        np.testing.assert_array_equal(getattr(chunked, field), getattr(whole, field))
+
+
 # ---------------------------------------------------------------- (c) accounting and storage fit
 
 def test_accounting_of_example_a(tmp):

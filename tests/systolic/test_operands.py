@@ -20,6 +20,16 @@ def test_skew_delays_column_q_by_q_cycles():
     assert skew(np.array([[1, 2], [3, 4]])).tolist() == [[1, -1], [3, 2], [-1, 4]]
 
 
+def test_diagonal_order_is_the_anti_diagonal_sort_of_the_cells():
+    """Closed form against its definition: cells sorted by diagonal i + q, then column q."""
+    for rows in range(7):
+        for cols in range(7):
+            i, q = np.meshgrid(np.arange(rows), np.arange(cols), indexing="ij")
+            order = np.lexsort((q.ravel(), (i + q).ravel()))
+            got = operands.diagonal_order.__wrapped__(rows, cols)
+            assert [a.tolist() for a in got] == [i.ravel()[order].tolist(), q.ravel()[order].tolist()]
+
+
 def test_fetch_sequence_rolls_streamed_blocks_out_along_anti_diagonals():
     """WS ifmap of a 3x2 GEMM input on 2 rows: one 3x2 block, read diagonal by diagonal,
     top-right to bottom-left within a diagonal (SCALE-Sim create_ifmap_prefetch_mat)."""

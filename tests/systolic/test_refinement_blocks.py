@@ -17,9 +17,11 @@ from hypothesis import strategies as st
 from accel_sim.hardware.dram_channel import DramChannel
 from accel_sim.hardware.scalesim_scratchpad import (NO_ADDRESS, ReadBufferGeometry, ReadScratchpad, WriteBufferGeometry,
                                                     WriteScratchpad)
-from accel_sim.systolic.fast.demand import DemandStream, demand_stream, first_demand_line
+from accel_sim.systolic.fast.demand import DemandStream, demand_stream, first_demand_line, streamed_requests
 from accel_sim.systolic.fast.ofmap_drain import DrainTimeline, FoldedWrites, LineWrites, ofmap_writes_per_line
+from accel_sim.systolic.fast.estimate_buffer import sweeps
 from accel_sim.systolic.fast.fold_sets import StackedFetch, first_request_line, fold_set_misses, has_closed_form
+from accel_sim.systolic.fast import read_buffers
 from accel_sim.systolic.fast.read_buffers import read_misses
 from accel_sim.systolic.plan import operands
 from accel_sim.systolic.plan.mapping import map_layer
@@ -110,6 +112,13 @@ def test_vectorised_miss_scan_claims_the_bursts_of_the_literal_buffer(data, capa
     if geometry.prefetch_sets == 0 and geometry.active_sets < geometry.sets:
         return  # a buffer that cannot slide (SCALE-Sim would loop forever)
     fast = read_misses(geometry, fetch, DemandStream(lines, demand))
+    saved = read_buffers.STAMP_MAX
+    read_buffers.STAMP_MAX = 2  # the window's stamps run out every two moves: forgetting them changes nothing
+    try:
+        renewed = read_misses(geometry, fetch, DemandStream(lines, demand))
+    finally:
+        read_buffers.STAMP_MAX = saved
+    assert (renewed.lines.tolist(), renewed.bursts.tolist()) == (fast.lines.tolist(), fast.bursts.tolist())
 
     env = simpy.Environment(initial_time=-1000)
     literal = ReadScratchpad(env, "buf", capacity, fetch, DramChannel(env, "dram", words_per_cycle, 1, 8))
@@ -160,3 +169,31 @@ def test_fold_by_fold_closed_form_misses_equal_the_whole_group_scan(dataflow, ro
             got = fold_set_misses(mapping, geometry, fetch, operand)
             assert got.lines.tolist() == expected.lines.tolist()
             assert got.bursts.tolist() == expected.bursts.tolist()
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(dataflow=st.sampled_from(["os", "ws", "is"]), rows=st.integers(1, 4), cols=st.integers(1, 4),
+       h=st.integers(2, 7), w=st.integers(2, 7), n=st.integers(1, 9), capacity=st.integers(2, 200),
+       words_per_cycle=st.integers(1, 6))
+def test_one_sweep_per_window_start_equals_the_whole_group_scan(dataflow, rows, cols, h, w, n, capacity,
+                                                                words_per_cycle):
+    """A convolution's ifmap (an address several times) streamed along the array rows: scanning one
+    sweep per window start it meets, idle requests included, gives the misses of the whole group's
+    demand stream."""
+    layer = ConvLayer("c", in_h=h, in_w=w, in_channels=2, out_channels=n, kernel_h=2, kernel_w=3, pad_top=1,
+                      pad_left=1)
+    mapping = map_layer(SystolicSpec(rows=rows, cols=cols, dataflow=dataflow, ifmap_sram=BUFFER, filter_sram=BUFFER,
+                                      ofmap_sram=BUFFER), layer)
+    mats = operands.operand_matrices(mapping, layer)
+    sequence = operands.fetch_sequence(mapping, mats, "ifmap")
+    geometry = ReadBufferGeometry(capacity, words_per_cycle, sequence.size, int((sequence != NO_ADDRESS).sum()))
+    if geometry.prefetch_sets == 0 and geometry.active_sets < geometry.sets:
+        return  # a buffer that cannot slide (SCALE-Sim would loop forever)
+    repeats = sweeps(mapping, "ifmap")
+    expected = read_misses(geometry, sequence, demand_stream(mapping, mats, "ifmap"))
+    col_folds = 1 if repeats > 1 else None
+    sweep = (streamed_requests(mapping, mats, "ifmap", col_folds) if operands.role(mapping, "ifmap").kind == "stream"
+             else demand_stream(mapping, mats, "ifmap", col_folds))  # idle requests kept, lines in closed form
+    got = read_misses(geometry, sequence, sweep, repeats, mapping.row_folds * mapping.fold_lines)
+    assert got.lines.tolist() == expected.lines.tolist()
+    assert got.bursts.tolist() == expected.bursts.tolist()

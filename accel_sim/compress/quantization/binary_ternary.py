@@ -36,15 +36,25 @@ def quantize_ternary(
     ``axis=None`` (the paper: one delta and alpha per layer) or a channel axis.
     """
     weights = as_finite_array(weights, "weights", nonempty=True)
-    factor = _factor(threshold_factor)
     axes = reduce_axes(weights.ndim, None if axis is None else check_axis(axis, weights.ndim))
-    magnitude = np.abs(weights.astype(np.float64))
-    delta = factor * np.mean(magnitude, axis=axes, keepdims=True)
-    kept = magnitude > delta
+    magnitude, kept = _twn_kept(weights, axes, _factor(threshold_factor))
     count = np.sum(kept, axis=axes, keepdims=True)
     alpha = np.where(count > 0, np.sum(magnitude * kept, axis=axes, keepdims=True) / np.maximum(count, 1), 0.0)
     values = (np.sign(weights) * kept).astype(np.int64)
     return QuantizedTensor(values, TERNARY_BITS, "ternary", alpha, np.zeros((), dtype=np.int64))
+
+
+def ternary_kept(weights: np.ndarray, *, threshold_factor: float = TWN_THRESHOLD_FACTOR) -> np.ndarray:
+    """Where :func:`quantize_ternary` (one delta per tensor) keeps a weight (a non-zero code), as a
+    boolean array, without building the codes or alpha (a zero-skipping datapath's work needs only this)."""
+    weights = as_finite_array(weights, "weights", nonempty=True)
+    return _twn_kept(weights, reduce_axes(weights.ndim, None), _factor(threshold_factor))[1]
+
+
+def _twn_kept(weights: np.ndarray, axes: tuple[int, ...] | None, factor: float) -> tuple[np.ndarray, np.ndarray]:
+    """(|W| in float64, |W| > delta) with TWN's ``delta = factor x mean|W|`` over ``axes``."""
+    magnitude = np.abs(weights.astype(np.float64))
+    return magnitude, magnitude > factor * np.mean(magnitude, axis=axes, keepdims=True)
 
 
 def quantize_ttq(

@@ -31,13 +31,29 @@ class SliceStats:
         return self.entries.sum(axis=0)
 
 
+CHUNK_CELLS = 1 << 21  # mask cells per pass: a chunk's arrays stay in cache (columns are independent)
+
+
 def slice_stats(nonzero: np.ndarray, n_pes: int, max_run: int) -> SliceStats:
     """Entries of every (column, PE) slice of EIE's format for a ``(k, n)`` non-zero mask.
 
     Output row i is local row ``i // n_pes`` of PE ``i % n_pes``. A non-zero whose gap g to the
     previous one (or the slice start) exceeds ``max_run`` costs ``g // (max_run + 1)`` padding
-    entries before it (the rule of :mod:`accel_sim.compress.formats._zero_runs`).
+    entries before it (the rule of :mod:`accel_sim.compress.formats._zero_runs`). Columns of W
+    (rows of the mask) are counted a chunk at a time, then the pointers run over all of them.
     """
+    k, n = nonzero.shape
+    rows = max(1, CHUNK_CELLS // max(n, 1))
+    parts = [_slice_counts(nonzero[lo:lo + rows], n_pes, max_run) for lo in range(0, k, rows)] or \
+        [_slice_counts(nonzero, n_pes, max_run)]
+    entries, nonzeros, first_row, last_row = (np.concatenate(arrays) for arrays in zip(*parts))
+    pointer = np.zeros((k, n_pes), dtype=np.int64)
+    np.cumsum(entries[:-1], axis=0, out=pointer[1:])
+    return SliceStats(entries, nonzeros, first_row, last_row, pointer)
+
+
+def _slice_counts(nonzero: np.ndarray, n_pes: int, max_run: int) -> tuple[np.ndarray, ...]:
+    """(entries, non-zeros, first row, last row) of every (column, PE) slice, each ``(k, n_pes)``."""
     k, n = nonzero.shape
     local_rows = -(-n // n_pes)
     if local_rows * n_pes == n:
@@ -63,6 +79,4 @@ def slice_stats(nonzero: np.ndarray, n_pes: int, max_run: int) -> SliceStats:
     last = np.ones(segment.size, dtype=bool)
     last[:-1] = first[1:]
     last_row[segment[last]] = row[last]
-    pointer = np.zeros((k, n_pes), dtype=np.int64)
-    np.cumsum(entries[:-1], axis=0, out=pointer[1:])
-    return SliceStats(entries, nonzeros, first_row.reshape(k, n_pes), last_row.reshape(k, n_pes), pointer)
+    return entries, nonzeros, first_row.reshape(k, n_pes), last_row.reshape(k, n_pes)

@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from accel_sim.errors import SimulationError
 from accel_sim.hardware.scalesim_scratchpad import NO_ADDRESS, ReadBufferGeometry, WriteBufferGeometry
 from accel_sim.systolic.counters import SystolicCounters
-from accel_sim.systolic.fast.demand import demand_stream, first_demand_line
+from accel_sim.systolic.fast.demand import demand_stream, first_demand_line, streamed_requests
 from accel_sim.systolic.fast.fold_sets import StackedFetch, first_request_line, fold_set_misses, has_closed_form
 from accel_sim.systolic.fast.footprint import read_footprint_words
-from accel_sim.systolic.fast.estimate_buffer import calc_first_fill_cycle, calc_overflows, calc_read_words
+from accel_sim.systolic.fast.estimate_buffer import calc_first_fill_cycle, calc_overflows, calc_read_words, sweeps
 from accel_sim.systolic.fast.read_buffers import ReadStream, read_misses
 from accel_sim.systolic.fast.streaming import streaming_fast
 from accel_sim.systolic.fast.timeline import Timeline, timeline
@@ -56,7 +56,11 @@ def _read_stream(plan: SystolicPlan, operand: str) -> ReadStream:
         sequence = plan.fetch_sequences[operand]
         geometry = ReadBufferGeometry(capacity, plan.dram_words_per_cycle, sequence.size,
                                       int((sequence != NO_ADDRESS).sum()))
-        misses = read_misses(geometry, sequence, demand_stream(mapping, plan.matrices, operand))
+        repeats = sweeps(mapping, operand)  # one sweep scanned per window start it meets
+        col_folds = 1 if repeats > 1 else None
+        sweep = (streamed_requests(mapping, plan.matrices, operand, col_folds) if role(mapping, operand).kind == "stream"
+                 and mapping.row_wise is None else demand_stream(mapping, plan.matrices, operand, col_folds))
+        misses = read_misses(geometry, sequence, sweep, repeats, mapping.row_folds * mapping.fold_lines)
     return ReadStream(geometry, misses, plan.arch.dram.latency)
 
 

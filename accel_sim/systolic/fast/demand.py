@@ -19,7 +19,7 @@ import numpy as np
 
 from accel_sim.hardware.scalesim_scratchpad import NO_ADDRESS
 from accel_sim.systolic.plan.mapping import SystolicMapping
-from accel_sim.systolic.plan.operands import (OperandMatrices, demand_base, diagonal_order, fold_block, role,
+from accel_sim.systolic.plan.operands import (OperandMatrices, demand_base, diagonal_order, edge_width, fold_block, role,
                                               row_wise_window_columns)
 from accel_sim.systolic.plan.row_sparsity import slot_block
 
@@ -47,6 +47,8 @@ def demand_stream(mapping: SystolicMapping, matrices: OperandMatrices, operand: 
     if mapping.row_wise is not None and operand == "ifmap":
         return _row_wise_ifmap_stream(mapping, matrices, col_folds)
     r = role(mapping, operand)
+    if r.kind == "stream":
+        return _streamed_stream(mapping, matrices, operand, col_folds)
     lines_parts: list[np.ndarray] = []
     address_parts: list[np.ndarray] = []
     base = demand_base(mapping, r)
@@ -65,6 +67,56 @@ def demand_stream(mapping: SystolicMapping, matrices: OperandMatrices, operand: 
         address_parts.append(addresses[valid])
     return DemandStream(lines=np.concatenate(lines_parts).astype(np.int64),
                         addresses=np.concatenate(address_parts))
+
+
+@dataclass(frozen=True)
+class FoldLines:
+    """Demand line of each request of whole folds of equal shape (idle requests included): request
+    ``f * cells + c`` is cell ``c`` of fold ``f``, demanded in line ``offsets[f] + cell_lines[c]``."""
+
+    offsets: np.ndarray     # first demand line of each fold
+    cell_lines: np.ndarray  # demand line of each cell within its fold
+
+    def __getitem__(self, request: int) -> int:
+        fold, cell = divmod(int(request), self.cell_lines.size)
+        return int(self.offsets[fold] + self.cell_lines[cell])
+
+    def all(self) -> np.ndarray:
+        return (self.offsets[:, None] + self.cell_lines[None, :]).ravel()
+
+
+@dataclass(frozen=True)
+class FoldRequests:
+    """A streamed operand's requests over whole folds, idle ones (``NO_ADDRESS``) included, in
+    demand order; their lines in closed form (:class:`FoldLines`, not an array)."""
+
+    lines: FoldLines
+    addresses: np.ndarray
+
+
+def streamed_requests(mapping: SystolicMapping, matrices: OperandMatrices, operand: str,
+                      col_folds: int | None = None) -> FoldRequests:
+    """A streamed operand's requests, every fold at once: fold ``f`` demands element ``(t, q)`` of its
+    ``T x W`` block (columns ``e_f W .. e_f W + W - 1`` of the operand, padded) in line
+    ``offset_f + base + t + q``, along anti-diagonals."""
+    r = role(mapping, operand)
+    width = edge_width(mapping, r)
+    matrix = matrices.by_gemm_dims(operand, r.other_dim, r.edge_dim)
+    blocks = -(-matrix.shape[1] // width)
+    padded = np.full((matrix.shape[0], blocks * width), NO_ADDRESS, dtype=matrix.dtype)
+    padded[:, :matrix.shape[1]] = matrix
+    t, q = diagonal_order(matrix.shape[0], width)
+    folds = np.array(list(_fold_offsets(mapping, col_folds)), dtype=np.int64).reshape(-1, 3)
+    block = np.where(r.edge_dim == mapping.dataflow.rows_dim, folds[:, 2], folds[:, 1])
+    addresses = padded.ravel()[(t * padded.shape[1] + q)[None, :] + (block * width)[:, None]]
+    return FoldRequests(FoldLines(folds[:, 0].copy(), demand_base(mapping, r) + t + q), addresses.ravel())
+
+
+def _streamed_stream(mapping: SystolicMapping, matrices: OperandMatrices, operand: str,
+                     col_folds: int | None) -> DemandStream:
+    requests = streamed_requests(mapping, matrices, operand, col_folds)
+    valid = requests.addresses != NO_ADDRESS
+    return DemandStream(lines=requests.lines.all()[valid], addresses=requests.addresses[valid])
 
 
 def _row_wise_ifmap_stream(mapping: SystolicMapping, matrices: OperandMatrices, col_folds: int | None) -> DemandStream:

@@ -129,14 +129,40 @@ def _scan(geometry: ReadBufferGeometry, sets: np.ndarray, lines: np.ndarray, sta
     return miss_lines, miss_bursts, window[0]
 
 
+def _column_requests(mapping: SystolicMapping, fetch: StackedFetch, operand: str,
+                     fold_col: int) -> tuple[np.ndarray, np.ndarray]:
+    """(demand line within the group, fetch rank) of the valid requests of every fold of column fold
+    ``fold_col`` of a preloaded operand, in demand order (fold by fold, each fold's used rows last
+    row first): :func:`_fold_requests` of those folds, vectorised."""
+    r = role(mapping, operand)
+    block = edge_fold(mapping, r, fold_col, 0)
+    width = fetch.block_width(block)
+    used = np.array([mapping.used_rows(fold_row) for fold_row in range(mapping.row_folds)], dtype=np.int64)
+    fold = np.repeat(np.arange(mapping.row_folds, dtype=np.int64), used)
+    first = np.repeat(np.cumsum(used) - used, used)
+    row = np.repeat(used, used) - 1 - (np.arange(fold.size, dtype=np.int64) - first)  # last row first
+    fold, row = np.repeat(fold, width), np.repeat(row, width)
+    q = np.tile(np.arange(width, dtype=np.int64), used.sum())
+    lines = (fold_col * mapping.row_folds + fold) * mapping.fold_lines + mapping.rows - 1 - row
+    return lines, fetch.rank(block * fetch.other + fold * mapping.rows + row, q)
+
+
 def fold_set_misses(mapping: SystolicMapping, geometry: ReadBufferGeometry, fetch: StackedFetch,
                     operand: str) -> ReadMisses:
     """The group's misses, fold by fold; a fold whose (operand block, window start) was met
-    before repeats that fold's misses."""
+    before repeats that fold's misses. A preloaded operand (every fold a new block) is scanned a
+    column fold at a time."""
     r = role(mapping, operand)
-    seen: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, int]] = {}  # (streamed block, start) -> scan
     lines_parts, bursts_parts = [], []
     start = 0
+    if r.kind == "preload" and r.edge_dim != mapping.dataflow.rows_dim:
+        for fold_col in range(mapping.col_folds):
+            lines, ranks = _column_requests(mapping, fetch, operand, fold_col)
+            miss_lines, miss_bursts, start = _scan(geometry, ranks // geometry.set_words, lines, start)
+            lines_parts.append(miss_lines)
+            bursts_parts.append(miss_bursts)
+        return ReadMisses(np.concatenate(lines_parts), np.concatenate(bursts_parts))
+    seen: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, int]] = {}  # (streamed block, start) -> scan
     for fold_col in range(mapping.col_folds):
         for fold_row in range(mapping.row_folds):
             key = (edge_fold(mapping, r, fold_col, fold_row), start)

@@ -16,7 +16,7 @@ import numpy as np
 
 from accel_sim.errors import SimulationError
 from accel_sim.hardware.scalesim_scratchpad import NO_ADDRESS, ReadBufferGeometry
-from accel_sim.systolic.fast.demand import DemandStream
+from accel_sim.systolic.fast.demand import DemandStream, FoldRequests
 
 _FIRST_CHUNK = 256
 _LARGEST_CHUNK = 1 << 20
@@ -34,51 +34,75 @@ class ReadMisses:
         return int(self.bursts.sum())
 
 
-class _ResidentWords:
-    """How many resident sets hold each address, updated set by set as the window slides.
+STAMP_MAX = np.iinfo(np.uint8).max
 
-    Sets are unique-address runs of the fetch sequence; the window holds ``active_sets``
-    consecutive sets (wrapping around) and slides by ``prefetch_sets``: the sets that leave
-    and the ones that enter are disjoint, so an address is resident iff its count is positive.
+
+class _Window:
+    """Which addresses the read buffer's window holds: the valid words of sets ``start .. start +
+    active_sets - 1`` (wrapping around) of the fetch sequence.
+
+    The state is a function of the start alone. Each start the window takes gets a fresh stamp,
+    written over the address space at the words of its sets: an address is resident iff it bears
+    the current stamp (no unmarking, whichever other sets it also sits in). A miss looks for the
+    address only in the sets each slide brings in and stamps the window it ends at, once.
     """
 
-    def __init__(self, geometry: ReadBufferGeometry, fetch: np.ndarray, addresses: np.ndarray):
-        valid = fetch[fetch != NO_ADDRESS].astype(np.int64)
-        self.g = geometry
-        self.addresses = addresses
-        size = int(max(valid.max(initial=-1), addresses.max(initial=-1))) + 1
-        present = np.zeros(size, dtype=bool)
-        present[valid] = True
-        if not present[addresses].all():
-            raise SimulationError("a demanded address is missing from the fetch sequence")
-        keys = np.sort(geometry.set_index() * size + valid)
-        keys = keys[np.concatenate(([True], keys[1:] != keys[:-1]))] if keys.size else keys
-        self.members = keys % size  # unique addresses of each set, set after set
-        self.bounds = np.searchsorted(keys // size, np.arange(geometry.sets + 1))
-        self.count = np.zeros(size, dtype=np.int32)
-        self.start = 0
-        self._add(0, geometry.active_sets, 1)
+    def __init__(self, geometry: ReadBufferGeometry, valid: np.ndarray, size: int):
+        self.g, self.valid = geometry, valid
+        self.stamp = np.zeros(size + 1, dtype=np.uint8)  # the last entry: NO_ADDRESS, always resident
+        self.current = 0
+        self.start = -1
+        self.move_to(0)
 
-    def _add(self, first: int, sets: int, delta: int) -> None:
-        """Add ``delta`` to the count of every address of sets ``first .. first + sets - 1`` (mod n)."""
-        n = self.g.sets
-        for index in range(first, first + sets):  # an address may sit in several of the sets: set by set
-            members = self.members[self.bounds[index % n]:self.bounds[index % n + 1]]  # unique within a set
-            self.count[members] += delta
+    def _words(self, first: int, end: int) -> tuple[np.ndarray, ...]:
+        """The valid words of sets ``first .. end - 1`` (``first`` in ``[0, sets)``, at most
+        ``sets`` of them), wrapping past the last set."""
+        n, words = self.g.sets, self.g.set_words
+        if end <= n:
+            return (self.valid[first * words:end * words],)
+        return self.valid[first * words:], self.valid[:(end - n) * words]
 
-    def slide(self) -> None:
-        g = self.g
-        if g.prefetch_sets == 0:
-            raise SimulationError("read scratchpad window never reaches a demanded address")
-        self._add(self.start, g.prefetch_sets, -1)
-        self._add((self.start + g.active_sets) % g.sets, g.prefetch_sets, 1)
-        self.start = (self.start + g.prefetch_sets) % g.sets
+    def move_to(self, start: int) -> None:
+        if start != self.start:
+            self.current += 1
+            if self.current > STAMP_MAX:  # stamps run out: forget them all (one byte per address keeps the table in cache)
+                self.stamp[:] = 0
+                self.current = 1
+            self.stamp[NO_ADDRESS] = self.current
+            for part in self._words(start, start + self.g.active_sets):
+                self.stamp[part] = self.current
+            self.start = start
 
-    def hits(self, lo: int, hi: int) -> np.ndarray:
-        return self.count[self.addresses[lo:hi]] > 0
+    def hits(self, addresses: np.ndarray) -> np.ndarray:
+        return self.stamp[addresses] == self.current
 
-    def holds(self, position: int) -> bool:
-        return bool(self.count[self.addresses[position]] > 0)
+    def reach(self, address: int) -> int:
+        """Slide until the window holds ``address``; returns the slides (one burst each)."""
+        if self.stamp[address] == self.current:
+            return 0
+        n, active, step = self.g.sets, self.g.active_sets, self.g.prefetch_sets
+        if step > 0:
+            for slides in range(1, n + 2):
+                start = self.start + slides * step
+                entering = max(start, self.start + (slides - 1) * step + active)  # sets not held one slide before
+                first = entering % n
+                if any((part == address).any() for part in self._words(first, first + start + active - entering)):
+                    self.move_to(start % n)
+                    return slides
+        raise SimulationError("read scratchpad window never reaches a demanded address")
+
+
+def _window(geometry: ReadBufferGeometry, fetch: np.ndarray, addresses: np.ndarray) -> _Window:
+    """The sliding window over ``fetch``, checked to hold every demanded address somewhere (idle
+    requests, ``NO_ADDRESS``, always hit)."""
+    valid = fetch[fetch != NO_ADDRESS].astype(np.int64, copy=False)
+    size = int(max(valid.max(initial=-1), addresses.max(initial=-1))) + 1
+    present = np.zeros(size + 1, dtype=bool)
+    present[valid] = True
+    present[NO_ADDRESS] = True
+    if not present[addresses].all():
+        raise SimulationError("a demanded address is missing from the fetch sequence")
+    return _Window(geometry, valid, size)
 
 
 def scan_misses(total: int, hits, reach, lines: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -110,20 +134,38 @@ def scan_misses(total: int, hits, reach, lines: np.ndarray) -> tuple[np.ndarray,
     return np.asarray(miss_lines, dtype=np.int64), np.asarray(miss_bursts, dtype=np.int64)
 
 
-def read_misses(geometry: ReadBufferGeometry, fetch: np.ndarray, demand: DemandStream) -> ReadMisses:
-    """Scan the demand stream against the sliding window of resident sets (:func:`scan_misses`)."""
-    resident = _ResidentWords(geometry, fetch, demand.addresses)
+def read_misses(geometry: ReadBufferGeometry, fetch: np.ndarray, demand: DemandStream | FoldRequests,
+                repeats: int = 1, repeat_lines: int = 0) -> ReadMisses:
+    """Scan the demand stream against the sliding window of resident sets (:func:`scan_misses`);
+    idle requests of a :class:`~accel_sim.systolic.fast.demand.FoldRequests` always hit.
+
+    ``demand`` may be one sweep of a stream that repeats it ``repeats`` times, each repeat
+    ``repeat_lines`` demand lines after the previous one (an operand streamed along the array rows
+    is swept again for every column fold). The window's state is its start alone, so a sweep that
+    begins at a start met before repeats that sweep's misses: each (sweep, start) is scanned once.
+    """
+    resident = _window(geometry, fetch, demand.addresses)
+    addresses = demand.addresses
 
     def reach(position: int) -> int:
-        bursts = 0
-        while not resident.holds(position):
-            if bursts > geometry.sets:
-                raise SimulationError("read scratchpad window never reaches a demanded address")
-            resident.slide()
-            bursts += 1
-        return bursts
+        return resident.reach(int(addresses[position]))
 
-    return ReadMisses(*scan_misses(demand.addresses.size, resident.hits, reach, demand.lines))
+    def hits(lo: int, hi: int) -> np.ndarray:
+        return resident.hits(addresses[lo:hi])
+
+    seen: dict[int, tuple[np.ndarray, np.ndarray, int]] = {}  # sweep's start -> (miss lines, bursts, end start)
+    lines_parts, bursts_parts = [], []
+    start = 0
+    for sweep in range(repeats):
+        scanned = seen.get(start)
+        if scanned is None:
+            resident.move_to(start)
+            scanned = (*scan_misses(addresses.size, hits, reach, demand.lines), resident.start)
+            seen[start] = scanned
+        miss_lines, miss_bursts, start = scanned
+        lines_parts.append(miss_lines + sweep * repeat_lines)
+        bursts_parts.append(miss_bursts)
+    return ReadMisses(np.concatenate(lines_parts), np.concatenate(bursts_parts))
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,7 @@ def timeline(mapping: SystolicMapping, ofmap: WriteBufferGeometry, write_latency
         for line, bursts in zip(stream.misses.lines.tolist(), stream.misses.bursts.tolist()):
             events.setdefault(line, [0] * len(reads))[slot] = bursts
     events.setdefault(lines - 1, [0] * len(reads))
+    burst_cycles = [stream.burst_cycles for stream in reads]
     ready = [-1] * len(reads)  # end cycle of the last burst of each read stream (fill ends at -1)
     stall = read_stall = write_stall = 0
     last_cycle = 0
@@ -56,7 +57,7 @@ def timeline(mapping: SystolicMapping, ofmap: WriteBufferGeometry, write_latency
         for slot, bursts in enumerate(events[line]):
             offset = HIT_LATENCY
             for _ in range(bursts):
-                ready[slot] += reads[slot].burst_cycles
+                ready[slot] += burst_cycles[slot]
                 wait = ready[slot] - (cycle + offset)
                 offset += wait + max(wait, 0)  # SCALE-Sim counts a positive wait twice
             line_stall = max(line_stall, offset - HIT_LATENCY)

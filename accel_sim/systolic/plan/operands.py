@@ -155,9 +155,13 @@ def _padded_block(matrix: np.ndarray, start: int, width: int) -> np.ndarray:
 def diagonal_order(rows: int, cols: int) -> tuple[np.ndarray, np.ndarray]:
     """(row, col) of an ``rows x cols`` matrix along anti-diagonals, top-right to bottom-left
     within a diagonal (SCALE-Sim's prefetch roll-out; also the order a skewed block is demanded)."""
-    i, q = np.meshgrid(np.arange(rows), np.arange(cols), indexing="ij")
-    order = np.lexsort((q.ravel(), (i + q).ravel()))
-    return i.ravel()[order], q.ravel()[order]
+    d = np.arange(max(rows + cols - 1, 0), dtype=np.int64)  # diagonal d holds (d - q, q), q ascending
+    first = np.maximum(0, d - rows + 1)
+    count = np.minimum(d, cols - 1) - first + 1
+    starts = np.cumsum(count) - count
+    diagonal = np.repeat(d, count)
+    q = np.arange(diagonal.size, dtype=np.int64) - np.repeat(starts - first, count)
+    return diagonal - q, q
 
 
 def fetch_sequence(mapping: SystolicMapping, matrices: OperandMatrices, operand: str) -> np.ndarray:
