@@ -7,7 +7,10 @@ from accel_sim.arch.spec import ArchSpec
 from accel_sim.config.loader import load_arch
 from accel_sim.eie.family import FAMILY
 from accel_sim.eie.plan import retime
+from accel_sim.energy.cost import cost
+from accel_sim.energy.table import load_energy_table
 from accel_sim.results.layer_result import LayerResult
+from accel_sim.simulate import LayerRun, energy_factor
 from accel_sim.workload.layer import Layer
 from accel_sim.workload.loader import load_workload
 
@@ -40,3 +43,13 @@ def timing_sweep(field: str, values: tuple, layers: tuple[str, ...] | None = Non
         for value in values:
             timed = retime(plan, field, value)
             yield layer, value, FAMILY.account(timed, FAMILY.fast(timed))
+
+
+def timing_sweep_runs(field: str, values: tuple, layers: tuple[str, ...] | None = None) -> Iterator[tuple[Layer, object, LayerRun]]:
+    """:func:`timing_sweep` with each result's energy: what ``simulate_layer`` gives for the arch with
+    ``eie.<field>`` set to each value, with each layer planned (encoded) once instead of per value."""
+    arch = eie_arch()
+    table = load_energy_table(arch.energy_table)
+    factor = energy_factor(arch, table)
+    for layer, value, result in timing_sweep(field, values, layers):
+        yield layer, value, LayerRun(result, cost(result.actions, table, factor))
