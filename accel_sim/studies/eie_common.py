@@ -1,7 +1,7 @@
 """Shared set-up of the EIE studies: the shipped config, the nine benchmark layers, sweeps."""
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from accel_sim.arch.spec import ArchSpec
 from accel_sim.config.loader import load_arch
@@ -45,11 +45,16 @@ def timing_sweep(field: str, values: tuple, layers: tuple[str, ...] | None = Non
             yield layer, value, FAMILY.account(timed, FAMILY.fast(timed))
 
 
+def costed(arch: ArchSpec) -> Callable[[LayerResult], LayerRun]:
+    """A result with its energy on ``arch``'s table, as ``simulate_layer`` costs it."""
+    table = load_energy_table(arch.energy_table)
+    factor = energy_factor(arch, table)
+    return lambda result: LayerRun(result, cost(result.actions, table, factor))
+
+
 def timing_sweep_runs(field: str, values: tuple, layers: tuple[str, ...] | None = None) -> Iterator[tuple[Layer, object, LayerRun]]:
     """:func:`timing_sweep` with each result's energy: what ``simulate_layer`` gives for the arch with
     ``eie.<field>`` set to each value, with each layer planned (encoded) once instead of per value."""
-    arch = eie_arch()
-    table = load_energy_table(arch.energy_table)
-    factor = energy_factor(arch, table)
+    with_energy = costed(eie_arch())
     for layer, value, result in timing_sweep(field, values, layers):
-        yield layer, value, LayerRun(result, cost(result.actions, table, factor))
+        yield layer, value, with_energy(result)
