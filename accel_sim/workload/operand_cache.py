@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-MIN_ELEMENTS = 1 << 20      # smaller tensors are generated in milliseconds: not worth a file
+MIN_ELEMENTS = 1 << 18      # smaller tensors are generated in about a millisecond: not worth a file
 SPARSE_BELOW = 1 / 3        # at most this fraction non-zero: stored as positions + values (12 bytes each)
 
 _folder: Path | None = None
