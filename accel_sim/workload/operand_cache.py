@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 MIN_ELEMENTS = 1 << 18      # smaller tensors are generated in about a millisecond: not worth a file
-SPARSE_BELOW = 1 / 3        # at most this fraction non-zero: stored as positions + values (12 bytes each)
+SPARSE_BELOW = 1 / 2        # at most this fraction non-zero: stored as positions + values (8 bytes each)
 
 _folder: Path | None = None
 
@@ -69,6 +69,8 @@ def _write(path: Path, array: np.ndarray) -> None:
     failed write (disk full) only loses the sharing."""
     flat = np.ascontiguousarray(array).reshape(-1)
     index = np.flatnonzero(flat.view(np.uint32 if flat.dtype.itemsize == 4 else np.uint64))   # -0.0 kept
+    if flat.size <= 1 << 31:   # every operand (MAX_OPERAND_ELEMENTS): positions fit 32 bits
+        index = index.astype(np.int32)
     partial = path.with_name(f"{path.stem}.{os.getpid()}.partial")
     try:
         with open(partial, "wb") as file:
