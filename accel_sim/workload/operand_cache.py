@@ -16,6 +16,7 @@ temporary folder removed when the run ends.
 from __future__ import annotations
 
 import os
+import zipfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -48,7 +49,7 @@ def through_cache(key: str, shape: tuple[int, ...], make: Callable[[], np.ndarra
     path = _folder / f"{key}.npz"
     try:
         return _read(path)
-    except (OSError, ValueError, KeyError):   # not written yet (or unreadable): make it
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):   # not written yet, or unreadable: make it
         pass
     array = make()
     _write(path, array)

@@ -63,3 +63,10 @@ def test_outside_the_block_or_below_the_size_nothing_is_written(tmp_path):
         through_cache("small", (10,), lambda: np.ones(10, dtype=np.float32))
     assert made == [1] and not list(tmp_path.iterdir())
     assert operand_cache._folder is None
+
+
+def test_an_unreadable_file_is_made_again(tmp_path, small_tensors_cached):
+    (tmp_path / "broken.npz").write_bytes(b"not a zip archive")
+    with shared_operands(tmp_path):
+        got = through_cache("broken", (4,), lambda: np.arange(4, dtype=np.float32))
+    assert got.tobytes() == np.arange(4, dtype=np.float32).tobytes()
