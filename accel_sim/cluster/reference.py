@@ -48,6 +48,8 @@ class HostMemory:
         self.env, self.bandwidth = env, bandwidth
         self.running: list[list] = []          # [fraction left, cap s, traffic bytes, done event]
         self.since, self.version = 0.0, 0
+        # rates of each set of running (cap, traffic): a step's chunks repeat a few sets many times
+        self._rates_of: dict[tuple[tuple[float, float], ...], np.ndarray] = {}
 
     def phase(self, cap: float, traffic: float) -> simpy.Event:
         done = self.env.event()
@@ -59,8 +61,12 @@ class HostMemory:
         return done
 
     def _rates(self) -> np.ndarray:
-        return phase_rates(np.array([p[1] for p in self.running]), np.array([p[2] for p in self.running]),
-                           self.bandwidth)
+        key = tuple((p[1], p[2]) for p in self.running)
+        rates = self._rates_of.get(key)
+        if rates is None:   # phase_rates is a pure function of the running phases' caps and traffic
+            rates = self._rates_of[key] = phase_rates(np.array([p[1] for p in self.running]),
+                                                      np.array([p[2] for p in self.running]), self.bandwidth)
+        return rates
 
     def _progress(self) -> list[list]:
         """Bring every running phase to now; return (and drop) the ones that are done."""

@@ -81,11 +81,12 @@ def step_cost(arch: ArchSpec, model: MLP, batch: int, reruns: dict[str, float] |
 
 
 def train_on_dlu(arch: ArchSpec, data: DigitsData, schedule: Schedule = DEFAULT_SCHEDULE, static: bool = False,
-                 watch: tuple[str, ...] = ()) -> DLUTrainingRun:
+                 watch: tuple[str, ...] = (), per_epoch_accuracy: bool = True) -> DLUTrainingRun:
     """Train the digits classifier in the arch's data type and cost its steps on the arch.
 
     ``static``: each tensor's point is set once from its first statistics and never updated.
     ``watch``: tensors whose histogram and point the unit records at every step.
+    ``per_epoch_accuracy``: see :func:`accel_sim.nn.training.train`.
     """
     spec: DLUSpec = arch.section("dlu")
     if spec.data_type not in TRAINABLE_TYPES:
@@ -95,7 +96,7 @@ def train_on_dlu(arch: ArchSpec, data: DigitsData, schedule: Schedule = DEFAULT_
         unit = DynamicFixedPointUnit(unit_settings(spec, static=static), seed=schedule.seed, watch=watch)
     elif static:
         raise ValueError("static=True needs a fixed-point dlu.data_type")
-    run = train(data, schedule, unit if unit is not None else Float32())
+    run = train(data, schedule, unit if unit is not None else Float32(), per_epoch_accuracy=per_epoch_accuracy)
     reruns = {}
     if unit is not None and run.steps:
         reruns = {name: unit.reruns(name) / run.steps for name, _ in run.model.training_gemms(schedule.batch_size)}

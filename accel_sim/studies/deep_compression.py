@@ -18,6 +18,8 @@ Dense baseline: 32-bit floats, as in the paper. Ratios are dense / compressed.
 """
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 
@@ -56,9 +58,7 @@ def compress_layer(layer: Layer, network: str) -> dict:
     bits, index_bits = layer.weight_bits, layer.index_bits
     pruned = EIEInterleavedCSC.from_dense(matrix, n_pes=DEEP_COMPRESSION_PES, index_bits=index_bits,
                                           pointer_bits=None)
-    codes = quantize_kmeans(matrix, n_clusters=2**bits).values
-    quantized = EIEInterleavedCSC.from_dense(codes, n_pes=DEEP_COMPRESSION_PES, index_bits=index_bits,
-                                             pointer_bits=None)
+    quantized = _weight_shared(pruned, bits)
     breakdown = quantized.storage(bits)
     codebook_bits = 2**bits * FLOAT_BITS
     sizes = huffman_sizes(quantized, bits, breakdown.total_bits)
@@ -76,6 +76,20 @@ def compress_layer(layer: Layer, network: str) -> dict:
         "huffman_index_bits_per_entry": sizes["huffman_index_bits"] / entries if entries else np.nan,
     }
     return row
+
+
+def _weight_shared(pruned: EIEInterleavedCSC, bits: int) -> EIEInterleavedCSC:
+    """The pruned matrix's format with every stored weight replaced by its k-means code: what encoding
+    ``quantize_kmeans(matrix).values`` gives, without the full-size code matrix. The codes are non-zero
+    exactly where the weights are (code 0 is the exact zero, also of fillers), so the entries, fillers
+    and pointers are the pruned format's; and the clustering reads only the multiset of non-zero weights
+    (1-D Lloyd on sorted values; each weight's code is a function of its value), which the stored values
+    hold, fillers being zeros."""
+    stored = np.concatenate([pe.values for pe in pruned.pes])
+    codes = quantize_kmeans(stored, n_clusters=2**bits).values if stored.size else stored.astype(np.int64)
+    ends = np.cumsum([pe.n_entries for pe in pruned.pes])
+    pes = tuple(dataclasses.replace(pe, values=codes[end - pe.n_entries:end]) for pe, end in zip(pruned.pes, ends))
+    return dataclasses.replace(pruned, pes=pes)
 
 
 def compression_table(networks: tuple[str, ...] = DEFAULT_NETWORKS) -> pd.DataFrame:
@@ -97,7 +111,7 @@ def compression_table(networks: tuple[str, ...] = DEFAULT_NETWORKS) -> pd.DataFr
     return frame
 
 
-@study("deep-compression", "Deep Compression pipeline per layer (prune, weight-share, Huffman) vs Han et al. 2016", cpu_s=22)
+@study("deep-compression", "Deep Compression pipeline per layer (prune, weight-share, Huffman) vs Han et al. 2016", cpu_s=12)
 def deep_compression(networks: tuple[str, ...] = DEFAULT_NETWORKS) -> StudyOutput:
     frame = compression_table(tuple(networks))
     totals = frame[frame.layer == "total"].set_index("network")

@@ -1,13 +1,16 @@
 """Shared set-up of the EIE studies: the shipped config, the nine benchmark layers, sweeps."""
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from accel_sim.arch.spec import ArchSpec
 from accel_sim.config.loader import load_arch
 from accel_sim.eie.family import FAMILY
 from accel_sim.eie.plan import retime
+from accel_sim.energy.cost import cost
+from accel_sim.energy.table import load_energy_table
 from accel_sim.results.layer_result import LayerResult
+from accel_sim.simulate import LayerRun, energy_factor
 from accel_sim.workload.layer import Layer
 from accel_sim.workload.loader import load_workload
 
@@ -40,3 +43,18 @@ def timing_sweep(field: str, values: tuple, layers: tuple[str, ...] | None = Non
         for value in values:
             timed = retime(plan, field, value)
             yield layer, value, FAMILY.account(timed, FAMILY.fast(timed))
+
+
+def costed(arch: ArchSpec) -> Callable[[LayerResult], LayerRun]:
+    """A result with its energy on ``arch``'s table, as ``simulate_layer`` costs it."""
+    table = load_energy_table(arch.energy_table)
+    factor = energy_factor(arch, table)
+    return lambda result: LayerRun(result, cost(result.actions, table, factor))
+
+
+def timing_sweep_runs(field: str, values: tuple, layers: tuple[str, ...] | None = None) -> Iterator[tuple[Layer, object, LayerRun]]:
+    """:func:`timing_sweep` with each result's energy: what ``simulate_layer`` gives for the arch with
+    ``eie.<field>`` set to each value, with each layer planned (encoded) once instead of per value."""
+    with_energy = costed(eie_arch())
+    for layer, value, result in timing_sweep(field, values, layers):
+        yield layer, value, with_energy(result)

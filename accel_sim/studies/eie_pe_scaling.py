@@ -14,12 +14,13 @@ PE_COUNTS = tuple(2**i for i in range(9))  # 1..256 (brief)
 def pe_scaling_frame(layers: tuple[str, ...] | None = None, pe_counts: tuple[int, ...] = PE_COUNTS) -> pd.DataFrame:
     """One row per (layer, PEs). Speed-up is over the smallest PE count, on compute cycles (DRAM
     spills of PE counts whose slices overflow the per-PE SRAM are left out of the timing)."""
+    # dram_spill, not eie.yaml's grow_on_chip: the column spill_bytes shows the PE counts whose slices
+    # do not fit the 128 KB / 32 KB SRAMs (left out of the timing, see the README); one arch per PE count
+    archs = [(n_pes, eie_arch(n_pes=n_pes, sram_overflow="dram_spill")) for n_pes in pe_counts]
     rows = []
     for layer in benchmark_layers(layers):
-        for n_pes in pe_counts:
-            # dram_spill, not eie.yaml's grow_on_chip: the column spill_bytes shows the PE counts whose slices
-            # do not fit the 128 KB / 32 KB SRAMs (left out of the timing, see the README)
-            r = FAMILY.layer_result(eie_arch(n_pes=n_pes, sram_overflow="dram_spill"), layer)
+        for n_pes, arch in archs:
+            r = FAMILY.layer_result(arch, layer)
             rows.append({"layer": layer.name, "n_pes": n_pes, "cycles": r.compute_cycles,
                          "padding_fraction": r.metrics["padding_fraction"],
                          "load_efficiency": r.metrics["load_efficiency"],

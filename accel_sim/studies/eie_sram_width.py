@@ -4,8 +4,7 @@ from __future__ import annotations
 import pandas as pd
 
 from accel_sim.plot.studies.eie_sram_width import reads_and_energy
-from accel_sim.simulate import simulate_layer
-from accel_sim.studies.eie_common import EIE_PAPER, benchmark_layers, eie_arch
+from accel_sim.studies.eie_common import EIE_PAPER, timing_sweep_runs
 from accel_sim.studies.registry import Comparison, StudyOutput, study
 
 WIDTHS = (8, 16, 32, 64, 128, 256, 512)  # bits: 1..64 entries of 8 bits per read
@@ -13,18 +12,15 @@ PUBLISHED_BEST_WIDTH_BITS = 64           # brief: total read energy is least at 
 
 
 def sram_width_frame(layers: tuple[str, ...] | None = None, widths: tuple[int, ...] = WIDTHS) -> pd.DataFrame:
-    """One row per (layer, width): reads, read energy (pJ) of the sparse-matrix SRAM."""
-    archs = {width: eie_arch(spmat_sram_width=width) for width in widths}
-    rows = []
-    for layer in benchmark_layers(layers):
-        for width, arch in archs.items():
-            run = simulate_layer(arch, layer)
-            rows.append({"layer": layer.name, "width_bits": width, "spmat_reads": int(run.result.metrics["spmat_reads"]),
-                         "read_energy_pj": run.energy.by_component_pj["spmat_read"]})
+    """One row per (layer, width): reads, read energy (pJ) of the sparse-matrix SRAM. The width does not
+    change what is stored: each layer is encoded once and only timed and costed per width."""
+    rows = [{"layer": layer.name, "width_bits": width, "spmat_reads": int(run.result.metrics["spmat_reads"]),
+             "read_energy_pj": run.energy.by_component_pj["spmat_read"]}
+            for layer, width, run in timing_sweep_runs("spmat_sram_width", widths, layers)]
     return pd.DataFrame(rows)
 
 
-@study("eie-sram-width", "EIE: sparse-matrix SRAM read count and read energy vs SRAM width", cpu_s=14)
+@study("eie-sram-width", "EIE: sparse-matrix SRAM read count and read energy vs SRAM width", cpu_s=7)
 def eie_sram_width(layers: tuple[str, ...] | None = None, widths: tuple[int, ...] = WIDTHS) -> StudyOutput:
     frame = sram_width_frame(layers, widths)
     total = frame.groupby("width_bits")[["spmat_reads", "read_energy_pj"]].sum()

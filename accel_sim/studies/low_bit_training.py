@@ -87,7 +87,7 @@ def low_bit_training_table(mlp: Schedule = LOWBIT_SCHEDULE, cnn: Schedule | None
     data = load_digits_split()
     rows, fp32 = [], {}
     for network, label, config in _runs(mlp, cnn):
-        run = train_lowbit(data, config, mlp if network == "mlp" else cnn, inq_stage_epochs)
+        run = train_lowbit(data, config, mlp if network == "mlp" else cnn, inq_stage_epochs, per_epoch_accuracy=False)
         if label == "fp32":
             fp32[network] = run.test_accuracy
         paper = PAPERS.get(label)
@@ -141,7 +141,7 @@ def comparisons(frame: pd.DataFrame) -> tuple[Comparison, ...]:
     return tuple(rows)
 
 
-@study("low-bit-training", "Binary, ternary, k-bit and power-of-two training on the digits vs float32", cpu_s=40)
+@study("low-bit-training", "Binary, ternary, k-bit and power-of-two training on the digits vs float32", cpu_s=29)
 def low_bit_training() -> StudyOutput:
     frame = low_bit_training_table()
     mlp, cnn = LOWBIT_SCHEDULE, replace(LOWBIT_SCHEDULE, epochs=CNN_EPOCHS)

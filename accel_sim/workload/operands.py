@@ -18,6 +18,9 @@ read) the first time a model reads ``weights`` / ``inputs``. A model that only c
 shapes (dense cycles never look at values) asks only for the hashes, and those of a
 generated tensor need no tensor.
 
+Within :func:`accel_sim.workload.operand_cache.shared_operands` (``reproduce all``), a large
+generated tensor is made by the first process that needs it and read back by the others.
+
 Hashes (16 hex digits, results carry them as ``weight_hash`` / ``input_hash``, so a run can
 be traced to its data):
 
@@ -51,6 +54,7 @@ from accel_sim.compress.pruning import (
 )
 from accel_sim.errors import InputError
 from accel_sim.workload.layer import ConvLayer, Layer
+from accel_sim.workload.operand_cache import through_cache
 
 # 2^31 float32 values = 8 GiB: beyond any layer of the shipped networks (VGG-16 fc6 has
 # 103 M weights) and beyond what a 24 GiB machine can hold with a model's working copies.
@@ -101,8 +105,8 @@ class LayerOperands:
     @cached_property
     def weights(self) -> np.ndarray:
         self._check_size("weights")
-        weights = self._loaded["weights"] if "weights" in self._in_payload else \
-            _generated_weights(self.layer, self._shapes["weights"])
+        weights = self._loaded["weights"] if "weights" in self._in_payload else through_cache(
+            self.weight_hash, self._shapes["weights"], lambda: _generated_weights(self.layer, self._shapes["weights"]))
         weights.flags.writeable = False
         return weights
 
@@ -113,8 +117,9 @@ class LayerOperands:
             inputs = self._loaded["inputs"]
         else:
             layer = self.layer
-            inputs = synthetic_activations(self._shapes["inputs"], density=layer.input_density,
-                                           seed=_seed(layer, _INPUT_STREAM), pattern=layer.operands.activation_pattern)
+            inputs = through_cache(self.input_hash, self._shapes["inputs"], lambda: synthetic_activations(
+                self._shapes["inputs"], density=layer.input_density, seed=_seed(layer, _INPUT_STREAM),
+                pattern=layer.operands.activation_pattern))
         inputs.flags.writeable = False
         return inputs
 

@@ -129,3 +129,24 @@ def test_studies_are_deterministic():
     a = compression_table(("lenet_300_100",))
     b = compression_table(("lenet_300_100",))
     assert a.equals(b)
+
+
+@pytest.mark.parametrize("n_pes", [1, 4])
+def test_weight_sharing_on_the_pruned_format_equals_encoding_the_code_matrix(n_pes):
+    from accel_sim.compress.formats.eie import EIEInterleavedCSC
+    from accel_sim.compress.quantization.kmeans import quantize_kmeans
+    from accel_sim.studies.deep_compression import _weight_shared
+    rng = np.random.default_rng(5)
+    matrix = rng.standard_normal((40, 70)).astype(np.float32)
+    matrix[rng.random(matrix.shape) < 0.85] = 0
+    matrix[3, :5] = matrix[0, 0]                      # repeated values share a code
+    matrix = matrix.T.copy().T                        # the stored layout: a transposed view
+    pruned = EIEInterleavedCSC.from_dense(matrix, n_pes=n_pes, index_bits=3, pointer_bits=None)
+    shared = _weight_shared(pruned, 4)
+    expected = EIEInterleavedCSC.from_dense(quantize_kmeans(matrix, n_clusters=16).values, n_pes=n_pes,
+                                            index_bits=3, pointer_bits=None)
+    assert shared.pointer_bits == expected.pointer_bits and shared.storage(4) == expected.storage(4)
+    for got, want in zip(shared.pes, expected.pes, strict=True):
+        for name in ("values", "rel_index", "col_ptr"):
+            a, b = getattr(got, name), getattr(want, name)
+            assert a.dtype == b.dtype and np.array_equal(a, b), name

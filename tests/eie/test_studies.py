@@ -100,3 +100,12 @@ def test_benchmark_workloads(name):
         "NT-We": (4096, 600, 0.10, 1.0), "NT-Wd": (600, 8791, 0.11, 1.0), "NT-LSTM": (1201, 2400, 0.10, 1.0)}
     patterns = {layer.operands.weight_pattern for layer in network.layers}
     assert patterns == ({"unstructured"} if name == "eie_benchmarks" else {"block", "unstructured"})
+
+
+def test_a_timing_sweep_costs_each_value_as_simulate_layer_does():
+    from accel_sim.simulate import simulate_layer
+    from accel_sim.studies.eie_common import benchmark_layers, eie_arch, timing_sweep_runs
+    (layer,) = benchmark_layers(("NT-We",))
+    for swept, width, run in timing_sweep_runs("spmat_sram_width", (16, 128), ("NT-We",)):
+        direct = simulate_layer(eie_arch(spmat_sram_width=width), layer)
+        assert swept == layer and run.result == direct.result and run.energy == direct.energy

@@ -123,3 +123,14 @@ def test_dynamic_fixed_point_training_is_deterministic():
     assert first.run.losses == second.run.losses
     assert first.unit.tensors["da2"].points == second.unit.tensors["da2"].points
     assert first.step == second.step
+
+
+def test_final_accuracy_only_trains_the_same_bits():
+    arch = load_arch("dlu", {"dlu.data_type": "int8", "dlu.rounding": "stochastic"})
+    short = Schedule(epochs=2)
+    every = train_on_dlu(arch, load_digits_split(), short)
+    last = train_on_dlu(arch, load_digits_split(), short, per_epoch_accuracy=False)
+    assert len(every.run.test_accuracy_per_epoch) == 2 and len(last.run.test_accuracy_per_epoch) == 1
+    assert every.run.test_accuracy == last.run.test_accuracy and every.run.losses == last.run.losses
+    assert all(a.tobytes() == b.tobytes() for a, b in zip(every.run.model.weights, last.run.model.weights))
+    assert every.overflow_rate == last.overflow_rate

@@ -59,7 +59,7 @@ class GemmLayer:
 
     def forward(self, x: np.ndarray, train: bool = True) -> np.ndarray:
         rows = self._rows(self.q.inputs.forward(x))
-        scale = self.q.inputs.row_scale(np.abs(self._rows(x)))
+        scale = self.q.inputs.row_scale(np.abs(self._rows(x))) if self.q.inputs.scales_rows else None
         if scale is not None:
             rows = rows * scale[:, None]
         wq = self.q.weights.forward(self.weights, train)

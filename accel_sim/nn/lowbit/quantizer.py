@@ -53,6 +53,7 @@ class InputQuantizer:
     """Full precision input: unchanged, gradients straight through, no row scale."""
 
     method = "fp32"
+    scales_rows = False   # True: row_scale returns a scale (the layer then computes |input| per row for it)
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         return x

@@ -52,7 +52,7 @@ def digits_test_accuracy(network: Network, data: DigitsData) -> float:
 
 
 def _train_epochs(run: LowBitRun, data: DigitsData, schedule: Schedule, epochs: int, learning_rate: float,
-                  rng: np.random.Generator) -> None:
+                  rng: np.random.Generator, per_epoch_accuracy: bool = True) -> None:
     network = run.network
     optimizer = Optimizer(network.parameters(), "adam", learning_rate)
     decay = FINAL_LEARNING_RATE_FRACTION ** (1.0 / max(epochs, 1))
@@ -66,28 +66,31 @@ def _train_epochs(run: LowBitRun, data: DigitsData, schedule: Schedule, epochs: 
             network.add(optimizer.updates(network.gradients()))
             run.losses.append(loss)
         optimizer.learning_rate *= decay
-        run.test_accuracy_per_epoch.append(digits_test_accuracy(network, data))
+        if per_epoch_accuracy:  # evaluation only: draws nothing, changes nothing the training reads
+            run.test_accuracy_per_epoch.append(digits_test_accuracy(network, data))
 
 
 def train_lowbit(data: DigitsData, config: LowBitConfig, schedule: Schedule = LOWBIT_SCHEDULE,
-                 inq_stage_epochs: int = INQ_STAGE_EPOCHS) -> LowBitRun:
-    """Train ``config``'s network with its method on ``data`` (``schedule.hidden``: the MLP's hidden sizes)."""
+                 inq_stage_epochs: int = INQ_STAGE_EPOCHS, per_epoch_accuracy: bool = True) -> LowBitRun:
+    """Train ``config``'s network with its method on ``data`` (``schedule.hidden``: the MLP's hidden sizes).
+    ``per_epoch_accuracy=False`` skips the test accuracy after each epoch (``test_accuracy_per_epoch``
+    stays empty; the final ``test_accuracy`` and everything else are the same)."""
     check_config(config)
     start = time.process_time()
     network = build_network(config, data.features, data.classes, schedule.hidden, schedule.seed)
     run = LowBitRun(config, network)
     rng = np.random.default_rng(schedule.seed + 1)
     with single_threaded_blas():
-        _train_epochs(run, data, schedule, schedule.epochs, schedule.learning_rate, rng)
+        _train_epochs(run, data, schedule, schedule.epochs, schedule.learning_rate, rng, per_epoch_accuracy)
         if config.method == "inq":
-            _inq_stages(run, data, schedule, inq_stage_epochs, rng)
+            _inq_stages(run, data, schedule, inq_stage_epochs, rng, per_epoch_accuracy)
     run.test_accuracy = digits_test_accuracy(network, data)
     run.cpu_seconds = time.process_time() - start
     return run
 
 
 def _inq_stages(run: LowBitRun, data: DigitsData, schedule: Schedule, stage_epochs: int,
-                rng: np.random.Generator) -> None:
+                rng: np.random.Generator, per_epoch_accuracy: bool = True) -> None:
     """INQ: per cumulative fraction, freeze that much of each layer at powers of two, retrain the rest
     (after the last stage only batch norm and biases still train)."""
     stage_rate = schedule.learning_rate * FINAL_LEARNING_RATE_FRACTION
@@ -95,4 +98,4 @@ def _inq_stages(run: LowBitRun, data: DigitsData, schedule: Schedule, stage_epoc
         for gemm in run.network.gemms:
             if isinstance(gemm.q.weights, IncrementalPowerOfTwoWeights):
                 gemm.weights = gemm.q.weights.quantize_fraction(gemm.weights, fraction)
-        _train_epochs(run, data, schedule, stage_epochs, stage_rate, rng)
+        _train_epochs(run, data, schedule, stage_epochs, stage_rate, rng, per_epoch_accuracy)

@@ -41,6 +41,7 @@ class XnorWeights(WeightQuantizer):
 
 class XnorInputs(SignActivations):
     method = "xnor-net"
+    scales_rows = True
 
     def row_scale(self, patches_abs: np.ndarray) -> np.ndarray | None:
         return patches_abs.mean(axis=1)

@@ -99,3 +99,12 @@ def test_max_pool_forward_and_gradient_to_the_first_maximum():
     assert y[0, :, :, 0].tolist() == [[5, 5], [7, 9]]
     g = pool.backward(np.ones_like(y))[0, :, :, 0]
     assert g.sum() == 4 and g[0, 1] == 1 and g[0, 3] == 1                # ties: the first maximum
+
+
+@pytest.mark.parametrize("channels", [1, 3, 16])   # both copy strategies of im2col (few / many channels)
+def test_im2col_is_the_receptive_field_of_every_output_position(channels):
+    x = np.random.default_rng(3).standard_normal((2, 5, 4, channels)).astype(np.float32)
+    padded = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
+    cols = im2col(x, 3, 1)
+    expected = np.stack([padded[n, i:i + 3, j:j + 3, :].ravel() for n in range(2) for i in range(5) for j in range(4)])
+    assert cols.dtype == x.dtype and cols.tobytes() == expected.tobytes()

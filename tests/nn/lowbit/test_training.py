@@ -97,3 +97,13 @@ def test_cli_trains_and_prints_both_accuracies(capsys):
     assert main(["train", "--method", "twn", "--epochs", "1"]) == 0
     out = capsys.readouterr().out
     assert "twn on the digits mlp" in out and "float32" in out and "test accuracy" in out
+
+
+def test_skipping_the_per_epoch_accuracy_changes_nothing_the_training_computes():
+    short = replace(LOWBIT_SCHEDULE, epochs=2)
+    data = load_digits_split()
+    config = LowBitConfig("dorefa", weight_bits=2, activation_bits=2, gradient_bits=4)   # random draws each step
+    tracked, untracked = train_lowbit(data, config, short), train_lowbit(data, config, short, per_epoch_accuracy=False)
+    assert len(tracked.test_accuracy_per_epoch) == 2 and untracked.test_accuracy_per_epoch == []
+    assert tracked.losses == untracked.losses and tracked.test_accuracy == untracked.test_accuracy
+    assert all(p.tobytes() == q.tobytes() for p, q in zip(tracked.network.parameters(), untracked.network.parameters()))
