@@ -10,10 +10,9 @@ import pandas as pd
 from accel_sim.plot.studies.scnn import density_sweep
 from accel_sim.studies.registry import Comparison, StudyOutput, study
 from accel_sim.config.loader import load_arch
-from accel_sim.simulate import simulate
 from accel_sim.studies.scnn_common import (DENSE_DIAGNOSTIC, DENSE_DIAGNOSTIC_LAYERS, DESIGN_CONFIGS, DESIGN_LABELS,
                                            PUBLISHED_DENSE_SPEEDUP, PUBLISHED_ENERGY_CROSSOVER,
-                                           PUBLISHED_PERF_CROSSOVER, SWEEP_SOURCE, conv_network, run_designs,
+                                           PUBLISHED_PERF_CROSSOVER, SWEEP_SOURCE, conv_network, run_archs, run_designs,
                                            scnn_variant, with_density)
 
 DESIGNS = ("dcnn", "dcnn_opt", "scnn_sparse_a", "scnn_sparse_w", "scnn")
@@ -68,13 +67,16 @@ def dense_diagnostic(layers: int | None, variants: tuple[tuple[str, dict], ...] 
     dcnn_arch = load_arch(DESIGN_CONFIGS["dcnn"])
     multipliers = dcnn_arch.scnn.pes * dcnn_arch.scnn.multipliers_per_pe
     rows = []
+    archs = {"dcnn": dcnn_arch}
+    archs.update({f"variant {i}": scnn_variant(overrides) for i, (_, overrides) in enumerate(variants)})
     for density in densities:
         network = with_density(conv_network("googlenet", layers), density)
         kernels = [f"{layer.kernel_h}x{layer.kernel_w}" for layer in network.layers]
-        dcnn_frame = simulate(dcnn_arch, network).layers_frame()
+        frames = run_archs(network, archs)
+        dcnn_frame = frames["dcnn"]
         dcnn = dcnn_frame.cycles.sum()
-        for label, overrides in variants:
-            result = simulate(scnn_variant(overrides), network).layers_frame()
+        for i, (label, overrides) in enumerate(variants):
+            result = frames[f"variant {i}"]
             busy = result.steps + result.bank_conflict_cycles
             row = {"choice": label, "overrides": ", ".join(f"{k}={v}" for k, v in overrides.items()),
                    "density": density, "speedup": float(dcnn / result.cycles.sum()),

@@ -62,6 +62,29 @@ def test_busy_cycles_by_table_equal_busy_cycles_step_by_step(seed):
         assert np.array_equal(busy_cycles(spec, tiling, acts, weights), stepwise)
 
 
+@pytest.mark.parametrize("seed", range(24))
+def test_busy_cycles_per_segment_are_the_product_level_costs(seed):
+    """barrier: group_channel needs each segment's busy cycles: by the crossbar's bank algebra (each
+    path: step by step, by classes) they equal the product-level count and add up to the totals."""
+    from accel_sim import load_arch
+    from accel_sim.scnn.fast.products import product_busy
+    arch, layer = small_case(seed, "scnn" if seed % 2 else "scnn_sparse_a")
+    spec = arch.section("scnn")
+    arch = load_arch("scnn", {f"scnn.{name}": getattr(spec, name) for name in (
+        "design", "pe_rows", "pe_cols", "mult_f", "mult_i", "bank_mapping", "weight_order", "accumulator_banks",
+        "accumulator_entries", "iaram_size")} | {"scnn.barrier": "group_channel"})
+    plan = FAMILY.plan(arch, layer)
+    spec, view, tiling = plan.spec, plan.view, plan.tiling
+    for g in range(view.groups):
+        weights = weight_vectors(spec, view, tiling, plan.weight_mask[g], plan.mask_nonzeros(g))
+        acts = activation_vectors(spec, view, tiling, activation_elements(spec, view, tiling, plan.input_mask[0, g]))
+        products, _ = product_busy(plan, 0, g, weights)
+        for table in (False, True):
+            per_segment = busy_cycles(spec, tiling, acts, weights, table=table, per_segment=True)
+            assert np.array_equal(per_segment, products)
+            assert np.array_equal(per_segment.sum(axis=3), busy_cycles(spec, tiling, acts, weights, table=table))
+
+
 @pytest.mark.parametrize("bound", [1, 7, 1 << 16, (1 << 16) + 5, 1 << 32, 1 << 40])
 def test_stable_order_is_a_stable_argsort(bound):
     rng = np.random.default_rng(bound % 1000)

@@ -1,11 +1,11 @@
 """Product-level step costs, fast path: what the additive bank algebra of :mod:`.crossbar` cannot do.
 
-Four choices need each product's bank on its own (all four are DNNsim's rules, see
+Three choices need each product's bank on its own (all three are DNNsim's rules, see
 :mod:`accel_sim.scnn.spec`): the ``dnnsim_xor`` bank hash (not additive in the coordinates),
 ``out_of_plane: slot_only`` (a product whose output leaves the plane takes its multiplier slot but
-no bank, so a step's load depends on where its products land), ``barrier: group_channel`` (the
-PEs meet after every (group, input channel), so busy cycles are needed per channel) and
-``stride_phases: dnnsim`` (output coordinates truncated toward zero, not additive either).
+no bank, so a step's load depends on where its products land) and ``stride_phases: dnnsim``
+(output coordinates truncated toward zero, not additive either). ``barrier: group_channel`` alone
+(busy cycles per input channel) needs no product: :func:`.pe.busy_cycles` keeps its segments apart.
 
 Per segment (input channel and stride phase), every I-vector of every PE meets every F-vector of
 the segment; the products of a batch of I-vectors against all of the segment's weights form one
@@ -24,10 +24,10 @@ MAX_PRODUCTS = 1 << 22   # products of one grid (memory bound)
 
 
 def product_level(plan: Plan) -> bool:
-    """Whether the spec needs product-level costs (else :func:`.pe.busy_cycles` counts them)."""
+    """Whether the spec needs product-level costs (else :func:`.pe.busy_cycles` counts them, per
+    segment for ``barrier: group_channel``: the additive bank algebra holds there)."""
     spec = plan.spec
-    return spec.bank_mapping == "dnnsim_xor" or spec.out_of_plane == "slot_only" or spec.barrier == "group_channel" \
-        or spec.stride_phases == "dnnsim"
+    return spec.bank_mapping == "dnnsim_xor" or spec.out_of_plane == "slot_only" or spec.stride_phases == "dnnsim"
 
 
 def _chunks(vector_ids: np.ndarray, per: int):
