@@ -152,3 +152,48 @@ def test_bank_of_is_the_floor_mod_of_the_linear_address(banks):
     rng = np.random.default_rng(banks)
     k, y, x = (rng.integers(-50, 50, 500) for _ in range(3))
     assert np.array_equal(bank_of(spec, tiling, k, y, x), np.mod(35 * k + 7 * y + x, banks))
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_xor_bank_steps_by_code_classes_are_the_product_level_costs(seed):
+    """dnnsim_xor: each step costed once per (segment, I code class, F-vector) gives the product
+    level's busy cycles, per segment."""
+    from accel_sim import load_arch
+    from accel_sim.scnn.fast.bank_codes import class_codes, xor_class_busy
+    from accel_sim.scnn.fast.products import product_busy
+    arch, layer = small_case(seed, "scnn" if seed % 2 else "scnn_sparse_w")
+    spec = arch.section("scnn")
+    arch = load_arch("scnn", {f"scnn.{name}": getattr(spec, name) for name in (
+        "design", "pe_rows", "pe_cols", "mult_f", "mult_i", "weight_order", "accumulator_banks",
+        "accumulator_entries", "iaram_size")} | {"scnn.bank_mapping": "dnnsim_xor",
+                                                "scnn.accumulator_banks": [8, 32, 64][seed % 3]})
+    plan = FAMILY.plan(arch, layer)
+    assert class_codes(plan)
+    spec, view, tiling = plan.spec, plan.view, plan.tiling
+    for g in range(view.groups):
+        weights = weight_vectors(spec, view, tiling, plan.weight_mask[g], plan.mask_nonzeros(g))
+        assert np.array_equal(xor_class_busy(plan, 0, g, weights), product_busy(plan, 0, g, weights)[0])
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_slot_only_steps_away_from_the_edges_by_the_crossbar_algebra(seed):
+    """out_of_plane: slot_only: the I-vectors near an edge counted product by product plus the others
+    by the crossbar's bank algebra give the product level's busy cycles."""
+    from accel_sim import load_arch
+    from accel_sim.scnn.fast.pe import _without
+    from accel_sim.scnn.fast.products import border_split, border_vectors, product_busy
+    arch, layer = small_case(seed + 100, "scnn" if seed % 2 else "scnn_sparse_a")
+    spec = arch.section("scnn")
+    arch = load_arch("scnn", {f"scnn.{name}": getattr(spec, name) for name in (
+        "design", "pe_rows", "pe_cols", "mult_f", "mult_i", "bank_mapping", "weight_order", "accumulator_banks",
+        "accumulator_entries", "iaram_size")} | {"scnn.out_of_plane": "slot_only"})
+    plan = FAMILY.plan(arch, layer)
+    assert border_split(plan)
+    spec, view, tiling = plan.spec, plan.view, plan.tiling
+    for g in range(view.groups):
+        weights = weight_vectors(spec, view, tiling, plan.weight_mask[g], plan.mask_nonzeros(g))
+        acts = activation_vectors(spec, view, tiling, activation_elements(spec, view, tiling, plan.input_mask[0, g]))
+        border = border_vectors(plan, 0, g, weights)
+        split = product_busy(plan, 0, g, weights, border)[0] + busy_cycles(
+            spec, tiling, _without(acts, border, spec.accumulator_banks), weights, per_segment=True)
+        assert np.array_equal(split, product_busy(plan, 0, g, weights)[0])

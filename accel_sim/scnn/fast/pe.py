@@ -17,9 +17,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from accel_sim.scnn.fast.bank_codes import class_codes, xor_class_busy
 from accel_sim.scnn.fast.crossbar import (EMPTY_SHIFT, bit_sliced, mask_shifts, max_bank_load, rotation_classes,
                                           shift_masks, step_cost_table, step_cycles)
-from accel_sim.scnn.fast.products import product_busy, product_level
+from accel_sim.scnn.fast.products import border_split, border_vectors, product_busy, product_level
 from accel_sim.scnn.fast.vectors import (ActivationVectors, WeightVectors, activation_elements,
                                          activation_vectors)
 from accel_sim.scnn.plan import Plan
@@ -223,8 +224,16 @@ def cartesian_work(plan: Plan, image: int, conv_group: int, weights: WeightVecto
     steps = va @ vw
     per_channel, in_plane = None, None
     if product_level(plan) or spec.barrier == "group_channel":   # busy cycles per segment
-        per_segment, in_plane = product_busy(plan, image, conv_group, weights) if product_level(plan) else \
-            (busy_cycles(spec, tiling, acts, weights, per_segment=True), None)
+        if class_codes(plan):
+            per_segment = xor_class_busy(plan, image, conv_group, weights)
+        elif border_split(plan):   # products near the edges; the crossbar's algebra for the rest
+            border = border_vectors(plan, image, conv_group, weights)
+            per_segment = product_busy(plan, image, conv_group, weights, border)[0] + busy_cycles(
+                spec, tiling, _without(acts, border, spec.accumulator_banks), weights, per_segment=True)
+        elif product_level(plan):
+            per_segment, in_plane = product_busy(plan, image, conv_group, weights)
+        else:
+            per_segment = busy_cycles(spec, tiling, acts, weights, per_segment=True)
         # a channel's stride phases run one after the other on the PE
         per_channel = per_segment.reshape(n_t, n_pe, tiling.out_groups, view.channels, -1).sum(axis=4)
     busy = busy_cycles(spec, tiling, acts, weights) if per_channel is None else per_channel.sum(axis=3)

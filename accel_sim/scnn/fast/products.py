@@ -50,9 +50,34 @@ def _truncated(floor_out: np.ndarray, pad: int, stride: int) -> np.ndarray:
     return np.where(floor_out == -1, 0, floor_out)
 
 
-def product_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors) -> tuple[np.ndarray, int]:
+def border_split(plan: Plan) -> bool:
+    """``out_of_plane: slot_only`` with an additive bank mapping and aligned strides: only I-vectors
+    near the plane's edges (:func:`border_vectors`) need products; the others land every product, so
+    the crossbar's bank algebra (:func:`.pe.busy_cycles`) counts them."""
+    spec = plan.spec
+    return spec.out_of_plane == "slot_only" and spec.bank_mapping != "dnnsim_xor" and spec.stride_phases == "aligned"
+
+
+def border_vectors(plan: Plan, image: int, conv_group: int, weights: WeightVectors) -> np.ndarray:
+    """Per I-vector (:func:`~.vectors.activation_vectors`' order): whether one of its products with
+    some weight of the conv group may leave the output plane (its activation rows or columns are
+    within the weights' tap range of an edge)."""
+    spec, view, tiling = plan.spec, plan.view, plan.tiling
+    tile, seg, pe, _, qy, qx = activation_elements(spec, view, tiling, plan.input_mask[image, conv_group],
+                                                   positions=True)
+    vector, _ = _vector_ids((tile * (weights.seg_start.size - 1) + seg) * spec.pes + pe, spec.mult_i)
+    border = np.zeros(int(vector[-1]) + 1 if vector.size else 0, dtype=bool)
+    if weights.k.size:
+        ty, tx = weights.tap_y, weights.tap_x
+        edge = (qy < ty.max()) | (qy - ty.min() >= view.out_h) | (qx < tx.max()) | (qx - tx.min() >= view.out_w)
+        border[vector[edge]] = True
+    return border
+
+
+def product_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors,
+                 vectors: np.ndarray | None = None) -> tuple[np.ndarray, int]:
     """Busy cycles ``(passes, PEs, groups, segments)`` of every PE, and the products whose output
-    lies in the plane."""
+    lies in the plane (``vectors``: of those I-vectors only, a flag per I-vector)."""
     spec, view, tiling = plan.spec, plan.view, plan.tiling
     banks = spec.accumulator_banks
     n_seg = weights.seg_start.size - 1
@@ -65,6 +90,8 @@ def product_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors
     w_seg = weights.segment[weights.vector]
     w_start = np.searchsorted(w_seg, np.arange(n_seg + 1))
     a_order = np.argsort(seg, kind="stable")
+    if vectors is not None:
+        a_order = a_order[vectors[i_vector[a_order]]]
     a_start = np.searchsorted(seg[a_order], np.arange(n_seg + 1))
     xor, slot_only = spec.bank_mapping == "dnnsim_xor", spec.out_of_plane == "slot_only"
     truncate = spec.stride_phases == "dnnsim"
