@@ -35,6 +35,7 @@ def measure(arch_name: str, workload: str, layer_name: str, repeat: int) -> tupl
     from accel_sim.config.loader import load_arch
     from accel_sim.family.contract import counter_differences
     from accel_sim.family.registry import family_of
+    from accel_sim.scnn.plan.shared import forget
     from accel_sim.workload.loader import load_workload
 
     arch = load_arch(arch_name)
@@ -47,6 +48,7 @@ def measure(arch_name: str, workload: str, layer_name: str, repeat: int) -> tupl
     results = {}
     for _ in range(repeat):
         for path, count in (("fast", family.fast), ("reference", family.reference)):
+            forget()   # SCNN's per-layer memo would hand a repeated count its first run's vectors
             start = time.process_time()
             results[path] = count(plan, None)
             times[path].append(time.process_time() - start)

@@ -65,3 +65,9 @@ def shared(layer: Layer, key: tuple, compute: Callable[[], T]) -> T:
         _read_only(value)
         _entries[key] = value
     return _entries[key]  # type: ignore[return-value]
+
+
+def forget() -> None:
+    """Drop every held piece (a benchmark timing a path again on the same layer must not reuse them)."""
+    _entries.clear()
+    _held["layer"] = None
