@@ -8,8 +8,8 @@ weight code ``w = (k mod 8, tap_y mod 4, tap_x mod 4)`` (128 codes), and a step'
 busiest bank, banked out-of-plane products, aligned strides) depends only on the multiset of its
 I-vector's codes (its *class*) and its F-vector's codes. Each I class gets, per weight code, its
 bank loads as bit-sliced planes (plane ``p``: the banks receiving more than ``p`` of its
-products); a step adds the planes of its F weights with bit-sliced counters (as
-:func:`~accel_sim.scnn.fast.crossbar.max_bank_load`) and reads the largest count. Each (segment,
+products); a step adds the planes of its F weights with bit-sliced counters
+(:func:`~accel_sim.scnn.fast.crossbar.largest_count`) and reads the largest count. Each (segment,
 I class, F-vector) is costed once, however many I-vectors (passes, PEs) share it; the product
 level (:mod:`.products`) gives the same cycles (tests compare them).
 """
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from accel_sim.scnn.fast.crossbar import largest_count
 from accel_sim.scnn.fast.vectors import WeightVectors, _vector_ids, activation_elements
 from accel_sim.scnn.plan import Plan
 from accel_sim.scnn.plan.bank_mapping import xor_bank
@@ -64,29 +65,6 @@ def _load_planes(i_codes: np.ndarray, table: np.ndarray) -> np.ndarray:
                      for p in range(planes)])
 
 
-def _largest_sums(addends, shape: tuple[int, ...]) -> np.ndarray:
-    """Largest bank count of sums of one-bit-per-bank words (bit-sliced counters, as
-    :func:`~accel_sim.scnn.fast.crossbar.max_bank_load`)."""
-    counters: list[np.ndarray] = []
-    added = 0
-    for carry in addends:
-        added += 1
-        for level in range(len(counters)):
-            nxt = counters[level] & carry
-            counters[level] ^= carry
-            carry = nxt
-        if added >= (1 << len(counters)):
-            counters.append(carry)
-    result = np.zeros(shape, dtype=np.int64)
-    current = np.full(shape, np.iinfo(np.uint64).max, dtype=np.uint64)
-    for level in reversed(range(len(counters))):
-        candidate = current & counters[level]
-        hit = candidate != 0
-        result += hit.astype(np.int64) << level
-        current = np.where(hit, candidate, current)
-    return result
-
-
 def xor_class_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors) -> np.ndarray:
     """Busy cycles ``(passes, PEs, groups, segments)`` of every PE (what :func:`.products.product_busy`
     counts product by product)."""
@@ -122,8 +100,8 @@ def xor_class_busy(plan: Plan, image: int, conv_group: int, weights: WeightVecto
         entry = np.repeat(np.arange(lo, hi), width[lo:hi])
         f_vec = weights.seg_start[e_seg[entry]] + np.arange(entry.size) - (ends[entry] - width[entry] - base)
         u, codes = e_class[entry], f_codes[f_vec]
-        cost = _largest_sums((plane[u, codes[:, j]] for plane in planes for j in range(codes.shape[1])),
-                             (entry.size,))
+        cost = largest_count((plane[u, codes[:, j]] for plane in planes for j in range(codes.shape[1])),
+                             (entry.size,), np.uint64(np.iinfo(np.uint64).max))
         per_entry += np.bincount(entry * n_g + weights.group[f_vec], weights=cost, minlength=per_entry.size)
         lo = hi
     place = ((tile[first] * n_pe + pe[first]) * n_g) * n_seg + seg[first]
