@@ -28,7 +28,7 @@ from accel_sim.scnn.plan.designs import DESIGN_TRAITS, DesignTraits
 from accel_sim.scnn.plan.encoding import chunk_storage_bits, plane_storage_bits, weight_storage_bits
 from accel_sim.scnn.plan.nonzeros import weight_nonzeros
 from accel_sim.scnn.plan.operands import conv_operands, layer_outputs
-from accel_sim.scnn.plan.shared import shared, spec_key, tiling_key
+from accel_sim.scnn.plan.shared import enter, shared, spec_key, tiling_key
 from accel_sim.scnn.plan.temporal_tiling import fitting_tiling
 from accel_sim.scnn.plan.tiling import ConvView, Tiling, conv_view
 from accel_sim.scnn.spec import SCNNSpec
@@ -96,6 +96,7 @@ def plan(arch: ArchSpec, layer: Layer) -> Plan:
     spec: SCNNSpec = arch.section("scnn")
     traits = DESIGN_TRAITS[spec.design]
     view = conv_view(layer, spec.fc_layout)
+    enter(layer)   # the previous layer's shared pieces go before this layer's operands come
     weights, inputs = conv_operands(layer, spec.fc_layout)
     key, tiles = spec_key(spec), (traits.cartesian, traits.skip_activations, arch.word_bits)
     weights_dram_compressed = traits.skip_weights or traits.compress_dram

@@ -54,12 +54,18 @@ def _read_only(value) -> None:
             _read_only(getattr(value, f.name))
 
 
-def shared(layer: Layer, key: tuple, compute: Callable[[], T]) -> T:
-    """``compute()``, or what it returned for the same ``layer`` and ``key`` (the layer's pieces only)."""
+def enter(layer: Layer) -> None:
+    """Start (or go on with) ``layer``: another layer's pieces are dropped now, before this layer's
+    operands are made (the plan calls it first), so two layers' pieces are never held together."""
     held = _held["layer"]
     if held is not layer and held != layer:
         _entries.clear()
         _held["layer"] = layer
+
+
+def shared(layer: Layer, key: tuple, compute: Callable[[], T]) -> T:
+    """``compute()``, or what it returned for the same ``layer`` and ``key`` (the layer's pieces only)."""
+    enter(layer)
     if key not in _entries:
         value = compute()
         _read_only(value)
