@@ -135,12 +135,16 @@ def max_bank_load_counting(terms: np.ndarray, shifts: np.ndarray, banks: int) ->
 
 
 def weight_multiplicity(shift: np.ndarray) -> np.ndarray:
-    """Per F-vector (row of ``shift``): the most weights sharing one bank term. With a single
-    activation, a step puts exactly that many products on its busiest bank, whatever the activation."""
+    """Per F-vector (row of ``shift``): the most weights sharing one bank term (the longest run of
+    equal used rotations once each row is sorted). With a single activation, a step puts exactly
+    that many products on its busiest bank, whatever the activation."""
+    ordered = np.sort(shift, axis=1)   # EMPTY_SHIFT, the largest uint64, sorts last
     best = np.ones(shift.shape[0], dtype=np.int64)
-    for i in range(shift.shape[1]):
-        same = ((shift == shift[:, i:i + 1]) & (shift != EMPTY_SHIFT)).sum(axis=1)
-        best = np.maximum(best, same)
+    run = best
+    for i in range(1, shift.shape[1]):
+        same = (ordered[:, i] == ordered[:, i - 1]) & (ordered[:, i] != EMPTY_SHIFT)
+        run = np.where(same, run + 1, 1)
+        best = np.maximum(best, run)
     return best
 
 
