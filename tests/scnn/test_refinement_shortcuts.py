@@ -197,3 +197,19 @@ def test_slot_only_steps_away_from_the_edges_by_the_crossbar_algebra(seed):
         split = product_busy(plan, 0, g, weights, border)[0] + busy_cycles(
             spec, tiling, _without(acts, border, spec.accumulator_banks), weights, per_segment=True)
         assert np.array_equal(split, product_busy(plan, 0, g, weights)[0])
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_dnnsim_truncated_outputs_move_additive_banks_as_the_reference_does(seed):
+    """stride_phases: dnnsim with an additive bank mapping: a product truncated onto output row (column)
+    0 moves its bank by acc_w (by 1); fast and reference agree on every counter (stride 2, padding 1)."""
+    from accel_sim import load_arch
+    from accel_sim.workload import ConvLayer
+    rng = np.random.default_rng(seed)
+    arch = load_arch("scnn", {"scnn.stride_phases": "dnnsim", "scnn.bank_mapping": ["linear", "channel_spread"][seed % 2],
+                              "scnn.pe_rows": 2, "scnn.pe_cols": 2, "scnn.accumulator_banks": 8,
+                              "scnn.accumulator_entries": 32})
+    layer = ConvLayer(f"t{seed}", in_h=int(rng.integers(6, 11)), in_w=int(rng.integers(6, 11)), in_channels=3,
+                      out_channels=4, kernel_h=3, kernel_w=3, stride_h=2, stride_w=2, pad_top=1, pad_bottom=1,
+                      pad_left=1, pad_right=1, weight_density=0.7, input_density=0.8)
+    assert FAMILY.refinement(arch, layer) == []
