@@ -155,11 +155,13 @@ def test_bank_of_is_the_floor_mod_of_the_linear_address(banks):
 
 
 @pytest.mark.parametrize("seed", range(24))
-def test_xor_bank_steps_by_code_classes_are_the_product_level_costs(seed):
+def test_xor_bank_steps_by_code_classes_are_the_product_level_costs(seed, monkeypatch):
     """dnnsim_xor: each step costed once per (segment, I code class, F-vector) gives the product
-    level's busy cycles, per segment."""
+    level's busy cycles, per segment (in chunks of any size, one entry at least)."""
     from accel_sim import load_arch
+    from accel_sim.scnn.fast import bank_codes
     from accel_sim.scnn.fast.bank_codes import class_codes, xor_class_busy
+    monkeypatch.setattr(bank_codes, "PAIRS_CHUNK", [1 << 20, 1, 5][seed % 3])
     from accel_sim.scnn.fast.products import product_busy
     arch, layer = small_case(seed, "scnn" if seed % 2 else "scnn_sparse_w")
     spec = arch.section("scnn")
