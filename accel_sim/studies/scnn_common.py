@@ -10,7 +10,9 @@ import pandas as pd
 
 from accel_sim.config.loader import load_arch
 from accel_sim.arch.spec import ArchSpec
-from accel_sim.simulate import simulate
+from accel_sim.energy.table import load_energy_table
+from accel_sim.results.run_result import RunResult
+from accel_sim.simulate import chip_area, simulate_layer
 from accel_sim.workload.layer import Network
 from accel_sim.workload.loader import load_workload
 
@@ -114,18 +116,33 @@ def scnn_variant(overrides: dict[str, object]) -> ArchSpec:
     return load_arch(DESIGN_CONFIGS["scnn"], {f"scnn.{key}": value for key, value in overrides.items()})
 
 
+def run_archs(network: Network, archs: dict[str, ArchSpec]) -> dict[str, pd.DataFrame]:
+    """Per-layer frame of every arch on ``network`` (each what ``simulate(arch, network).layers_frame()``
+    gives), run layer by layer with every arch of one layer together, so the layer's operands and
+    outputs are generated once (their caches hold a few layers, not a whole network per arch)."""
+    runs: dict[str, list] = {label: [] for label in archs}
+    tables = {label: load_energy_table(arch.energy_table) for label, arch in archs.items()}
+    areas = {label: chip_area(arch) for label, arch in archs.items()}
+    for layer in network.layers:
+        for label, arch in archs.items():
+            runs[label].append(simulate_layer(arch, layer, tables[label], area=areas[label]))
+    return {label: RunResult(arch=arch, network=network, layers=tuple(r.result for r in runs[label]),
+                             energy=tuple(r.energy for r in runs[label]), area=areas[label],
+                             static=() if areas[label] is None else tuple(r.static for r in runs[label])
+                             ).layers_frame() for label, arch in archs.items()}
+
+
 def run_designs(network: Network, designs: tuple[str, ...]) -> pd.DataFrame:
     """Per-layer ``layer, design, cycles, energy_pj`` plus the model metrics, layer by layer
     (all designs of one layer together, so the layer's operands are generated once)."""
-    archs = {d: load_arch(DESIGN_CONFIGS[d]) for d in designs}
-    frames = []
-    for layer in network.layers:
-        single = Network(network.name, (layer,))
-        for design, arch in archs.items():
-            frame = simulate(arch, single).layers_frame()
-            frame.insert(0, "design", design)
-            frames.append(frame)
-    return pd.concat(frames, ignore_index=True)
+    frames = run_archs(network, {d: load_arch(DESIGN_CONFIGS[d]) for d in designs})
+    per_layer = []
+    for i in range(len(network.layers)):
+        for design, frame in frames.items():
+            row = frame.iloc[i:i + 1].copy()
+            row.insert(0, "design", design)
+            per_layer.append(row)
+    return pd.concat(per_layer, ignore_index=True)
 
 
 def expected_busiest_bank(products: int, banks: int) -> float:

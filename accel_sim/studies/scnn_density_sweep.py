@@ -3,6 +3,7 @@ together from 1.0 to 0.1, on DCNN, DCNN-opt, SCNN-SparseA, SCNN-SparseW and SCNN
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 
 import pandas as pd
@@ -10,10 +11,9 @@ import pandas as pd
 from accel_sim.plot.studies.scnn import density_sweep
 from accel_sim.studies.registry import Comparison, StudyOutput, study
 from accel_sim.config.loader import load_arch
-from accel_sim.simulate import simulate
 from accel_sim.studies.scnn_common import (DENSE_DIAGNOSTIC, DENSE_DIAGNOSTIC_LAYERS, DESIGN_CONFIGS, DESIGN_LABELS,
                                            PUBLISHED_DENSE_SPEEDUP, PUBLISHED_ENERGY_CROSSOVER,
-                                           PUBLISHED_PERF_CROSSOVER, SWEEP_SOURCE, conv_network, run_designs,
+                                           PUBLISHED_PERF_CROSSOVER, SWEEP_SOURCE, conv_network, run_archs, run_designs,
                                            scnn_variant, with_density)
 
 DESIGNS = ("dcnn", "dcnn_opt", "scnn_sparse_a", "scnn_sparse_w", "scnn")
@@ -29,18 +29,28 @@ def density_rows(density: float, designs: tuple[str, ...], max_layers: int | Non
              "energy_pj": float(totals.loc[d, "energy_pj"])} for d in designs]
 
 
+def in_workers(jobs: list[tuple[Callable, tuple]], workers: int) -> list:
+    """``fn(*args)`` of every job, in ``workers`` processes (results identical to a serial run: each
+    job is computed the same way from seeded operands), in the jobs' order."""
+    if workers > 1 and len(jobs) > 1:
+        with ProcessPoolExecutor(max_workers=min(workers, len(jobs))) as pool:
+            futures = [pool.submit(fn, *args) for fn, args in jobs]
+            return [future.result() for future in futures]
+    return [fn(*args) for fn, args in jobs]
+
+
+def sweep_jobs(densities: tuple[float, ...], designs: tuple[str, ...], max_layers: int | None) -> list:
+    return [(density_rows, (d, designs, max_layers)) for d in densities]
+
+
+def sweep_table(parts: list[list[dict]]) -> pd.DataFrame:
+    return pd.DataFrame([row for part in parts for row in part], columns=["density", "design", "cycles", "energy_pj"])
+
+
 def sweep_frame(densities: tuple[float, ...], designs: tuple[str, ...], max_layers: int | None,
                 workers: int = 1) -> pd.DataFrame:
-    """Densities run in ``workers`` processes (results identical to a serial run: each point is
-    computed the same way from seeded operands)."""
-    if workers > 1 and len(densities) > 1:
-        with ProcessPoolExecutor(max_workers=min(workers, len(densities))) as pool:
-            parts = list(pool.map(density_rows, densities, [designs] * len(densities),
-                                  [max_layers] * len(densities)))
-    else:
-        parts = [density_rows(d, designs, max_layers) for d in densities]
-    rows = [row for part in parts for row in part]
-    return pd.DataFrame(rows, columns=["density", "design", "cycles", "energy_pj"])
+    """Densities run in ``workers`` processes (:func:`in_workers`)."""
+    return sweep_table(in_workers(sweep_jobs(densities, designs, max_layers), workers))
 
 
 def crossover(frame: pd.DataFrame, design: str, column: str) -> float | None:
@@ -58,9 +68,10 @@ def crossover(frame: pd.DataFrame, design: str, column: str) -> float | None:
     return None
 
 
-def dense_diagnostic(layers: int | None, variants: tuple[tuple[str, dict], ...] = DENSE_DIAGNOSTIC,
-                     densities: tuple[float, ...] = DIAGNOSTIC_DENSITIES) -> pd.DataFrame:
-    """On GoogLeNet's first ``layers`` inception convolutions at each of ``densities`` (weights and activations):
+def diagnostic_rows(layers: int | None, density: float,
+                    variants: tuple[tuple[str, dict], ...] = DENSE_DIAGNOSTIC) -> list[dict]:
+    """Rows of ``dense_diagnostic.csv`` at one density (one worker's job; the table: density after density).
+    On GoogLeNet's first ``layers`` inception convolutions at ``density`` (weights and activations):
     SCNN's speed-up over DCNN, its PE busy cycles (steps + bank-conflict cycles) per step, overall and per
     kernel size, and the bank-conflict share of the busy cycles, for the paper setting and the vector-order /
     bank-hash alternatives (a diagnostic, never shipped); ``dcnn_utilization``: DCNN's dense MACs over its
@@ -68,24 +79,26 @@ def dense_diagnostic(layers: int | None, variants: tuple[tuple[str, dict], ...] 
     dcnn_arch = load_arch(DESIGN_CONFIGS["dcnn"])
     multipliers = dcnn_arch.scnn.pes * dcnn_arch.scnn.multipliers_per_pe
     rows = []
-    for density in densities:
-        network = with_density(conv_network("googlenet", layers), density)
-        kernels = [f"{layer.kernel_h}x{layer.kernel_w}" for layer in network.layers]
-        dcnn_frame = simulate(dcnn_arch, network).layers_frame()
-        dcnn = dcnn_frame.cycles.sum()
-        for label, overrides in variants:
-            result = simulate(scnn_variant(overrides), network).layers_frame()
-            busy = result.steps + result.bank_conflict_cycles
-            row = {"choice": label, "overrides": ", ".join(f"{k}={v}" for k, v in overrides.items()),
-                   "density": density, "speedup": float(dcnn / result.cycles.sum()),
-                   "busy_cycles_per_step": float(busy.sum() / result.steps.sum()),
-                   "conflict_share": float(result.bank_conflict_cycles.sum() / busy.sum()),
-                   "dcnn_utilization": float(dcnn_frame.macs_dense.sum() / (dcnn * multipliers))}
-            for kernel in sorted(set(kernels)):   # per kernel size: PE busy cycles per step
-                mine = [k == kernel for k in kernels]
-                row[f"busy_cycles_per_step_{kernel}"] = float(busy[mine].sum() / result.steps[mine].sum())
-            rows.append(row)
-    return pd.DataFrame(rows)
+    archs = {"dcnn": dcnn_arch}
+    archs.update({f"variant {i}": scnn_variant(overrides) for i, (_, overrides) in enumerate(variants)})
+    network = with_density(conv_network("googlenet", layers), density)
+    kernels = [f"{layer.kernel_h}x{layer.kernel_w}" for layer in network.layers]
+    frames = run_archs(network, archs)
+    dcnn_frame = frames["dcnn"]
+    dcnn = dcnn_frame.cycles.sum()
+    for i, (label, overrides) in enumerate(variants):
+        result = frames[f"variant {i}"]
+        busy = result.steps + result.bank_conflict_cycles
+        row = {"choice": label, "overrides": ", ".join(f"{k}={v}" for k, v in overrides.items()),
+               "density": density, "speedup": float(dcnn / result.cycles.sum()),
+               "busy_cycles_per_step": float(busy.sum() / result.steps.sum()),
+               "conflict_share": float(result.bank_conflict_cycles.sum() / busy.sum()),
+               "dcnn_utilization": float(dcnn_frame.macs_dense.sum() / (dcnn * multipliers))}
+        for kernel in sorted(set(kernels)):   # per kernel size: PE busy cycles per step
+            mine = [k == kernel for k in kernels]
+            row[f"busy_cycles_per_step_{kernel}"] = float(busy[mine].sum() / result.steps[mine].sum())
+        rows.append(row)
+    return rows
 
 
 def dense_diagnostic_markdown(table: pd.DataFrame) -> str:
@@ -96,11 +109,17 @@ def dense_diagnostic_markdown(table: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-@study("scnn-density-sweep", "SCNN, its sparse-A / sparse-W variants and DCNN(-opt) vs density (synthetic GoogLeNet)", cpu_s=95)
+@study("scnn-density-sweep", "SCNN, its sparse-A / sparse-W variants and DCNN(-opt) vs density (synthetic GoogLeNet)", cpu_s=54)
 def scnn_density_sweep(densities: tuple[float, ...] = DENSITIES, designs: tuple[str, ...] = DESIGNS,
                        max_layers: int | None = None, workers: int | None = None,
                        diagnostic: bool = True) -> StudyOutput:
-    frame = sweep_frame(densities, designs, max_layers, workers if workers is not None else (os.cpu_count() or 1))
+    # the sweep's densities and the diagnostic's in one set of worker processes
+    layers = min(filter(None, (max_layers, DENSE_DIAGNOSTIC_LAYERS)))
+    diagnose = diagnostic and "scnn" in designs
+    jobs = sweep_jobs(densities, designs, max_layers) + \
+        ([(diagnostic_rows, (layers, d)) for d in DIAGNOSTIC_DENSITIES] if diagnose else [])
+    parts = in_workers(jobs, workers if workers is not None else (os.cpu_count() or 1))
+    frame = sweep_table(parts[:len(densities)])
     pivot_c = frame.pivot(index="density", columns="design", values="cycles")
     pivot_e = frame.pivot(index="density", columns="design", values="energy_pj")
     fig = density_sweep(pivot_c, pivot_e, designs, DESIGN_LABELS)
@@ -131,9 +150,8 @@ def scnn_density_sweep(densities: tuple[float, ...] = DENSITIES, designs: tuple[
         "DCNN's performance at density 1.0). The SCNN curves include same-bank serialisation of products within "
         "a step (see the scnn-networks README), which lowers SCNN's speed most at high density.")
     tables = {}
-    if diagnostic and "scnn" in designs:
-        layers = min(filter(None, (max_layers, DENSE_DIAGNOSTIC_LAYERS)))
-        tables["dense_diagnostic"] = table = dense_diagnostic(layers)
+    if diagnose:
+        tables["dense_diagnostic"] = table = pd.DataFrame([row for part in parts[len(densities):] for row in part])
         dense_rows = table[table.density == 1.0]
         paper = dense_rows.iloc[0]
         near = ", ".join(f"{r.choice} ({r.speedup:.2f}x)" for r in dense_rows.itertuples(index=False)

@@ -10,12 +10,11 @@ import pandas as pd
 
 from accel_sim.config.loader import load_arch
 from accel_sim.plot.studies.scnn import gains_over_dcnn
-from accel_sim.simulate import simulate
 from accel_sim.studies.registry import Comparison, StudyOutput, study
 from accel_sim.studies.scnn_common import (ABLATION, DESIGN_CONFIGS, DESIGN_LABELS, NETWORK_SOURCE, PAPER_TEXT,
                                            PUBLISHED_ENERGY_RATIO, expected_busiest_bank,
                                            PUBLISHED_NETWORK_SPEEDUP, PUBLISHED_SOURCE, PUBLISHED_SPEEDUP,
-                                           conv_network, run_designs, scnn_variant)
+                                           conv_network, run_archs, run_designs, scnn_variant)
 
 DESIGNS = ("dcnn", "dcnn_opt", "scnn")
 ABLATION_LAYERS = 3   # conv layers per network the ablation runs on (documented in the README)
@@ -55,18 +54,18 @@ def ablation_frame(networks: tuple[str, ...], max_layers: int | None,
                    variants: tuple[tuple[str, dict], ...] = ABLATION) -> pd.DataFrame:
     """One row per choice flipped from ``arch_configs/scnn.yaml`` (first row: the config itself):
     SCNN's speed-up and energy gain over DCNN on the first ``max_layers`` conv layers of each network."""
-    dcnn_arch = load_arch(DESIGN_CONFIGS["dcnn"])
-    subsets = {name: conv_network(name, max_layers) for name in networks}
-    dcnn = {name: simulate(dcnn_arch, net).layers_frame() for name, net in subsets.items()}
+    settings = (("paper setting (arch_configs/scnn.yaml)", {}),) + tuple(variants)
+    archs = {"dcnn": load_arch(DESIGN_CONFIGS["dcnn"])}
+    archs.update({f"variant {i}": scnn_variant(overrides) for i, (_, overrides) in enumerate(settings)})
+    frames = {name: run_archs(conv_network(name, max_layers), archs) for name in networks}
     rows = []
-    for label, overrides in (("paper setting (arch_configs/scnn.yaml)", {}),) + tuple(variants):
+    for i, (label, overrides) in enumerate(settings):
         row: dict[str, object] = {"choice": label,
                                   "overrides": ", ".join(f"{k}={v}" for k, v in overrides.items())}
-        arch = scnn_variant(overrides)
-        for name, net in subsets.items():
-            result = simulate(arch, net).layers_frame()
-            row[f"speedup_{name}"] = dcnn[name].cycles.sum() / result.cycles.sum()
-            row[f"energy_gain_{name}"] = dcnn[name].energy_pj.sum() / result.energy_pj.sum()
+        for name in networks:
+            dcnn, result = frames[name]["dcnn"], frames[name][f"variant {i}"]
+            row[f"speedup_{name}"] = dcnn.cycles.sum() / result.cycles.sum()
+            row[f"energy_gain_{name}"] = dcnn.energy_pj.sum() / result.energy_pj.sum()
         row["mean_speedup"] = sum(row[f"speedup_{n}"] for n in networks) / len(networks)
         row["mean_energy_gain"] = sum(row[f"energy_gain_{n}"] for n in networks) / len(networks)
         rows.append(row)
@@ -83,7 +82,7 @@ def ablation_markdown(table: pd.DataFrame, networks: tuple[str, ...]) -> str:
     return "\n".join(lines)
 
 
-@study("scnn-networks", "SCNN vs DCNN / DCNN-opt on pruned AlexNet, GoogLeNet and VGG-16 (cycles, energy)", cpu_s=160)
+@study("scnn-networks", "SCNN vs DCNN / DCNN-opt on pruned AlexNet, GoogLeNet and VGG-16 (cycles, energy)", cpu_s=45)
 def scnn_networks(networks: tuple[str, ...] = ("alexnet", "googlenet", "vgg16"), designs: tuple[str, ...] = DESIGNS,
                   max_layers: int | None = None, ablation: bool = True,
                   ablation_layers: int | None = ABLATION_LAYERS) -> StudyOutput:

@@ -62,6 +62,29 @@ def test_busy_cycles_by_table_equal_busy_cycles_step_by_step(seed):
         assert np.array_equal(busy_cycles(spec, tiling, acts, weights), stepwise)
 
 
+@pytest.mark.parametrize("seed", range(24))
+def test_busy_cycles_per_segment_are_the_product_level_costs(seed):
+    """barrier: group_channel needs each segment's busy cycles: by the crossbar's bank algebra (each
+    path: step by step, by classes) they equal the product-level count and add up to the totals."""
+    from accel_sim import load_arch
+    from accel_sim.scnn.fast.products import product_busy
+    arch, layer = small_case(seed, "scnn" if seed % 2 else "scnn_sparse_a")
+    spec = arch.section("scnn")
+    arch = load_arch("scnn", {f"scnn.{name}": getattr(spec, name) for name in (
+        "design", "pe_rows", "pe_cols", "mult_f", "mult_i", "bank_mapping", "weight_order", "accumulator_banks",
+        "accumulator_entries", "iaram_size")} | {"scnn.barrier": "group_channel"})
+    plan = FAMILY.plan(arch, layer)
+    spec, view, tiling = plan.spec, plan.view, plan.tiling
+    for g in range(view.groups):
+        weights = weight_vectors(spec, view, tiling, plan.weight_mask[g], plan.mask_nonzeros(g))
+        acts = activation_vectors(spec, view, tiling, activation_elements(spec, view, tiling, plan.input_mask[0, g]))
+        products, _ = product_busy(plan, 0, g, weights)
+        for table in (False, True):
+            per_segment = busy_cycles(spec, tiling, acts, weights, table=table, per_segment=True)
+            assert np.array_equal(per_segment, products)
+            assert np.array_equal(per_segment.sum(axis=3), busy_cycles(spec, tiling, acts, weights, table=table))
+
+
 @pytest.mark.parametrize("bound", [1, 7, 1 << 16, (1 << 16) + 5, 1 << 32, 1 << 40])
 def test_stable_order_is_a_stable_argsort(bound):
     rng = np.random.default_rng(bound % 1000)
@@ -129,3 +152,66 @@ def test_bank_of_is_the_floor_mod_of_the_linear_address(banks):
     rng = np.random.default_rng(banks)
     k, y, x = (rng.integers(-50, 50, 500) for _ in range(3))
     assert np.array_equal(bank_of(spec, tiling, k, y, x), np.mod(35 * k + 7 * y + x, banks))
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_xor_bank_steps_by_code_classes_are_the_product_level_costs(seed, monkeypatch):
+    """dnnsim_xor: each step costed once per (segment, I code class, F-vector) gives the product
+    level's busy cycles, per segment (in chunks of any size, one entry at least)."""
+    from accel_sim import load_arch
+    from accel_sim.scnn.fast import bank_codes
+    from accel_sim.scnn.fast.bank_codes import class_codes, xor_class_busy
+    monkeypatch.setattr(bank_codes, "PAIRS_CHUNK", [1 << 20, 1, 5][seed % 3])
+    from accel_sim.scnn.fast.products import product_busy
+    arch, layer = small_case(seed, "scnn" if seed % 2 else "scnn_sparse_w")
+    spec = arch.section("scnn")
+    arch = load_arch("scnn", {f"scnn.{name}": getattr(spec, name) for name in (
+        "design", "pe_rows", "pe_cols", "mult_f", "mult_i", "weight_order", "accumulator_banks",
+        "accumulator_entries", "iaram_size")} | {"scnn.bank_mapping": "dnnsim_xor",
+                                                "scnn.accumulator_banks": [8, 32, 64][seed % 3]})
+    plan = FAMILY.plan(arch, layer)
+    assert class_codes(plan)
+    spec, view, tiling = plan.spec, plan.view, plan.tiling
+    for g in range(view.groups):
+        weights = weight_vectors(spec, view, tiling, plan.weight_mask[g], plan.mask_nonzeros(g))
+        assert np.array_equal(xor_class_busy(plan, 0, g, weights), product_busy(plan, 0, g, weights)[0])
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_slot_only_steps_away_from_the_edges_by_the_crossbar_algebra(seed):
+    """out_of_plane: slot_only: the I-vectors near an edge counted product by product plus the others
+    by the crossbar's bank algebra give the product level's busy cycles."""
+    from accel_sim import load_arch
+    from accel_sim.scnn.fast.pe import _without
+    from accel_sim.scnn.fast.products import border_split, border_vectors, product_busy
+    arch, layer = small_case(seed + 100, "scnn" if seed % 2 else "scnn_sparse_a")
+    spec = arch.section("scnn")
+    arch = load_arch("scnn", {f"scnn.{name}": getattr(spec, name) for name in (
+        "design", "pe_rows", "pe_cols", "mult_f", "mult_i", "bank_mapping", "weight_order", "accumulator_banks",
+        "accumulator_entries", "iaram_size")} | {"scnn.out_of_plane": "slot_only"})
+    plan = FAMILY.plan(arch, layer)
+    assert border_split(plan)
+    spec, view, tiling = plan.spec, plan.view, plan.tiling
+    for g in range(view.groups):
+        weights = weight_vectors(spec, view, tiling, plan.weight_mask[g], plan.mask_nonzeros(g))
+        acts = activation_vectors(spec, view, tiling, activation_elements(spec, view, tiling, plan.input_mask[0, g]))
+        border = border_vectors(plan, 0, g, weights)
+        split = product_busy(plan, 0, g, weights, border)[0] + busy_cycles(
+            spec, tiling, _without(acts, border, spec.accumulator_banks), weights, per_segment=True)
+        assert np.array_equal(split, product_busy(plan, 0, g, weights)[0])
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_dnnsim_truncated_outputs_move_additive_banks_as_the_reference_does(seed):
+    """stride_phases: dnnsim with an additive bank mapping: a product truncated onto output row (column)
+    0 moves its bank by acc_w (by 1); fast and reference agree on every counter (stride 2, padding 1)."""
+    from accel_sim import load_arch
+    from accel_sim.workload import ConvLayer
+    rng = np.random.default_rng(seed)
+    arch = load_arch("scnn", {"scnn.stride_phases": "dnnsim", "scnn.bank_mapping": ["linear", "channel_spread"][seed % 2],
+                              "scnn.pe_rows": 2, "scnn.pe_cols": 2, "scnn.accumulator_banks": 8,
+                              "scnn.accumulator_entries": 32})
+    layer = ConvLayer(f"t{seed}", in_h=int(rng.integers(6, 11)), in_w=int(rng.integers(6, 11)), in_channels=3,
+                      out_channels=4, kernel_h=3, kernel_w=3, stride_h=2, stride_w=2, pad_top=1, pad_bottom=1,
+                      pad_left=1, pad_right=1, weight_density=0.7, input_density=0.8)
+    assert FAMILY.refinement(arch, layer) == []

@@ -26,6 +26,7 @@ from accel_sim.scnn.fast.pe import PeWork, cartesian_work
 from accel_sim.scnn.fast.timeline import PassTiming, pass_timing
 from accel_sim.scnn.fast.vectors import weight_vectors
 from accel_sim.scnn.plan import Plan
+from accel_sim.scnn.plan.shared import shared, spec_key
 
 
 def fast(plan: Plan, max_cycles: int | None = None) -> SCNNCounters:
@@ -41,7 +42,10 @@ def fast(plan: Plan, max_cycles: int | None = None) -> SCNNCounters:
     traffic: list[PassTraffic] = []
     timings: list[PassTiming] = []    # per pass of every (conv group, image)
     for g in range(view.groups):
-        weights = None if plan.dcnn else weight_vectors(spec, view, tiling, plan.weight_mask[g], plan.mask_nonzeros(g))
+        weights = None if plan.dcnn else shared(
+            plan.layer, ("weight vectors", spec_key(spec), tiling.kc, tiling.out_groups, tiling.acc_h, tiling.acc_w,
+                         plan.traits.skip_weights, g),
+            lambda g=g: weight_vectors(spec, view, tiling, plan.weight_mask[g], plan.mask_nonzeros(g)))
         for b in range(view.batch):
             work = dense_work(plan, geometry) if plan.dcnn else cartesian_work(plan, b, g, weights)
             moved = pass_traffic(plan, b, g, geometry, psums)

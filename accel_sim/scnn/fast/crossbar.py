@@ -72,23 +72,27 @@ def max_bank_load(masks: np.ndarray, shifts: np.ndarray, banks: int) -> np.ndarr
     ``masks`` (planes, B, n_i) doubled activation masks; ``shifts`` (B, n_f, F), for B blocks.
     Returns (B, n_i, n_f); an all-zero mask row or an all-empty shift row gives 0.
     """
+    addends = (plane[:, :, None] >> shifts[:, None, :, i] for plane in masks if plane.any()
+               for i in range(shifts.shape[2]))
+    bank_bits = np.uint64(np.iinfo(np.uint64).max) >> np.uint64(64 - banks)   # the A low bits
+    return largest_count(addends, (masks.shape[1], masks.shape[2], shifts.shape[1]), bank_bits)
+
+
+def largest_count(addends, shape: tuple[int, ...], bank_bits: np.uint64) -> np.ndarray:
+    """The largest per-bank count of a sum of ``shape`` uint64 words with one bit per bank (bank
+    ``b``: bit ``b`` of ``bank_bits``): the words are added with bit-sliced counters (counter
+    level ``l`` holds bit ``l`` of every bank's count), then the maximum is read level by level
+    from the top."""
     counters: list[np.ndarray] = []
     added = 0
-    for plane in masks:
-        if not plane.any():
-            continue
-        column = plane[:, :, None]
-        for i in range(shifts.shape[2]):
-            carry = column >> shifts[:, None, :, i]
-            added += 1
-            for level in range(len(counters)):
-                nxt = counters[level] & carry
-                counters[level] ^= carry
-                carry = nxt
-            if added >= (1 << len(counters)):
-                counters.append(carry)
-    bank_bits = np.uint64(np.iinfo(np.uint64).max) >> np.uint64(64 - banks)   # the A low bits
-    shape = (masks.shape[1], masks.shape[2], shifts.shape[1])
+    for carry in addends:
+        added += 1
+        for level in range(len(counters)):
+            nxt = counters[level] & carry
+            counters[level] ^= carry
+            carry = nxt
+        if added >= (1 << len(counters)):
+            counters.append(carry)
     result = np.zeros(shape, dtype=np.int64)
     current = np.full(shape, bank_bits, dtype=np.uint64)
     for level in reversed(range(len(counters))):
@@ -131,12 +135,16 @@ def max_bank_load_counting(terms: np.ndarray, shifts: np.ndarray, banks: int) ->
 
 
 def weight_multiplicity(shift: np.ndarray) -> np.ndarray:
-    """Per F-vector (row of ``shift``): the most weights sharing one bank term. With a single
-    activation, a step puts exactly that many products on its busiest bank, whatever the activation."""
+    """Per F-vector (row of ``shift``): the most weights sharing one bank term (the longest run of
+    equal used rotations once each row is sorted). With a single activation, a step puts exactly
+    that many products on its busiest bank, whatever the activation."""
+    ordered = np.sort(shift, axis=1)   # EMPTY_SHIFT, the largest uint64, sorts last
     best = np.ones(shift.shape[0], dtype=np.int64)
-    for i in range(shift.shape[1]):
-        same = ((shift == shift[:, i:i + 1]) & (shift != EMPTY_SHIFT)).sum(axis=1)
-        best = np.maximum(best, same)
+    run = best
+    for i in range(1, shift.shape[1]):
+        same = (ordered[:, i] == ordered[:, i - 1]) & (ordered[:, i] != EMPTY_SHIFT)
+        run = np.where(same, run + 1, 1)
+        best = np.maximum(best, run)
     return best
 
 

@@ -17,12 +17,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from accel_sim.scnn.fast.bank_codes import class_codes, xor_class_busy
 from accel_sim.scnn.fast.crossbar import (EMPTY_SHIFT, bit_sliced, mask_shifts, max_bank_load, rotation_classes,
                                           shift_masks, step_cost_table, step_cycles)
-from accel_sim.scnn.fast.products import product_busy, product_level
+from accel_sim.scnn.fast.products import border_split, border_vectors, product_busy, product_level
 from accel_sim.scnn.fast.vectors import (ActivationVectors, WeightVectors, activation_elements,
                                          activation_vectors)
 from accel_sim.scnn.plan import Plan
+from accel_sim.scnn.plan.shared import shared, spec_key, tiling_key
 from accel_sim.scnn.plan.tiling import Tiling
 from accel_sim.scnn.spec import SCNNSpec
 
@@ -48,13 +50,16 @@ class PeWork:
 
 
 def _single_activation_cycles(spec: SCNNSpec, tiling: Tiling, acts: ActivationVectors, weights: WeightVectors,
-                              single: np.ndarray) -> np.ndarray:
-    """Busy cycles of the I-vectors holding one activation: count x the F-vectors' multiplicities."""
+                              single: np.ndarray, per_segment: bool = False) -> np.ndarray:
+    """Busy cycles of the I-vectors holding one activation: count x the F-vectors' multiplicities
+    (``per_segment``: ``(passes, PEs, groups, segments)``, else summed over the segments)."""
     n_t, n_pe, n_g = tiling.passes, spec.pes, tiling.out_groups
     n_seg = weights.seg_start.size - 1
     per_seg = weights.multiplicity_per_block
     flat = (acts.tile[single] * n_pe + acts.pe[single]) * n_seg + acts.segment[single]
     counts = np.bincount(flat, minlength=n_t * n_pe * n_seg).reshape(n_t * n_pe, n_seg)
+    if per_segment:
+        return (counts[:, None, :] * per_seg.T[None]).reshape(n_t, n_pe, n_g, n_seg)
     return (counts @ per_seg).reshape(n_t, n_pe, n_g)
 
 
@@ -83,9 +88,9 @@ CLASS_PAIRS_CHUNK = 1 << 20   # (I class, F class) pairs of one segment costed p
 
 
 def _class_sums(spec: SCNNSpec, tiling: Tiling, acts: ActivationVectors, weights: WeightVectors,
-                steps: int | None = None) -> np.ndarray | None:
-    """Busy cycles ``(passes x PEs x groups,)`` (float64, exact integers) of I-vectors of several
-    activations, by rotation classes (bit-sliced banks only); None when ``steps`` (the work of
+                steps: int | None = None, per_segment: bool = False) -> np.ndarray | None:
+    """Busy cycles ``(passes x PEs x groups,)`` (``per_segment``: ``(passes x PEs x groups x
+    segments,)``) (float64, exact integers) of I-vectors of several activations, by rotation classes (bit-sliced banks only); None when ``steps`` (the work of
     counting step by step) is given and is not ``CLASS_GAIN`` times the work by classes.
 
     A step's cost depends only on the rotation classes of its two vectors
@@ -125,20 +130,25 @@ def _class_sums(spec: SCNNSpec, tiling: Tiling, acts: ActivationVectors, weights
                                  minlength=per_class.size)
         lo = hi
     place = (acts.tile * n_pe + acts.pe) * n_g
-    total = np.zeros(tiling.passes * n_pe * n_g, dtype=np.float64)
+    n_s = n_seg if per_segment else 1
+    total = np.zeros(tiling.passes * n_pe * n_g * n_s, dtype=np.float64)
     for g in range(n_g):
-        total += np.bincount(place + g, weights=per_class[i_of * n_g + g], minlength=total.size)
+        key = (place + g) * n_seg + acts.segment if per_segment else place + g
+        total += np.bincount(key, weights=per_class[i_of * n_g + g], minlength=total.size)
     return total
 
 
 def busy_cycles(spec: SCNNSpec, tiling: Tiling, acts: ActivationVectors, weights: WeightVectors,
-                table: bool | None = None) -> np.ndarray:
-    """Busy cycles ``(passes, PEs, groups)`` of every PE in every group. ``table``: cost each
+                table: bool | None = None, per_segment: bool = False) -> np.ndarray:
+    """Busy cycles ``(passes, PEs, groups)`` of every PE in every group (``per_segment``:
+    ``(passes, PEs, groups, segments)``, the cycles of each segment apart). ``table``: cost each
     (segment, I class, F class) once (True, :func:`_class_sums`; bit-sliced banks), count each step
     (False), or whichever is less work (None); the cycles are the same."""
     n_t, n_pe, n_g = tiling.passes, spec.pes, tiling.out_groups
+    n_seg = weights.seg_start.size - 1
+    shape = (n_t, n_pe, n_g, n_seg) if per_segment else (n_t, n_pe, n_g)
     single = acts.count == 1
-    busy = _single_activation_cycles(spec, tiling, acts, weights, single)
+    busy = _single_activation_cycles(spec, tiling, acts, weights, single, per_segment)
     if single.all():
         return busy
     acts = _without(acts, single, spec.accumulator_banks)
@@ -152,12 +162,12 @@ def busy_cycles(spec: SCNNSpec, tiling: Tiling, acts: ActivationVectors, weights
     live = cols > 0
     starts, rows, seg, f_start, cols = starts[live], rows[live], seg[live], f_start[live], cols[live]
     by_class = None if table is False or not bit_sliced(spec.accumulator_banks) else \
-        _class_sums(spec, tiling, acts, weights, None if table else int((rows * cols).sum()))
+        _class_sums(spec, tiling, acts, weights, None if table else int((rows * cols).sum()), per_segment)
     if by_class is not None:
-        return busy + by_class.round().astype(np.int64).reshape(n_t, n_pe, n_g)
+        return busy + by_class.round().astype(np.int64).reshape(shape)
     tiles = acts.tile[starts]
     order = np.lexsort((rows, cols))
-    total = np.zeros(n_t * n_pe * n_g, dtype=np.float64)
+    total = np.zeros(int(np.prod(shape)), dtype=np.float64)
     row_list, col_list = rows[order].tolist(), cols[order].tolist()
     i = 0
     while i < order.size:
@@ -179,14 +189,16 @@ def busy_cycles(spec: SCNNSpec, tiling: Tiling, acts: ActivationVectors, weights
         shifts = np.where(f_ok[:, :, None], weights.shift[f_idx], EMPTY_SHIFT)
         cost = step_cycles(acts.banks, r_idx, r_ok, shifts, spec.accumulator_banks)
         pe_key = (tiles[batch][:, None] * n_pe + acts.pe[r_idx]) * n_g
-        if n_g == 1:   # one group: the steps of an I-vector add up before they are placed
+        if n_g == 1 and not per_segment:   # one group: the steps of an I-vector add up before they are placed
             total += np.bincount(pe_key.ravel(), weights=cost.sum(axis=2).ravel(), minlength=total.size)
             i = j
             continue
         flat = pe_key[:, :, None] + weights.group[f_idx][:, None, :]
+        if per_segment:
+            flat = flat * n_seg + seg[batch][:, None, None]
         total += np.bincount(flat.ravel(), weights=cost.ravel(), minlength=total.size)
         i = j
-    return busy + total.round().astype(np.int64).reshape(n_t, n_pe, n_g)
+    return busy + total.round().astype(np.int64).reshape(shape)
 
 
 def _counts(t_ids, seg_ids, pe_ids, n_t, n_seg, n_pe) -> np.ndarray:
@@ -197,8 +209,12 @@ def _counts(t_ids, seg_ids, pe_ids, n_t, n_seg, n_pe) -> np.ndarray:
 def cartesian_work(plan: Plan, image: int, conv_group: int, weights: WeightVectors) -> PeWork:
     """``weights``: the conv group's F-vectors (:func:`~.vectors.weight_vectors`, shared by the batch's images)."""
     spec, view, tiling = plan.spec, plan.view, plan.tiling
-    elements = activation_elements(spec, view, tiling, plan.input_mask[image, conv_group])
-    acts = activation_vectors(spec, view, tiling, elements)
+    def vectors() -> tuple:
+        elements = activation_elements(spec, view, tiling, plan.input_mask[image, conv_group])
+        return elements, activation_vectors(spec, view, tiling, elements)
+
+    elements, acts = shared(plan.layer, ("activation vectors", spec_key(spec), tiling_key(tiling),
+                                         plan.traits.skip_activations, image, conv_group), vectors)
     n_seg = weights.seg_start.size - 1
     n_t, n_pe = tiling.passes, spec.pes
     tile, seg, pe, _ = elements
@@ -207,8 +223,17 @@ def cartesian_work(plan: Plan, image: int, conv_group: int, weights: WeightVecto
     nw, vw = weights.weights_per_block, weights.vectors_per_block
     steps = va @ vw
     per_channel, in_plane = None, None
-    if product_level(plan):
-        per_segment, in_plane = product_busy(plan, image, conv_group, weights)
+    if product_level(plan) or spec.barrier == "group_channel":   # busy cycles per segment
+        if class_codes(plan):
+            per_segment = xor_class_busy(plan, image, conv_group, weights)
+        elif border_split(plan):   # products near the edges; the crossbar's algebra for the rest
+            border = border_vectors(plan, image, conv_group, weights)
+            per_segment = product_busy(plan, image, conv_group, weights, border)[0] + busy_cycles(
+                spec, tiling, _without(acts, border, spec.accumulator_banks), weights, per_segment=True)
+        elif product_level(plan):
+            per_segment, in_plane = product_busy(plan, image, conv_group, weights)
+        else:
+            per_segment = busy_cycles(spec, tiling, acts, weights, per_segment=True)
         # a channel's stride phases run one after the other on the PE
         per_channel = per_segment.reshape(n_t, n_pe, tiling.out_groups, view.channels, -1).sum(axis=4)
     busy = busy_cycles(spec, tiling, acts, weights) if per_channel is None else per_channel.sum(axis=3)

@@ -1,11 +1,11 @@
 """Product-level step costs, fast path: what the additive bank algebra of :mod:`.crossbar` cannot do.
 
-Four choices need each product's bank on its own (all four are DNNsim's rules, see
+Three choices need each product's bank on its own (all three are DNNsim's rules, see
 :mod:`accel_sim.scnn.spec`): the ``dnnsim_xor`` bank hash (not additive in the coordinates),
 ``out_of_plane: slot_only`` (a product whose output leaves the plane takes its multiplier slot but
-no bank, so a step's load depends on where its products land), ``barrier: group_channel`` (the
-PEs meet after every (group, input channel), so busy cycles are needed per channel) and
-``stride_phases: dnnsim`` (output coordinates truncated toward zero, not additive either).
+no bank, so a step's load depends on where its products land) and ``stride_phases: dnnsim``
+(output coordinates truncated toward zero, not additive either). ``barrier: group_channel`` alone
+(busy cycles per input channel) needs no product: :func:`.pe.busy_cycles` keeps its segments apart.
 
 Per segment (input channel and stride phase), every I-vector of every PE meets every F-vector of
 the segment; the products of a batch of I-vectors against all of the segment's weights form one
@@ -24,10 +24,10 @@ MAX_PRODUCTS = 1 << 22   # products of one grid (memory bound)
 
 
 def product_level(plan: Plan) -> bool:
-    """Whether the spec needs product-level costs (else :func:`.pe.busy_cycles` counts them)."""
+    """Whether the spec needs product-level costs (else :func:`.pe.busy_cycles` counts them, per
+    segment for ``barrier: group_channel``: the additive bank algebra holds there)."""
     spec = plan.spec
-    return spec.bank_mapping == "dnnsim_xor" or spec.out_of_plane == "slot_only" or spec.barrier == "group_channel" \
-        or spec.stride_phases == "dnnsim"
+    return spec.bank_mapping == "dnnsim_xor" or spec.out_of_plane == "slot_only" or spec.stride_phases == "dnnsim"
 
 
 def _chunks(vector_ids: np.ndarray, per: int):
@@ -50,9 +50,34 @@ def _truncated(floor_out: np.ndarray, pad: int, stride: int) -> np.ndarray:
     return np.where(floor_out == -1, 0, floor_out)
 
 
-def product_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors) -> tuple[np.ndarray, int]:
+def border_split(plan: Plan) -> bool:
+    """``out_of_plane: slot_only`` with an additive bank mapping and aligned strides: only I-vectors
+    near the plane's edges (:func:`border_vectors`) need products; the others land every product, so
+    the crossbar's bank algebra (:func:`.pe.busy_cycles`) counts them."""
+    spec = plan.spec
+    return spec.out_of_plane == "slot_only" and spec.bank_mapping != "dnnsim_xor" and spec.stride_phases == "aligned"
+
+
+def border_vectors(plan: Plan, image: int, conv_group: int, weights: WeightVectors) -> np.ndarray:
+    """Per I-vector (:func:`~.vectors.activation_vectors`' order): whether one of its products with
+    some weight of the conv group may leave the output plane (its activation rows or columns are
+    within the weights' tap range of an edge)."""
+    spec, view, tiling = plan.spec, plan.view, plan.tiling
+    tile, seg, pe, _, qy, qx = activation_elements(spec, view, tiling, plan.input_mask[image, conv_group],
+                                                   positions=True)
+    vector, _ = _vector_ids((tile * (weights.seg_start.size - 1) + seg) * spec.pes + pe, spec.mult_i)
+    border = np.zeros(int(vector[-1]) + 1 if vector.size else 0, dtype=bool)
+    if weights.k.size:
+        ty, tx = weights.tap_y, weights.tap_x
+        edge = (qy < ty.max()) | (qy - ty.min() >= view.out_h) | (qx < tx.max()) | (qx - tx.min() >= view.out_w)
+        border[vector[edge]] = True
+    return border
+
+
+def product_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors,
+                 vectors: np.ndarray | None = None) -> tuple[np.ndarray, int]:
     """Busy cycles ``(passes, PEs, groups, segments)`` of every PE, and the products whose output
-    lies in the plane."""
+    lies in the plane (``vectors``: of those I-vectors only, a flag per I-vector)."""
     spec, view, tiling = plan.spec, plan.view, plan.tiling
     banks = spec.accumulator_banks
     n_seg = weights.seg_start.size - 1
@@ -65,6 +90,8 @@ def product_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors
     w_seg = weights.segment[weights.vector]
     w_start = np.searchsorted(w_seg, np.arange(n_seg + 1))
     a_order = np.argsort(seg, kind="stable")
+    if vectors is not None:
+        a_order = a_order[vectors[i_vector[a_order]]]
     a_start = np.searchsorted(seg[a_order], np.arange(n_seg + 1))
     xor, slot_only = spec.bank_mapping == "dnnsim_xor", spec.out_of_plane == "slot_only"
     truncate = spec.stride_phases == "dnnsim"

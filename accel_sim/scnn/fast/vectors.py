@@ -101,7 +101,8 @@ def weight_vectors(spec: SCNNSpec, view: ConvView, tiling: Tiling, weight_mask: 
     n_segments = view.channels * nph_h * nph_w
     k, c, r, s = (v.astype(np.int64, copy=False) for v in (weight_nonzeros(weight_mask) if nonzeros is None
                                                            else nonzeros))
-    segment = c * (nph_h * nph_w) + (r % view.stride_h) * nph_w + (s % view.stride_w)
+    # one phase class per channel (stride 1, or a 1-wide kernel): the segment is the channel
+    segment = c if nph_h * nph_w == 1 else c * (nph_h * nph_w) + (r % view.stride_h) * nph_w + (s % view.stride_w)
     group = k // tiling.kc
     if spec.weight_order == "rs_then_k":
         order = stable_order(segment, n_segments)  # weight_nonzeros: (k, r, s) order inside a channel

@@ -28,6 +28,7 @@ from accel_sim.scnn.plan.designs import DESIGN_TRAITS, DesignTraits
 from accel_sim.scnn.plan.encoding import chunk_storage_bits, plane_storage_bits, weight_storage_bits
 from accel_sim.scnn.plan.nonzeros import weight_nonzeros
 from accel_sim.scnn.plan.operands import conv_operands, layer_outputs
+from accel_sim.scnn.plan.shared import enter, shared, spec_key, tiling_key
 from accel_sim.scnn.plan.temporal_tiling import fitting_tiling
 from accel_sim.scnn.plan.tiling import ConvView, Tiling, conv_view
 from accel_sim.scnn.spec import SCNNSpec
@@ -95,28 +96,41 @@ def plan(arch: ArchSpec, layer: Layer) -> Plan:
     spec: SCNNSpec = arch.section("scnn")
     traits = DESIGN_TRAITS[spec.design]
     view = conv_view(layer, spec.fc_layout)
+    enter(layer)   # the previous layer's shared pieces go before this layer's operands come
     weights, inputs = conv_operands(layer, spec.fc_layout)
+    key, tiles = spec_key(spec), (traits.cartesian, traits.skip_activations, arch.word_bits)
     weights_dram_compressed = traits.skip_weights or traits.compress_dram
-    nonzero = weights != 0 if weights_dram_compressed else None
+    nonzero = shared(layer, ("weights != 0", spec.fc_layout), lambda: weights != 0) \
+        if weights_dram_compressed else None
     weight_mask = nonzero if traits.skip_weights else np.ones(weights.shape, dtype=bool)
-    nonzeros = None if nonzero is None else tuple(weight_nonzeros(mask) for mask in nonzero)
-    del nonzero
-    input_mask = inputs != 0 if traits.skip_activations else np.ones(inputs.shape, dtype=bool)
-    tiling, input_bits = fitting_tiling(arch, spec, traits, view, layer, inputs)
+    nonzeros = None if nonzero is None else shared(layer, ("weight non-zeros", spec.fc_layout),
+                                                   lambda: tuple(weight_nonzeros(mask) for mask in nonzero))
+    input_mask = shared(layer, ("inputs != 0", spec.fc_layout), lambda: inputs != 0) if traits.skip_activations \
+        else np.ones(inputs.shape, dtype=bool)
+    tiling, input_bits = shared(layer, ("tiling", key, tiles),
+                                lambda: fitting_tiling(arch, spec, traits, view, layer, inputs))
     if not traits.cartesian:
         tiling = dataclasses.replace(tiling, kc=view.out_channels, out_groups=1)
     value_bits = arch.word_bits
     outputs = layer_outputs(layer)
-    output_bits = _output_bits(spec, tiling, outputs, traits.skip_activations, value_bits)
+    at = (key, tiling_key(tiling), value_bits)
+
+    def output_bits_of(compressed: bool) -> np.ndarray:
+        return shared(layer, ("output bits", at, compressed),
+                      lambda: _output_bits(spec, tiling, outputs, compressed, value_bits))
+
+    def weight_bits_of(compressed: bool) -> np.ndarray:
+        return shared(layer, ("weight bits", at, compressed), lambda: np.stack(
+            [weight_storage_bits(spec, view, tiling, w, compressed, value_bits, None if nonzeros is None else
+                                 nonzeros[g]) for g, w in enumerate(weights)]))
+
+    output_bits = output_bits_of(traits.skip_activations)
     activations_dram_compressed = traits.skip_activations or traits.compress_dram
     output_dram_bits = (output_bits if activations_dram_compressed == traits.skip_activations else
-                        _output_bits(spec, tiling, outputs, activations_dram_compressed, value_bits)).sum(axis=3)
-    weight_chip_bits = np.stack([weight_storage_bits(spec, view, tiling, w, traits.skip_weights, value_bits,
-                                                     None if nonzeros is None else nonzeros[g])
-                                 for g, w in enumerate(weights)])
-    weight_dram_bits = weight_chip_bits if weights_dram_compressed == traits.skip_weights else np.stack(
-        [weight_storage_bits(spec, view, tiling, w, weights_dram_compressed, value_bits,
-                             None if nonzeros is None else nonzeros[g]) for g, w in enumerate(weights)])
+                        output_bits_of(activations_dram_compressed)).sum(axis=3)
+    weight_chip_bits = weight_bits_of(traits.skip_weights)
+    weight_dram_bits = weight_chip_bits if weights_dram_compressed == traits.skip_weights else \
+        weight_bits_of(weights_dram_compressed)
     planned = Plan(layer, spec, traits, view, tiling, value_bits, weights, inputs, weight_mask, input_mask,
                    input_bits, output_bits, output_dram_bits, weight_chip_bits, weight_dram_bits,
                    MappingProxyType(layer_operands(layer).hashes))

@@ -77,9 +77,18 @@ def convolution(view: ConvView, weights: np.ndarray, inputs: np.ndarray) -> np.n
 
 @lru_cache(maxsize=8)
 def layer_outputs(layer: Layer) -> np.ndarray:
-    """ReLU of the layer's convolution, ``(batch, groups, Kg, out_h, out_w)`` (cached, read-only)."""
+    """ReLU of the layer's convolution, ``(batch, groups, Kg, out_h, out_w)`` (cached, read-only).
+
+    The matmuls run on one BLAS thread: OpenBLAS's threaded kernels sum in another order (on 2 cores
+    GoogLeNet's inception_4e 1x1 sums differ in the last bits; the ReLU zero pattern, all the model
+    reads of the outputs, was identical on all 676 layers of AlexNet, VGG-16, both GoogLeNets and the
+    density sweep), so one thread makes the sums independent of the core count; and threads woken
+    for each tap's matmul cost far more than the product (GoogLeNet's 54 layers: 1.76 CPU-s on 2
+    threads of a busy 2-core machine, 0.045 CPU-s on one)."""
+    from accel_sim.nn.training import single_threaded_blas   # threadpoolctl when installed
     view = conv_view(layer)
     weights, inputs = conv_operands(layer)
-    out = np.maximum(convolution(view, weights, inputs), 0.0)
+    with single_threaded_blas():
+        out = np.maximum(convolution(view, weights, inputs), 0.0)
     out.flags.writeable = False
     return out
