@@ -20,6 +20,7 @@ import numpy as np
 from accel_sim.scnn.fast.crossbar import (EMPTY_SHIFT, bit_sliced, mask_shifts, max_bank_load, rotation_classes,
                                           shift_masks, step_cost_table, step_cycles)
 from accel_sim.scnn.fast.products import product_busy, product_level
+from accel_sim.scnn.fast.scatter_fifo import fifo_busy
 from accel_sim.scnn.fast.vectors import (ActivationVectors, WeightVectors, activation_elements,
                                          activation_vectors)
 from accel_sim.scnn.plan import Plan
@@ -208,7 +209,8 @@ def cartesian_work(plan: Plan, image: int, conv_group: int, weights: WeightVecto
     steps = va @ vw
     per_channel, in_plane = None, None
     if product_level(plan):
-        per_segment, in_plane = product_busy(plan, image, conv_group, weights)
+        busy_of = product_busy if spec.scatter == "serialise" else fifo_busy
+        per_segment, in_plane = busy_of(plan, image, conv_group, weights)
         # a channel's stride phases run one after the other on the PE
         per_channel = per_segment.reshape(n_t, n_pe, tiling.out_groups, view.channels, -1).sum(axis=4)
     busy = busy_cycles(spec, tiling, acts, weights) if per_channel is None else per_channel.sum(axis=3)

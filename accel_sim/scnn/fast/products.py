@@ -14,6 +14,8 @@ dense grid, each gets its output coordinate ``(qy - r', qx - s')`` and bank, and
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from accel_sim.scnn.fast.vectors import WeightVectors, _vector_ids, activation_elements
@@ -27,7 +29,7 @@ def product_level(plan: Plan) -> bool:
     """Whether the spec needs product-level costs (else :func:`.pe.busy_cycles` counts them)."""
     spec = plan.spec
     return spec.bank_mapping == "dnnsim_xor" or spec.out_of_plane == "slot_only" or spec.barrier == "group_channel" \
-        or spec.stride_phases == "dnnsim"
+        or spec.stride_phases == "dnnsim" or spec.scatter != "serialise"
 
 
 def _chunks(vector_ids: np.ndarray, per: int):
@@ -50,17 +52,28 @@ def _truncated(floor_out: np.ndarray, pad: int, stride: int) -> np.ndarray:
     return np.where(floor_out == -1, 0, floor_out)
 
 
-def product_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors) -> tuple[np.ndarray, int]:
-    """Busy cycles ``(passes, PEs, groups, segments)`` of every PE, and the products whose output
-    lies in the plane."""
+@dataclass(frozen=True)
+class SegmentLoads:
+    """Bank loads of the steps of a run of I-vectors of one segment against all its F-vectors."""
+
+    segment: int
+    tile: np.ndarray       # (n_i,) pass of each I-vector (ascending with pe: the PE's processing order)
+    pe: np.ndarray         # (n_i,)
+    group: np.ndarray      # (n_f,) output-channel group of each F-vector (ascending: FIFO order)
+    load: np.ndarray       # (n_i, n_f, A) products of step (I-vector, F-vector) per bank
+    in_plane: int          # products whose output lies in the plane
+
+
+def segment_loads(plan: Plan, image: int, conv_group: int, weights: WeightVectors, max_products: int = MAX_PRODUCTS):
+    """Per segment (ascending) with activations and weights, in chunks of I-vectors of about
+    ``max_products`` products: every step's products per bank (:class:`SegmentLoads`)."""
     spec, view, tiling = plan.spec, plan.view, plan.tiling
     banks = spec.accumulator_banks
     n_seg = weights.seg_start.size - 1
-    busy = np.zeros((tiling.passes, spec.pes, tiling.out_groups, n_seg), dtype=np.int64)
     tile, seg, pe, term, qy, qx = activation_elements(spec, view, tiling, plan.input_mask[image, conv_group],
                                                       positions=True)
     if tile.size == 0 or weights.k.size == 0:
-        return busy, 0
+        return
     i_vector, _ = _vector_ids((tile * n_seg + seg) * spec.pes + pe, spec.mult_i)
     w_seg = weights.segment[weights.vector]
     w_start = np.searchsorted(w_seg, np.arange(n_seg + 1))
@@ -68,16 +81,14 @@ def product_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors
     a_start = np.searchsorted(seg[a_order], np.arange(n_seg + 1))
     xor, slot_only = spec.bank_mapping == "dnnsim_xor", spec.out_of_plane == "slot_only"
     truncate = spec.stride_phases == "dnnsim"
-    in_plane = 0
     k_layer = weights.k + conv_group * view.out_channels
     for s in np.flatnonzero((np.diff(a_start) > 0) & (np.diff(w_start) > 0)):
         w = slice(int(w_start[s]), int(w_start[s + 1]))
         f_vec = weights.vector[w] - weights.vector[w][0]
         n_f = int(f_vec[-1]) + 1
         v_group = weights.group[weights.vector[w][0] + np.arange(n_f)]
-        g_start = np.flatnonzero(np.concatenate(([True], v_group[1:] != v_group[:-1])))
         acts = a_order[a_start[s]:a_start[s + 1]]
-        for i, j in _chunks(i_vector[acts], max(1, MAX_PRODUCTS // f_vec.size)):
+        for i, j in _chunks(i_vector[acts], max(1, max_products // f_vec.size)):
             a = acts[i:j]
             first = np.flatnonzero(np.concatenate(([True], i_vector[a][1:] != i_vector[a][:-1])))
             i_vec = np.repeat(np.arange(first.size), np.diff(np.concatenate((first, [a.size]))))
@@ -92,11 +103,24 @@ def product_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors
                         + (ox - floor_x)) % banks
             step = i_vec[:, None] * n_f + f_vec[None, :]
             plane = ((oy >= 0) & (oy < view.out_h) & (ox >= 0) & (ox < view.out_w)).ravel()
-            in_plane += int(plane.sum())
             land = plane if slot_only else None
             load = np.bincount((step * banks + bank).ravel(), weights=land, minlength=first.size * n_f * banks)
-            cost = np.maximum(load.reshape(first.size, n_f, banks).max(axis=2), 1).astype(np.int64)
-            per_group = np.add.reduceat(cost, g_start, axis=1)                     # (I-vectors, groups here)
-            np.add.at(busy, (tile[a][first][:, None], pe[a][first][:, None], v_group[g_start][None, :], s),
-                      per_group)
+            yield SegmentLoads(int(s), tile[a][first], pe[a][first], v_group,
+                               load.reshape(first.size, n_f, banks).astype(np.int64, copy=False), int(plane.sum()))
+
+
+def product_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors) -> tuple[np.ndarray, int]:
+    """Busy cycles ``(passes, PEs, groups, segments)`` of every PE, and the products whose output
+    lies in the plane."""
+    spec, tiling = plan.spec, plan.tiling
+    n_seg = weights.seg_start.size - 1
+    busy = np.zeros((tiling.passes, spec.pes, tiling.out_groups, n_seg), dtype=np.int64)
+    in_plane = 0
+    for part in segment_loads(plan, image, conv_group, weights):
+        in_plane += part.in_plane
+        g_start = np.flatnonzero(np.concatenate(([True], part.group[1:] != part.group[:-1])))
+        cost = np.maximum(part.load.max(axis=2), 1)
+        per_group = np.add.reduceat(cost, g_start, axis=1)                     # (I-vectors, groups here)
+        np.add.at(busy, (part.tile[:, None], part.pe[:, None], part.group[g_start][None, :], part.segment),
+                  per_group)
     return busy, in_plane

@@ -1,0 +1,111 @@
+"""FIFO scatter network, fast path: busy cycles when each accumulator bank has an input FIFO.
+
+``scatter: fifo`` / ``fifo_unbounded`` (:mod:`accel_sim.scnn.spec`). A PE's steps run in the loop
+nest's order (per output-channel group: segment, I-vector, F-vector). Step ``t`` sends ``n_b(t)``
+products to bank ``b``; a bank adds one product per cycle; ``Q_b`` products wait at bank ``b``
+when a step issues. With FIFOs of ``D`` products the step takes
+
+    d(t)  = max(1, max_b (Q_b + n_b(t) - D))       (its last product enters its bank's FIFO)
+    Q_b  <- max(0, Q_b + n_b(t) - d(t))            (the bank drained one product per cycle)
+
+and the barrier unit (group, or (group, input channel)) ends ``max_b Q_b`` cycles after its last
+step (the banks drain). ``D = 0`` is ``scatter: serialise``. Unbounded FIFOs: ``d(t) = 1`` and
+``Q`` is Lindley's recursion, in closed form over a run of ``T`` steps with cumulative sums
+``P(t) = sum_{u < t} (n_b(u) - 1)``: ``Q_b(T) = max(Q_b(0) + P(T), P(T) - min_{1 <= t <= T} P(t))``.
+A finite depth runs the recursion step by step, vectorised across every (pass, PE, group) sequence
+of a chunk. Step bank loads come from :func:`.products.segment_loads` (every product's bank).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from accel_sim.scnn.fast.products import SegmentLoads, segment_loads
+from accel_sim.scnn.fast.vectors import WeightVectors, phase_counts
+from accel_sim.scnn.plan import Plan
+
+FIFO_PRODUCTS = 1 << 20   # products of one chunk of steps (memory: a step's A bank loads are kept)
+
+
+def _runs(part: SegmentLoads) -> tuple[np.ndarray, np.ndarray]:
+    """Start and length of each run of I-vectors of one (pass, PE), and group column bounds."""
+    key = part.tile * (int(part.pe.max()) + 1) + part.pe
+    starts = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
+    g_start = np.flatnonzero(np.concatenate(([True], part.group[1:] != part.group[:-1])))
+    return starts, g_start
+
+
+def lindley_runs(x: np.ndarray, starts: np.ndarray, q0: np.ndarray) -> np.ndarray:
+    """Queues after runs of unit-service steps: ``x`` (steps, A) arrivals minus one per step, runs
+    starting at ``starts`` (ascending, first 0), ``q0`` (runs, A) queues before each run."""
+    p = np.cumsum(x, axis=0)
+    ends = np.concatenate((starts[1:], [x.shape[0]])) - 1
+    base = np.where(starts[:, None] > 0, p[np.maximum(starts - 1, 0)], 0)
+    total = p[ends] - base
+    lowest = np.minimum.reduceat(p, starts, axis=0) - base
+    return np.maximum(q0 + total, total - lowest)
+
+
+def _unbounded(part: SegmentLoads, queue: np.ndarray, busy: np.ndarray) -> None:
+    starts, g_start = _runs(part)
+    g_end = np.concatenate((g_start[1:], [part.group.size]))
+    runs = np.diff(np.concatenate((starts, [part.tile.size])))
+    tile, pe = part.tile[starts], part.pe[starts]
+    for lo, hi in zip(g_start.tolist(), g_end.tolist()):
+        g = int(part.group[lo])
+        width = hi - lo
+        x = (part.load[:, lo:hi, :] - 1).reshape(-1, part.load.shape[2])
+        queue[tile, pe, g] = lindley_runs(x, starts * width, queue[tile, pe, g])
+        busy[tile, pe, g, part.segment] += runs * width
+
+
+def _bounded(part: SegmentLoads, depth: int, queue: np.ndarray, busy: np.ndarray) -> None:
+    starts, g_start = _runs(part)
+    g_end = np.concatenate((g_start[1:], [part.group.size]))
+    runs = np.diff(np.concatenate((starts, [part.tile.size])))
+    # one sequence per (run, group): its k-th step is I-vector start + k // width, F-vector lo + k % width
+    r_idx, g_idx = np.meshgrid(np.arange(starts.size), np.arange(g_start.size), indexing="ij")
+    r_idx, g_idx = r_idx.ravel(), g_idx.ravel()
+    width = (g_end - g_start)[g_idx]
+    length = runs[r_idx] * width
+    tile, pe, group = part.tile[starts][r_idx], part.pe[starts][r_idx], part.group[g_start][g_idx]
+    q = queue[tile, pe, group]
+    cycles = np.zeros(r_idx.size, dtype=np.int64)
+    for k in range(int(length.max())):
+        live = np.flatnonzero(length > k)
+        i = starts[r_idx[live]] + k // width[live]
+        f = g_start[g_idx[live]] + k % width[live]
+        arriving = q[live] + part.load[i, f]
+        d = np.maximum(1, (arriving - depth).max(axis=1))
+        q[live] = np.maximum(0, arriving - d[:, None])
+        cycles[live] += d
+    queue[tile, pe, group] = q
+    busy[tile, pe, group, part.segment] += cycles
+
+
+def fifo_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors) -> tuple[np.ndarray, int]:
+    """Busy cycles ``(passes, PEs, groups, segments)`` of every PE with FIFO-buffered banks (each
+    barrier unit's drain counted in its last segment), and the products whose output lies in the plane."""
+    spec, tiling = plan.spec, plan.tiling
+    n_seg = weights.seg_start.size - 1
+    busy = np.zeros((tiling.passes, spec.pes, tiling.out_groups, n_seg), dtype=np.int64)
+    queue = np.zeros((tiling.passes, spec.pes, tiling.out_groups, spec.accumulator_banks), dtype=np.int64)
+    nph_h, nph_w = phase_counts(plan.view)
+    per_channel = spec.barrier == "group_channel"
+    in_plane, last = 0, None
+
+    def drain(segment: int) -> None:   # the banks empty before the barrier
+        busy[..., segment] += queue.max(axis=3)
+        queue[...] = 0
+
+    for part in segment_loads(plan, image, conv_group, weights, FIFO_PRODUCTS):
+        if per_channel and last is not None and part.segment // (nph_h * nph_w) != last // (nph_h * nph_w):
+            drain(last)
+        in_plane += part.in_plane
+        if spec.scatter == "fifo_unbounded":
+            _unbounded(part, queue, busy)
+        else:
+            _bounded(part, spec.scatter_fifo_depth, queue, busy)
+        last = part.segment
+    if last is not None:
+        drain(last)
+    return busy, in_plane
