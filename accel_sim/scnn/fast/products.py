@@ -61,7 +61,8 @@ class SegmentLoads:
     pe: np.ndarray         # (n_i,)
     group: np.ndarray      # (n_f,) output-channel group of each F-vector (ascending: FIFO order)
     load: np.ndarray       # (n_i, n_f, A) products of step (I-vector, F-vector) per bank
-    in_plane: int          # products whose output lies in the plane
+    in_plane: int | None   # products whose output lies in the plane (counted when a coordinate rule needs
+                           # them: dnnsim_xor, slot_only, stride_phases dnnsim)
 
 
 def segment_loads(plan: Plan, image: int, conv_group: int, weights: WeightVectors, max_products: int = MAX_PRODUCTS):
@@ -81,6 +82,7 @@ def segment_loads(plan: Plan, image: int, conv_group: int, weights: WeightVector
     a_start = np.searchsorted(seg[a_order], np.arange(n_seg + 1))
     xor, slot_only = spec.bank_mapping == "dnnsim_xor", spec.out_of_plane == "slot_only"
     truncate = spec.stride_phases == "dnnsim"
+    additive = not (xor or slot_only or truncate)
     k_layer = weights.k + conv_group * view.out_channels
     for s in np.flatnonzero((np.diff(a_start) > 0) & (np.diff(w_start) > 0)):
         w = slice(int(w_start[s]), int(w_start[s + 1]))
@@ -92,32 +94,38 @@ def segment_loads(plan: Plan, image: int, conv_group: int, weights: WeightVector
             a = acts[i:j]
             first = np.flatnonzero(np.concatenate(([True], i_vector[a][1:] != i_vector[a][:-1])))
             i_vec = np.repeat(np.arange(first.size), np.diff(np.concatenate((first, [a.size]))))
-            floor_y = qy[a][:, None] - weights.tap_y[w][None, :]
-            floor_x = qx[a][:, None] - weights.tap_x[w][None, :]
-            oy = _truncated(floor_y, view.pad_top, view.stride_h) if truncate else floor_y
-            ox = _truncated(floor_x, view.pad_left, view.stride_w) if truncate else floor_x
-            if xor:
-                bank = xor_bank(spec, k_layer[w][None, :], oy, ox)
-            else:   # bank_of is linear in the coordinates: a truncated product moves one row / column
-                bank = (term[a][:, None] + weights.term[w][None, :] + tiling.acc_w * (oy - floor_y)
-                        + (ox - floor_x)) % banks
-            step = i_vec[:, None] * n_f + f_vec[None, :]
-            plane = ((oy >= 0) & (oy < view.out_h) & (ox >= 0) & (ox < view.out_w)).ravel()
-            land = plane if slot_only else None
-            load = np.bincount((step * banks + bank).ravel(), weights=land, minlength=first.size * n_f * banks)
+            if additive:   # the bank is the sum of the two operands' terms (no coordinate needed)
+                bank = term[a][:, None] + weights.term[w][None, :]
+                bank = bank & (banks - 1) if banks & (banks - 1) == 0 else bank % banks
+                plane, land = None, None
+            else:
+                floor_y = qy[a][:, None] - weights.tap_y[w][None, :]
+                floor_x = qx[a][:, None] - weights.tap_x[w][None, :]
+                oy = _truncated(floor_y, view.pad_top, view.stride_h) if truncate else floor_y
+                ox = _truncated(floor_x, view.pad_left, view.stride_w) if truncate else floor_x
+                if xor:
+                    bank = xor_bank(spec, k_layer[w][None, :], oy, ox)
+                else:   # bank_of is linear in the coordinates: a truncated product moves one row / column
+                    bank = (term[a][:, None] + weights.term[w][None, :] + tiling.acc_w * (oy - floor_y)
+                            + (ox - floor_x)) % banks
+                plane = ((oy >= 0) & (oy < view.out_h) & (ox >= 0) & (ox < view.out_w)).ravel()
+                land = plane if slot_only else None
+            index = bank + (i_vec[:, None] * (n_f * banks) + f_vec[None, :] * banks)
+            load = np.bincount(index.ravel(), weights=land, minlength=first.size * n_f * banks)
             yield SegmentLoads(int(s), tile[a][first], pe[a][first], v_group,
-                               load.reshape(first.size, n_f, banks).astype(np.int64, copy=False), int(plane.sum()))
+                               load.reshape(first.size, n_f, banks).astype(np.int64, copy=False),
+                               None if plane is None else int(plane.sum()))
 
 
-def product_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors) -> tuple[np.ndarray, int]:
+def product_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors) -> tuple[np.ndarray, int | None]:
     """Busy cycles ``(passes, PEs, groups, segments)`` of every PE, and the products whose output
-    lies in the plane."""
+    lies in the plane (None when not counted, see :class:`SegmentLoads`)."""
     spec, tiling = plan.spec, plan.tiling
     n_seg = weights.seg_start.size - 1
     busy = np.zeros((tiling.passes, spec.pes, tiling.out_groups, n_seg), dtype=np.int64)
-    in_plane = 0
+    in_plane = None
     for part in segment_loads(plan, image, conv_group, weights):
-        in_plane += part.in_plane
+        in_plane = None if part.in_plane is None else (in_plane or 0) + part.in_plane
         g_start = np.flatnonzero(np.concatenate(([True], part.group[1:] != part.group[:-1])))
         cost = np.maximum(part.load.max(axis=2), 1)
         per_group = np.add.reduceat(cost, g_start, axis=1)                     # (I-vectors, groups here)

@@ -36,8 +36,9 @@ def _runs(part: SegmentLoads) -> tuple[np.ndarray, np.ndarray]:
 
 def lindley_runs(x: np.ndarray, starts: np.ndarray, q0: np.ndarray) -> np.ndarray:
     """Queues after runs of unit-service steps: ``x`` (steps, A) arrivals minus one per step, runs
-    starting at ``starts`` (ascending, first 0), ``q0`` (runs, A) queues before each run."""
-    p = np.cumsum(x, axis=0)
+    starting at ``starts`` (ascending, first 0), ``q0`` (runs, A) queues before each run. ``x`` is
+    overwritten (its running sums)."""
+    p = np.cumsum(x, axis=0, out=x)
     ends = np.concatenate((starts[1:], [x.shape[0]])) - 1
     base = np.where(starts[:, None] > 0, p[np.maximum(starts - 1, 0)], 0)
     total = p[ends] - base
@@ -53,7 +54,7 @@ def _unbounded(part: SegmentLoads, queue: np.ndarray, busy: np.ndarray) -> None:
     for lo, hi in zip(g_start.tolist(), g_end.tolist()):
         g = int(part.group[lo])
         width = hi - lo
-        x = (part.load[:, lo:hi, :] - 1).reshape(-1, part.load.shape[2])
+        x = np.subtract(part.load[:, lo:hi, :], 1, dtype=np.int32, casting="unsafe").reshape(-1, part.load.shape[2])
         queue[tile, pe, g] = lindley_runs(x, starts * width, queue[tile, pe, g])
         busy[tile, pe, g, part.segment] += runs * width
 
@@ -82,16 +83,17 @@ def _bounded(part: SegmentLoads, depth: int, queue: np.ndarray, busy: np.ndarray
     busy[tile, pe, group, part.segment] += cycles
 
 
-def fifo_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors) -> tuple[np.ndarray, int]:
+def fifo_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors) -> tuple[np.ndarray, int | None]:
     """Busy cycles ``(passes, PEs, groups, segments)`` of every PE with FIFO-buffered banks (each
-    barrier unit's drain counted in its last segment), and the products whose output lies in the plane."""
+    barrier unit's drain counted in its last segment), and the products whose output lies in the plane
+    (None when not counted, see :class:`~.products.SegmentLoads`)."""
     spec, tiling = plan.spec, plan.tiling
     n_seg = weights.seg_start.size - 1
     busy = np.zeros((tiling.passes, spec.pes, tiling.out_groups, n_seg), dtype=np.int64)
     queue = np.zeros((tiling.passes, spec.pes, tiling.out_groups, spec.accumulator_banks), dtype=np.int64)
     nph_h, nph_w = phase_counts(plan.view)
     per_channel = spec.barrier == "group_channel"
-    in_plane, last = 0, None
+    in_plane, last = None, None
 
     def drain(segment: int) -> None:   # the banks empty before the barrier
         busy[..., segment] += queue.max(axis=3)
@@ -100,7 +102,7 @@ def fifo_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors) -
     for part in segment_loads(plan, image, conv_group, weights, FIFO_PRODUCTS):
         if per_channel and last is not None and part.segment // (nph_h * nph_w) != last // (nph_h * nph_w):
             drain(last)
-        in_plane += part.in_plane
+        in_plane = None if part.in_plane is None else (in_plane or 0) + part.in_plane
         if spec.scatter == "fifo_unbounded":
             _unbounded(part, queue, busy)
         else:
