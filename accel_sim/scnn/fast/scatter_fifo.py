@@ -59,28 +59,45 @@ def _unbounded(part: SegmentLoads, queue: np.ndarray, busy: np.ndarray) -> None:
         busy[tile, pe, g, part.segment] += runs * width
 
 
+STEP_BLOCK_ENTRIES = 1 << 21   # (step, sequence, bank) loads gathered at once by the finite-depth recursion
+
+
 def _bounded(part: SegmentLoads, depth: int, queue: np.ndarray, busy: np.ndarray) -> None:
+    """The recursion of the module docstring in the equivalent form of each bank's drain time
+    ``F_b = T + Q_b`` (``T``: the cycle the step issues): ``F_b <- max(F_b, T) + n_b(t)``,
+    ``T <- max(T + 1, max_b F_b - D)``; per step one pass over the live sequences, longest first."""
     starts, g_start = _runs(part)
     g_end = np.concatenate((g_start[1:], [part.group.size]))
     runs = np.diff(np.concatenate((starts, [part.tile.size])))
     # one sequence per (run, group): its k-th step is I-vector start + k // width, F-vector lo + k % width
     r_idx, g_idx = np.meshgrid(np.arange(starts.size), np.arange(g_start.size), indexing="ij")
-    r_idx, g_idx = r_idx.ravel(), g_idx.ravel()
-    width = (g_end - g_start)[g_idx]
-    length = runs[r_idx] * width
-    tile, pe, group = part.tile[starts][r_idx], part.pe[starts][r_idx], part.group[g_start][g_idx]
-    q = queue[tile, pe, group]
-    cycles = np.zeros(r_idx.size, dtype=np.int64)
-    for k in range(int(length.max())):
-        live = np.flatnonzero(length > k)
-        i = starts[r_idx[live]] + k // width[live]
-        f = g_start[g_idx[live]] + k % width[live]
-        arriving = q[live] + part.load[i, f]
-        d = np.maximum(1, (arriving - depth).max(axis=1))
-        q[live] = np.maximum(0, arriving - d[:, None])
-        cycles[live] += d
-    queue[tile, pe, group] = q
-    busy[tile, pe, group, part.segment] += cycles
+    width = (g_end - g_start)[g_idx.ravel()]
+    length = runs[r_idx.ravel()] * width
+    order = np.argsort(-length, kind="stable")
+    r_idx, g_idx, width, length = r_idx.ravel()[order], g_idx.ravel()[order], width[order], length[order]
+    first_i, first_f = starts[r_idx], g_start[g_idx]
+    tile, pe, group = part.tile[first_i], part.pe[first_i], part.group[first_f]
+    drain = queue[tile, pe, group].astype(np.int64)          # F_b, with T = 0 at the chunk's start
+    issue = np.zeros(order.size, dtype=np.int64)             # T
+    live = np.searchsorted(-length, -np.arange(int(length[0])), side="left")   # sequences longer than k
+    k = 0
+    while k < length[0]:
+        block = max(1, STEP_BLOCK_ENTRIES // (int(live[k]) * part.load.shape[2]))
+        ks = np.arange(k, min(k + block, int(length[0])))
+        n = int(live[k])
+        rows = first_i[None, :n] + ks[:, None] // width[None, :n]
+        cols = first_f[None, :n] + ks[:, None] % width[None, :n]
+        valid = ks[:, None] < length[None, :n]
+        loads = part.load[np.where(valid, rows, 0), np.where(valid, cols, 0)]   # (block, n, A)
+        for j, kk in enumerate(ks.tolist()):
+            m = int(live[kk])
+            f, t = drain[:m], issue[:m]
+            np.maximum(f, t[:, None], out=f)
+            f += loads[j, :m]
+            np.maximum(t + 1, f.max(axis=1) - depth, out=t)
+        k = int(ks[-1]) + 1
+    queue[tile, pe, group] = np.maximum(drain - issue[:, None], 0)
+    busy[tile, pe, group, part.segment] += issue
 
 
 def fifo_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors) -> tuple[np.ndarray, int | None]:
