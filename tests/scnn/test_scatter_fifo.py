@@ -1,8 +1,8 @@
 """The FIFO scatter network (scnn.scatter): bad input and the studies' scatter_ablation tables."""
+import pytest
+
 from accel_sim import InputError, load_arch
 from accel_sim.cli import main
-
-import pytest
 
 
 def test_bad_scatter_choices_are_refused_in_one_line(tmp_path, capsys):
