@@ -32,6 +32,12 @@ def product_level(plan: Plan) -> bool:
         or spec.stride_phases == "dnnsim" or spec.scatter != "serialise"
 
 
+def needs_coordinates(spec) -> bool:
+    """Whether a product's bank or landing needs its output coordinate (else the bank is the sum of
+    the operands' terms, and products in the plane are not counted)."""
+    return spec.bank_mapping == "dnnsim_xor" or spec.out_of_plane == "slot_only" or spec.stride_phases == "dnnsim"
+
+
 def _chunks(vector_ids: np.ndarray, per: int):
     """Slices of ``vector_ids`` (ascending) of about ``per`` elements, cut at vector boundaries."""
     n, i = vector_ids.size, 0
@@ -82,7 +88,7 @@ def segment_loads(plan: Plan, image: int, conv_group: int, weights: WeightVector
     a_start = np.searchsorted(seg[a_order], np.arange(n_seg + 1))
     xor, slot_only = spec.bank_mapping == "dnnsim_xor", spec.out_of_plane == "slot_only"
     truncate = spec.stride_phases == "dnnsim"
-    additive = not (xor or slot_only or truncate)
+    additive = not needs_coordinates(spec)
     k_layer = weights.k + conv_group * view.out_channels
     for s in np.flatnonzero((np.diff(a_start) > 0) & (np.diff(w_start) > 0)):
         w = slice(int(w_start[s]), int(w_start[s + 1]))
@@ -123,9 +129,10 @@ def product_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors
     spec, tiling = plan.spec, plan.tiling
     n_seg = weights.seg_start.size - 1
     busy = np.zeros((tiling.passes, spec.pes, tiling.out_groups, n_seg), dtype=np.int64)
-    in_plane = None
+    in_plane = 0 if needs_coordinates(spec) else None
     for part in segment_loads(plan, image, conv_group, weights):
-        in_plane = None if part.in_plane is None else (in_plane or 0) + part.in_plane
+        if part.in_plane is not None:
+            in_plane += part.in_plane
         g_start = np.flatnonzero(np.concatenate(([True], part.group[1:] != part.group[:-1])))
         cost = np.maximum(part.load.max(axis=2), 1)
         per_group = np.add.reduceat(cost, g_start, axis=1)                     # (I-vectors, groups here)

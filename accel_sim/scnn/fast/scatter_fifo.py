@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from accel_sim.scnn.fast.products import SegmentLoads, segment_loads
+from accel_sim.scnn.fast.products import SegmentLoads, needs_coordinates, segment_loads
 from accel_sim.scnn.fast.vectors import WeightVectors, phase_counts
 from accel_sim.scnn.plan import Plan
 
@@ -110,7 +110,7 @@ def fifo_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors) -
     queue = np.zeros((tiling.passes, spec.pes, tiling.out_groups, spec.accumulator_banks), dtype=np.int64)
     nph_h, nph_w = phase_counts(plan.view)
     per_channel = spec.barrier == "group_channel"
-    in_plane, last = None, None
+    in_plane, last = (0 if needs_coordinates(spec) else None), None
 
     def drain(segment: int) -> None:   # the banks empty before the barrier
         busy[..., segment] += queue.max(axis=3)
@@ -119,7 +119,8 @@ def fifo_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors) -
     for part in segment_loads(plan, image, conv_group, weights, FIFO_PRODUCTS):
         if per_channel and last is not None and part.segment // (nph_h * nph_w) != last // (nph_h * nph_w):
             drain(last)
-        in_plane = None if part.in_plane is None else (in_plane or 0) + part.in_plane
+        if part.in_plane is not None:
+            in_plane += part.in_plane
         if spec.scatter == "fifo_unbounded":
             _unbounded(part, queue, busy)
         else:
