@@ -111,7 +111,8 @@ def test_lindley_runs_equal_the_recursion_run_by_run():
 VARIANTS = ({"scatter": "fifo", "scatter_fifo_depth": 0}, {"scatter": "fifo", "scatter_fifo_depth": 1},
             {"scatter": "fifo", "scatter_fifo_depth": 4}, {"scatter": "fifo_unbounded"},
             {"scatter": "fifo", "scatter_fifo_depth": 2, "barrier": "group_channel"},
-            {"scatter": "fifo_unbounded", "out_of_plane": "slot_only", "bank_mapping": "dnnsim_xor"})
+            {"scatter": "fifo_unbounded", "out_of_plane": "slot_only", "bank_mapping": "dnnsim_xor"},
+            {"scatter": "fifo", "scatter_fifo_depth": 3, "accumulator_banks": 12})   # not a power of two
 
 
 def variant(arch, **choices):

@@ -89,6 +89,7 @@ def segment_loads(plan: Plan, image: int, conv_group: int, weights: WeightVector
     xor, slot_only = spec.bank_mapping == "dnnsim_xor", spec.out_of_plane == "slot_only"
     truncate = spec.stride_phases == "dnnsim"
     additive = not needs_coordinates(spec)
+    power_of_two = banks & (banks - 1) == 0
     k_layer = weights.k + conv_group * view.out_channels
     for s in np.flatnonzero((np.diff(a_start) > 0) & (np.diff(w_start) > 0)):
         w = slice(int(w_start[s]), int(w_start[s + 1]))
@@ -102,7 +103,7 @@ def segment_loads(plan: Plan, image: int, conv_group: int, weights: WeightVector
             i_vec = np.repeat(np.arange(first.size), np.diff(np.concatenate((first, [a.size]))))
             if additive:   # the bank is the sum of the two operands' terms (no coordinate needed)
                 bank = term[a][:, None] + weights.term[w][None, :]
-                bank = bank & (banks - 1) if banks & (banks - 1) == 0 else bank % banks
+                bank = bank & (banks - 1) if power_of_two else bank % banks
                 plane, land = None, None
             else:
                 floor_y = qy[a][:, None] - weights.tap_y[w][None, :]
