@@ -147,3 +147,16 @@ def test_cycles_between_the_bank_bound_and_serialise_and_monotone_in_depth():
             assert c.pe_busy_cycles * arch.scnn.accumulator_banks >= c.crossbar_transfers
             assert c.bank_conflict_cycles == c.pe_busy_cycles - c.steps
         assert FAMILY.counters(variant(arch, scatter="fifo", scatter_fifo_depth=0), layer)[1] == serialise
+
+
+def test_chunk_and_block_sizes_change_no_count(monkeypatch):
+    """The FIFO path cuts a segment's steps into chunks (queues carry over) and gathers a finite depth's
+    loads in blocks of steps: one I-vector per chunk and one step per block give the same counters."""
+    from accel_sim.scnn.fast import products, scatter_fifo
+    cases = [small_case(seed, "scnn") for seed in range(6)]
+    choices = ({"scatter": "fifo", "scatter_fifo_depth": 2}, {"scatter": "fifo_unbounded"})
+    expected = [FAMILY.counters(variant(arch, **c), layer)[1] for arch, layer in cases for c in choices]
+    monkeypatch.setattr(scatter_fifo, "FIFO_PRODUCTS", 1)
+    monkeypatch.setattr(scatter_fifo, "STEP_BLOCK_ENTRIES", 1)
+    monkeypatch.setattr(products, "MAX_PRODUCTS", 1)
+    assert [FAMILY.counters(variant(arch, **c), layer)[1] for arch, layer in cases for c in choices] == expected
