@@ -71,9 +71,11 @@ class SegmentLoads:
                            # them: dnnsim_xor, slot_only, stride_phases dnnsim)
 
 
-def segment_loads(plan: Plan, image: int, conv_group: int, weights: WeightVectors, max_products: int = MAX_PRODUCTS):
-    """Per segment (ascending) with activations and weights, in chunks of I-vectors of about
-    ``max_products`` products: every step's products per bank (:class:`SegmentLoads`)."""
+def segment_loads(plan: Plan, image: int, conv_group: int, weights: WeightVectors, max_products: int = MAX_PRODUCTS,
+                  order: np.ndarray | None = None):
+    """Per segment with activations and weights (ascending, or in ``order``, a permutation of the
+    segments), in chunks of I-vectors of about ``max_products`` products: every step's products per
+    bank (:class:`SegmentLoads`)."""
     spec, view, tiling = plan.spec, plan.view, plan.tiling
     banks = spec.accumulator_banks
     n_seg = weights.seg_start.size - 1
@@ -91,7 +93,8 @@ def segment_loads(plan: Plan, image: int, conv_group: int, weights: WeightVector
     additive = not needs_coordinates(spec)
     power_of_two = banks & (banks - 1) == 0
     k_layer = weights.k + conv_group * view.out_channels
-    for s in np.flatnonzero((np.diff(a_start) > 0) & (np.diff(w_start) > 0)):
+    meet = (np.diff(a_start) > 0) & (np.diff(w_start) > 0)
+    for s in (np.flatnonzero(meet) if order is None else order[meet[order]]):
         w = slice(int(w_start[s]), int(w_start[s + 1]))
         f_vec = weights.vector[w] - weights.vector[w][0]
         n_f = int(f_vec[-1]) + 1

@@ -100,6 +100,20 @@ def _bounded(part: SegmentLoads, depth: int, queue: np.ndarray, busy: np.ndarray
     busy[tile, pe, group, part.segment] += issue
 
 
+def phase_order(plan: Plan, n_seg: int) -> np.ndarray | None:
+    """The order a PE runs the segments in, when it is not ascending: per channel, stride phases by the
+    padded activation phase ((y + pad) % stride; 'dnnsim' numbers its segments by y % stride). With
+    FIFOs the order of steps matters, not only their sum."""
+    view = plan.view
+    if plan.spec.stride_phases != "dnnsim":
+        return None
+    nph_h, nph_w = phase_counts(view)
+    seg = np.arange(n_seg)
+    py, px = (seg // nph_w) % nph_h, seg % nph_w
+    return np.lexsort(((px + view.pad_left) % view.stride_w, (py + view.pad_top) % view.stride_h,
+                       seg // (nph_h * nph_w)))
+
+
 def fifo_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors) -> tuple[np.ndarray, int | None]:
     """Busy cycles ``(passes, PEs, groups, segments)`` of every PE with FIFO-buffered banks (each
     barrier unit's drain counted in its last segment), and the products whose output lies in the plane
@@ -116,7 +130,7 @@ def fifo_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors) -
         busy[..., segment] += queue.max(axis=3)
         queue[...] = 0
 
-    for part in segment_loads(plan, image, conv_group, weights, FIFO_PRODUCTS):
+    for part in segment_loads(plan, image, conv_group, weights, FIFO_PRODUCTS, phase_order(plan, n_seg)):
         if per_channel and last is not None and part.segment // (nph_h * nph_w) != last // (nph_h * nph_w):
             drain(last)
         if part.in_plane is not None:
