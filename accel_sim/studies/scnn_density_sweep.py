@@ -144,7 +144,7 @@ def dense_diagnostic_markdown(table: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-@study("scnn-density-sweep", "SCNN, its sparse-A / sparse-W variants and DCNN(-opt) vs density (synthetic GoogLeNet)", cpu_s=95)
+@study("scnn-density-sweep", "SCNN, its sparse-A / sparse-W variants and DCNN(-opt) vs density (synthetic GoogLeNet)", cpu_s=115)
 def scnn_density_sweep(densities: tuple[float, ...] = DENSITIES, designs: tuple[str, ...] = DESIGNS,
                        max_layers: int | None = None, workers: int | None = None,
                        diagnostic: bool = True, scatter_ablation: bool = True) -> StudyOutput:

@@ -92,7 +92,7 @@ def ablation_markdown(table: pd.DataFrame, networks: tuple[str, ...]) -> str:
     return "\n".join(lines)
 
 
-@study("scnn-networks", "SCNN vs DCNN / DCNN-opt on pruned AlexNet, GoogLeNet and VGG-16 (cycles, energy)", cpu_s=160)
+@study("scnn-networks", "SCNN vs DCNN / DCNN-opt on pruned AlexNet, GoogLeNet and VGG-16 (cycles, energy)", cpu_s=205)
 def scnn_networks(networks: tuple[str, ...] = ("alexnet", "googlenet", "vgg16"), designs: tuple[str, ...] = DESIGNS,
                   max_layers: int | None = None, ablation: bool = True,
                   ablation_layers: int | None = ABLATION_LAYERS, scatter_ablation: bool = True) -> StudyOutput:
