@@ -112,7 +112,10 @@ VARIANTS = ({"scatter": "fifo", "scatter_fifo_depth": 0}, {"scatter": "fifo", "s
             {"scatter": "fifo", "scatter_fifo_depth": 4}, {"scatter": "fifo_unbounded"},
             {"scatter": "fifo", "scatter_fifo_depth": 2, "barrier": "group_channel"},
             {"scatter": "fifo_unbounded", "out_of_plane": "slot_only", "bank_mapping": "dnnsim_xor"},
-            {"scatter": "fifo", "scatter_fifo_depth": 3, "accumulator_banks": 12})   # not a power of two
+            {"scatter": "fifo", "scatter_fifo_depth": 3, "accumulator_banks": 12},   # not a power of two
+            # slot_only with the additive hashes: banks from the products' coordinates (products.segment_loads)
+            {"scatter": "fifo", "scatter_fifo_depth": 1, "out_of_plane": "slot_only"},
+            {"scatter": "serialise", "out_of_plane": "slot_only"})
 
 
 def variant(arch, **choices):
