@@ -93,7 +93,8 @@ def segment_loads(plan: Plan, image: int, conv_group: int, weights: WeightVector
     additive = not needs_coordinates(spec)
     power_of_two = banks & (banks - 1) == 0
     k_layer = weights.k + conv_group * view.out_channels
-    meet = (np.diff(a_start) > 0) & (np.diff(w_start) > 0)
+    has_activations = np.diff(a_start) > 0
+    meet = has_activations & (np.diff(w_start) > 0)
     for s in (np.flatnonzero(meet) if order is None else order[meet[order]]):
         w = slice(int(w_start[s]), int(w_start[s + 1]))
         f_vec = weights.vector[w] - weights.vector[w][0]
