@@ -23,6 +23,10 @@ OUT_OF_PLANE = ("banked", "slot_only")
 DRAM_MODES = ("modelled", "ignored")
 STRIDE_PHASES = ("aligned", "dnnsim")
 FC_LAYOUTS = ("channels", "dnnsim_planes")
+SCATTERS = ("serialise", "fifo", "fifo_unbounded")
+KIM = ("Kim, Park, Park, 'Optimization of Scatter Network Architectures and Bank Allocations for Sparse CNN "
+       "Accelerators', IEEE Access 10, 2022, doi 10.1109/ACCESS.2022.3199010 (abstract: FIFOs and crossbar buses in "
+       "the scatter network, products not immediately delivered owing to bus contention)")
 
 
 @dataclass(frozen=True)
@@ -131,6 +135,27 @@ class SCNNSpec:
         "input (every PE but one idle); 'dnnsim_planes': the inputs zero-padded to a multiple of 256 and cut into "
         "16 x 16 planes, run as a 16 x 16 convolution with one output pixel.", "channels", choices=FC_LAYOUTS,
         source=f"(?) the paper runs convolutional layers only; dnnsim_planes is {DNNSIM} (split_4D)")
+    scatter: str = spec_field(
+        "How a step's products reach the accumulator banks (each bank adds one product per cycle). "
+        "'serialise': no buffering; a step's products for one bank enter it one per cycle and the next step "
+        "starts when the busiest bank has taken all of them (step cycles = its busiest bank's products). "
+        "'fifo': an input FIFO of scatter_fifo_depth products in front of every bank; in the cycle a step issues, "
+        "each of its products is written into its bank's FIFO if there is room (the crossbar writes any number "
+        "per bank per cycle), the rest wait in the multiplier output registers and enter as the bank frees "
+        "entries (one per cycle); the multiplier array issues the next step in the cycle after the last product "
+        "of the current one has entered. A bank holds at most depth + 1 products in a cycle (the FIFO and the "
+        "one it adds), so step t, issued with Q_b products queued at bank b, takes "
+        "max(1, max_b(Q_b + n_b(t) - depth)) cycles; depth 0 is 'serialise'. 'fifo_unbounded': FIFOs never "
+        "fill, so the multipliers issue one step per cycle and each bank drains at one product per cycle: the "
+        "fastest any scatter network can deliver this bank mapping's products. With every choice the PE's "
+        "group (or (group, channel) barrier unit) ends when its banks have drained.", "serialise",
+        choices=SCATTERS, source=f"(?) the paper gives A = 2 F I banks but no queueing; choice: serialise; "
+        f"FIFOs between multipliers and crossbar: {KIM}; per-bank FIFOs (not per-multiplier ones, with an "
+        f"arbiter, as Kim et al.) are an assumption")
+    scatter_fifo_depth: int = spec_field(
+        "Products each bank's input FIFO holds when scatter is 'fifo' (0: no FIFO, the same cycles as "
+        "'serialise').", 4, minimum=0,
+        source="(?) no depth is given by the paper nor readable in Kim et al.; assumption: 4 products per bank")
     dram_bandwidth: float = spec_field("DRAM bandwidth for temporal tiles, weights and spilled outputs.", 50.0,
                                        unit="bandwidth", positive=True,
                                        source="brief: nominal DRAM bandwidth 50 GB/s = 50 B/cycle at the paper's 1 GHz")
@@ -141,6 +166,9 @@ class SCNNSpec:
             raise ValueError("scnn.barrier 'group_channel', out_of_plane 'slot_only' and bank_mapping "
                              "'dnnsim_xor' describe the Cartesian PE: they need design scnn, scnn_sparse_a or "
                              "scnn_sparse_w")
+        if dense and self.scatter != "serialise":
+            raise ValueError("scnn.scatter 'fifo' / 'fifo_unbounded' queue the Cartesian PE's products at its banks: "
+                             "they need design scnn, scnn_sparse_a or scnn_sparse_w")
         if self.design != "scnn" and (self.stride_phases != "aligned" or self.fc_layout != "channels"):
             raise ValueError("scnn.stride_phases 'dnnsim' and fc_layout 'dnnsim_planes' pair or pad operands as "
                              "DNNsim's SCNN does, which skips zero weights and activations: they need design scnn "

@@ -59,6 +59,32 @@ ABLATION = (
     ("dram: ignored (paper: temporal tiling at 50 GB/s)", {"dram": "ignored"}),
 )
 
+# The scatter-network ablation (scatter_ablation.csv of scnn-networks and scnn-density-sweep): the stated
+# assumption (a step waits for its busiest bank) against FIFOs in front of the banks (accel_sim/scnn/spec.py,
+# scatter). Kim, Park, Park (IEEE Access 10, 2022) describe FIFOs between an SCNN's multipliers and its crossbar
+# buses; neither paper's readable text gives a depth, so depth 4 (the field's default) is an assumption and
+# fifo_unbounded the exact bound for the bank mapping. Never shipped: arch_configs/scnn.yaml keeps serialise.
+SCATTER_ABLATION = (
+    ("scatter: fifo, 4 products per bank (assumption)", {"scatter": "fifo", "scatter_fifo_depth": 4}),
+    ("scatter: fifo_unbounded (bound)", {"scatter": "fifo_unbounded"}),
+)
+SCATTER_SOURCE = ("Kim, Park, Park, 'Optimization of Scatter Network Architectures and Bank Allocations for Sparse "
+                  "CNN Accelerators', IEEE Access 10 (2022) 85864-85879, doi 10.1109/ACCESS.2022.3199010")
+SCATTER_TEXT = (
+    "Kim, Park and Park (" + SCATTER_SOURCE + "; abstract, read from its DOAJ and AMiner records; the body "
+    "could not be read here) study exactly this block: \"the scatter network, which is the core block of SCNN "
+    "accelerators, delivers Cartesian products to the accumulator buffer, and certain products are not "
+    "immediately delivered owing to bus contention\"; they compare \"network topologies (such as window and "
+    "split queuing), which define the connection between the FIFOs and crossbar buses in the scatter network\" "
+    "and arbitration (fixed priority, round-robin, longest-queue-first). So an SCNN scatter network has FIFOs "
+    "in which products wait while the multipliers go on. Their depth and placement (per multiplier output, "
+    "with an arbiter per bus) are not readable here; the model's `scatter: fifo` puts one FIFO of "
+    "`scatter_fifo_depth` products in front of each bank (the multipliers stall only when a step's products do "
+    "not fit), and `fifo_unbounded` is the exact bound of any queueing for the bank mapping (banks add one "
+    "product per cycle, the multipliers never stall, each group ends when its banks have drained). FIFO "
+    "accesses are not charged any energy (no cited figure) and the model's energy has no time-dependent term, so "
+    "the energy gain does not move with the scatter choice.")
+
 # The dense-density diagnostic of scnn-density-sweep: the two assumptions behind SCNN's speed at density 1.0
 # (which weights share an F-vector, which bank an address maps to) flipped, alone and together. Never
 # shipped: arch_configs/scnn.yaml keeps the paper's Fig. 7 order and the stated bank assumption.

@@ -21,6 +21,7 @@ from accel_sim.scnn.fast.bank_codes import class_codes, xor_class_busy
 from accel_sim.scnn.fast.crossbar import (EMPTY_SHIFT, bit_sliced, mask_shifts, max_bank_load, rotation_classes,
                                           shift_masks, step_cost_table, step_cycles)
 from accel_sim.scnn.fast.products import border_split, border_vectors, product_busy, product_level
+from accel_sim.scnn.fast.scatter_fifo import fifo_busy
 from accel_sim.scnn.fast.vectors import (ActivationVectors, WeightVectors, activation_elements,
                                          activation_vectors)
 from accel_sim.scnn.plan import Plan
@@ -224,13 +225,15 @@ def cartesian_work(plan: Plan, image: int, conv_group: int, weights: WeightVecto
     steps = va @ vw
     per_channel, in_plane = None, None
     if product_level(plan) or spec.barrier == "group_channel":   # busy cycles per segment
-        if class_codes(plan):
+        if spec.scatter != "serialise":   # FIFOs: every step in order (the shortcuts below sum step costs)
+            per_segment, in_plane = fifo_busy(plan, image, conv_group, weights)
+        elif class_codes(plan):
             per_segment = xor_class_busy(plan, image, conv_group, weights)
         elif border_split(plan):   # products near the edges; the crossbar's algebra for the rest
             border = border_vectors(plan, image, conv_group, weights)
             per_segment = product_busy(plan, image, conv_group, weights, border)[0] + busy_cycles(
                 spec, tiling, _without(acts, border, spec.accumulator_banks), weights, per_segment=True)
-        elif product_level(plan):
+        elif product_level(plan):   # serialise: needs_coordinates
             per_segment, in_plane = product_busy(plan, image, conv_group, weights)
         else:
             per_segment = busy_cycles(spec, tiling, acts, weights, per_segment=True)

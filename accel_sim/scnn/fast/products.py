@@ -14,6 +14,8 @@ dense grid, each gets its output coordinate ``(qy - r', qx - s')`` and bank, and
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from accel_sim.scnn.fast.vectors import WeightVectors, _vector_ids, activation_elements
@@ -27,6 +29,12 @@ def product_level(plan: Plan) -> bool:
     """Whether the spec needs product-level costs (else :func:`.pe.busy_cycles` counts them, per
     segment for ``barrier: group_channel``: the additive bank algebra holds there)."""
     spec = plan.spec
+    return needs_coordinates(spec) or spec.scatter != "serialise"   # FIFOs: every step's bank loads, in order
+
+
+def needs_coordinates(spec) -> bool:
+    """Whether a product's bank or landing needs its output coordinate (else the bank is the sum of
+    the operands' terms, and products in the plane are not counted)."""
     return spec.bank_mapping == "dnnsim_xor" or spec.out_of_plane == "slot_only" or spec.stride_phases == "dnnsim"
 
 
@@ -74,18 +82,32 @@ def border_vectors(plan: Plan, image: int, conv_group: int, weights: WeightVecto
     return border
 
 
-def product_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors,
-                 vectors: np.ndarray | None = None) -> tuple[np.ndarray, int]:
-    """Busy cycles ``(passes, PEs, groups, segments)`` of every PE, and the products whose output
-    lies in the plane (``vectors``: of those I-vectors only, a flag per I-vector)."""
+@dataclass(frozen=True)
+class SegmentLoads:
+    """Bank loads of the steps of a run of I-vectors of one segment against all its F-vectors."""
+
+    segment: int
+    tile: np.ndarray       # (n_i,) pass of each I-vector (ascending with pe: the PE's processing order)
+    pe: np.ndarray         # (n_i,)
+    group: np.ndarray      # (n_f,) output-channel group of each F-vector (ascending: FIFO order)
+    load: np.ndarray       # (n_i, n_f, A) products of step (I-vector, F-vector) per bank
+    in_plane: int | None   # products whose output lies in the plane (counted when a coordinate rule needs
+                           # them: dnnsim_xor, slot_only, stride_phases dnnsim)
+
+
+def segment_loads(plan: Plan, image: int, conv_group: int, weights: WeightVectors, max_products: int = MAX_PRODUCTS,
+                  order: np.ndarray | None = None, vectors: np.ndarray | None = None):
+    """Per segment with activations and weights (ascending, or in ``order``, a permutation of the
+    segments), in chunks of I-vectors of about ``max_products`` products: every step's products per
+    bank (:class:`SegmentLoads`). ``vectors``: of those I-vectors only (a flag per I-vector, in
+    :func:`~.vectors.activation_vectors`' order)."""
     spec, view, tiling = plan.spec, plan.view, plan.tiling
     banks = spec.accumulator_banks
     n_seg = weights.seg_start.size - 1
-    busy = np.zeros((tiling.passes, spec.pes, tiling.out_groups, n_seg), dtype=np.int64)
     tile, seg, pe, term, qy, qx = activation_elements(spec, view, tiling, plan.input_mask[image, conv_group],
                                                       positions=True)
     if tile.size == 0 or weights.k.size == 0:
-        return busy, 0
+        return
     i_vector, _ = _vector_ids((tile * n_seg + seg) * spec.pes + pe, spec.mult_i)
     w_seg = weights.segment[weights.vector]
     w_start = np.searchsorted(w_seg, np.arange(n_seg + 1))
@@ -95,35 +117,59 @@ def product_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors
     a_start = np.searchsorted(seg[a_order], np.arange(n_seg + 1))
     xor, slot_only = spec.bank_mapping == "dnnsim_xor", spec.out_of_plane == "slot_only"
     truncate = spec.stride_phases == "dnnsim"
-    in_plane = 0
+    additive = not needs_coordinates(spec)
+    power_of_two = banks & (banks - 1) == 0
     k_layer = weights.k + conv_group * view.out_channels
-    for s in np.flatnonzero((np.diff(a_start) > 0) & (np.diff(w_start) > 0)):
+    has_activations = np.diff(a_start) > 0
+    meet = has_activations & (np.diff(w_start) > 0)
+    for s in (np.flatnonzero(meet) if order is None else order[meet[order]]):
         w = slice(int(w_start[s]), int(w_start[s + 1]))
         f_vec = weights.vector[w] - weights.vector[w][0]
         n_f = int(f_vec[-1]) + 1
         v_group = weights.group[weights.vector[w][0] + np.arange(n_f)]
-        g_start = np.flatnonzero(np.concatenate(([True], v_group[1:] != v_group[:-1])))
         acts = a_order[a_start[s]:a_start[s + 1]]
-        for i, j in _chunks(i_vector[acts], max(1, MAX_PRODUCTS // f_vec.size)):
+        for i, j in _chunks(i_vector[acts], max(1, max_products // f_vec.size)):
             a = acts[i:j]
             first = np.flatnonzero(np.concatenate(([True], i_vector[a][1:] != i_vector[a][:-1])))
             i_vec = np.repeat(np.arange(first.size), np.diff(np.concatenate((first, [a.size]))))
-            floor_y = qy[a][:, None] - weights.tap_y[w][None, :]
-            floor_x = qx[a][:, None] - weights.tap_x[w][None, :]
-            oy = _truncated(floor_y, view.pad_top, view.stride_h) if truncate else floor_y
-            ox = _truncated(floor_x, view.pad_left, view.stride_w) if truncate else floor_x
-            if xor:
-                bank = xor_bank(spec, k_layer[w][None, :], oy, ox)
-            else:   # bank_of is linear in the coordinates: a truncated product moves one row / column
-                bank = (term[a][:, None] + weights.term[w][None, :] + tiling.acc_w * (oy - floor_y)
-                        + (ox - floor_x)) % banks
-            step = i_vec[:, None] * n_f + f_vec[None, :]
-            plane = ((oy >= 0) & (oy < view.out_h) & (ox >= 0) & (ox < view.out_w)).ravel()
-            in_plane += int(plane.sum())
-            land = plane if slot_only else None
-            load = np.bincount((step * banks + bank).ravel(), weights=land, minlength=first.size * n_f * banks)
-            cost = np.maximum(load.reshape(first.size, n_f, banks).max(axis=2), 1).astype(np.int64)
-            per_group = np.add.reduceat(cost, g_start, axis=1)                     # (I-vectors, groups here)
-            np.add.at(busy, (tile[a][first][:, None], pe[a][first][:, None], v_group[g_start][None, :], s),
-                      per_group)
+            if additive:   # the bank is the sum of the two operands' terms (no coordinate needed)
+                bank = term[a][:, None] + weights.term[w][None, :]
+                bank = bank & (banks - 1) if power_of_two else bank % banks
+                plane, land = None, None
+            else:
+                floor_y = qy[a][:, None] - weights.tap_y[w][None, :]
+                floor_x = qx[a][:, None] - weights.tap_x[w][None, :]
+                oy = _truncated(floor_y, view.pad_top, view.stride_h) if truncate else floor_y
+                ox = _truncated(floor_x, view.pad_left, view.stride_w) if truncate else floor_x
+                if xor:
+                    bank = xor_bank(spec, k_layer[w][None, :], oy, ox)
+                else:   # bank_of is linear in the coordinates: a truncated product moves one row / column
+                    bank = (term[a][:, None] + weights.term[w][None, :] + tiling.acc_w * (oy - floor_y)
+                            + (ox - floor_x)) % banks
+                plane = ((oy >= 0) & (oy < view.out_h) & (ox >= 0) & (ox < view.out_w)).ravel()
+                land = plane if slot_only else None
+            index = bank + (i_vec[:, None] * (n_f * banks) + f_vec[None, :] * banks)
+            load = np.bincount(index.ravel(), weights=land, minlength=first.size * n_f * banks)
+            yield SegmentLoads(int(s), tile[a][first], pe[a][first], v_group,
+                               load.reshape(first.size, n_f, banks).astype(np.int64, copy=False),
+                               None if plane is None else int(plane.sum()))
+
+
+def product_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors,
+                 vectors: np.ndarray | None = None) -> tuple[np.ndarray, int | None]:
+    """Busy cycles ``(passes, PEs, groups, segments)`` of every PE, and the products whose output
+    lies in the plane (None when not counted, see :class:`SegmentLoads`; ``vectors``: of those
+    I-vectors only, a flag per I-vector, see :func:`segment_loads`)."""
+    spec, tiling = plan.spec, plan.tiling
+    n_seg = weights.seg_start.size - 1
+    busy = np.zeros((tiling.passes, spec.pes, tiling.out_groups, n_seg), dtype=np.int64)
+    in_plane = 0 if needs_coordinates(spec) else None
+    for part in segment_loads(plan, image, conv_group, weights, vectors=vectors):
+        if part.in_plane is not None:
+            in_plane += part.in_plane
+        g_start = np.flatnonzero(np.concatenate(([True], part.group[1:] != part.group[:-1])))
+        cost = np.maximum(part.load.max(axis=2), 1)
+        per_group = np.add.reduceat(cost, g_start, axis=1)                     # (I-vectors, groups here)
+        np.add.at(busy, (part.tile[:, None], part.pe[:, None], part.group[g_start][None, :], part.segment),
+                  per_group)
     return busy, in_plane

@@ -19,6 +19,7 @@ from accel_sim.scnn.plan import Plan
 from accel_sim.scnn.reference.dense import DenseWork
 from accel_sim.scnn.reference.drain import DrainUnit
 from accel_sim.scnn.reference.products import PeProducts
+from accel_sim.scnn.reference.scatter_fifo import scatter_network
 
 BUFFERS = 2   # accumulator buffers per PE (1 with DNNsim's serial halo charge: no overlap)
 
@@ -28,8 +29,7 @@ class PeArray:
         self.env = env
         self.plan = plan
         spec = plan.spec
-        self.crossbars = [ScatterCrossbar(env, spec.accumulator_banks, name=f"pe{pe} crossbar")
-                          for pe in range(spec.pes)]
+        self.crossbars = [scatter_network(env, spec, f"pe{pe} crossbar") for pe in range(spec.pes)]
         self.group_done = Barrier(env, spec.pes, name="group done")
         self.per_channel = spec.barrier == "group_channel"
         self.buffers = 1 if spec.halo_charge == "largest_region_serial" else BUFFERS
@@ -47,7 +47,8 @@ class PeArray:
             loads = work.steps_of(group, channel, self.plan.view.stride_h * self.plan.view.stride_w)
             yield self.env.process(self.crossbars[pe].scatter(loads, f"pe{pe} group {group}"))
             # the multiplier array issues one step per cycle at least, even when no product reaches a bank
-            unbanked = int((loads.max(axis=1, initial=0) == 0).sum())
+            # (a FIFO scatter network times such steps itself)
+            unbanked = int((loads.max(axis=1, initial=0) == 0).sum()) * isinstance(self.crossbars[pe], ScatterCrossbar)
             if unbanked:
                 self.slot_cycles += unbanked
                 yield self.env.timeout(unbanked)

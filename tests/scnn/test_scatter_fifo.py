@@ -1,0 +1,45 @@
+"""The FIFO scatter network (scnn.scatter): bad input and the studies' scatter_ablation tables."""
+import pytest
+
+from accel_sim import InputError, load_arch
+from accel_sim.cli import main
+
+
+def test_bad_scatter_choices_are_refused_in_one_line(tmp_path, capsys):
+    with pytest.raises(InputError, match=r"scnn\.scatter.*expected one of serialise, fifo, fifo_unbounded"):
+        load_arch("scnn", {"scnn.scatter": "queue"})
+    with pytest.raises(InputError, match=r"scnn\.scatter_fifo_depth.*expected a value >= 0"):
+        load_arch("scnn", {"scnn.scatter_fifo_depth": -1})
+    with pytest.raises(InputError, match=r"scnn\.scatter 'fifo' / 'fifo_unbounded' .* need design scnn"):
+        load_arch("scnn", {"scnn.scatter": "fifo", "scnn.design": "dcnn"})
+    assert main(["run", "--arch", "scnn", "--workload", "alexnet", "--out", str(tmp_path), "--set",
+                 "scnn.scatter=fifo", "--set", "scnn.design=dcnn_opt"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "scnn.scatter" in err[0] and "scnn.yaml" in err[0]
+
+
+def test_study_tables_put_the_fifo_choices_next_to_the_paper():
+    import matplotlib
+    matplotlib.use("Agg")
+    from accel_sim.studies.scnn_common import SCATTER_ABLATION
+    from accel_sim.studies.scnn_density_sweep import SCATTER_DENSITIES, scatter_crossovers, scnn_density_sweep
+    from accel_sim.studies.scnn_networks import ablation_frame, scatter_markdown
+
+    table = ablation_frame(("googlenet",), 1, SCATTER_ABLATION)
+    assert len(table) == 1 + len(SCATTER_ABLATION)
+    speedups = table.speedup_googlenet.tolist()   # serialise, depth 4, unbounded: never slower
+    assert speedups == sorted(speedups) and speedups[-1] > speedups[0]
+    assert (table.energy_gain_googlenet == table.energy_gain_googlenet.iloc[0]).all()   # FIFOs cost no energy here
+    assert "| the paper (whole networks; Sec. 6 / abstract) | 2.19x | 2.7x | 2.3x |" in scatter_markdown(
+        table, ("googlenet",))
+
+    out = scnn_density_sweep(densities=(1.0,), designs=("dcnn", "scnn"), max_layers=1, workers=1, diagnostic=False)
+    sweep = out.tables["scatter_ablation"]
+    assert len(sweep) == (1 + len(SCATTER_ABLATION)) * len(SCATTER_DENSITIES)
+    for _, part in sweep.groupby("density"):
+        assert part.speedup.tolist() == sorted(part.speedup.tolist())
+    dense = sweep[(sweep.density == 1.0) & (sweep.overrides == "")]
+    assert dense.speedup.iloc[0] == out.comparisons[-1].simulated   # the serialise row is the sweep's own point
+    crossings = scatter_crossovers(sweep)
+    assert list(crossings) == sweep.choice.unique().tolist()
+    assert "`scatter_ablation.csv`" in out.readme and "10.1109/ACCESS.2022.3199010" in out.readme
