@@ -13,14 +13,12 @@ from accel_sim.studies.registry import Comparison, StudyOutput, study
 from accel_sim.config.loader import load_arch
 from accel_sim.studies.scnn_common import (DENSE_DIAGNOSTIC, DENSE_DIAGNOSTIC_LAYERS, DESIGN_CONFIGS, DESIGN_LABELS,
                                            PUBLISHED_DENSE_SPEEDUP, PUBLISHED_ENERGY_CROSSOVER,
-                                           PUBLISHED_PERF_CROSSOVER, SCATTER_ABLATION, SCATTER_TEXT, SWEEP_SOURCE,
+                                           PUBLISHED_PERF_CROSSOVER, SWEEP_SOURCE,
                                            conv_network, run_archs, run_designs, scnn_variant, with_density)
 
 DESIGNS = ("dcnn", "dcnn_opt", "scnn_sparse_a", "scnn_sparse_w", "scnn")
 DENSITIES = tuple(round(1.0 - 0.1 * i, 1) for i in range(10))
 DIAGNOSTIC_DENSITIES = (1.0, 0.5)   # the dense end of the sweep, and a sparse point
-SCATTER_LAYERS = 6   # GoogLeNet's inception 3a: the scatter ablation's subset (product-level step loads are slow)
-SCATTER_DENSITIES = (1.0, 0.9, 0.8, 0.7, 0.6)   # around the paper's crossover (0.85) and the model's (~0.6)
 
 
 def density_rows(density: float, designs: tuple[str, ...], max_layers: int | None) -> list[dict]:
@@ -103,60 +101,6 @@ def diagnostic_rows(layers: int | None, density: float,
     return rows
 
 
-def scatter_rows(layers: int | None, density: float,
-                 variants: tuple[tuple[str, dict], ...] = SCATTER_ABLATION) -> list[dict]:
-    """Rows of ``scatter_ablation.csv`` at one density (one worker's job): SCNN over DCNN on GoogLeNet's
-    first ``layers`` inception convolutions, with the scatter network of ``arch_configs/scnn.yaml``
-    (first row) and each FIFO variant."""
-    settings = (("scatter: serialise (arch_configs/scnn.yaml)", {}),) + tuple(variants)
-    archs = {"dcnn": load_arch(DESIGN_CONFIGS["dcnn"])}
-    archs.update({f"variant {i}": scnn_variant(overrides) for i, (_, overrides) in enumerate(settings)})
-    frames = run_archs(with_density(conv_network("googlenet", layers), density), archs)
-    dcnn = frames["dcnn"]
-    rows = []
-    for i, (label, overrides) in enumerate(settings):
-        result = frames[f"variant {i}"]
-        rows.append({"choice": label, "overrides": ", ".join(f"{k}={v}" for k, v in overrides.items()),
-                     "density": density, "dcnn_cycles": int(dcnn.cycles.sum()),
-                     "cycles": int(result.cycles.sum()),
-                     "speedup": float(dcnn.cycles.sum() / result.cycles.sum()),
-                     "energy_gain": float(dcnn.energy_pj.sum() / result.energy_pj.sum())})
-    return rows
-
-
-def scatter_sweep(layers: int | None, densities: tuple[float, ...] = SCATTER_DENSITIES,
-                  variants: tuple[tuple[str, dict], ...] = SCATTER_ABLATION) -> pd.DataFrame:
-    """``scatter_ablation.csv``: :func:`scatter_rows` density after density (serially)."""
-    return pd.DataFrame([row for d in densities for row in scatter_rows(layers, d, variants)])
-
-
-def scatter_crossovers(table: pd.DataFrame) -> dict[str, tuple[float | None, float | None]]:
-    """Per choice: (performance, energy) crossover densities, as :func:`crossover` finds them."""
-    out = {}
-    for choice, part in table.groupby("choice", sort=False):
-        frame = pd.concat([
-            pd.DataFrame({"density": part.density, "design": "dcnn", "cycles": part.dcnn_cycles, "energy_pj": 1.0}),
-            pd.DataFrame({"density": part.density, "design": "x", "cycles": part.cycles,
-                          "energy_pj": 1.0 / part.energy_gain})])
-        out[choice] = (crossover(frame, "x", "cycles"), crossover(frame, "x", "energy_pj"))
-    return out
-
-
-def scatter_sweep_markdown(table: pd.DataFrame) -> str:
-    densities = sorted(table.density.unique(), reverse=True)
-    crossings = scatter_crossovers(table)
-    lines = ["| choice | " + " | ".join(f"speed-up at {d:g}" for d in densities)
-             + " | perf crossover | energy crossover |", "|---" * (len(densities) + 3) + "|"]
-    for choice, part in table.groupby("choice", sort=False):
-        speedups = part.set_index("density").speedup
-        perf, energy = (f"{x:.2f}" if x is not None else "none swept" for x in crossings[choice])
-        lines.append(f"| {choice} | " + " | ".join(f"{speedups[d]:.2f}x" for d in densities)
-                     + f" | {perf} | {energy} |")
-    lines.append(f"| the paper (Sec. 6 / Fig. 9, whole GoogLeNet) | {PUBLISHED_DENSE_SPEEDUP}x at 1.0 |"
-                 + " |" * (len(densities) - 1) + f" {PUBLISHED_PERF_CROSSOVER} | {PUBLISHED_ENERGY_CROSSOVER} |")
-    return "\n".join(lines)
-
-
 def dense_diagnostic_markdown(table: pd.DataFrame) -> str:
     lines = ["| choice | density | speed-up over DCNN | PE busy cycles per step | bank-conflict share |",
              "|---|---|---|---|---|"]
@@ -165,22 +109,18 @@ def dense_diagnostic_markdown(table: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-@study("scnn-density-sweep", "SCNN, its sparse-A / sparse-W variants and DCNN(-opt) vs density (synthetic GoogLeNet)", cpu_s=74)
+@study("scnn-density-sweep", "SCNN, its sparse-A / sparse-W variants and DCNN(-opt) vs density (synthetic GoogLeNet)", cpu_s=54)
 def scnn_density_sweep(densities: tuple[float, ...] = DENSITIES, designs: tuple[str, ...] = DESIGNS,
                        max_layers: int | None = None, workers: int | None = None,
-                       diagnostic: bool = True, scatter_ablation: bool = True) -> StudyOutput:
-    # the sweep's densities, the diagnostic's and the scatter ablation's in one set of worker processes
+                       diagnostic: bool = True) -> StudyOutput:
+    # the sweep's densities and the diagnostic's in one set of worker processes
     layers = min(filter(None, (max_layers, DENSE_DIAGNOSTIC_LAYERS)))
     diagnose = diagnostic and "scnn" in designs
-    scatter_layers = min(filter(None, (max_layers, SCATTER_LAYERS)))
-    scatter = scatter_ablation and "scnn" in designs and "dcnn" in designs
     diagnostic_jobs = [(diagnostic_rows, (layers, d)) for d in DIAGNOSTIC_DENSITIES] if diagnose else []
-    scatter_jobs = [(scatter_rows, (scatter_layers, d)) for d in SCATTER_DENSITIES] if scatter else []
-    parts = in_workers(sweep_jobs(densities, designs, max_layers) + diagnostic_jobs + scatter_jobs,
+    parts = in_workers(sweep_jobs(densities, designs, max_layers) + diagnostic_jobs,
                        workers if workers is not None else (os.cpu_count() or 1))
     frame = sweep_table(parts[:len(densities)])
-    diagnostic_parts = parts[len(densities):len(densities) + len(diagnostic_jobs)]
-    scatter_parts = parts[len(densities) + len(diagnostic_jobs):]
+    diagnostic_parts = parts[len(densities):]
     pivot_c = frame.pivot(index="density", columns="design", values="cycles")
     pivot_e = frame.pivot(index="density", columns="design", values="energy_pj")
     fig = density_sweep(pivot_c, pivot_e, designs, DESIGN_LABELS)
@@ -248,12 +188,4 @@ def scnn_density_sweep(densities: tuple[float, ...] = DENSITIES, designs: tuple[
             + " of the busy cycles as conflict cycles (rows in the order of the dense ones): sparse F-vectors "
             "hold non-consecutive channels and several taps, whatever the order.\n\n"
             + dense_diagnostic_markdown(table))
-    if scatter:
-        tables["scatter_ablation"] = table = pd.DataFrame([row for part in scatter_parts for row in part])
-        readme += (
-            "\n\n## Scatter network: FIFOs in front of the banks (`scatter_ablation.csv`, never shipped)\n\n"
-            + SCATTER_TEXT + f" On GoogLeNet's first {scatter_layers} inception convolutions (inception 3a: whole-network "
-            "sweeps cost minutes with product-level step loads) at the densities below: SCNN's speed-up over DCNN and "
-            "the crossover densities found as above (\"none swept\": SCNN is not faster, or uses no less energy, "
-            "at any swept density), next to the paper's whole-GoogLeNet figures.\n\n" + scatter_sweep_markdown(table))
     return StudyOutput(frame, fig, readme, tuple(comparisons), tables)

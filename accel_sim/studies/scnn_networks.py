@@ -14,7 +14,7 @@ from accel_sim.studies.registry import Comparison, StudyOutput, study
 from accel_sim.studies.scnn_common import (ABLATION, DESIGN_CONFIGS, DESIGN_LABELS, NETWORK_SOURCE, PAPER_TEXT,
                                            PUBLISHED_ENERGY_RATIO, expected_busiest_bank,
                                            PUBLISHED_NETWORK_SPEEDUP, PUBLISHED_SOURCE, PUBLISHED_SPEEDUP,
-                                           SCATTER_ABLATION, SCATTER_TEXT, conv_network, run_archs, run_designs,
+                                           conv_network, run_archs, run_designs,
                                            scnn_variant)
 
 DESIGNS = ("dcnn", "dcnn_opt", "scnn")
@@ -73,15 +73,6 @@ def ablation_frame(networks: tuple[str, ...], max_layers: int | None,
     return pd.DataFrame(rows)
 
 
-def scatter_markdown(table: pd.DataFrame, networks: tuple[str, ...]) -> str:
-    """The scatter ablation next to the paper's per-network speed-ups and energy gain."""
-    published = " | ".join(f"{PUBLISHED_NETWORK_SPEEDUP[n]:.2f}x" if n in PUBLISHED_NETWORK_SPEEDUP else "-"
-                           for n in networks)
-    return (ablation_markdown(table, networks)
-            + f"\n| the paper (whole networks; Sec. 6 / abstract) | {published} | {PUBLISHED_SPEEDUP}x | "
-            f"{PUBLISHED_ENERGY_RATIO}x |")
-
-
 def ablation_markdown(table: pd.DataFrame, networks: tuple[str, ...]) -> str:
     head = "| choice flipped | " + " | ".join(f"{n} speed-up" for n in networks) + \
         " | mean speed-up | mean energy gain |"
@@ -92,10 +83,10 @@ def ablation_markdown(table: pd.DataFrame, networks: tuple[str, ...]) -> str:
     return "\n".join(lines)
 
 
-@study("scnn-networks", "SCNN vs DCNN / DCNN-opt on pruned AlexNet, GoogLeNet and VGG-16 (cycles, energy)", cpu_s=91)
+@study("scnn-networks", "SCNN vs DCNN / DCNN-opt on pruned AlexNet, GoogLeNet and VGG-16 (cycles, energy)", cpu_s=45)
 def scnn_networks(networks: tuple[str, ...] = ("alexnet", "googlenet", "vgg16"), designs: tuple[str, ...] = DESIGNS,
                   max_layers: int | None = None, ablation: bool = True,
-                  ablation_layers: int | None = ABLATION_LAYERS, scatter_ablation: bool = True) -> StudyOutput:
+                  ablation_layers: int | None = ABLATION_LAYERS) -> StudyOutput:
     frame = network_frame(networks, designs, max_layers)
     gains = ratios(frame)
     fig = gains_over_dcnn(gains, designs, DESIGN_LABELS)
@@ -116,8 +107,6 @@ def scnn_networks(networks: tuple[str, ...] = ("alexnet", "googlenet", "vgg16"),
     subset = min(filter(None, (max_layers, ablation_layers)), default=None)
     if ablation and {"dcnn", "scnn"} <= set(designs):
         tables["ablation"] = ablation_frame(networks, subset)
-    if ablation and scatter_ablation and {"dcnn", "scnn"} <= set(designs):
-        tables["scatter_ablation"] = ablation_frame(networks, subset, SCATTER_ABLATION)
     share = conflict_share(frame)
     scnn_arch = load_arch(DESIGN_CONFIGS["scnn"]).scnn
     products, banks = scnn_arch.multipliers_per_pe, scnn_arch.accumulator_banks
@@ -140,11 +129,6 @@ def scnn_networks(networks: tuple[str, ...] = ("alexnet", "googlenet", "vgg16"),
            "network (all rows, the paper setting included, on that subset; the product-level choices of DNNsim "
            "are slow on whole networks); speed-up and energy gain over DCNN on that subset.\n\n"
            f"{ablation_markdown(tables['ablation'], networks)}\n\n" if "ablation" in tables else "")
-        + ("## Scatter network: FIFOs in front of the banks (`scatter_ablation.csv`, never shipped)\n\n"
-           + SCATTER_TEXT + f" Same subset as the ablation (first {subset or 'all'} convolution layers of each "
-           "network: whole networks cost minutes with product-level step loads); speed-up and energy gain over "
-           "DCNN, the paper's whole-network figures below for scale.\n\n"
-           f"{scatter_markdown(tables['scatter_ablation'], networks)}\n\n" if "scatter_ablation" in tables else "")
         + "## Gaps, stated rather than tuned away\n\n"
         "(1) Bank conflicts. The paper's weight order (R x S then K, Fig. 7) puts neighbouring taps of one "
         "filter in one F-vector and the I-vector holds neighbouring activations, so several of a step's F x I "
@@ -168,7 +152,7 @@ def scnn_networks(networks: tuple[str, ...] = ("alexnet", "googlenet", "vgg16"),
         "for A = 2 F I (less contention, enough of it) fits a crossbar whose products QUEUE at the banks while "
         "the multipliers go on, bounded by the average bank load (16 products over 32 banks: half a product per "
         "bank per cycle), or one whose banks combine products for one address; the text that could be read "
-        "describes neither (no queue depth, no arbitration policy, no combining). Kim et al. (section above) "
+        "describes neither (no queue depth, no arbitration policy, no combining). Kim et al. (study `scnn-scatter`) "
         "describe FIFOs in an SCNN scatter network; `scatter: fifo` models them as a named choice, not shipped "
         "(`arch_configs/scnn.yaml` keeps its stated assumption). (2) Energy uses the 45 nm Horowitz table (the paper used 16 nm), with estimated crossbar and "
         "link entries; ratios, not absolute numbers, are comparable. (3) The per-network published values come "

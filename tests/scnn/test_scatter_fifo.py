@@ -22,10 +22,11 @@ def test_study_tables_put_the_fifo_choices_next_to_the_paper():
     import matplotlib
     matplotlib.use("Agg")
     from accel_sim.studies.scnn_common import SCATTER_ABLATION
-    from accel_sim.studies.scnn_density_sweep import SCATTER_DENSITIES, scatter_crossovers, scnn_density_sweep
-    from accel_sim.studies.scnn_networks import ablation_frame, scatter_markdown
+    from accel_sim.studies.scnn_density_sweep import scnn_density_sweep
+    from accel_sim.studies.scnn_scatter import scatter_crossovers, scatter_markdown, scnn_scatter
 
-    table = ablation_frame(("googlenet",), 1, SCATTER_ABLATION)
+    out = scnn_scatter(networks=("googlenet",), layers=1, sweep_layers=1, densities=(1.0, 0.6), workers=1)
+    table = out.tables["networks"]
     assert len(table) == 1 + len(SCATTER_ABLATION)
     speedups = table.speedup_googlenet.tolist()   # serialise, depth 4, unbounded: never slower
     assert speedups == sorted(speedups) and speedups[-1] > speedups[0]
@@ -33,13 +34,15 @@ def test_study_tables_put_the_fifo_choices_next_to_the_paper():
     assert "| the paper (whole networks; Sec. 6 / abstract) | 2.19x | 2.7x | 2.3x |" in scatter_markdown(
         table, ("googlenet",))
 
-    out = scnn_density_sweep(densities=(1.0,), designs=("dcnn", "scnn"), max_layers=1, workers=1, diagnostic=False)
-    sweep = out.tables["scatter_ablation"]
-    assert len(sweep) == (1 + len(SCATTER_ABLATION)) * len(SCATTER_DENSITIES)
+    sweep = out.results
+    assert len(sweep) == (1 + len(SCATTER_ABLATION)) * 2
     for _, part in sweep.groupby("density"):
         assert part.speedup.tolist() == sorted(part.speedup.tolist())
+    # the serialise row is the density sweep's own point (same layers, same density)
     dense = sweep[(sweep.density == 1.0) & (sweep.overrides == "")]
-    assert dense.speedup.iloc[0] == out.comparisons[-1].simulated   # the serialise row is the sweep's own point
+    plain = scnn_density_sweep(densities=(1.0,), designs=("dcnn", "scnn"), max_layers=1, workers=1, diagnostic=False)
+    assert dense.speedup.iloc[0] == plain.comparisons[-1].simulated
+    assert "scatter_ablation" not in plain.tables   # the FIFO choices live in scnn-scatter only
     crossings = scatter_crossovers(sweep)
     assert list(crossings) == sweep.choice.unique().tolist()
-    assert "`scatter_ablation.csv`" in out.readme and "10.1109/ACCESS.2022.3199010" in out.readme
+    assert "`networks.csv`" in out.readme and "10.1109/ACCESS.2022.3199010" in out.readme

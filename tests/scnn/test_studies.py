@@ -109,7 +109,7 @@ def test_study_tables_are_written_as_csv(tmp_path):
 
 
 def test_density_sweep_table_and_ordering():
-    out = scnn_density_sweep(densities=(1.0, 0.2), max_layers=1, workers=1, scatter_ablation=False)
+    out = scnn_density_sweep(densities=(1.0, 0.2), max_layers=1, workers=1)
     frame = out.results
     assert list(frame.columns) == ["density", "design", "cycles", "energy_pj"]
     assert len(frame) == 10
@@ -131,10 +131,8 @@ def test_utilization_table():
 
 
 def test_density_sweep_in_processes_equals_serial():
-    serial = scnn_density_sweep(densities=(0.5, 0.1), designs=("dcnn", "scnn"), max_layers=1, workers=1,
-                                scatter_ablation=False).results
-    parallel = scnn_density_sweep(densities=(0.5, 0.1), designs=("dcnn", "scnn"), max_layers=1, workers=2,
-                                  scatter_ablation=False).results
+    serial = scnn_density_sweep(densities=(0.5, 0.1), designs=("dcnn", "scnn"), max_layers=1, workers=1).results
+    parallel = scnn_density_sweep(densities=(0.5, 0.1), designs=("dcnn", "scnn"), max_layers=1, workers=2).results
     assert serial.equals(parallel)
 
 
@@ -150,8 +148,7 @@ def test_dense_diagnostic_flips_order_and_hash_and_matches_the_sweep():
     from accel_sim.studies.scnn_common import DENSE_DIAGNOSTIC
     from accel_sim.studies.scnn_density_sweep import DIAGNOSTIC_DENSITIES
 
-    out = scnn_density_sweep(densities=(1.0,), designs=("dcnn", "scnn"), max_layers=1, workers=1,
-                             scatter_ablation=False)
+    out = scnn_density_sweep(densities=(1.0,), designs=("dcnn", "scnn"), max_layers=1, workers=1)
     table = out.tables["dense_diagnostic"]
     assert len(table) == len(DENSE_DIAGNOSTIC) * len(DIAGNOSTIC_DENSITIES)
     dense = table[table.density == 1.0].set_index("overrides")

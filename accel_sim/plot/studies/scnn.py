@@ -74,3 +74,20 @@ def granularity(result: pd.DataFrame) -> Figure:
     axes[1].legend()
     fig.tight_layout()
     return fig
+
+
+def scatter_sweep(table: pd.DataFrame, paper_dense: float, paper_crossover: float) -> Figure:
+    """SCNN's speed-up over DCNN against density, one line per scatter-network choice (``scnn-scatter``),
+    with the paper's point at density 1.0 and its crossover density."""
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for choice, part in table.groupby("choice", sort=False):
+        ax.plot(part.density, part.speedup, "o-", label=choice)
+    ax.plot([1.0], [paper_dense], "k*", markersize=10, label="paper, density 1.0")
+    ax.axvline(paper_crossover, color="k", linestyle=":", label="paper's crossover")
+    ax.axhline(1.0, color="grey", linewidth=0.8)
+    ax.set_xlabel("weight = activation density")
+    ax.set_ylabel("SCNN speed-up over DCNN")
+    ax.invert_xaxis()
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig

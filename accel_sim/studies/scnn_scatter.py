@@ -1,0 +1,119 @@
+"""SCNN's scatter network: products queued in FIFOs in front of the accumulator banks (Kim, Park, Park
+2022) against the shipped rule (a step's products for one bank serialised, no buffering across steps).
+
+The FIFO choices are named, non-default settings of the SCNN family (``scnn.scatter``,
+``scnn.scatter_fifo_depth``); ``arch_configs/scnn.yaml`` keeps ``serialise``. Their step loads are
+counted product by product, so the study runs on stated layer subsets: the first
+:data:`~accel_sim.studies.scnn_networks.ABLATION_LAYERS` convolutions of each network and GoogLeNet's
+inception 3a across densities.
+"""
+from __future__ import annotations
+
+import os
+
+import pandas as pd
+
+from accel_sim.config.loader import load_arch
+from accel_sim.plot.studies.scnn import scatter_sweep as scatter_figure
+from accel_sim.studies.registry import StudyOutput, study
+from accel_sim.studies.scnn_common import (DESIGN_CONFIGS, PUBLISHED_DENSE_SPEEDUP, PUBLISHED_ENERGY_CROSSOVER,
+                                           PUBLISHED_ENERGY_RATIO, PUBLISHED_NETWORK_SPEEDUP,
+                                           PUBLISHED_PERF_CROSSOVER, PUBLISHED_SPEEDUP, SCATTER_ABLATION,
+                                           SCATTER_TEXT, conv_network, run_archs, scnn_variant, with_density)
+from accel_sim.studies.scnn_density_sweep import crossover, in_workers
+from accel_sim.studies.scnn_networks import ABLATION_LAYERS, ablation_frame, ablation_markdown
+
+NETWORKS = ("alexnet", "googlenet", "vgg16")
+SCATTER_LAYERS = 6   # GoogLeNet's inception 3a: the density sweep's subset (product-level step loads are slow)
+SCATTER_DENSITIES = (1.0, 0.9, 0.8, 0.7, 0.6)   # around the paper's crossover (0.85) and the shipped model's (~0.6)
+
+
+def scatter_rows(layers: int | None, density: float,
+                 variants: tuple[tuple[str, dict], ...] = SCATTER_ABLATION) -> list[dict]:
+    """Rows of ``scatter_ablation.csv`` at one density (one worker's job): SCNN over DCNN on GoogLeNet's
+    first ``layers`` inception convolutions, with the scatter network of ``arch_configs/scnn.yaml``
+    (first row) and each FIFO variant."""
+    settings = (("scatter: serialise (arch_configs/scnn.yaml)", {}),) + tuple(variants)
+    archs = {"dcnn": load_arch(DESIGN_CONFIGS["dcnn"])}
+    archs.update({f"variant {i}": scnn_variant(overrides) for i, (_, overrides) in enumerate(settings)})
+    frames = run_archs(with_density(conv_network("googlenet", layers), density), archs)
+    dcnn = frames["dcnn"]
+    rows = []
+    for i, (label, overrides) in enumerate(settings):
+        result = frames[f"variant {i}"]
+        rows.append({"choice": label, "overrides": ", ".join(f"{k}={v}" for k, v in overrides.items()),
+                     "density": density, "dcnn_cycles": int(dcnn.cycles.sum()),
+                     "cycles": int(result.cycles.sum()),
+                     "speedup": float(dcnn.cycles.sum() / result.cycles.sum()),
+                     "energy_gain": float(dcnn.energy_pj.sum() / result.energy_pj.sum())})
+    return rows
+
+
+def scatter_sweep(layers: int | None, densities: tuple[float, ...] = SCATTER_DENSITIES,
+                  variants: tuple[tuple[str, dict], ...] = SCATTER_ABLATION) -> pd.DataFrame:
+    """``scatter_ablation.csv``: :func:`scatter_rows` density after density (serially)."""
+    return pd.DataFrame([row for d in densities for row in scatter_rows(layers, d, variants)])
+
+
+def scatter_crossovers(table: pd.DataFrame) -> dict[str, tuple[float | None, float | None]]:
+    """Per choice: (performance, energy) crossover densities, as :func:`crossover` finds them."""
+    out = {}
+    for choice, part in table.groupby("choice", sort=False):
+        frame = pd.concat([
+            pd.DataFrame({"density": part.density, "design": "dcnn", "cycles": part.dcnn_cycles, "energy_pj": 1.0}),
+            pd.DataFrame({"density": part.density, "design": "x", "cycles": part.cycles,
+                          "energy_pj": 1.0 / part.energy_gain})])
+        out[choice] = (crossover(frame, "x", "cycles"), crossover(frame, "x", "energy_pj"))
+    return out
+
+
+def scatter_sweep_markdown(table: pd.DataFrame) -> str:
+    densities = sorted(table.density.unique(), reverse=True)
+    crossings = scatter_crossovers(table)
+    lines = ["| choice | " + " | ".join(f"speed-up at {d:g}" for d in densities)
+             + " | perf crossover | energy crossover |", "|---" * (len(densities) + 3) + "|"]
+    for choice, part in table.groupby("choice", sort=False):
+        speedups = part.set_index("density").speedup
+        perf, energy = (f"{x:.2f}" if x is not None else "none swept" for x in crossings[choice])
+        lines.append(f"| {choice} | " + " | ".join(f"{speedups[d]:.2f}x" for d in densities)
+                     + f" | {perf} | {energy} |")
+    lines.append(f"| the paper (Sec. 6 / Fig. 9, whole GoogLeNet) | {PUBLISHED_DENSE_SPEEDUP}x at 1.0 |"
+                 + " |" * (len(densities) - 1) + f" {PUBLISHED_PERF_CROSSOVER} | {PUBLISHED_ENERGY_CROSSOVER} |")
+    return "\n".join(lines)
+
+
+def scatter_markdown(table: pd.DataFrame, networks: tuple[str, ...]) -> str:
+    """The scatter ablation next to the paper's per-network speed-ups and energy gain."""
+    published = " | ".join(f"{PUBLISHED_NETWORK_SPEEDUP[n]:.2f}x" if n in PUBLISHED_NETWORK_SPEEDUP else "-"
+                           for n in networks)
+    return (ablation_markdown(table, networks)
+            + f"\n| the paper (whole networks; Sec. 6 / abstract) | {published} | {PUBLISHED_SPEEDUP}x | "
+            f"{PUBLISHED_ENERGY_RATIO}x |")
+
+
+@study("scnn-scatter", "SCNN's scatter network: FIFOs in front of the accumulator banks (Kim et al. 2022) "
+       "vs serialised products, next to the paper's speed-ups and crossover", cpu_s=66)
+def scnn_scatter(networks: tuple[str, ...] = NETWORKS, layers: int | None = ABLATION_LAYERS,
+                 sweep_layers: int | None = SCATTER_LAYERS, densities: tuple[float, ...] = SCATTER_DENSITIES,
+                 workers: int | None = None) -> StudyOutput:
+    jobs = [(ablation_frame, (networks, layers, SCATTER_ABLATION))] + [
+        (scatter_rows, (sweep_layers, d)) for d in densities]
+    parts = in_workers(jobs, workers if workers is not None else (os.cpu_count() or 1))
+    by_network = parts[0]
+    sweep = pd.DataFrame([row for part in parts[1:] for row in part])
+    fig = scatter_figure(sweep, PUBLISHED_DENSE_SPEEDUP, PUBLISHED_PERF_CROSSOVER)
+    readme = (
+        "SCNN (`arch_configs/scnn.yaml`) against DCNN with the scatter network's FIFOs switched on, one "
+        "setting at a time (`scnn.scatter`, `scnn.scatter_fifo_depth`; docs/config_reference.md gives the exact "
+        "rule). The shipped config keeps `scatter: serialise` (a step waits for its busiest bank; see the "
+        "scnn-networks README for why that is the gap to the paper).\n\n" + SCATTER_TEXT + "\n\n"
+        f"## Per network (`networks.csv`): first {layers or 'all'} convolution layers of each network\n\n"
+        "Speed-up and energy gain over DCNN on that subset (whole networks cost minutes with product-level step "
+        "loads); the paper's whole-network figures below for scale.\n\n"
+        + scatter_markdown(by_network, networks) + "\n\n"
+        f"## Against density (`results.csv`): GoogLeNet's first {sweep_layers or 'all'} inception convolutions\n\n"
+        "SCNN's speed-up over DCNN and the crossover densities found as in scnn-density-sweep (\"none swept\": "
+        "SCNN is not faster, or uses no less energy, at any swept density), next to the paper's whole-GoogLeNet "
+        "figures.\n\n" + scatter_sweep_markdown(sweep) + "\n\n"
+        "The FIFOs are charged no energy (no cited figure for a FIFO access), so energy gains do not move.")
+    return StudyOutput(sweep, fig, readme, (), {"networks": by_network})
