@@ -59,7 +59,7 @@ ABLATION = (
     ("dram: ignored (paper: temporal tiling at 50 GB/s)", {"dram": "ignored"}),
 )
 
-# The scatter-network ablation (scatter_ablation.csv of scnn-networks and scnn-density-sweep): the stated
+# The scatter-network choices the scnn-scatter study compares (networks.csv, results.csv): the stated
 # assumption (a step waits for its busiest bank) against FIFOs in front of the banks (accel_sim/scnn/spec.py,
 # scatter). Kim, Park, Park (IEEE Access 10, 2022) describe FIFOs between an SCNN's multipliers and its crossbar
 # buses; neither paper's readable text gives a depth, so depth 4 (the field's default) is an assumption and

@@ -30,7 +30,7 @@ SCATTER_DENSITIES = (1.0, 0.9, 0.8, 0.7, 0.6)   # around the paper's crossover (
 
 def scatter_rows(layers: int | None, density: float,
                  variants: tuple[tuple[str, dict], ...] = SCATTER_ABLATION) -> list[dict]:
-    """Rows of ``scatter_ablation.csv`` at one density (one worker's job): SCNN over DCNN on GoogLeNet's
+    """Rows of ``results.csv`` at one density (one worker's job): SCNN over DCNN on GoogLeNet's
     first ``layers`` inception convolutions, with the scatter network of ``arch_configs/scnn.yaml``
     (first row) and each FIFO variant."""
     settings = (("scatter: serialise (arch_configs/scnn.yaml)", {}),) + tuple(variants)
@@ -47,12 +47,6 @@ def scatter_rows(layers: int | None, density: float,
                      "speedup": float(dcnn.cycles.sum() / result.cycles.sum()),
                      "energy_gain": float(dcnn.energy_pj.sum() / result.energy_pj.sum())})
     return rows
-
-
-def scatter_sweep(layers: int | None, densities: tuple[float, ...] = SCATTER_DENSITIES,
-                  variants: tuple[tuple[str, dict], ...] = SCATTER_ABLATION) -> pd.DataFrame:
-    """``scatter_ablation.csv``: :func:`scatter_rows` density after density (serially)."""
-    return pd.DataFrame([row for d in densities for row in scatter_rows(layers, d, variants)])
 
 
 def scatter_crossovers(table: pd.DataFrame) -> dict[str, tuple[float | None, float | None]]:

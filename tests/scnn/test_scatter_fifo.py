@@ -1,4 +1,4 @@
-"""The FIFO scatter network (scnn.scatter): bad input and the studies' scatter_ablation tables."""
+"""The FIFO scatter network (scnn.scatter): bad input and the scnn-scatter study's tables."""
 import pytest
 
 from accel_sim import InputError, load_arch
