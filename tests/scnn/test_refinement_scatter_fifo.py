@@ -182,8 +182,9 @@ def test_chunk_and_block_sizes_change_no_count(monkeypatch):
 def test_dnnsim_stride_phases_run_in_the_references_order(monkeypatch):
     """With stride_phases dnnsim the fast path numbers a channel's phases by y % stride, the reference by
     (y + pad) % stride; with FIFOs the order of steps matters, so the FIFO path runs them in the reference's
-    order. Layers where that order changes the cycles (stride 2, pad 1; DNNsim's xor hash). Other such layers
-    differ fast vs reference with serialise too (e.g. small_case seeds 7 and 59): not a FIFO matter."""
+    order. Layers where that order changes the cycles (stride 2, pad 1; DNNsim's xor hash). (small_case seeds 7
+    and 59 differed with serialise too, from the truncation of outputs below -1, not from this order:
+    test_refinement_stride_phases.py.)"""
     from accel_sim.scnn.fast import scatter_fifo
     cases = [small_case(seed, "scnn") for seed in (41, 46, 63)]
     archs = [variant(arch, stride_phases="dnnsim", bank_mapping="dnnsim_xor", scatter="fifo", scatter_fifo_depth=1)

@@ -51,11 +51,13 @@ def _chunks(vector_ids: np.ndarray, per: int):
 
 def _truncated(floor_out: np.ndarray, pad: int, stride: int) -> np.ndarray:
     """``stride_phases: dnnsim``: DNNsim divides ``y + pad - r`` truncating toward zero. Its pairing
-    makes ``y + pad - r = pad (mod stride)``, so when ``pad % stride != 0`` a product whose floor
-    output is -1 (``-stride < y + pad - r < 0``) lands on output 0."""
+    makes ``y + pad - r = pad (mod stride)``, so when ``pad % stride != 0`` no negative ``y + pad - r``
+    is a multiple of the stride and truncation is one above the floor for every negative output: -1
+    lands on output 0 (in the plane), -2 on -1 (out of it, but in another bank unless
+    ``out_of_plane: slot_only``), and so on."""
     if pad % stride == 0:
         return floor_out
-    return np.where(floor_out == -1, 0, floor_out)
+    return np.where(floor_out < 0, floor_out + 1, floor_out)
 
 
 def border_split(plan: Plan) -> bool:
