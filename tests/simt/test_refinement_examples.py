@@ -10,8 +10,7 @@ from accel_sim.simt.family import FAMILY
 from accel_sim.simt.plan.sectors import distinct_per_group, sorted_unique, span_sectors
 from accel_sim.simt.spec import SgemmTile
 from accel_sim.workload import GemmLayer
-from accel_sim.workload.layer import OperandSource
-from tests.simt.archs import simt
+from tests.simt.archs import payload_layer, simt
 
 
 def test_span_sectors_counts_the_32_byte_sectors_a_byte_range_touches():
@@ -42,9 +41,7 @@ def two_rows(tmp_path):
     weights = np.zeros((64, 2), dtype=np.float32)
     weights[:40, 0] = 1.0
     weights[63, 1] = 2.0
-    path = tmp_path / "w.npz"
-    np.savez(path, weights=weights)
-    return GemmLayer("spmv", m=1, k=64, n=2, operands=OperandSource(payload=str(path)))
+    return payload_layer(tmp_path, "spmv", 1, weights)
 
 
 def test_csr_vector_worked_example_on_both_paths(two_rows):
@@ -114,9 +111,7 @@ def test_csb_worked_example_with_an_empty_block(tmp_path):
     weights = np.zeros((8, 4), dtype=np.float32)
     weights[[0, 1, 2], 0] = 1.0
     weights[3, 1] = 1.0
-    path = tmp_path / "w.npz"
-    np.savez(path, weights=weights)
-    layer = GemmLayer("spmv", m=1, k=8, n=4, operands=OperandSource(payload=str(path)))
+    layer = payload_layer(tmp_path, "spmv", 1, weights)
     arch = simt({"sms": 1, "memory_latency": 400}, kernel="csb", csb_beta=4, threads_per_cta=32, l2_latency=193,
                 shared_memory_latency=19, loop_overhead_instructions=3)
     plan = FAMILY.plan(arch, layer)
@@ -173,9 +168,7 @@ def test_bsr_worked_example(tmp_path):
     weights = np.zeros((16, 16), dtype=np.float32)        # A = weights^T: blocks (0, 0) and (1, 1) of 8 x 8
     weights[:8, :8] = 1.0
     weights[8:, 8:] = 2.0
-    path = tmp_path / "w.npz"
-    np.savez(path, weights=weights)
-    layer = GemmLayer("g", m=16, k=16, n=16, operands=OperandSource(payload=str(path)))
+    layer = payload_layer(tmp_path, "g", 16, weights)
     arch = simt({"sms": 1}, kernel="bsr", block=8, bsr_tile_n=16, loop_overhead_instructions=3)
     s = FAMILY.plan(arch, layer).candidates[0].schedule
     # per block: 16x8x8 MACs / 256 = 4, one ldmatrix, one cp.async, barrier, 3 loop; epilogue 1, pointers 2
@@ -226,9 +219,7 @@ def test_bsr_gathers_every_b_row_segment_of_a_block(tmp_path):
     weights = np.zeros((16, 16), dtype=np.float32)
     weights[:8, :8] = 1.0
     weights[8:, 8:] = 2.0
-    path = tmp_path / "w.npz"
-    np.savez(path, weights=weights)
-    layer = GemmLayer("g", m=32, k=16, n=16, operands=OperandSource(payload=str(path)))
+    layer = payload_layer(tmp_path, "g", 32, weights)
     s = FAMILY.plan(simt({"sms": 1}, kernel="bsr", block=8, bsr_tile_n=32), layer).candidates[0].schedule
     # a block: A 4 sectors + 8 B rows x 2 sectors (32 FP16 columns); C 8 rows x 2 sectors; pointers 1
     assert s.cta_l2_sectors.tolist() == [4 + 8 * 2 + 8 * 2 + 1] * 2
@@ -257,9 +248,7 @@ def test_csr_transpose_latency(two_rows):
 def test_csb_over_several_columns_of_b(tmp_path):
     weights = np.zeros((8, 4), dtype=np.float32)
     weights[[0, 1, 2], 0] = 1.0
-    path = tmp_path / "w.npz"
-    np.savez(path, weights=weights)
-    layer = GemmLayer("spmm", m=3, k=8, n=4, operands=OperandSource(payload=str(path)))
+    layer = payload_layer(tmp_path, "spmm", 3, weights)
     s = FAMILY.plan(simt({"sms": 1}, kernel="csb", csb_beta=4), layer).candidates[0].schedule
     assert (s.fmas, s.products, s.dense_operand_bytes, s.ctas) == (9, 9, 3 * 8 * 4, 3)   # a CTA per column of B
 
@@ -293,9 +282,7 @@ def test_sputnik_b_rows_are_fetched_by_the_cta_that_needs_them(tmp_path):
     (128 columns x 4 B = 16 sectors), its value and index (2), pointers (1) and C row (16)."""
     weights = np.zeros((8, 2), dtype=np.float32)
     weights[7, 0], weights[0, 1] = 1.0, 2.0
-    path = tmp_path / "w.npz"
-    np.savez(path, weights=weights)
-    layer = GemmLayer("spmm", m=128, k=8, n=2, operands=OperandSource(payload=str(path)))
+    layer = payload_layer(tmp_path, "spmm", 128, weights)
     arch = simt({"sms": 1}, kernel="sputnik", threads_per_cta=32, tile_n=128, vector_width=4, row_swizzle=False)
     s = FAMILY.plan(arch, layer).candidates[0].schedule
     assert s.cta_l2_sectors.tolist() == [2 + 1 + 16, 2 + 1 + 16] and np.diff(s.cached_ptr).tolist() == [16, 16]
@@ -306,9 +293,7 @@ def test_sputnik_b_row_of_a_later_cta_is_its_own_column(tmp_path):
     columns), row 32 in column 2 (CTA 1): B row 2's 12 bytes at 24..35 straddle two sectors."""
     weights = np.zeros((8, 33), dtype=np.float32)
     weights[7, :32], weights[2, 32] = 1.0, 2.0
-    path = tmp_path / "w.npz"
-    np.savez(path, weights=weights)
-    layer = GemmLayer("spmm", m=3, k=8, n=33, operands=OperandSource(payload=str(path)))
+    layer = payload_layer(tmp_path, "spmm", 3, weights)
     arch = simt({"sms": 1}, kernel="sputnik", threads_per_cta=32, tile_n=4, vector_width=4, row_swizzle=False)
     s = FAMILY.plan(arch, layer).candidates[0].schedule
     # CTA 0: values + indices 2 per row, pointers 1 per row, C rows 32 + 8 straddling, B row 7 (84..95) 1
@@ -373,9 +358,7 @@ def test_split_k_last_slice_is_what_is_left_of_k():
 
 def test_bsr_large_block_fragments_and_epilogue(tmp_path):
     weights = np.ones((32, 32), dtype=np.float32)          # one 32 x 32 block
-    path = tmp_path / "w.npz"
-    np.savez(path, weights=weights)
-    layer = GemmLayer("g", m=16, k=32, n=32, operands=OperandSource(payload=str(path)))
+    layer = payload_layer(tmp_path, "g", 16, weights)
     arch = simt({"sms": 1}, kernel="bsr", block=32, bsr_tile_n=16, loop_overhead_instructions=3)
     s = FAMILY.plan(arch, layer).candidates[0].schedule
     # 16 x 32 x 32 MACs / 256 = 64; LDMATRIX (2048 + 1024 B) / 512 = 6; cp.async (2048 + 1024) / 512 = 6;
@@ -386,9 +369,7 @@ def test_bsr_large_block_fragments_and_epilogue(tmp_path):
 def test_csb_copies_segments_with_128_bit_vectors(tmp_path):
     weights = np.zeros((136, 136), dtype=np.float32)
     weights[0, 0] = 1.0
-    path = tmp_path / "w.npz"
-    np.savez(path, weights=weights)
-    layer = GemmLayer("spmv", m=1, k=136, n=136, operands=OperandSource(payload=str(path)))
+    layer = payload_layer(tmp_path, "spmv", 1, weights)
     arch = simt({"sms": 1}, kernel="csb", csb_beta=136, threads_per_cta=32, loop_overhead_instructions=3)
     s = FAMILY.plan(arch, layer).candidates[0].schedule
     # pointers 2; the 136-float segment (544 B) in 16-byte vectors by 32 lanes: 2 (LDG + STS each) + barrier;
@@ -403,9 +384,7 @@ def test_b_rows_another_cta_fetched_hit_the_sm_s_l1(tmp_path, kernel, sms, share
     warp and a warp per CTA: two CTAs, both loading B rows 0 and 2; merge: one share, one CTA."""
     weights = np.zeros((4, 2), dtype=np.float32)
     weights[[0, 2], :] = 1.0
-    path = tmp_path / "w.npz"
-    np.savez(path, weights=weights)
-    layer = GemmLayer("spmm", m=32, k=4, n=2, operands=OperandSource(payload=str(path)))
+    layer = payload_layer(tmp_path, "spmm", 32, weights)
     arch = simt({"sms": sms}, kernel=kernel, threads_per_cta=32, tile_n=32, vector_width=1, merge_items_per_thread=8,
                 sm_l1_kernels=(kernel,) if shared else ())           # the shipped default shares it for sparsert only
     s = FAMILY.plan(arch, layer).candidates[0].schedule

@@ -10,9 +10,8 @@ from hypothesis import strategies as st
 from accel_sim.errors import InputError
 from accel_sim.simt.family import FAMILY
 from accel_sim.workload import GemmLayer
-from accel_sim.workload.layer import OperandSource
 from tests.cli.cli_helpers import assert_one_line_error, run_cli
-from tests.simt.archs import simt
+from tests.simt.archs import payload_layer, simt
 
 
 @pytest.fixture()
@@ -22,9 +21,7 @@ def three_rows(tmp_path):
     weights[[0, 2], 0] = 1.0
     weights[[2, 3], 1] = 2.0
     weights[1, 2] = 3.0
-    path = tmp_path / "w.npz"
-    np.savez(path, weights=weights)
-    return GemmLayer("spmm", m=40, k=4, n=3, operands=OperandSource(payload=str(path)))
+    return payload_layer(tmp_path, "spmm", 40, weights)
 
 
 def test_sparsert_worked_example_on_both_paths(three_rows):
@@ -99,9 +96,7 @@ def shared_rows(tmp_path):
     """A (2 x 4): both rows in columns {0, 2}; B is 4 x 32 (a B row is one 128-byte line, 4 sectors)."""
     weights = np.zeros((4, 2), dtype=np.float32)
     weights[[0, 2], :] = 1.0
-    path = tmp_path / "w.npz"
-    np.savez(path, weights=weights)
-    return GemmLayer("spmm", m=32, k=4, n=2, operands=OperandSource(payload=str(path)))
+    return payload_layer(tmp_path, "spmm", 32, weights)
 
 
 @pytest.mark.parametrize(("sms", "sm_l1", "l1_bytes", "hits"), [
