@@ -142,6 +142,20 @@ def scnn_variant(overrides: dict[str, object]) -> ArchSpec:
     return load_arch(DESIGN_CONFIGS["scnn"], {f"scnn.{key}": value for key, value in overrides.items()})
 
 
+def overrides_text(overrides: dict[str, object]) -> str:
+    """A variant's ``scnn:`` overrides as one table cell (``key=value, ...``; empty: the config itself)."""
+    return ", ".join(f"{k}={v}" for k, v in overrides.items())
+
+
+def run_variants(network: Network, settings: tuple[tuple[str, dict], ...]) -> tuple[pd.DataFrame, list[pd.DataFrame]]:
+    """DCNN's per-layer frame on ``network`` and SCNN's under each ``(label, overrides)`` of ``settings``
+    (:func:`scnn_variant`), all run together (:func:`run_archs`)."""
+    archs = {"dcnn": load_arch(DESIGN_CONFIGS["dcnn"])}
+    archs.update({f"variant {i}": scnn_variant(overrides) for i, (_, overrides) in enumerate(settings)})
+    frames = run_archs(network, archs)
+    return frames["dcnn"], [frames[f"variant {i}"] for i in range(len(settings))]
+
+
 def run_archs(network: Network, archs: dict[str, ArchSpec]) -> dict[str, pd.DataFrame]:
     """Per-layer frame of every arch on ``network`` (each what ``simulate(arch, network).layers_frame()``
     gives), run layer by layer with every arch of one layer together, so the layer's operands and

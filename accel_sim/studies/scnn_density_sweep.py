@@ -14,7 +14,7 @@ from accel_sim.config.loader import load_arch
 from accel_sim.studies.scnn_common import (DENSE_DIAGNOSTIC, DENSE_DIAGNOSTIC_LAYERS, DESIGN_CONFIGS, DESIGN_LABELS,
                                            PUBLISHED_DENSE_SPEEDUP, PUBLISHED_ENERGY_CROSSOVER,
                                            PUBLISHED_PERF_CROSSOVER, SWEEP_SOURCE,
-                                           conv_network, run_archs, run_designs, scnn_variant, with_density)
+                                           conv_network, overrides_text, run_variants, run_designs, with_density)
 
 DESIGNS = ("dcnn", "dcnn_opt", "scnn_sparse_a", "scnn_sparse_w", "scnn")
 DENSITIES = tuple(round(1.0 - 0.1 * i, 1) for i in range(10))
@@ -79,17 +79,13 @@ def diagnostic_rows(layers: int | None, density: float,
     dcnn_arch = load_arch(DESIGN_CONFIGS["dcnn"])
     multipliers = dcnn_arch.scnn.pes * dcnn_arch.scnn.multipliers_per_pe
     rows = []
-    archs = {"dcnn": dcnn_arch}
-    archs.update({f"variant {i}": scnn_variant(overrides) for i, (_, overrides) in enumerate(variants)})
     network = with_density(conv_network("googlenet", layers), density)
     kernels = [f"{layer.kernel_h}x{layer.kernel_w}" for layer in network.layers]
-    frames = run_archs(network, archs)
-    dcnn_frame = frames["dcnn"]
+    dcnn_frame, results = run_variants(network, variants)
     dcnn = dcnn_frame.cycles.sum()
-    for i, (label, overrides) in enumerate(variants):
-        result = frames[f"variant {i}"]
+    for (label, overrides), result in zip(variants, results):
         busy = result.steps + result.bank_conflict_cycles
-        row = {"choice": label, "overrides": ", ".join(f"{k}={v}" for k, v in overrides.items()),
+        row = {"choice": label, "overrides": overrides_text(overrides),
                "density": density, "speedup": float(dcnn / result.cycles.sum()),
                "busy_cycles_per_step": float(busy.sum() / result.steps.sum()),
                "conflict_share": float(result.bank_conflict_cycles.sum() / busy.sum()),

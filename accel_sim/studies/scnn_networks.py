@@ -14,8 +14,7 @@ from accel_sim.studies.registry import Comparison, StudyOutput, study
 from accel_sim.studies.scnn_common import (ABLATION, DESIGN_CONFIGS, DESIGN_LABELS, NETWORK_SOURCE, PAPER_TEXT,
                                            PUBLISHED_ENERGY_RATIO, expected_busiest_bank,
                                            PUBLISHED_NETWORK_SPEEDUP, PUBLISHED_SOURCE, PUBLISHED_SPEEDUP,
-                                           conv_network, run_archs, run_designs,
-                                           scnn_variant)
+                                           conv_network, overrides_text, run_variants, run_designs)
 
 DESIGNS = ("dcnn", "dcnn_opt", "scnn")
 ABLATION_LAYERS = 3   # conv layers per network the ablation runs on (documented in the README)
@@ -56,15 +55,12 @@ def ablation_frame(networks: tuple[str, ...], max_layers: int | None,
     """One row per choice flipped from ``arch_configs/scnn.yaml`` (first row: the config itself):
     SCNN's speed-up and energy gain over DCNN on the first ``max_layers`` conv layers of each network."""
     settings = (("paper setting (arch_configs/scnn.yaml)", {}),) + tuple(variants)
-    archs = {"dcnn": load_arch(DESIGN_CONFIGS["dcnn"])}
-    archs.update({f"variant {i}": scnn_variant(overrides) for i, (_, overrides) in enumerate(settings)})
-    frames = {name: run_archs(conv_network(name, max_layers), archs) for name in networks}
+    frames = {name: run_variants(conv_network(name, max_layers), settings) for name in networks}
     rows = []
     for i, (label, overrides) in enumerate(settings):
-        row: dict[str, object] = {"choice": label,
-                                  "overrides": ", ".join(f"{k}={v}" for k, v in overrides.items())}
+        row: dict[str, object] = {"choice": label, "overrides": overrides_text(overrides)}
         for name in networks:
-            dcnn, result = frames[name]["dcnn"], frames[name][f"variant {i}"]
+            dcnn, result = frames[name][0], frames[name][1][i]
             row[f"speedup_{name}"] = dcnn.cycles.sum() / result.cycles.sum()
             row[f"energy_gain_{name}"] = dcnn.energy_pj.sum() / result.energy_pj.sum()
         row["mean_speedup"] = sum(row[f"speedup_{n}"] for n in networks) / len(networks)

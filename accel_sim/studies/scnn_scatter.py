@@ -13,13 +13,12 @@ import os
 
 import pandas as pd
 
-from accel_sim.config.loader import load_arch
 from accel_sim.plot.studies.scnn import scatter_sweep as scatter_figure
 from accel_sim.studies.registry import StudyOutput, study
-from accel_sim.studies.scnn_common import (DESIGN_CONFIGS, PUBLISHED_DENSE_SPEEDUP, PUBLISHED_ENERGY_CROSSOVER,
+from accel_sim.studies.scnn_common import (PUBLISHED_DENSE_SPEEDUP, PUBLISHED_ENERGY_CROSSOVER,
                                            PUBLISHED_ENERGY_RATIO, PUBLISHED_NETWORK_SPEEDUP,
                                            PUBLISHED_PERF_CROSSOVER, PUBLISHED_SPEEDUP, SCATTER_ABLATION,
-                                           SCATTER_TEXT, conv_network, run_archs, scnn_variant, with_density)
+                                           SCATTER_TEXT, conv_network, overrides_text, run_variants, with_density)
 from accel_sim.studies.scnn_density_sweep import crossover, in_workers
 from accel_sim.studies.scnn_networks import ABLATION_LAYERS, ablation_frame, ablation_markdown
 
@@ -34,14 +33,10 @@ def scatter_rows(layers: int | None, density: float,
     first ``layers`` inception convolutions, with the scatter network of ``arch_configs/scnn.yaml``
     (first row) and each FIFO variant."""
     settings = (("scatter: serialise (arch_configs/scnn.yaml)", {}),) + tuple(variants)
-    archs = {"dcnn": load_arch(DESIGN_CONFIGS["dcnn"])}
-    archs.update({f"variant {i}": scnn_variant(overrides) for i, (_, overrides) in enumerate(settings)})
-    frames = run_archs(with_density(conv_network("googlenet", layers), density), archs)
-    dcnn = frames["dcnn"]
+    dcnn, results = run_variants(with_density(conv_network("googlenet", layers), density), settings)
     rows = []
-    for i, (label, overrides) in enumerate(settings):
-        result = frames[f"variant {i}"]
-        rows.append({"choice": label, "overrides": ", ".join(f"{k}={v}" for k, v in overrides.items()),
+    for (label, overrides), result in zip(settings, results):
+        rows.append({"choice": label, "overrides": overrides_text(overrides),
                      "density": density, "dcnn_cycles": int(dcnn.cycles.sum()),
                      "cycles": int(result.cycles.sum()),
                      "speedup": float(dcnn.cycles.sum() / result.cycles.sum()),
