@@ -14,8 +14,8 @@ import os
 import pandas as pd
 
 from accel_sim.plot.studies.scnn import scatter_sweep as scatter_figure
-from accel_sim.studies.registry import StudyOutput, study
-from accel_sim.studies.scnn_common import (PUBLISHED_DENSE_SPEEDUP, PUBLISHED_ENERGY_CROSSOVER,
+from accel_sim.studies.registry import Comparison, StudyOutput, study
+from accel_sim.studies.scnn_common import (NETWORK_SOURCE, PUBLISHED_DENSE_SPEEDUP, PUBLISHED_SOURCE, SWEEP_SOURCE, PUBLISHED_ENERGY_CROSSOVER,
                                            PUBLISHED_ENERGY_RATIO, PUBLISHED_NETWORK_SPEEDUP,
                                            PUBLISHED_PERF_CROSSOVER, PUBLISHED_SPEEDUP, SCATTER_ABLATION,
                                            SCATTER_TEXT, conv_network, overrides_text, run_variants, with_density)
@@ -105,4 +105,32 @@ def scnn_scatter(networks: tuple[str, ...] = NETWORKS, layers: int | None = ABLA
         "SCNN is not faster, or uses no less energy, at any swept density), next to the paper's whole-GoogLeNet "
         "figures.\n\n" + scatter_sweep_markdown(sweep) + "\n\n"
         "The FIFOs are charged no energy (no cited figure for a FIFO access), so energy gains do not move.")
-    return StudyOutput(sweep, fig, readme, (), {"networks": by_network})
+    return StudyOutput(sweep, fig, readme, comparisons(by_network, sweep, networks, layers, sweep_layers),
+                       {"networks": by_network})
+
+
+def comparisons(by_network: pd.DataFrame, sweep: pd.DataFrame, networks: tuple[str, ...], layers: int | None,
+                sweep_layers: int | None) -> tuple[Comparison, ...]:
+    """The paper's figures next to each scatter choice (the first row of each table is the shipped
+    ``serialise``). No tolerance: the simulated side runs on the stated layer subsets, the paper's on whole
+    networks (the issue's bars are rows of scnn-networks and scnn-density-sweep)."""
+    rows = []
+    subset = f"first {layers or 'all'} conv layers; the paper: whole network"
+    for r in by_network.itertuples(index=False):
+        rows += [Comparison(f"SCNN speed-up over DCNN, {n}, {r.choice} ({subset})", "x", PUBLISHED_NETWORK_SPEEDUP[n],
+                            float(getattr(r, f"speedup_{n}")), NETWORK_SOURCE)
+                 for n in networks if n in PUBLISHED_NETWORK_SPEEDUP]
+        rows.append(Comparison(f"SCNN energy reduction over DCNN, mean of the networks, {r.choice} ({subset})", "x",
+                               PUBLISHED_ENERGY_RATIO, float(r.mean_energy_gain), PUBLISHED_SOURCE))
+    inception = f"GoogLeNet's first {sweep_layers or 'all'} inception convolutions; the paper: whole GoogLeNet"
+    crossings = scatter_crossovers(sweep)
+    for choice, part in sweep.groupby("choice", sort=False):
+        dense = part[part.density == part.density.max()]
+        perf = crossings[choice][0]
+        rows += [Comparison(f"SCNN speed-up over DCNN at density {dense.density.iloc[0]:g}, {choice} ({inception})",
+                            "x", PUBLISHED_DENSE_SPEEDUP if dense.density.iloc[0] == 1.0 else None,
+                            float(dense.speedup.iloc[0]), SWEEP_SOURCE),
+                 Comparison(f"density below which SCNN is faster than DCNN (NaN: not within the swept densities), "
+                            f"{choice} ({inception})", "density", PUBLISHED_PERF_CROSSOVER,
+                            perf if perf is not None else float("nan"), SWEEP_SOURCE, absolute=True)]
+    return tuple(rows)

@@ -46,3 +46,12 @@ def test_study_tables_put_the_fifo_choices_next_to_the_paper():
     crossings = scatter_crossovers(sweep)
     assert list(crossings) == sweep.choice.unique().tolist()
     assert "`networks.csv`" in out.readme and "10.1109/ACCESS.2022.3199010" in out.readme
+    # comparison.csv: per scatter choice, the paper's speed-up and energy gain, dense speed-up and crossover
+    rows = {c.quantity: c for c in out.comparisons}
+    assert len(rows) == 4 * (1 + len(SCATTER_ABLATION))
+    fifo = SCATTER_ABLATION[0][0]
+    network = rows[f"SCNN speed-up over DCNN, googlenet, {fifo} (first 1 conv layers; the paper: whole network)"]
+    assert (network.published, network.simulated) == (2.19, table.speedup_googlenet.iloc[1])
+    crossing = next(c for q, c in rows.items() if q.startswith("density below") and fifo in q)
+    assert crossing.published == 0.85 and crossing.absolute and crossing.tolerance is None
+    assert all(c.tolerance is None for c in out.comparisons)   # subsets: no bar here
