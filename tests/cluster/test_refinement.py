@@ -1,4 +1,6 @@
-"""The cluster's discrete-event model against its closed form and bounds on generated cases."""
+"""The cluster's discrete-event model (SimPy) against its closed forms (the fast path) and bounds on generated
+cases, and both against timelines and phase costs worked by hand. Named test_refinement so that
+`python tools/mutation.py cluster` runs it against mutants of the plan and the fast path."""
 import dataclasses
 import itertools
 
@@ -15,17 +17,18 @@ REL = 1e-9
 
 
 @st.composite
-def cases(draw, forward_overlap=None, host_pipelining=None):
+def cases(draw, forward_overlap=None, host_pipelining=None, one_host=False):
     layers = draw(st.integers(1, 6))
     times = st.floats(1e-4, 5e-2)
     forward = draw(st.lists(times, min_size=layers, max_size=layers))
     backward = draw(st.lists(times, min_size=layers, max_size=layers))
     grads = draw(st.lists(st.integers(1, 50_000_000), min_size=layers, max_size=layers))
-    fabric = Fabric(devices=draw(st.sampled_from([1, 2, 3, 8, 64])), devices_per_host=draw(st.integers(1, 8)),
+    devices = draw(st.sampled_from([2, 3, 8] if one_host else [1, 2, 3, 8, 64]))
+    fabric = Fabric(devices=devices, devices_per_host=devices if one_host else draw(st.integers(1, 8)),
                     pcie_bandwidth=draw(st.floats(1e9, 2e10)), pcie_latency=draw(st.floats(0, 1e-4)),
                     reduce_bandwidth=draw(st.floats(5e9, 5e10)), network_bandwidth=draw(st.floats(1e9, 2e10)),
                     network_latency=draw(st.floats(0, 1e-5)), topology=draw(st.sampled_from(TOPOLOGIES)),
-                    memory_bandwidth=draw(st.one_of(st.none(), st.floats(5e9, 2e11))),
+                    memory_bandwidth=draw(st.floats(5e9, 2e11) if one_host else st.one_of(st.none(), st.floats(5e9, 2e11))),
                     devices_per_switch=draw(st.integers(1, 8)))
     fo = draw(st.booleans()) if forward_overlap is None else forward_overlap
     pipelining = draw(st.booleans()) if host_pipelining is None else host_pipelining
@@ -47,6 +50,14 @@ def test_simpy_equals_the_closed_form_when_steps_end_in_a_barrier(plan, steps):
 @given(cases(forward_overlap=False, host_pipelining=True), st.integers(1, 3))
 def test_simpy_equals_the_fluid_closed_form_when_phases_share_host_memory(plan, steps):
     assert run_reference(plan, steps).step_s == pytest.approx(barrier_step_s(plan), rel=REL)
+
+
+@settings(max_examples=40, deadline=None)
+@given(cases(forward_overlap=False, host_pipelining=True, one_host=True))
+def test_simpy_equals_the_fluid_closed_form_on_one_host(plan):
+    """One host: the all-reduce phase is empty, so a reduction stage ends the moment its local sum does and the
+    stage must take its next chunk at that instant."""
+    assert run_reference(plan).step_s == pytest.approx(barrier_step_s(plan), rel=REL)
 
 
 @settings(max_examples=60, deadline=None)
@@ -215,3 +226,29 @@ def test_devices_behind_one_switch_share_its_uplink():
 def test_buckets_fill_in_backward_order():
     assert assign_buckets(np.array([5, 5, 5, 5]), 10).tolist() == [1, 1, 0, 0]
     assert assign_buckets(np.array([1, 1, 30]), 10).tolist() == [1, 1, 0]
+
+
+def test_phases_by_hand_for_each_topology():
+    """8 devices, 2 per host (4 hosts), 6 B of gradient; PCIe 4 B/s + 0.25 s, adds 2 B/s, network 3 B/s +
+    0.5 s. Copies 0.25 + 6 / 4 = 1.75 s, 2 devices x 6 B of host memory; local sum one add of 6 B: 3 s,
+    3 x 6 B. Ring: 6 steps of 1.5 B (6 x (0.5 + 0.5) s) and 3 adds of 1.5 B (2.25 s), 2 x 2 x 3 x 1.5 B moved;
+    tree: 2 levels, 4 steps of 6 B (4 x 2.5 s) and 2 adds of 6 B (6 s); parameter server: 2 latencies,
+    2 x 3 gradients of 6 B over one link (12 s) and 3 adds of 6 B (9 s)."""
+    expected = {"ring": (8.25, 18 + 3 * 4.5), "tree": (16.0, 24 + 3 * 12), "parameter_server": (22.0, 36 + 3 * 18)}
+    for topology, (network_s, network_bytes) in expected.items():
+        cap, traffic = Fabric(8, 2, 4.0, 0.25, 2.0, 3.0, 0.5, topology, devices_per_switch=1).phases(np.array([6.0]))
+        assert cap.tolist() == [[1.75, 3.0, network_s, 1.75]]
+        assert traffic.tolist() == [[12.0, 18.0, network_bytes, 12.0]]
+
+
+def test_a_chunk_released_while_the_reduction_runs_starts_its_copy_at_once():
+    """Host memory modelled (but never binding), backward overlap, one bucket per layer of 1 B; 2 hosts of
+    2 devices: copy 1 s, reduction 1 s local sum + 1.5 s ring, copy back 1 s. Forward 0..2; layer 2's
+    backward 2..3 releases chunk A, layer 1's 3..4.5 chunk B. A: copy 3..4, reduce 4..6.5, back 6.5..7.5.
+    B's copy starts at its release (4.5, during A's reduction) and ends 5.5; its reduction waits for A's:
+    6.5..9, back 9..10."""
+    fabric = Fabric(4, 2, 1.0, 0.0, 1.0, 1.0, 0.0, "ring", memory_bandwidth=1e9, devices_per_switch=1)
+    plan = plan_step([1, 1], [1.5, 1], [1, 1], fabric, Techniques(True, False, True), 1, 1)
+    assert plan.stage_s.tolist() == [[1.0, 2.5, 1.0]] * 2
+    assert barrier_step_s(plan) == pytest.approx(10.0)
+    assert run_reference(plan, steps=1).step_s == pytest.approx(10.0)
