@@ -42,6 +42,10 @@ NETWORK_SOURCE = ("Parashar et al., ISCA 2017, Sec. 6 / Fig. 8 (value read from 
 PUBLISHED_DCNN_OPT_ENERGY_RATIO = 2.0
 PUBLISHED_DENSE_ENERGY = 1.33   # SCNN energy / DCNN energy at density 1.0
 PUBLISHED_OPT_ENERGY_CROSSOVER = 0.6
+# Temporal tiling (same note, Sec. 6): 9 of the 72 layers (all VGGNet) do not fit on chip and are tiled through
+# DRAM; the energy penalty of tiling is 5-62 % per layer, 18 % on average.
+PUBLISHED_TILED_LAYERS = 9
+PUBLISHED_TILING_PENALTY = 0.18
 ENERGY_NOTES_SOURCE = ("Parashar et al., ISCA 2017, Sec. 6 / Figs. 8-9 (value read from a public section-by-section "
                        "note on the paper)")
 # Density sweep (synthetic GoogLeNet, weight and activation density together), paper Sec. 6 / Fig. 9:

@@ -11,6 +11,9 @@ import math
 
 import pandas as pd
 
+from accel_sim.studies.scnn_common import conv_network, run_archs, scnn_variant
+from accel_sim.workload.layer import Network
+
 # The components a Cartesian-product design charges once per product (accel_sim/scnn/accounting.py): the
 # scatter crossbar transfer and the accumulator bank read-modify-write with its add. DCNN accumulates in place.
 PER_PRODUCT = ("crossbar", "accumulator_banks")
@@ -106,3 +109,23 @@ def breakdown_markdown(table: pd.DataFrame, design: str = "scnn") -> str:
                      f"{100 * r[f'{design}_share']:.1f} % | {own_text} | "
                      f"{r[f'gain_{design}_without']:.2f}x |")
     return "\n".join(lines)
+
+
+def tiling_penalty(network: str, scnn_layers: pd.DataFrame) -> pd.DataFrame:
+    """SCNN's layers of ``network`` that run in more than one pass (temporal tiles or channel chunks, from
+    ``scnn_layers``: SCNN's per-layer frame of the whole network, in layer order), each run again in ONE pass
+    (``dram: ignored``: same counts, no tiling): ``network, layer, temporal_tiles, energy_pj,
+    energy_one_pass_pj, penalty`` (energy as modelled over energy in one pass, minus 1)."""
+    tiled = scnn_layers[(scnn_layers.temporal_tiles > 1) | (scnn_layers.channel_chunks > 1)]
+    columns = ["network", "layer", "temporal_tiles", "energy_pj", "energy_one_pass_pj", "penalty"]
+    if tiled.empty:
+        return pd.DataFrame(columns=columns)
+    full = conv_network(network)
+    layers = tuple(layer for layer in full.layers if layer.name in set(tiled.layer))
+    one_pass = run_archs(Network(full.name, layers, full.source, full.description),
+                         {"one pass": scnn_variant({"dram": "ignored"})})["one pass"].set_index("layer").energy_pj
+    table = tiled[["layer", "temporal_tiles", "energy_pj"]].copy()
+    table.insert(0, "network", network)
+    table["energy_one_pass_pj"] = table.layer.map(one_pass)
+    table["penalty"] = table.energy_pj / table.energy_one_pass_pj - 1
+    return table[columns].reset_index(drop=True)

@@ -72,3 +72,25 @@ def test_density_sweep_breakdown_is_the_dense_point_of_the_sweep():
     assert dense.simulated == pytest.approx(sweep["scnn"] / sweep["dcnn"])
     assert "density below which SCNN uses less energy than DCNN-opt (interpolated; NaN: never)" in by_quantity
     assert "## Energy at density 1" in out.readme
+
+
+def test_tiling_penalty_reruns_only_the_tiled_layers_in_one_pass():
+    from accel_sim.config.loader import load_arch
+    from accel_sim.studies.scnn_common import conv_network, run_archs, scnn_variant
+    from accel_sim.studies.scnn_energy import tiling_penalty
+    from accel_sim.workload.layer import Network
+
+    full = conv_network("vgg16")
+    network = Network(full.name, tuple(layer for layer in full.layers if layer.name in ("conv2_1", "conv5_3")),
+                      full.source, full.description)
+    frames = run_archs(network, {"scnn": load_arch("scnn"), "one pass": scnn_variant({"dram": "ignored"})})
+    scnn = frames["scnn"]
+    assert list(scnn.temporal_tiles) == [4, 1]   # conv2_1 does not fit the 10 KB IARAMs, conv5_3 does
+    table = tiling_penalty("vgg16", scnn)
+    assert list(table.layer) == ["conv2_1"]
+    row = table.iloc[0]
+    assert row.energy_pj == scnn.energy_pj.iloc[0]
+    assert row.energy_one_pass_pj == frames["one pass"].energy_pj.iloc[0]
+    assert row.penalty == pytest.approx(row.energy_pj / row.energy_one_pass_pj - 1)
+    assert row.penalty > 0   # the passes move inputs, outputs and weights again through DRAM
+    assert tiling_penalty("vgg16", scnn.iloc[1:]).empty
