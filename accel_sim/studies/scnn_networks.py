@@ -257,7 +257,12 @@ def energy_gap_text(table: pd.DataFrame, totals: dict[str, pd.DataFrame], produc
         "public, and no cited figure for a 32-entry x 24-bit accumulator bank or a 16 x 32 crossbar was found "
         "(Accelergy's table-based plug-in ships templates, not measurements; the Aladdin 40 nm register and "
         "multiplier of hwcomponents-library come from another table whose multiplier is 4x Horowitz's, so "
-        "mixing them would not be a correction). So no value is changed: the gap stays open, located in the "
+        "mixing them would not be a correction). An independent normalised table agrees with the model's "
+        "ratio: Eyeriss (Chen, Emer, Sze, ISCA 2016, Table IV, 65 nm) prices a 0.5 kB register-file access at "
+        "1x a MAC, so a read-modify-write per product costs 2 MACs there, as here"
+        + (f"; the paper's figure needs about {scale * scatter_pj:.2f} pJ per product for crossbar and "
+           f"read-modify-write together, less than one {multiply_pj:.2f} pJ multiply" if scale is not None else "")
+        + ". So no value is changed: the gap stays open, located in the "
         "per-product scatter and accumulate energy, which this model charges at register-file cost. Not the "
         "DRAM energy per bit (Horowitz's 640 pJ per 32-bit access here): any other value moves each network's "
         "gain between its on-chip gain (the dram row's last column: mean "
