@@ -11,7 +11,8 @@ import math
 
 import pandas as pd
 
-from accel_sim.studies.scnn_common import conv_network, run_archs, scnn_variant
+from accel_sim.config.loader import load_arch
+from accel_sim.studies.scnn_common import DESIGN_CONFIGS, conv_network, run_archs, scnn_variant
 from accel_sim.workload.layer import Network
 
 # The components a Cartesian-product design charges once per product (accel_sim/scnn/accounting.py): the
@@ -129,3 +130,25 @@ def tiling_penalty(network: str, scnn_layers: pd.DataFrame) -> pd.DataFrame:
     table["energy_one_pass_pj"] = table.layer.map(one_pass)
     table["penalty"] = table.energy_pj / table.energy_one_pass_pj - 1
     return table[columns].reset_index(drop=True)
+
+
+# DCNN's partial sums in the accumulator buffer (accel_sim/scnn/spec.py, dense_partial_sums): the input-stationary
+# reading of the paper's PT-IS-DP-dense, a named choice that is not shipped (arch_configs/dcnn.yaml: in_place).
+BUFFERED = {"scnn.dense_partial_sums": "buffer"}
+
+
+def buffered_dense_energy(network: Network, designs: tuple[str, ...] = ("dcnn", "dcnn_opt")) -> dict[str, float]:
+    """Total energy (pJ) of each dense design on ``network`` with ``dense_partial_sums: buffer``."""
+    frames = run_archs(network, {d: load_arch(DESIGN_CONFIGS[d], BUFFERED) for d in designs})
+    return {d: float(frame.energy_pj.sum()) for d, frame in frames.items()}
+
+
+def partial_sums_rows(network: str, totals: pd.DataFrame, buffered: dict[str, float]) -> dict[str, object]:
+    """One row of ``dense_partial_sums.csv``: SCNN's and DCNN-opt's gains over DCNN with DCNN's partial sums in
+    place (shipped) and in the buffer (both dense designs switched), from ``totals`` (component totals per design)
+    and ``buffered`` (:func:`buffered_dense_energy`)."""
+    dcnn, opt, scnn = (float(totals.loc[d, "energy_pj"]) for d in ("dcnn", "dcnn_opt", "scnn"))
+    return {"network": network, "dcnn_pj": dcnn, "dcnn_buffer_pj": buffered["dcnn"], "dcnn_opt_pj": opt,
+            "dcnn_opt_buffer_pj": buffered["dcnn_opt"], "scnn_pj": scnn,
+            "gain_scnn": dcnn / scnn, "gain_scnn_buffer": buffered["dcnn"] / scnn,
+            "gain_dcnn_opt": dcnn / opt, "gain_dcnn_opt_buffer": buffered["dcnn"] / buffered["dcnn_opt"]}

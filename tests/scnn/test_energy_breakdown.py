@@ -46,6 +46,19 @@ def test_components_add_up_to_each_designs_energy_and_shares_to_one(networks):
     assert "## Where the energy gap is" in networks.readme
 
 
+def test_dense_partial_sums_table_switches_both_dense_designs(networks):
+    table = networks.tables["dense_partial_sums"].set_index("network")
+    totals = networks.results[networks.results.layer == "all"].set_index(["network", "design"]).energy_pj
+    for name, row in table.iterrows():
+        assert row.dcnn_pj == pytest.approx(totals[(name, "dcnn")])
+        assert row.gain_scnn == pytest.approx(totals[(name, "dcnn")] / totals[(name, "scnn")])
+        # the same partial-sum updates land on DCNN and DCNN-opt (gating saves multiplies, not updates)
+        assert row.dcnn_buffer_pj - row.dcnn_pj == pytest.approx(row.dcnn_opt_buffer_pj - row.dcnn_opt_pj)
+        assert row.dcnn_buffer_pj > row.dcnn_pj
+        assert row.gain_scnn_buffer > row.gain_scnn and row.gain_dcnn_opt_buffer < row.gain_dcnn_opt
+    assert "`dense_partial_sums.csv`" in networks.readme
+
+
 def test_implied_per_product_scale_solves_for_the_mean_gain():
     # one point: dcnn 100, design 80 of which 40 per product: 100 / (40 + 40 x) = 2 at x = 0.25
     assert implied_per_product_scale([(100.0, 80.0, 40.0)], 2.0) == pytest.approx(0.25)
