@@ -5,7 +5,8 @@ sums; an activation or weight stored compressed is an entry of value + 4-bit zer
 (Fig. 7); a weight-FIFO entry is F weights (with their indices when weights are skipped).
 Multiplier energy is charged per product that switches a multiplier (DCNN-opt gates zero
 operands); a Cartesian design's products each cross the crossbar and read-modify-write an
-accumulator; the dense designs accumulate in place and write each output once. Bits moved
+accumulator; the dense designs accumulate in place and write each output once (or, with
+``dense_partial_sums: buffer``, read-modify-write a partial sum per I products). Bits moved
 to and from buffers become entries per (conv group, image), DRAM bits become bytes.
 """
 from __future__ import annotations
@@ -34,12 +35,15 @@ def account(plan: Plan, counters: SCNNCounters) -> LayerResult:
     iaram_writes = sum(bits // act_bits for bits in c.iaram_write_bits)
     oaram_writes = sum(bits // act_bits for bits in c.oaram_write_bits)
     iaram_cap, oaram_cap = spec.iaram_size, spec.oaram_size
+    acc_reads, acc_writes = c.accumulator_reads, c.accumulator_writes
+    if spec.dense_partial_sums == "buffer":   # DCNN, input stationary: a read-modify-write per I products
+        acc_reads = acc_writes = -(-c.products // spec.mult_i)
     actions = (
         ActionCount("multipliers", "mult_int", "op", c.multiplier_ops, word),
         ActionCount("crossbar", "crossbar", "transfer", c.crossbar_transfers, acc),
         ActionCount("accumulator_banks", "add_int", "op", c.accumulator_adds, acc),
-        ActionCount("accumulator_banks", "register_file", "read", c.accumulator_reads, acc),
-        ActionCount("accumulator_banks", "register_file", "write", c.accumulator_writes, acc),
+        ActionCount("accumulator_banks", "register_file", "read", acc_reads, acc),
+        ActionCount("accumulator_banks", "register_file", "write", acc_writes, acc),
         ActionCount("iaram", "sram", "read", c.iaram_reads, act_bits, iaram_cap),
         ActionCount("iaram", "sram", "write", iaram_writes, act_bits, iaram_cap),
         ActionCount("oaram", "sram", "write", oaram_writes, act_bits, oaram_cap),

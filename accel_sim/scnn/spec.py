@@ -24,6 +24,7 @@ DRAM_MODES = ("modelled", "ignored")
 STRIDE_PHASES = ("aligned", "dnnsim")
 FC_LAYOUTS = ("channels", "dnnsim_planes")
 SCATTERS = ("serialise", "fifo", "fifo_unbounded")
+DENSE_PARTIAL_SUMS = ("in_place", "buffer")
 KIM = ("Kim, Park, Park, 'Optimization of Scatter Network Architectures and Bank Allocations for Sparse CNN "
        "Accelerators', IEEE Access 10, 2022, doi 10.1109/ACCESS.2022.3199010 (abstract: FIFOs and crossbar buses in "
        "the scatter network, products not immediately delivered owing to bus contention)")
@@ -156,6 +157,17 @@ class SCNNSpec:
         "Products each bank's input FIFO holds when scatter is 'fifo' (0: no FIFO, the same cycles as "
         "'serialise').", 4, minimum=0,
         source="(?) no depth is given by the paper nor readable in Kim et al.; assumption: 4 products per bank")
+    dense_partial_sums: str = spec_field(
+        "DCNN / DCNN-opt only: where a dot product's sum goes (energy only; cycles unchanged). 'in_place': each "
+        "output's dot product runs to its end in the PE (adder tree and register) and the output is written "
+        "once; 'buffer': input stationary, as the paper names DCNN's dataflow (PT-IS-DP-dense: activations "
+        "held while the weights that use them stream by), so partial sums live in the accumulator buffer and "
+        "each dot product of I products (one of the F outputs of the F x I array in a cycle) is added into its "
+        "partial sum with a read and a write: ceil(products / I) read-modify-writes.", "in_place",
+        choices=DENSE_PARTIAL_SUMS,
+        source=f"{PAPER}, Table 6 (DCNN: PT-IS-DP-dense); (?) how the paper charged DCNN's partial sums is not "
+               "readable; choice: in_place; buffer's one update per I products (F outputs x I inputs) is an "
+               "assumption")
     dram_bandwidth: float = spec_field("DRAM bandwidth for temporal tiles, weights and spilled outputs.", 50.0,
                                        unit="bandwidth", positive=True,
                                        source="brief: nominal DRAM bandwidth 50 GB/s = 50 B/cycle at the paper's 1 GHz")
@@ -169,6 +181,9 @@ class SCNNSpec:
         if dense and self.scatter != "serialise":
             raise ValueError("scnn.scatter 'fifo' / 'fifo_unbounded' queue the Cartesian PE's products at its banks: "
                              "they need design scnn, scnn_sparse_a or scnn_sparse_w")
+        if not dense and self.dense_partial_sums != "in_place":
+            raise ValueError("scnn.dense_partial_sums 'buffer' describes the dense dot-product PE's partial sums: it "
+                             "needs design dcnn or dcnn_opt (the Cartesian PE always adds into its banks)")
         if self.design != "scnn" and (self.stride_phases != "aligned" or self.fc_layout != "channels"):
             raise ValueError("scnn.stride_phases 'dnnsim' and fc_layout 'dnnsim_planes' pair or pad operands as "
                              "DNNsim's SCNN does, which skips zero weights and activations: they need design scnn "

@@ -34,6 +34,20 @@ PUBLISHED_SOURCE = "Parashar et al., ISCA 2017 (arXiv 1708.04485), abstract"
 PUBLISHED_NETWORK_SPEEDUP = {"alexnet": 2.37, "googlenet": 2.19, "vgg16": 3.52}
 NETWORK_SOURCE = ("Parashar et al., ISCA 2017, Sec. 6 / Fig. 8 (value read from a public summary of the paper; "
                   "mean = the abstract's 2.7x)")
+# Further energy figures of the paper (Sec. 6, Figs. 8, 9 and 12), read from a public section-by-section note on
+# the paper (a GitHub note found with the project's search tool; the index does not name its repository; the
+# note was written from the ISCA PDF): DCNN-opt improves energy over DCNN by 2.0x (SCNN by 2.3x; per layer
+# 0.89x-4.7x); at density 1.0 SCNN "consumes 33% more energy" than DCNN; SCNN uses less energy than DCNN-opt
+# below density ~0.6; at high density "IARAM is <1% of energy [...] while the weight FIFO is 6.7%".
+PUBLISHED_DCNN_OPT_ENERGY_RATIO = 2.0
+PUBLISHED_DENSE_ENERGY = 1.33   # SCNN energy / DCNN energy at density 1.0
+PUBLISHED_OPT_ENERGY_CROSSOVER = 0.6
+# Temporal tiling (same note, Sec. 6): 9 of the 72 layers (all VGGNet) do not fit on chip and are tiled through
+# DRAM; the energy penalty of tiling is 5-62 % per layer, 18 % on average.
+PUBLISHED_TILED_LAYERS = 9
+PUBLISHED_TILING_PENALTY = 0.18
+ENERGY_NOTES_SOURCE = ("Parashar et al., ISCA 2017, Sec. 6 / Figs. 8-9 (value read from a public section-by-section "
+                       "note on the paper)")
 # Density sweep (synthetic GoogLeNet, weight and activation density together), paper Sec. 6 / Fig. 9:
 # at density 1.0 SCNN reaches 79 % of DCNN's performance; it becomes faster than DCNN below ~0.85 and
 # uses less energy than DCNN below ~0.83 (same public summary as above).

@@ -1,0 +1,154 @@
+"""Where SCNN's energy gain over DCNN comes from (issue 15): the energy of every component of every design,
+next to DCNN's, and what a published gain implies for SCNN's per-product scatter and accumulate energy.
+
+Used by scnn-networks (per network, ``energy_breakdown.csv``) and scnn-density-sweep (at the dense end).
+Everything here is read from the designs' per-layer frames (``energy_<component>_pj`` columns of
+:meth:`accel_sim.results.run_result.RunResult.layers_frame`); nothing is re-costed.
+"""
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from accel_sim.config.loader import load_arch
+from accel_sim.studies.scnn_common import DESIGN_CONFIGS, conv_network, run_archs, scnn_variant
+from accel_sim.workload.layer import Network
+
+# The components a Cartesian-product design charges once per product (accel_sim/scnn/accounting.py): the
+# scatter crossbar transfer and the accumulator bank read-modify-write with its add. DCNN accumulates in place.
+PER_PRODUCT = ("crossbar", "accumulator_banks")
+STATIC = "static (leakage; beside energy_pj, not in it)"
+TOTAL = "total (energy_pj)"
+
+
+def component_columns(frame: pd.DataFrame) -> list[str]:
+    """The ``energy_<component>_pj`` columns of a per-layer frame, in their order."""
+    return [c for c in frame.columns if c.startswith("energy_") and c.endswith("_pj") and c != "energy_pj"]
+
+
+def component_totals(per_layer: pd.DataFrame) -> pd.DataFrame:
+    """Per design (rows, in order of appearance): every component's energy summed over the layers, the total
+    ``energy_pj`` and, where the frame has it, the leakage ``static_energy_pj`` (pJ)."""
+    columns = component_columns(per_layer) + ["energy_pj"]
+    columns += ["static_energy_pj"] if "static_energy_pj" in per_layer else []
+    return per_layer.groupby("design", sort=False)[columns].sum()
+
+
+def _name(column: str) -> str:
+    return column.removeprefix("energy_").removesuffix("_pj")
+
+
+def breakdown(totals: pd.DataFrame, point: str) -> list[dict[str, object]]:
+    """Rows of ``energy_breakdown.csv`` for one network (or density point) ``point``: per component, each
+    design's energy (``<design>_pj``), as a share of DCNN's total (``<design>_share``), DCNN's energy over the
+    design's (``dcnn_over_<design>``: that component's own gain; NaN where the design charges nothing) and the
+    design's gain over DCNN with that component charged to neither design (``gain_<design>_without``: how
+    much of the gap the component holds). Then the total row, and the leakage row (static energy, which the
+    gains above and comparison.csv leave out)."""
+    designs = list(totals.index)
+    dcnn_total = float(totals.loc["dcnn", "energy_pj"])
+    rows = []
+    columns = component_columns(totals.reset_index()) + ["energy_pj"]
+    columns += ["static_energy_pj"] if "static_energy_pj" in totals else []
+    for column in columns:
+        label = {"energy_pj": TOTAL, "static_energy_pj": STATIC}.get(column, _name(column))
+        row: dict[str, object] = {"point": point, "component": label}
+        dcnn_part = float(totals.loc["dcnn", column])
+        for design in designs:
+            part = float(totals.loc[design, column])
+            row[f"{design}_pj"] = part
+            row[f"{design}_share"] = part / dcnn_total
+            if design == "dcnn":
+                continue
+            row[f"dcnn_over_{design}"] = dcnn_part / part if part else math.nan
+            total = float(totals.loc[design, "energy_pj"])
+            if column == "energy_pj":
+                row[f"gain_{design}_without"] = dcnn_total / total
+            elif column == "static_energy_pj":   # the gain with the leakage added to both designs
+                row[f"gain_{design}_without"] = (dcnn_total + dcnn_part) / (total + part)
+            else:
+                row[f"gain_{design}_without"] = (dcnn_total - dcnn_part) / (total - part)
+        rows.append(row)
+    return rows
+
+
+def per_product_energy(totals: pd.DataFrame, design: str = "scnn") -> float:
+    """The design's energy in the components it charges per product (:data:`PER_PRODUCT`), pJ."""
+    return float(sum(totals.loc[design, f"energy_{c}_pj"] for c in PER_PRODUCT if f"energy_{c}_pj" in totals))
+
+
+def implied_per_product_scale(points: list[tuple[float, float, float]], target_gain: float) -> float | None:
+    """The factor x on the design's per-product energy P that makes the MEAN over ``points`` of
+    ``dcnn / (design - P + x P)`` equal ``target_gain``, every other energy unchanged; each point is
+    ``(dcnn_pj, design_pj, per_product_pj)``. A diagnostic of where a published gain puts the gap (never a
+    setting). None if even x = 0 misses the target; x > 1 means the design is already better than the target."""
+    def mean_gain(x: float) -> float:
+        return sum(d / (s - p + x * p) for d, s, p in points) / len(points)
+    if mean_gain(0.0) < target_gain:
+        return None
+    low, high = 0.0, 1.0
+    while mean_gain(high) > target_gain:   # the gain falls as x grows
+        low, high = high, 2 * high
+    for _ in range(60):
+        middle = (low + high) / 2
+        low, high = (middle, high) if mean_gain(middle) > target_gain else (low, middle)
+    return (low + high) / 2
+
+
+def breakdown_markdown(table: pd.DataFrame, design: str = "scnn") -> str:
+    """One line per (point, component) with energy: DCNN's share, the design's share of DCNN's total, the
+    component's own gain and the design's gain without the component."""
+    lines = [f"| point | component | DCNN share | {design.upper()} (of DCNN total) | DCNN / {design.upper()} | "
+             f"gain without it |", "|---|---|---|---|---|---|"]
+    for r in table.to_dict("records"):
+        if not (r["dcnn_pj"] or r[f"{design}_pj"]):
+            continue
+        own = r[f"dcnn_over_{design}"]
+        own_text = f"{own:.2f}x" if r["dcnn_pj"] and r[f"{design}_pj"] else "-"
+        lines.append(f"| {r['point']} | {r['component']} | {100 * r['dcnn_share']:.1f} % | "
+                     f"{100 * r[f'{design}_share']:.1f} % | {own_text} | "
+                     f"{r[f'gain_{design}_without']:.2f}x |")
+    return "\n".join(lines)
+
+
+def tiling_penalty(network: str, scnn_layers: pd.DataFrame) -> pd.DataFrame:
+    """SCNN's layers of ``network`` that run in more than one pass (temporal tiles or channel chunks, from
+    ``scnn_layers``: SCNN's per-layer frame of the whole network, in layer order), each run again in ONE pass
+    (``dram: ignored``: same counts, no tiling): ``network, layer, temporal_tiles, energy_pj,
+    energy_one_pass_pj, penalty`` (energy as modelled over energy in one pass, minus 1)."""
+    tiled = scnn_layers[(scnn_layers.temporal_tiles > 1) | (scnn_layers.channel_chunks > 1)]
+    columns = ["network", "layer", "temporal_tiles", "energy_pj", "energy_one_pass_pj", "penalty"]
+    if tiled.empty:
+        return pd.DataFrame(columns=columns)
+    full = conv_network(network)
+    layers = tuple(layer for layer in full.layers if layer.name in set(tiled.layer))
+    one_pass = run_archs(Network(full.name, layers, full.source, full.description),
+                         {"one pass": scnn_variant({"dram": "ignored"})})["one pass"].set_index("layer").energy_pj
+    table = tiled[["layer", "temporal_tiles", "energy_pj"]].copy()
+    table.insert(0, "network", network)
+    table["energy_one_pass_pj"] = table.layer.map(one_pass)
+    table["penalty"] = table.energy_pj / table.energy_one_pass_pj - 1
+    return table[columns].reset_index(drop=True)
+
+
+# DCNN's partial sums in the accumulator buffer (accel_sim/scnn/spec.py, dense_partial_sums): the input-stationary
+# reading of the paper's PT-IS-DP-dense, a named choice that is not shipped (arch_configs/dcnn.yaml: in_place).
+BUFFERED = {"scnn.dense_partial_sums": "buffer"}
+
+
+def buffered_dense_energy(network: Network, designs: tuple[str, ...] = ("dcnn", "dcnn_opt")) -> dict[str, float]:
+    """Total energy (pJ) of each dense design on ``network`` with ``dense_partial_sums: buffer``."""
+    frames = run_archs(network, {d: load_arch(DESIGN_CONFIGS[d], BUFFERED) for d in designs})
+    return {d: float(frame.energy_pj.sum()) for d, frame in frames.items()}
+
+
+def partial_sums_rows(network: str, totals: pd.DataFrame, buffered: dict[str, float]) -> dict[str, object]:
+    """One row of ``dense_partial_sums.csv``: SCNN's and DCNN-opt's gains over DCNN with DCNN's partial sums in
+    place (shipped) and in the buffer (both dense designs switched), from ``totals`` (component totals per design)
+    and ``buffered`` (:func:`buffered_dense_energy`)."""
+    dcnn, opt, scnn = (float(totals.loc[d, "energy_pj"]) for d in ("dcnn", "dcnn_opt", "scnn"))
+    return {"network": network, "dcnn_pj": dcnn, "dcnn_buffer_pj": buffered["dcnn"], "dcnn_opt_pj": opt,
+            "dcnn_opt_buffer_pj": buffered["dcnn_opt"], "scnn_pj": scnn,
+            "gain_scnn": dcnn / scnn, "gain_scnn_buffer": buffered["dcnn"] / scnn,
+            "gain_dcnn_opt": dcnn / opt, "gain_dcnn_opt_buffer": buffered["dcnn"] / buffered["dcnn_opt"]}
