@@ -3,9 +3,11 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 
-from accel_sim.studies.gpu_sparse_common import kernel_arch, lognormal_layer, run
+from accel_sim.simt.family import FAMILY
+from accel_sim.studies.gpu_sparse_common import kernel_arch, lognormal_layer, longest_warp_cycles, run
 from accel_sim.studies.gpu_sparse_kernels import (ROW_SPLIT, SHAPES, SWIZZLE, crossover, csb_transpose,
                                                   gpu_sparse_kernels)
 
@@ -35,6 +37,23 @@ def test_row_swizzle_balances_the_warps_of_a_cta_but_not_the_longest_row(tmp_pat
     assert swizzled.latency_cycles < 0.8 * plain.latency_cycles
     # but neither kernel ends before the longest row's warp: the kernel time moves much less
     assert swizzled.cycles > 0.8 * plain.cycles
+    longest = longest_warp_cycles(kernel_arch(**SWIZZLE), layer)
+    assert longest == longest_warp_cycles(kernel_arch(**ROW_SPLIT), layer)     # one row per warp: order-free
+    assert plain.cycles >= swizzled.cycles >= longest                         # swizzle within its reorder bound
+
+
+def test_swizzle_launches_the_longest_rows_first_in_row_blocks_then_column_tiles(tmp_path):
+    """Sputnik's SortedRowSwizzle and its grid (row blocks on blockIdx.x, column tiles on blockIdx.y): the first
+    CTA of each column tile holds the longest rows."""
+    layer = lognormal_layer(tmp_path, rows=256, columns=256, batch=64)
+    plan = FAMILY.plan(kernel_arch(**SWIZZLE), layer)
+    s = plan.candidates[0].schedule
+    chains = np.bincount(s.group_warp, weights=s.group_issue + s.group_latency, minlength=s.warps)
+    warp_chain_by_cta = [chains[s.warp_cta == c].max() for c in range(s.ctas)]
+    per_tile = s.ctas // 2                                                     # 64 columns in two 32-column tiles
+    for tile in range(2):
+        part = warp_chain_by_cta[tile * per_tile:(tile + 1) * per_tile]
+        assert part == sorted(part, reverse=True)                              # longest first in launch order
 
 
 def test_crossover_is_the_lowest_sparsity_reaching_one():
