@@ -27,7 +27,10 @@ def test_gpu_sparse_kernels_rows_and_comparisons():
     merge_row = next(c for c in out.comparisons if "power-law rows: merge" in c.quantity)
     assert merge_row.simulated >= 1.3                            # the balance bar
     assert {"heavy_tailed", "lognormal_rows"} <= set(out.tables["balance"].matrix)   # the extra matrix is labelled
-    assert sum("extra matrix, log-normal rows" in q for q in quantities) == 2
+    assert sum("extra matrix, log-normal rows" in q for q in quantities) == 3     # merge, swizzle, reorder bound
+    bounds = [c for c in out.comparisons if "any reordering of whole rows" in c.quantity]
+    swizzles = [c for c in out.comparisons if "row swizzle speed-up" in c.quantity]
+    assert len(bounds) == 2 and all(s.simulated <= b.simulated + 1e-9 for s, b in zip(swizzles, bounds))
 
 
 def test_row_swizzle_balances_the_warps_of_a_cta_but_not_the_longest_row(tmp_path):
