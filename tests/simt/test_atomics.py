@@ -13,15 +13,6 @@ from accel_sim.simt.plan.schedule import atomic_demands, atomic_runs
 from tests.simt.archs import payload_layer, simt
 
 
-@pytest.fixture()
-def two_rows(tmp_path):
-    """A (2 x 64): row 0 has 40 non-zeros in columns 0..39, row 1 one in column 63. Weights are A^T."""
-    weights = np.zeros((64, 2), dtype=np.float32)
-    weights[:40, 0] = 1.0
-    weights[63, 1] = 2.0
-    return payload_layer(tmp_path, "spmv", 1, weights)
-
-
 def test_atomic_runs_lists_one_request_per_sector_of_each_run():
     cta, sector, serial = atomic_runs(np.array([3, 5]), np.array([10, 0]), np.array([2, 3]))
     assert (cta.tolist(), sector.tolist(), serial.tolist()) == ([3, 3, 5, 5, 5], [10, 11, 0, 1, 2], [1] * 5)

@@ -35,15 +35,6 @@ def test_drain_is_the_fifo_servers_last_departure_per_sm():
     assert out.tolist() == [12, 7, 0]
 
 
-@pytest.fixture()
-def two_rows(tmp_path):
-    """A (2 x 64): row 0 has 40 non-zeros in columns 0..39, row 1 one in column 63. Weights are A^T."""
-    weights = np.zeros((64, 2), dtype=np.float32)
-    weights[:40, 0] = 1.0
-    weights[63, 1] = 2.0
-    return payload_layer(tmp_path, "spmv", 1, weights)
-
-
 def test_csr_vector_worked_example_on_both_paths(two_rows):
     arch = simt({"sms": 1, "memory_latency": 400}, kernel="csr_vector", threads_per_cta=32, l2_latency=193,
                 loop_overhead_instructions=3)
