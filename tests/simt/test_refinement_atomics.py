@@ -4,12 +4,16 @@ in the slice's atomic unit, each slice a FIFO of the CTAs' demands in start orde
 every slice is."""
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
 from accel_sim.simt.family import FAMILY
 from accel_sim.simt.fast import cta_demands
 from accel_sim.simt.plan.schedule import atomic_demands, atomic_runs
+from accel_sim.simt.spec import SgemmTile
+from accel_sim.workload import GemmLayer
 from tests.simt.archs import payload_layer, simt
 
 
@@ -66,3 +70,25 @@ def test_atomic_requests_cost_one_l2_sector_and_one_write_back(two_rows):
     writes = [a for a in result.actions if a.component == "l2" and a.action == "write"]
     assert c.atomics == 6 and [a.count for a in writes] == [6]
     assert FAMILY.refinement(arch, two_rows) == []
+
+
+def test_each_column_of_b_adds_into_its_own_copy_of_y(two_rows):
+    """Two columns of B (grid.y = 2): column 1's CTAs add into the y copy 64 x 4 B = 8 sectors after column 0's."""
+    weights_layer = dataclasses.replace(two_rows, m=2)
+    arch = simt({"sms": 1}, kernel="csr_vector", transpose=True, threads_per_cta=32)
+    plan = FAMILY.plan(arch, weights_layer)
+    s = plan.candidates[0].schedule
+    assert s.atomic_cta.tolist() == [0] * 5 + [1] + [2] * 5 + [3]
+    assert s.atomic_sector.tolist() == [0, 1, 2, 3, 4, 7, 8, 9, 10, 11, 12, 15]
+    assert FAMILY.refinement(arch, weights_layer) == []
+
+
+def test_split_k_tiles_add_from_their_own_first_sector():
+    """C (64 x 64, FP32) in 32 x 32 tiles, K in 2 slices: CTA (tile row i, tile column j, slice) adds 128 sectors from
+    sector (i x 32 x 64 + j x 32) x 4 / 32 = 256 i + 4 j."""
+    arch = simt({"sms": 1}, kernel="dense_simt", sgemm_tiles=(SgemmTile(32, 32, 8, 32, 32),), split_k=(2,))
+    plan = FAMILY.plan(arch, GemmLayer("g", m=64, k=16, n=64))
+    split = plan.candidates[1].schedule
+    firsts = split.atomic_sector[::128].tolist()
+    assert firsts == [0, 0, 4, 4, 256, 256, 260, 260]
+    assert split.atomic_cta[::128].tolist() == list(range(8)) and split.atomic_sector.size == 8 * 128
