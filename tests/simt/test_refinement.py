@@ -61,8 +61,11 @@ def cases(draw):
 def test_fast_and_reference_agree_on_every_counter(case):
     arch, layer = case
     assert FAMILY.refinement(arch, layer) == []
-    counters = FAMILY.counters(arch, layer)[1]
+    plan, counters = FAMILY.counters(arch, layer)
     assert all(type(v) is int for v in counters.as_dict().values())      # counters are integers (the contract)
+    s = plan.candidates[counters.candidate].schedule
+    assert counters.atomics == (0 if s.atomic_cta is None else s.atomic_cta.size)     # every atomic request listed
+    assert s.atomic_cta is None or (s.atomic_serial >= 1).all()
 
 
 @pytest.mark.parametrize("kernel", SPARSE + ("dense_simt", "bsr"))
