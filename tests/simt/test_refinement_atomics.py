@@ -92,3 +92,15 @@ def test_split_k_tiles_add_from_their_own_first_sector():
     firsts = split.atomic_sector[::128].tolist()
     assert firsts == [0, 0, 4, 4, 256, 256, 260, 260]
     assert split.atomic_cta[::128].tolist() == list(range(8)) and split.atomic_sector.size == 8 * 128
+
+
+def test_merge_carry_out_of_a_wide_tile_is_one_request_per_sector(two_rows):
+    """merge, one item per thread, B of 16 columns (one 16-column tile, 64 B: 2 sectors): warp 0's share ends inside
+    row 0, so CTA 0 adds row 0's partial C row with 2 requests (sectors 0 and 1), one L2 sector each."""
+    layer = dataclasses.replace(two_rows, m=16)
+    arch = simt({"sms": 1}, kernel="merge", threads_per_cta=32, merge_items_per_thread=1)
+    plan = FAMILY.plan(arch, layer)
+    s = plan.candidates[0].schedule
+    assert (s.atomic_cta.tolist(), s.atomic_sector.tolist(), s.atomics) == ([0, 0], [0, 1], 2)
+    assert s.cta_l2_sectors.tolist()[0] == 14 + 2           # values 4 + indices 4 + search 6, the carry-out's 2
+    assert FAMILY.refinement(arch, layer) == []
