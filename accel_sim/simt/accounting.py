@@ -1,7 +1,8 @@
 """SIMT counters -> actions and bytes.
 
 Memory: DRAM reads / writes (the kernel's footprint), L2 sector accesses (reads, stores and
-atomics through the SMs' ports), L1 / shared-memory bytes. Math: FP32 FMAs on the CUDA cores
+atomics through the SMs' ports), the L2 slices' atomic units writing back each atomic request's sector,
+L1 / shared-memory bytes. Math: FP32 FMAs on the CUDA cores
 (CUDA-core kernels, at the arch word) or tensor-core MACs (FP16). ``macs_issued`` are the products
 with the stored operand's values (non-zeros for CSR / CSB, stored blocks with their zeros for BSR,
 kept 2:4 slots, every weight for the dense kernels): never above the dense layer's MACs.
@@ -30,6 +31,7 @@ def account(plan: SimtPlan, counters: SimtCounters) -> LayerResult:
         ActionCount("dram", "dram", "read", counters.dram_read_bytes, BITS_PER_BYTE),
         ActionCount("dram", "dram", "write", counters.dram_write_bytes, BITS_PER_BYTE),
         ActionCount("l2", "sram", "read", counters.l2_sectors, sector_bits, m.l2_size),
+        ActionCount("l2", "sram", "write", counters.atomics, sector_bits, m.l2_size),   # atomic units' write-backs
         ActionCount("l1_shared", "sram", "read", math.ceil(counters.l1_bytes / 4), 32, m.shared_memory),
         ActionCount("cuda_cores", "mult_fp", "op", counters.fmas, word),
         ActionCount("cuda_cores", "add_fp", "op", counters.fmas, word),
@@ -44,7 +46,8 @@ def account(plan: SimtPlan, counters: SimtCounters) -> LayerResult:
     metrics.update({
         "ctas": float(counters.ctas), "warps": float(counters.warps), "ctas_per_sm": float(counters.ctas_per_sm),
         "sm_cycles": float(counters.sm_cycles), "l2_cycles": float(counters.l2_cycles),
-        "dram_cycles": float(counters.dram_cycles), "l2_sectors": float(counters.l2_sectors),
+        "dram_cycles": float(counters.dram_cycles),
+        "atomic_cycles": float(counters.atomic_cycles), "l2_sectors": float(counters.l2_sectors),
         "issue_slots": float(counters.issue_slots), "atomics": float(counters.atomics),
         "l1_hits": float(counters.l1_hits), "l1_misses": float(counters.l1_misses),
         "executed_macs": float(counters.fmas + counters.tensor_macs), "transpose": float(spec.transpose),

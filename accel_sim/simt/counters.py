@@ -16,11 +16,12 @@ from accel_sim.family.contract import Counters
 @dataclass(frozen=True)
 class SimtCounters(Counters):
     candidate: int           # index into the plan's candidates of the one that ran (the fastest)
-    cycles: int              # launch to the last CTA's end, the L2 and DRAM traffic done
+    cycles: int              # launch to the last CTA's end, the L2 and DRAM traffic and the atomics done
     sm_cycles: int           # launch to the last SM's end (its CTAs done and their demands served)
     sm_served_cycles: int    # the latest SM's schedulers / L1 / L2 port done serving its CTAs
     l2_cycles: int           # the kernel's L2 sectors at the L2 bandwidth
     dram_cycles: int         # the kernel's DRAM bytes at the DRAM bandwidth
+    atomic_cycles: int       # the latest L2 slice's atomic unit done with its requests (each CTA's join when it starts)
     ctas: int
     warps: int
     ctas_per_sm: int         # occupancy

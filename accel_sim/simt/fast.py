@@ -18,6 +18,9 @@ cycles), and each SM's shared schedulers, L1 and L2 port as FIFO servers of its 
   per CTA on sorted line tags).
 - The L2 and DRAM bandwidths bound the whole kernel (:class:`~accel_sim.hardware.dram_bus.DramBus`
   rounding).
+- Atomic adds execute in the atomic unit of their sector's L2 slice, a FIFO server per slice of each
+  CTA's demand on it, arriving when the CTA starts (the same drain); the kernel ends when every slice
+  is done.
 """
 from __future__ import annotations
 
@@ -188,11 +191,14 @@ def count(plan: SimtPlan, index: int) -> SimtCounters:
     sectors = int(s.cta_l2_sectors.sum() + misses.sum())
     cached = 0 if s.cached_ptr is None else int(s.cached_ptr[-1])
     l2_cycles = bus_cycles(sectors * m.sector * BITS_PER_BYTE, m.l2_bandwidth)
+    atomic_cycles = int(drain(start[c.atomic_cta], c.atomic_slice, c.atomic_cycles, m.l2_slices).max()) \
+        if c.atomic_cta.size else 0
     dram_read = max(c.dram_read_bytes, sectors * m.sector - c.dram_write_bytes) if c.l2_overflow else c.dram_read_bytes
     dram_cycles = bus_cycles((dram_read + c.dram_write_bytes) * BITS_PER_BYTE, m.dram_bandwidth)
     return SimtCounters(
-        candidate=index, cycles=max(sm_cycles, l2_cycles, dram_cycles), sm_cycles=sm_cycles,
-        sm_served_cycles=int(served.max()), l2_cycles=l2_cycles, dram_cycles=dram_cycles, ctas=s.ctas,
+        candidate=index, cycles=max(sm_cycles, l2_cycles, dram_cycles, atomic_cycles), sm_cycles=sm_cycles,
+        sm_served_cycles=int(served.max()), l2_cycles=l2_cycles, dram_cycles=dram_cycles,
+        atomic_cycles=atomic_cycles, ctas=s.ctas,
         warps=s.warps, ctas_per_sm=c.ctas_per_sm, cta_cycles=int(durations.sum()), latency_cycles=int(chain.sum()),
         issue_cycles=int(issue.sum()), l1_cycles=int(l1.sum()), l2_port_cycles=int(l2port.sum()),
         issue_slots=int(s.group_issue.sum()), l1_bytes=int(s.cta_l1_bytes.sum()), l2_sectors=sectors,

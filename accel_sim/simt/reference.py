@@ -10,7 +10,9 @@ its demands when it starts, served in arrival order; per SM an L1 data cache (an
 128-byte lines and their valid 32-byte sectors, least recently used first) that a CTA starting on
 the SM consults for its read-only load sectors before filling them, its misses joining its L2-port
 demand; the L2 and DRAM as shared
-:class:`~accel_sim.hardware.dram_bus.DramBus` blocks moving the kernel's traffic while the SMs run.
+:class:`~accel_sim.hardware.dram_bus.DramBus` blocks moving the kernel's traffic while the SMs run; per
+L2 slice an atomic unit (a :class:`~accel_sim.hardware.link.Link` of one cycle per cycle of work) to
+which every CTA hands its atomic requests' cycles on that slice when it starts, served in arrival order.
 Events per group, CTA and transfer, never per thread or cycle."""
 from __future__ import annotations
 
@@ -58,6 +60,9 @@ def run_candidate(plan: SimtPlan, index: int, max_cycles: int | None) -> SimtCou
     ports = [Link(env, f"sm{k}.l2_port", m.l2_port_bandwidth) for k in range(m.sms)]
     tally = dict(chain=0, issue=0, l1=0, l2=0, cta=0, slots=0, end=0, done=0, hits=0, misses=0, sectors=0, begun=0)
     per_line = m.line // m.sector
+    atomic_bounds = np.searchsorted(c.atomic_cta, np.arange(s.ctas + 1))
+    atomic_units: dict[int, Link] = {}
+    atomic_served: list[simpy.Process] = []
     caches: list[OrderedDict[int, int]] = [OrderedDict() for _ in range(m.sms)]
 
     def l1_misses(index_: int, sm: int) -> int:
@@ -97,6 +102,11 @@ def run_candidate(plan: SimtPlan, index: int, max_cycles: int | None) -> SimtCou
         cta_issue = sum(issue[g] for g in range(group_bounds[warp_bounds[index_]],
                                                group_bounds[warp_bounds[index_ + 1]]))
         misses = l1_misses(index_, sm)
+        for e in range(atomic_bounds[index_], atomic_bounds[index_ + 1]):    # the CTA's adds join each slice's queue
+            k = int(c.atomic_slice[e])
+            if k not in atomic_units:
+                atomic_units[k] = Link(env, f"l2_slice{k}.atomics", 1)
+            atomic_served.append(atomic_units[k].transfer(int(c.atomic_cycles[e]) * BITS_PER_BYTE, f"cta{index_}"))
         tally["misses"] += misses
         tally["sectors"] += int(s.cta_l2_sectors[index_]) + misses
         tally["begun"] += 1
@@ -160,14 +170,23 @@ def run_candidate(plan: SimtPlan, index: int, max_cycles: int | None) -> SimtCou
         yield env.all_of(served)                                       # and the SMs have served them
         return env.now
 
+    def atomics():
+        """The L2 slices' atomic units done with every request (known once every CTA has started)."""
+        yield started
+        if not atomic_served:
+            return 0
+        yield env.all_of(atomic_served)
+        return max(int(p.value) for p in atomic_served)
+
     done = env.process(kernel())
     moved = env.process(memory())
-    cycles = run_until_done(env, env.all_of([done, moved]), max_cycles, plan.layer.name)
+    atomic = env.process(atomics())
+    cycles = run_until_done(env, env.all_of([done, moved, atomic]), max_cycles, plan.layer.name)
     l2_cycles, dram_cycles = moved.value
     sm_cycles = int(done.value)
     return SimtCounters(
         candidate=index, cycles=cycles, sm_cycles=sm_cycles, sm_served_cycles=max(int(p.value) for p in served),
-        l2_cycles=l2_cycles, dram_cycles=dram_cycles, ctas=s.ctas, warps=s.warps,
+        l2_cycles=l2_cycles, dram_cycles=dram_cycles, atomic_cycles=atomic.value, ctas=s.ctas, warps=s.warps,
         ctas_per_sm=r, cta_cycles=int(tally["cta"]), latency_cycles=int(tally["chain"]),
         issue_cycles=int(tally["issue"]), l1_cycles=int(tally["l1"]), l2_port_cycles=int(tally["l2"]),
         issue_slots=int(tally["slots"]), l1_bytes=sum(link.bits for link in l1) // BITS_PER_BYTE,

@@ -24,6 +24,13 @@ CUTLASS_SIMT = ("CUTLASS 2.x SIMT SGEMM instantiations (test/unit/gemm/device/si
 AMPERE_TUNING = ("Tuning CUDA Applications for NVIDIA Ampere GPU Architecture (docs.nvidia.com/cuda/ampere-tuning-guide), "
                  "1.4.2: A100's combined L1 data cache / shared memory is 192 KB per SM; the shared-memory carveout is 0, 8, 16, "
                  "32, 64, 100, 132 or 164 KB")
+ACCEL_SIM_A100 = ("Accel-Sim's A100 configuration (github.com/accel-sim/gpgpu-sim_distribution, configs/tested-cfgs/SM80_A100/"
+                  "gpgpusim.config: 40 memory channels x 4 L2 sub-partitions, each a 256 KB slice (128 sets x 128 B x 16 ways) "
+                  "with a 32-byte data port; 160 x 256 KB = 40 MB and 160 x 32 B = 5120 B per clock, the whitepaper's L2 size "
+                  "and read bandwidth)")
+NSIGHT_ATOMICS = ("NVIDIA Nsight Visual Studio Edition 4.7 User Guide, Memory Statistics - Atomics (docs.nvidia.com/gameworks): "
+                  "on compute capability 3.x and later 'many atomics can be performed ... nearly as quickly as memory loads'; "
+                  "the read-modify-writes of a warp's threads to one location 'are all serialized'")
 SPUTNIK = "Gale, Zaharia, Young, Elsen, 'Sparse GPU Kernels for Deep Learning' (SC 2020)"
 MERGE = "Yang, Buluc, Owens, 'Design Principles for Sparse Matrix Multiplication on the GPU' (Euro-Par 2018)"
 SPARSERT = ("Wang, 'SparseRT: Accelerating Unstructured Sparsity on GPUs for Deep Learning Inference' (PACT 2020); its "
@@ -109,6 +116,17 @@ class SimtSpec:
         "Shared-memory capacities (bytes) the SM can be configured with; a kernel gets the smallest holding its resident "
         "CTAs' shared memory (assumption: the driver picks the smallest that keeps the occupancy), the L1 the rest.",
         tuple(k * 1024 for k in (0, 8, 16, 32, 64, 100, 132, 164)), source=AMPERE_TUNING)
+    l2_slices: int = spec_field(
+        "L2 slices: each holds the sectors whose number modulo the slice count is its own (assumption: NVIDIA's address "
+        "hash is not published; consecutive sectors in consecutive slices) and has one atomic unit executing the atomic "
+        "adds sent to its sectors.", 160, positive=True, source=ACCEL_SIM_A100)
+    l2_atomic_cycles: int = spec_field(
+        "Cycles a slice's atomic unit spends on one atomic request (the distinct addresses one warp instruction updates in "
+        "one sector, as a load's sector access) per operation on the request's most-updated address: operations on one "
+        "address are serialised, distinct addresses of a sector go together. Requests to one slice queue in CTA start order "
+        "(a CTA's requests join the queue when it starts); the kernel ends when every slice has executed its requests.", 1,
+        unit="cycles", positive=True,
+        source=f"{NSIGHT_ATOMICS}; assumption: one request per slice per cycle, a sector access like a load's ({ACCEL_SIM_A100})")
     l2_latency: int = spec_field("Cycles of a load that hits L2 (a gather of the dense operand).", 193,
                                  unit="cycles", minimum=0, source=f"{JIA}: L2 hit 193 cycles")
     shared_memory_latency: int = spec_field("Cycles of a shared-memory load.", 19, unit="cycles", minimum=0,

@@ -27,6 +27,14 @@ def run(arch: ArchSpec, layer: Layer) -> SimtCounters:
     return FAMILY.counters(arch, layer)[1]
 
 
+def longest_warp_cycles(arch: ArchSpec, layer: Layer) -> int:
+    """The longest chain of issue and exposed latency of one warp of the layer's kernel (its fastest candidate): no
+    launch order or CTA placement ends the kernel sooner."""
+    plan, counters = FAMILY.counters(arch, layer)
+    s = plan.candidates[counters.candidate].schedule
+    return int(np.bincount(s.group_warp, weights=s.group_issue + s.group_latency, minlength=s.warps).max())
+
+
 def geomean(values) -> float:
     values = list(values)
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")

@@ -1,10 +1,12 @@
 """SIMT conservation laws on the shipped A100 (fast path): products never exceed the dense layer,
 CSR-family kernels multiply exactly the non-zeros, cycles are at least every throughput bound
-(DRAM, L2, the SMs' issue, each CTA's chain), DRAM moves at least the compressed footprint."""
+(DRAM, L2, the SMs' issue, each CTA's chain, the busiest L2 slice's atomic unit), DRAM moves at least the
+compressed footprint, every atomic request is one sector of L2 traffic and at least one atomic-unit turn."""
 from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 from accel_sim.simt.family import FAMILY
@@ -19,8 +21,11 @@ LAYERS = (GemmLayer("fc", m=8, k=256, n=128, weight_density=0.1),
 @pytest.mark.parametrize("kernel", ["dense_simt", "dense_tensor_core", "csr_scalar", "csr_vector", "sputnik", "merge",
                                     "csb", "bsr", "sparsert"])
 @pytest.mark.parametrize("layer", LAYERS, ids=lambda layer: layer.name)
-def test_laws(kernel, layer):
-    arch = simt(kernel=kernel, block=16)
+@pytest.mark.parametrize("transpose", [False, True])
+def test_laws(kernel, layer, transpose):
+    if transpose and kernel not in ("csr_scalar", "csr_vector", "csb"):
+        pytest.skip("only the CSR and CSB kernels run A^T x")
+    arch = simt(kernel=kernel, block=16, transpose=transpose)
     plan, c = FAMILY.counters(arch, layer)
     result = FAMILY.account(plan, c)
     m = plan.machine
@@ -36,6 +41,13 @@ def test_laws(kernel, layer):
     values = nnz if nnz is not None else 0
     assert c.dram_read_bytes >= values * plan.problem.value_bytes
     assert result.cycles == result.compute_cycles + result.stall_cycles
+    cand = plan.candidates[c.candidate]
+    s = cand.schedule
+    assert c.atomics == (0 if s.atomic_cta is None else s.atomic_cta.size)      # every request listed once
+    assert int(cand.atomic_cycles.sum()) >= c.atomics * m.l2_atomic_cycles      # a turn per request at least
+    busiest = np.bincount(cand.atomic_slice, weights=cand.atomic_cycles, minlength=m.l2_slices).max()
+    assert c.cycles >= c.atomic_cycles >= busiest
+    assert c.l2_sectors >= c.atomics                                             # each request crosses to L2
 
 
 def test_two_four_halves_the_stored_products():

@@ -1,7 +1,7 @@
 """SIMT refinement: the fast path and the SimPy reference agree on every counter, on generated
 operands and configs covering every kernel and spec switch (transpose, swizzle, tiles, vector width,
 merge shares, blocks, CSB beta, CTA size, registers, SMs, latencies, every bandwidth, L2 size, the
-SM-shared L1 and its size), and under the max_cycles guard."""
+SM-shared L1 and its size, the L2 slices and their atomic units' turn), and under the max_cycles guard."""
 from __future__ import annotations
 
 import pytest
@@ -37,7 +37,8 @@ def cases(draw):
                 instruction_bytes=draw(st.sampled_from([8, 16])),
                 sm_l1_kernels=draw(st.sampled_from([(), ("sparsert", "sputnik", "merge")])),
                 l1_shared_memory_bytes=draw(st.sampled_from([512, 192 * 1024])),
-                shared_memory_carveouts=draw(st.sampled_from([(0, 256), (0, 384, 512)])))
+                shared_memory_carveouts=draw(st.sampled_from([(0, 256), (0, 384, 512)])),
+                l2_slices=draw(st.sampled_from([1, 3, 160])), l2_atomic_cycles=draw(st.sampled_from([1, 7, 300])))
     density = draw(st.sampled_from([0.05, 0.3, 1.0]))
     if kernel == "nm_tensor_core":
         return arch, GemmLayer("gemm", m=draw(st.integers(1, 40)), k=4 * draw(st.integers(1, 12)),
@@ -60,8 +61,11 @@ def cases(draw):
 def test_fast_and_reference_agree_on_every_counter(case):
     arch, layer = case
     assert FAMILY.refinement(arch, layer) == []
-    counters = FAMILY.counters(arch, layer)[1]
+    plan, counters = FAMILY.counters(arch, layer)
     assert all(type(v) is int for v in counters.as_dict().values())      # counters are integers (the contract)
+    s = plan.candidates[counters.candidate].schedule
+    assert counters.atomics == (0 if s.atomic_cta is None else s.atomic_cta.size)     # every atomic request listed
+    assert s.atomic_cta is None or (s.atomic_serial >= 1).all()
 
 
 @pytest.mark.parametrize("kernel", SPARSE + ("dense_simt", "bsr"))

@@ -35,15 +35,6 @@ def test_drain_is_the_fifo_servers_last_departure_per_sm():
     assert out.tolist() == [12, 7, 0]
 
 
-@pytest.fixture()
-def two_rows(tmp_path):
-    """A (2 x 64): row 0 has 40 non-zeros in columns 0..39, row 1 one in column 63. Weights are A^T."""
-    weights = np.zeros((64, 2), dtype=np.float32)
-    weights[:40, 0] = 1.0
-    weights[63, 1] = 2.0
-    return payload_layer(tmp_path, "spmv", 1, weights)
-
-
 def test_csr_vector_worked_example_on_both_paths(two_rows):
     arch = simt({"sms": 1, "memory_latency": 400}, kernel="csr_vector", threads_per_cta=32, l2_latency=193,
                 loop_overhead_instructions=3)
@@ -71,7 +62,10 @@ def test_csr_vector_transpose_scatters_with_atomics(two_rows):
         c = path(plan, None)
         assert c.atomics == 5 + 1                          # y sectors 0..4 of row 0, sector 7 of row 1
     s = plan.candidates[0].schedule
-    assert s.cta_l2_sectors.tolist() == [10 + 1 + 1 + 2 * 5, 2 + 1 + 1 + 2 * 1]
+    # stream, pointers, x segment, one sector per atomic request (its data to L2 once, no reply)
+    assert s.cta_l2_sectors.tolist() == [10 + 1 + 1 + 5, 2 + 1 + 1 + 1]
+    assert s.atomic_cta.tolist() == [0] * 5 + [1] and s.atomic_sector.tolist() == [0, 1, 2, 3, 4, 7]
+    assert s.atomic_serial.tolist() == [1] * 6                 # a row's lanes add into distinct columns
 
 
 def test_sputnik_packs_one_lane_subwarps_and_runs_as_long_as_its_longest_row(two_rows):
@@ -96,12 +90,14 @@ def test_merge_gives_every_warp_an_equal_share_of_the_merge_path(two_rows):
     # binary search 6 x (1 + 3); a batch 2 + 3; per non-zero 2 shuffles + load + FFMA 2 + 3; row ends; carry-out
     assert s.group_issue.tolist() == [24 + 5 + 32 * 8 + 0 + 1, 24 + 5 + 9 * 8 + 2 + 0]
     assert s.group_latency.tolist() == [6 * 400 + 593, 6 * 400 + 593]
-    # stream (values 4 + indices 4 + search 6), carry 1 x 2 | 2 + 2 + 6, C 2; through the L1: B rows 0..31 (sectors
+    # stream (values 4 + indices 4 + search 6), carry 1 | 2 + 2 + 6, C 2; through the L1: B rows 0..31 (sectors
     # 0..3) | rows 32..39 and 63 (sectors 4 and 7)
-    assert s.cta_l2_sectors.tolist() == [14 + 2, 10 + 2] and s.cached_sectors.tolist() == [0, 1, 2, 3, 4, 7]
+    assert s.cta_l2_sectors.tolist() == [14 + 1, 10 + 2] and s.cached_sectors.tolist() == [0, 1, 2, 3, 4, 7]
     assert s.cached_ptr.tolist() == [0, 4, 6]
     assert s.cta_l1_bytes.tolist() == [(14 + 32) * 32, (10 + 9 + 2) * 32]
     assert s.atomics == 1
+    # warp 0's share ends inside row 0: it adds its partial C row (columns 0..1 of row 0: sector 0) with one request
+    assert (s.atomic_cta.tolist(), s.atomic_sector.tolist(), s.atomic_serial.tolist()) == ([0], [0], [1])
     assert FAMILY.refinement(arch, two_rows) == []
 
 
@@ -119,7 +115,8 @@ def test_csb_worked_example_with_an_empty_block(tmp_path):
     # pointers 2; segment copy (LDG + STS) + barrier 3; one iteration 3 + FFMA 2 + atomic 1 + 3; output copy 2 + 1
     assert s.group_issue.tolist() == [2 + 3 + 9 + 3, 2 + 3]
     assert s.group_latency.tolist() == [400 + (193 + 19) + (400 + 19), 400]
-    assert s.cta_l2_sectors.tolist() == [2 + 1 + 1 + 2, 1 + 2]     # stream, segment, pointers, y atomics (RMW)
+    assert s.cta_l2_sectors.tolist() == [2 + 1 + 1 + 1, 1 + 1]     # stream, segment, pointers, y atomics (a sector)
+    assert s.atomic_cta.tolist() == [0, 1] and s.atomic_sector.tolist() == [0, 0]   # both CTAs add into y's sector 0
     assert s.cta_l1_bytes.tolist() == [(2 + 1 + 1 + 1) * 32 + 64 + 48 + 16, (1 + 1) * 32 + 16]
     assert s.shared_memory_per_cta == 2 * 4 * 4 and s.atomics == 2
     assert (s.dram_read_bytes, s.dram_write_bytes) == (4 * 8 + 3 * 4 + 8 * 4, 4 * 4)
@@ -161,7 +158,9 @@ def test_split_k_adds_partial_tiles_with_atomics():
     arch = simt({"sms": 1}, kernel="dense_simt", sgemm_tiles=(SgemmTile(32, 32, 8, 32, 32),), split_k=(2,))
     plan = FAMILY.plan(arch, GemmLayer("g", m=32, k=16, n=32))
     split = plan.candidates[1].schedule                    # candidates: no split, then 2 slices
-    assert split.ctas == 2 and split.cta_l2_sectors.tolist() == [32 + 32 + 2 * 128] * 2 and split.atomics == 256
+    assert split.ctas == 2 and split.cta_l2_sectors.tolist() == [32 + 32 + 128] * 2 and split.atomics == 256
+    # each slice adds its 32 x 32 C tile: 128 requests on consecutive sectors 0..127
+    assert split.atomic_cta.tolist() == [0] * 128 + [1] * 128 and split.atomic_sector.tolist() == list(range(128)) * 2
 
 
 def test_bsr_worked_example(tmp_path):
@@ -352,8 +351,8 @@ def test_tensor_core_warp_tile_of_several_mmas_and_its_accumulate_width():
 def test_split_k_last_slice_is_what_is_left_of_k():
     arch = simt({"sms": 1}, kernel="dense_simt", sgemm_tiles=(SgemmTile(32, 32, 8, 32, 32),), split_k=(2,))
     split = FAMILY.plan(arch, GemmLayer("g", m=32, k=17, n=32)).candidates[1].schedule
-    # K = 17 in slices of 9 and 8: A 32 x 9 x 4 B = 36 sectors, B 9 x 32 x 4 B = 36, C 128 x 2 (read-modify-write)
-    assert split.cta_l2_sectors.tolist() == [36 + 36 + 256, 32 + 32 + 256]
+    # K = 17 in slices of 9 and 8: A 32 x 9 x 4 B = 36 sectors, B 9 x 32 x 4 B = 36, C 128 atomic requests
+    assert split.cta_l2_sectors.tolist() == [36 + 36 + 128, 32 + 32 + 128]
 
 
 def test_bsr_large_block_fragments_and_epilogue(tmp_path):

@@ -44,6 +44,7 @@ def test_sparsert_worked_example_on_both_paths(three_rows):
     assert s.cached_ptr.tolist() == [0, 15, 20]
     assert s.cached_sectors.tolist() == [*range(0, 5), *range(10, 20), *range(5, 10)]
     assert (s.dram_read_bytes, s.dram_write_bytes, s.dense_operand_bytes) == ((11 + 5) * 16 + 4 * 40 * 4, 3 * 40 * 4, 640)
+    assert (s.products, s.fmas) == (5 * 40, 5 * 40)                    # every non-zero times each of B's 40 columns
     assert c.ctas_per_sm == 2
     for path in (FAMILY.fast, FAMILY.reference):
         k = path(plan, None)

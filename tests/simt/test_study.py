@@ -3,9 +3,11 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 
-from accel_sim.studies.gpu_sparse_common import kernel_arch, lognormal_layer, run
+from accel_sim.simt.family import FAMILY
+from accel_sim.studies.gpu_sparse_common import kernel_arch, lognormal_layer, longest_warp_cycles, run
 from accel_sim.studies.gpu_sparse_kernels import (ROW_SPLIT, SHAPES, SWIZZLE, crossover, csb_transpose,
                                                   gpu_sparse_kernels)
 
@@ -25,7 +27,10 @@ def test_gpu_sparse_kernels_rows_and_comparisons():
     merge_row = next(c for c in out.comparisons if "power-law rows: merge" in c.quantity)
     assert merge_row.simulated >= 1.3                            # the issue's balance bar
     assert {"heavy_tailed", "lognormal_rows"} <= set(out.tables["balance"].matrix)   # the extra matrix is labelled
-    assert sum("extra matrix, log-normal rows" in q for q in quantities) == 2
+    assert sum("extra matrix, log-normal rows" in q for q in quantities) == 3     # merge, swizzle, reorder bound
+    bounds = [c for c in out.comparisons if "any reordering of whole rows" in c.quantity]
+    swizzles = [c for c in out.comparisons if "row swizzle speed-up" in c.quantity]
+    assert len(bounds) == 2 and all(s.simulated <= b.simulated + 1e-9 for s, b in zip(swizzles, bounds))
 
 
 def test_row_swizzle_balances_the_warps_of_a_cta_but_not_the_longest_row(tmp_path):
@@ -35,6 +40,23 @@ def test_row_swizzle_balances_the_warps_of_a_cta_but_not_the_longest_row(tmp_pat
     assert swizzled.latency_cycles < 0.8 * plain.latency_cycles
     # but neither kernel ends before the longest row's warp: the kernel time moves much less
     assert swizzled.cycles > 0.8 * plain.cycles
+    longest = longest_warp_cycles(kernel_arch(**SWIZZLE), layer)
+    assert longest == longest_warp_cycles(kernel_arch(**ROW_SPLIT), layer)     # one row per warp: order-free
+    assert plain.cycles >= swizzled.cycles >= longest                         # swizzle within its reorder bound
+
+
+def test_swizzle_launches_the_longest_rows_first_in_row_blocks_then_column_tiles(tmp_path):
+    """Sputnik's SortedRowSwizzle and its grid (row blocks on blockIdx.x, column tiles on blockIdx.y): the first
+    CTA of each column tile holds the longest rows."""
+    layer = lognormal_layer(tmp_path, rows=256, columns=256, batch=64)
+    plan = FAMILY.plan(kernel_arch(**SWIZZLE), layer)
+    s = plan.candidates[0].schedule
+    chains = np.bincount(s.group_warp, weights=s.group_issue + s.group_latency, minlength=s.warps)
+    warp_chain_by_cta = [chains[s.warp_cta == c].max() for c in range(s.ctas)]
+    per_tile = s.ctas // 2                                                     # 64 columns in two 32-column tiles
+    for tile in range(2):
+        part = warp_chain_by_cta[tile * per_tile:(tile + 1) * per_tile]
+        assert part == sorted(part, reverse=True)                              # longest first in launch order
 
 
 def test_crossover_is_the_lowest_sparsity_reaching_one():
@@ -48,5 +70,8 @@ def test_csb_transpose_bars():
     frame = csb_transpose(size=1024).results.set_index(["matrix", "kernel"])
     for matrix in ("fc_uniform", "heavy_tailed"):
         assert frame.loc[(matrix, "csb"), "ratio"] <= 1.2        # CSB serves A x and A^T x alike
-    # CSR A^T x scatters: atomic read-modify-writes in L2 (whether they slow it depends on what bounds A x)
-    assert frame.loc[("fc_uniform", "csr_vector"), "atx_atomics"] > 0
+    # CSR A^T x scatters: atomic requests to the L2 slices' atomic units (whether they slow it depends on what
+    # bounds A x); the what-if of a doubled turn per request is never faster
+    row = frame.loc[("fc_uniform", "csr_vector")]
+    assert row.atx_atomics > 0 and 0 < row.atx_atomic_cycles <= row.atx_cycles
+    assert row.atx_bound in ("sm", "l2", "dram", "atomic") and row.what_if_two_turns_ratio >= row.ratio

@@ -11,9 +11,11 @@ occupancy), and one module per kernel family (:mod:`.csr`, :mod:`.spmm`, :mod:`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
+
+import numpy as np
 
 from accel_sim.arch.spec import ArchSpec
 from accel_sim.errors import InputError
@@ -22,7 +24,7 @@ from accel_sim.simt.plan.csr import csr_spmv
 from accel_sim.simt.plan.gemm import bsr_gemm, dense_gemm, tile_of
 from accel_sim.simt.plan.machine import Machine, machine
 from accel_sim.simt.plan.problem import SparseProblem, sparse_problem
-from accel_sim.simt.plan.schedule import Schedule, l1_lines, occupancy
+from accel_sim.simt.plan.schedule import Schedule, atomic_demands, l1_lines, occupancy
 from accel_sim.simt.plan.sparsert import sparsert, sparsert_widths
 from accel_sim.simt.plan.spmm import merge, sputnik
 from accel_sim.simt.spec import SimtSpec
@@ -40,6 +42,9 @@ class Candidate:
     dram_write_bytes: int
     l1_lines: int = 0                # lines of the SM's L1 data cache the kernel's carveout leaves
     l2_overflow: bool = False        # the footprint exceeds the L2: every sector requested from L2 comes from DRAM
+    atomic_cta: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))     # per (CTA, L2 slice)
+    atomic_slice: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))   # with atomic requests:
+    atomic_cycles: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # the slice's atomic-unit cycles
 
 
 @dataclass(frozen=True, eq=False)
@@ -114,7 +119,8 @@ def candidate(m: Machine, spec: SimtSpec, schedule: Schedule, where: str) -> Can
         read = max(read, int(schedule.cta_l2_sectors.sum()) * m.sector - write)   # (and the L1 misses: counting paths)
     elif spec.warm_l2:                 # B arrives in L2 (its producer wrote it there), C stays there
         read, write = read - schedule.dense_operand_bytes, 0
-    return Candidate(schedule, resident, read, write, l1_lines(m, schedule, resident), overflow)
+    return Candidate(schedule, resident, read, write, l1_lines(m, schedule, resident), overflow,
+                     *atomic_demands(m, schedule))
 
 
 def plan(arch: ArchSpec, layer: Layer) -> SimtPlan:

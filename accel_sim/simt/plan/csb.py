@@ -14,10 +14,10 @@ import numpy as np
 
 from accel_sim.compress.formats import CSB
 from accel_sim.compress.formats.csb import default_beta
-from accel_sim.simt.plan.csr import RMW_SECTORS, _columns
+from accel_sim.simt.plan.csr import _columns
 from accel_sim.simt.plan.machine import Machine
 from accel_sim.simt.plan.problem import INDEX_BYTES, SparseProblem
-from accel_sim.simt.plan.schedule import Schedule, ceil_div
+from accel_sim.simt.plan.schedule import Schedule, atomic_runs, ceil_div
 from accel_sim.simt.plan.sectors import span_sectors
 from accel_sim.simt.spec import SimtSpec
 
@@ -71,11 +71,16 @@ def csb_spmv(p: SparseProblem, m: Machine, spec: SimtSpec, beta: int) -> Schedul
         pointers = span_sectors(first_block * INDEX_BYTES, (count + 1) * INDEX_BYTES, sector)
     out_sectors = span_sectors(np.arange(lines) * beta * vb, out_seg * vb, sector)[:, None]
     shared = chunks > 1                                                # partial output segments meet in y
-    output = out_sectors * (RMW_SECTORS if shared else 1) + np.zeros((1, chunks), dtype=np.int64)
+    output = out_sectors + np.zeros((1, chunks), dtype=np.int64)      # stored, or added with atomics (a sector each)
     staged = (segments_c * sector * 2 + nnz_c * 3 * vb + out_seg[:, None] * vb)
     l2 = stream_c + segments_c + pointers + output
     l1 = (stream_c + segments_c + pointers + out_sectors) * sector + staged
     ctas = lines * chunks
+    requests = {}
+    if shared:                                                         # each CTA adds its output segment into y
+        cta, sectors, serial = atomic_runs(np.arange(ctas), np.repeat(np.arange(lines) * beta * vb // sector, chunks),
+                                           np.repeat(out_sectors[:, 0], chunks))
+        requests = dict(atomic_cta=cta, atomic_sector=sectors, atomic_serial=serial)
     return _columns(Schedule(
         kernel="csb", threads_per_cta=spec.threads_per_cta, registers_per_thread=spec.registers_per_thread,
         shared_memory_per_cta=(group + 1) * beta * vb, warp_cta=np.repeat(np.arange(ctas), group),
@@ -84,4 +89,5 @@ def csb_spmv(p: SparseProblem, m: Machine, spec: SimtSpec, beta: int) -> Schedul
         cta_l2_sectors=l2.ravel().astype(np.int64),
         dram_read_bytes=p.nnz * (vb + INDEX_BYTES) + csb.block_ptr.size * INDEX_BYTES + p.n * in_len * vb,
         dram_write_bytes=p.n * out_len * vb, dense_operand_bytes=p.n * in_len * vb, fmas=p.nnz * p.n, tensor_macs=0, products=p.nnz * p.n,
-        atomics=int(out_sectors.sum()) * chunks * p.n if shared else 0, tensor_core=False), p.n)
+        atomics=int(out_sectors.sum()) * chunks * p.n if shared else 0, tensor_core=False, **requests), p.n,
+        -(-out_len * vb // sector))

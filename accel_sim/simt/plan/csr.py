@@ -4,7 +4,9 @@ its products land in as many output elements as it has non-zeros).
 
 Per warp loop iteration: a load of the values and one of the column indices of the non-zeros the
 warp's lanes handle (coalesced into the distinct sectors they touch), then the dependent gather of
-x (A x) or atomic add into y (A^T x, one read-modify-write per distinct sector, fire-and-forget).
+x (A x) or atomic add into y (A^T x, fire-and-forget: one request per distinct sector, whose data crosses
+the SM's L2 port once, as a store's, and whose read-modify-write the atomic unit of the sector's L2 slice
+executes, one turn per add to its most-updated address).
 An iteration waits for its streamed loads (DRAM latency) and, for A x, the dependent gather (L2).
 A B with N columns runs the kernel once per column (grid.y = N), each on a contiguous column copy.
 """
@@ -18,13 +20,30 @@ from accel_sim.simt.plan.schedule import Schedule, ceil_div, per_cta
 from accel_sim.simt.plan.sectors import distinct_per_group, span_sectors
 from accel_sim.simt.spec import SimtSpec
 
-RMW_SECTORS = 2   # an atomic add reads and writes its sector in L2 (assumption: one transaction each way)
 
 
 def _pairs(owner: np.ndarray, sub: np.ndarray, sector: np.ndarray, owners: int) -> np.ndarray:
     """Distinct (sub, sector) pairs per owner: the sectors of each iteration ``sub`` of each warp."""
     sub = np.asarray(sub, dtype=np.int64)
     return distinct_per_group(owner, sub * (int(sector.max(initial=0)) + 1) + sector, owners)
+
+
+def _scatter_requests(group: np.ndarray, column: np.ndarray, value_bytes: int, sector: int) -> tuple[np.ndarray, ...]:
+    """The atomic requests of a scatter: per distinct (group, sector), a warp instruction's adds into one sector of y,
+    and the most adds one address of it receives (lanes adding into the same column). Returns ``(group, sector,
+    serial)`` sorted by group then sector."""
+    group, column = np.asarray(group, dtype=np.int64), np.asarray(column, dtype=np.int64)
+    if group.size == 0:
+        return group, group, group
+    radix = int(column.max()) + 1
+    addresses, adds = np.unique(group * radix + column, return_counts=True)       # (group, column), adds to it
+    g, word = addresses // radix, addresses % radix
+    sectors = word * value_bytes // sector
+    s_radix = int(sectors.max()) + 1
+    key = g * s_radix + sectors
+    first = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
+    unique = key[first]
+    return unique // s_radix, unique % s_radix, np.maximum.reduceat(adds, first)
 
 
 def csr_spmv(p: SparseProblem, m: Machine, spec: SimtSpec, per_warp_rows: bool) -> Schedule:
@@ -56,6 +75,7 @@ def csr_spmv(p: SparseProblem, m: Machine, spec: SimtSpec, per_warp_rows: bool) 
     cta_of_warp = np.arange(warps) // warps_per_cta
     ctas = -(-warps // warps_per_cta)
     loop = spec.loop_overhead_instructions
+    requests = {}
     if not spec.transpose:
         reduction = int(np.log2(w)) * (1 + m.fma_issue_cycles) if per_warp_rows else 0   # shuffle + add
         issue = trips * (3 + m.fma_issue_cycles + loop) + 2 + reduction + 1
@@ -68,11 +88,13 @@ def csr_spmv(p: SparseProblem, m: Machine, spec: SimtSpec, per_warp_rows: bool) 
     else:
         issue = trips * (3 + m.fma_issue_cycles + loop) + 2 + 1
         latency = 2 * m.dram_latency + trips * m.dram_latency
-        rmw = per_iteration * RMW_SECTORS
-        l2 = per_cta(stream + pointers + own + rmw, cta_of_warp, ctas)
+        l2 = per_cta(stream + pointers + own + per_iteration, cta_of_warp, ctas)     # a request: its sector, once
         l1 = per_cta((stream + pointers + own) * sector, cta_of_warp, ctas)
         atomics = int(per_iteration.sum()) * p.n
         x_len, y_len = p.m, p.k
+        trip = int(iteration.max(initial=0)) + 1
+        group, atomic_sector, serial = _scatter_requests(warp_of * trip + iteration, csr.indices, vb, sector)
+        requests = dict(atomic_cta=cta_of_warp[group // trip], atomic_sector=atomic_sector, atomic_serial=serial)
     return _columns(Schedule(
         kernel="csr_vector" if per_warp_rows else "csr_scalar", threads_per_cta=spec.threads_per_cta,
         registers_per_thread=spec.registers_per_thread, shared_memory_per_cta=0, warp_cta=cta_of_warp,
@@ -80,15 +102,21 @@ def csr_spmv(p: SparseProblem, m: Machine, spec: SimtSpec, per_warp_rows: bool) 
         cta_l1_bytes=l1, cta_l2_sectors=l2,
         dram_read_bytes=p.nnz * (vb + INDEX_BYTES) + (rows + 1) * INDEX_BYTES + p.n * x_len * vb,
         dram_write_bytes=p.n * y_len * vb, dense_operand_bytes=p.n * x_len * vb, fmas=p.nnz * p.n, tensor_macs=0, products=p.nnz * p.n,
-        atomics=atomics, tensor_core=False), p.n)
+        atomics=atomics, tensor_core=False, **requests), p.n, -(-y_len * vb // sector))
 
 
-def _columns(one: Schedule, columns: int) -> Schedule:
-    """The single-column schedule launched once per column of B (grid.y), CTAs column after column."""
+def _columns(one: Schedule, columns: int, column_sectors: int = 0) -> Schedule:
+    """The single-column schedule launched once per column of B (grid.y), CTAs column after column; column j's
+    atomic requests add into its own copy of y, ``column_sectors`` sectors after column j - 1's."""
     if columns == 1:
         return one
     ctas, warps = one.ctas, one.warps
     offsets = np.arange(columns)
+    requests = {}
+    if one.atomic_cta is not None:
+        requests = dict(atomic_cta=(one.atomic_cta[None, :] + ctas * offsets[:, None]).ravel(),
+                        atomic_sector=(one.atomic_sector[None, :] + column_sectors * offsets[:, None]).ravel(),
+                        atomic_serial=np.tile(one.atomic_serial, columns))
     return Schedule(
         kernel=one.kernel, threads_per_cta=one.threads_per_cta, registers_per_thread=one.registers_per_thread,
         shared_memory_per_cta=one.shared_memory_per_cta,
@@ -98,4 +126,5 @@ def _columns(one: Schedule, columns: int) -> Schedule:
         cta_l1_bytes=np.tile(one.cta_l1_bytes, columns), cta_l2_sectors=np.tile(one.cta_l2_sectors, columns),
         dram_read_bytes=one.dram_read_bytes, dram_write_bytes=one.dram_write_bytes,
         dense_operand_bytes=one.dense_operand_bytes, fmas=one.fmas,
-        tensor_macs=one.tensor_macs, products=one.products, atomics=one.atomics, tensor_core=one.tensor_core)
+        tensor_macs=one.tensor_macs, products=one.products, atomics=one.atomics, tensor_core=one.tensor_core,
+        **requests)

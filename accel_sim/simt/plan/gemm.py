@@ -15,10 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from accel_sim.compress.formats import BSR
-from accel_sim.simt.plan.csr import RMW_SECTORS
 from accel_sim.simt.plan.machine import Machine
 from accel_sim.simt.plan.problem import INDEX_BYTES, SparseProblem
-from accel_sim.simt.plan.schedule import Schedule, ceil_div
+from accel_sim.simt.plan.schedule import Schedule, atomic_runs, ceil_div
 from accel_sim.simt.plan.sectors import span_sectors
 from accel_sim.simt.spec import SimtSpec
 
@@ -92,11 +91,16 @@ def dense_gemm(p: SparseProblem, m: Machine, spec: SimtSpec, tile: Tile, kernel:
     c_sectors = ceil_div(rows_c * cols_c * eb, sector)
     partial = splits > 1
     l2 = (ceil_div(a_bytes, sector) + ceil_div(depth_c * cols_c * eb, sector)
-          + c_sectors * (RMW_SECTORS if partial else 1))
+          + c_sectors)                                                        # stored, or added with atomics
     l1 = steps * (a_tile + b_tile + warps * (a_frag + b_frag)) + rows_c * cols_c * eb
     if simt:
         l1 = l1 + steps * (a_tile + b_tile)                                     # LDG through L1, then STS
     executed = ctas * tile.m * tile.n * steps * tile.k
+    requests = {}
+    if partial:       # every slice adds its C tile, taken as consecutive sectors from the tile's first (C row-major)
+        first = (np.arange(tiles_m)[:, None] * tile.m * p.n + np.arange(tiles_n)[None, :] * tile.n) * eb // sector
+        cta, sectors, serial = atomic_runs(np.arange(ctas), np.repeat(first.ravel(), splits), c_sectors)
+        requests = dict(atomic_cta=cta, atomic_sector=sectors, atomic_serial=serial)
     return Schedule(
         kernel=kernel, threads_per_cta=threads, registers_per_thread=spec.gemm_registers_per_thread,
         shared_memory_per_cta=tile.stages * (a_tile + b_tile), warp_cta=np.repeat(np.arange(ctas), warps),
@@ -105,7 +109,8 @@ def dense_gemm(p: SparseProblem, m: Machine, spec: SimtSpec, tile: Tile, kernel:
         cta_l1_bytes=np.full(ctas, 0, dtype=np.int64) + l1, cta_l2_sectors=l2.astype(np.int64),
         dram_read_bytes=int(np.ceil(p.m * p.k * a_bits / BITS_PER_BYTE)) + p.k * p.n * eb,
         dram_write_bytes=p.m * p.n * eb, dense_operand_bytes=p.k * p.n * eb, fmas=executed if simt else 0, tensor_macs=0 if simt else int(executed * kept),
-        products=int(p.m * p.k * kept) * p.n, atomics=int(c_sectors.sum()) if partial else 0, tensor_core=not simt)
+        products=int(p.m * p.k * kept) * p.n, atomics=int(c_sectors.sum()) if partial else 0, tensor_core=not simt,
+        **requests)
 
 
 def bsr_gemm(p: SparseProblem, m: Machine, spec: SimtSpec) -> Schedule:

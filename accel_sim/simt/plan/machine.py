@@ -35,6 +35,8 @@ class Machine:
     l2_bandwidth: float             # bytes / cycle, all SMs
     dram_bandwidth: float           # bytes / cycle
     l2_size: int                    # bytes
+    l2_slices: int                  # L2 slices, one atomic unit each (sector number modulo slices)
+    l2_atomic_cycles: int           # atomic-unit cycles per request and per operation on its most-updated address
     dram_latency: int               # cycles
     l2_latency: int
     shared_memory_latency: int
@@ -62,6 +64,7 @@ def machine(arch: ArchSpec) -> Machine:
         line=spec.line_bytes, sm_l1=spec.kernel in spec.sm_l1_kernels, l1_shared_memory=spec.l1_shared_memory_bytes,
         carveouts=tuple(sorted(spec.shared_memory_carveouts)), l1_bandwidth=tc.shared_memory_bandwidth,
         l2_port_bandwidth=tc.l2_to_sm_bandwidth, l2_bandwidth=tc.l2_bandwidth, dram_bandwidth=tc.dram_bandwidth,
-        l2_size=tc.l2_size, dram_latency=tc.memory_latency, l2_latency=spec.l2_latency,
+        l2_size=tc.l2_size, l2_slices=spec.l2_slices, l2_atomic_cycles=spec.l2_atomic_cycles,
+        dram_latency=tc.memory_latency, l2_latency=spec.l2_latency,
         shared_memory_latency=spec.shared_memory_latency, mma_m=tc.mma_m, mma_n=tc.mma_n, mma_k=tc.mma_k,
         metadata_bits=tc.metadata_bits_per_value, nm=(tc.nm_n, tc.nm_m))

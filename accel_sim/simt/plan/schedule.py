@@ -8,7 +8,10 @@ L1 keeps what the CTA already fetched: a sector the CTA requested before is an L
 also list, per CTA, the distinct sectors of its read-only loads (``cached_sectors``): those go
 through the SM's L1 data cache shared by the CTAs resident on the SM, and only its misses reach the
 L2 port (the counting paths decide hits, since which CTAs share an SM is decided at run time).
-DRAM moves the kernel's compulsory footprint when it fits the L2.
+DRAM moves the kernel's compulsory footprint when it fits the L2. A kernel that adds into memory with
+atomics lists its atomic requests (one warp instruction's atomics to one sector: the CTA, the sector,
+the operations on its most-updated address); :func:`atomic_demands` turns them into each CTA's demand
+on each L2 slice's atomic unit.
 """
 from __future__ import annotations
 
@@ -43,6 +46,9 @@ class Schedule:
     cached_ptr: np.ndarray | None = None       # (ctas + 1,) bounds of each CTA's run in cached_sectors
     cached_sectors: np.ndarray | None = None   # read-only load sectors through the SM's L1, distinct and sorted per
     #                                            CTA (global sector numbers); not in cta_l2_sectors (only misses are)
+    atomic_cta: np.ndarray | None = None       # (atomics,) CTA of each atomic request (one warp instruction, one sector)
+    atomic_sector: np.ndarray | None = None    # (atomics,) its sector (global sector number of the array added into)
+    atomic_serial: np.ndarray | None = None    # (atomics,) operations on its most-updated address (>= 1)
 
     @property
     def ctas(self) -> int:
@@ -79,6 +85,29 @@ def l1_lines(m: Machine, schedule: Schedule, resident: int) -> int:
     need = resident * schedule.shared_memory_per_cta
     carveout = next((c for c in m.carveouts if c >= need), need)
     return max(0, m.l1_shared_memory - carveout) // m.line
+
+
+def atomic_demands(m: Machine, schedule: Schedule) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each CTA's demand on each L2 slice's atomic unit: ``(cta, slice, cycles)`` per pair with requests, CTA-major
+    then slice. A request goes to slice ``sector % l2_slices`` and holds its atomic unit ``l2_atomic_cycles`` per
+    operation on its most-updated address (the operations on one address are serialised)."""
+    if schedule.atomic_cta is None or schedule.atomic_cta.size == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty
+    key = np.asarray(schedule.atomic_cta, dtype=np.int64) * m.l2_slices + np.asarray(schedule.atomic_sector) % m.l2_slices
+    pairs, inverse = np.unique(key, return_inverse=True)
+    cycles = np.bincount(inverse, weights=np.asarray(schedule.atomic_serial, dtype=np.float64) * m.l2_atomic_cycles)
+    return pairs // m.l2_slices, pairs % m.l2_slices, cycles.round().astype(np.int64)
+
+
+def atomic_runs(cta: np.ndarray, first: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Atomic requests of runs of consecutive sectors, one operation per address: ``count[i]`` sectors from
+    ``first[i]`` for CTA ``cta[i]``, as ``(cta, sector, serial)`` per request."""
+    count = np.asarray(count, dtype=np.int64).ravel()
+    total = int(count.sum())
+    offset = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(count) - count, count)
+    return (np.repeat(np.asarray(cta, dtype=np.int64).ravel(), count),
+            np.repeat(np.asarray(first, dtype=np.int64).ravel(), count) + offset, np.ones(total, dtype=np.int64))
 
 
 def ceil_div(a: np.ndarray, b: int) -> np.ndarray:

@@ -23,10 +23,9 @@ import math
 
 import numpy as np
 
-from accel_sim.simt.plan.csr import RMW_SECTORS
 from accel_sim.simt.plan.machine import Machine
 from accel_sim.simt.plan.problem import INDEX_BYTES, SparseProblem
-from accel_sim.simt.plan.schedule import Schedule, ceil_div
+from accel_sim.simt.plan.schedule import Schedule, atomic_runs, ceil_div
 from accel_sim.simt.plan.sectors import cta_sector_lists, distinct_per_group, sorted_unique, span_sectors
 from accel_sim.simt.spec import SimtSpec
 
@@ -155,7 +154,7 @@ def merge(p: SparseProblem, m: Machine, spec: SimtSpec) -> Schedule:
     c_rows = _row_segments(np.arange(p.m, dtype=np.int64), starts, widths, p.n, vb, sector)
     c_store = np.zeros((warps_per_tile, tiles), dtype=np.int64)
     np.add.at(c_store, warp_of_end, c_rows)
-    carry_sectors = carry[:, None] * span_sectors(np.zeros_like(starts), widths * vb, sector)[None, :] * RMW_SECTORS
+    carry_sectors = carry[:, None] * span_sectors(np.zeros_like(starts), widths * vb, sector)[None, :]   # atomic requests
     warp_l1 = (stream[:, None] + b_requests + c_store) * sector
     warp_l2 = stream[:, None] + c_store + carry_sectors
     l1 = np.zeros((ctas_per_tile, tiles), dtype=np.int64)
@@ -163,6 +162,12 @@ def merge(p: SparseProblem, m: Machine, spec: SimtSpec) -> Schedule:
     np.add.at(l1, cta_local_warp, warp_l1)
     np.add.at(l2, cta_local_warp, warp_l2)
     warp_cta = np.arange(tiles)[:, None] * ctas_per_tile + cta_local_warp[None, :]
+    # carry-outs: a warp whose share ends inside a row adds its partial sums into that row's C segment of each tile
+    cut = np.flatnonzero(carry)
+    cut_row = np.minimum(p.m - 1, np.searchsorted(warp_of_end, cut, side="right"))
+    first = (cut_row[None, :] * p.n + starts[:, None]) * vb // sector                  # (tiles, cut warps)
+    atomic_cta, atomic_sector, atomic_serial = atomic_runs(
+        warp_cta[:, cut], first, np.repeat(span_sectors(np.zeros_like(starts), widths * vb, sector)[:, None], cut.size, axis=1))
     return Schedule(
         kernel="merge", threads_per_cta=spec.threads_per_cta, registers_per_thread=spec.registers_per_thread,
         shared_memory_per_cta=0, warp_cta=warp_cta.ravel(), group_warp=np.arange(warps_per_tile * tiles),
@@ -172,4 +177,5 @@ def merge(p: SparseProblem, m: Machine, spec: SimtSpec) -> Schedule:
         dram_write_bytes=p.m * p.n * vb, dense_operand_bytes=p.k * p.n * vb, fmas=p.nnz * p.n, tensor_macs=0,
         products=p.nnz * p.n,
         atomics=int(carry.sum() * span_sectors(np.zeros_like(starts), widths * vb, sector).sum()), tensor_core=False,
-        cached_ptr=b_ptr, cached_sectors=b_cached)
+        cached_ptr=b_ptr, cached_sectors=b_cached, atomic_cta=atomic_cta, atomic_sector=atomic_sector,
+        atomic_serial=atomic_serial)
