@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from accel_sim.scnn.fast.products import SegmentLoads, needs_coordinates, segment_loads
-from accel_sim.scnn.fast.scatter_fifo_kernel import compiled, packed_fits, pattern_table
+from accel_sim.scnn.fast.scatter_fifo_kernel import WORDS, block_combos, compiled, packed_fits, pattern_table
 from accel_sim.scnn.fast.vectors import WeightVectors, _vector_ids, activation_elements, phase_counts
 from accel_sim.scnn.plan import Plan
 
@@ -120,13 +120,17 @@ def phase_order(plan: Plan, n_seg: int) -> np.ndarray | None:
                        seg // (nph_h * nph_w)))
 
 
-def kernel_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors, kernels: dict) -> np.ndarray:
+def kernel_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors, kernels: dict,
+                elements: tuple | None = None) -> np.ndarray:
     """:func:`fifo_busy` of an additive bank mapping by the loops of :mod:`.scatter_fifo_kernel`
-    (``kernels``: compiled or plain Python): every step's products from the two vectors' bank terms."""
+    (``kernels``: compiled or plain Python): every step's products from the two vectors' bank terms.
+    ``elements``: :func:`~.vectors.activation_elements` of the image and conv group, when known."""
     spec, view, tiling = plan.spec, plan.view, plan.tiling
     n_seg, groups, pes, banks = weights.seg_start.size - 1, tiling.out_groups, spec.pes, spec.accumulator_banks
     busy = np.zeros((tiling.passes, pes, groups, n_seg), dtype=np.int64)
-    tile, seg, pe, term = activation_elements(spec, view, tiling, plan.input_mask[image, conv_group])
+    if elements is None:
+        elements = activation_elements(spec, view, tiling, plan.input_mask[image, conv_group])
+    tile, seg, pe, term = elements
     if tile.size == 0 or weights.k.size == 0:
         return busy
     key = (tile * n_seg + seg) * pes + pe
@@ -145,23 +149,28 @@ def kernel_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors,
     todo = np.ones(busy.shape[:3], dtype=bool)
     if packed_fits(banks, depth, spec.mult_f * spec.mult_i):
         pattern, first, table = pattern_table(i_elem, term, banks)
+        c_start, c_pattern, c_first, i_local = block_combos(pattern, first, seg[i_elem[:-1]], n_seg, banks)
+        per_block = np.diff(c_start)[:, None] * np.diff(f_bounds).reshape(n_seg, groups)
+        loads = np.zeros(max(1, int(per_block.max())) * WORDS, dtype=np.uint64)
         todo[...] = False   # the packed loop flags the sequences it cannot hold (unbounded queues >= 128)
-        kernels["packed"](meet, unit, i_bounds, pattern, first, table, f_bounds, f_weight, w_term, n_seg, banks,
-                          -1 if depth is None else depth, busy, todo)
+        kernels["packed"](meet, unit, i_bounds, i_local, c_start, c_pattern, c_first, table, f_bounds, f_weight,
+                          w_term, n_seg, banks, -1 if depth is None else depth, busy, todo, loads)
     if todo.any():
         kernels["product"](meet, unit, i_bounds, i_elem, term, f_bounds, f_weight, w_term, n_seg, banks,
                            -1 if depth is None else depth, busy, todo)
     return busy
 
 
-def fifo_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors) -> tuple[np.ndarray, int | None]:
+def fifo_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors,
+              elements: tuple | None = None) -> tuple[np.ndarray, int | None]:
     """Busy cycles ``(passes, PEs, groups, segments)`` of every PE with FIFO-buffered banks (each
     barrier unit's drain counted in its last segment), and the products whose output lies in the plane
-    (None when not counted, see :class:`~.products.SegmentLoads`)."""
+    (None when not counted, see :class:`~.products.SegmentLoads`). ``elements``: the image's
+    :func:`~.vectors.activation_elements` (pass, segment, PE, bank term), when known."""
     spec, tiling = plan.spec, plan.tiling
     kernels = KERNELS()
     if kernels is not None and not needs_coordinates(spec):
-        return kernel_busy(plan, image, conv_group, weights, kernels), None
+        return kernel_busy(plan, image, conv_group, weights, kernels, elements), None
     n_seg = weights.seg_start.size - 1
     busy = np.zeros((tiling.passes, spec.pes, tiling.out_groups, n_seg), dtype=np.int64)
     queue = np.zeros((tiling.passes, spec.pes, tiling.out_groups, spec.accumulator_banks), dtype=np.int64)

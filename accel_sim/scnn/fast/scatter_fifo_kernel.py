@@ -91,64 +91,94 @@ def lane_drain(x, d):
     return (y & ~HIGH) & (((y & HIGH) >> np.uint64(7)) * LANE)
 
 
-def packed_kernel(meet, unit, i_bounds, i_pattern, i_first, table, f_bounds, f_weight, w_term, n_seg, banks,
-                  depth, busy, failed):
+def block_combos(pattern: np.ndarray, first: np.ndarray, i_segment: np.ndarray, n_seg: int, banks: int):
+    """The distinct (pattern, first term) of each segment's I-vectors: (per segment the first of them
+    ``(n_seg + 1,)``, their patterns, their first terms, per I-vector its index among its segment's)."""
+    span = (int(pattern.max()) + 1) * banks
+    keys, inverse = np.unique(i_segment * span + pattern * banks + first, return_inverse=True)
+    start = np.searchsorted(keys // span, np.arange(n_seg + 1))
+    combo = keys % span
+    return start, combo // banks, combo % banks, inverse.reshape(-1) - start[i_segment]
+
+
+def packed_kernel(meet, unit, i_bounds, i_local, c_start, c_pattern, c_first, table, f_bounds, f_weight, w_term,
+                  n_seg, banks, depth, busy, failed, loads):
     """Adds to ``busy`` (passes, PEs, groups, segments) every (pass, PE, group) sequence's cycles.
 
     ``meet``: the segments with activations and weights, in the order the PEs run them; ``unit``: the
     barrier unit of each (the banks drain, into the unit's last segment, when it changes and at the
     end). I-vectors of (pass, segment, PE) ``k = (pass * n_seg + segment) * PEs + PE`` are
-    ``i_bounds[k]:i_bounds[k + 1]`` (pattern, first term: :func:`pattern_table`); F-vectors of (segment,
-    group) ``f_bounds[s * groups + g]:...``, their weights ``f_weight[f]:f_weight[f + 1]`` with bank
-    terms ``w_term`` in ``[0, A)``. ``depth`` < 0: unbounded; a sequence whose queue would pass
-    ``LANE_LIMIT`` is left out of ``busy`` and flagged in ``failed`` (passes, PEs, groups)."""
+    ``i_bounds[k]:i_bounds[k + 1]``; I-vector ``v`` is its segment's (pattern, first term) number
+    ``i_local[v]`` (segment ``s``'s are ``c_start[s]:c_start[s + 1]`` of ``c_pattern``, ``c_first``:
+    :func:`block_combos`; rows of ``table``: :func:`pattern_table`). F-vectors of (segment, group)
+    ``f_bounds[s * groups + g]:...``, their weights ``f_weight[f]:f_weight[f + 1]`` with bank terms
+    ``w_term`` in ``[0, A)``. Per (segment, group) the step loads of every (pattern, first term) against
+    every F-vector are summed once into ``loads`` (scratch, uint64), then every sequence runs its steps
+    (queues carried in ``queue`` from segment to segment). ``depth`` < 0: unbounded; a sequence whose
+    queue would pass ``LANE_LIMIT`` is left out of ``busy`` and flagged in ``failed`` (passes, PEs, groups)."""
     passes, pes, groups = busy.shape[0], busy.shape[1], busy.shape[2]
     zero = np.uint64(0)
     unbounded = depth < 0
     reach = np.uint64(0 if unbounded else LANE_LIMIT - 1 - depth) * LOW   # lane >= depth + 2: top bit set
     row = 2 * banks * WORDS
-    for t in range(passes):
-        for p in range(pes):
-            for g in range(groups):
-                q0 = q1 = q2 = q3 = zero
-                bad = False
-                for m in range(meet.size):
-                    s = meet[m]
-                    if m > 0 and unit[m] != unit[m - 1]:   # a barrier: the banks drain
-                        busy[t, p, g, meet[m - 1]] += lane_max(q0, q1, q2, q3)
-                        q0 = q1 = q2 = q3 = zero
+    queue = np.zeros((passes, pes, groups, WORDS), dtype=np.uint64)
+    for m in range(meet.size + 1):
+        if m == meet.size or (m > 0 and unit[m] != unit[m - 1]):   # a barrier (or the end): the banks drain
+            for t in range(passes):
+                for p in range(pes):
+                    for g in range(groups):
+                        q = queue[t, p, g]
+                        busy[t, p, g, meet[m - 1]] += lane_max(q[0], q[1], q[2], q[3])
+                        q[:] = zero
+            if m == meet.size:
+                break
+        s = meet[m]
+        c_lo, c_n = c_start[s], c_start[s + 1] - c_start[s]
+        for g in range(groups):
+            f_lo, f_n = f_bounds[s * groups + g], f_bounds[s * groups + g + 1] - f_bounds[s * groups + g]
+            for c in range(c_n):   # the block's step loads, once per (pattern, first term) and F-vector
+                at_c = c_pattern[c_lo + c] * row + c_first[c_lo + c] * WORDS
+                for f in range(f_n):
+                    y0 = y1 = y2 = y3 = zero
+                    for w in range(f_weight[f_lo + f], f_weight[f_lo + f + 1]):
+                        at = at_c + w_term[w] * WORDS
+                        y0 += table[at]
+                        y1 += table[at + 1]
+                        y2 += table[at + 2]
+                        y3 += table[at + 3]
+                    k = (c * f_n + f) * WORDS
+                    loads[k], loads[k + 1], loads[k + 2], loads[k + 3] = y0, y1, y2, y3
+            for t in range(passes):
+                for p in range(pes):
                     key = (t * n_seg + s) * pes + p
-                    f_lo, f_hi = f_bounds[s * groups + g], f_bounds[s * groups + g + 1]
+                    if failed[t, p, g] or i_bounds[key] == i_bounds[key + 1] or f_n == 0:
+                        continue
+                    q = queue[t, p, g]
+                    q0, q1, q2, q3 = q[0], q[1], q[2], q[3]
                     cycles = 0
                     for v in range(i_bounds[key], i_bounds[key + 1]):
-                        at_v = i_pattern[v] * row + i_first[v] * WORDS
-                        for f in range(f_lo, f_hi):
-                            x0, x1, x2, x3 = q0, q1, q2, q3
-                            for w in range(f_weight[f], f_weight[f + 1]):
-                                at = at_v + w_term[w] * WORDS
-                                x0 += table[at]
-                                x1 += table[at + 1]
-                                x2 += table[at + 2]
-                                x3 += table[at + 3]
+                        at_v = i_local[v] * f_n * WORDS
+                        for f in range(f_n):
+                            k = at_v + f * WORDS
+                            x0, x1, x2, x3 = q0 + loads[k], q1 + loads[k + 1], q2 + loads[k + 2], q3 + loads[k + 3]
                             d = 1
                             if unbounded:
                                 if (x0 | x1 | x2 | x3) & HIGH != zero:
-                                    bad = True
+                                    failed[t, p, g] = True
                                     break
                             elif ((x0 + reach) | (x1 + reach) | (x2 + reach) | (x3 + reach)) & HIGH != zero:
                                 d = lane_max(x0, x1, x2, x3) - depth
                             q0, q1, q2, q3 = lane_drain(x0, d), lane_drain(x1, d), lane_drain(x2, d), lane_drain(x3, d)
                             cycles += d
-                        if bad:
+                        if failed[t, p, g]:
                             break
-                    if bad:
-                        break
+                    q[0], q[1], q[2], q[3] = q0, q1, q2, q3
                     busy[t, p, g, s] += cycles
-                if bad:
-                    failed[t, p, g] = True
+    for t in range(passes):
+        for p in range(pes):
+            for g in range(groups):
+                if failed[t, p, g]:
                     busy[t, p, g, :] = 0
-                elif meet.size:
-                    busy[t, p, g, meet[meet.size - 1]] += lane_max(q0, q1, q2, q3)
 
 
 def product_kernel(meet, unit, i_bounds, i_elem, a_term, f_bounds, f_weight, w_term, n_seg, banks, depth, busy,
