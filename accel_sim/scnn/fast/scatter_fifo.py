@@ -137,7 +137,7 @@ def kernel_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors,
     i_vector, _ = _vector_ids(key, spec.mult_i)
     i_elem = np.searchsorted(i_vector, np.arange(int(i_vector[-1]) + 2))
     i_bounds = np.searchsorted(key[i_elem[:-1]], np.arange(tiling.passes * n_seg * pes + 1))
-    f_bounds = np.searchsorted(weights.segment * groups + weights.group, np.arange(n_seg * groups + 1))
+    f_bounds = np.searchsorted(weights.segment * groups + weights.group, np.arange(n_seg * groups + 1))   # sorted
     f_weight = np.searchsorted(weights.vector, np.arange(weights.count.size + 1))
     meet = (np.bincount(seg, minlength=n_seg) > 0) & (np.diff(weights.seg_start) > 0)
     order = phase_order(plan, n_seg)
@@ -169,7 +169,8 @@ def fifo_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors,
     :func:`~.vectors.activation_elements` (pass, segment, PE, bank term), when known."""
     spec, tiling = plan.spec, plan.tiling
     kernels = KERNELS()
-    if kernels is not None and not needs_coordinates(spec):
+    f_key = weights.segment * tiling.out_groups + weights.group   # the loops find a block's F-vectors by it
+    if kernels is not None and not needs_coordinates(spec) and bool(np.all(f_key[1:] >= f_key[:-1])):
         return kernel_busy(plan, image, conv_group, weights, kernels, elements), None
     n_seg = weights.seg_start.size - 1
     busy = np.zeros((tiling.passes, spec.pes, tiling.out_groups, n_seg), dtype=np.int64)
