@@ -6,8 +6,9 @@
 Each (network, choice) runs in its own Python process, one after the other (choices interleaved per
 network), so caches and the JIT start from the same point. Printed per run, in CPU seconds of that
 process (time.process_time, less sensitive than wall time to the other jobs on a shared machine):
-``simulate`` (the simulation alone) and ``numba`` (loading the compiled FIFO loops from numba's disk
-cache, or compiling them on a first run; 0 for serialise, which never loads numba), then the ratio of
+``simulate`` (the simulation alone) and ``numba`` (importing numba and loading the compiled FIFO loops
+from its disk cache, or compiling them on a first run, measured on a tiny warm-up layer; 0 for
+serialise, which never loads numba), then the ratio of
 each FIFO choice to serialise with and without that load. The load average is printed before and after.
 """
 from __future__ import annotations
@@ -32,9 +33,11 @@ network, overrides = sys.argv[1], json.loads(sys.argv[2])
 arch, layers = scnn_variant(overrides), conv_network(network)
 start = time.process_time()
 loops = None
-if overrides:
+if overrides:   # load numba and the compiled loops (its disk cache) on a tiny layer first
     from accel_sim.scnn.fast.scatter_fifo_kernel import compiled
+    from accel_sim.workload import ConvLayer
     loops = compiled()
+    simulate(arch, ConvLayer("warm-up", in_h=4, in_w=4, in_channels=2, out_channels=2, kernel_h=3, kernel_w=3))
 loaded = time.process_time()
 run = simulate(arch, layers)
 done = time.process_time()
