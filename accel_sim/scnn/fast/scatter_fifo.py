@@ -13,7 +13,8 @@ step (the banks drain). ``D = 0`` is ``scatter: serialise``. Unbounded FIFOs: ``
 ``Q`` is Lindley's recursion, in closed form over a run of ``T`` steps with cumulative sums
 ``P(t) = sum_{u < t} (n_b(u) - 1)``: ``Q_b(T) = max(Q_b(0) + P(T), P(T) - min_{1 <= t <= T} P(t))``.
 With numba installed and an additive bank mapping, :func:`kernel_busy` runs the recursion in the
-compiled loops of :mod:`.scatter_fifo_kernel` (no product list; about 1.5 x ``serialise``'s time).
+compiled loops of :mod:`.scatter_fifo_kernel` (no product list; whole networks in about
+``serialise``'s CPU time, plus ~0.5 s to load numba: benchmarks/bench_scnn_scatter.py).
 Otherwise (no numba, or a bank or landing that needs each product's coordinate) the numpy path: a
 finite depth runs the recursion step by step, vectorised across every (pass, PE, group) sequence of a
 chunk, with step bank loads from :func:`.products.segment_loads` (every product's bank).

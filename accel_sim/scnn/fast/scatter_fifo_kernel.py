@@ -10,8 +10,9 @@ segment and group. A product's bank is ``(activation term + weight term) mod A``
   the queues ``Q_b`` in 8-bit lanes, 8 banks to a uint64, 4 words. An I-vector's bank counts
   depend on its terms relative to its first one (its *pattern*) rotated by that first term; a weight
   of term ``w`` rotates them by ``w`` more: :func:`pattern_table` stores every pattern's counts under
-  every rotation ``[0, 2A)`` packed the same way, so a step adds one table row per weight to the
-  queues (``x = Q + n``). Its cycles ``d = max(1, max_b x_b - D)``: whether some lane reaches
+  every rotation ``[0, 2A)`` packed the same way; per (segment, group) the loads of every distinct
+  (pattern, first term) of the segment against every F-vector are summed once (:func:`block_combos`),
+  so a step adds one precomputed row to the queues (``x = Q + n``). Its cycles ``d = max(1, max_b x_b - D)``: whether some lane reaches
   ``D + 2`` is one add and mask per word (then the lane maximum, :func:`lane_max`), and
   ``Q_b <- max(0, x_b - d)`` a borrow-free subtract per word. A finite depth keeps every lane below
   128 (``Q_b <= D`` after a step, a step adds at most ``F I``); unbounded queues are checked and a
@@ -21,9 +22,11 @@ segment and group. A product's bank is ``(activation term + weight term) mod A``
   ``T <- max(T + 1, max_b F_b - D)``, the maximum over the banks the step touched (every bank has
   ``F_b <= T + D`` after each step, so an untouched one cannot set it).
 
-Numpy alone cannot run the recursion cheaply: it is sequential in the steps and couples the banks
-through the stall (a finite depth), so numpy vectorises across sequences and pays a sweep over the
-A banks and a list of every product's bank per step (:func:`.scatter_fifo._bounded`).
+Numpy alone cannot run the recursion cheaply: it is sequential in the steps and a finite depth couples
+the banks through the stall, so numpy can only vectorise across the (pass, PE, group) sequences, one
+Python iteration per step index: VGG-16's conv layers have 265 M steps over a few hundred sequences
+per layer, i.e. about a million iterations of several numpy calls each, before any bank loads
+(:func:`.scatter_fifo._bounded` does this with every product's bank listed: ~10 x ``serialise``).
 """
 from __future__ import annotations
 
