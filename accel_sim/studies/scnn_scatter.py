@@ -3,7 +3,9 @@
 
 The FIFO choices are named, non-default settings of the SCNN family (``scnn.scatter``,
 ``scnn.scatter_fifo_depth``); ``arch_configs/scnn.yaml`` keeps ``serialise``. Their step loads are
-counted product by product, so the study runs on stated layer subsets: the first
+counted step by step (compiled loops with numba installed, the ``fast`` extra: about ``serialise``'s CPU plus
+~0.5 s to load numba; ~10 x on the numpy path), and the study keeps stated layer subsets, cheap on
+either path: the first
 :data:`~accel_sim.studies.scnn_networks.ABLATION_LAYERS` convolutions of each network and GoogLeNet's
 inception 3a across densities.
 """
@@ -23,7 +25,7 @@ from accel_sim.studies.scnn_density_sweep import crossover, in_workers
 from accel_sim.studies.scnn_networks import ABLATION_LAYERS, ablation_frame, ablation_markdown
 
 NETWORKS = ("alexnet", "googlenet", "vgg16")
-SCATTER_LAYERS = 6   # GoogLeNet's inception 3a: the density sweep's subset (product-level step loads are slow)
+SCATTER_LAYERS = 6   # GoogLeNet's inception 3a: the density sweep's subset (minutes per whole network on the numpy path)
 SCATTER_DENSITIES = (1.0, 0.9, 0.8, 0.7, 0.6)   # around the paper's crossover (0.85) and the shipped model's (~0.6)
 
 
@@ -81,7 +83,7 @@ def scatter_markdown(table: pd.DataFrame, networks: tuple[str, ...]) -> str:
 
 
 @study("scnn-scatter", "SCNN's scatter network: FIFOs in front of the accumulator banks (Kim et al. 2022) "
-       "vs serialised products, next to the paper's speed-ups and crossover", cpu_s=66)
+       "vs serialised products, next to the paper's speed-ups and crossover", cpu_s=15)   # numba installed; ~62 on the numpy path
 def scnn_scatter(networks: tuple[str, ...] = NETWORKS, layers: int | None = ABLATION_LAYERS,
                  sweep_layers: int | None = SCATTER_LAYERS, densities: tuple[float, ...] = SCATTER_DENSITIES,
                  workers: int | None = None) -> StudyOutput:
@@ -97,8 +99,9 @@ def scnn_scatter(networks: tuple[str, ...] = NETWORKS, layers: int | None = ABLA
         "rule). The shipped config keeps `scatter: serialise` (a step waits for its busiest bank; see the "
         "scnn-networks README for why that is the gap to the paper).\n\n" + SCATTER_TEXT + "\n\n"
         f"## Per network (`networks.csv`): first {layers or 'all'} convolution layers of each network\n\n"
-        "Speed-up and energy gain over DCNN on that subset (whole networks cost minutes with product-level step "
-        "loads); the paper's whole-network figures below for scale.\n\n"
+        "Speed-up and energy gain over DCNN on that subset (whole networks cost minutes per FIFO choice on the "
+        "numpy path; about `serialise`'s CPU with numba installed, the `fast` extra); the paper's whole-network "
+        "figures below for scale.\n\n"
         + scatter_markdown(by_network, networks) + "\n\n"
         f"## Against density (`results.csv`): GoogLeNet's first {sweep_layers or 'all'} inception convolutions\n\n"
         "SCNN's speed-up over DCNN and the crossover densities found as in scnn-density-sweep (\"none swept\": "

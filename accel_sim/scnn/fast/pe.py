@@ -226,7 +226,7 @@ def cartesian_work(plan: Plan, image: int, conv_group: int, weights: WeightVecto
     per_channel, in_plane = None, None
     if product_level(plan) or spec.barrier == "group_channel":   # busy cycles per segment
         if spec.scatter != "serialise":   # FIFOs: every step in order (the shortcuts below sum step costs)
-            per_segment, in_plane = fifo_busy(plan, image, conv_group, weights)
+            per_segment, in_plane = fifo_busy(plan, image, conv_group, weights, elements)
         elif class_codes(plan):
             per_segment = xor_class_busy(plan, image, conv_group, weights)
         elif border_split(plan):   # products near the edges; the crossbar's algebra for the rest

@@ -12,15 +12,20 @@ and the barrier unit (group, or (group, input channel)) ends ``max_b Q_b`` cycle
 step (the banks drain). ``D = 0`` is ``scatter: serialise``. Unbounded FIFOs: ``d(t) = 1`` and
 ``Q`` is Lindley's recursion, in closed form over a run of ``T`` steps with cumulative sums
 ``P(t) = sum_{u < t} (n_b(u) - 1)``: ``Q_b(T) = max(Q_b(0) + P(T), P(T) - min_{1 <= t <= T} P(t))``.
-A finite depth runs the recursion step by step, vectorised across every (pass, PE, group) sequence
-of a chunk. Step bank loads come from :func:`.products.segment_loads` (every product's bank).
+With numba installed and an additive bank mapping, :func:`kernel_busy` runs the recursion in the
+compiled loops of :mod:`.scatter_fifo_kernel` (no product list; whole networks in about
+``serialise``'s CPU time, plus ~0.5 s to load numba: benchmarks/bench_scnn_scatter.py).
+Otherwise (no numba, or a bank or landing that needs each product's coordinate) the numpy path: a
+finite depth runs the recursion step by step, vectorised across every (pass, PE, group) sequence of a
+chunk, with step bank loads from :func:`.products.segment_loads` (every product's bank).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from accel_sim.scnn.fast.products import SegmentLoads, needs_coordinates, segment_loads
-from accel_sim.scnn.fast.vectors import WeightVectors, phase_counts
+from accel_sim.scnn.fast.scatter_fifo_kernel import WORDS, block_combos, compiled, packed_fits, pattern_table
+from accel_sim.scnn.fast.vectors import WeightVectors, _vector_ids, activation_elements, phase_counts
 from accel_sim.scnn.plan import Plan
 
 FIFO_PRODUCTS = 1 << 20   # products of one chunk of steps (memory: a step's A bank loads are kept)
@@ -58,6 +63,8 @@ def _unbounded(part: SegmentLoads, queue: np.ndarray, busy: np.ndarray) -> None:
         queue[tile, pe, g] = lindley_runs(x, starts * width, queue[tile, pe, g])
         busy[tile, pe, g, part.segment] += runs * width
 
+
+KERNELS = compiled   # () -> the loops of .scatter_fifo_kernel (None without numba: the numpy path below runs)
 
 STEP_BLOCK_ENTRIES = 1 << 21   # (step, sequence, bank) loads gathered at once by the finite-depth recursion
 
@@ -114,11 +121,58 @@ def phase_order(plan: Plan, n_seg: int) -> np.ndarray | None:
                        seg // (nph_h * nph_w)))
 
 
-def fifo_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors) -> tuple[np.ndarray, int | None]:
+def kernel_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors, kernels: dict,
+                elements: tuple | None = None) -> np.ndarray:
+    """:func:`fifo_busy` of an additive bank mapping by the loops of :mod:`.scatter_fifo_kernel`
+    (``kernels``: compiled or plain Python): every step's products from the two vectors' bank terms.
+    ``elements``: :func:`~.vectors.activation_elements` of the image and conv group, when known."""
+    spec, view, tiling = plan.spec, plan.view, plan.tiling
+    n_seg, groups, pes, banks = weights.seg_start.size - 1, tiling.out_groups, spec.pes, spec.accumulator_banks
+    busy = np.zeros((tiling.passes, pes, groups, n_seg), dtype=np.int64)
+    if elements is None:
+        elements = activation_elements(spec, view, tiling, plan.input_mask[image, conv_group])
+    tile, seg, pe, term = elements
+    if tile.size == 0 or weights.k.size == 0:
+        return busy
+    key = (tile * n_seg + seg) * pes + pe
+    i_vector, _ = _vector_ids(key, spec.mult_i)
+    i_elem = np.searchsorted(i_vector, np.arange(int(i_vector[-1]) + 2))
+    i_bounds = np.searchsorted(key[i_elem[:-1]], np.arange(tiling.passes * n_seg * pes + 1))
+    f_bounds = np.searchsorted(weights.segment * groups + weights.group, np.arange(n_seg * groups + 1))   # sorted
+    f_weight = np.searchsorted(weights.vector, np.arange(weights.count.size + 1))
+    meet = (np.bincount(seg, minlength=n_seg) > 0) & (np.diff(weights.seg_start) > 0)
+    order = phase_order(plan, n_seg)
+    meet = np.flatnonzero(meet) if order is None else order[meet[order]]
+    nph_h, nph_w = phase_counts(view)
+    unit = meet // (nph_h * nph_w) if spec.barrier == "group_channel" else np.zeros_like(meet)
+    depth = None if spec.scatter == "fifo_unbounded" else spec.scatter_fifo_depth
+    term, w_term = term.astype(np.int64), weights.term.astype(np.int64)
+    todo = np.ones(busy.shape[:3], dtype=bool)
+    if packed_fits(banks, depth, spec.mult_f * spec.mult_i):
+        pattern, first, table = pattern_table(i_elem, term, banks)
+        c_start, c_pattern, c_first, i_local = block_combos(pattern, first, seg[i_elem[:-1]], n_seg, banks)
+        per_block = np.diff(c_start)[:, None] * np.diff(f_bounds).reshape(n_seg, groups)
+        loads = np.zeros(max(1, int(per_block.max())) * WORDS, dtype=np.uint64)
+        todo[...] = False   # the packed loop flags the sequences it cannot hold (unbounded queues >= 128)
+        kernels["packed"](meet, unit, i_bounds, i_local, c_start, c_pattern, c_first, table, f_bounds, f_weight,
+                          w_term, n_seg, banks, -1 if depth is None else depth, busy, todo, loads)
+    if todo.any():
+        kernels["product"](meet, unit, i_bounds, i_elem, term, f_bounds, f_weight, w_term, n_seg, banks,
+                           -1 if depth is None else depth, busy, todo)
+    return busy
+
+
+def fifo_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors,
+              elements: tuple | None = None) -> tuple[np.ndarray, int | None]:
     """Busy cycles ``(passes, PEs, groups, segments)`` of every PE with FIFO-buffered banks (each
     barrier unit's drain counted in its last segment), and the products whose output lies in the plane
-    (None when not counted, see :class:`~.products.SegmentLoads`)."""
+    (None when not counted, see :class:`~.products.SegmentLoads`). ``elements``: the image's
+    :func:`~.vectors.activation_elements` (pass, segment, PE, bank term), when known."""
     spec, tiling = plan.spec, plan.tiling
+    kernels = KERNELS()
+    f_key = weights.segment * tiling.out_groups + weights.group   # the loops find a block's F-vectors by it
+    if kernels is not None and not needs_coordinates(spec) and bool(np.all(f_key[1:] >= f_key[:-1])):
+        return kernel_busy(plan, image, conv_group, weights, kernels, elements), None
     n_seg = weights.seg_start.size - 1
     busy = np.zeros((tiling.passes, spec.pes, tiling.out_groups, n_seg), dtype=np.int64)
     queue = np.zeros((tiling.passes, spec.pes, tiling.out_groups, spec.accumulator_banks), dtype=np.int64)

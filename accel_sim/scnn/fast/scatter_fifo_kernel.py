@@ -1,0 +1,250 @@
+"""FIFO scatter network, fast path for additive bank mappings: the step recursion run sequence by
+sequence in compiled loops (numba, an optional dependency: :mod:`.scatter_fifo` runs its numpy path
+without it; the tests also run these loops as plain Python on small layers).
+
+Every (pass, PE, group) sequence runs its steps in order, one I-vector against every F-vector of its
+segment and group. A product's bank is ``(activation term + weight term) mod A``
+(:mod:`accel_sim.scnn.plan.bank_mapping`), so no product is listed. Two loops:
+
+- :func:`packed_kernel` (A <= 32 banks, and a finite depth with ``D + F I <= 127``, or unbounded):
+  the queues ``Q_b`` in 8-bit lanes, 8 banks to a uint64, 4 words. An I-vector's bank counts
+  depend on its terms relative to its first one (its *pattern*) rotated by that first term; a weight
+  of term ``w`` rotates them by ``w`` more: :func:`pattern_table` stores every pattern's counts under
+  every rotation ``[0, 2A)`` packed the same way; per (segment, group) the loads of every distinct
+  (pattern, first term) of the segment against every F-vector are summed once (:func:`block_combos`),
+  so a step adds one precomputed row to the queues (``x = Q + n``). Its cycles ``d = max(1, max_b x_b - D)``: whether some lane reaches
+  ``D + 2`` is one add and mask per word (then the lane maximum, :func:`lane_max`), and
+  ``Q_b <- max(0, x_b - d)`` a borrow-free subtract per word. A finite depth keeps every lane below
+  128 (``Q_b <= D`` after a step, a step adds at most ``F I``); unbounded queues are checked and a
+  sequence whose lane would pass 127 is flagged and run again by the other loop;
+- :func:`product_kernel` (any A, any depth): the recursion in drain times ``F_b = T + Q_b``, one
+  product at a time: a product for bank ``b`` makes ``F_b <- max(F_b, T) + 1``, and after the step
+  ``T <- max(T + 1, max_b F_b - D)``, the maximum over the banks the step touched (every bank has
+  ``F_b <= T + D`` after each step, so an untouched one cannot set it).
+
+Numpy alone cannot run the recursion cheaply: it is sequential in the steps and a finite depth couples
+the banks through the stall, so numpy can only vectorise across the (pass, PE, group) sequences, one
+Python iteration per step index: VGG-16's conv layers have 265 M steps over a few hundred sequences
+per layer, i.e. about a million iterations of several numpy calls each, before any bank loads
+(:func:`.scatter_fifo._bounded` does this with every product's bank listed: ~10 x ``serialise``).
+"""
+from __future__ import annotations
+
+import functools
+import types
+
+import numpy as np
+
+HIGH = np.uint64(0x8080808080808080)   # the top bit of each 8-bit lane
+LOW = np.uint64(0x0101010101010101)    # one in each lane
+LANE = np.uint64(0xFF)
+WORDS = 4                              # uint64 words of lanes: A <= 32 banks
+PACKED_MAX_BANKS = 8 * WORDS
+LANE_LIMIT = 127                       # lanes hold 7-bit counts (the top bit is the borrow / overflow guard)
+
+
+def packed_fits(banks: int, depth: int | None, step_products: int) -> bool:
+    """Whether :func:`packed_kernel` runs (``depth`` None: unbounded; ``step_products``: F x I)."""
+    return banks <= PACKED_MAX_BANKS and (depth is None or depth + step_products <= LANE_LIMIT)
+
+
+def pattern_table(i_elem: np.ndarray, a_term: np.ndarray, banks: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per I-vector (activations ``i_elem[v]:i_elem[v + 1]`` of bank terms ``a_term``): its pattern and
+    its first term; per pattern and rotation ``r`` in ``[0, 2A)``: its bank counts rotated by ``r``
+    (the count of bank ``b`` is the pattern's activations of relative term ``b - r mod A``), packed
+    into 8-bit lanes, (patterns x 2A x WORDS,) uint64."""
+    sizes = np.diff(i_elem)
+    width = int(sizes.max())
+    vector = np.repeat(np.arange(sizes.size), sizes)
+    slot = np.arange(a_term.size) - i_elem[vector]
+    first = a_term[i_elem[:-1]]
+    relative = np.full((sizes.size, width), banks, dtype=np.int64)    # banks: an empty slot
+    relative[vector, slot] = (a_term - first[vector]) % banks
+    code = (relative * (banks + 1) ** np.arange(width)).sum(axis=1)
+    _, one, pattern = np.unique(code, return_index=True, return_inverse=True)
+    rows = relative[one]
+    counts = np.zeros((rows.shape[0], banks), dtype=np.uint8)
+    for j in range(width):
+        used = rows[:, j] < banks
+        np.add.at(counts, (np.flatnonzero(used), rows[used, j]), 1)
+    table = np.zeros((rows.shape[0], 2 * banks, 8 * WORDS), dtype=np.uint8)
+    for r in range(2 * banks):
+        table[:, r, :banks] = np.roll(counts, r % banks, axis=1)
+    return pattern.reshape(-1).astype(np.int64), first.astype(np.int64), table.view("<u8").reshape(-1)
+
+
+def lane_max2(a, b):
+    """Lane-wise maximum of two words of 8-bit lanes below 128."""
+    keep = ((((a | HIGH) - b) & HIGH) >> np.uint64(7)) * LANE   # lanes where a >= b
+    return (a & keep) | (b & ~keep)
+
+
+def lane_max(a, b, c, e) -> int:
+    """The largest lane of four words of 8-bit lanes below 128."""
+    m = lane_max2(lane_max2(a, b), lane_max2(c, e))
+    m = lane_max2(m, m >> np.uint64(32))
+    m = lane_max2(m, m >> np.uint64(16))
+    m = lane_max2(m, m >> np.uint64(8))
+    return np.int64(m & LANE)
+
+
+def lane_drain(x, d):
+    """``max(0, lane - d)`` in every lane of ``x`` (lanes below 128, ``d`` in [1, 128]): no lane borrows."""
+    y = (x | HIGH) - np.uint64(d) * LOW
+    return (y & ~HIGH) & (((y & HIGH) >> np.uint64(7)) * LANE)
+
+
+def block_combos(pattern: np.ndarray, first: np.ndarray, i_segment: np.ndarray, n_seg: int, banks: int):
+    """The distinct (pattern, first term) of each segment's I-vectors: (per segment the first of them
+    ``(n_seg + 1,)``, their patterns, their first terms, per I-vector its index among its segment's)."""
+    span = (int(pattern.max()) + 1) * banks
+    keys, inverse = np.unique(i_segment * span + pattern * banks + first, return_inverse=True)
+    start = np.searchsorted(keys // span, np.arange(n_seg + 1))
+    combo = keys % span
+    return start, combo // banks, combo % banks, inverse.reshape(-1) - start[i_segment]
+
+
+def packed_kernel(meet, unit, i_bounds, i_local, c_start, c_pattern, c_first, table, f_bounds, f_weight, w_term,
+                  n_seg, banks, depth, busy, failed, loads):
+    """Adds to ``busy`` (passes, PEs, groups, segments) every (pass, PE, group) sequence's cycles.
+
+    ``meet``: the segments with activations and weights, in the order the PEs run them; ``unit``: the
+    barrier unit of each (the banks drain, into the unit's last segment, when it changes and at the
+    end). I-vectors of (pass, segment, PE) ``k = (pass * n_seg + segment) * PEs + PE`` are
+    ``i_bounds[k]:i_bounds[k + 1]``; I-vector ``v`` is its segment's (pattern, first term) number
+    ``i_local[v]`` (segment ``s``'s are ``c_start[s]:c_start[s + 1]`` of ``c_pattern``, ``c_first``:
+    :func:`block_combos`; rows of ``table``: :func:`pattern_table`). F-vectors of (segment, group)
+    ``f_bounds[s * groups + g]:...``, their weights ``f_weight[f]:f_weight[f + 1]`` with bank terms
+    ``w_term`` in ``[0, A)``. Per (segment, group) the step loads of every (pattern, first term) against
+    every F-vector are summed once into ``loads`` (scratch, uint64), then every sequence runs its steps
+    (queues carried in ``queue`` from segment to segment). ``depth`` < 0: unbounded; a sequence whose
+    queue would pass ``LANE_LIMIT`` is left out of ``busy`` and flagged in ``failed`` (passes, PEs, groups)."""
+    passes, pes, groups = busy.shape[0], busy.shape[1], busy.shape[2]
+    zero = np.uint64(0)
+    unbounded = depth < 0
+    reach = np.uint64(0 if unbounded else LANE_LIMIT - 1 - depth) * LOW   # lane >= depth + 2: top bit set
+    row = 2 * banks * WORDS
+    queue = np.zeros((passes, pes, groups, WORDS), dtype=np.uint64)
+    for m in range(meet.size + 1):
+        if m == meet.size or (m > 0 and unit[m] != unit[m - 1]):   # a barrier (or the end): the banks drain
+            for t in range(passes):
+                for p in range(pes):
+                    for g in range(groups):
+                        q = queue[t, p, g]
+                        busy[t, p, g, meet[m - 1]] += lane_max(q[0], q[1], q[2], q[3])
+                        q[:] = zero
+            if m == meet.size:
+                break
+        s = meet[m]
+        c_lo, c_n = c_start[s], c_start[s + 1] - c_start[s]
+        for g in range(groups):
+            f_lo, f_n = f_bounds[s * groups + g], f_bounds[s * groups + g + 1] - f_bounds[s * groups + g]
+            for c in range(c_n):   # the block's step loads, once per (pattern, first term) and F-vector
+                at_c = c_pattern[c_lo + c] * row + c_first[c_lo + c] * WORDS
+                for f in range(f_n):
+                    y0 = y1 = y2 = y3 = zero
+                    for w in range(f_weight[f_lo + f], f_weight[f_lo + f + 1]):
+                        at = at_c + w_term[w] * WORDS
+                        y0 += table[at]
+                        y1 += table[at + 1]
+                        y2 += table[at + 2]
+                        y3 += table[at + 3]
+                    k = (c * f_n + f) * WORDS
+                    loads[k], loads[k + 1], loads[k + 2], loads[k + 3] = y0, y1, y2, y3
+            for t in range(passes):
+                for p in range(pes):
+                    key = (t * n_seg + s) * pes + p
+                    if failed[t, p, g] or i_bounds[key] == i_bounds[key + 1] or f_n == 0:
+                        continue
+                    q = queue[t, p, g]
+                    q0, q1, q2, q3 = q[0], q[1], q[2], q[3]
+                    cycles = 0
+                    for v in range(i_bounds[key], i_bounds[key + 1]):
+                        at_v = i_local[v] * f_n * WORDS
+                        for f in range(f_n):
+                            k = at_v + f * WORDS
+                            x0, x1, x2, x3 = q0 + loads[k], q1 + loads[k + 1], q2 + loads[k + 2], q3 + loads[k + 3]
+                            d = 1
+                            if unbounded:
+                                if (x0 | x1 | x2 | x3) & HIGH != zero:
+                                    failed[t, p, g] = True
+                                    break
+                            elif ((x0 + reach) | (x1 + reach) | (x2 + reach) | (x3 + reach)) & HIGH != zero:
+                                d = lane_max(x0, x1, x2, x3) - depth
+                            q0, q1, q2, q3 = lane_drain(x0, d), lane_drain(x1, d), lane_drain(x2, d), lane_drain(x3, d)
+                            cycles += d
+                        if failed[t, p, g]:
+                            break
+                    q[0], q[1], q[2], q[3] = q0, q1, q2, q3
+                    busy[t, p, g, s] += cycles
+    for t in range(passes):
+        for p in range(pes):
+            for g in range(groups):
+                if failed[t, p, g]:
+                    busy[t, p, g, :] = 0
+
+
+def product_kernel(meet, unit, i_bounds, i_elem, a_term, f_bounds, f_weight, w_term, n_seg, banks, depth, busy,
+                   todo):
+    """:func:`packed_kernel` for any A and depth (``depth`` < 0: unbounded), product by product, on
+    the sequences flagged in ``todo`` (passes, PEs, groups); ``i_elem``, ``a_term``: the I-vectors'
+    activations and their bank terms."""
+    passes, pes, groups = busy.shape[0], busy.shape[1], busy.shape[2]
+    drain = np.zeros(banks, dtype=np.int64)        # F_b
+    limit = depth if depth >= 0 else 1 << 62       # unbounded: T <- T + 1 every step
+    for t in range(passes):
+        for p in range(pes):
+            for g in range(groups):
+                if not todo[t, p, g]:
+                    continue
+                drain[:] = 0
+                now = 0   # T
+                for m in range(meet.size):
+                    s = meet[m]
+                    if m > 0 and unit[m] != unit[m - 1]:   # a barrier: the banks drain
+                        busy[t, p, g, meet[m - 1]] += max(0, drain.max() - now)
+                        drain[:] = 0
+                        now = 0
+                    key = (t * n_seg + s) * pes + p
+                    f_lo, f_hi = f_bounds[s * groups + g], f_bounds[s * groups + g + 1]
+                    start = now
+                    for v in range(i_bounds[key], i_bounds[key + 1]):
+                        for f in range(f_lo, f_hi):
+                            top = 0
+                            for w in range(f_weight[f], f_weight[f + 1]):
+                                for e in range(i_elem[v], i_elem[v + 1]):
+                                    b = a_term[e] + w_term[w]
+                                    if b >= banks:
+                                        b -= banks
+                                    x = max(drain[b], now) + 1
+                                    drain[b] = x
+                                    top = max(top, x)
+                            now = max(now + 1, top - limit)
+                    busy[t, p, g, s] += now - start
+                if meet.size:
+                    busy[t, p, g, meet[meet.size - 1]] += max(0, drain.max() - now)
+
+
+def _with(function, **names):
+    """``function`` calling ``names`` in place of the module's functions of those names."""
+    scope = dict(function.__globals__, **names)
+    return types.FunctionType(function.__code__, scope, function.__name__, function.__defaults__)
+
+
+@functools.cache
+def compiled() -> dict | None:
+    """The loops compiled by numba (cached on disk), or None when numba is not installed. Imported on
+    first use, so runs without a FIFO never load numba. The plain-Python functions stay as they are."""
+    try:
+        from numba import njit
+    except ImportError:   # pragma: no cover - depends on the environment
+        return None
+    jit = functools.partial(njit, cache=True, nogil=True)
+    most = jit(lane_max2)
+    helpers = {"lane_max": jit(_with(lane_max, lane_max2=most)), "lane_drain": jit(lane_drain)}
+    return {"packed": jit(_with(packed_kernel, **helpers)), "product": jit(product_kernel)}
+
+
+def python_kernels() -> dict:
+    """The same loops as plain Python (slow: for tests on small layers)."""
+    return {"packed": packed_kernel, "product": product_kernel}
