@@ -150,7 +150,8 @@ class SCNNSpec:
         "fill, so the multipliers issue one step per cycle and each bank drains at one product per cycle: the "
         "fastest any scatter network can deliver this bank mapping's products. With every choice the PE's "
         "group (or (group, channel) barrier unit) ends when its banks have drained.", "serialise",
-        choices=SCATTERS, source=f"(?) the paper gives A = 2 F I banks but no queueing; choice: serialise; "
+        choices=SCATTERS, source=f"(?) the paper gives A = 2 F I banks but no queueing; field default serialise (dense designs, the "
+        f"DNNsim preset), arch_configs/scnn.yaml: fifo; "
         f"FIFOs between multipliers and crossbar: {KIM}; per-bank FIFOs (not per-multiplier ones, with an "
         f"arbiter, as Kim et al.) are an assumption")
     scatter_fifo_depth: int = spec_field(
@@ -180,7 +181,7 @@ class SCNNSpec:
                              "scnn_sparse_w")
         if dense and self.scatter != "serialise":
             raise ValueError("scnn.scatter 'fifo' / 'fifo_unbounded' queue the Cartesian PE's products at its banks: "
-                             "they need design scnn, scnn_sparse_a or scnn_sparse_w")
+                             "they need design scnn, scnn_sparse_a or scnn_sparse_w (a dense design needs scnn.scatter: serialise)")
         if not dense and self.dense_partial_sums != "in_place":
             raise ValueError("scnn.dense_partial_sums 'buffer' describes the dense dot-product PE's partial sums: it "
                              "needs design dcnn or dcnn_opt (the Cartesian PE always adds into its banks)")

@@ -71,15 +71,16 @@ ABLATION = (
      {"halo_charge": "largest_region_serial"}),
     ("out_of_plane: slot_only (assumption: banked)", {"out_of_plane": "slot_only"}),
     ("dram: ignored (paper: temporal tiling at 50 GB/s)", {"dram": "ignored"}),
+    ("scatter: serialise (no buffering; shipped: fifo, depth 4, Kim et al. 2022)", {"scatter": "serialise"}),
 )
 
-# The scatter-network choices the scnn-scatter study compares (networks.csv, results.csv): the stated
-# assumption (a step waits for its busiest bank) against FIFOs in front of the banks (accel_sim/scnn/spec.py,
-# scatter). Kim, Park, Park (IEEE Access 10, 2022) describe FIFOs between an SCNN's multipliers and its crossbar
-# buses; neither paper's readable text gives a depth, so depth 4 (the field's default) is an assumption and
-# fifo_unbounded the exact bound for the bank mapping. Never shipped: arch_configs/scnn.yaml keeps serialise.
+# The scatter-network choices the scnn-scatter study compares (networks.csv, results.csv) with the shipped
+# one (arch_configs/scnn.yaml: fifo, depth 4): no buffering (a step waits for its busiest bank), a deeper FIFO
+# and fifo_unbounded, the exact bound for the bank mapping. Kim, Park, Park (IEEE Access 10, 2022) describe
+# FIFOs between an SCNN's multipliers and its crossbar buses; neither paper's readable text gives a depth.
 SCATTER_ABLATION = (
-    ("scatter: fifo, 4 products per bank (assumption)", {"scatter": "fifo", "scatter_fifo_depth": 4}),
+    ("scatter: serialise (no buffering)", {"scatter": "serialise"}),
+    ("scatter: fifo, 16 products per bank", {"scatter": "fifo", "scatter_fifo_depth": 16}),
     ("scatter: fifo_unbounded (bound)", {"scatter": "fifo_unbounded"}),
 )
 SCATTER_SOURCE = ("Kim, Park, Park, 'Optimization of Scatter Network Architectures and Bank Allocations for Sparse "

@@ -1,11 +1,10 @@
-"""SCNN's scatter network: products queued in FIFOs in front of the accumulator banks (Kim, Park, Park
-2022) against the shipped rule (a step's products for one bank serialised, no buffering across steps).
+"""SCNN's scatter network: the shipped FIFOs in front of the accumulator banks (``arch_configs/scnn.yaml``:
+``scatter: fifo``, depth 4; Kim, Park, Park 2022) against no buffering (a step's products for one bank
+serialised), a deeper FIFO and the unbounded bound (``scnn.scatter``, ``scnn.scatter_fifo_depth``).
 
-The FIFO choices are named, non-default settings of the SCNN family (``scnn.scatter``,
-``scnn.scatter_fifo_depth``); ``arch_configs/scnn.yaml`` keeps ``serialise``. Their step loads are
-counted step by step (compiled loops with numba installed, the ``fast`` extra: about ``serialise``'s CPU plus
-~0.5 s to load numba; ~10 x on the numpy path), and the study keeps stated layer subsets, cheap on
-either path: the first
+FIFO step loads are counted step by step (compiled loops, numba: about ``serialise``'s CPU plus ~0.5 s to
+load numba; ~10 x on the numpy fallback), and the study keeps stated layer subsets, cheap on either
+path: the first
 :data:`~accel_sim.studies.scnn_networks.ABLATION_LAYERS` convolutions of each network and GoogLeNet's
 inception 3a across densities.
 """
@@ -34,7 +33,7 @@ def scatter_rows(layers: int | None, density: float,
     """Rows of ``results.csv`` at one density (one worker's job): SCNN over DCNN on GoogLeNet's
     first ``layers`` inception convolutions, with the scatter network of ``arch_configs/scnn.yaml``
     (first row) and each FIFO variant."""
-    settings = (("scatter: serialise (arch_configs/scnn.yaml)", {}),) + tuple(variants)
+    settings = (("scatter: fifo, 4 products per bank (arch_configs/scnn.yaml)", {}),) + tuple(variants)
     dcnn, results = run_variants(with_density(conv_network("googlenet", layers), density), settings)
     rows = []
     for (label, overrides), result in zip(settings, results):
@@ -83,7 +82,7 @@ def scatter_markdown(table: pd.DataFrame, networks: tuple[str, ...]) -> str:
 
 
 @study("scnn-scatter", "SCNN's scatter network: FIFOs in front of the accumulator banks (Kim et al. 2022) "
-       "vs serialised products, next to the paper's speed-ups and crossover", cpu_s=15)   # numba installed; ~62 on the numpy path
+       "vs serialised products, next to the paper's speed-ups and crossover", cpu_s=15)   # numba; ~62 on the numpy fallback
 def scnn_scatter(networks: tuple[str, ...] = NETWORKS, layers: int | None = ABLATION_LAYERS,
                  sweep_layers: int | None = SCATTER_LAYERS, densities: tuple[float, ...] = SCATTER_DENSITIES,
                  workers: int | None = None) -> StudyOutput:
@@ -94,14 +93,13 @@ def scnn_scatter(networks: tuple[str, ...] = NETWORKS, layers: int | None = ABLA
     sweep = pd.DataFrame([row for part in parts[1:] for row in part])
     fig = scatter_figure(sweep, PUBLISHED_DENSE_SPEEDUP, PUBLISHED_PERF_CROSSOVER)
     readme = (
-        "SCNN (`arch_configs/scnn.yaml`) against DCNN with the scatter network's FIFOs switched on, one "
-        "setting at a time (`scnn.scatter`, `scnn.scatter_fifo_depth`; docs/config_reference.md gives the exact "
-        "rule). The shipped config keeps `scatter: serialise` (a step waits for its busiest bank; see the "
-        "scnn-networks README for why that is the gap to the paper).\n\n" + SCATTER_TEXT + "\n\n"
+        "SCNN (`arch_configs/scnn.yaml`: `scatter: fifo`, depth 4) against DCNN, and the same with the scatter "
+        "network changed one setting at a time (`scnn.scatter`, `scnn.scatter_fifo_depth`; docs/config_reference.md "
+        "gives the exact rule): no buffering (`serialise`: a step waits for its busiest bank), a FIFO of 16 and "
+        "the unbounded bound. The scnn-networks README says why the choice decides the gap to the paper.\n\n" + SCATTER_TEXT + "\n\n"
         f"## Per network (`networks.csv`): first {layers or 'all'} convolution layers of each network\n\n"
-        "Speed-up and energy gain over DCNN on that subset (whole networks cost minutes per FIFO choice on the "
-        "numpy path; about `serialise`'s CPU with numba installed, the `fast` extra); the paper's whole-network "
-        "figures below for scale.\n\n"
+        "Speed-up and energy gain over DCNN on that subset (scnn-networks runs the shipped choice on whole "
+        "networks); the paper's whole-network figures below for scale.\n\n"
         + scatter_markdown(by_network, networks) + "\n\n"
         f"## Against density (`results.csv`): GoogLeNet's first {sweep_layers or 'all'} inception convolutions\n\n"
         "SCNN's speed-up over DCNN and the crossover densities found as in scnn-density-sweep (\"none swept\": "
@@ -115,7 +113,7 @@ def scnn_scatter(networks: tuple[str, ...] = NETWORKS, layers: int | None = ABLA
 def comparisons(by_network: pd.DataFrame, sweep: pd.DataFrame, networks: tuple[str, ...], layers: int | None,
                 sweep_layers: int | None) -> tuple[Comparison, ...]:
     """The paper's figures next to each scatter choice (the first row of each table is the shipped
-    ``serialise``). No tolerance: the simulated side runs on the stated layer subsets, the paper's on whole
+    ``fifo``, depth 4). No tolerance: the simulated side runs on the stated layer subsets, the paper's on whole
     networks (the issue's bars are rows of scnn-networks and scnn-density-sweep)."""
     rows = []
     subset = f"first {layers or 'all'} conv layers; the paper: whole network"

@@ -7,6 +7,15 @@ from accel_sim import load_arch
 from accel_sim.workload import ConvLayer, GemmLayer
 
 DESIGNS = ("scnn", "scnn_sparse_a", "scnn_sparse_w", "dcnn", "dcnn_opt")
+DENSE_DESIGNS = ("dcnn", "dcnn_opt")
+
+
+def scnn_arch(overrides: dict):
+    """``arch_configs/scnn.yaml`` with ``overrides``; a dense design gets ``scatter: serialise`` (it has no
+    scatter network, and scnn.yaml's ``fifo`` is refused for it), a Cartesian one keeps the shipped choice."""
+    if overrides.get("scnn.design") in DENSE_DESIGNS:
+        overrides = {"scnn.scatter": "serialise", **overrides}
+    return load_arch("scnn", overrides)
 
 
 def small_case(seed: int, design: str | None = None):
@@ -19,7 +28,7 @@ def small_case(seed: int, design: str | None = None):
     pad = int(rng.integers(0, k // 2 + 1))
     groups = int(rng.choice([1, 1, 2]))
     design = design or str(rng.choice(DESIGNS))
-    arch = load_arch("scnn", {
+    arch = scnn_arch({
         "scnn.design": design,
         "scnn.pe_rows": int(rng.integers(1, 4)), "scnn.pe_cols": int(rng.integers(1, 4)),
         "scnn.mult_f": int(rng.choice([2, 4])), "scnn.mult_i": int(rng.choice([2, 4])),
@@ -47,7 +56,7 @@ def chunked_case(seed: int, design: str | None = None):
     IARAM of 48 B, and an OARAM that sometimes cannot hold the partial sums between chunks."""
     rng = np.random.default_rng(100_000 + seed)
     design = design or str(rng.choice(DESIGNS))
-    arch = load_arch("scnn", {
+    arch = scnn_arch({
         "scnn.design": design,
         "scnn.pe_rows": int(rng.integers(1, 3)), "scnn.pe_cols": int(rng.integers(1, 3)),
         "scnn.mult_f": int(rng.choice([2, 4])), "scnn.mult_i": int(rng.choice([2, 4])),
@@ -94,7 +103,7 @@ def generated_case(draw, banks=BANKS, dnnsim=False):
     def rule(default, *others, pe=False):   # DNNsim's rules drawn only when asked (PE-level: Cartesian only)
         return draw(st.sampled_from([default, *others])) if dnnsim and (cartesian or not pe) else default
     mappings = ["linear", "channel_spread"] if a % f == 0 else ["linear"]
-    arch = load_arch("scnn", {
+    overrides = {
         "scnn.design": design,
         # DNNsim's rules (the PE-level ones only describe the Cartesian PE)
         "scnn.partition": rule("planar", "padded_blocks"),
@@ -118,17 +127,24 @@ def generated_case(draw, banks=BANKS, dnnsim=False):
         "scnn.halo_words_per_cycle": draw(st.integers(1, 3)),
         "scnn.ppu_outputs_per_cycle": draw(st.integers(1, 5)),
         "scnn.dram_bandwidth": draw(st.sampled_from([0.75, 2.0, 12.5, 50.0])),
-    })
+    }
     weight_density, input_density = draw(st.floats(0.05, 1.0)), draw(st.floats(0.05, 1.0))
-    name = f"case{draw(st.integers(0, 10**6))}"
+    number = draw(st.integers(0, 10**6))
+    name = f"case{number}"
     if draw(st.integers(0, 3)) == 0:
-        return arch, GemmLayer(name, m=draw(st.integers(1, 2)), k=draw(st.integers(1, 40)), n=draw(st.integers(1, 6)),
-                               weight_density=weight_density, input_density=input_density)
-    k, stride, groups = draw(st.sampled_from([1, 2, 3, 5])), draw(st.integers(1, 3)), draw(st.sampled_from([1, 2]))
-    h, w = draw(st.integers(k, 9)), draw(st.integers(k, 9))
-    pad = draw(st.integers(0, k // 2))
-    return arch, ConvLayer(name, in_h=h, in_w=w, in_channels=draw(st.integers(1, 3)) * groups,
-                           out_channels=draw(st.integers(1, 4)) * groups, kernel_h=k, kernel_w=k,
-                           stride_h=stride, stride_w=stride, pad_top=pad, pad_bottom=pad, pad_left=pad,
-                           pad_right=pad, groups=groups, batch=draw(st.integers(1, 2)),
-                           weight_density=weight_density, input_density=input_density)
+        layer = GemmLayer(name, m=draw(st.integers(1, 2)), k=draw(st.integers(1, 40)), n=draw(st.integers(1, 6)),
+                          weight_density=weight_density, input_density=input_density)
+    else:
+        k, stride, groups = draw(st.sampled_from([1, 2, 3, 5])), draw(st.integers(1, 3)), draw(st.sampled_from([1, 2]))
+        h, w = draw(st.integers(k, 9)), draw(st.integers(k, 9))
+        pad = draw(st.integers(0, k // 2))
+        layer = ConvLayer(name, in_h=h, in_w=w, in_channels=draw(st.integers(1, 3)) * groups,
+                          out_channels=draw(st.integers(1, 4)) * groups, kernel_h=k, kernel_w=k,
+                          stride_h=stride, stride_w=stride, pad_top=pad, pad_bottom=pad, pad_left=pad,
+                          pad_right=pad, groups=groups, batch=draw(st.integers(1, 2)),
+                          weight_density=weight_density, input_density=input_density)
+    # the scatter network from the case's number, not a draw of its own: the cases stay those whose mechanism
+    # coverage the refinement tests check
+    overrides["scnn.scatter"] = ("serialise", "fifo", "fifo_unbounded")[number % 3] if cartesian else "serialise"
+    overrides["scnn.scatter_fifo_depth"] = number // 3 % 6
+    return scnn_arch(overrides), layer

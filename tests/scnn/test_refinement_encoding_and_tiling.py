@@ -16,7 +16,7 @@ from accel_sim.scnn.plan.tiling import conv_view, make_tiling, split_bounds
 from accel_sim.scnn.reference import reference_outputs
 from accel_sim.workload import ConvLayer, GemmLayer
 from accel_sim.workload.operands import layer_operands
-from tests.scnn._layers import chunked_case, small_case
+from tests.scnn._layers import chunked_case, scnn_arch, small_case
 
 SEEDS = (0, 1, 2, 8, 12, 15, 16, 19, 27)   # every design; temporal tiles; conv groups; empty PE tiles
 
@@ -254,7 +254,7 @@ def test_temporal_tiling_screen_is_the_largest_tile_without_overheads(seed):
 def test_inputs_that_fill_the_iaram_exactly_fit(iaram, chunks):
     """DCNN stores an FC layer's 4 inputs as 16-bit words (64 bits): an IARAM of 8 B holds them in one
     pass, one of 4 B two channels per chunk, one of 2 B one channel per chunk."""
-    arch = load_arch("scnn", {"scnn.design": "dcnn", "scnn.pe_rows": 1, "scnn.pe_cols": 1, "scnn.iaram_size": iaram})
+    arch = scnn_arch({"scnn.design": "dcnn", "scnn.pe_rows": 1, "scnn.pe_cols": 1, "scnn.iaram_size": iaram})
     plan = FAMILY.plan(arch, GemmLayer("fc", m=1, k=4, n=1))
     assert plan.tiling.channel_chunks == chunks and plan.input_bits.max() == 64 // chunks
 
@@ -262,7 +262,7 @@ def test_inputs_that_fill_the_iaram_exactly_fit(iaram, chunks):
 def test_a_plane_that_fills_the_iaram_exactly_needs_no_temporal_tiles():
     """Two PEs of a 1 x 4 row: 2 dense 16-bit inputs each, 4 B: an IARAM of 4 B holds a PE's tile."""
     layer = ConvLayer("row", in_h=1, in_w=4, in_channels=1, out_channels=1, kernel_h=1, kernel_w=2)
-    arch = load_arch("scnn", {"scnn.design": "dcnn", "scnn.pe_rows": 1, "scnn.pe_cols": 2, "scnn.iaram_size": 4})
+    arch = scnn_arch({"scnn.design": "dcnn", "scnn.pe_rows": 1, "scnn.pe_cols": 2, "scnn.iaram_size": 4})
     assert FAMILY.plan(arch, layer).tiling.temporal_tiles == 1
-    smaller = load_arch("scnn", {"scnn.design": "dcnn", "scnn.pe_rows": 1, "scnn.pe_cols": 2, "scnn.iaram_size": 3})
+    smaller = scnn_arch({"scnn.design": "dcnn", "scnn.pe_rows": 1, "scnn.pe_cols": 2, "scnn.iaram_size": 3})
     assert FAMILY.plan(smaller, layer).tiling.temporal_tiles == 2

@@ -37,7 +37,8 @@ def row_conv(tmp_path, name, weights, inputs, stride=1):
 
 
 def tiny_arch(**fields):
-    return load_arch("scnn", {"scnn.pe_rows": 1, "scnn.pe_cols": 1, "scnn.mult_f": 2, "scnn.mult_i": 2,
+    """A one-PE array; products of one step for the same bank serialise (the hand counts below)."""
+    return load_arch("scnn", {"scnn.scatter": "serialise", "scnn.pe_rows": 1, "scnn.pe_cols": 1, "scnn.mult_f": 2, "scnn.mult_i": 2,
                               "scnn.accumulator_banks": 4, **{f"scnn.{k}": v for k, v in fields.items()}})
 
 

@@ -161,7 +161,7 @@ def test_depth_0_equals_serialise_where_serialise_takes_a_shortcut():
     for seed in range(8):
         arch, layer = small_case(seed, "scnn")
         for choices in ({"bank_mapping": "dnnsim_xor"}, {"out_of_plane": "slot_only"}, {"barrier": "group_channel"}):
-            serialise = variant(arch, **choices)
+            serialise = variant(arch, scatter="serialise", **choices)
             assert FAMILY.counters(variant(serialise, scatter="fifo", scatter_fifo_depth=0), layer)[1] == \
                 FAMILY.counters(serialise, layer)[1], (seed, choices)
 
