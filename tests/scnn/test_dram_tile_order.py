@@ -1,0 +1,95 @@
+"""scnn.dram_tile_order: 'fewest_tiles' (the shipped rule) and 'min_traffic' (per layer, the temporal split or
+channel chunks moving the fewest DRAM bits). Bad input; the plan's traffic estimate equals what both paths move;
+min_traffic never moves more than fewest_tiles; fast path and reference agree on cases where the orders differ."""
+import numpy as np
+import pytest
+
+from accel_sim import InputError, load_arch
+from accel_sim.cli import main
+from accel_sim.scnn.family import FAMILY
+from accel_sim.scnn.plan.operands import conv_operands, layer_outputs
+from accel_sim.scnn.plan.temporal_tiling import dram_bits
+from accel_sim.workload import ConvLayer
+from tests.scnn._layers import DESIGNS
+
+CASES = 40
+
+
+def order_case(seed: int, order: str):
+    """A small plane with many input and output channels (weights heavy next to activations) on a small
+    array whose IARAM holds only part of it: the two orders often cut it differently."""
+    rng = np.random.default_rng(200_000 + seed)
+    design = str(rng.choice(DESIGNS))
+    arch = load_arch("scnn", {
+        "scnn.design": design, "scnn.dram_tile_order": order,
+        "scnn.pe_rows": int(rng.integers(1, 3)), "scnn.pe_cols": int(rng.integers(1, 3)),
+        "scnn.mult_f": int(rng.choice([2, 4])), "scnn.mult_i": int(rng.choice([2, 4])),
+        "scnn.accumulator_banks": int(rng.choice([8, 32])), "scnn.accumulator_entries": int(rng.choice([8, 32])),
+        "scnn.iaram_size": int(rng.choice([40, 64, 96])), "scnn.oaram_size": int(rng.choice([16, 10240])),
+        "scnn.dram_bandwidth": float(rng.choice([2.0, 50.0])),
+    })
+    k = int(rng.choice([1, 3]))
+    side = int(rng.integers(max(k, 2), 7))
+    layer = ConvLayer(f"order{seed}", in_h=side, in_w=side, in_channels=int(rng.integers(4, 17)),
+                      out_channels=int(rng.integers(4, 25)), kernel_h=k, kernel_w=k, pad_top=k // 2,
+                      pad_bottom=k // 2, pad_left=k // 2, pad_right=k // 2,
+                      weight_density=float(rng.uniform(0.3, 1.0)), input_density=float(rng.uniform(0.3, 1.0)))
+    return arch, layer
+
+
+def planned_bits(arch, layer, plan) -> int:
+    weights, inputs = conv_operands(layer, plan.spec.fc_layout)
+    nonzeros = tuple(plan.mask_nonzeros(g) for g in range(plan.view.groups)) if plan.traits.skip_weights else None
+    return dram_bits(arch, plan.spec, plan.traits, plan.view, plan.tiling, plan.input_bits, inputs, weights,
+                     layer_outputs(layer), nonzeros)
+
+
+def test_bad_value_is_one_line(tmp_path, capsys):
+    with pytest.raises(InputError, match=r"scnn\.dram_tile_order.*expected one of fewest_tiles, min_traffic"):
+        load_arch("scnn", {"scnn.dram_tile_order": "weights_outer"})
+    assert main(["run", "--arch", "scnn", "--workload", "alexnet", "--out", str(tmp_path), "--set",
+                 "scnn.dram_tile_order=fastest"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "scnn.dram_tile_order" in err[0]
+
+
+def test_the_plans_traffic_is_what_the_paths_move_and_min_traffic_never_moves_more():
+    differ = {"chunks instead of tiles": 0, "fewer tiles": 0}
+    for seed in range(CASES):
+        moved = {}
+        for order in ("fewest_tiles", "min_traffic"):
+            arch, layer = order_case(seed, order)
+            plan, counters = FAMILY.counters(arch, layer)
+            moved[order] = counters.dram_read_bits + counters.dram_write_bits
+            assert planned_bits(arch, layer, plan) == moved[order], (seed, order)
+            assert int(plan.input_bits.max()) <= arch.scnn.iaram_size * 8 and plan.tiling.kc >= 1
+            if order == "fewest_tiles":
+                shipped = plan.tiling
+        assert moved["min_traffic"] <= moved["fewest_tiles"], seed
+        if plan.tiling.passes != shipped.passes or plan.tiling.temporal_tiles != shipped.temporal_tiles:
+            assert moved["min_traffic"] < moved["fewest_tiles"] or plan.tiling.passes < shipped.passes, seed
+            differ["chunks instead of tiles" if plan.tiling.channel_chunks > 1 else "fewer tiles"] += 1
+    assert differ["chunks instead of tiles"] >= 3, differ
+
+
+def test_fast_equals_reference_with_either_order():
+    """Every counter of both paths, on the cases where the orders cut the layer differently (the reference's
+    DRAM bus moves the bytes of the chosen tiling) and on the others."""
+    picked = 0
+    for seed in range(CASES // 2):
+        for order in ("fewest_tiles", "min_traffic"):
+            arch, layer = order_case(seed, order)
+            assert FAMILY.refinement(arch, layer) == [], (seed, order)
+        picked += FAMILY.plan(arch, layer).tiling.channel_chunks > 1
+    assert picked >= 2
+
+
+def test_fewest_tiles_is_the_shipped_rule():
+    """The default leaves every plan as it was: the scnn config ships fewest_tiles, and a layer that fits in
+    one pass is not searched."""
+    assert load_arch("scnn").scnn.dram_tile_order == "fewest_tiles"
+    layer = ConvLayer("fits", in_h=4, in_w=4, in_channels=2, out_channels=3, kernel_h=3, kernel_w=3, pad_top=1,
+                      pad_bottom=1, pad_left=1, pad_right=1, weight_density=0.5, input_density=0.5)
+    plans = [FAMILY.plan(load_arch("scnn", {"scnn.dram_tile_order": o}), layer) for o in ("fewest_tiles",
+                                                                                         "min_traffic")]
+    assert all(p.tiling.passes == 1 for p in plans)
