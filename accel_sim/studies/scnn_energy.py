@@ -152,3 +152,70 @@ def partial_sums_rows(network: str, totals: pd.DataFrame, buffered: dict[str, fl
             "dcnn_opt_buffer_pj": buffered["dcnn_opt"], "scnn_pj": scnn,
             "gain_scnn": dcnn / scnn, "gain_scnn_buffer": buffered["dcnn"] / scnn,
             "gain_dcnn_opt": dcnn / opt, "gain_dcnn_opt_buffer": buffered["dcnn"] / buffered["dcnn_opt"]}
+
+
+# The DRAM tile order (accel_sim/scnn/spec.py, dram_tile_order): the shipped 'fewest_tiles' against 'min_traffic'
+# (per layer, the temporal split or channel chunks moving the fewest DRAM bits, as Timeloop's mapper searches
+# mappings; the paper does not say how it tiled through DRAM). Not shipped: the lead decides.
+MIN_TRAFFIC = {"scnn.dram_tile_order": "min_traffic"}
+SHIPPED_ORDER, EVERY_DESIGN, SCNN_ONLY = ("fewest_tiles (shipped)", "min_traffic, every design",
+                                          "min_traffic, SCNN only")
+
+
+def multi_pass(per_layer: pd.DataFrame) -> pd.Series:
+    """Rows of a per-layer frame whose layer runs in more than one pass (temporal tiles or channel chunks)."""
+    return (per_layer.temporal_tiles > 1) | (per_layer.channel_chunks > 1)
+
+
+def min_traffic_runs(network: Network, per_layer: pd.DataFrame, designs: tuple[str, ...]) -> pd.DataFrame:
+    """The layers of ``network`` some design of ``per_layer`` (:func:`run_designs`' frame) runs in more than one
+    pass, run again by every design with ``dram_tile_order: min_traffic``; the same columns. A layer that fits
+    in one pass is the same under both orders (nothing to search), so it is not run again."""
+    names = set(per_layer[multi_pass(per_layer)].layer)
+    if not names:
+        return per_layer.iloc[0:0]
+    subset = Network(network.name, tuple(layer for layer in network.layers if layer.name in names), network.source,
+                     network.description)
+    frames = run_archs(subset, {d: load_arch(DESIGN_CONFIGS[d], MIN_TRAFFIC) for d in designs})
+    return pd.concat([frame.assign(design=d) for d, frame in frames.items()], ignore_index=True)
+
+
+def _totals(per_layer: pd.DataFrame, rerun: pd.DataFrame, designs_rerun: tuple[str, ...]) -> pd.DataFrame:
+    """Per design: cycles, energy and DRAM bytes summed over the layers, the layers of ``rerun`` of the designs
+    ``designs_rerun`` replacing their shipped rows."""
+    columns = ["cycles", "energy_pj", "dram_read_bytes", "dram_write_bytes"]
+    replaced = rerun[rerun.design.isin(designs_rerun)]
+    keys = set(zip(replaced.design, replaced.layer))
+    kept = per_layer[[(d, n) not in keys for d, n in zip(per_layer.design, per_layer.layer)]]
+    return pd.concat([kept, replaced]).groupby("design")[columns].sum()
+
+
+def dram_order_rows(network: str, per_layer: pd.DataFrame, rerun: pd.DataFrame) -> list[dict[str, object]]:
+    """Rows of ``dram_tile_order.csv`` for one network: SCNN's speed-up and energy gain over DCNN (and DCNN-opt's
+    energy gain), SCNN's DRAM bytes and multi-pass layers, with the shipped order, with min_traffic on every
+    design, and with min_traffic on SCNN only (DCNN's and DCNN-opt's tiling as shipped)."""
+    rows = []
+    for label, rerun_designs in ((SHIPPED_ORDER, ()), (EVERY_DESIGN, tuple(per_layer.design.unique())),
+                                 (SCNN_ONLY, ("scnn",))):
+        t = _totals(per_layer, rerun, rerun_designs)
+        row = {"network": network, "order": label, "speedup_scnn": t.cycles["dcnn"] / t.cycles["scnn"],
+               "energy_gain_scnn": t.energy_pj["dcnn"] / t.energy_pj["scnn"],
+               "scnn_dram_bytes": float(t.dram_read_bytes["scnn"] + t.dram_write_bytes["scnn"]),
+               "scnn_multi_pass_layers": int(multi_pass(per_layer[per_layer.design == "scnn"]).sum())}
+        if "dcnn_opt" in t.index:
+            row["energy_gain_dcnn_opt"] = t.energy_pj["dcnn"] / t.energy_pj["dcnn_opt"]
+        rows.append(row)
+    return rows
+
+
+def with_min_traffic(tiling: pd.DataFrame, rerun: pd.DataFrame) -> pd.DataFrame:
+    """``temporal_tiling.csv`` (:func:`tiling_penalty`) with each SCNN layer's cut and penalty under min_traffic:
+    ``passes_min_traffic`` ('T x N': temporal tiles x channel chunks), ``energy_min_traffic_pj``,
+    ``penalty_min_traffic`` (over the same one-pass energy)."""
+    scnn = rerun[rerun.design == "scnn"].set_index("layer")
+    table = tiling.copy()
+    table["passes_min_traffic"] = [f"{int(scnn.temporal_tiles[n])} x {int(scnn.channel_chunks[n])}"
+                                   for n in table.layer]
+    table["energy_min_traffic_pj"] = table.layer.map(scnn.energy_pj)
+    table["penalty_min_traffic"] = table.energy_min_traffic_pj / table.energy_one_pass_pj - 1
+    return table

@@ -93,3 +93,29 @@ def test_fewest_tiles_is_the_shipped_rule():
     plans = [FAMILY.plan(load_arch("scnn", {"scnn.dram_tile_order": o}), layer) for o in ("fewest_tiles",
                                                                                          "min_traffic")]
     assert all(p.tiling.passes == 1 for p in plans)
+
+
+def test_study_rows_replace_only_the_rerun_layers_of_the_rerun_designs():
+    """dram_tile_order.csv: network totals with the re-run (multi-pass) layers' rows swapped in, for every design
+    or for SCNN only; temporal_tiling.csv's min_traffic columns over the same one-pass energy."""
+    import pandas as pd
+
+    from accel_sim.studies.scnn_energy import (EVERY_DESIGN, SCNN_ONLY, SHIPPED_ORDER, dram_order_rows,
+                                               with_min_traffic)
+
+    def frame(rows):
+        return pd.DataFrame(rows, columns=["layer", "design", "cycles", "energy_pj", "dram_read_bytes",
+                                           "dram_write_bytes", "temporal_tiles", "channel_chunks"])
+    shipped = frame([("a", "dcnn", 100, 1000.0, 10, 0, 1, 1), ("a", "scnn", 50, 500.0, 5, 0, 1, 1),
+                     ("b", "dcnn", 200, 2000.0, 20, 20, 4, 1), ("b", "scnn", 80, 1500.0, 40, 10, 4, 1)])
+    rerun = frame([("b", "dcnn", 190, 1600.0, 10, 10, 1, 2), ("b", "scnn", 70, 1000.0, 15, 5, 1, 2)])
+    rows = {r["order"]: r for r in dram_order_rows("net", shipped, rerun)}
+    assert rows[SHIPPED_ORDER]["energy_gain_scnn"] == 3000 / 2000 and rows[SHIPPED_ORDER]["speedup_scnn"] == 300 / 130
+    assert rows[EVERY_DESIGN]["energy_gain_scnn"] == 2600 / 1500 and rows[EVERY_DESIGN]["speedup_scnn"] == 290 / 120
+    assert rows[SCNN_ONLY]["energy_gain_scnn"] == 3000 / 1500 and rows[SCNN_ONLY]["scnn_dram_bytes"] == 25
+    assert rows[SHIPPED_ORDER]["scnn_dram_bytes"] == 55 and rows[SHIPPED_ORDER]["scnn_multi_pass_layers"] == 1
+    tiling = pd.DataFrame({"network": ["net"], "layer": ["b"], "temporal_tiles": [4.0], "energy_pj": [1500.0],
+                           "energy_one_pass_pj": [800.0], "penalty": [1500 / 800 - 1]})
+    table = with_min_traffic(tiling, rerun).iloc[0]
+    assert (table.passes_min_traffic, table.energy_min_traffic_pj) == ("1 x 2", 1000.0)
+    assert table.penalty_min_traffic == 1000 / 800 - 1
