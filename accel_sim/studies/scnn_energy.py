@@ -12,12 +12,15 @@ import math
 import pandas as pd
 
 from accel_sim.config.loader import load_arch
+from accel_sim.energy.table import load_energy_table
+from accel_sim.scnn.family import FAMILY as SCNN
 from accel_sim.studies.scnn_common import DESIGN_CONFIGS, conv_network, run_archs, scnn_variant
 from accel_sim.workload.layer import Network
 
 # The components a Cartesian-product design charges once per product (accel_sim/scnn/accounting.py): the
 # scatter crossbar transfer and the accumulator bank read-modify-write with its add. DCNN accumulates in place.
 PER_PRODUCT = ("crossbar", "accumulator_banks")
+BITS_PER_BYTE = 8
 STATIC = "static (leakage; beside energy_pj, not in it)"
 TOTAL = "total (energy_pj)"
 
@@ -130,6 +133,30 @@ def tiling_penalty(network: str, scnn_layers: pd.DataFrame) -> pd.DataFrame:
     table["energy_one_pass_pj"] = table.layer.map(one_pass)
     table["penalty"] = table.energy_pj / table.energy_one_pass_pj - 1
     return table[columns].reset_index(drop=True)
+
+
+def operands_once_penalty(network: str, tiling: pd.DataFrame) -> pd.DataFrame:
+    """``temporal_tiling.csv`` with ``penalty_operands_once``: the penalty if the layer's DRAM traffic were its
+    weights, inputs and outputs moved ONCE each (no weight re-read, no spilled halo, no carried partial sum; in
+    the DRAM format of the shipped cut), what no order can go below on DRAM: the one-pass energy plus the DRAM
+    energy (the config's table) of those bytes beyond what the one-pass run moves. A DRAM-only bound: the
+    on-chip energy stays the one-pass run's (whose Kc may differ from the tiled run's)."""
+    table = tiling.copy()
+    if table.empty:
+        return table.assign(penalty_operands_once=[])
+    arch, one = load_arch(DESIGN_CONFIGS["scnn"]), scnn_variant({"dram": "ignored"})
+    per_byte = load_energy_table(arch.energy_table).energy_per_action_pj("dram", "read", BITS_PER_BYTE)
+    layers = {layer.name: layer for layer in conv_network(network).layers}
+    bounds = []
+    for row in table.itertuples():
+        plan, single = SCNN.plan(arch, layers[row.layer]), SCNN.counters(one, layers[row.layer])[1]
+        once = sum(int(plan.weight_dram_bits.sum()) + int(plan.output_dram_bits[b].sum()) +
+                   sum(int(plan.input_dram_bits(b, g).sum()) for g in range(plan.view.groups))
+                   for b in range(plan.view.batch)) / BITS_PER_BYTE
+        moved = (single.dram_read_bits + single.dram_write_bits) / BITS_PER_BYTE
+        bounds.append((row.energy_one_pass_pj + per_byte * (once - moved)) / row.energy_one_pass_pj - 1)
+    table["penalty_operands_once"] = bounds
+    return table
 
 
 # DCNN's partial sums in the accumulator buffer (accel_sim/scnn/spec.py, dense_partial_sums): the input-stationary
