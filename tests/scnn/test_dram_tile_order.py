@@ -119,3 +119,22 @@ def test_study_rows_replace_only_the_rerun_layers_of_the_rerun_designs():
     table = with_min_traffic(tiling, rerun).iloc[0]
     assert (table.passes_min_traffic, table.energy_min_traffic_pj) == ("1 x 2", 1000.0)
     assert table.penalty_min_traffic == 1000 / 800 - 1
+
+
+def test_operands_once_bound_lies_between_one_pass_and_the_shipped_cut():
+    """VGG conv2_1 (4 temporal tiles): moving its weights, inputs and outputs once each costs more than the one
+    pass (its inputs must come from DRAM) and less than the shipped cut (weights read 4 times, halos spilled)."""
+    from accel_sim.config.loader import load_arch as arch_of
+    from accel_sim.studies.scnn_common import conv_network, run_archs
+    from accel_sim.studies.scnn_energy import operands_once_penalty, tiling_penalty
+    from accel_sim.workload.layer import Network
+
+    full = conv_network("vgg16")
+    network = Network(full.name, tuple(layer for layer in full.layers if layer.name == "conv2_1"), full.source,
+                      full.description)
+    scnn = run_archs(network, {"scnn": arch_of("scnn")})["scnn"]
+    table = operands_once_penalty("vgg16", tiling_penalty("vgg16", scnn))
+    row = table.iloc[0]
+    assert 0 < row.penalty_operands_once < row.penalty
+    assert operands_once_penalty("vgg16", table.iloc[0:0]).empty
+    assert "penalty_operands_once" in operands_once_penalty("vgg16", table.iloc[0:0])
