@@ -138,3 +138,32 @@ def test_operands_once_bound_lies_between_one_pass_and_the_shipped_cut():
     assert 0 < row.penalty_operands_once < row.penalty
     assert operands_once_penalty("vgg16", table.iloc[0:0]).empty
     assert "penalty_operands_once" in operands_once_penalty("vgg16", table.iloc[0:0])
+
+
+@pytest.mark.parametrize("oaram, order, cut, read, write, psums_in_oaram", [
+    (10240, "fewest_tiles", (2, 1), 416, 168, 0),
+    (10240, "min_traffic", (1, 2), 250, 168, 8),
+    (16, "min_traffic", (2, 1), 416, 168, 0)])
+def test_worked_example_weights_once_or_twice(tmp_path, oaram, order, cut, read, write, psums_in_oaram):
+    """A 1x1 conv of 2 channels x 2 pixels into 4 channels, all ones, on one PE with an IARAM of 6 B (48 bits).
+    A channel's block of 2 pixels is 2 x 20 + 2 = 42 bits, of 1 pixel 21: both channels of both pixels (84) do
+    not fit, of one pixel (42) do. fewest_tiles: 2 temporal tiles; each reads the weight blocks (per channel 4
+    non-zeros: 4 x 20 + 3 = 83 bits; 166) and its input tile (42): 416 read; outputs (value 2) 4 channels x 21
+    bits per tile: 168 written; 1x1 kernel, no halo. min_traffic's other cut: 1 tile, 2 chunks of one channel:
+    weights once (166) and inputs 2 x 42: 250 read, outputs 4 x 42 = 168; the owned partial sums (2 pixels x
+    4 channels x 24 bits = 192 bits) wait in the OARAM across the chunk boundary (8 words written and read):
+    418 bits against 584. In an OARAM of 16 B they would cross through DRAM (2 x 192 more: 802): the tiles."""
+    from accel_sim.workload.layer import OperandSource
+    path = tmp_path / "w.npz"
+    np.savez(path, weights=np.ones((4, 2, 1, 1), np.float32), inputs=np.ones((1, 2, 1, 2), np.float32))
+    layer = ConvLayer("w", in_h=1, in_w=2, in_channels=2, out_channels=4, kernel_h=1, kernel_w=1,
+                      operands=OperandSource(payload=str(path)))
+    arch = load_arch("scnn", {"scnn.pe_rows": 1, "scnn.pe_cols": 1, "scnn.mult_f": 2, "scnn.mult_i": 2,
+                              "scnn.accumulator_banks": 4, "scnn.iaram_size": 6, "scnn.oaram_size": oaram,
+                              "scnn.dram_tile_order": order})
+    plan = FAMILY.plan(arch, layer)
+    fast, reference = FAMILY.fast(plan, None), FAMILY.reference(plan, None)
+    assert fast == reference
+    assert (plan.tiling.temporal_tiles, plan.tiling.channel_chunks) == cut
+    assert (fast.dram_read_bits, fast.dram_write_bits, fast.psum_oaram_words) == (read, write, psums_in_oaram)
+    assert planned_bits(arch, layer, plan) == read + write
