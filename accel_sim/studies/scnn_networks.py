@@ -338,14 +338,16 @@ def dram_order_text(orders: pd.DataFrame, tiling: pd.DataFrame) -> str:
         "to DNN Accelerator Evaluation\", ISPASS 2019). `scnn.dram_tile_order: min_traffic` (not shipped; "
         "`arch_configs/*.yaml` keep `fewest_tiles`) takes, per layer, the cut into passes moving the fewest DRAM "
         "bits among those the array can run: the array keeps no weights between passes (the weight FIFO streams "
-        "them), so a cut of the plane into T temporal tiles reads the weights T times in any loop order, and an "
-        "output-channel-group-outer order would re-read the inputs per group on top; the choice is between "
+        "them), so a cut of the plane into T temporal tiles reads the weights T times in any loop order; the choice is "
+        "between "
         "temporal tiles (weights re-read, halo partial sums spilled) and input-channel chunks (weights once, owned "
-        "partial sums carried between chunks in the OARAM or, when they do not fit it, through DRAM). Only the "
+        "partial sums carried between chunks in the OARAM or, when they do not fit it, through DRAM). Output-channel "
+        "groups outer (inputs re-read per block of groups whose partial sums stay on chip) is not among the "
+        "candidates: the passes run every group together. Only the "
         "layers some design runs in more than one pass are run again (a layer that fits is cut the same way by "
         "both orders); 'SCNN only' keeps DCNN's and DCNN-opt's shipped tiling.\n\n"
         + "\n".join(lines) + "\n\n" + penalty.strip() +
         " Most of SCNN's tiling penalty is not the weights: a layer that does not fit on chip must read its "
         "inputs from and write its outputs to DRAM in any order (the one-pass run keeps them on chip), and a "
-        "split plane spills halo partial sums; only where the weights outweigh the activations (VGG conv4_2: "
-        "512 x 512 3x3 filters on a 28 x 28 plane) do channel chunks move less.")
+        "split plane spills halo partial sums; channel chunks move less only where the weights outweigh the "
+        "activations (the layers listed as cut differently).")

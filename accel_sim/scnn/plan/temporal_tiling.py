@@ -19,13 +19,15 @@ DRAM tile order (``scnn.dram_tile_order``). The paper does not say how it ordere
 tiles; its energy figures come from TimeLoop, whose mapper searches tilings and loop orders for the
 best mapping (Parashar et al., "Timeloop: A Systematic Approach to DNN Accelerator Evaluation",
 ISPASS 2019; github.com/NVlabs/timeloop). 'fewest_tiles' is the rule above. 'min_traffic' searches
-the mappings the array can run: the array holds no weights between passes (the weight FIFO streams
-them), so ANY order that splits the plane into T temporal tiles reads the weights T times; an
-output-channel-group-outer order would re-read the inputs once per group as well, so it never moves
-fewer bits than the same split with temporal tiles outer (the loop order kept). What can be chosen is
-which loop is split at the DRAM level: the plane (temporal tiles: weights re-read, halos spilled) or
-the input channels (channel chunks: weights read once, owned partial sums carried from chunk to
-chunk through the OARAM when they fit it, else through DRAM). Candidates: every temporal split from
+the mappings the passes of the array run (temporal tiles outer, then channel chunks, every
+output-channel group in each pass): the array holds no weights between passes (the weight FIFO streams
+them), so ANY order that splits the plane into T temporal tiles reads the weights T times. What is
+chosen is which loop is split at the DRAM level: the plane (temporal tiles: weights re-read, halos
+spilled) or the input channels (channel chunks: weights read once, owned partial sums carried from
+chunk to chunk through the OARAM when they fit it, else through DRAM). Not a candidate (the paths run
+every group of a pass together): output-channel groups outer, in blocks whose partial sums stay on
+chip across the chunks, re-reading the inputs per block (on VGG it would move less only on conv4_2;
+the issue-15 report gives the bytes). Candidates: every temporal split from
 one tile up to the fewest that fit without chunks (more tiles only add weight re-reads and halo
 spills), each with the fewest channel chunks that fit the IARAM (and Kc >= 1); the one moving the
 fewest DRAM bits (:func:`dram_bits`, the traffic rules of the fast path's and the reference's DRAM
