@@ -25,6 +25,10 @@ STRIDE_PHASES = ("aligned", "dnnsim")
 FC_LAYOUTS = ("channels", "dnnsim_planes")
 SCATTERS = ("serialise", "fifo", "fifo_unbounded")
 DENSE_PARTIAL_SUMS = ("in_place", "buffer")
+DRAM_TILE_ORDERS = ("fewest_tiles", "min_traffic")
+TIMELOOP = ("Parashar et al., 'Timeloop: A Systematic Approach to DNN Accelerator Evaluation', ISPASS 2019 (its "
+            "mapper searches the mapspace of tilings and loop orders for the best mapping, e.g. the lowest energy; the "
+            "SCNN paper's energy figures were evaluated with TimeLoop)")
 KIM = ("Kim, Park, Park, 'Optimization of Scatter Network Architectures and Bank Allocations for Sparse CNN "
        "Accelerators', IEEE Access 10, 2022, doi 10.1109/ACCESS.2022.3199010 (abstract: FIFOs and crossbar buses in "
        "the scatter network, products not immediately delivered owing to bus contention)")
@@ -169,6 +173,19 @@ class SCNNSpec:
         source=f"{PAPER}, Table 6 (DCNN: PT-IS-DP-dense); (?) how the paper charged DCNN's partial sums is not "
                "readable; choice: in_place; buffer's one update per I products (F outputs x I inputs) is an "
                "assumption")
+    dram_tile_order: str = spec_field(
+        "How a layer whose inputs do not fit the IARAMs is cut into passes through DRAM (dram 'modelled' only). "
+        "The array runs every pass as (temporal tile, channel chunk), temporal tiles outer, and holds no weights "
+        "between passes (the weight FIFO streams them), so a layer moves: its inputs and outputs once, its "
+        "weights once per temporal tile, its halo partial sums crossing temporal tiles (written and read back per "
+        "pass) and, between channel chunks, its owned partial sums through DRAM when they do not fit the OARAM. "
+        "'fewest_tiles': the fewest n x n temporal tiles whose input tiles fit, channel chunks only when one-pixel "
+        "tiles do not fit; 'min_traffic': per layer, of the temporal splits from one tile up to the fewest that "
+        "fit without chunks (each with the fewest channel chunks that fit the IARAM and Kc >= 1), the one moving "
+        "the fewest DRAM bits (ties: fewer passes): splitting the input channels instead of the plane reads "
+        "the weights once but carries partial sums between chunks.", "fewest_tiles", choices=DRAM_TILE_ORDERS,
+        source=f"(?) the SCNN paper does not say how it ordered or sized its DRAM tiles; choice: fewest_tiles; "
+               f"min_traffic picks the least traffic, as a mapper does: {TIMELOOP}")
     dram_bandwidth: float = spec_field("DRAM bandwidth for temporal tiles, weights and spilled outputs.", 50.0,
                                        unit="bandwidth", positive=True,
                                        source="brief: nominal DRAM bandwidth 50 GB/s = 50 B/cycle at the paper's 1 GHz")

@@ -12,12 +12,15 @@ import math
 import pandas as pd
 
 from accel_sim.config.loader import load_arch
+from accel_sim.energy.table import load_energy_table
+from accel_sim.scnn.family import FAMILY as SCNN
 from accel_sim.studies.scnn_common import DESIGN_CONFIGS, conv_network, run_archs, scnn_variant
 from accel_sim.workload.layer import Network
 
 # The components a Cartesian-product design charges once per product (accel_sim/scnn/accounting.py): the
 # scatter crossbar transfer and the accumulator bank read-modify-write with its add. DCNN accumulates in place.
 PER_PRODUCT = ("crossbar", "accumulator_banks")
+BITS_PER_BYTE = 8
 STATIC = "static (leakage; beside energy_pj, not in it)"
 TOTAL = "total (energy_pj)"
 
@@ -132,6 +135,30 @@ def tiling_penalty(network: str, scnn_layers: pd.DataFrame) -> pd.DataFrame:
     return table[columns].reset_index(drop=True)
 
 
+def operands_once_penalty(network: str, tiling: pd.DataFrame) -> pd.DataFrame:
+    """``temporal_tiling.csv`` with ``penalty_operands_once``: the penalty if the layer's DRAM traffic were its
+    weights, inputs and outputs moved ONCE each (no weight re-read, no spilled halo, no carried partial sum; in
+    the DRAM format of the shipped cut), what no order can go below on DRAM: the one-pass energy plus the DRAM
+    energy (the config's table) of those bytes beyond what the one-pass run moves. A DRAM-only bound: the
+    on-chip energy stays the one-pass run's (whose Kc may differ from the tiled run's)."""
+    table = tiling.copy()
+    if table.empty:
+        return table.assign(penalty_operands_once=[])
+    arch, one = load_arch(DESIGN_CONFIGS["scnn"]), scnn_variant({"dram": "ignored"})
+    per_byte = load_energy_table(arch.energy_table).energy_per_action_pj("dram", "read", BITS_PER_BYTE)
+    layers = {layer.name: layer for layer in conv_network(network).layers}
+    bounds = []
+    for row in table.itertuples():
+        plan, single = SCNN.plan(arch, layers[row.layer]), SCNN.counters(one, layers[row.layer])[1]
+        once = sum(int(plan.weight_dram_bits.sum()) + int(plan.output_dram_bits[b].sum()) +
+                   sum(int(plan.input_dram_bits(b, g).sum()) for g in range(plan.view.groups))
+                   for b in range(plan.view.batch)) / BITS_PER_BYTE
+        moved = (single.dram_read_bits + single.dram_write_bits) / BITS_PER_BYTE
+        bounds.append((row.energy_one_pass_pj + per_byte * (once - moved)) / row.energy_one_pass_pj - 1)
+    table["penalty_operands_once"] = bounds
+    return table
+
+
 # DCNN's partial sums in the accumulator buffer (accel_sim/scnn/spec.py, dense_partial_sums): the input-stationary
 # reading of the paper's PT-IS-DP-dense, a named choice that is not shipped (arch_configs/dcnn.yaml: in_place).
 BUFFERED = {"scnn.dense_partial_sums": "buffer"}
@@ -152,3 +179,70 @@ def partial_sums_rows(network: str, totals: pd.DataFrame, buffered: dict[str, fl
             "dcnn_opt_buffer_pj": buffered["dcnn_opt"], "scnn_pj": scnn,
             "gain_scnn": dcnn / scnn, "gain_scnn_buffer": buffered["dcnn"] / scnn,
             "gain_dcnn_opt": dcnn / opt, "gain_dcnn_opt_buffer": buffered["dcnn"] / buffered["dcnn_opt"]}
+
+
+# The DRAM tile order (accel_sim/scnn/spec.py, dram_tile_order): the shipped 'fewest_tiles' against 'min_traffic'
+# (per layer, the temporal split or channel chunks moving the fewest DRAM bits, as Timeloop's mapper searches
+# mappings; the paper does not say how it tiled through DRAM). Not shipped: the lead decides.
+MIN_TRAFFIC = {"scnn.dram_tile_order": "min_traffic"}
+SHIPPED_ORDER, EVERY_DESIGN, SCNN_ONLY = ("fewest_tiles (shipped)", "min_traffic, every design",
+                                          "min_traffic, SCNN only")
+
+
+def multi_pass(per_layer: pd.DataFrame) -> pd.Series:
+    """Rows of a per-layer frame whose layer runs in more than one pass (temporal tiles or channel chunks)."""
+    return (per_layer.temporal_tiles > 1) | (per_layer.channel_chunks > 1)
+
+
+def min_traffic_runs(network: Network, per_layer: pd.DataFrame, designs: tuple[str, ...]) -> pd.DataFrame:
+    """The layers of ``network`` some design of ``per_layer`` (:func:`run_designs`' frame) runs in more than one
+    pass, run again by every design with ``dram_tile_order: min_traffic``; the same columns. A layer that fits
+    in one pass is the same under both orders (nothing to search), so it is not run again."""
+    names = set(per_layer[multi_pass(per_layer)].layer)
+    if not names:
+        return per_layer.iloc[0:0]
+    subset = Network(network.name, tuple(layer for layer in network.layers if layer.name in names), network.source,
+                     network.description)
+    frames = run_archs(subset, {d: load_arch(DESIGN_CONFIGS[d], MIN_TRAFFIC) for d in designs})
+    return pd.concat([frame.assign(design=d) for d, frame in frames.items()], ignore_index=True)
+
+
+def _totals(per_layer: pd.DataFrame, rerun: pd.DataFrame, designs_rerun: tuple[str, ...]) -> pd.DataFrame:
+    """Per design: cycles, energy and DRAM bytes summed over the layers, the layers of ``rerun`` of the designs
+    ``designs_rerun`` replacing their shipped rows."""
+    columns = ["cycles", "energy_pj", "dram_read_bytes", "dram_write_bytes"]
+    replaced = rerun[rerun.design.isin(designs_rerun)]
+    keys = set(zip(replaced.design, replaced.layer))
+    kept = per_layer[[(d, n) not in keys for d, n in zip(per_layer.design, per_layer.layer)]]
+    return pd.concat([kept, replaced]).groupby("design")[columns].sum()
+
+
+def dram_order_rows(network: str, per_layer: pd.DataFrame, rerun: pd.DataFrame) -> list[dict[str, object]]:
+    """Rows of ``dram_tile_order.csv`` for one network: SCNN's speed-up and energy gain over DCNN (and DCNN-opt's
+    energy gain), SCNN's DRAM bytes and multi-pass layers, with the shipped order, with min_traffic on every
+    design, and with min_traffic on SCNN only (DCNN's and DCNN-opt's tiling as shipped)."""
+    rows = []
+    for label, rerun_designs in ((SHIPPED_ORDER, ()), (EVERY_DESIGN, tuple(per_layer.design.unique())),
+                                 (SCNN_ONLY, ("scnn",))):
+        t = _totals(per_layer, rerun, rerun_designs)
+        row = {"network": network, "order": label, "speedup_scnn": t.cycles["dcnn"] / t.cycles["scnn"],
+               "energy_gain_scnn": t.energy_pj["dcnn"] / t.energy_pj["scnn"],
+               "scnn_dram_bytes": float(t.dram_read_bytes["scnn"] + t.dram_write_bytes["scnn"]),
+               "scnn_multi_pass_layers": int(multi_pass(per_layer[per_layer.design == "scnn"]).sum())}
+        if "dcnn_opt" in t.index:
+            row["energy_gain_dcnn_opt"] = t.energy_pj["dcnn"] / t.energy_pj["dcnn_opt"]
+        rows.append(row)
+    return rows
+
+
+def with_min_traffic(tiling: pd.DataFrame, rerun: pd.DataFrame) -> pd.DataFrame:
+    """``temporal_tiling.csv`` (:func:`tiling_penalty`) with each SCNN layer's cut and penalty under min_traffic:
+    ``passes_min_traffic`` ('T x N': temporal tiles x channel chunks), ``energy_min_traffic_pj``,
+    ``penalty_min_traffic`` (over the same one-pass energy)."""
+    scnn = rerun[rerun.design == "scnn"].set_index("layer")
+    table = tiling.copy()
+    table["passes_min_traffic"] = [f"{int(scnn.temporal_tiles[n])} x {int(scnn.channel_chunks[n])}"
+                                   for n in table.layer]
+    table["energy_min_traffic_pj"] = table.layer.map(scnn.energy_pj)
+    table["penalty_min_traffic"] = table.energy_min_traffic_pj / table.energy_one_pass_pj - 1
+    return table

@@ -12,6 +12,10 @@
 - Activations and weights move in their DRAM format (compressed when skipped, or always with
   DCNN-opt), but take the time of their on-chip format: DCNN-opt's DRAM compression saves
   energy only (paper, Table 6). Time: ``ceil(bits / 8 / dram_bandwidth)`` cycles.
+
+How the layer is cut into passes (temporal tiles, channel chunks) is the plan's ``scnn.dram_tile_order``
+(:mod:`accel_sim.scnn.plan.temporal_tiling`): with 'min_traffic' the plan picks the cut these rules make
+move the fewest bits (:func:`~accel_sim.scnn.plan.temporal_tiling.dram_bits`), and this block moves them.
 """
 from __future__ import annotations
 

@@ -107,12 +107,15 @@ def plan(arch: ArchSpec, layer: Layer) -> Plan:
                                                    lambda: tuple(weight_nonzeros(mask) for mask in nonzero))
     input_mask = shared(layer, ("inputs != 0", spec.fc_layout), lambda: inputs != 0) if traits.skip_activations \
         else np.ones(inputs.shape, dtype=bool)
+    outputs = layer_outputs(layer)
+    if spec.dram_tile_order == "min_traffic":   # the DRAM traffic it minimises depends on every format
+        tiles += (traits.skip_weights, traits.compress_dram)
     tiling, input_bits = shared(layer, ("tiling", key, tiles),
-                                lambda: fitting_tiling(arch, spec, traits, view, layer, inputs))
+                                lambda: fitting_tiling(arch, spec, traits, view, layer, inputs, weights, nonzeros,
+                                                       outputs))
     if not traits.cartesian:
         tiling = dataclasses.replace(tiling, kc=view.out_channels, out_groups=1)
     value_bits = arch.word_bits
-    outputs = layer_outputs(layer)
     at = (key, tiling_key(tiling), value_bits)
 
     def output_bits_of(compressed: bool) -> np.ndarray:

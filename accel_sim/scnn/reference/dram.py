@@ -13,6 +13,10 @@ The modelling choices (the paper leaves them open):
   in the last chunk's pass, the outputs;
 - operands move in their DRAM format but take the time of their on-chip format (DCNN-opt's
   compression saves energy only, paper Table 6).
+
+How the layer is cut into passes (temporal tiles, channel chunks) is the plan's ``scnn.dram_tile_order``
+(:mod:`accel_sim.scnn.plan.temporal_tiling`): with 'min_traffic' the plan picks the cut these rules make
+move the fewest bits (:func:`~accel_sim.scnn.plan.temporal_tiling.dram_bits`), and this block moves them.
 """
 from __future__ import annotations
 
