@@ -10,7 +10,7 @@ from accel_sim.scnn.family import FAMILY
 from accel_sim.scnn.plan.operands import conv_operands, layer_outputs
 from accel_sim.scnn.plan.temporal_tiling import dram_bits
 from accel_sim.workload import ConvLayer
-from tests.scnn._layers import DESIGNS
+from tests.scnn._layers import DESIGNS, scnn_arch
 
 CASES = 40
 
@@ -20,7 +20,7 @@ def order_case(seed: int, order: str):
     array whose IARAM holds only part of it: the two orders often cut it differently."""
     rng = np.random.default_rng(200_000 + seed)
     design = str(rng.choice(DESIGNS))
-    arch = load_arch("scnn", {
+    arch = scnn_arch({
         "scnn.design": design, "scnn.dram_tile_order": order,
         "scnn.pe_rows": int(rng.integers(1, 3)), "scnn.pe_cols": int(rng.integers(1, 3)),
         "scnn.mult_f": int(rng.choice([2, 4])), "scnn.mult_i": int(rng.choice([2, 4])),
