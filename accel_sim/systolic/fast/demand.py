@@ -86,12 +86,26 @@ class FoldLines:
 
 
 @dataclass(frozen=True)
+class StackedCells:
+    """Where a streamed operand's requests sit in its fetch sequence: fold ``f`` demands its
+    ``block_rows x width`` block ``blocks[f]`` (rows ``blocks[f] * block_rows ..`` of the
+    ``stacked_rows x width`` stacked fetch matrix) cell by cell along anti-diagonals, the order
+    the fetch sequence rolls that block out in."""
+
+    blocks: np.ndarray
+    block_rows: int
+    width: int
+    stacked_rows: int
+
+
+@dataclass(frozen=True)
 class FoldRequests:
     """A streamed operand's requests over whole folds, idle ones (``NO_ADDRESS``) included, in
     demand order; their lines in closed form (:class:`FoldLines`, not an array)."""
 
     lines: FoldLines
     addresses: np.ndarray
+    cells: StackedCells
 
 
 def streamed_requests(mapping: SystolicMapping, matrices: OperandMatrices, operand: str,
@@ -109,7 +123,8 @@ def streamed_requests(mapping: SystolicMapping, matrices: OperandMatrices, opera
     folds = np.array(list(_fold_offsets(mapping, col_folds)), dtype=np.int64).reshape(-1, 3)
     block = np.where(r.edge_dim == mapping.dataflow.rows_dim, folds[:, 2], folds[:, 1])
     addresses = padded.ravel()[(t * padded.shape[1] + q)[None, :] + (block * width)[:, None]]
-    return FoldRequests(FoldLines(folds[:, 0].copy(), demand_base(mapping, r) + t + q), addresses.ravel())
+    return FoldRequests(FoldLines(folds[:, 0].copy(), demand_base(mapping, r) + t + q), addresses.ravel(),
+                        StackedCells(block, matrix.shape[0], width, blocks * matrix.shape[0]))
 
 
 def _streamed_stream(mapping: SystolicMapping, matrices: OperandMatrices, operand: str,
