@@ -72,6 +72,17 @@ class _OwnSets:
         table, shift = self._table(self.blocks[fold])
         return int(table[cell]) + shift
 
+    def positions(self, lo: int, hi: int) -> np.ndarray:
+        """Places in the fetch sequence of requests ``lo .. hi - 1`` of the sweep."""
+        parts = []
+        while lo < hi:
+            fold, cell = divmod(lo, self.cells)
+            end = min(self.cells, cell + hi - lo)
+            table, shift = self._table(self.blocks[fold])
+            parts.append(table[cell:end] + shift)
+            lo += end - cell
+        return np.concatenate(parts) if len(parts) != 1 else parts[0]
+
     def own_set(self, fold: int, cell: int) -> int:
         """Set of the word at the request's fetch position (an idle cell: the next valid word's)."""
         return int(np.searchsorted(self.valid_positions, self.position(fold, cell))) // self.set_words
@@ -105,16 +116,21 @@ def _own_run_end(own: _OwnSets, window: Window, fold: int, cell: int) -> int:
 def _slides_to_own_set(window: Window, own_set: int) -> int:
     """Slides after which the window holds the set ``own_set``."""
     n, active, step, start = window.sets, window.active, window.step, window.start
+    ahead = (own_set - start) % n
+    slides = max(1, (ahead - active) // step + 1)  # fewer slides leave the window short of it, not past it
+    if slides * step <= ahead and ahead - slides * step < active:
+        return slides
     for slides in range(1, n + 2):
         if (own_set - start - slides * step) % n < active:
             return slides
     raise SimulationError("read scratchpad window never reaches a demanded address")
 
 
-def _scan_sweep(window: Window, own: _OwnSets, demand: FoldRequests) -> tuple[np.ndarray, np.ndarray]:
-    """(miss lines, bursts per miss line) of one sweep from the window's current start."""
-    addresses, lines = demand.addresses, demand.lines
-    total, cells = addresses.size, own.cells
+def _scan_sweep(window: Window, own: _OwnSets, fetch: np.ndarray, lines) -> tuple[np.ndarray, np.ndarray]:
+    """(miss lines, bursts per miss line) of one sweep from the window's current start (a
+    request's address: the fetch sequence's word at its cell)."""
+    cells = own.cells
+    total = len(own.blocks) * cells
     miss_lines: list[int] = []
     miss_bursts: list[int] = []
     position, chunk = 0, _FIRST_CHUNK
@@ -124,17 +140,17 @@ def _scan_sweep(window: Window, own: _OwnSets, demand: FoldRequests) -> tuple[np
         if end == cells:
             position = (fold + 1) * cells
             continue
-        position = fold * cells + end
-        address = int(addresses[position])
+        position, cell = fold * cells + end, end
+        address = int(fetch[own.position(fold, cell)])
         if window.holds(address):  # another copy is resident (or an idle request): check a chunk
             stop = min(total, position + chunk)
-            hit = window.hits(addresses[position:stop])
+            hit = window.hits(fetch[own.positions(position, stop)])
             if hit.all():
                 position, chunk = stop, min(2 * chunk, _LARGEST_CHUNK)
                 continue
             position += int(np.argmin(hit))
             fold, cell = divmod(position, cells)
-            address = int(addresses[position])
+            address = int(fetch[own.position(fold, cell)])
         bound = None
         if window.step > 0:
             bound = _slides_to_own_set(window, own.own_set(fold, cell))
@@ -161,6 +177,6 @@ def stacked_misses(geometry: ReadBufferGeometry, fetch: np.ndarray, demand: Fold
 
     def scan_from(start: int) -> tuple[np.ndarray, np.ndarray, int]:
         window.move_to(start)
-        return (*_scan_sweep(window, own, demand), window.start)
+        return (*_scan_sweep(window, own, fetch, demand.lines), window.start)
 
     return repeated_sweeps(scan_from, repeats, repeat_lines)

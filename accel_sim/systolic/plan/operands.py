@@ -186,9 +186,11 @@ def fetch_sequence(mapping: SystolicMapping, matrices: OperandMatrices, operand:
     width = edge_width(mapping, r)
     matrix = matrices.by_gemm_dims(operand, r.other_dim, r.edge_dim)
     folds = -(-matrix.shape[1] // width)
-    stacked = np.concatenate([_padded_block(matrix, f * width, width) for f in range(folds)], axis=0)
+    padded = _padded_block(matrix, 0, folds * width)   # (other x folds W): block f is columns f W .. f W + W - 1
+    stacked = padded.reshape(matrix.shape[0], folds, width).transpose(1, 0, 2).reshape(-1, width)
     if r.kind == "preload":
-        return stacked.ravel()
+        sequence = stacked.ravel()
+        return sequence.copy() if np.may_share_memory(sequence, matrix) else sequence
     return anti_diagonal_rollout(stacked)
 
 
@@ -206,9 +208,11 @@ def anti_diagonal_rollout(matrix: np.ndarray) -> np.ndarray:
                                            strides=(w * size, -(w - 1) * size), writeable=False)
     corner_rows, corner_cols = diagonal_order(w - 1, w)   # a (W-1) x W corner: top triangle first, bottom last
     triangle = w * (w - 1) // 2
-    top = matrix[corner_rows[:triangle], corner_cols[:triangle]]
-    bottom = matrix[n - w + 1 + corner_rows[triangle:], corner_cols[triangle:]]
-    return np.concatenate([top, full.ravel(), bottom])
+    out = np.empty(n * w, dtype=flat.dtype)
+    out[:triangle] = matrix[corner_rows[:triangle], corner_cols[:triangle]]
+    out[triangle:triangle + full.size].reshape(full.shape)[...] = full
+    out[triangle + full.size:] = matrix[n - w + 1 + corner_rows[triangle:], corner_cols[triangle:]]
+    return out
 
 
 def fold_block(mapping: SystolicMapping, matrices: OperandMatrices, operand: str,
