@@ -18,8 +18,8 @@ from accel_sim.errors import SimulationError
 from accel_sim.hardware.scalesim_scratchpad import NO_ADDRESS, ReadBufferGeometry
 from accel_sim.systolic.fast.demand import DemandStream, FoldRequests
 
-_FIRST_CHUNK = 256
-_LARGEST_CHUNK = 1 << 20
+FIRST_CHUNK = 256           # requests checked at once after a miss (doubling while they hit)
+LARGEST_CHUNK = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -123,6 +123,24 @@ def _window(geometry: ReadBufferGeometry, fetch: np.ndarray, addresses: np.ndarr
     return Window(geometry, valid, size)
 
 
+class MissLog:
+    """Misses in scan order; misses of one demand line add up their bursts."""
+
+    def __init__(self):
+        self.lines: list[int] = []
+        self.bursts: list[int] = []
+
+    def add(self, line: int, bursts: int) -> None:
+        if self.lines and self.lines[-1] == line:
+            self.bursts[-1] += bursts
+        else:
+            self.lines.append(line)
+            self.bursts.append(bursts)
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        return np.asarray(self.lines, dtype=np.int64), np.asarray(self.bursts, dtype=np.int64)
+
+
 def scan_misses(total: int, hits, reach, lines: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The miss scan of a demand stream against a sliding window, whatever holds the window's state.
 
@@ -131,25 +149,18 @@ def scan_misses(total: int, hits, reach, lines: np.ndarray) -> tuple[np.ndarray,
     time) until the request hits and returns the bursts it took, and the scan resumes after it.
     Misses of one demand line (``lines``) add up. Returns (miss lines, bursts per miss line).
     """
-    miss_lines: list[int] = []
-    miss_bursts: list[int] = []
-    position, chunk = 0, _FIRST_CHUNK
+    misses = MissLog()
+    position, chunk = 0, FIRST_CHUNK
     while position < total:
         stop = min(total, position + chunk)
         hit = hits(position, stop)
         if hit.all():
-            position, chunk = stop, min(2 * chunk, _LARGEST_CHUNK)
+            position, chunk = stop, min(2 * chunk, LARGEST_CHUNK)
             continue
         position += int(np.argmin(hit))
-        bursts = reach(position)
-        line = int(lines[position])
-        if miss_lines and miss_lines[-1] == line:
-            miss_bursts[-1] += bursts
-        else:
-            miss_lines.append(line)
-            miss_bursts.append(bursts)
-        position, chunk = position + 1, _FIRST_CHUNK
-    return np.asarray(miss_lines, dtype=np.int64), np.asarray(miss_bursts, dtype=np.int64)
+        misses.add(int(lines[position]), reach(position))
+        position, chunk = position + 1, FIRST_CHUNK
+    return misses.arrays()
 
 
 def read_misses(geometry: ReadBufferGeometry, fetch: np.ndarray, demand: DemandStream | FoldRequests,

@@ -23,12 +23,9 @@ import numpy as np
 from accel_sim.errors import SimulationError
 from accel_sim.hardware.scalesim_scratchpad import NO_ADDRESS, ReadBufferGeometry
 from accel_sim.systolic.fast.demand import FoldRequests
-from accel_sim.systolic.fast.read_buffers import ReadMisses, Window, repeated_sweeps
+from accel_sim.systolic.fast.read_buffers import FIRST_CHUNK, LARGEST_CHUNK, MissLog, ReadMisses, Window, repeated_sweeps
 from accel_sim.systolic.fast.fold_sets import _cells_before_diagonal, _cells_on_diagonal
 from accel_sim.systolic.plan.operands import diagonal_order
-
-_FIRST_CHUNK = 256
-_LARGEST_CHUNK = 1 << 20
 
 
 class _OwnSets:
@@ -131,9 +128,8 @@ def _scan_sweep(window: Window, own: _OwnSets, fetch: np.ndarray, lines) -> tupl
     request's address: the fetch sequence's word at its cell)."""
     cells = own.cells
     total = len(own.blocks) * cells
-    miss_lines: list[int] = []
-    miss_bursts: list[int] = []
-    position, chunk = 0, _FIRST_CHUNK
+    misses = MissLog()
+    position, chunk = 0, FIRST_CHUNK
     while position < total:
         fold, cell = divmod(position, cells)
         end = _own_run_end(own, window, fold, cell)
@@ -146,7 +142,7 @@ def _scan_sweep(window: Window, own: _OwnSets, fetch: np.ndarray, lines) -> tupl
             stop = min(total, position + chunk)
             hit = window.hits(fetch[own.positions(position, stop)])
             if hit.all():
-                position, chunk = stop, min(2 * chunk, _LARGEST_CHUNK)
+                position, chunk = stop, min(2 * chunk, LARGEST_CHUNK)
                 continue
             position += int(np.argmin(hit))
             fold, cell = divmod(position, cells)
@@ -154,15 +150,9 @@ def _scan_sweep(window: Window, own: _OwnSets, fetch: np.ndarray, lines) -> tupl
         bound = None
         if window.step > 0:
             bound = _slides_to_own_set(window, own.own_set(fold, cell))
-        bursts = window.reach(address, bound, known_miss=True)
-        line = lines[position]
-        if miss_lines and miss_lines[-1] == line:
-            miss_bursts[-1] += bursts
-        else:
-            miss_lines.append(line)
-            miss_bursts.append(bursts)
-        position, chunk = position + 1, _FIRST_CHUNK
-    return np.asarray(miss_lines, dtype=np.int64), np.asarray(miss_bursts, dtype=np.int64)
+        misses.add(lines[position], window.reach(address, bound, known_miss=True))
+        position, chunk = position + 1, FIRST_CHUNK
+    return misses.arrays()
 
 
 def stacked_misses(geometry: ReadBufferGeometry, fetch: np.ndarray, demand: FoldRequests, repeats: int = 1,
