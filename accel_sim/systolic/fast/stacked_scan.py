@@ -13,8 +13,11 @@ in), and when it hits after all, the requests after it are checked in vectorised
 again. A miss slides the window at most until it holds the request's own set; only the slides
 before that are searched for another copy of the address.
 
-The work per sweep is a few searches per miss, not a pass over the requests: the sweeps a
-repeated stream starts at different window starts cost little each.
+A sweep whose window follows its requests' own sets (the first sweep, from start 0) costs a few
+searches per miss, not a pass over the requests. A sweep whose window tracks *other* copies of the
+addresses (a later sweep of a convolution starting near the end of the fetch sequence, where the
+last kernel positions' blocks repeat the first blocks' inputs) falls back to the vectorised chunks
+for most of its requests: a pass over the sweep, as before.
 """
 from __future__ import annotations
 
