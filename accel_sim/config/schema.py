@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
 import types
 import typing
 from collections.abc import Callable
@@ -146,8 +147,14 @@ def _scalar(tp: Any, value: Any, info: FieldInfo, path: str, out: _Collector) ->
     return value
 
 
+@functools.lru_cache(maxsize=None)
+def _type_hints(cls: type) -> dict[str, Any]:
+    """The spec class's resolved annotations (resolving them is most of a config's validation time)."""
+    return typing.get_type_hints(cls)
+
+
 def _build(cls: type, raw: dict, path: str, out: _Collector) -> Any:
-    hints = typing.get_type_hints(cls)
+    hints = _type_hints(cls)
     fields = {f.name: f for f in dataclasses.fields(cls) if f.init}
     for key in raw:
         if key not in fields:
@@ -192,7 +199,7 @@ def build(cls: type, raw: Any, file: str, path: str = "") -> Any:
 
 def iter_fields(cls: type, prefix: str = ""):
     """Yield ``(dotted_path, python_type, Field, FieldInfo)`` for every field, recursively."""
-    hints = typing.get_type_hints(cls)
+    hints = _type_hints(cls)
     for f in dataclasses.fields(cls):
         if not f.init:
             continue

@@ -7,6 +7,7 @@ would run with half a config.
 """
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 from typing import Any
 
@@ -39,8 +40,22 @@ class _StrictLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
+_PARSED: dict[tuple[str, str], Any] = {}   # (source, text) -> document: a study loads the same configs hundreds of times
+_PARSED_MAX = 256
+
+
 def parse_yaml(text: str, source: str) -> Any:
-    """The YAML document in ``text``; errors name ``source`` and the line."""
+    """The YAML document in ``text``; errors name ``source`` and the line. A text parsed before is
+    not parsed again: the caller gets a deep copy of the stored document (callers edit theirs)."""
+    key = (source, text)
+    if key not in _PARSED:
+        if len(_PARSED) >= _PARSED_MAX:
+            _PARSED.clear()
+        _PARSED[key] = _parse(text, source)
+    return copy.deepcopy(_PARSED[key])
+
+
+def _parse(text: str, source: str) -> Any:
     try:
         return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 (a SafeLoader subclass)
     except yaml.MarkedYAMLError as err:

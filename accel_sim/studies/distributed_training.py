@@ -159,7 +159,7 @@ def sensitivity_table(base: LoadedCluster) -> pd.DataFrame:
 
 
 @study("distributed-training", "Data-parallel training: speed-up vs devices with backward / forward overlap and "
-                               "host pipelining (AlexNet, ResNet-50), precision and power cap", cpu_s=12)
+                               "host pipelining (AlexNet, ResNet-50), precision and power cap", cpu_s=5)
 def distributed_training() -> StudyOutput:
     base, dlu = load_cluster(CONFIG), load_cluster(DLU_CONFIG)
     frame = scaling_table(((base, (base.spec.workload,)), (dlu, ("resnet50",))))

@@ -17,12 +17,13 @@ from hypothesis import strategies as st
 from accel_sim.hardware.dram_channel import DramChannel
 from accel_sim.hardware.scalesim_scratchpad import (NO_ADDRESS, ReadBufferGeometry, ReadScratchpad, WriteBufferGeometry,
                                                     WriteScratchpad)
-from accel_sim.systolic.fast.demand import DemandStream, demand_stream, first_demand_line, streamed_requests
+from accel_sim.systolic.fast.demand import DemandStream, FoldRequests, demand_stream, first_demand_line, streamed_requests
 from accel_sim.systolic.fast.ofmap_drain import DrainTimeline, FoldedWrites, LineWrites, ofmap_writes_per_line
 from accel_sim.systolic.fast.estimate_buffer import sweeps
 from accel_sim.systolic.fast.fold_sets import StackedFetch, first_request_line, fold_set_misses, has_closed_form
 from accel_sim.systolic.fast import read_buffers
 from accel_sim.systolic.fast.read_buffers import read_misses
+from accel_sim.systolic.fast.stacked_scan import stacked_misses
 from accel_sim.systolic.plan import operands
 from accel_sim.systolic.plan.mapping import map_layer
 from accel_sim.systolic.reference.demand import fold_demand_matrix
@@ -172,16 +173,18 @@ def test_fold_by_fold_closed_form_misses_equal_the_whole_group_scan(dataflow, ro
 
 
 @settings(max_examples=60, deadline=None, derandomize=True)
+@example(dataflow="ws", rows=2, cols=2, h=6, w=6, n=5, capacity=60, words_per_cycle=2, channels=6)  # C > W
 @given(dataflow=st.sampled_from(["os", "ws", "is"]), rows=st.integers(1, 4), cols=st.integers(1, 4),
        h=st.integers(2, 7), w=st.integers(2, 7), n=st.integers(1, 9), capacity=st.integers(2, 200),
-       words_per_cycle=st.integers(1, 6))
+       words_per_cycle=st.integers(1, 6), channels=st.integers(1, 7))
 def test_one_sweep_per_window_start_equals_the_whole_group_scan(dataflow, rows, cols, h, w, n, capacity,
-                                                                words_per_cycle):
+                                                                words_per_cycle, channels):
     """A convolution's ifmap (an address several times) streamed along the array rows: scanning one
-    sweep per window start it meets, idle requests included, gives the misses of the whole group's
-    demand stream."""
-    layer = ConvLayer("c", in_h=h, in_w=w, in_channels=2, out_channels=n, kernel_h=2, kernel_w=3, pad_top=1,
-                      pad_left=1)
+    sweep per window start it meets, idle requests included (the fast path's stacked scan, which jumps
+    over the requests whose own fetch set is resident), gives the misses of the whole group's demand
+    stream. Channels beyond the array's width put each address's copies in other blocks."""
+    layer = ConvLayer("c", in_h=h, in_w=w, in_channels=channels, out_channels=n, kernel_h=2, kernel_w=3,
+                      pad_top=1, pad_left=1)
     mapping = map_layer(SystolicSpec(rows=rows, cols=cols, dataflow=dataflow, ifmap_sram=BUFFER, filter_sram=BUFFER,
                                       ofmap_sram=BUFFER), layer)
     mats = operands.operand_matrices(mapping, layer)
@@ -197,3 +200,7 @@ def test_one_sweep_per_window_start_equals_the_whole_group_scan(dataflow, rows, 
     got = read_misses(geometry, sequence, sweep, repeats, mapping.row_folds * mapping.fold_lines)
     assert got.lines.tolist() == expected.lines.tolist()
     assert got.bursts.tolist() == expected.bursts.tolist()
+    if isinstance(sweep, FoldRequests):
+        stacked = stacked_misses(geometry, sequence, sweep, repeats, mapping.row_folds * mapping.fold_lines)
+        assert stacked.lines.tolist() == expected.lines.tolist()
+        assert stacked.bursts.tolist() == expected.bursts.tolist()

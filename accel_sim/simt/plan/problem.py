@@ -5,7 +5,7 @@ A grouped convolution is one block-diagonal A."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -38,17 +38,10 @@ class SparseProblem:
 
     @cached_property
     def csr(self) -> CSR:
-        """A in CSR, built from the weights' non-zeros without transposing the dense matrix."""
+        """A in CSR (shared by the problems of one layer: a study runs every kernel on it)."""
         if self.layer.gemm().groups != 1:
             return CSR.from_dense(self.dense)
-        w = weight_matrix(self.layer, layer_operands(self.layer).weights)   # (k, n) = A transposed
-        reduction, outputs = np.nonzero(w)
-        order = np.argsort(outputs, kind="stable")                           # by A row; columns stay sorted
-        indptr = np.zeros(self.m + 1, dtype=np.int64)
-        np.cumsum(np.bincount(outputs, minlength=self.m), out=indptr[1:])
-        return CSR(shape=(self.m, self.k), major_axis=0, indptr=indptr, indices=reduction[order].astype(np.int64),
-                   data=w[reduction[order], outputs[order]], index_bits=max(1, int(self.k - 1).bit_length()),
-                   pointer_bits=max(1, int(reduction.size).bit_length()))
+        return _layer_csr(self.layer, self.m, self.k)
 
     @property
     def lengths(self) -> np.ndarray:
@@ -63,3 +56,19 @@ def sparse_problem(layer: Layer, word_bits: int) -> SparseProblem:
     gemm = layer.gemm()
     return SparseProblem(m=gemm.n * gemm.groups, k=gemm.k * gemm.groups, n=gemm.m,
                          value_bytes=max(1, word_bits // 8), layer=layer)
+
+
+@lru_cache(maxsize=4)
+def _layer_csr(layer: Layer, m: int, k: int) -> CSR:
+    """A (``m x k``) in CSR, built from the layer's weights' non-zeros without transposing the dense matrix."""
+    w = weight_matrix(layer, layer_operands(layer).weights)   # (k, n) = A transposed
+    reduction, outputs = np.nonzero(w)
+    order = np.argsort(outputs, kind="stable")                 # by A row; columns stay sorted
+    indptr = np.zeros(m + 1, dtype=np.int64)
+    np.cumsum(np.bincount(outputs, minlength=m), out=indptr[1:])
+    csr = CSR(shape=(m, k), major_axis=0, indptr=indptr, indices=reduction[order].astype(np.int64),
+              data=w[reduction[order], outputs[order]], index_bits=max(1, int(k - 1).bit_length()),
+              pointer_bits=max(1, int(reduction.size).bit_length()))
+    for array in (csr.indptr, csr.indices, csr.data):   # shared between plans: nobody may edit it
+        array.flags.writeable = False
+    return csr

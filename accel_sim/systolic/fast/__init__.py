@@ -5,6 +5,8 @@
   fold by fold from closed-form fetch ranks (memory of one fold, repeated sweeps scanned once);
 - :mod:`.read_buffers`: the ifmap / filter buffers under USER bandwidth (vectorised miss scan of a
   whole group's demand stream, for convolution ifmaps and row-wise sparsity);
+- :mod:`.stacked_scan`: the same for a streamed convolution ifmap, jumping over the requests whose
+  own fetch set is resident (a few searches per miss, not a pass per sweep);
 - :mod:`.estimate_buffer`: the same under CALC bandwidth (the footprint when it fits, else block by
   block in closed form or by an epoch scan of the demand stream);
 - :mod:`.ofmap_drain`: the output buffer (write counts per fold shape in closed form, drain-to-drain jumps);
@@ -22,11 +24,12 @@ from dataclasses import dataclass
 from accel_sim.errors import SimulationError
 from accel_sim.hardware.scalesim_scratchpad import NO_ADDRESS, ReadBufferGeometry, WriteBufferGeometry
 from accel_sim.systolic.counters import SystolicCounters
-from accel_sim.systolic.fast.demand import demand_stream, first_demand_line, streamed_requests
+from accel_sim.systolic.fast.demand import FoldRequests, demand_stream, first_demand_line, streamed_requests
 from accel_sim.systolic.fast.fold_sets import StackedFetch, first_request_line, fold_set_misses, has_closed_form
 from accel_sim.systolic.fast.footprint import read_footprint_words
 from accel_sim.systolic.fast.estimate_buffer import calc_first_fill_cycle, calc_overflows, calc_read_words, sweeps
 from accel_sim.systolic.fast.read_buffers import ReadStream, read_misses
+from accel_sim.systolic.fast.stacked_scan import stacked_misses
 from accel_sim.systolic.fast.streaming import streaming_fast
 from accel_sim.systolic.fast.timeline import Timeline, timeline
 from accel_sim.systolic.plan import SystolicPlan
@@ -60,7 +63,8 @@ def _read_stream(plan: SystolicPlan, operand: str) -> ReadStream:
         col_folds = 1 if repeats > 1 else None
         sweep = (streamed_requests(mapping, plan.matrices, operand, col_folds) if role(mapping, operand).kind == "stream"
                  and mapping.row_wise is None else demand_stream(mapping, plan.matrices, operand, col_folds))
-        misses = read_misses(geometry, sequence, sweep, repeats, mapping.row_folds * mapping.fold_lines)
+        scan = stacked_misses if isinstance(sweep, FoldRequests) else read_misses
+        misses = scan(geometry, sequence, sweep, repeats, mapping.row_folds * mapping.fold_lines)
     return ReadStream(geometry, misses, plan.arch.dram.latency)
 
 

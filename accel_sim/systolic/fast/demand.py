@@ -14,6 +14,7 @@ window rows, at line positions ``j BS .. j BS + BS - 1``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -86,12 +87,36 @@ class FoldLines:
 
 
 @dataclass(frozen=True)
+class StackedCells:
+    """Where a streamed operand's requests sit in its fetch sequence: fold ``f`` demands its
+    ``block_rows x width`` block ``blocks[f]`` (rows ``blocks[f] * block_rows ..`` of the
+    ``stacked_rows x width`` stacked fetch matrix) cell by cell along anti-diagonals, the order
+    the fetch sequence rolls that block out in."""
+
+    blocks: np.ndarray
+    block_rows: int
+    width: int
+    stacked_rows: int
+
+
+@dataclass(frozen=True)
 class FoldRequests:
     """A streamed operand's requests over whole folds, idle ones (``NO_ADDRESS``) included, in
-    demand order; their lines in closed form (:class:`FoldLines`, not an array)."""
+    demand order; their lines in closed form (:class:`FoldLines`, not an array), their addresses
+    gathered on first use (:mod:`.stacked_scan` reads them from the fetch sequence instead)."""
 
     lines: FoldLines
-    addresses: np.ndarray
+    cells: StackedCells
+    matrix: np.ndarray   # the operand's (other x edge) address matrix
+
+    @cached_property
+    def addresses(self) -> np.ndarray:
+        cells, matrix = self.cells, self.matrix
+        padded = np.full((matrix.shape[0], cells.stacked_rows // cells.block_rows * cells.width), NO_ADDRESS,
+                         dtype=matrix.dtype)
+        padded[:, :matrix.shape[1]] = matrix
+        t, q = diagonal_order(cells.block_rows, cells.width)
+        return padded.ravel()[(t * padded.shape[1] + q)[None, :] + (cells.blocks * cells.width)[:, None]].ravel()
 
 
 def streamed_requests(mapping: SystolicMapping, matrices: OperandMatrices, operand: str,
@@ -103,13 +128,11 @@ def streamed_requests(mapping: SystolicMapping, matrices: OperandMatrices, opera
     width = edge_width(mapping, r)
     matrix = matrices.by_gemm_dims(operand, r.other_dim, r.edge_dim)
     blocks = -(-matrix.shape[1] // width)
-    padded = np.full((matrix.shape[0], blocks * width), NO_ADDRESS, dtype=matrix.dtype)
-    padded[:, :matrix.shape[1]] = matrix
     t, q = diagonal_order(matrix.shape[0], width)
     folds = np.array(list(_fold_offsets(mapping, col_folds)), dtype=np.int64).reshape(-1, 3)
     block = np.where(r.edge_dim == mapping.dataflow.rows_dim, folds[:, 2], folds[:, 1])
-    addresses = padded.ravel()[(t * padded.shape[1] + q)[None, :] + (block * width)[:, None]]
-    return FoldRequests(FoldLines(folds[:, 0].copy(), demand_base(mapping, r) + t + q), addresses.ravel())
+    return FoldRequests(FoldLines(folds[:, 0].copy(), demand_base(mapping, r) + t + q),
+                        StackedCells(block, matrix.shape[0], width, blocks * matrix.shape[0]), matrix)
 
 
 def _streamed_stream(mapping: SystolicMapping, matrices: OperandMatrices, operand: str,

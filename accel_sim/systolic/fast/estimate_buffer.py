@@ -28,7 +28,7 @@ from accel_sim.errors import SimulationError
 from accel_sim.hardware.scalesim_scratchpad import ESTIMATE_FILL_WORDS_PER_CYCLE, EstimateBufferGeometry
 from accel_sim.systolic.fast.demand import demand_stream
 from accel_sim.systolic.fast.fold_sets import has_closed_form
-from accel_sim.systolic.fast.read_buffers import _FIRST_CHUNK
+from accel_sim.systolic.fast.read_buffers import FIRST_CHUNK
 from accel_sim.systolic.plan import SystolicPlan
 from accel_sim.systolic.plan.mapping import SystolicMapping
 from accel_sim.systolic.plan.operands import role
@@ -118,7 +118,7 @@ def epoch_scan_reads(addresses: np.ndarray, epoch: int, repeats: int = 1) -> int
     total = length * repeats
     start = reads = 0
     while start < total:
-        position, found, chunk = start, 0, max(epoch, _FIRST_CHUNK)
+        position, found, chunk = start, 0, max(epoch, FIRST_CHUNK)
         end = None
         while position < total:
             sweep = position // length

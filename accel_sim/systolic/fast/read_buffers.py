@@ -18,8 +18,8 @@ from accel_sim.errors import SimulationError
 from accel_sim.hardware.scalesim_scratchpad import NO_ADDRESS, ReadBufferGeometry
 from accel_sim.systolic.fast.demand import DemandStream, FoldRequests
 
-_FIRST_CHUNK = 256
-_LARGEST_CHUNK = 1 << 20
+FIRST_CHUNK = 256           # requests checked at once after a miss (doubling while they hit)
+LARGEST_CHUNK = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -37,62 +37,80 @@ class ReadMisses:
 STAMP_MAX = np.iinfo(np.uint8).max
 
 
-class _Window:
+class Window:
     """Which addresses the read buffer's window holds: the valid words of sets ``start .. start +
     active_sets - 1`` (wrapping around) of the fetch sequence.
 
-    The state is a function of the start alone. Each start the window takes gets a fresh stamp,
-    written over the address space at the words of its sets: an address is resident iff it bears
-    the current stamp (no unmarking, whichever other sets it also sits in). A miss looks for the
-    address only in the sets each slide brings in and stamps the window it ends at, once.
+    The state is a function of the start alone. A start gets a fresh stamp, written over the
+    address space at the words of its sets, the first time a batch of requests is checked against
+    it (:meth:`hits`): an address is resident iff it bears the current stamp (no unmarking,
+    whichever other sets it also sits in). One address is checked without stamping
+    (:meth:`holds`). A miss looks for the address only in the sets each slide brings in.
     """
 
     def __init__(self, geometry: ReadBufferGeometry, valid: np.ndarray, size: int):
         self.g, self.valid = geometry, valid
+        self.sets, self.active, self.step = geometry.sets, geometry.active_sets, geometry.prefetch_sets
+        self.set_words = geometry.set_words
         self.stamp = np.zeros(size + 1, dtype=np.uint8)  # the last entry: NO_ADDRESS, always resident
         self.current = 0
-        self.start = -1
-        self.move_to(0)
+        self.stamped = False
+        self.start = 0
 
     def _words(self, first: int, end: int) -> tuple[np.ndarray, ...]:
         """The valid words of sets ``first .. end - 1`` (``first`` in ``[0, sets)``, at most
         ``sets`` of them), wrapping past the last set."""
-        n, words = self.g.sets, self.g.set_words
+        n, words = self.sets, self.set_words
         if end <= n:
             return (self.valid[first * words:end * words],)
         return self.valid[first * words:], self.valid[:(end - n) * words]
 
     def move_to(self, start: int) -> None:
         if start != self.start:
+            self.start, self.stamped = start, False
+
+    def _stamp(self) -> None:
+        if not self.stamped:
             self.current += 1
             if self.current > STAMP_MAX:  # stamps run out: forget them all (one byte per address keeps the table in cache)
                 self.stamp[:] = 0
                 self.current = 1
             self.stamp[NO_ADDRESS] = self.current
-            for part in self._words(start, start + self.g.active_sets):
+            for part in self._words(self.start, self.start + self.active):
                 self.stamp[part] = self.current
-            self.start = start
+            self.stamped = True
 
     def hits(self, addresses: np.ndarray) -> np.ndarray:
+        self._stamp()
         return self.stamp[addresses] == self.current
 
-    def reach(self, address: int) -> int:
-        """Slide until the window holds ``address``; returns the slides (one burst each)."""
-        if self.stamp[address] == self.current:
+    def holds(self, address: int) -> bool:
+        if self.stamped or address == NO_ADDRESS:
+            return address == NO_ADDRESS or bool(self.stamp[address] == self.current)
+        return any((part == address).any() for part in self._words(self.start, self.start + self.active))
+
+    def reach(self, address: int, bound: int | None = None, known_miss: bool = False) -> int:
+        """Slide until the window holds ``address``; returns the slides (one burst each).
+        ``bound``: a slide count known to bring the address in (later slides are not searched);
+        ``known_miss``: the caller has checked the window does not hold it."""
+        if not known_miss and self.holds(address):
             return 0
-        n, active, step = self.g.sets, self.g.active_sets, self.g.prefetch_sets
+        n, active, step = self.sets, self.active, self.step
         if step > 0:
-            for slides in range(1, n + 2):
+            for slides in range(1, n + 2 if bound is None else bound):
                 start = self.start + slides * step
                 entering = max(start, self.start + (slides - 1) * step + active)  # sets not held one slide before
                 first = entering % n
                 if any((part == address).any() for part in self._words(first, first + start + active - entering)):
                     self.move_to(start % n)
                     return slides
+            if bound is not None:
+                self.move_to((self.start + bound * step) % n)
+                return bound
         raise SimulationError("read scratchpad window never reaches a demanded address")
 
 
-def _window(geometry: ReadBufferGeometry, fetch: np.ndarray, addresses: np.ndarray) -> _Window:
+def _window(geometry: ReadBufferGeometry, fetch: np.ndarray, addresses: np.ndarray) -> Window:
     """The sliding window over ``fetch``, checked to hold every demanded address somewhere (idle
     requests, ``NO_ADDRESS``, always hit)."""
     valid = fetch[fetch != NO_ADDRESS].astype(np.int64, copy=False)
@@ -102,7 +120,25 @@ def _window(geometry: ReadBufferGeometry, fetch: np.ndarray, addresses: np.ndarr
     present[NO_ADDRESS] = True
     if not present[addresses].all():
         raise SimulationError("a demanded address is missing from the fetch sequence")
-    return _Window(geometry, valid, size)
+    return Window(geometry, valid, size)
+
+
+class MissLog:
+    """Misses in scan order; misses of one demand line add up their bursts."""
+
+    def __init__(self):
+        self.lines: list[int] = []
+        self.bursts: list[int] = []
+
+    def add(self, line: int, bursts: int) -> None:
+        if self.lines and self.lines[-1] == line:
+            self.bursts[-1] += bursts
+        else:
+            self.lines.append(line)
+            self.bursts.append(bursts)
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        return np.asarray(self.lines, dtype=np.int64), np.asarray(self.bursts, dtype=np.int64)
 
 
 def scan_misses(total: int, hits, reach, lines: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -113,25 +149,18 @@ def scan_misses(total: int, hits, reach, lines: np.ndarray) -> tuple[np.ndarray,
     time) until the request hits and returns the bursts it took, and the scan resumes after it.
     Misses of one demand line (``lines``) add up. Returns (miss lines, bursts per miss line).
     """
-    miss_lines: list[int] = []
-    miss_bursts: list[int] = []
-    position, chunk = 0, _FIRST_CHUNK
+    misses = MissLog()
+    position, chunk = 0, FIRST_CHUNK
     while position < total:
         stop = min(total, position + chunk)
         hit = hits(position, stop)
         if hit.all():
-            position, chunk = stop, min(2 * chunk, _LARGEST_CHUNK)
+            position, chunk = stop, min(2 * chunk, LARGEST_CHUNK)
             continue
         position += int(np.argmin(hit))
-        bursts = reach(position)
-        line = int(lines[position])
-        if miss_lines and miss_lines[-1] == line:
-            miss_bursts[-1] += bursts
-        else:
-            miss_lines.append(line)
-            miss_bursts.append(bursts)
-        position, chunk = position + 1, _FIRST_CHUNK
-    return np.asarray(miss_lines, dtype=np.int64), np.asarray(miss_bursts, dtype=np.int64)
+        misses.add(int(lines[position]), reach(position))
+        position, chunk = position + 1, FIRST_CHUNK
+    return misses.arrays()
 
 
 def read_misses(geometry: ReadBufferGeometry, fetch: np.ndarray, demand: DemandStream | FoldRequests,
@@ -140,9 +169,7 @@ def read_misses(geometry: ReadBufferGeometry, fetch: np.ndarray, demand: DemandS
     idle requests of a :class:`~accel_sim.systolic.fast.demand.FoldRequests` always hit.
 
     ``demand`` may be one sweep of a stream that repeats it ``repeats`` times, each repeat
-    ``repeat_lines`` demand lines after the previous one (an operand streamed along the array rows
-    is swept again for every column fold). The window's state is its start alone, so a sweep that
-    begins at a start met before repeats that sweep's misses: each (sweep, start) is scanned once.
+    ``repeat_lines`` demand lines after the previous one (:func:`repeated_sweeps`).
     """
     resident = _window(geometry, fetch, demand.addresses)
     addresses = demand.addresses
@@ -153,15 +180,26 @@ def read_misses(geometry: ReadBufferGeometry, fetch: np.ndarray, demand: DemandS
     def hits(lo: int, hi: int) -> np.ndarray:
         return resident.hits(addresses[lo:hi])
 
+    def scan_from(start: int) -> tuple[np.ndarray, np.ndarray, int]:
+        resident.move_to(start)
+        return (*scan_misses(addresses.size, hits, reach, demand.lines), resident.start)
+
+    return repeated_sweeps(scan_from, repeats, repeat_lines)
+
+
+def repeated_sweeps(scan_from, repeats: int, repeat_lines: int) -> ReadMisses:
+    """Misses of a sweep repeated ``repeats`` times, each repeat ``repeat_lines`` demand lines
+    after the previous one (an operand streamed along the array rows is swept again for every
+    column fold). The window's state is its start alone, so a sweep that begins at a start met
+    before repeats that sweep's misses: ``scan_from(start)`` (miss lines, bursts, start after the
+    sweep) runs once per start."""
     seen: dict[int, tuple[np.ndarray, np.ndarray, int]] = {}  # sweep's start -> (miss lines, bursts, end start)
     lines_parts, bursts_parts = [], []
     start = 0
     for sweep in range(repeats):
         scanned = seen.get(start)
         if scanned is None:
-            resident.move_to(start)
-            scanned = (*scan_misses(addresses.size, hits, reach, demand.lines), resident.start)
-            seen[start] = scanned
+            scanned = seen[start] = scan_from(start)
         miss_lines, miss_bursts, start = scanned
         lines_parts.append(miss_lines + sweep * repeat_lines)
         bursts_parts.append(miss_bursts)

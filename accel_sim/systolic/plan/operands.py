@@ -65,18 +65,27 @@ class OperandMatrices:
 
 
 def ifmap_addresses(layer: ConvLayer, kept: np.ndarray) -> np.ndarray:
-    """im2col address matrix (output pixels x kept window elements) of one group of a convolution."""
+    """im2col address matrix (output pixels x kept window elements) of one group of a convolution.
+
+    Built from the ``pixels x (kernel_h kernel_w)`` matrix of each window position's first word
+    (``-1`` outside the input): element ``(kr, kc, channel)`` is that word plus ``channel``."""
     channels = layer.in_channels // layer.groups
     pixels = np.arange(layer.batch * layer.out_h * layer.out_w)
     batch, rest = np.divmod(pixels, layer.out_h * layer.out_w)
     out_y, out_x = np.divmod(rest, layer.out_w)
-    kr, rest = np.divmod(kept, layer.kernel_w * channels)
-    kc, ch = np.divmod(rest, channels)
+    kr, kc = np.divmod(np.arange(layer.kernel_h * layer.kernel_w), layer.kernel_w)
     y = (out_y * layer.stride_h - layer.pad_top)[:, None] + kr[None, :]
     x = (out_x * layer.stride_w - layer.pad_left)[:, None] + kc[None, :]
     inside = (y >= 0) & (y < layer.in_h) & (x >= 0) & (x < layer.in_w)
-    address = ((batch[:, None] * layer.in_h + y) * layer.in_w + x) * channels + ch[None, :]
-    return np.where(inside, address, NO_ADDRESS).astype(ADDRESS_DTYPE)
+    first = (((batch[:, None] * layer.in_h + y) * layer.in_w + x) * channels).astype(ADDRESS_DTYPE)
+    if kept.size == first.shape[1] * channels:  # dense: every channel of every window position
+        address = first[:, :, None] + np.arange(channels, dtype=ADDRESS_DTYPE)[None, None, :]
+        address[~inside] = NO_ADDRESS
+        return address.reshape(pixels.size, kept.size)
+    position, channel = np.divmod(kept, channels)
+    address = first[:, position] + channel[None, :]
+    address[~inside[:, position]] = NO_ADDRESS
+    return address
 
 
 def operand_matrices(mapping: SystolicMapping, layer: Layer) -> OperandMatrices:
@@ -177,11 +186,33 @@ def fetch_sequence(mapping: SystolicMapping, matrices: OperandMatrices, operand:
     width = edge_width(mapping, r)
     matrix = matrices.by_gemm_dims(operand, r.other_dim, r.edge_dim)
     folds = -(-matrix.shape[1] // width)
-    stacked = np.concatenate([_padded_block(matrix, f * width, width) for f in range(folds)], axis=0)
+    padded = _padded_block(matrix, 0, folds * width)   # (other x folds W): block f is columns f W .. f W + W - 1
+    stacked = padded.reshape(matrix.shape[0], folds, width).transpose(1, 0, 2).reshape(-1, width)
     if r.kind == "preload":
-        return stacked.ravel()
-    rows, cols = diagonal_order(*stacked.shape)
-    return stacked[rows, cols]
+        sequence = stacked.ravel()
+        return sequence.copy() if np.may_share_memory(sequence, matrix) else sequence
+    return anti_diagonal_rollout(stacked)
+
+
+def anti_diagonal_rollout(matrix: np.ndarray) -> np.ndarray:
+    """``matrix[diagonal_order(*matrix.shape)]`` without index arrays: a tall matrix's full
+    diagonals ``W - 1 .. N - 1`` are the rows of a skewed strided view (row ``d``, column ``q``:
+    cell ``(d - q, q)``), copied in one pass; only the two corner triangles are gathered."""
+    n, w = matrix.shape
+    if n < w - 1 or w == 0:
+        rows, cols = diagonal_order(n, w)
+        return matrix[rows, cols]
+    flat = np.ascontiguousarray(matrix).ravel()
+    size = flat.itemsize
+    full = np.lib.stride_tricks.as_strided(flat[(w - 1) * w:], shape=(n - w + 1, w),
+                                           strides=(w * size, -(w - 1) * size), writeable=False)
+    corner_rows, corner_cols = diagonal_order(w - 1, w)   # a (W-1) x W corner: top triangle first, bottom last
+    triangle = w * (w - 1) // 2
+    out = np.empty(n * w, dtype=flat.dtype)
+    out[:triangle] = matrix[corner_rows[:triangle], corner_cols[:triangle]]
+    out[triangle:triangle + full.size].reshape(full.shape)[...] = full
+    out[triangle + full.size:] = matrix[n - w + 1 + corner_rows[triangle:], corner_cols[triangle:]]
+    return out
 
 
 def fold_block(mapping: SystolicMapping, matrices: OperandMatrices, operand: str,

@@ -1,0 +1,175 @@
+"""USER-mode misses of a streamed operand whose addresses repeat (a convolution's ifmap), sweep
+by sweep, without checking every request (fast path).
+
+Each request of a :class:`~accel_sim.systolic.fast.demand.FoldRequests` is a cell of the stacked
+fetch matrix, and a fold demands its block's cells in the order the fetch sequence holds them:
+within a fold, the fetch position of the requests rises, and so does their *own set* (the set
+holding the word at that position). A request whose own set lies in the window hits, so from any
+request the scan jumps, by a search over the fold's closed-form fetch positions, to the first one
+whose own set has left the window. Only there can a miss happen: that request is checked against
+the whole window (the address may sit in other sets too, once per window position it appears
+in), and when it hits after all, the requests after it are checked in vectorised chunks, as
+:func:`~accel_sim.systolic.fast.read_buffers.scan_misses` does, until the own-set jump takes over
+again. A miss slides the window at most until it holds the request's own set; only the slides
+before that are searched for another copy of the address.
+
+A sweep whose window follows its requests' own sets (the first sweep, from start 0) costs a few
+searches per miss, not a pass over the requests. A sweep whose window tracks *other* copies of the
+addresses (a later sweep of a convolution starting near the end of the fetch sequence, where the
+last kernel positions' blocks repeat the first blocks' inputs) falls back to the vectorised chunks
+for most of its requests: a pass over the sweep, as before.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from accel_sim.errors import SimulationError
+from accel_sim.hardware.scalesim_scratchpad import NO_ADDRESS, ReadBufferGeometry
+from accel_sim.systolic.fast.demand import FoldRequests
+from accel_sim.systolic.fast.read_buffers import FIRST_CHUNK, LARGEST_CHUNK, MissLog, ReadMisses, Window, repeated_sweeps
+from accel_sim.systolic.fast.fold_sets import _cells_before_diagonal, _cells_on_diagonal
+from accel_sim.systolic.plan.operands import diagonal_order
+
+
+class _OwnSets:
+    """Fetch position and own set of each request of one sweep, in closed form.
+
+    Cell ``(t, q)`` of block ``b`` is cell ``(b T + t, q)`` of the stacked ``N x W`` matrix, on
+    its diagonal ``d = b T + t + q``. A block whose diagonals all hold ``W`` cells
+    (``W - 1 <= b T`` and ``b T + T + W - 2 <= N - 1``) has its cells at positions
+    ``b T W + (t + q) W + q - W (W - 1) / 2``: one table, shifted per block. The blocks at the
+    ends (cut diagonals) get their own table from the closed form of
+    :meth:`~accel_sim.systolic.fast.fold_sets.StackedFetch.rank`.
+    """
+
+    def __init__(self, demand: FoldRequests, valid_positions: np.ndarray, geometry: ReadBufferGeometry):
+        cells = demand.cells
+        self.blocks = cells.blocks.tolist()
+        self.t, self.q = diagonal_order(cells.block_rows, cells.width)
+        self.cells = self.t.size
+        self.block_rows, self.width, self.rows = cells.block_rows, cells.width, cells.stacked_rows
+        w = self.width
+        self.interior = (self.t + self.q) * w + self.q - w * (w - 1) // 2
+        self.tables: dict[int, np.ndarray] = {}
+        self.valid_positions = valid_positions
+        self.set_words = geometry.set_words
+
+    def _table(self, block: int) -> tuple[np.ndarray, int]:
+        """(positions table, shift) of a block's cells."""
+        t_rows, w = self.block_rows, self.width
+        first = block * t_rows
+        if w - 1 <= first and first + t_rows + w - 2 <= self.rows - 1:
+            return self.interior, first * w
+        table = self.tables.get(block)
+        if table is None:
+            d = first + self.t + self.q
+            table = self.tables[block] = (_cells_before_diagonal(d, 0, self.rows, 0, w)
+                                          + _cells_on_diagonal(d, 0, self.rows, 0, self.q))
+        return table, 0
+
+    def position(self, fold: int, cell: int) -> int:
+        """Place in the fetch sequence of cell ``cell`` of fold ``fold``."""
+        table, shift = self._table(self.blocks[fold])
+        return int(table[cell]) + shift
+
+    def positions(self, lo: int, hi: int) -> np.ndarray:
+        """Places in the fetch sequence of requests ``lo .. hi - 1`` of the sweep."""
+        parts = []
+        while lo < hi:
+            fold, cell = divmod(lo, self.cells)
+            end = min(self.cells, cell + hi - lo)
+            table, shift = self._table(self.blocks[fold])
+            parts.append(table[cell:end] + shift)
+            lo += end - cell
+        return np.concatenate(parts) if len(parts) != 1 else parts[0]
+
+    def own_set(self, fold: int, cell: int) -> int:
+        """Set of the word at the request's fetch position (an idle cell: the next valid word's)."""
+        return int(np.searchsorted(self.valid_positions, self.position(fold, cell))) // self.set_words
+
+    def first_at_or_after(self, fold: int, cell: int, set_index: int) -> int:
+        """First cell from ``cell`` on of the fold whose own set is ``set_index`` or later."""
+        rank = set_index * self.set_words  # own set >= set_index: more than `rank - 1` valid words before it
+        if rank > self.valid_positions.size:
+            return self.cells
+        threshold = int(self.valid_positions[rank - 1]) + 1
+        table, shift = self._table(self.blocks[fold])
+        return cell + int(np.searchsorted(table[cell:], threshold - shift))
+
+
+def _own_run_end(own: _OwnSets, window: Window, fold: int, cell: int) -> int:
+    """First cell from ``cell`` on whose own set is outside the window (the fold's cell count if
+    none): own sets rise along the fold, so the cells before it all hit."""
+    n, active, start = window.sets, window.active, window.start
+    x = own.own_set(fold, cell)
+    if (x - start) % n >= active:
+        return cell
+    if start + active <= n:
+        bound = start + active
+    elif x >= start:
+        return own.cells  # the window runs to the last set, and own sets only rise
+    else:
+        bound = start + active - n
+    return own.cells if bound >= n else own.first_at_or_after(fold, cell, bound)
+
+
+def _slides_to_own_set(window: Window, own_set: int) -> int:
+    """Slides after which the window holds the set ``own_set``."""
+    n, active, step, start = window.sets, window.active, window.step, window.start
+    ahead = (own_set - start) % n
+    slides = max(1, (ahead - active) // step + 1)  # fewer slides leave the window short of it, not past it
+    if slides * step <= ahead and ahead - slides * step < active:
+        return slides
+    for slides in range(1, n + 2):
+        if (own_set - start - slides * step) % n < active:
+            return slides
+    raise SimulationError("read scratchpad window never reaches a demanded address")
+
+
+def _scan_sweep(window: Window, own: _OwnSets, fetch: np.ndarray, lines) -> tuple[np.ndarray, np.ndarray]:
+    """(miss lines, bursts per miss line) of one sweep from the window's current start (a
+    request's address: the fetch sequence's word at its cell)."""
+    cells = own.cells
+    total = len(own.blocks) * cells
+    misses = MissLog()
+    position, chunk = 0, FIRST_CHUNK
+    while position < total:
+        fold, cell = divmod(position, cells)
+        end = _own_run_end(own, window, fold, cell)
+        if end == cells:
+            position = (fold + 1) * cells
+            continue
+        position, cell = fold * cells + end, end
+        address = int(fetch[own.position(fold, cell)])
+        if window.holds(address):  # another copy is resident (or an idle request): check a chunk
+            stop = min(total, position + chunk)
+            hit = window.hits(fetch[own.positions(position, stop)])
+            if hit.all():
+                position, chunk = stop, min(2 * chunk, LARGEST_CHUNK)
+                continue
+            position += int(np.argmin(hit))
+            fold, cell = divmod(position, cells)
+            address = int(fetch[own.position(fold, cell)])
+        bound = None
+        if window.step > 0:
+            bound = _slides_to_own_set(window, own.own_set(fold, cell))
+        misses.add(lines[position], window.reach(address, bound, known_miss=True))
+        position, chunk = position + 1, FIRST_CHUNK
+    return misses.arrays()
+
+
+def stacked_misses(geometry: ReadBufferGeometry, fetch: np.ndarray, demand: FoldRequests, repeats: int = 1,
+                   repeat_lines: int = 0) -> ReadMisses:
+    """:func:`~accel_sim.systolic.fast.read_buffers.read_misses` of a
+    :class:`~accel_sim.systolic.fast.demand.FoldRequests` sweep (every request's address is the
+    fetch sequence's word at its cell, so each is present)."""
+    valid_positions = np.flatnonzero(fetch != NO_ADDRESS)
+    valid = fetch[valid_positions].astype(np.int64, copy=False)
+    window = Window(geometry, valid, int(valid.max(initial=-1)) + 1)
+    own = _OwnSets(demand, valid_positions, geometry)
+
+    def scan_from(start: int) -> tuple[np.ndarray, np.ndarray, int]:
+        window.move_to(start)
+        return (*_scan_sweep(window, own, fetch, demand.lines), window.start)
+
+    return repeated_sweeps(scan_from, repeats, repeat_lines)
