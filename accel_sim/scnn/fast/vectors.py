@@ -21,7 +21,7 @@ import numpy as np
 
 from accel_sim.scnn.fast.crossbar import EMPTY_SHIFT, activation_banks, weight_multiplicity
 from accel_sim.scnn.plan.bank_mapping import bank_of
-from accel_sim.scnn.plan.nonzeros import stable_order, weight_nonzeros
+from accel_sim.scnn.plan.nonzeros import sorted_pieces, stable_order, weight_nonzeros
 from accel_sim.scnn.plan.tiling import ConvView, Tiling
 from accel_sim.scnn.spec import SCNNSpec
 
@@ -40,12 +40,12 @@ class WeightVectors:
     weights_per_block: np.ndarray        # weights
     vectors_per_block: np.ndarray        # F-vectors
     multiplicity_per_block: np.ndarray   # F-vector multiplicities
-    # per weight, in FIFO order (for the product-level count of :mod:`.products`):
-    k: np.ndarray         # filter of the conv group
-    tap_y: np.ndarray     # output rows the weight moves a product up (:func:`weight_taps`)
-    tap_x: np.ndarray
-    vector: np.ndarray    # F-vector holding the weight
-    term: np.ndarray      # additive bank term of the weight (bank_of(k mod Kc, -tap_y, -tap_x))
+    # per weight, in FIFO order (for the product-level count of :mod:`.products`; None when not asked for):
+    k: np.ndarray | None       # filter of the conv group
+    tap_y: np.ndarray | None   # output rows the weight moves a product up (:func:`weight_taps`)
+    tap_x: np.ndarray | None
+    vector: np.ndarray | None  # F-vector holding the weight
+    term: np.ndarray | None    # additive bank term of the weight (bank_of(k mod Kc, -tap_y, -tap_x))
 
 
 def _per_block(segment: np.ndarray, group: np.ndarray, values: np.ndarray | None, n_seg: int,
@@ -92,23 +92,49 @@ def weight_taps(spec: SCNNSpec, r: np.ndarray, stride: int, pad: int) -> np.ndar
     return r // stride + ((r % stride + pad) % stride < r % stride)
 
 
-def weight_vectors(spec: SCNNSpec, view: ConvView, tiling: Tiling, weight_mask: np.ndarray,
-                   nonzeros: tuple[np.ndarray, ...] | None = None) -> WeightVectors:
+def weight_vectors(spec: SCNNSpec, view: ConvView, tiling: Tiling, weight_mask: np.ndarray | None,
+                   nonzeros: tuple[np.ndarray, ...] | None = None, per_weight: bool = True) -> WeightVectors:
     """``weight_mask`` (Kg, Cg, R, S): the weights the design feeds to the multipliers; ``nonzeros``
-    its true entries (k, c, r, s) when the plan already found them (``plan.nonzeros.weight_nonzeros``)."""
-    a = spec.accumulator_banks
+    its true entries (k, c, r, s) when the plan already found them (``plan.nonzeros.weight_nonzeros``;
+    then ``weight_mask`` is not read). ``per_weight``: also the per-weight fields (``k`` ... ``term``,
+    read only by the product-level counts); else they are None. The weights are cut into vectors
+    a piece of whole segments at a time (:func:`~accel_sim.scnn.plan.nonzeros.sorted_pieces`: a
+    vector never crosses a segment)."""
     nph_h, nph_w = phase_counts(view)
     n_segments = view.channels * nph_h * nph_w
     k, c, r, s = (v.astype(np.int64, copy=False) for v in (weight_nonzeros(weight_mask) if nonzeros is None
                                                            else nonzeros))
     # one phase class per channel (stride 1, or a 1-wide kernel): the segment is the channel
     segment = c if nph_h * nph_w == 1 else c * (nph_h * nph_w) + (r % view.stride_h) * nph_w + (s % view.stride_w)
-    group = k // tiling.kc
     if spec.weight_order == "rs_then_k":
         order = stable_order(segment, n_segments)  # weight_nonzeros: (k, r, s) order inside a channel
     else:
         order = np.lexsort((k, s, r, k // tiling.kc, segment))
-    k, r, s, segment, group = k[order], r[order], s[order], segment[order], group[order]
+    k, r, s, segment = k[order], r[order], s[order], segment[order]
+    pieces, offset = [], 0
+    for at in sorted_pieces(segment):
+        pieces.append(_vector_piece(spec, view, tiling, k[at], segment[at], r[at], s[at], offset, per_weight))
+        offset += pieces[-1][0].size
+    del k, c, r, s, segment
+    v_segment, v_group, count, shift, multiplicity = (np.concatenate([p[i] for p in pieces]) for i in range(5))
+    per = [np.concatenate([p[i] for p in pieces]) if per_weight else None for i in range(5, 10)]
+    del pieces
+    seg_start = np.searchsorted(v_segment, np.arange(n_segments + 1))
+
+    def per_block(values: np.ndarray | None) -> np.ndarray:
+        return _per_block(v_segment, v_group, values, n_segments, tiling.out_groups)
+
+    return WeightVectors(v_segment, v_group, count, shift, seg_start, multiplicity,
+                         per_block(count), per_block(None), per_block(multiplicity), *per)
+
+
+def _vector_piece(spec: SCNNSpec, view: ConvView, tiling: Tiling, k: np.ndarray, segment: np.ndarray,
+                  r: np.ndarray, s: np.ndarray, offset: int, per_weight: bool) -> tuple:
+    """F-vectors of whole segments' weights in FIFO order (sorted by segment): per vector (segment,
+    group, count, shift, multiplicity), then per weight (k, tap_y, tap_x, vector + ``offset``, term)
+    or five Nones."""
+    a = spec.accumulator_banks
+    group = k // tiling.kc
     vec, slot = _vector_ids(segment * tiling.out_groups + group, spec.mult_f)
     n = int(vec[-1]) + 1 if vec.size else 0
     tap_y = weight_taps(spec, r, view.stride_h, view.pad_top)
@@ -119,16 +145,10 @@ def weight_vectors(spec: SCNNSpec, view: ConvView, tiling: Tiling, weight_mask: 
     first = np.zeros(n, dtype=np.int64)
     first[vec[::-1]] = np.arange(vec.size)[::-1]
     v_segment = segment[first] if n else np.zeros(0, dtype=np.int64)
-    seg_start = np.searchsorted(v_segment, np.arange(n_segments + 1))
     v_group = group[first] if n else v_segment.copy()
     count, multiplicity = np.bincount(vec, minlength=n).astype(np.int64), weight_multiplicity(shift)
-
-    def per_block(values: np.ndarray | None) -> np.ndarray:
-        return _per_block(v_segment, v_group, values, n_segments, tiling.out_groups)
-
-    return WeightVectors(v_segment, v_group, count, shift, seg_start, multiplicity,
-                         per_block(count), per_block(None), per_block(multiplicity),
-                         k, tap_y, tap_x, vec, term)
+    per = (k, tap_y, tap_x, vec + offset, term) if per_weight else (None,) * 5
+    return (v_segment, v_group, count, shift, multiplicity) + per
 
 
 def activation_elements(spec: SCNNSpec, view: ConvView, tiling: Tiling, input_mask: np.ndarray,

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from accel_sim.scnn.plan.nonzeros import stable_order, weight_nonzeros
+from accel_sim.scnn.plan.nonzeros import sorted_pieces, stable_order, weight_nonzeros
 from accel_sim.scnn.plan.tiling import ConvView, Tiling
 from accel_sim.scnn.spec import SCNNSpec
 
@@ -109,26 +109,29 @@ def input_bits(tiling: Tiling, spec: SCNNSpec, view: ConvView, inputs: np.ndarra
                                for g in range(view.groups)]) for b in range(view.batch)])
 
 
-def weight_storage_bits(spec: SCNNSpec, view: ConvView, tiling: Tiling, weights: np.ndarray, compressed: bool,
+def weight_storage_bits(spec: SCNNSpec, view: ConvView, tiling: Tiling, weights: np.ndarray | None, compressed: bool,
                         value_bits: int, nonzeros: tuple[np.ndarray, ...] | None = None) -> np.ndarray:
     """Bits of one conv group's weights ``(Kg, Cg, R, S)`` per channel chunk: one zero-run block per
     (channel, group), in the FIFO order of ``spec.weight_order``; or dense words. ``nonzeros``: the
-    weights' non-zeros (k, c, r, s) when already found (:func:`~.nonzeros.weight_nonzeros`)."""
+    weights' non-zeros (k, c, r, s) when already found (:func:`~.nonzeros.weight_nonzeros`; then, or
+    when not ``compressed``, ``weights`` is not read)."""
     if not compressed:
-        return np.diff(tiling.channel_bounds) * (int(weights[:, 0].size) * value_bits)
+        return np.diff(tiling.channel_bounds) * (view.out_channels * view.r * view.s * value_bits)
     found = weight_nonzeros(weights) if nonzeros is None else nonzeros
-    k, c, r, s = (v.astype(np.int64, copy=False) for v in found)
-    g = k // tiling.kc
-    block = c * tiling.out_groups + g
     n_blocks = view.channels * tiling.out_groups
     channels = tiling.group_channels(view.out_channels)
-    if spec.weight_order == "rs_then_k":
-        position = ((k % tiling.kc) * view.r + r) * view.s + s
-        order = stable_order(block, n_blocks)  # (k, r, s) order inside a channel: ascending position per block
-    else:
-        position = (r * view.s + s) * channels[g] + k % tiling.kc
-        order = np.lexsort((position, block))
-    entries = block_entries(block[order], position[order], n_blocks, spec.index_bits)
+    entries = np.zeros(n_blocks, dtype=np.int64)
+    for piece in sorted_pieces(found[1]):   # a block is one channel's: pieces of whole channels add up
+        k, c, r, s = (v[piece].astype(np.int64, copy=False) for v in found)
+        g = k // tiling.kc
+        block = c * tiling.out_groups + g
+        if spec.weight_order == "rs_then_k":
+            position = ((k % tiling.kc) * view.r + r) * view.s + s
+            order = stable_order(block, n_blocks)  # (k, r, s) order inside a channel: ascending position per block
+        else:
+            position = (r * view.s + s) * channels[g] + k % tiling.kc
+            order = np.lexsort((position, block))
+        entries += block_entries(block[order], position[order], n_blocks, spec.index_bits)
     sizes = np.tile(channels * view.r * view.s, view.channels)
     per_channel = block_bits(entries, sizes, value_bits, spec.index_bits).reshape(view.channels, -1).sum(axis=1)
     return np.add.reduceat(per_channel, tiling.channel_bounds[:-1]).astype(np.int64)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 DIGIT_BITS = 16   # numpy's stable sort is a radix sort for integer types of at most 16 bits
+PIECE = 1 << 20   # non-zeros per numpy pass of the per-weight encoders (bounds their temporaries)
 
 
 def stable_order(keys: np.ndarray, bound: int) -> np.ndarray | slice:
@@ -48,3 +49,13 @@ def weight_nonzeros(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarra
         k, c = np.nonzero(mask[:, :, 0, 0])
     zeros = np.broadcast_to(np.intp(0), k.shape)
     return k, c, zeros, zeros
+
+
+def sorted_pieces(keys: np.ndarray, piece: int = PIECE) -> list[slice]:
+    """Slices of about ``piece`` entries, each ending where ``keys`` changes, when ``keys`` is ascending
+    (an FC layer's weights, listed channel by channel; F-vectors sorted by segment); else one slice
+    of all. A per-key computation done piece by piece then sees every key's entries together."""
+    if keys.size <= piece or not bool((keys[1:] >= keys[:-1]).all()):
+        return [slice(None)]
+    cuts = np.unique(np.searchsorted(keys, keys[::piece])).tolist() + [keys.size]
+    return [slice(lo, hi) for lo, hi in zip(cuts[:-1], cuts[1:])]
