@@ -21,7 +21,7 @@ import numpy as np
 
 from accel_sim.scnn.fast.crossbar import EMPTY_SHIFT, activation_banks, weight_multiplicity
 from accel_sim.scnn.plan.bank_mapping import bank_of
-from accel_sim.scnn.plan.nonzeros import sorted_pieces, stable_order, weight_nonzeros
+from accel_sim.scnn.plan.nonzeros import coordinates, sorted_pieces, stable_order, weight_nonzeros
 from accel_sim.scnn.plan.tiling import ConvView, Tiling
 from accel_sim.scnn.spec import SCNNSpec
 
@@ -157,7 +157,7 @@ def activation_elements(spec: SCNNSpec, view: ConvView, tiling: Tiling, input_ma
     channel chunk), PE, segment and bank term, in the PE's processing order (``positions``: also
     their output-grid row and column ``(y + pad) // stride``)."""
     nph_h, nph_w = phase_counts(view)
-    c, y, x = (v.astype(np.int64) for v in np.nonzero(input_mask))
+    c, y, x = coordinates(input_mask)
     if spec.stride_phases == "dnnsim":   # phase (y + pad) % stride meets weight phase (r + pad) % stride: r % stride == y % stride
         py, px = y % view.stride_h, x % view.stride_w
     else:
@@ -171,7 +171,7 @@ def activation_elements(spec: SCNNSpec, view: ConvView, tiling: Tiling, input_ma
     segment = c * (nph_h * nph_w) + py * nph_w + px
     qy, qx = (y + view.pad_top) // view.stride_h, (x + view.pad_left) // view.stride_w
     term = bank_of(spec, tiling, 0, qy - tiling.rows.acc_lo[row_tile], qx - tiling.cols.acc_lo[col_tile])
-    # np.nonzero lists (c, y, x) in raster order: a stable sort on (pass, segment, PE) keeps it
+    # coordinates (np.nonzero) lists (c, y, x) in raster order: a stable sort on (pass, segment, PE) keeps it
     n_segments = view.channels * nph_h * nph_w
     order = stable_order((tile * n_segments + segment) * spec.pes + pe, tiling.passes * n_segments * spec.pes)
     if positions:

@@ -31,6 +31,21 @@ def stable_order(keys: np.ndarray, bound: int) -> np.ndarray | slice:
     return np.argsort(keys, kind="stable")
 
 
+def coordinates(array: np.ndarray) -> tuple[np.ndarray, ...]:
+    """``np.nonzero(array)`` (the same int64 arrays, C order), from ``np.flatnonzero`` and divisions:
+    numpy's multi-dimensional ``nonzero`` unravels every index in its inner loop, about ten times
+    slower than the flat scan on a 64 x 224 x 224 plane."""
+    flat = np.flatnonzero(array)
+    if array.ndim == 1:
+        return (flat,)
+    found = []
+    for size in reversed(array.shape[1:]):
+        flat, index = np.divmod(flat, size)
+        found.append(index)
+    found.append(flat)
+    return tuple(reversed(found))
+
+
 def weight_nonzeros(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(k, c, r, s) of the non-zeros of one conv group's ``(Kg, Cg, R, S)`` weights (or mask): in
     ``np.nonzero``'s (k, c, r, s) order, or in (c, k, r, s) order when the array is a transposed
@@ -40,13 +55,13 @@ def weight_nonzeros(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarra
     channel_major = not mask.flags.c_contiguous and swapped.flags.c_contiguous
     if mask.shape[2:] != (1, 1):
         if not channel_major:
-            return np.nonzero(mask)
-        c, k, r, s = np.nonzero(swapped)
+            return coordinates(mask)
+        c, k, r, s = coordinates(swapped)
         return k, c, r, s
     if channel_major:
-        c, k = np.nonzero(swapped[:, :, 0, 0])
+        c, k = coordinates(swapped[:, :, 0, 0])
     else:
-        k, c = np.nonzero(mask[:, :, 0, 0])
+        k, c = coordinates(mask[:, :, 0, 0])
     zeros = np.broadcast_to(np.intp(0), k.shape)
     return k, c, zeros, zeros
 
