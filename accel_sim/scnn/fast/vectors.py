@@ -155,28 +155,41 @@ def activation_elements(spec: SCNNSpec, view: ConvView, tiling: Tiling, input_ma
                         positions: bool = False):
     """Non-zeros (of ``input_mask`` (Cg, H, W)) that meet some weight, with pass (temporal tile,
     channel chunk), PE, segment and bank term, in the PE's processing order (``positions``: also
-    their output-grid row and column ``(y + pad) // stride``)."""
+    their output-grid row and column ``(y + pad) // stride``).
+
+    The order is (temporal tile, channel chunk, channel, phase, PE, raster order). Everything but
+    the channel depends on the position (y, x) alone: the positions that meet a weight are listed
+    once, sorted by (temporal tile, phase, PE) in raster order, and each temporal tile's columns of
+    the mask are read in that order, so the non-zeros come out sorted (channel-major) with no sort."""
     nph_h, nph_w = phase_counts(view)
-    c, y, x = coordinates(input_mask)
+    channels, h, w = input_mask.shape
+    y, x = np.divmod(np.arange(h * w), w)
     if spec.stride_phases == "dnnsim":   # phase (y + pad) % stride meets weight phase (r + pad) % stride: r % stride == y % stride
         py, px = y % view.stride_h, x % view.stride_w
     else:
         py, px = (y + view.pad_top) % view.stride_h, (x + view.pad_left) % view.stride_w
-    keep = (py < nph_h) & (px < nph_w)
-    c, y, x, py, px = c[keep], y[keep], x[keep], py[keep], px[keep]
+    kept = np.flatnonzero((py < nph_h) & (px < nph_w))
+    y, x, phase = y[kept], x[kept], py[kept] * nph_w + px[kept]
     row_tile, col_tile = tiling.rows.tile_of(y), tiling.cols.tile_of(x)
-    tile = (row_tile // spec.pe_rows) * tiling.temporal_cols + col_tile // spec.pe_cols
-    tile = tile * tiling.channel_chunks + tiling.chunk_of(c)
+    spatial = (row_tile // spec.pe_rows) * tiling.temporal_cols + col_tile // spec.pe_cols
     pe = (row_tile % spec.pe_rows) * spec.pe_cols + col_tile % spec.pe_cols
-    segment = c * (nph_h * nph_w) + py * nph_w + px
     qy, qx = (y + view.pad_top) // view.stride_h, (x + view.pad_left) // view.stride_w
     term = bank_of(spec, tiling, 0, qy - tiling.rows.acc_lo[row_tile], qx - tiling.cols.acc_lo[col_tile])
-    # coordinates (np.nonzero) lists (c, y, x) in raster order: a stable sort on (pass, segment, PE) keeps it
-    n_segments = view.channels * nph_h * nph_w
-    order = stable_order((tile * n_segments + segment) * spec.pes + pe, tiling.passes * n_segments * spec.pes)
-    if positions:
-        return tile[order], segment[order], pe[order], term[order], qy[order], qx[order]
-    return tile[order], segment[order], pe[order], term[order]
+    n_phases, temporal_tiles = nph_h * nph_w, tiling.passes // tiling.channel_chunks
+    order = stable_order((spatial * n_phases + phase) * spec.pes + pe, temporal_tiles * n_phases * spec.pes)
+    order = np.arange(kept.size) if isinstance(order, slice) else order
+    bounds = np.searchsorted(spatial[order], np.arange(temporal_tiles + 1))
+    chunk = tiling.chunk_of(np.arange(channels))
+    flat = input_mask.reshape(channels, h * w)
+    parts = []
+    for t in range(temporal_tiles):
+        at = order[bounds[t]:bounds[t + 1]]
+        c, j = coordinates(flat[:, kept[at]])
+        at = at[j]
+        found = (t * tiling.channel_chunks + chunk[c], c * n_phases + phase[at], pe[at], term[at])
+        parts.append(found + (qy[at], qx[at]) if positions else found)
+    return tuple(np.concatenate([part[i] for part in parts]).astype(np.int64, copy=False)
+                 for i in range(6 if positions else 4))
 
 
 def activation_vectors(spec: SCNNSpec, view: ConvView, tiling: Tiling, elements) -> ActivationVectors:
