@@ -5,8 +5,8 @@
 Each measurement is a fresh process (``python -c`` of :func:`child`): it imports accel_sim,
 loads the arch and workload and runs ``simulate`` on every layer (or only ``--layers``). The
 child prints its CPU seconds (``resource.getrusage(RUSAGE_SELF)`` user + system, over the
-whole process: imports, operand generation, simulation) and its peak RSS (``ru_maxrss``, the
-whole process). The median over ``--repeat`` runs is compared with the bars, next to the
+whole process: imports, operand generation, simulation; and of the ``simulate`` call alone)
+and its peak RSS (``ru_maxrss``, the whole process). The bar is read on the whole process. The median over ``--repeat`` runs is compared with the bars, next to the
 machine's load average (the CPU figures of a loaded shared machine move by 20-30 %).
 """
 from __future__ import annotations
@@ -28,14 +28,19 @@ import json, resource, sys
 sys.path.insert(0, {root!r})
 from accel_sim import load_arch, load_workload, simulate
 import dataclasses
+def cpu():
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 arch, network = load_arch({arch!r}), load_workload({workload!r})
 layers = {layers!r}
 if layers:
     network = dataclasses.replace(network, layers=tuple(layer for layer in network.layers if layer.name in layers))
+start = cpu()
 run = simulate(arch, network)
+simulated = cpu() - start
 cycles = int(run.summary_frame().iloc[0]["cycles"])
-usage = resource.getrusage(resource.RUSAGE_SELF)
-print(json.dumps({{"cpu_s": usage.ru_utime + usage.ru_stime, "rss_mb": usage.ru_maxrss / 1024, "cycles": cycles}}))
+print(json.dumps({{"cpu_s": cpu(), "simulate_cpu_s": simulated, "cycles": cycles,
+                  "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
 """
 
 
@@ -57,7 +62,8 @@ def main() -> int:
     for i in range(args.repeat):
         load = os.getloadavg()[0]
         runs.append(child(args.arch, args.workload, args.layers))
-        print(f"run {i + 1}: {runs[-1]['cpu_s']:.2f} CPU-s, {runs[-1]['rss_mb']:.0f} MB peak RSS, "
+        print(f"run {i + 1}: {runs[-1]['cpu_s']:.2f} CPU-s (simulate alone {runs[-1]['simulate_cpu_s']:.2f}), "
+              f"{runs[-1]['rss_mb']:.0f} MB peak RSS, "
               f"{runs[-1]['cycles']:,} cycles (load average {load:.2f} on {os.cpu_count()} CPUs)")
     cpu = statistics.median(r["cpu_s"] for r in runs)
     rss = statistics.median(r["rss_mb"] for r in runs)

@@ -25,6 +25,7 @@ from accel_sim.scnn.fast.scatter_fifo import fifo_busy
 from accel_sim.scnn.fast.vectors import (ActivationVectors, WeightVectors, activation_elements,
                                          activation_vectors)
 from accel_sim.scnn.plan import Plan
+from accel_sim.scnn.plan.nonzeros import unique_inverse
 from accel_sim.scnn.plan.shared import shared, spec_key, tiling_key
 from accel_sim.scnn.plan.tiling import Tiling
 from accel_sim.scnn.spec import SCNNSpec
@@ -77,8 +78,7 @@ def _distinct(keys: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
     """``np.unique(keys, return_inverse=True)`` of non-negative integer keys below ``bound``: by a
     presence table when the bound is small (no sort)."""
     if bound > max(DENSE_KEYS, 4 * keys.size):
-        distinct, inverse = np.unique(keys, return_inverse=True)
-        return distinct, inverse.reshape(-1)
+        return unique_inverse(keys, bound)
     present = np.zeros(bound, dtype=bool)
     present[keys] = True
     rank = np.cumsum(present) - 1

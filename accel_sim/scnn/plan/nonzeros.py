@@ -74,3 +74,22 @@ def sorted_pieces(keys: np.ndarray, piece: int = PIECE) -> list[slice]:
         return [slice(None)]
     cuts = np.unique(np.searchsorted(keys, keys[::piece])).tolist() + [keys.size]
     return [slice(lo, hi) for lo, hi in zip(cuts[:-1], cuts[1:])]
+
+
+def unique_inverse(keys: np.ndarray, bound: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(keys, return_inverse=True)`` of non-negative integer keys below ``bound`` (default:
+    the largest key + 1): by :func:`stable_order` (radix passes, no comparison sort) when the bound
+    is at most 2^32."""
+    if bound is None:
+        bound = int(keys.max()) + 1 if keys.size else 0
+    if bound > 1 << (2 * DIGIT_BITS):
+        distinct, inverse = np.unique(keys, return_inverse=True)
+        return distinct, inverse.reshape(-1)
+    order = stable_order(keys, bound)
+    ordered = keys[order]
+    new = np.empty(ordered.size, dtype=bool)
+    new[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    inverse = np.empty(keys.size, dtype=np.int64)
+    inverse[order] = np.cumsum(new) - 1
+    return ordered[new], inverse
