@@ -215,3 +215,23 @@ def test_dnnsim_truncated_outputs_move_additive_banks_as_the_reference_does(seed
                       out_channels=4, kernel_h=3, kernel_w=3, stride_h=2, stride_w=2, pad_top=1, pad_bottom=1,
                       pad_left=1, pad_right=1, weight_density=0.7, input_density=0.8)
     assert FAMILY.refinement(arch, layer) == []
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_pair_loads_are_the_steps_of_every_two_activation_i_vector(seed):
+    """An I-vector of two activations costs, against each F-vector, max_bank_load of its terms
+    {t, t + d}: pair_loads sums them per (segment, group, d) from each F-vector's rotation
+    differences (and its repeated rotations, counted apart)."""
+    from accel_sim.scnn.fast.pe import pair_loads
+    arch, layer = small_case(seed, "scnn" if seed % 2 else "scnn_sparse_w")
+    plan = FAMILY.plan(arch, layer)
+    spec, view, tiling = plan.spec, plan.view, plan.tiling
+    banks = spec.accumulator_banks
+    weights = weight_vectors(spec, view, tiling, None, plan.mask_nonzeros(0))
+    table = pair_loads(weights, banks)
+    for d in range(banks):
+        acts = activation_banks(np.zeros(2, dtype=np.int64), np.arange(2), np.array([3, 3 + d]) % banks, 1, banks, 2)
+        costs = max_bank_load(acts[:, None], weights.shift[None], banks)[0, 0]
+        expected = np.zeros(table.shape[:2], dtype=np.int64)
+        np.add.at(expected, (weights.segment, weights.group), costs)
+        assert np.array_equal(table[:, :, d], expected), d
