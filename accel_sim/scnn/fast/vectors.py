@@ -75,12 +75,12 @@ def _vector_ids(keys: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
     n = keys.size
     if n == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    new_run = np.ones(n, dtype=bool)
-    new_run[1:] = keys[1:] != keys[:-1]
-    run_start = np.maximum.accumulate(np.where(new_run, np.arange(n), 0))
-    slot = np.arange(n) - run_start
-    starts = new_run | (slot % width == 0)
-    return np.cumsum(starts) - 1, slot % width
+    starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+    lengths = np.diff(np.append(starts, n))
+    place = np.arange(n) - np.repeat(starts, lengths)   # position in the run
+    vectors = -(-lengths // width)
+    first = np.cumsum(vectors) - vectors   # the run's first vector
+    return np.repeat(first, lengths) + place // width, place % width
 
 
 def weight_taps(spec: SCNNSpec, r: np.ndarray, stride: int, pad: int) -> np.ndarray:

@@ -16,6 +16,7 @@ import numpy as np
 
 DIGIT_BITS = 16   # numpy's stable sort is a radix sort for integer types of at most 16 bits
 PIECE = 1 << 20   # non-zeros per numpy pass of the per-weight encoders (bounds their temporaries)
+COPIED_MASK = 1 << 24   # weight masks up to this size are scanned channel-major through a copy (16 MiB)
 
 
 def stable_order(keys: np.ndarray, bound: int) -> np.ndarray | slice:
@@ -48,11 +49,13 @@ def coordinates(array: np.ndarray) -> tuple[np.ndarray, ...]:
 
 def weight_nonzeros(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(k, c, r, s) of the non-zeros of one conv group's ``(Kg, Cg, R, S)`` weights (or mask): in
-    ``np.nonzero``'s (k, c, r, s) order, or in (c, k, r, s) order when the array is a transposed
-    (channel-major) view; either way (k, r, s) order inside each channel. A 1 x 1 kernel's r and s
-    are read-only zeros that take no memory (an FC layer has millions of weights)."""
+    (c, k, r, s) order (channel-major: the readers' stable sorts by channel then find them sorted),
+    or ``np.nonzero``'s (k, c, r, s) order for a C-contiguous mask of more than
+    :data:`COPIED_MASK` entries (channel-major would copy it); either way (k, r, s) order inside
+    each channel. A 1 x 1 kernel's r and s are read-only zeros that take no memory (an FC layer
+    has millions of weights)."""
     swapped = mask.transpose(1, 0, 2, 3)
-    channel_major = not mask.flags.c_contiguous and swapped.flags.c_contiguous
+    channel_major = swapped.flags.c_contiguous or not mask.flags.c_contiguous or mask.size <= COPIED_MASK
     if mask.shape[2:] != (1, 1):
         if not channel_major:
             return coordinates(mask)
