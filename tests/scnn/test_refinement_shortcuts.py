@@ -235,3 +235,35 @@ def test_pair_loads_are_the_steps_of_every_two_activation_i_vector(seed):
         expected = np.zeros(table.shape[:2], dtype=np.int64)
         np.add.at(expected, (weights.segment, weights.group), costs)
         assert np.array_equal(table[:, :, d], expected), d
+
+
+@pytest.mark.parametrize("arch_name", ["scnn", "scnn_sparse_w", "scnn_sparse_a", "dcnn_opt"])
+def test_fc_layers_read_as_their_non_zeros_count_what_the_full_weights_count(monkeypatch, arch_name):
+    """A fully connected layer's plan reads the operands' non-zeros (no full-size weights or mask:
+    SCNN's fast path never makes them) and its outputs' blocks are filled from them: the counters,
+    the outputs and the encoded bits equal those of the plan built from the full weights."""
+    from accel_sim import load_arch
+    from accel_sim.scnn.fast import fast
+    from accel_sim.workload.operands import _cached_operands
+    arch = load_arch(arch_name)
+    layer = GemmLayer("fc", m=2, k=300, n=70, weight_density=0.1, input_density=0.4)
+    _cached_operands.cache_clear()
+    operands.layer_outputs.cache_clear()
+    sparse = FAMILY.plan(arch, layer)
+    counted = fast(sparse)
+    if arch_name == "scnn":
+        assert "weights" not in vars(sparse) and "weight_mask" not in vars(sparse)
+    sparse_outputs = operands.layer_outputs(layer)
+    monkeypatch.setattr("accel_sim.scnn.plan.sparse_fc", lambda *a: False)
+    monkeypatch.setattr(operands, "sparse_fc", lambda *a: False)
+    operands.layer_outputs.cache_clear()
+    from accel_sim.scnn.plan.shared import forget
+    forget()
+    dense = FAMILY.plan(arch, layer)
+    assert fast(dense) == counted
+    assert operands.layer_outputs(layer).tobytes() == sparse_outputs.tobytes()
+    for name in ("weight_chip_bits", "weight_dram_bits", "output_bits", "input_bits"):
+        assert np.array_equal(getattr(sparse, name), getattr(dense, name)), name
+    assert np.array_equal(sparse.weights, dense.weights) and np.array_equal(sparse.weight_mask, dense.weight_mask)
+    operands.layer_outputs.cache_clear()
+    _cached_operands.cache_clear()
