@@ -96,12 +96,13 @@ def largest_count(addends, shape: tuple[int, ...], bank_bits: np.uint64) -> np.n
         if added >= (1 << len(counters)):
             counters.append(carry)
     result = np.zeros(shape, dtype=np.int64)
-    current = np.full(shape, bank_bits, dtype=np.uint64)
+    current = bank_bits   # the banks still at the largest count read so far
     for level in reversed(range(len(counters))):
         candidate = current & counters[level]
         hit = candidate != 0
         result += hit.astype(np.int64) << level
-        current = np.where(hit, candidate, current)
+        if level:   # the last level's banks are not read again
+            current = np.where(hit, candidate, current)
     return result
 
 
