@@ -134,19 +134,17 @@ def _vector_piece(spec: SCNNSpec, view: ConvView, tiling: Tiling, k: np.ndarray,
     group, count, shift, multiplicity), then per weight (k, tap_y, tap_x, vector + ``offset``, term)
     or five Nones."""
     a = spec.accumulator_banks
-    group = k // tiling.kc
+    group, k_in_group = np.divmod(k, tiling.kc)
     vec, slot = _vector_ids(segment * tiling.out_groups + group, spec.mult_f)
     n = int(vec[-1]) + 1 if vec.size else 0
     tap_y = weight_taps(spec, r, view.stride_h, view.pad_top)
     tap_x = weight_taps(spec, s, view.stride_w, view.pad_left)
-    term = bank_of(spec, tiling, k % tiling.kc, -tap_y, -tap_x)
+    term = bank_of(spec, tiling, k_in_group, -tap_y, -tap_x)
     shift = np.full((n, spec.mult_f), EMPTY_SHIFT, dtype=np.uint64)
     shift[vec, slot] = ((a - term) % a).astype(np.uint64)
-    first = np.zeros(n, dtype=np.int64)
-    first[vec[::-1]] = np.arange(vec.size)[::-1]
-    v_segment = segment[first] if n else np.zeros(0, dtype=np.int64)
-    v_group = group[first] if n else v_segment.copy()
-    count, multiplicity = np.bincount(vec, minlength=n).astype(np.int64), weight_multiplicity(shift)
+    first = np.flatnonzero(slot == 0)   # a vector's first weight (vector ids ascend)
+    v_segment, v_group = segment[first].astype(np.int64), group[first].astype(np.int64)
+    count, multiplicity = np.diff(np.append(first, vec.size)), weight_multiplicity(shift)
     per = (k, tap_y, tap_x, vec + offset, term) if per_weight else (None,) * 5
     return (v_segment, v_group, count, shift, multiplicity) + per
 
