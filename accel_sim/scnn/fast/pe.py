@@ -89,7 +89,7 @@ def pair_loads(weights: WeightVectors, banks: int) -> np.ndarray:
     sums = np.zeros((bounds.size - 1, banks), dtype=np.int64)   # F-vectors sorted by block
     filled = np.flatnonzero(bounds[1:] > bounds[:-1])
     if filled.size:
-        sums[filled] = np.add.reduceat(per_d, bounds[filled], axis=0, dtype=np.int64)
+        sums[filled] = np.add.reduceat(per_d, bounds[filled], axis=0, dtype=np.int32)
     sums += weights.vectors_per_block.reshape(-1, 1)   # the 1 of every F-vector
     repeated = np.flatnonzero(weights.multiplicity > 1)
     if repeated.size:   # max over used slots j of n(s_j) + n(s_j + d), in place of 1 + bit d
