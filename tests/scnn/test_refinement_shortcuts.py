@@ -246,7 +246,7 @@ def test_fc_layers_read_as_their_non_zeros_count_what_the_full_weights_count(mon
     from accel_sim.scnn.fast import fast
     from accel_sim.workload.operands import _cached_operands
     arch = load_arch(arch_name)
-    layer = GemmLayer("fc", m=2, k=300, n=70, weight_density=0.1, input_density=0.4)
+    layer = GemmLayer("fc", m=2, k=300, n=600, weight_density=0.1, input_density=0.4)   # 3 blocks of rows
     _cached_operands.cache_clear()
     operands.layer_outputs.cache_clear()
     sparse = FAMILY.plan(arch, layer)

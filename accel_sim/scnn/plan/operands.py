@@ -108,12 +108,14 @@ def _fc_tap_matrices(layer: Layer):
     order = stable_order(k, layer.n)   # by output row (the block's rows)
     c, k, values = c[order], k[order], values[order]
     bounds = np.searchsorted(k, np.arange(0, layer.n + TRANSPOSE_TILE, TRANSPOSE_TILE))
+    buffer = np.zeros((1, min(layer.n, TRANSPOSE_TILE), layer.k), dtype=np.float32)   # one block, reused
     for i, lo in enumerate(range(0, layer.n, TRANSPOSE_TILE)):
         block = slice(lo, min(layer.n, lo + TRANSPOSE_TILE))
-        matrix = np.zeros((1, block.stop - lo, layer.k), dtype=np.float32)
+        matrix = buffer[:, :block.stop - lo]
         at = slice(bounds[i], bounds[i + 1])
         matrix[0, k[at] - lo, c[at]] = values[at]
         yield 0, 0, block, matrix
+        matrix[0, k[at] - lo, c[at]] = 0   # zero again for the next block (the caller has used this one)
 
 
 def convolution(view: ConvView, weights: np.ndarray | None, inputs: np.ndarray, taps=None) -> np.ndarray:
