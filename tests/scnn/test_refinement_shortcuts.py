@@ -267,3 +267,28 @@ def test_fc_layers_read_as_their_non_zeros_count_what_the_full_weights_count(mon
     assert np.array_equal(sparse.weights, dense.weights) and np.array_equal(sparse.weight_mask, dense.weight_mask)
     operands.layer_outputs.cache_clear()
     _cached_operands.cache_clear()
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_step_sums_per_group_with_groups_missing_from_segments(seed):
+    """Step by step, an I-vector's steps are summed per output-channel group over the runs of its
+    segment's F-vectors; with the last groups (or the first) missing from some channels (their
+    weights removed) the sums still equal those by rotation classes."""
+    from accel_sim import load_arch
+    arch, layer = small_case(seed, "scnn")
+    spec = arch.section("scnn")   # one PE of 4 x 4 multipliers: I-vectors of 3 and 4 activations take steps
+    arch = load_arch("scnn", {f"scnn.{name}": getattr(spec, name) for name in (
+        "design", "bank_mapping", "weight_order", "accumulator_banks", "accumulator_entries")}
+        | {"scnn.pe_rows": 1, "scnn.pe_cols": 1, "scnn.mult_i": 4, "scnn.mult_f": 4})
+    plan = FAMILY.plan(arch, layer)
+    spec, view, tiling = plan.spec, plan.view, plan.tiling
+    rng = np.random.default_rng(seed)
+    k, c, r, s = (np.asarray(v) for v in plan.mask_nonzeros(0))
+    group = k // tiling.kc
+    dropped = rng.random(view.channels) < (0.5 if seed % 2 else 1.0)   # every channel: the last block too
+    keep = ~(dropped[c] & ((group == tiling.out_groups - 1) | (group == 0) * (seed % 3 == 0)))
+    weights = weight_vectors(spec, view, tiling, None, tuple(v[keep] for v in (k, c, r, s)))
+    acts = activation_vectors(spec, view, tiling, activation_elements(spec, view, tiling, plan.input_mask[0, 0]))
+    for per_segment in (False, True):
+        assert np.array_equal(busy_cycles(spec, tiling, acts, weights, table=False, per_segment=per_segment),
+                              busy_cycles(spec, tiling, acts, weights, table=True, per_segment=per_segment))

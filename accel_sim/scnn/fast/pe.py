@@ -264,10 +264,17 @@ def busy_cycles(spec: SCNNSpec, tiling: Tiling, acts: ActivationVectors, weights
             total += np.bincount(pe_key.ravel(), weights=cost.sum(axis=2).ravel(), minlength=total.size)
             i = j
             continue
-        flat = pe_key[:, :, None] + weights.group[f_idx][:, None, :]
+        # an I-vector's steps summed per group first: a segment's F-vectors are sorted by group, so
+        # each group is a run of columns (reduceat over the steps in memory order)
+        per_group = weights.vectors_per_block[seg[batch]]                                    # (B, groups)
+        first = (np.arange(len(batch) * max_r)[:, None] * max_c
+                 + np.repeat(np.cumsum(per_group, axis=1) - per_group, max_r, axis=0)).ravel()
+        sums = np.add.reduceat(np.append(cost.ravel(), 0), first)   # a trailing empty group starts at the 0
+        sums = np.where(np.repeat(per_group, max_r, axis=0).ravel() > 0, sums, 0)
+        flat = pe_key[:, :, None] + np.arange(n_g)
         if per_segment:
             flat = flat * n_seg + seg[batch][:, None, None]
-        total += np.bincount(flat.ravel(), weights=cost.ravel(), minlength=total.size)
+        total += np.bincount(flat.ravel(), weights=sums, minlength=total.size)
         i = j
     return busy + total.round().astype(np.int64).reshape(shape)
 
