@@ -215,3 +215,80 @@ def test_dnnsim_truncated_outputs_move_additive_banks_as_the_reference_does(seed
                       out_channels=4, kernel_h=3, kernel_w=3, stride_h=2, stride_w=2, pad_top=1, pad_bottom=1,
                       pad_left=1, pad_right=1, weight_density=0.7, input_density=0.8)
     assert FAMILY.refinement(arch, layer) == []
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_pair_loads_are_the_steps_of_every_two_activation_i_vector(seed):
+    """An I-vector of two activations costs, against each F-vector, max_bank_load of its terms
+    {t, t + d}: pair_loads sums them per (segment, group, d) from each F-vector's rotation
+    differences (and its repeated rotations, counted apart)."""
+    from accel_sim.scnn.fast.pe import pair_loads
+    arch, layer = small_case(seed, "scnn" if seed % 2 else "scnn_sparse_w")
+    plan = FAMILY.plan(arch, layer)
+    spec, view, tiling = plan.spec, plan.view, plan.tiling
+    banks = spec.accumulator_banks
+    weights = weight_vectors(spec, view, tiling, None, plan.mask_nonzeros(0))
+    table = pair_loads(weights, banks)
+    for d in range(banks):
+        acts = activation_banks(np.zeros(2, dtype=np.int64), np.arange(2), np.array([3, 3 + d]) % banks, 1, banks, 2)
+        costs = max_bank_load(acts[:, None], weights.shift[None], banks)[0, 0]
+        expected = np.zeros(table.shape[:2], dtype=np.int64)
+        np.add.at(expected, (weights.segment, weights.group), costs)
+        assert np.array_equal(table[:, :, d], expected), d
+
+
+@pytest.mark.parametrize("arch_name", ["scnn", "scnn_sparse_w", "scnn_sparse_a", "dcnn_opt"])
+def test_fc_layers_read_as_their_non_zeros_count_what_the_full_weights_count(monkeypatch, arch_name):
+    """A fully connected layer's plan reads the operands' non-zeros (no full-size weights or mask:
+    SCNN's fast path never makes them) and its outputs' blocks are filled from them: the counters,
+    the outputs and the encoded bits equal those of the plan built from the full weights."""
+    from accel_sim import load_arch
+    from accel_sim.scnn.fast import fast
+    from accel_sim.workload.operands import _cached_operands
+    arch = load_arch(arch_name)
+    layer = GemmLayer("fc", m=2, k=300, n=600, weight_density=0.1, input_density=0.4)   # 3 blocks of rows
+    _cached_operands.cache_clear()
+    operands.layer_outputs.cache_clear()
+    sparse = FAMILY.plan(arch, layer)
+    counted = fast(sparse)
+    if arch_name == "scnn":
+        assert "weights" not in vars(sparse) and "weight_mask" not in vars(sparse)
+    sparse_outputs = operands.layer_outputs(layer)
+    monkeypatch.setattr("accel_sim.scnn.plan.sparse_fc", lambda *a: False)
+    monkeypatch.setattr(operands, "sparse_fc", lambda *a: False)
+    operands.layer_outputs.cache_clear()
+    from accel_sim.scnn.plan.shared import forget
+    forget()
+    dense = FAMILY.plan(arch, layer)
+    assert fast(dense) == counted
+    assert operands.layer_outputs(layer).tobytes() == sparse_outputs.tobytes()
+    for name in ("weight_chip_bits", "weight_dram_bits", "output_bits", "input_bits"):
+        assert np.array_equal(getattr(sparse, name), getattr(dense, name)), name
+    assert np.array_equal(sparse.weights, dense.weights) and np.array_equal(sparse.weight_mask, dense.weight_mask)
+    operands.layer_outputs.cache_clear()
+    _cached_operands.cache_clear()
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_step_sums_per_group_with_groups_missing_from_segments(seed):
+    """Step by step, an I-vector's steps are summed per output-channel group over the runs of its
+    segment's F-vectors; with the last groups (or the first) missing from some channels (their
+    weights removed) the sums still equal those by rotation classes."""
+    from accel_sim import load_arch
+    arch, layer = small_case(seed, "scnn")
+    spec = arch.section("scnn")   # one PE of 4 x 4 multipliers: I-vectors of 3 and 4 activations take steps
+    arch = load_arch("scnn", {f"scnn.{name}": getattr(spec, name) for name in (
+        "design", "bank_mapping", "weight_order", "accumulator_banks", "accumulator_entries")}
+        | {"scnn.pe_rows": 1, "scnn.pe_cols": 1, "scnn.mult_i": 4, "scnn.mult_f": 4})
+    plan = FAMILY.plan(arch, layer)
+    spec, view, tiling = plan.spec, plan.view, plan.tiling
+    rng = np.random.default_rng(seed)
+    k, c, r, s = (np.asarray(v) for v in plan.mask_nonzeros(0))
+    group = k // tiling.kc
+    dropped = rng.random(view.channels) < (0.5 if seed % 2 else 1.0)   # every channel: the last block too
+    keep = ~(dropped[c] & ((group == tiling.out_groups - 1) | (group == 0) * (seed % 3 == 0)))
+    weights = weight_vectors(spec, view, tiling, None, tuple(v[keep] for v in (k, c, r, s)))
+    acts = activation_vectors(spec, view, tiling, activation_elements(spec, view, tiling, plan.input_mask[0, 0]))
+    for per_segment in (False, True):
+        assert np.array_equal(busy_cycles(spec, tiling, acts, weights, table=False, per_segment=per_segment),
+                              busy_cycles(spec, tiling, acts, weights, table=True, per_segment=per_segment))

@@ -419,3 +419,42 @@ def test_hand_made_operands_keep_their_tensors_and_hashes():
         LayerOperands(w, x)
     with pytest.raises(TypeError, match="not both"):
         LayerOperands(w, layer=gemm())
+
+
+@pytest.mark.parametrize("layer", [gemm(k=300, n=70, density=0.04), gemm(k=64, n=33, density=0.5, seed=3),
+                                   conv(density=0.1), conv(density=0.3, seed=5), gemm(k=10, n=7, density=0.001)])
+@pytest.mark.parametrize("chunk, sample", [(1 << 22, 1 << 16), (257, 1 << 16), (64, 1)])
+def test_weights_drawn_chunk_by_chunk_are_the_full_draw_pruned(monkeypatch, layer, chunk, sample):
+    """The chunked generator (_pruned_nonzeros: chunks of the same random stream, candidates only)
+    keeps the entries _magnitude_pruned keeps of the whole draw, with the same values; a one-entry
+    sample's bound can fail its check (it does on one layer here): the draw is then made again
+    without one. The operands' weight_nonzeros and the weights made from them are those bits, read
+    in either order."""
+    import accel_sim.workload.operands as operands
+    monkeypatch.setattr(operands, "_DRAW_CHUNK", chunk)
+    monkeypatch.setattr(operands, "_SAMPLE", sample)
+    shape = weight_shape(layer)
+    draw = np.random.default_rng(operands._seed(layer, operands._WEIGHT_STREAM)).standard_normal(shape, np.float32)
+    expected = operands._magnitude_pruned(layer, draw)
+    index, values = operands._pruned_nonzeros(layer, shape)
+    assert np.array_equal(index, np.flatnonzero(expected)) and values.tobytes() == expected.ravel()[index].tobytes()
+    _cached_operands.cache_clear()
+    first = layer_operands(layer)
+    found = first.weight_nonzeros   # before the weights: no full-size tensor
+    assert "weights" not in first.__dict__ and first.weights.tobytes() == expected.tobytes()
+    _cached_operands.cache_clear()
+    second = layer_operands(layer)
+    assert second.weights.tobytes() == expected.tobytes()   # weights first, then their non-zeros
+    assert all(np.array_equal(a, b) for a, b in zip(second.weight_nonzeros, found))
+    _cached_operands.cache_clear()
+
+
+def test_the_chunked_draw_leaves_drawn_zeros_to_the_full_pruning(monkeypatch):
+    """A threshold at or below _DRAWN_ZERO (drawn zeros could be kept): _pruned_nonzeros declines and
+    the weights come from _magnitude_pruned of the whole draw."""
+    import accel_sim.workload.operands as operands
+    layer = gemm(k=40, n=30, density=0.5)
+    monkeypatch.setattr(operands, "_DRAWN_ZERO", np.float32(100.0))
+    assert operands._pruned_nonzeros(layer, weight_shape(layer)) is None
+    draw = np.random.default_rng(operands._seed(layer, operands._WEIGHT_STREAM)).standard_normal((40, 30), np.float32)
+    assert operands._generated_weights(layer, (40, 30)).tobytes() == operands._magnitude_pruned(layer, draw).tobytes()

@@ -16,6 +16,8 @@ the discrete-event reference (:mod:`accel_sim.scnn.reference`).
 """
 from __future__ import annotations
 
+import numpy as np
+
 from accel_sim.errors import SimulationError
 from accel_sim.scnn.counters import SCNNCounters
 from accel_sim.scnn.fast.dense import dense_work
@@ -23,6 +25,7 @@ from accel_sim.scnn.fast.drain import drain_cycles, drain_geometry, largest_halo
 from accel_sim.scnn.fast.dram import PassTraffic, chunk_partial_sums, pass_traffic
 from accel_sim.scnn.fast.multipliers import useful_products
 from accel_sim.scnn.fast.pe import PeWork, cartesian_work
+from accel_sim.scnn.fast.products import product_level
 from accel_sim.scnn.fast.timeline import PassTiming, pass_timing
 from accel_sim.scnn.fast.vectors import weight_vectors
 from accel_sim.scnn.plan import Plan
@@ -38,14 +41,15 @@ def fast(plan: Plan, max_cycles: int | None = None) -> SCNNCounters:
     timed_dram = spec.dram == "modelled"
     psums = chunk_partial_sums(plan, geometry)
     n_chunks = tiling.channel_chunks
+    per_weight = product_level(plan)   # the per-weight fields of the F-vectors: only the product-level counts
     works: list[PeWork] = []          # per (conv group, image)
     traffic: list[PassTraffic] = []
     timings: list[PassTiming] = []    # per pass of every (conv group, image)
     for g in range(view.groups):
         weights = None if plan.dcnn else shared(
             plan.layer, ("weight vectors", spec_key(spec), tiling.kc, tiling.out_groups, tiling.acc_h, tiling.acc_w,
-                         plan.traits.skip_weights, g),
-            lambda g=g: weight_vectors(spec, view, tiling, plan.weight_mask[g], plan.mask_nonzeros(g)))
+                         plan.traits.skip_weights, per_weight, g),
+            lambda g=g: weight_vectors(spec, view, tiling, None, plan.mask_nonzeros(g), per_weight))
         for b in range(view.batch):
             work = dense_work(plan, geometry) if plan.dcnn else cartesian_work(plan, b, g, weights)
             moved = pass_traffic(plan, b, g, geometry, psums)
@@ -70,14 +74,14 @@ def fast(plan: Plan, max_cycles: int | None = None) -> SCNNCounters:
     elif spec.stride_phases == "dnnsim":   # DNNsim's pairing: the in-plane products it multiplies
         macs = sum(w.in_plane for w in works)
     else:
-        macs = useful_products(view, plan.weight_mask, plan.input_mask)
+        macs = useful_products(view, plan.weight_counts(), plan.input_mask)
     banked = macs if spec.out_of_plane == "slot_only" and not plan.dcnn else products   # products into a bank
     return SCNNCounters(
         compute_cycles=compute, input_load_stall_cycles=load, dram_stream_stall_cycles=stream,
         barrier_idle_cycles=sum(t.barrier_idle for t in timings), group_cycles=sum(t.group_cycles for t in timings),
         pe_busy_cycles=busy, steps=steps, bank_conflict_cycles=busy - steps, products=products,
         macs_issued=macs,
-        multiplier_ops=(useful_products(view, plan.weights != 0, plan.inputs != 0)
+        multiplier_ops=(useful_products(view, (plan.weights != 0).sum(axis=1, dtype=np.int64), plan.inputs != 0)
                         if plan.traits.gate_zero_operands else products),
         crossbar_transfers=0 if plan.dcnn else banked, accumulator_adds=banked,
         accumulator_reads=0 if plan.dcnn else banked, accumulator_writes=ppu_outputs if plan.dcnn else banked,

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from accel_sim.scnn.plan.nonzeros import unique_inverse
+
 EMPTY_SHIFT = np.iinfo(np.uint64).max   # the rotation of an unused slot of a ragged F-vector: shifts a mask to 0
 BIT_SLICED_MAX_BANKS = 32               # a doubled A-bit mask fills one uint64
 
@@ -94,12 +96,13 @@ def largest_count(addends, shape: tuple[int, ...], bank_bits: np.uint64) -> np.n
         if added >= (1 << len(counters)):
             counters.append(carry)
     result = np.zeros(shape, dtype=np.int64)
-    current = np.full(shape, bank_bits, dtype=np.uint64)
+    current = bank_bits   # the banks still at the largest count read so far
     for level in reversed(range(len(counters))):
         candidate = current & counters[level]
         hit = candidate != 0
         result += hit.astype(np.int64) << level
-        current = np.where(hit, candidate, current)
+        if level:   # the last level's banks are not read again
+            current = np.where(hit, candidate, current)
     return result
 
 
@@ -177,8 +180,8 @@ def _unique_columns(words: np.ndarray, banks: int) -> tuple[np.ndarray, np.ndarr
     """Distinct columns of ``words`` (planes, n) A-bit words: (distinct (planes, u), inverse (n,))."""
     planes = words.shape[0]
     if planes * banks <= 64:
-        distinct, inverse = np.unique(_packed(words, banks), return_inverse=True)
-        return _unpacked(distinct, planes, banks), inverse.reshape(-1)
+        distinct, inverse = unique_inverse(_packed(words, banks))
+        return _unpacked(distinct, planes, banks), inverse
     distinct, inverse = np.unique(words.T, axis=0, return_inverse=True)
     return distinct.T, inverse.reshape(-1)
 

@@ -13,9 +13,10 @@ import numpy as np
 from accel_sim.scnn.plan.tiling import ConvView
 
 
-def useful_products(view: ConvView, weight_mask: np.ndarray, input_mask: np.ndarray) -> int:
-    """MACs of the layer whose two operands are both in the masks (a window tap inside the plane)."""
-    w_counts = weight_mask.sum(axis=1, dtype=np.int64)  # (groups, Cg, R, S)
+def useful_products(view: ConvView, w_counts: np.ndarray, input_mask: np.ndarray) -> int:
+    """MACs of the layer whose two operands are both in the masks (a window tap inside the plane);
+    ``w_counts``: ``(groups, Cg, R, S)`` weights in the weight mask per channel and tap (its sum
+    over the filters)."""
     total = 0
     for r in range(view.r):
         rows = np.arange(view.out_h) * view.stride_h + r - view.pad_top     # input row tap r reads per output row

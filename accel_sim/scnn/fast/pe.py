@@ -25,6 +25,7 @@ from accel_sim.scnn.fast.scatter_fifo import fifo_busy
 from accel_sim.scnn.fast.vectors import (ActivationVectors, WeightVectors, activation_elements,
                                          activation_vectors)
 from accel_sim.scnn.plan import Plan
+from accel_sim.scnn.plan.nonzeros import unique_inverse
 from accel_sim.scnn.plan.shared import shared, spec_key, tiling_key
 from accel_sim.scnn.plan.tiling import Tiling
 from accel_sim.scnn.spec import SCNNSpec
@@ -64,6 +65,72 @@ def _single_activation_cycles(spec: SCNNSpec, tiling: Tiling, acts: ActivationVe
     return (counts @ per_seg).reshape(n_t, n_pe, n_g)
 
 
+def pair_loads(weights: WeightVectors, banks: int) -> np.ndarray:
+    """``(segments, groups, A)`` (A <= 32): for each difference ``d`` of two activations' bank terms,
+    the cycles of one such I-vector against all the F-vectors of (segment, group). An F-vector
+    whose rotations occur ``n(x)`` times puts ``n(x) + n(x + d)`` products on bank ``t1 - x``, so
+    its step costs ``max_x n(x) + n(x + d)``: ``1 + [d is a difference of two of its rotations]``
+    when they are distinct (``d = 0`` included; the differences as an A-bit mask), else counted
+    rotation by rotation."""
+    shift = weights.shift
+    n, width = shift.shape
+    used = shift != EMPTY_SHIFT
+    rotation = np.where(used, shift, 0).astype(np.uint32)
+    a = np.uint32(banks)
+    differences = np.ones(n, dtype=np.uint32)   # bit d: d is a difference of two rotations
+    for j in range(width):
+        for k in range(j + 1, width):
+            step = (rotation[:, k] - rotation[:, j]) % a
+            bits = (np.uint32(1) << step) | (np.uint32(1) << ((a - step) % a))
+            differences |= np.where(used[:, j] & used[:, k], bits, np.uint32(0))
+    per_d = np.unpackbits(differences.astype("<u4").view(np.uint8).reshape(n, 4), axis=1, count=banks, bitorder="little")
+    shape = weights.vectors_per_block.shape
+    bounds = np.searchsorted(weights.segment * shape[1] + weights.group, np.arange(shape[0] * shape[1] + 1))
+    sums = np.zeros((bounds.size - 1, banks), dtype=np.int64)   # F-vectors sorted by block
+    filled = np.flatnonzero(bounds[1:] > bounds[:-1])
+    if filled.size:
+        sums[filled] = np.add.reduceat(per_d, bounds[filled], axis=0, dtype=np.int32)
+    sums += weights.vectors_per_block.reshape(-1, 1)   # the 1 of every F-vector
+    repeated = np.flatnonzero(weights.multiplicity > 1)
+    if repeated.size:   # max over used slots j of n(s_j) + n(s_j + d), in place of 1 + bit d
+        r, u = rotation[repeated].astype(np.int64), used[repeated]
+        pair = u[:, :, None] & u[:, None, :]                                                   # (m, j, l)
+        same = (r[:, :, None] == r[:, None, :]) & pair
+        ahead = (r[:, None, :] - r[:, :, None]) % banks                                        # s_l - s_j
+        hits = ((ahead[:, :, :, None] == np.arange(banks)) & pair[:, :, :, None]).sum(axis=2)
+        loads = np.where(u[:, :, None], same.sum(axis=2)[:, :, None] + hits, 0).max(axis=1)    # (m, A)
+        block = weights.segment[repeated] * shape[1] + weights.group[repeated]
+        np.add.at(sums, block, loads - 1 - per_d[repeated])
+    return sums.reshape(*shape, banks)
+
+
+def _pair_differences(acts: ActivationVectors, pairs: np.ndarray, banks: int) -> np.ndarray:
+    """``t2 - t1 mod A`` of the I-vectors ``pairs`` of two activations (either order: the loads of
+    :func:`pair_loads` are the same for ``d`` and ``-d``), from their bit-sliced masks."""
+    low = acts.banks[0, pairs] & np.uint64((1 << banks) - 1)
+    lowest = low & (~low + np.uint64(1))
+    other = low ^ lowest   # 0 when both terms are equal (the second plane holds the repeat)
+    d = np.log2(np.maximum(other, np.uint64(1)).astype(np.float64)) - np.log2(lowest.astype(np.float64))
+    return np.where(other != 0, d, 0).astype(np.int64)
+
+
+def _pair_activation_cycles(spec: SCNNSpec, tiling: Tiling, acts: ActivationVectors, weights: WeightVectors,
+                            pairs: np.ndarray, per_segment: bool = False) -> np.ndarray:
+    """Busy cycles of the I-vectors holding two activations (:func:`pair_loads`), shaped as
+    :func:`_single_activation_cycles`'s."""
+    n_t, n_pe, n_g = tiling.passes, spec.pes, tiling.out_groups
+    n_seg = weights.seg_start.size - 1
+    segment = acts.segment[pairs]
+    cost = pair_loads(weights, spec.accumulator_banks)[segment, :, _pair_differences(acts, pairs,
+                                                                                      spec.accumulator_banks)]
+    place = (acts.tile[pairs] * n_pe + acts.pe[pairs])[:, None] * n_g + np.arange(n_g)     # (pairs, groups)
+    if per_segment:
+        place = place * n_seg + segment[:, None]
+    size = n_t * n_pe * n_g * (n_seg if per_segment else 1)
+    total = np.bincount(place.ravel(), weights=cost.ravel(), minlength=size).round().astype(np.int64)
+    return total.reshape((n_t, n_pe, n_g, n_seg) if per_segment else (n_t, n_pe, n_g))
+
+
 def _without(acts: ActivationVectors, drop: np.ndarray, banks: int) -> ActivationVectors:
     keep = ~drop
     return ActivationVectors(acts.tile[keep], acts.segment[keep], acts.pe[keep], acts.count[keep],
@@ -77,8 +144,7 @@ def _distinct(keys: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
     """``np.unique(keys, return_inverse=True)`` of non-negative integer keys below ``bound``: by a
     presence table when the bound is small (no sort)."""
     if bound > max(DENSE_KEYS, 4 * keys.size):
-        distinct, inverse = np.unique(keys, return_inverse=True)
-        return distinct, inverse.reshape(-1)
+        return unique_inverse(keys, bound)
     present = np.zeros(bound, dtype=bool)
     present[keys] = True
     rank = np.cumsum(present) - 1
@@ -150,9 +216,13 @@ def busy_cycles(spec: SCNNSpec, tiling: Tiling, acts: ActivationVectors, weights
     shape = (n_t, n_pe, n_g, n_seg) if per_segment else (n_t, n_pe, n_g)
     single = acts.count == 1
     busy = _single_activation_cycles(spec, tiling, acts, weights, single, per_segment)
-    if single.all():
+    pairs = (acts.count == 2) & bit_sliced(spec.accumulator_banks)
+    if pairs.any():
+        busy = busy + _pair_activation_cycles(spec, tiling, acts, weights, pairs, per_segment)
+    done = single | pairs
+    if done.all():
         return busy
-    acts = _without(acts, single, spec.accumulator_banks)
+    acts = _without(acts, done, spec.accumulator_banks)
     n = acts.tile.size
     key = acts.tile * weights.seg_start.size + acts.segment
     starts = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
@@ -194,10 +264,17 @@ def busy_cycles(spec: SCNNSpec, tiling: Tiling, acts: ActivationVectors, weights
             total += np.bincount(pe_key.ravel(), weights=cost.sum(axis=2).ravel(), minlength=total.size)
             i = j
             continue
-        flat = pe_key[:, :, None] + weights.group[f_idx][:, None, :]
+        # an I-vector's steps summed per group first: a segment's F-vectors are sorted by group, so
+        # each group is a run of columns (reduceat over the steps in memory order)
+        per_group = weights.vectors_per_block[seg[batch]]                                    # (B, groups)
+        first = (np.arange(len(batch) * max_r)[:, None] * max_c
+                 + np.repeat(np.cumsum(per_group, axis=1) - per_group, max_r, axis=0)).ravel()
+        sums = np.add.reduceat(np.append(cost.ravel(), 0), first)   # a trailing empty group starts at the 0
+        sums = np.where(np.repeat(per_group, max_r, axis=0).ravel() > 0, sums, 0)
+        flat = pe_key[:, :, None] + np.arange(n_g)
         if per_segment:
             flat = flat * n_seg + seg[batch][:, None, None]
-        total += np.bincount(flat.ravel(), weights=cost.ravel(), minlength=total.size)
+        total += np.bincount(flat.ravel(), weights=sums, minlength=total.size)
         i = j
     return busy + total.round().astype(np.int64).reshape(shape)
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from accel_sim.scnn.fast.crossbar import EMPTY_SHIFT, activation_banks, weight_multiplicity
 from accel_sim.scnn.plan.bank_mapping import bank_of
-from accel_sim.scnn.plan.nonzeros import stable_order, weight_nonzeros
+from accel_sim.scnn.plan.nonzeros import coordinates, sorted_pieces, stable_order, weight_nonzeros
 from accel_sim.scnn.plan.tiling import ConvView, Tiling
 from accel_sim.scnn.spec import SCNNSpec
 
@@ -40,12 +40,12 @@ class WeightVectors:
     weights_per_block: np.ndarray        # weights
     vectors_per_block: np.ndarray        # F-vectors
     multiplicity_per_block: np.ndarray   # F-vector multiplicities
-    # per weight, in FIFO order (for the product-level count of :mod:`.products`):
-    k: np.ndarray         # filter of the conv group
-    tap_y: np.ndarray     # output rows the weight moves a product up (:func:`weight_taps`)
-    tap_x: np.ndarray
-    vector: np.ndarray    # F-vector holding the weight
-    term: np.ndarray      # additive bank term of the weight (bank_of(k mod Kc, -tap_y, -tap_x))
+    # per weight, in FIFO order (for the product-level count of :mod:`.products`; None when not asked for):
+    k: np.ndarray | None       # filter of the conv group
+    tap_y: np.ndarray | None   # output rows the weight moves a product up (:func:`weight_taps`)
+    tap_x: np.ndarray | None
+    vector: np.ndarray | None  # F-vector holding the weight
+    term: np.ndarray | None    # additive bank term of the weight (bank_of(k mod Kc, -tap_y, -tap_x))
 
 
 def _per_block(segment: np.ndarray, group: np.ndarray, values: np.ndarray | None, n_seg: int,
@@ -75,12 +75,12 @@ def _vector_ids(keys: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
     n = keys.size
     if n == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    new_run = np.ones(n, dtype=bool)
-    new_run[1:] = keys[1:] != keys[:-1]
-    run_start = np.maximum.accumulate(np.where(new_run, np.arange(n), 0))
-    slot = np.arange(n) - run_start
-    starts = new_run | (slot % width == 0)
-    return np.cumsum(starts) - 1, slot % width
+    starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+    lengths = np.diff(np.append(starts, n))
+    place = np.arange(n) - np.repeat(starts, lengths)   # position in the run
+    vectors = -(-lengths // width)
+    first = np.cumsum(vectors) - vectors   # the run's first vector
+    return np.repeat(first, lengths) + place // width, place % width
 
 
 def weight_taps(spec: SCNNSpec, r: np.ndarray, stride: int, pad: int) -> np.ndarray:
@@ -92,71 +92,102 @@ def weight_taps(spec: SCNNSpec, r: np.ndarray, stride: int, pad: int) -> np.ndar
     return r // stride + ((r % stride + pad) % stride < r % stride)
 
 
-def weight_vectors(spec: SCNNSpec, view: ConvView, tiling: Tiling, weight_mask: np.ndarray,
-                   nonzeros: tuple[np.ndarray, ...] | None = None) -> WeightVectors:
+def weight_vectors(spec: SCNNSpec, view: ConvView, tiling: Tiling, weight_mask: np.ndarray | None,
+                   nonzeros: tuple[np.ndarray, ...] | None = None, per_weight: bool = True) -> WeightVectors:
     """``weight_mask`` (Kg, Cg, R, S): the weights the design feeds to the multipliers; ``nonzeros``
-    its true entries (k, c, r, s) when the plan already found them (``plan.nonzeros.weight_nonzeros``)."""
-    a = spec.accumulator_banks
+    its true entries (k, c, r, s) when the plan already found them (``plan.nonzeros.weight_nonzeros``;
+    then ``weight_mask`` is not read). ``per_weight``: also the per-weight fields (``k`` ... ``term``,
+    read only by the product-level counts); else they are None. The weights are cut into vectors
+    a piece of whole segments at a time (:func:`~accel_sim.scnn.plan.nonzeros.sorted_pieces`: a
+    vector never crosses a segment)."""
     nph_h, nph_w = phase_counts(view)
     n_segments = view.channels * nph_h * nph_w
     k, c, r, s = (v.astype(np.int64, copy=False) for v in (weight_nonzeros(weight_mask) if nonzeros is None
                                                            else nonzeros))
     # one phase class per channel (stride 1, or a 1-wide kernel): the segment is the channel
     segment = c if nph_h * nph_w == 1 else c * (nph_h * nph_w) + (r % view.stride_h) * nph_w + (s % view.stride_w)
-    group = k // tiling.kc
     if spec.weight_order == "rs_then_k":
         order = stable_order(segment, n_segments)  # weight_nonzeros: (k, r, s) order inside a channel
     else:
         order = np.lexsort((k, s, r, k // tiling.kc, segment))
-    k, r, s, segment, group = k[order], r[order], s[order], segment[order], group[order]
-    vec, slot = _vector_ids(segment * tiling.out_groups + group, spec.mult_f)
-    n = int(vec[-1]) + 1 if vec.size else 0
-    tap_y = weight_taps(spec, r, view.stride_h, view.pad_top)
-    tap_x = weight_taps(spec, s, view.stride_w, view.pad_left)
-    term = bank_of(spec, tiling, k % tiling.kc, -tap_y, -tap_x)
-    shift = np.full((n, spec.mult_f), EMPTY_SHIFT, dtype=np.uint64)
-    shift[vec, slot] = ((a - term) % a).astype(np.uint64)
-    first = np.zeros(n, dtype=np.int64)
-    first[vec[::-1]] = np.arange(vec.size)[::-1]
-    v_segment = segment[first] if n else np.zeros(0, dtype=np.int64)
+    k, r, s, segment = k[order], r[order], s[order], segment[order]
+    pieces, offset = [], 0
+    for at in sorted_pieces(segment):
+        pieces.append(_vector_piece(spec, view, tiling, k[at], segment[at], r[at], s[at], offset, per_weight))
+        offset += pieces[-1][0].size
+    del k, c, r, s, segment
+    v_segment, v_group, count, shift, multiplicity = (np.concatenate([p[i] for p in pieces]) for i in range(5))
+    per = [np.concatenate([p[i] for p in pieces]) if per_weight else None for i in range(5, 10)]
+    del pieces
     seg_start = np.searchsorted(v_segment, np.arange(n_segments + 1))
-    v_group = group[first] if n else v_segment.copy()
-    count, multiplicity = np.bincount(vec, minlength=n).astype(np.int64), weight_multiplicity(shift)
 
     def per_block(values: np.ndarray | None) -> np.ndarray:
         return _per_block(v_segment, v_group, values, n_segments, tiling.out_groups)
 
     return WeightVectors(v_segment, v_group, count, shift, seg_start, multiplicity,
-                         per_block(count), per_block(None), per_block(multiplicity),
-                         k, tap_y, tap_x, vec, term)
+                         per_block(count), per_block(None), per_block(multiplicity), *per)
+
+
+def _vector_piece(spec: SCNNSpec, view: ConvView, tiling: Tiling, k: np.ndarray, segment: np.ndarray,
+                  r: np.ndarray, s: np.ndarray, offset: int, per_weight: bool) -> tuple:
+    """F-vectors of whole segments' weights in FIFO order (sorted by segment): per vector (segment,
+    group, count, shift, multiplicity), then per weight (k, tap_y, tap_x, vector + ``offset``, term)
+    or five Nones."""
+    a = spec.accumulator_banks
+    group, k_in_group = np.divmod(k, tiling.kc)
+    vec, slot = _vector_ids(segment * tiling.out_groups + group, spec.mult_f)
+    n = int(vec[-1]) + 1 if vec.size else 0
+    tap_y = weight_taps(spec, r, view.stride_h, view.pad_top)
+    tap_x = weight_taps(spec, s, view.stride_w, view.pad_left)
+    term = bank_of(spec, tiling, k_in_group, -tap_y, -tap_x)
+    shift = np.full((n, spec.mult_f), EMPTY_SHIFT, dtype=np.uint64)
+    shift[vec, slot] = ((a - term) % a).astype(np.uint64)
+    first = np.flatnonzero(slot == 0)   # a vector's first weight (vector ids ascend)
+    v_segment, v_group = segment[first].astype(np.int64), group[first].astype(np.int64)
+    count, multiplicity = np.diff(np.append(first, vec.size)), weight_multiplicity(shift)
+    per = (k, tap_y, tap_x, vec + offset, term) if per_weight else (None,) * 5
+    return (v_segment, v_group, count, shift, multiplicity) + per
 
 
 def activation_elements(spec: SCNNSpec, view: ConvView, tiling: Tiling, input_mask: np.ndarray,
                         positions: bool = False):
     """Non-zeros (of ``input_mask`` (Cg, H, W)) that meet some weight, with pass (temporal tile,
     channel chunk), PE, segment and bank term, in the PE's processing order (``positions``: also
-    their output-grid row and column ``(y + pad) // stride``)."""
+    their output-grid row and column ``(y + pad) // stride``).
+
+    The order is (temporal tile, channel chunk, channel, phase, PE, raster order). Everything but
+    the channel depends on the position (y, x) alone: the positions that meet a weight are listed
+    once, sorted by (temporal tile, phase, PE) in raster order, and each temporal tile's columns of
+    the mask are read in that order, so the non-zeros come out sorted (channel-major) with no sort."""
     nph_h, nph_w = phase_counts(view)
-    c, y, x = (v.astype(np.int64) for v in np.nonzero(input_mask))
+    channels, h, w = input_mask.shape
+    y, x = np.divmod(np.arange(h * w), w)
     if spec.stride_phases == "dnnsim":   # phase (y + pad) % stride meets weight phase (r + pad) % stride: r % stride == y % stride
         py, px = y % view.stride_h, x % view.stride_w
     else:
         py, px = (y + view.pad_top) % view.stride_h, (x + view.pad_left) % view.stride_w
-    keep = (py < nph_h) & (px < nph_w)
-    c, y, x, py, px = c[keep], y[keep], x[keep], py[keep], px[keep]
+    kept = np.flatnonzero((py < nph_h) & (px < nph_w))
+    y, x, phase = y[kept], x[kept], py[kept] * nph_w + px[kept]
     row_tile, col_tile = tiling.rows.tile_of(y), tiling.cols.tile_of(x)
-    tile = (row_tile // spec.pe_rows) * tiling.temporal_cols + col_tile // spec.pe_cols
-    tile = tile * tiling.channel_chunks + tiling.chunk_of(c)
+    spatial = (row_tile // spec.pe_rows) * tiling.temporal_cols + col_tile // spec.pe_cols
     pe = (row_tile % spec.pe_rows) * spec.pe_cols + col_tile % spec.pe_cols
-    segment = c * (nph_h * nph_w) + py * nph_w + px
     qy, qx = (y + view.pad_top) // view.stride_h, (x + view.pad_left) // view.stride_w
     term = bank_of(spec, tiling, 0, qy - tiling.rows.acc_lo[row_tile], qx - tiling.cols.acc_lo[col_tile])
-    # np.nonzero lists (c, y, x) in raster order: a stable sort on (pass, segment, PE) keeps it
-    n_segments = view.channels * nph_h * nph_w
-    order = stable_order((tile * n_segments + segment) * spec.pes + pe, tiling.passes * n_segments * spec.pes)
-    if positions:
-        return tile[order], segment[order], pe[order], term[order], qy[order], qx[order]
-    return tile[order], segment[order], pe[order], term[order]
+    n_phases, temporal_tiles = nph_h * nph_w, tiling.passes // tiling.channel_chunks
+    order = stable_order((spatial * n_phases + phase) * spec.pes + pe, temporal_tiles * n_phases * spec.pes)
+    order = np.arange(kept.size) if isinstance(order, slice) else order
+    bounds = np.searchsorted(spatial[order], np.arange(temporal_tiles + 1))
+    chunk = tiling.chunk_of(np.arange(channels))
+    flat = input_mask.reshape(channels, h * w)
+    parts = []
+    for t in range(temporal_tiles):
+        at = order[bounds[t]:bounds[t + 1]]
+        c, j = coordinates(flat[:, kept[at]])
+        at = at[j]
+        found = (t * tiling.channel_chunks + chunk[c], c * n_phases + phase[at], pe[at], term[at])
+        parts.append(found + (qy[at], qx[at]) if positions else found)
+    return tuple(np.concatenate([part[i] for part in parts]).astype(np.int64, copy=False)
+                 for i in range(6 if positions else 4))
 
 
 def activation_vectors(spec: SCNNSpec, view: ConvView, tiling: Tiling, elements) -> ActivationVectors:

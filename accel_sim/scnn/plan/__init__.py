@@ -17,7 +17,7 @@ its own.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -27,13 +27,22 @@ from accel_sim.arch.spec import ArchSpec
 from accel_sim.scnn.plan.designs import DESIGN_TRAITS, DesignTraits
 from accel_sim.scnn.plan.encoding import chunk_storage_bits, plane_storage_bits, weight_storage_bits
 from accel_sim.scnn.plan.nonzeros import weight_nonzeros
-from accel_sim.scnn.plan.operands import conv_operands, layer_outputs
+from accel_sim.scnn.plan.operands import (conv_inputs, conv_weights, fc_nonzero_mask, fc_nonzeros, layer_outputs,
+                                          sparse_fc)
 from accel_sim.scnn.plan.shared import enter, shared, spec_key, tiling_key
 from accel_sim.scnn.plan.temporal_tiling import fitting_tiling
 from accel_sim.scnn.plan.tiling import ConvView, Tiling, conv_view
 from accel_sim.scnn.spec import SCNNSpec
 from accel_sim.workload.layer import Layer
 from accel_sim.workload.operands import layer_operands
+
+
+@dataclass(frozen=True)
+class Lazy:
+    """A :class:`Plan` field's value made on its first read (``make()``): an FC layer's full-size
+    weights and mask, which only the reference and a few designs read."""
+
+    make: Callable[[], np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -61,6 +70,31 @@ class Plan:
 
     def __post_init__(self):
         object.__setattr__(self, "_mask_nonzeros", {})   # per conv group; a replaced plan starts empty
+        lazy = {name: value for name, value in vars(self).items() if isinstance(value, Lazy)}
+        for name in lazy:   # read through __getattr__: made on first read
+            del self.__dict__[name]
+        object.__setattr__(self, "_lazy", lazy)
+
+    def __getattr__(self, name: str):
+        lazy = self.__dict__.get("_lazy", {})
+        if name not in lazy:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        value = lazy[name].make()
+        object.__setattr__(self, name, value)
+        return value
+
+    def weight_counts(self) -> np.ndarray:
+        """``weight_mask.sum(axis=1)``: (groups, Cg, R, S) weights the multipliers see per channel and
+        tap; counted from the mask's non-zeros when the plan holds them (the mask is not made)."""
+        groups, channels, kernel_h, kernel_w = self.view.groups, self.view.channels, self.view.r, self.view.s
+        if not all(g in self._mask_nonzeros for g in range(groups)):
+            return self.weight_mask.sum(axis=1, dtype=np.int64)
+        taps = channels * kernel_h * kernel_w
+        counts = np.zeros((groups, taps), dtype=np.int64)
+        for g in range(groups):
+            _, c, r, s = (v.astype(np.int64, copy=False) for v in self._mask_nonzeros[g])
+            counts[g] = np.bincount((c * kernel_h + r) * kernel_w + s, minlength=taps)
+        return counts.reshape(groups, channels, kernel_h, kernel_w)
 
     def mask_nonzeros(self, conv_group: int) -> tuple[np.ndarray, ...]:
         """(k, c, r, s) of ``weight_mask[conv_group]``'s true entries (:func:`.nonzeros.weight_nonzeros`),
@@ -97,14 +131,24 @@ def plan(arch: ArchSpec, layer: Layer) -> Plan:
     traits = DESIGN_TRAITS[spec.design]
     view = conv_view(layer, spec.fc_layout)
     enter(layer)   # the previous layer's shared pieces go before this layer's operands come
-    weights, inputs = conv_operands(layer, spec.fc_layout)
+    inputs = conv_inputs(layer, spec.fc_layout)
     key, tiles = spec_key(spec), (traits.cartesian, traits.skip_activations, arch.word_bits)
     weights_dram_compressed = traits.skip_weights or traits.compress_dram
-    nonzero = shared(layer, ("weights != 0", spec.fc_layout), lambda: weights != 0) \
-        if weights_dram_compressed else None
-    weight_mask = nonzero if traits.skip_weights else np.ones(weights.shape, dtype=bool)
-    nonzeros = None if nonzero is None else shared(layer, ("weight non-zeros", spec.fc_layout),
-                                                   lambda: tuple(weight_nonzeros(mask) for mask in nonzero))
+    shape = (view.groups, view.out_channels, view.channels, view.r, view.s)
+    if sparse_fc(layer, spec.fc_layout):   # the full-size weights and their mask only if read
+        weights = Lazy(lambda: conv_weights(layer, spec.fc_layout))
+        nonzeros = shared(layer, ("weight non-zeros", spec.fc_layout), lambda: (fc_nonzeros(layer),)) \
+            if weights_dram_compressed else None
+        nonzero = None if nonzeros is None else Lazy(lambda: shared(
+            layer, ("weights != 0", spec.fc_layout), lambda: fc_nonzero_mask(layer, nonzeros[0])))
+        weight_mask = nonzero if traits.skip_weights else Lazy(lambda: np.ones(shape, dtype=bool))
+    else:
+        weights = conv_weights(layer, spec.fc_layout)
+        nonzero = shared(layer, ("weights != 0", spec.fc_layout), lambda: weights != 0) \
+            if weights_dram_compressed else None
+        weight_mask = nonzero if traits.skip_weights else np.ones(shape, dtype=bool)
+        nonzeros = None if nonzero is None else shared(layer, ("weight non-zeros", spec.fc_layout),
+                                                       lambda: tuple(weight_nonzeros(mask) for mask in nonzero))
     input_mask = shared(layer, ("inputs != 0", spec.fc_layout), lambda: inputs != 0) if traits.skip_activations \
         else np.ones(inputs.shape, dtype=bool)
     outputs = layer_outputs(layer)
@@ -124,8 +168,9 @@ def plan(arch: ArchSpec, layer: Layer) -> Plan:
 
     def weight_bits_of(compressed: bool) -> np.ndarray:
         return shared(layer, ("weight bits", at, compressed), lambda: np.stack(
-            [weight_storage_bits(spec, view, tiling, w, compressed, value_bits, None if nonzeros is None else
-                                 nonzeros[g]) for g, w in enumerate(weights)]))
+            [weight_storage_bits(spec, view, tiling, weights[g] if compressed and nonzeros is None else None,
+                                 compressed, value_bits, None if nonzeros is None else nonzeros[g])
+             for g in range(view.groups)]))
 
     output_bits = output_bits_of(traits.skip_activations)
     activations_dram_compressed = traits.skip_activations or traits.compress_dram

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from accel_sim.scnn.plan.nonzeros import stable_order, weight_nonzeros
+from accel_sim.scnn.plan.nonzeros import coordinates, sorted_pieces, stable_order, weight_nonzeros
 from accel_sim.scnn.plan.tiling import ConvView, Tiling
 from accel_sim.scnn.spec import SCNNSpec
 
@@ -29,11 +29,17 @@ def block_entries(block_ids: np.ndarray, positions: np.ndarray, n_blocks: int, r
     """
     if block_ids.size == 0:
         return np.zeros(n_blocks, dtype=np.int64)
-    first = np.ones(block_ids.size, dtype=bool)
-    first[1:] = block_ids[1:] != block_ids[:-1]
-    previous = np.where(first, -1, np.concatenate(([-1], positions[:-1])))
-    placeholders = (positions - previous - 1) >> run_bits
-    return np.bincount(block_ids, weights=1 + placeholders, minlength=n_blocks).astype(np.int64)
+    zeros_before = np.empty(positions.size, dtype=positions.dtype)   # zeros since the previous non-zero
+    zeros_before[0] = positions[0]
+    np.subtract(positions[1:], positions[:-1] + 1, out=zeros_before[1:])
+    first = np.flatnonzero(block_ids[1:] != block_ids[:-1]) + 1
+    zeros_before[first] = positions[first]   # a block's first non-zero: the zeros from its start
+    long_runs = np.flatnonzero(zeros_before >> run_bits)   # placeholders are rare: count them apart
+    entries = np.bincount(block_ids, minlength=n_blocks)
+    if long_runs.size:
+        entries += np.bincount(block_ids[long_runs], weights=zeros_before[long_runs] >> run_bits,
+                               minlength=n_blocks).astype(np.int64)
+    return entries.astype(np.int64, copy=False)
 
 
 def count_field_bits(block_size: np.ndarray | int) -> np.ndarray:
@@ -79,27 +85,41 @@ def chunk_storage_bits(tiling: Tiling, spec: SCNNSpec, plane: np.ndarray, compre
 def channel_storage_bits(tiling: Tiling, spec: SCNNSpec, plane: np.ndarray, compressed: bool, value_bits: int,
                          owned: bool = False) -> np.ndarray:
     """Bits of each (temporal tile, PE, channel) tile of ``plane`` (channels, H, W): one SCNN
-    zero-run block or dense words."""
+    zero-run block or dense words. The plane's positions are read in tile-major order
+    (:func:`tile_major`), so its non-zeros list every block's non-zeros together, in raster order
+    inside the tile: no sort."""
     channels = plane.shape[0]
     sizes = tile_sizes(tiling, spec, owned)
     if not compressed:
         return np.repeat((sizes * value_bits)[:, :, None], channels, axis=2)
-    c, y, x = (v.astype(np.int64, copy=False) for v in np.nonzero(plane))
-    rows, cols = tiling.rows, tiling.cols
-    lo_y, hi_y = (rows.own_lo, rows.own_hi) if owned else (rows.lo, rows.hi)
-    lo_x, hi_x = (cols.own_lo, cols.own_hi) if owned else (cols.lo, cols.hi)
-    row_tile = rows.owner_of(y) if owned else rows.tile_of(y)
-    col_tile = cols.owner_of(x) if owned else cols.tile_of(x)
-    tile = (row_tile // spec.pe_rows) * tiling.temporal_cols + col_tile // spec.pe_cols
-    pe = (row_tile % spec.pe_rows) * spec.pe_cols + col_tile % spec.pe_cols
-    block = (tile * spec.pes + pe) * channels + c
-    position = (y - lo_y[row_tile]) * (hi_x - lo_x)[col_tile] + (x - lo_x[col_tile])
+    order, block_of, position_of = tile_major(tiling, spec, plane.shape[1], plane.shape[2], owned)
+    c, i = coordinates((plane != 0).reshape(channels, -1)[:, order])
     n_blocks = tiling.temporal_tiles * spec.pes * channels
-    order = stable_order(block, n_blocks)  # np.nonzero's raster order stays inside each block
-    entries = block_entries(block[order], position[order], n_blocks, spec.index_bits)
+    entries = block_entries(block_of[i] * channels + c, position_of[i], n_blocks, spec.index_bits)
     block_sizes = np.repeat(sizes.reshape(-1), channels)
     bits = block_bits(entries, block_sizes, value_bits, spec.index_bits)
     return bits.reshape(tiling.temporal_tiles, spec.pes, channels)
+
+
+def tile_major(tiling: Tiling, spec: SCNNSpec, h: int, w: int, owned: bool = False
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The ``h x w`` plane's flat positions sorted by (temporal tile x PEs + PE) tile, raster order
+    inside each tile (the input tiles, or the owned output tiles), with each one's tile and its
+    position inside its tile (row x tile width + column)."""
+    rows, cols = tiling.rows, tiling.cols
+    lo_y = rows.own_lo if owned else rows.lo
+    lo_x, hi_x = (cols.own_lo, cols.own_hi) if owned else (cols.lo, cols.hi)
+    y, x = np.arange(h), np.arange(w)
+    row_tile = rows.owner_of(y) if owned else rows.tile_of(y)
+    col_tile = cols.owner_of(x) if owned else cols.tile_of(x)
+    tile = (row_tile // spec.pe_rows)[:, None] * tiling.temporal_cols + (col_tile // spec.pe_cols)[None, :]
+    pe = (row_tile % spec.pe_rows)[:, None] * spec.pe_cols + (col_tile % spec.pe_cols)[None, :]
+    block = (tile * spec.pes + pe).reshape(-1)
+    position = ((y - lo_y[row_tile])[:, None] * (hi_x - lo_x)[col_tile][None, :]
+                + (x - lo_x[col_tile])[None, :]).reshape(-1)
+    order = stable_order(block, tiling.temporal_tiles * spec.pes)   # raster order stays inside each tile
+    order = np.arange(block.size) if isinstance(order, slice) else order
+    return order, block[order], position[order]
 
 
 def input_bits(tiling: Tiling, spec: SCNNSpec, view: ConvView, inputs: np.ndarray, compressed: bool,
@@ -109,26 +129,29 @@ def input_bits(tiling: Tiling, spec: SCNNSpec, view: ConvView, inputs: np.ndarra
                                for g in range(view.groups)]) for b in range(view.batch)])
 
 
-def weight_storage_bits(spec: SCNNSpec, view: ConvView, tiling: Tiling, weights: np.ndarray, compressed: bool,
+def weight_storage_bits(spec: SCNNSpec, view: ConvView, tiling: Tiling, weights: np.ndarray | None, compressed: bool,
                         value_bits: int, nonzeros: tuple[np.ndarray, ...] | None = None) -> np.ndarray:
     """Bits of one conv group's weights ``(Kg, Cg, R, S)`` per channel chunk: one zero-run block per
     (channel, group), in the FIFO order of ``spec.weight_order``; or dense words. ``nonzeros``: the
-    weights' non-zeros (k, c, r, s) when already found (:func:`~.nonzeros.weight_nonzeros`)."""
+    weights' non-zeros (k, c, r, s) when already found (:func:`~.nonzeros.weight_nonzeros`; then, or
+    when not ``compressed``, ``weights`` is not read)."""
     if not compressed:
-        return np.diff(tiling.channel_bounds) * (int(weights[:, 0].size) * value_bits)
+        return np.diff(tiling.channel_bounds) * (view.out_channels * view.r * view.s * value_bits)
     found = weight_nonzeros(weights) if nonzeros is None else nonzeros
-    k, c, r, s = (v.astype(np.int64, copy=False) for v in found)
-    g = k // tiling.kc
-    block = c * tiling.out_groups + g
     n_blocks = view.channels * tiling.out_groups
     channels = tiling.group_channels(view.out_channels)
-    if spec.weight_order == "rs_then_k":
-        position = ((k % tiling.kc) * view.r + r) * view.s + s
-        order = stable_order(block, n_blocks)  # (k, r, s) order inside a channel: ascending position per block
-    else:
-        position = (r * view.s + s) * channels[g] + k % tiling.kc
-        order = np.lexsort((position, block))
-    entries = block_entries(block[order], position[order], n_blocks, spec.index_bits)
+    entries = np.zeros(n_blocks, dtype=np.int64)
+    for piece in sorted_pieces(found[1]):   # a block is one channel's: pieces of whole channels add up
+        k, c, r, s = (v[piece].astype(np.int64, copy=False) for v in found)
+        g = k // tiling.kc
+        block = c * tiling.out_groups + g
+        if spec.weight_order == "rs_then_k":
+            position = ((k % tiling.kc) * view.r + r) * view.s + s
+            order = stable_order(block, n_blocks)  # (k, r, s) order inside a channel: ascending position per block
+        else:
+            position = (r * view.s + s) * channels[g] + k % tiling.kc
+            order = np.lexsort((position, block))
+        entries += block_entries(block[order], position[order], n_blocks, spec.index_bits)
     sizes = np.tile(channels * view.r * view.s, view.channels)
     per_channel = block_bits(entries, sizes, value_bits, spec.index_bits).reshape(view.channels, -1).sum(axis=1)
     return np.add.reduceat(per_channel, tiling.channel_bounds[:-1]).astype(np.int64)

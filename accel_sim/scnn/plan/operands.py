@@ -11,8 +11,9 @@ from functools import lru_cache
 
 import numpy as np
 
+from accel_sim.scnn.plan.nonzeros import stable_order
 from accel_sim.scnn.plan.tiling import ConvView, conv_view
-from accel_sim.workload.layer import Layer
+from accel_sim.workload.layer import ConvLayer, Layer
 from accel_sim.workload.operands import layer_operands
 
 
@@ -20,17 +21,59 @@ def conv_operands(layer: Layer, fc_layout: str = "channels") -> tuple[np.ndarray
     """Weights ``(groups, Kg, Cg, R, S)`` and inputs ``(batch, groups, Cg, H, W)`` of the conv view
     (:func:`~.tiling.conv_view`; 'dnnsim_planes': the ``k`` inputs zero-padded to whole planes and
     reshaped in C order, as DNNsim's ``split_4D``)."""
-    view = conv_view(layer, fc_layout)
-    ops = layer_operands(layer)
-    if ops.weights.ndim == 4:
-        return (ops.weights.reshape(view.groups, view.out_channels, view.channels, view.r, view.s),
-                ops.inputs.reshape(view.batch, view.groups, view.channels, view.h, view.w))
-    # GEMM: (k, n) weights, (m, k) inputs
-    pad = view.channels * view.h * view.w - ops.inputs.shape[1]
-    weights = np.pad(ops.weights.T, ((0, 0), (0, pad))) if pad else ops.weights.T
-    inputs = np.pad(ops.inputs, ((0, 0), (0, pad))) if pad else ops.inputs
-    return (weights.reshape(1, view.out_channels, view.channels, view.r, view.s),
-            inputs.reshape(view.batch, 1, view.channels, view.h, view.w))
+    return conv_weights(layer, fc_layout), conv_inputs(layer, fc_layout)
+
+
+def _fc_pad(view: ConvView, layer: Layer) -> int:
+    """Zeros appended to a GEMM's ``k`` reduction entries to fill the view's channels x planes."""
+    return view.channels * view.h * view.w - layer.k
+
+
+def conv_weights(layer: Layer, fc_layout: str = "channels") -> np.ndarray:
+    """The weights of :func:`conv_operands`."""
+    view, weights = conv_view(layer, fc_layout), layer_operands(layer).weights
+    if weights.ndim == 4:
+        return weights.reshape(view.groups, view.out_channels, view.channels, view.r, view.s)
+    pad = _fc_pad(view, layer)   # GEMM: (k, n) weights
+    weights = np.pad(weights.T, ((0, 0), (0, pad))) if pad else weights.T
+    return weights.reshape(1, view.out_channels, view.channels, view.r, view.s)
+
+
+def conv_inputs(layer: Layer, fc_layout: str = "channels") -> np.ndarray:
+    """The inputs of :func:`conv_operands`."""
+    view, inputs = conv_view(layer, fc_layout), layer_operands(layer).inputs
+    if inputs.ndim == 4:
+        return inputs.reshape(view.batch, view.groups, view.channels, view.h, view.w)
+    pad = _fc_pad(view, layer)   # GEMM: (m, k) inputs
+    inputs = np.pad(inputs, ((0, 0), (0, pad))) if pad else inputs
+    return inputs.reshape(view.batch, 1, view.channels, view.h, view.w)
+
+
+def sparse_fc(layer: Layer, fc_layout: str) -> bool:
+    """A fully connected layer in the 'channels' layout: its conv-view weights are the transposed
+    ``(k, n)`` matrix, whose non-zeros :func:`fc_nonzeros` reads without the full-size tensor."""
+    return not isinstance(layer, ConvLayer) and fc_layout == "channels"
+
+
+def fc_nonzeros(layer: Layer) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(k, c, r, s) of the non-zeros of a :func:`sparse_fc` layer's conv-view weights ``(1, n, k, 1, 1)``,
+    as :func:`~.nonzeros.weight_nonzeros` lists them (channel by channel, the stored order), from
+    the operands' non-zeros (``LayerOperands.weight_nonzeros``): int32 when the positions fit."""
+    index = layer_operands(layer).weight_nonzeros[0]
+    if index.size and int(index[-1]) <= np.iinfo(np.int32).max:
+        index = index.astype(np.int32)
+    c, k = np.divmod(index, np.asarray(layer.n, dtype=index.dtype))
+    zeros = np.broadcast_to(np.intp(0), k.shape)   # as weight_nonzeros: no memory
+    return k, c, zeros, zeros
+
+
+def fc_nonzero_mask(layer: Layer, nonzeros: tuple[np.ndarray, ...]) -> np.ndarray:
+    """``conv_weights(layer) != 0`` of a :func:`sparse_fc` layer from its :func:`fc_nonzeros`, in the
+    same (transposed) layout."""
+    k, c = nonzeros[0], nonzeros[1]
+    mask = np.zeros((layer.k, layer.n), dtype=bool)
+    mask[c, k] = True
+    return mask.T.reshape(1, layer.n, layer.k, 1, 1)
 
 
 TRANSPOSE_TILE = 256   # transposed weights are copied in tiles of this many rows x columns (cache-sized)
@@ -57,17 +100,36 @@ def _tap_matrices(weights: np.ndarray):
         yield 0, 0, block, matrix
 
 
-def convolution(view: ConvView, weights: np.ndarray, inputs: np.ndarray) -> np.ndarray:
+def _fc_tap_matrices(layer: Layer):
+    """:func:`_tap_matrices` of a :func:`sparse_fc` layer's weights (the same blocks of rows, the same
+    values), each block filled from the operands' non-zeros: no full-size tensor."""
+    index, values = layer_operands(layer).weight_nonzeros
+    c, k = np.divmod(index, layer.n)
+    order = stable_order(k, layer.n)   # by output row (the block's rows)
+    c, k, values = c[order], k[order], values[order]
+    bounds = np.searchsorted(k, np.arange(0, layer.n + TRANSPOSE_TILE, TRANSPOSE_TILE))
+    buffer = np.zeros((1, min(layer.n, TRANSPOSE_TILE), layer.k), dtype=np.float32)   # one block, reused
+    for i, lo in enumerate(range(0, layer.n, TRANSPOSE_TILE)):
+        block = slice(lo, min(layer.n, lo + TRANSPOSE_TILE))
+        matrix = buffer[:, :block.stop - lo]
+        at = slice(bounds[i], bounds[i + 1])
+        matrix[0, k[at] - lo, c[at]] = values[at]
+        yield 0, 0, block, matrix
+        matrix[0, k[at] - lo, c[at]] = 0   # zero again for the next block (the caller has used this one)
+
+
+def convolution(view: ConvView, weights: np.ndarray | None, inputs: np.ndarray, taps=None) -> np.ndarray:
     """Pre-activation sums ``(batch, groups, Kg, out_h, out_w)`` (no ReLU), accumulated in float32
     like the operands (tests compare with tolerance). Every output row is one matmul row over a
-    C-contiguous weight row, whatever the blocking: the sums do not depend on it."""
+    C-contiguous weight row, whatever the blocking: the sums do not depend on it. ``taps``: the
+    weights as :func:`_tap_matrices` gives them (then ``weights`` is not read)."""
     b, g = inputs.shape[0], view.groups
     pad_bottom = max(0, (view.out_h - 1) * view.stride_h + view.r - view.h - view.pad_top)
     pad_right = max(0, (view.out_w - 1) * view.stride_w + view.s - view.w - view.pad_left)
     padded = np.pad(inputs.astype(np.float32, copy=False),
                     ((0, 0), (0, 0), (0, 0), (view.pad_top, pad_bottom), (view.pad_left, pad_right)))
     out = np.zeros((b, g, view.out_channels, view.out_h * view.out_w), dtype=np.float32)
-    for r, s, rows, matrix in _tap_matrices(weights):
+    for r, s, rows, matrix in _tap_matrices(weights) if taps is None else taps:
         window = padded[:, :, :, r:r + view.stride_h * (view.out_h - 1) + 1:view.stride_h,
                         s:s + view.stride_w * (view.out_w - 1) + 1:view.stride_w]
         window = window.reshape(b, g, view.channels, -1)
@@ -87,8 +149,10 @@ def layer_outputs(layer: Layer) -> np.ndarray:
     threads of a busy 2-core machine, 0.045 CPU-s on one)."""
     from accel_sim.nn.training import single_threaded_blas   # threadpoolctl when installed
     view = conv_view(layer)
-    weights, inputs = conv_operands(layer)
+    # an FC layer's blocks of rows from its non-zeros (a one-row or one-column matrix is one block)
+    sparse = sparse_fc(layer, "channels") and layer.k > 1 and layer.n > 1
     with single_threaded_blas():
-        out = np.maximum(convolution(view, weights, inputs), 0.0)
+        out = np.maximum(convolution(view, None if sparse else conv_weights(layer), conv_inputs(layer),
+                                     _fc_tap_matrices(layer) if sparse else None), 0.0)
     out.flags.writeable = False
     return out
