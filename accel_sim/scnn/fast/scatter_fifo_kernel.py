@@ -184,14 +184,48 @@ def packed_kernel(meet, unit, i_bounds, i_local, c_start, c_pattern, c_first, ta
                     busy[t, p, g, :] = 0
 
 
-def product_kernel(meet, unit, i_bounds, i_elem, a_term, f_bounds, f_weight, w_term, n_seg, banks, depth, busy,
-                   todo):
+# ``rule`` of :func:`product_kernel` (int64 array): how a product's bank and landing follow from its coordinate
+COORDINATES, XOR, SLOT_ONLY, TRUNCATE_Y, TRUNCATE_X, ACC_W, OUT_H, OUT_W = range(8)
+
+
+def product_rule(coordinates: bool, xor: bool, slot_only: bool, truncate_y: bool, truncate_x: bool, acc_w: int,
+                 out_h: int, out_w: int) -> np.ndarray:
+    """The ``rule`` array of :func:`product_kernel` (the fields named by :data:`COORDINATES` ... :data:`OUT_W`)."""
+    return np.array([coordinates, xor, slot_only, truncate_y, truncate_x, acc_w, out_h, out_w], dtype=np.int64)
+
+
+def coordinate_bank(a_term, a_pos, w_term, w_pos, e, w, rule, banks):
+    """(bank, in plane) of the product of activation ``e`` and weight ``w`` when a rule needs its output
+    coordinate (:func:`accel_sim.scnn.fast.products.segment_loads`, product by product): output row and column
+    ``(qy - tap_y, qx - tap_x)`` (``a_pos[e]`` = (qy, qx), ``w_pos[w]`` = (tap_y, tap_x, layer filter k)),
+    one above the floor when negative under ``stride_phases: dnnsim`` with a padding that is not a multiple of
+    the stride (``TRUNCATE_Y`` / ``X``: :func:`~accel_sim.scnn.fast.products._truncated`); the bank by
+    DNNsim's XOR hash (:func:`~accel_sim.scnn.plan.bank_mapping.xor_bank`) or the additive terms moved by the
+    truncation; bank -1 when the product leaves the plane under ``out_of_plane: slot_only`` (no bank)."""
+    floor_y, floor_x = a_pos[e, 0] - w_pos[w, 0], a_pos[e, 1] - w_pos[w, 1]
+    oy = floor_y + 1 if rule[TRUNCATE_Y] != 0 and floor_y < 0 else floor_y
+    ox = floor_x + 1 if rule[TRUNCATE_X] != 0 and floor_x < 0 else floor_x
+    plane = 0 <= oy < rule[OUT_H] and 0 <= ox < rule[OUT_W]
+    if rule[SLOT_ONLY] != 0 and not plane:
+        return -1, plane
+    if rule[XOR] != 0:
+        k = w_pos[w, 2]
+        return (16 * (((k >> 2) ^ (oy >> 1) ^ (ox >> 1)) & 1) + 8 * (oy & 1) + 4 * (ox & 1) + k % 4) % banks, plane
+    return (a_term[e] + w_term[w] + rule[ACC_W] * (oy - floor_y) + (ox - floor_x)) % banks, plane
+
+
+def product_kernel(meet, unit, i_bounds, i_elem, a_term, a_pos, f_bounds, f_weight, w_term, w_pos, rule, n_seg,
+                   banks, depth, busy, todo):
     """:func:`packed_kernel` for any A and depth (``depth`` < 0: unbounded), product by product, on
     the sequences flagged in ``todo`` (passes, PEs, groups); ``i_elem``, ``a_term``: the I-vectors'
-    activations and their bank terms."""
+    activations and their bank terms. ``rule[COORDINATES]`` 0: a product's bank is the sum of the two
+    terms; else :func:`coordinate_bank` (``a_pos``, ``w_pos``: the operands' coordinates). Returns the
+    products whose output lies in the plane (counted under ``rule[COORDINATES]`` only, else 0)."""
     passes, pes, groups = busy.shape[0], busy.shape[1], busy.shape[2]
     drain = np.zeros(banks, dtype=np.int64)        # F_b
     limit = depth if depth >= 0 else 1 << 62       # unbounded: T <- T + 1 every step
+    coordinates = rule[COORDINATES] != 0
+    in_plane = 0
     for t in range(passes):
         for p in range(pes):
             for g in range(groups):
@@ -213,9 +247,15 @@ def product_kernel(meet, unit, i_bounds, i_elem, a_term, f_bounds, f_weight, w_t
                             top = 0
                             for w in range(f_weight[f], f_weight[f + 1]):
                                 for e in range(i_elem[v], i_elem[v + 1]):
-                                    b = a_term[e] + w_term[w]
-                                    if b >= banks:
-                                        b -= banks
+                                    if coordinates:
+                                        b, plane = coordinate_bank(a_term, a_pos, w_term, w_pos, e, w, rule, banks)
+                                        in_plane += plane
+                                        if b < 0:   # slot_only: out of the plane, no bank
+                                            continue
+                                    else:
+                                        b = a_term[e] + w_term[w]
+                                        if b >= banks:
+                                            b -= banks
                                     x = max(drain[b], now) + 1
                                     drain[b] = x
                                     top = max(top, x)
@@ -223,6 +263,7 @@ def product_kernel(meet, unit, i_bounds, i_elem, a_term, f_bounds, f_weight, w_t
                     busy[t, p, g, s] += now - start
                 if meet.size:
                     busy[t, p, g, meet[meet.size - 1]] += max(0, drain.max() - now)
+    return in_plane
 
 
 def _with(function, **names):
@@ -242,7 +283,8 @@ def compiled() -> dict | None:
     jit = functools.partial(njit, cache=True, nogil=True)
     most = jit(lane_max2)
     helpers = {"lane_max": jit(_with(lane_max, lane_max2=most)), "lane_drain": jit(lane_drain)}
-    return {"packed": jit(_with(packed_kernel, **helpers)), "product": jit(product_kernel)}
+    return {"packed": jit(_with(packed_kernel, **helpers)),
+            "product": jit(_with(product_kernel, coordinate_bank=jit(coordinate_bank)))}
 
 
 def python_kernels() -> dict:
