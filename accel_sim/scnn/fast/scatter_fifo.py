@@ -24,8 +24,9 @@ from __future__ import annotations
 import numpy as np
 
 from accel_sim.scnn.fast.products import SegmentLoads, needs_coordinates, segment_loads
-from accel_sim.scnn.fast.scatter_fifo_kernel import (WORDS, block_combos, compiled, packed_fits, pattern_table,
-                                                     product_rule)
+from accel_sim.scnn.fast.bank_codes import class_codes
+from accel_sim.scnn.fast.scatter_fifo_kernel import WORDS, compiled, packed_fits, product_rule
+from accel_sim.scnn.fast.scatter_fifo_rows import additive_rows, xor_rows
 from accel_sim.scnn.fast.vectors import WeightVectors, _vector_ids, activation_elements, phase_counts
 from accel_sim.scnn.plan import Plan
 
@@ -145,16 +146,19 @@ def _operands(plan: Plan, image: int, conv_group: int, weights: WeightVectors, e
 def kernel_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors, kernels: dict,
                 elements: tuple | None = None) -> tuple[np.ndarray, int | None]:
     """:func:`fifo_busy` by the loops of :mod:`.scatter_fifo_kernel` (``kernels``: compiled or plain Python):
-    every step's products from the two vectors' bank terms (an additive bank mapping: the packed loop, the
-    product loop for what it cannot hold), or each product's bank from its coordinate (the product loop).
-    ``elements``: :func:`~.vectors.activation_elements` of the image and conv group, when known."""
+    the packed loop on an additive bank mapping or DNNsim's XOR hash with banked products and aligned strides
+    (:mod:`.scatter_fifo_rows`), the product loop on what it cannot hold and on the other coordinate rules
+    (each product's bank from its output coordinate). The in-plane products are counted (the second value) only
+    under ``stride_phases: dnnsim``, the one rule whose counters use them (:mod:`accel_sim.scnn.fast`), by the
+    product loop. ``elements``: :func:`~.vectors.activation_elements` of the image and conv group, when known."""
     spec, view, tiling = plan.spec, plan.view, plan.tiling
     n_seg, groups, pes, banks = weights.seg_start.size - 1, tiling.out_groups, spec.pes, spec.accumulator_banks
     busy = np.zeros((tiling.passes, pes, groups, n_seg), dtype=np.int64)
     coordinates = needs_coordinates(spec)
     (tile, seg, pe, term), a_pos, w_pos, rule = _operands(plan, image, conv_group, weights, elements)
+    counted = spec.stride_phases == "dnnsim"   # (then class_codes is False: the product loop runs every sequence)
     if tile.size == 0 or weights.k.size == 0:
-        return busy, (0 if coordinates else None)
+        return busy, (0 if counted else None)
     key = (tile * n_seg + seg) * pes + pe
     i_vector, _ = _vector_ids(key, spec.mult_i)
     i_elem = np.searchsorted(i_vector, np.arange(int(i_vector[-1]) + 2))
@@ -169,19 +173,20 @@ def kernel_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors,
     depth = None if spec.scatter == "fifo_unbounded" else spec.scatter_fifo_depth
     term, w_term = term.astype(np.int64), weights.term.astype(np.int64)
     todo = np.ones(busy.shape[:3], dtype=bool)
-    if not coordinates and packed_fits(banks, depth, spec.mult_f * spec.mult_i):
-        pattern, first, table = pattern_table(i_elem, term, banks)
-        c_start, c_pattern, c_first, i_local = block_combos(pattern, first, seg[i_elem[:-1]], n_seg, banks)
-        per_block = np.diff(c_start)[:, None] * np.diff(f_bounds).reshape(n_seg, groups)
+    xor = class_codes(plan)   # DNNsim's XOR hash, banked, aligned strides: banks from the operands' codes
+    if (xor or not coordinates) and packed_fits(banks, depth, spec.mult_f * spec.mult_i):
+        rows = xor_rows(plan, i_elem, a_pos, seg[i_elem[:-1]], n_seg, w_pos) if xor else \
+            additive_rows(i_elem, term, seg[i_elem[:-1]], n_seg, banks, w_term)
+        per_block = np.diff(rows.c_start)[:, None] * np.diff(f_bounds).reshape(n_seg, groups)
         loads = np.zeros(max(1, int(per_block.max())) * WORDS, dtype=np.uint64)
         todo[...] = False   # the packed loop flags the sequences it cannot hold (unbounded queues >= 128)
-        kernels["packed"](meet, unit, i_bounds, i_local, c_start, c_pattern, c_first, table, f_bounds, f_weight,
-                          w_term, n_seg, banks, -1 if depth is None else depth, busy, todo, loads)
+        kernels["packed"](meet, unit, i_bounds, rows.i_local, rows.c_start, rows.c_base, rows.table, f_bounds,
+                          f_weight, rows.w_key, n_seg, banks, -1 if depth is None else depth, busy, todo, loads)
     in_plane = 0
     if todo.any():
         in_plane = kernels["product"](meet, unit, i_bounds, i_elem, term, a_pos, f_bounds, f_weight, w_term, w_pos,
                                       rule, n_seg, banks, -1 if depth is None else depth, busy, todo)
-    return busy, (int(in_plane) if coordinates else None)
+    return busy, (int(in_plane) if counted else None)
 
 
 def fifo_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors,

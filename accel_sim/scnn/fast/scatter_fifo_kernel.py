@@ -104,7 +104,7 @@ def block_combos(pattern: np.ndarray, first: np.ndarray, i_segment: np.ndarray, 
     return start, combo // banks, combo % banks, inverse.reshape(-1) - start[i_segment]
 
 
-def packed_kernel(meet, unit, i_bounds, i_local, c_start, c_pattern, c_first, table, f_bounds, f_weight, w_term,
+def packed_kernel(meet, unit, i_bounds, i_local, c_start, c_base, table, f_bounds, f_weight, w_key,
                   n_seg, banks, depth, busy, failed, loads):
     """Adds to ``busy`` (passes, PEs, groups, segments) every (pass, PE, group) sequence's cycles.
 
@@ -112,10 +112,10 @@ def packed_kernel(meet, unit, i_bounds, i_local, c_start, c_pattern, c_first, ta
     barrier unit of each (the banks drain, into the unit's last segment, when it changes and at the
     end). I-vectors of (pass, segment, PE) ``k = (pass * n_seg + segment) * PEs + PE`` are
     ``i_bounds[k]:i_bounds[k + 1]``; I-vector ``v`` is its segment's (pattern, first term) number
-    ``i_local[v]`` (segment ``s``'s are ``c_start[s]:c_start[s + 1]`` of ``c_pattern``, ``c_first``:
-    :func:`block_combos`; rows of ``table``: :func:`pattern_table`). F-vectors of (segment, group)
-    ``f_bounds[s * groups + g]:...``, their weights ``f_weight[f]:f_weight[f + 1]`` with bank terms
-    ``w_term`` in ``[0, A)``. Per (segment, group) the step loads of every (pattern, first term) against
+    ``i_local[v]`` (segment ``s``'s are ``c_start[s]:c_start[s + 1]``). F-vectors of (segment, group)
+    ``f_bounds[s * groups + g]:...``, their weights ``f_weight[f]:f_weight[f + 1]``. The bank counts of
+    combination ``c``'s products with weight ``w`` are the WORDS words of ``table`` at
+    ``c_base[c] + w_key[w]`` (:mod:`.scatter_fifo_rows`: an additive mapping, or DNNsim's XOR hash). Per (segment, group) the step loads of every (pattern, first term) against
     every F-vector are summed once into ``loads`` (scratch, uint64), then every sequence runs its steps
     (queues carried in ``queue`` from segment to segment). ``depth`` < 0: unbounded; a sequence whose
     queue would pass ``LANE_LIMIT`` is left out of ``busy`` and flagged in ``failed`` (passes, PEs, groups)."""
@@ -123,7 +123,6 @@ def packed_kernel(meet, unit, i_bounds, i_local, c_start, c_pattern, c_first, ta
     zero = np.uint64(0)
     unbounded = depth < 0
     reach = np.uint64(0 if unbounded else LANE_LIMIT - 1 - depth) * LOW   # lane >= depth + 2: top bit set
-    row = 2 * banks * WORDS
     queue = np.zeros((passes, pes, groups, WORDS), dtype=np.uint64)
     for m in range(meet.size + 1):
         if m == meet.size or (m > 0 and unit[m] != unit[m - 1]):   # a barrier (or the end): the banks drain
@@ -140,11 +139,11 @@ def packed_kernel(meet, unit, i_bounds, i_local, c_start, c_pattern, c_first, ta
         for g in range(groups):
             f_lo, f_n = f_bounds[s * groups + g], f_bounds[s * groups + g + 1] - f_bounds[s * groups + g]
             for c in range(c_n):   # the block's step loads, once per (pattern, first term) and F-vector
-                at_c = c_pattern[c_lo + c] * row + c_first[c_lo + c] * WORDS
+                at_c = c_base[c_lo + c]
                 for f in range(f_n):
                     y0 = y1 = y2 = y3 = zero
                     for w in range(f_weight[f_lo + f], f_weight[f_lo + f + 1]):
-                        at = at_c + w_term[w] * WORDS
+                        at = at_c + w_key[w]
                         y0 += table[at]
                         y1 += table[at + 1]
                         y2 += table[at + 2]
