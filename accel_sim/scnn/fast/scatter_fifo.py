@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from accel_sim.scnn.fast.products import SegmentLoads, needs_coordinates, segment_loads
+from accel_sim.scnn.fast.products import SegmentLoads, border_split, needs_coordinates, segment_loads
 from accel_sim.scnn.fast.bank_codes import class_codes
 from accel_sim.scnn.fast.scatter_fifo_kernel import WORDS, compiled, packed_fits, product_rule
-from accel_sim.scnn.fast.scatter_fifo_rows import additive_rows, xor_rows
+from accel_sim.scnn.fast.scatter_fifo_rows import additive_rows, edge_vectors, xor_rows
 from accel_sim.scnn.fast.vectors import WeightVectors, _vector_ids, activation_elements, phase_counts
 from accel_sim.scnn.plan import Plan
 
@@ -174,14 +174,17 @@ def kernel_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors,
     term, w_term = term.astype(np.int64), weights.term.astype(np.int64)
     todo = np.ones(busy.shape[:3], dtype=bool)
     xor = class_codes(plan)   # DNNsim's XOR hash, banked, aligned strides: banks from the operands' codes
-    if (xor or not coordinates) and packed_fits(banks, depth, spec.mult_f * spec.mult_i):
+    slot = border_split(plan)   # slot_only, additive mapping, aligned strides: additive but near the edges
+    if (xor or slot or not coordinates) and packed_fits(banks, depth, spec.mult_f * spec.mult_i):
         rows = xor_rows(plan, i_elem, a_pos, seg[i_elem[:-1]], n_seg, w_pos) if xor else \
             additive_rows(i_elem, term, seg[i_elem[:-1]], n_seg, banks, w_term)
+        i_local = np.where(edge_vectors(plan, i_elem, a_pos, w_pos), -1, rows.i_local) if slot else rows.i_local
         per_block = np.diff(rows.c_start)[:, None] * np.diff(f_bounds).reshape(n_seg, groups)
         loads = np.zeros(max(1, int(per_block.max())) * WORDS, dtype=np.uint64)
         todo[...] = False   # the packed loop flags the sequences it cannot hold (unbounded queues >= 128)
-        kernels["packed"](meet, unit, i_bounds, rows.i_local, rows.c_start, rows.c_base, rows.table, f_bounds,
-                          f_weight, rows.w_key, n_seg, banks, -1 if depth is None else depth, busy, todo, loads)
+        kernels["packed"](meet, unit, i_bounds, i_local, rows.c_start, rows.c_base, rows.table, f_bounds, f_weight,
+                          rows.w_key, (i_elem, term, a_pos, w_term, w_pos, rule, banks), n_seg, banks,
+                          -1 if depth is None else depth, busy, todo, loads)
     in_plane = 0
     if todo.any():
         in_plane = kernels["product"](meet, unit, i_bounds, i_elem, term, a_pos, f_bounds, f_weight, w_term, w_pos,

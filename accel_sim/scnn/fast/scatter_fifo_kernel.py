@@ -104,7 +104,7 @@ def block_combos(pattern: np.ndarray, first: np.ndarray, i_segment: np.ndarray, 
     return start, combo // banks, combo % banks, inverse.reshape(-1) - start[i_segment]
 
 
-def packed_kernel(meet, unit, i_bounds, i_local, c_start, c_base, table, f_bounds, f_weight, w_key,
+def packed_kernel(meet, unit, i_bounds, i_local, c_start, c_base, table, f_bounds, f_weight, w_key, border,
                   n_seg, banks, depth, busy, failed, loads):
     """Adds to ``busy`` (passes, PEs, groups, segments) every (pass, PE, group) sequence's cycles.
 
@@ -115,7 +115,10 @@ def packed_kernel(meet, unit, i_bounds, i_local, c_start, c_base, table, f_bound
     ``i_local[v]`` (segment ``s``'s are ``c_start[s]:c_start[s + 1]``). F-vectors of (segment, group)
     ``f_bounds[s * groups + g]:...``, their weights ``f_weight[f]:f_weight[f + 1]``. The bank counts of
     combination ``c``'s products with weight ``w`` are the WORDS words of ``table`` at
-    ``c_base[c] + w_key[w]`` (:mod:`.scatter_fifo_rows`: an additive mapping, or DNNsim's XOR hash). Per (segment, group) the step loads of every (pattern, first term) against
+    ``c_base[c] + w_key[w]`` (:mod:`.scatter_fifo_rows`: an additive mapping, or DNNsim's XOR hash); an
+    I-vector of ``i_local`` -1 (near the plane's edges under ``out_of_plane: slot_only``) has its steps'
+    counts summed product by product (:func:`product_words`; ``border``: its arguments but the two
+    vectors'). Per (segment, group) the step loads of every combination against
     every F-vector are summed once into ``loads`` (scratch, uint64), then every sequence runs its steps
     (queues carried in ``queue`` from segment to segment). ``depth`` < 0: unbounded; a sequence whose
     queue would pass ``LANE_LIMIT`` is left out of ``busy`` and flagged in ``failed`` (passes, PEs, groups)."""
@@ -161,8 +164,12 @@ def packed_kernel(meet, unit, i_bounds, i_local, c_start, c_base, table, f_bound
                     for v in range(i_bounds[key], i_bounds[key + 1]):
                         at_v = i_local[v] * f_n * WORDS
                         for f in range(f_n):
-                            k = at_v + f * WORDS
-                            x0, x1, x2, x3 = q0 + loads[k], q1 + loads[k + 1], q2 + loads[k + 2], q3 + loads[k + 3]
+                            if at_v < 0:   # a border I-vector: its products one by one
+                                y0, y1, y2, y3 = product_words(border, v, f_weight[f_lo + f], f_weight[f_lo + f + 1])
+                                x0, x1, x2, x3 = q0 + y0, q1 + y1, q2 + y2, q3 + y3
+                            else:
+                                k = at_v + f * WORDS
+                                x0, x1, x2, x3 = q0 + loads[k], q1 + loads[k + 1], q2 + loads[k + 2], q3 + loads[k + 3]
                             d = 1
                             if unbounded:
                                 if (x0 | x1 | x2 | x3) & HIGH != zero:
@@ -211,6 +218,30 @@ def coordinate_bank(a_term, a_pos, w_term, w_pos, e, w, rule, banks):
         k = w_pos[w, 2]
         return (16 * (((k >> 2) ^ (oy >> 1) ^ (ox >> 1)) & 1) + 8 * (oy & 1) + 4 * (ox & 1) + k % 4) % banks, plane
     return (a_term[e] + w_term[w] + rule[ACC_W] * (oy - floor_y) + (ox - floor_x)) % banks, plane
+
+
+def product_words(border, v, w_lo, w_hi):
+    """The bank counts, packed (four words of 8-bit lanes), of I-vector ``v``'s products with weights
+    ``w_lo:w_hi``, each product's bank and landing by :func:`coordinate_bank`; ``border``: (``i_elem``,
+    ``a_term``, ``a_pos``, ``w_term``, ``w_pos``, ``rule``, ``banks``) as :func:`product_kernel`."""
+    i_elem, a_term, a_pos, w_term, w_pos, rule, banks = border
+    y0 = y1 = y2 = y3 = np.uint64(0)
+    for w in range(w_lo, w_hi):
+        for e in range(i_elem[v], i_elem[v + 1]):
+            b = coordinate_bank(a_term, a_pos, w_term, w_pos, e, w, rule, banks)[0]
+            if b < 0:   # no bank (out of the plane)
+                continue
+            one = np.uint64(1) << np.uint64(8 * (b & 7))
+            word = b >> 3
+            if word == 0:
+                y0 += one
+            elif word == 1:
+                y1 += one
+            elif word == 2:
+                y2 += one
+            else:
+                y3 += one
+    return y0, y1, y2, y3
 
 
 def product_kernel(meet, unit, i_bounds, i_elem, a_term, a_pos, f_bounds, f_weight, w_term, w_pos, rule, n_seg,
@@ -281,9 +312,10 @@ def compiled() -> dict | None:
         return None
     jit = functools.partial(njit, cache=True, nogil=True)
     most = jit(lane_max2)
-    helpers = {"lane_max": jit(_with(lane_max, lane_max2=most)), "lane_drain": jit(lane_drain)}
-    return {"packed": jit(_with(packed_kernel, **helpers)),
-            "product": jit(_with(product_kernel, coordinate_bank=jit(coordinate_bank)))}
+    bank = jit(coordinate_bank)
+    helpers = {"lane_max": jit(_with(lane_max, lane_max2=most)), "lane_drain": jit(lane_drain),
+               "product_words": jit(_with(product_words, coordinate_bank=bank))}
+    return {"packed": jit(_with(packed_kernel, **helpers)), "product": jit(_with(product_kernel, coordinate_bank=bank))}
 
 
 def python_kernels() -> dict:

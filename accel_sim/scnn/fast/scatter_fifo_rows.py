@@ -10,7 +10,9 @@ segment against each F-vector once: the counts of combination ``c``'s products w
   :func:`.bank_codes.class_codes`): a product's bank is a function of its activation's code
   ``(qy mod 4, qx mod 4)`` and its weight's code ``(k mod 8, tap_y mod 4, tap_x mod 4)``
   (:mod:`.bank_codes`), so a combination is an I-vector's multiset of codes (its class) and a weight's key
-  its code.
+  its code;
+- ``out_of_plane: slot_only`` with an additive mapping and aligned strides: the additive rows, but the
+  I-vectors near the plane's edges (:func:`edge_vectors`) are counted product by product in the loop.
 """
 from __future__ import annotations
 
@@ -66,3 +68,14 @@ def xor_rows(plan: Plan, i_elem: np.ndarray, a_pos: np.ndarray, i_segment: np.nd
     k, tap_y, tap_x = w_pos[:, 2], w_pos[:, 0], w_pos[:, 1]
     w_code = ((k & 7) * 4 + (tap_y & 3)) * 4 + (tap_x & 3)
     return PackedRows(i_local, c_start, c_class * WEIGHT_CODES * WORDS, counts.view("<u8").reshape(-1), w_code * WORDS)
+
+
+def edge_vectors(plan: Plan, i_elem: np.ndarray, a_pos: np.ndarray, w_pos: np.ndarray) -> np.ndarray:
+    """Per I-vector: whether one of its products with some weight may leave the output plane (an activation's
+    output-grid row or column within the weights' tap range of an edge; :func:`.products.border_vectors`'
+    test), so that ``out_of_plane: slot_only`` may drop it from its bank. The packed loop counts those
+    vectors' steps product by product."""
+    view = plan.view
+    qy, qx, ty, tx = a_pos[:, 0], a_pos[:, 1], w_pos[:, 0], w_pos[:, 1]
+    edge = (qy < ty.max()) | (qy - ty.min() >= view.out_h) | (qx < tx.max()) | (qx - tx.min() >= view.out_w)
+    return np.logical_or.reduceat(edge, i_elem[:-1])
