@@ -68,8 +68,7 @@ def pattern_table(i_elem: np.ndarray, a_term: np.ndarray, banks: int) -> tuple[n
         used = rows[:, j] < banks
         np.add.at(counts, (np.flatnonzero(used), rows[used, j]), 1)
     table = np.zeros((rows.shape[0], 2 * banks, 8 * WORDS), dtype=np.uint8)
-    for r in range(2 * banks):
-        table[:, r, :banks] = np.roll(counts, r % banks, axis=1)
+    table[:, :, :banks] = counts[:, (np.arange(banks)[None, :] - np.arange(2 * banks)[:, None]) % banks]   # rolled by r
     return pattern.reshape(-1).astype(np.int64), first.astype(np.int64), table.view("<u8").reshape(-1)
 
 
