@@ -12,10 +12,10 @@ and the barrier unit (group, or (group, input channel)) ends ``max_b Q_b`` cycle
 step (the banks drain). ``D = 0`` is ``scatter: serialise``. Unbounded FIFOs: ``d(t) = 1`` and
 ``Q`` is Lindley's recursion, in closed form over a run of ``T`` steps with cumulative sums
 ``P(t) = sum_{u < t} (n_b(u) - 1)``: ``Q_b(T) = max(Q_b(0) + P(T), P(T) - min_{1 <= t <= T} P(t))``.
-With numba installed and an additive bank mapping, :func:`kernel_busy` runs the recursion in the
-compiled loops of :mod:`.scatter_fifo_kernel` (no product list; whole networks in about
-``serialise``'s CPU time, plus ~0.5 s to load numba: benchmarks/bench_scnn_scatter.py).
-Otherwise (no numba, or a bank or landing that needs each product's coordinate) the numpy path: a
+With numba installed, :func:`kernel_busy` runs the recursion in the compiled loops of
+:mod:`.scatter_fifo_kernel` for every bank mapping and coordinate rule (no product list; whole networks
+in about ``serialise``'s CPU time, plus ~0.5 s to load numba: benchmarks/bench_scnn_scatter.py; the
+coordinate rules: benchmarks/bench_scnn_ablation_rows.py). Without numba the numpy path: a
 finite depth runs the recursion step by step, vectorised across every (pass, PE, group) sequence of a
 chunk, with step bank loads from :func:`.products.segment_loads` (every product's bank).
 """

@@ -1,10 +1,12 @@
-"""FIFO scatter network, fast path for additive bank mappings: the step recursion run sequence by
-sequence in compiled loops (numba, an optional dependency: :mod:`.scatter_fifo` runs its numpy path
-without it; the tests also run these loops as plain Python on small layers).
+"""FIFO scatter network, fast path: the step recursion run sequence by sequence in compiled loops
+(numba: :mod:`.scatter_fifo` runs its numpy path without it; the tests also run these loops as plain
+Python on small layers).
 
 Every (pass, PE, group) sequence runs its steps in order, one I-vector against every F-vector of its
-segment and group. A product's bank is ``(activation term + weight term) mod A``
-(:mod:`accel_sim.scnn.plan.bank_mapping`), so no product is listed. Two loops:
+segment and group. With an additive mapping a product's bank is ``(activation term + weight term) mod A``
+(:mod:`accel_sim.scnn.plan.bank_mapping`), so no product is listed; DNNsim's coordinate rules
+(XOR hash, ``out_of_plane: slot_only``, ``stride_phases: dnnsim``) take a product's bank and landing from
+its output coordinate (:func:`coordinate_bank`). Two loops:
 
 - :func:`packed_kernel` (A <= 32 banks, and a finite depth with ``D + F I <= 127``, or unbounded):
   the queues ``Q_b`` in 8-bit lanes, 8 banks to a uint64, 4 words. An I-vector's bank counts
@@ -12,12 +14,14 @@ segment and group. A product's bank is ``(activation term + weight term) mod A``
   of term ``w`` rotates them by ``w`` more: :func:`pattern_table` stores every pattern's counts under
   every rotation ``[0, 2A)`` packed the same way; per (segment, group) the loads of every distinct
   (pattern, first term) of the segment against every F-vector are summed once (:func:`block_combos`),
-  so a step adds one precomputed row to the queues (``x = Q + n``). Its cycles ``d = max(1, max_b x_b - D)``: whether some lane reaches
+  so a step adds one precomputed row to the queues (``x = Q + n``; the rows of other mappings:
+  :mod:`.scatter_fifo_rows`; the steps of I-vectors near the edges under ``slot_only``: their products
+  one by one, :func:`product_words`). Its cycles ``d = max(1, max_b x_b - D)``: whether some lane reaches
   ``D + 2`` is one add and mask per word (then the lane maximum, :func:`lane_max`), and
   ``Q_b <- max(0, x_b - d)`` a borrow-free subtract per word. A finite depth keeps every lane below
   128 (``Q_b <= D`` after a step, a step adds at most ``F I``); unbounded queues are checked and a
   sequence whose lane would pass 127 is flagged and run again by the other loop;
-- :func:`product_kernel` (any A, any depth): the recursion in drain times ``F_b = T + Q_b``, one
+- :func:`product_kernel` (any A, any depth, any rule): the recursion in drain times ``F_b = T + Q_b``, one
   product at a time: a product for bank ``b`` makes ``F_b <- max(F_b, T) + 1``, and after the step
   ``T <- max(T + 1, max_b F_b - D)``, the maximum over the banks the step touched (every bank has
   ``F_b <= T + D`` after each step, so an untouched one cannot set it).
