@@ -3,6 +3,7 @@ generated layers every counter equals the SimPy reference and the numpy path, fo
 the product loop, and the unbounded packed loop's hand-over to the product loop when a queue passes 127. Each
 runs as plain Python (always) and compiled by numba (when installed)."""
 import dataclasses
+import types
 
 import numpy as np
 import pytest
@@ -10,8 +11,10 @@ import pytest
 from accel_sim import load_arch
 from accel_sim.scnn.family import FAMILY
 from accel_sim.scnn.fast import scatter_fifo, scatter_fifo_kernel
+from accel_sim.scnn.fast.scatter_fifo_rows import xor_rows
 from accel_sim.scnn.fast.scatter_fifo_kernel import (HIGH, LOW, lane_drain, lane_max, packed_fits, pattern_table,
                                                      python_kernels)
+from accel_sim.scnn.plan.bank_mapping import xor_bank
 from accel_sim.workload import ConvLayer
 from tests.scnn._layers import small_case
 
@@ -35,8 +38,22 @@ CHOICES = ({"scatter": "fifo", "scatter_fifo_depth": 0}, {"scatter": "fifo", "sc
            {"scatter": "fifo", "scatter_fifo_depth": 2, "barrier": "group_channel"},
            {"scatter": "fifo", "scatter_fifo_depth": 3, "accumulator_banks": 12},    # not a power of two
            {"scatter": "fifo", "scatter_fifo_depth": 2, "accumulator_banks": 48},    # > 32 banks: product loop
-           {"scatter": "fifo", "scatter_fifo_depth": 120})                          # D + F I > 127: product loop
+           {"scatter": "fifo", "scatter_fifo_depth": 120},                          # D + F I > 127: product loop
+           # DNNsim's coordinate rules: the XOR hash in the packed loop (banked, aligned strides), else the product
+           # loop computing each product's bank from its output coordinate
+           # (32 banks: the hash's bit 16 k_2 ^ y_1 ^ x_1 moves the bank)
+           {"scatter": "fifo", "scatter_fifo_depth": 4, "bank_mapping": "dnnsim_xor", "accumulator_banks": 32},
+           {"scatter": "fifo_unbounded", "bank_mapping": "dnnsim_xor", "accumulator_banks": 32},
+           {"scatter": "fifo", "scatter_fifo_depth": 1, "bank_mapping": "dnnsim_xor", "accumulator_banks": 48},
+           {"scatter": "fifo", "scatter_fifo_depth": 3, "out_of_plane": "slot_only"},
+           {"scatter": "fifo", "scatter_fifo_depth": 2, "stride_phases": "dnnsim"},
+           {"scatter": "fifo", "scatter_fifo_depth": 4, "bank_mapping": "dnnsim_xor", "out_of_plane": "slot_only",
+            "stride_phases": "dnnsim", "barrier": "group_channel"})
 SEEDS = {"python": range(5), "numba": range(12)}
+
+
+def numpy_path_not_run(*args, **kwargs):
+    raise AssertionError("the numpy path ran although the loops were given")
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -44,11 +61,14 @@ SEEDS = {"python": range(5), "numba": range(12)}
 def test_loops_equal_the_reference_and_the_numpy_path(monkeypatch, backend, choices):
     kernels = kernels_of(backend)
     for seed in SEEDS[backend]:
-        arch, layer = small_case(seed, "scnn" if seed % 4 else "scnn_sparse_a")
+        # stride_phases dnnsim pairs operands as DNNsim's SCNN does: design scnn only
+        arch, layer = small_case(seed, "scnn" if seed % 4 or "stride_phases" in choices else "scnn_sparse_a")
         arch = variant(arch, **choices)
         monkeypatch.setattr(scatter_fifo, "KERNELS", kernels)
+        monkeypatch.setattr(scatter_fifo, "segment_loads", numpy_path_not_run)
         assert FAMILY.refinement(arch, layer) == [], (seed, layer, arch.scnn)
         looped = FAMILY.counters(arch, layer)[1]
+        monkeypatch.undo()
         monkeypatch.setattr(scatter_fifo, "KERNELS", lambda: None)
         assert FAMILY.counters(arch, layer)[1] == looped, (seed, layer, arch.scnn)
 
@@ -87,6 +107,21 @@ def test_product_loop_alone_and_the_unbounded_hand_over(monkeypatch, backend):
     assert [FAMILY.counters(arch, layer)[1] for arch, layer in cases] == expected
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_xor_hash_runs_in_the_packed_loop(monkeypatch, backend):
+    """DNNsim's XOR hash (banked, aligned strides, 32 banks, depth 4) takes the packed loop alone."""
+    kernels = kernels_of(backend)()
+    ran = []
+    monkeypatch.setattr(scatter_fifo, "KERNELS", lambda: {"packed": lambda *a: ran.append("packed") or
+                                                          kernels["packed"](*a),
+                                                          "product": lambda *a: ran.append("product") or
+                                                          kernels["product"](*a)})
+    arch, layer = small_case(1, "scnn")
+    arch = variant(arch, scatter="fifo", scatter_fifo_depth=4, bank_mapping="dnnsim_xor", accumulator_banks=32)
+    FAMILY.counters(arch, layer)
+    assert set(ran) == {"packed"}
+
+
 def packed(values) -> tuple:
     lanes = np.zeros(32, dtype=np.uint8)
     lanes[:len(values)] = values
@@ -116,6 +151,28 @@ def test_pattern_table_rotates_each_vectors_bank_counts():
         counts = np.bincount(terms[i_elem[v]:i_elem[v + 1]], minlength=banks)
         for w in range(banks):   # a weight of term w moves each product to bank (activation term + w) mod A
             assert table[pattern[v], first[v] + w, :banks].tolist() == np.roll(counts, w).tolist()
+
+
+def test_xor_rows_hold_each_vectors_bank_counts_under_the_hash():
+    """The packed loop's row of an I-vector and a weight counts the vector's products per bank of DNNsim's XOR
+    hash on their output coordinates (:func:`~accel_sim.scnn.plan.bank_mapping.xor_bank`)."""
+    arch = variant(load_arch("scnn"), bank_mapping="dnnsim_xor", mult_i=4, accumulator_banks=32)
+    plan = types.SimpleNamespace(spec=arch.scnn)
+    rng = np.random.default_rng(3)
+    sizes = rng.integers(1, 5, 40)
+    i_elem = np.concatenate(([0], np.cumsum(sizes)))
+    a_pos = rng.integers(0, 40, (int(i_elem[-1]), 2))
+    w_pos = np.stack((rng.integers(0, 6, 30), rng.integers(0, 6, 30), rng.integers(0, 64, 30)), axis=1)
+    segment = np.repeat([0, 1], 20)
+    rows = xor_rows(plan, i_elem, a_pos, segment, 2, w_pos)
+    table = rows.table.view(np.uint8)
+    for v in range(sizes.size):
+        c = rows.c_start[segment[v]] + rows.i_local[v]
+        for w in range(w_pos.shape[0]):
+            at = (rows.c_base[c] + rows.w_key[w]) * 8
+            acts = a_pos[i_elem[v]:i_elem[v + 1]]
+            banks = xor_bank(arch.scnn, w_pos[w, 2], acts[:, 0] - w_pos[w, 0], acts[:, 1] - w_pos[w, 1])
+            assert table[at:at + 32].tolist() == np.bincount(banks, minlength=32).tolist()
 
 
 def test_packed_fits_only_what_its_lanes_hold():

@@ -12,10 +12,10 @@ and the barrier unit (group, or (group, input channel)) ends ``max_b Q_b`` cycle
 step (the banks drain). ``D = 0`` is ``scatter: serialise``. Unbounded FIFOs: ``d(t) = 1`` and
 ``Q`` is Lindley's recursion, in closed form over a run of ``T`` steps with cumulative sums
 ``P(t) = sum_{u < t} (n_b(u) - 1)``: ``Q_b(T) = max(Q_b(0) + P(T), P(T) - min_{1 <= t <= T} P(t))``.
-With numba installed and an additive bank mapping, :func:`kernel_busy` runs the recursion in the
-compiled loops of :mod:`.scatter_fifo_kernel` (no product list; whole networks in about
-``serialise``'s CPU time, plus ~0.5 s to load numba: benchmarks/bench_scnn_scatter.py).
-Otherwise (no numba, or a bank or landing that needs each product's coordinate) the numpy path: a
+With numba installed, :func:`kernel_busy` runs the recursion in the compiled loops of
+:mod:`.scatter_fifo_kernel` for every bank mapping and coordinate rule (no product list; whole networks
+in about ``serialise``'s CPU time, plus ~0.5 s to load numba: benchmarks/bench_scnn_scatter.py; the
+coordinate rules: benchmarks/bench_scnn_ablation_rows.py). Without numba the numpy path: a
 finite depth runs the recursion step by step, vectorised across every (pass, PE, group) sequence of a
 chunk, with step bank loads from :func:`.products.segment_loads` (every product's bank).
 """
@@ -23,8 +23,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from accel_sim.scnn.fast.products import SegmentLoads, needs_coordinates, segment_loads
-from accel_sim.scnn.fast.scatter_fifo_kernel import WORDS, block_combos, compiled, packed_fits, pattern_table
+from accel_sim.scnn.fast.products import SegmentLoads, border_split, needs_coordinates, segment_loads
+from accel_sim.scnn.fast.bank_codes import class_codes
+from accel_sim.scnn.fast.scatter_fifo_kernel import WORDS, compiled, packed_fits, product_rule
+from accel_sim.scnn.fast.scatter_fifo_rows import additive_rows, edge_vectors, xor_rows
 from accel_sim.scnn.fast.vectors import WeightVectors, _vector_ids, activation_elements, phase_counts
 from accel_sim.scnn.plan import Plan
 
@@ -121,19 +123,42 @@ def phase_order(plan: Plan, n_seg: int) -> np.ndarray | None:
                        seg // (nph_h * nph_w)))
 
 
+def _operands(plan: Plan, image: int, conv_group: int, weights: WeightVectors, elements: tuple | None):
+    """Activation elements (pass, segment, PE, bank term), their coordinates ``(n, 2)`` (qy, qx), the weights'
+    ``(n, 3)`` (tap_y, tap_x, layer filter k) and :func:`.scatter_fifo_kernel.product_rule`; the coordinates
+    are empty when the bank mapping is additive (:func:`~.products.needs_coordinates`)."""
+    spec, view, tiling = plan.spec, plan.view, plan.tiling
+    mask = plan.input_mask[image, conv_group]
+    if not needs_coordinates(spec):
+        if elements is None:
+            elements = activation_elements(spec, view, tiling, mask)
+        empty = np.zeros((0, 2), dtype=np.int64)
+        return elements, empty, empty, product_rule(False, False, False, False, False, 0, 0, 0)
+    tile, seg, pe, term, qy, qx = activation_elements(spec, view, tiling, mask, positions=True)
+    w_pos = np.stack((weights.tap_y, weights.tap_x, weights.k + conv_group * view.out_channels), axis=1)
+    truncate = spec.stride_phases == "dnnsim"
+    rule = product_rule(True, spec.bank_mapping == "dnnsim_xor", spec.out_of_plane == "slot_only",
+                        truncate and view.pad_top % view.stride_h != 0, truncate and view.pad_left % view.stride_w != 0,
+                        tiling.acc_w, view.out_h, view.out_w)
+    return (tile, seg, pe, term), np.stack((qy, qx), axis=1), w_pos.astype(np.int64), rule
+
+
 def kernel_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors, kernels: dict,
-                elements: tuple | None = None) -> np.ndarray:
-    """:func:`fifo_busy` of an additive bank mapping by the loops of :mod:`.scatter_fifo_kernel`
-    (``kernels``: compiled or plain Python): every step's products from the two vectors' bank terms.
-    ``elements``: :func:`~.vectors.activation_elements` of the image and conv group, when known."""
+                elements: tuple | None = None) -> tuple[np.ndarray, int | None]:
+    """:func:`fifo_busy` by the loops of :mod:`.scatter_fifo_kernel` (``kernels``: compiled or plain Python):
+    the packed loop on an additive bank mapping or DNNsim's XOR hash with banked products and aligned strides
+    (:mod:`.scatter_fifo_rows`), the product loop on what it cannot hold and on the other coordinate rules
+    (each product's bank from its output coordinate). The in-plane products are counted (the second value) only
+    under ``stride_phases: dnnsim``, the one rule whose counters use them (:mod:`accel_sim.scnn.fast`), by the
+    product loop. ``elements``: :func:`~.vectors.activation_elements` of the image and conv group, when known."""
     spec, view, tiling = plan.spec, plan.view, plan.tiling
     n_seg, groups, pes, banks = weights.seg_start.size - 1, tiling.out_groups, spec.pes, spec.accumulator_banks
     busy = np.zeros((tiling.passes, pes, groups, n_seg), dtype=np.int64)
-    if elements is None:
-        elements = activation_elements(spec, view, tiling, plan.input_mask[image, conv_group])
-    tile, seg, pe, term = elements
+    coordinates = needs_coordinates(spec)
+    (tile, seg, pe, term), a_pos, w_pos, rule = _operands(plan, image, conv_group, weights, elements)
+    counted = spec.stride_phases == "dnnsim"   # (then class_codes is False: the product loop runs every sequence)
     if tile.size == 0 or weights.k.size == 0:
-        return busy
+        return busy, (0 if counted else None)
     key = (tile * n_seg + seg) * pes + pe
     i_vector, _ = _vector_ids(key, spec.mult_i)
     i_elem = np.searchsorted(i_vector, np.arange(int(i_vector[-1]) + 2))
@@ -148,18 +173,23 @@ def kernel_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors,
     depth = None if spec.scatter == "fifo_unbounded" else spec.scatter_fifo_depth
     term, w_term = term.astype(np.int64), weights.term.astype(np.int64)
     todo = np.ones(busy.shape[:3], dtype=bool)
-    if packed_fits(banks, depth, spec.mult_f * spec.mult_i):
-        pattern, first, table = pattern_table(i_elem, term, banks)
-        c_start, c_pattern, c_first, i_local = block_combos(pattern, first, seg[i_elem[:-1]], n_seg, banks)
-        per_block = np.diff(c_start)[:, None] * np.diff(f_bounds).reshape(n_seg, groups)
+    xor = class_codes(plan)   # DNNsim's XOR hash, banked, aligned strides: banks from the operands' codes
+    slot = border_split(plan)   # slot_only, additive mapping, aligned strides: additive but near the edges
+    if (xor or slot or not coordinates) and packed_fits(banks, depth, spec.mult_f * spec.mult_i):
+        rows = xor_rows(plan, i_elem, a_pos, seg[i_elem[:-1]], n_seg, w_pos) if xor else \
+            additive_rows(i_elem, term, seg[i_elem[:-1]], n_seg, banks, w_term)
+        i_local = np.where(edge_vectors(plan, i_elem, a_pos, w_pos), -1, rows.i_local) if slot else rows.i_local
+        per_block = np.diff(rows.c_start)[:, None] * np.diff(f_bounds).reshape(n_seg, groups)
         loads = np.zeros(max(1, int(per_block.max())) * WORDS, dtype=np.uint64)
         todo[...] = False   # the packed loop flags the sequences it cannot hold (unbounded queues >= 128)
-        kernels["packed"](meet, unit, i_bounds, i_local, c_start, c_pattern, c_first, table, f_bounds, f_weight,
-                          w_term, n_seg, banks, -1 if depth is None else depth, busy, todo, loads)
+        kernels["packed"](meet, unit, i_bounds, i_local, rows.c_start, rows.c_base, rows.table, f_bounds, f_weight,
+                          rows.w_key, (i_elem, term, a_pos, w_term, w_pos, rule, banks), n_seg, banks,
+                          -1 if depth is None else depth, busy, todo, loads)
+    in_plane = 0
     if todo.any():
-        kernels["product"](meet, unit, i_bounds, i_elem, term, f_bounds, f_weight, w_term, n_seg, banks,
-                           -1 if depth is None else depth, busy, todo)
-    return busy
+        in_plane = kernels["product"](meet, unit, i_bounds, i_elem, term, a_pos, f_bounds, f_weight, w_term, w_pos,
+                                      rule, n_seg, banks, -1 if depth is None else depth, busy, todo)
+    return busy, (int(in_plane) if counted else None)
 
 
 def fifo_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors,
@@ -171,8 +201,8 @@ def fifo_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors,
     spec, tiling = plan.spec, plan.tiling
     kernels = KERNELS()
     f_key = weights.segment * tiling.out_groups + weights.group   # the loops find a block's F-vectors by it
-    if kernels is not None and not needs_coordinates(spec) and bool(np.all(f_key[1:] >= f_key[:-1])):
-        return kernel_busy(plan, image, conv_group, weights, kernels, elements), None
+    if kernels is not None and bool(np.all(f_key[1:] >= f_key[:-1])):
+        return kernel_busy(plan, image, conv_group, weights, kernels, elements)
     n_seg = weights.seg_start.size - 1
     busy = np.zeros((tiling.passes, spec.pes, tiling.out_groups, n_seg), dtype=np.int64)
     queue = np.zeros((tiling.passes, spec.pes, tiling.out_groups, spec.accumulator_banks), dtype=np.int64)

@@ -1,10 +1,12 @@
-"""FIFO scatter network, fast path for additive bank mappings: the step recursion run sequence by
-sequence in compiled loops (numba, an optional dependency: :mod:`.scatter_fifo` runs its numpy path
-without it; the tests also run these loops as plain Python on small layers).
+"""FIFO scatter network, fast path: the step recursion run sequence by sequence in compiled loops
+(numba: :mod:`.scatter_fifo` runs its numpy path without it; the tests also run these loops as plain
+Python on small layers).
 
 Every (pass, PE, group) sequence runs its steps in order, one I-vector against every F-vector of its
-segment and group. A product's bank is ``(activation term + weight term) mod A``
-(:mod:`accel_sim.scnn.plan.bank_mapping`), so no product is listed. Two loops:
+segment and group. With an additive mapping a product's bank is ``(activation term + weight term) mod A``
+(:mod:`accel_sim.scnn.plan.bank_mapping`), so no product is listed; DNNsim's coordinate rules
+(XOR hash, ``out_of_plane: slot_only``, ``stride_phases: dnnsim``) take a product's bank and landing from
+its output coordinate (:func:`coordinate_bank`). Two loops:
 
 - :func:`packed_kernel` (A <= 32 banks, and a finite depth with ``D + F I <= 127``, or unbounded):
   the queues ``Q_b`` in 8-bit lanes, 8 banks to a uint64, 4 words. An I-vector's bank counts
@@ -12,12 +14,14 @@ segment and group. A product's bank is ``(activation term + weight term) mod A``
   of term ``w`` rotates them by ``w`` more: :func:`pattern_table` stores every pattern's counts under
   every rotation ``[0, 2A)`` packed the same way; per (segment, group) the loads of every distinct
   (pattern, first term) of the segment against every F-vector are summed once (:func:`block_combos`),
-  so a step adds one precomputed row to the queues (``x = Q + n``). Its cycles ``d = max(1, max_b x_b - D)``: whether some lane reaches
+  so a step adds one precomputed row to the queues (``x = Q + n``; the rows of other mappings:
+  :mod:`.scatter_fifo_rows`; the steps of I-vectors near the edges under ``slot_only``: their products
+  one by one, :func:`product_words`). Its cycles ``d = max(1, max_b x_b - D)``: whether some lane reaches
   ``D + 2`` is one add and mask per word (then the lane maximum, :func:`lane_max`), and
   ``Q_b <- max(0, x_b - d)`` a borrow-free subtract per word. A finite depth keeps every lane below
   128 (``Q_b <= D`` after a step, a step adds at most ``F I``); unbounded queues are checked and a
   sequence whose lane would pass 127 is flagged and run again by the other loop;
-- :func:`product_kernel` (any A, any depth): the recursion in drain times ``F_b = T + Q_b``, one
+- :func:`product_kernel` (any A, any depth, any rule): the recursion in drain times ``F_b = T + Q_b``, one
   product at a time: a product for bank ``b`` makes ``F_b <- max(F_b, T) + 1``, and after the step
   ``T <- max(T + 1, max_b F_b - D)``, the maximum over the banks the step touched (every bank has
   ``F_b <= T + D`` after each step, so an untouched one cannot set it).
@@ -68,8 +72,7 @@ def pattern_table(i_elem: np.ndarray, a_term: np.ndarray, banks: int) -> tuple[n
         used = rows[:, j] < banks
         np.add.at(counts, (np.flatnonzero(used), rows[used, j]), 1)
     table = np.zeros((rows.shape[0], 2 * banks, 8 * WORDS), dtype=np.uint8)
-    for r in range(2 * banks):
-        table[:, r, :banks] = np.roll(counts, r % banks, axis=1)
+    table[:, :, :banks] = counts[:, (np.arange(banks)[None, :] - np.arange(2 * banks)[:, None]) % banks]   # rolled by r
     return pattern.reshape(-1).astype(np.int64), first.astype(np.int64), table.view("<u8").reshape(-1)
 
 
@@ -104,7 +107,7 @@ def block_combos(pattern: np.ndarray, first: np.ndarray, i_segment: np.ndarray, 
     return start, combo // banks, combo % banks, inverse.reshape(-1) - start[i_segment]
 
 
-def packed_kernel(meet, unit, i_bounds, i_local, c_start, c_pattern, c_first, table, f_bounds, f_weight, w_term,
+def packed_kernel(meet, unit, i_bounds, i_local, c_start, c_base, table, f_bounds, f_weight, w_key, border,
                   n_seg, banks, depth, busy, failed, loads):
     """Adds to ``busy`` (passes, PEs, groups, segments) every (pass, PE, group) sequence's cycles.
 
@@ -112,10 +115,13 @@ def packed_kernel(meet, unit, i_bounds, i_local, c_start, c_pattern, c_first, ta
     barrier unit of each (the banks drain, into the unit's last segment, when it changes and at the
     end). I-vectors of (pass, segment, PE) ``k = (pass * n_seg + segment) * PEs + PE`` are
     ``i_bounds[k]:i_bounds[k + 1]``; I-vector ``v`` is its segment's (pattern, first term) number
-    ``i_local[v]`` (segment ``s``'s are ``c_start[s]:c_start[s + 1]`` of ``c_pattern``, ``c_first``:
-    :func:`block_combos`; rows of ``table``: :func:`pattern_table`). F-vectors of (segment, group)
-    ``f_bounds[s * groups + g]:...``, their weights ``f_weight[f]:f_weight[f + 1]`` with bank terms
-    ``w_term`` in ``[0, A)``. Per (segment, group) the step loads of every (pattern, first term) against
+    ``i_local[v]`` (segment ``s``'s are ``c_start[s]:c_start[s + 1]``). F-vectors of (segment, group)
+    ``f_bounds[s * groups + g]:...``, their weights ``f_weight[f]:f_weight[f + 1]``. The bank counts of
+    combination ``c``'s products with weight ``w`` are the WORDS words of ``table`` at
+    ``c_base[c] + w_key[w]`` (:mod:`.scatter_fifo_rows`: an additive mapping, or DNNsim's XOR hash); an
+    I-vector of ``i_local`` -1 (near the plane's edges under ``out_of_plane: slot_only``) has its steps'
+    counts summed product by product (:func:`product_words`; ``border``: its arguments but the two
+    vectors'). Per (segment, group) the step loads of every combination against
     every F-vector are summed once into ``loads`` (scratch, uint64), then every sequence runs its steps
     (queues carried in ``queue`` from segment to segment). ``depth`` < 0: unbounded; a sequence whose
     queue would pass ``LANE_LIMIT`` is left out of ``busy`` and flagged in ``failed`` (passes, PEs, groups)."""
@@ -123,7 +129,6 @@ def packed_kernel(meet, unit, i_bounds, i_local, c_start, c_pattern, c_first, ta
     zero = np.uint64(0)
     unbounded = depth < 0
     reach = np.uint64(0 if unbounded else LANE_LIMIT - 1 - depth) * LOW   # lane >= depth + 2: top bit set
-    row = 2 * banks * WORDS
     queue = np.zeros((passes, pes, groups, WORDS), dtype=np.uint64)
     for m in range(meet.size + 1):
         if m == meet.size or (m > 0 and unit[m] != unit[m - 1]):   # a barrier (or the end): the banks drain
@@ -140,11 +145,11 @@ def packed_kernel(meet, unit, i_bounds, i_local, c_start, c_pattern, c_first, ta
         for g in range(groups):
             f_lo, f_n = f_bounds[s * groups + g], f_bounds[s * groups + g + 1] - f_bounds[s * groups + g]
             for c in range(c_n):   # the block's step loads, once per (pattern, first term) and F-vector
-                at_c = c_pattern[c_lo + c] * row + c_first[c_lo + c] * WORDS
+                at_c = c_base[c_lo + c]
                 for f in range(f_n):
                     y0 = y1 = y2 = y3 = zero
                     for w in range(f_weight[f_lo + f], f_weight[f_lo + f + 1]):
-                        at = at_c + w_term[w] * WORDS
+                        at = at_c + w_key[w]
                         y0 += table[at]
                         y1 += table[at + 1]
                         y2 += table[at + 2]
@@ -162,8 +167,12 @@ def packed_kernel(meet, unit, i_bounds, i_local, c_start, c_pattern, c_first, ta
                     for v in range(i_bounds[key], i_bounds[key + 1]):
                         at_v = i_local[v] * f_n * WORDS
                         for f in range(f_n):
-                            k = at_v + f * WORDS
-                            x0, x1, x2, x3 = q0 + loads[k], q1 + loads[k + 1], q2 + loads[k + 2], q3 + loads[k + 3]
+                            if at_v < 0:   # a border I-vector: its products one by one
+                                y0, y1, y2, y3 = product_words(border, v, f_weight[f_lo + f], f_weight[f_lo + f + 1])
+                                x0, x1, x2, x3 = q0 + y0, q1 + y1, q2 + y2, q3 + y3
+                            else:
+                                k = at_v + f * WORDS
+                                x0, x1, x2, x3 = q0 + loads[k], q1 + loads[k + 1], q2 + loads[k + 2], q3 + loads[k + 3]
                             d = 1
                             if unbounded:
                                 if (x0 | x1 | x2 | x3) & HIGH != zero:
@@ -184,14 +193,72 @@ def packed_kernel(meet, unit, i_bounds, i_local, c_start, c_pattern, c_first, ta
                     busy[t, p, g, :] = 0
 
 
-def product_kernel(meet, unit, i_bounds, i_elem, a_term, f_bounds, f_weight, w_term, n_seg, banks, depth, busy,
-                   todo):
+# ``rule`` of :func:`product_kernel` (int64 array): how a product's bank and landing follow from its coordinate
+COORDINATES, XOR, SLOT_ONLY, TRUNCATE_Y, TRUNCATE_X, ACC_W, OUT_H, OUT_W = range(8)
+
+
+def product_rule(coordinates: bool, xor: bool, slot_only: bool, truncate_y: bool, truncate_x: bool, acc_w: int,
+                 out_h: int, out_w: int) -> np.ndarray:
+    """The ``rule`` array of :func:`product_kernel` (the fields named by :data:`COORDINATES` ... :data:`OUT_W`)."""
+    return np.array([coordinates, xor, slot_only, truncate_y, truncate_x, acc_w, out_h, out_w], dtype=np.int64)
+
+
+def coordinate_bank(a_term, a_pos, w_term, w_pos, e, w, rule, banks):
+    """(bank, in plane) of the product of activation ``e`` and weight ``w`` when a rule needs its output
+    coordinate (:func:`accel_sim.scnn.fast.products.segment_loads`, product by product): output row and column
+    ``(qy - tap_y, qx - tap_x)`` (``a_pos[e]`` = (qy, qx), ``w_pos[w]`` = (tap_y, tap_x, layer filter k)),
+    one above the floor when negative under ``stride_phases: dnnsim`` with a padding that is not a multiple of
+    the stride (``TRUNCATE_Y`` / ``X``: :func:`~accel_sim.scnn.fast.products._truncated`); the bank by
+    DNNsim's XOR hash (:func:`~accel_sim.scnn.plan.bank_mapping.xor_bank`) or the additive terms moved by the
+    truncation; bank -1 when the product leaves the plane under ``out_of_plane: slot_only`` (no bank)."""
+    floor_y, floor_x = a_pos[e, 0] - w_pos[w, 0], a_pos[e, 1] - w_pos[w, 1]
+    oy = floor_y + 1 if rule[TRUNCATE_Y] != 0 and floor_y < 0 else floor_y
+    ox = floor_x + 1 if rule[TRUNCATE_X] != 0 and floor_x < 0 else floor_x
+    plane = 0 <= oy < rule[OUT_H] and 0 <= ox < rule[OUT_W]
+    if rule[SLOT_ONLY] != 0 and not plane:
+        return -1, plane
+    if rule[XOR] != 0:
+        k = w_pos[w, 2]
+        return (16 * (((k >> 2) ^ (oy >> 1) ^ (ox >> 1)) & 1) + 8 * (oy & 1) + 4 * (ox & 1) + k % 4) % banks, plane
+    return (a_term[e] + w_term[w] + rule[ACC_W] * (oy - floor_y) + (ox - floor_x)) % banks, plane
+
+
+def product_words(border, v, w_lo, w_hi):
+    """The bank counts, packed (four words of 8-bit lanes), of I-vector ``v``'s products with weights
+    ``w_lo:w_hi``, each product's bank and landing by :func:`coordinate_bank`; ``border``: (``i_elem``,
+    ``a_term``, ``a_pos``, ``w_term``, ``w_pos``, ``rule``, ``banks``) as :func:`product_kernel`."""
+    i_elem, a_term, a_pos, w_term, w_pos, rule, banks = border
+    y0 = y1 = y2 = y3 = np.uint64(0)
+    for w in range(w_lo, w_hi):
+        for e in range(i_elem[v], i_elem[v + 1]):
+            b = coordinate_bank(a_term, a_pos, w_term, w_pos, e, w, rule, banks)[0]
+            if b < 0:   # no bank (out of the plane)
+                continue
+            one = np.uint64(1) << np.uint64(8 * (b & 7))
+            word = b >> 3
+            if word == 0:
+                y0 += one
+            elif word == 1:
+                y1 += one
+            elif word == 2:
+                y2 += one
+            else:
+                y3 += one
+    return y0, y1, y2, y3
+
+
+def product_kernel(meet, unit, i_bounds, i_elem, a_term, a_pos, f_bounds, f_weight, w_term, w_pos, rule, n_seg,
+                   banks, depth, busy, todo):
     """:func:`packed_kernel` for any A and depth (``depth`` < 0: unbounded), product by product, on
     the sequences flagged in ``todo`` (passes, PEs, groups); ``i_elem``, ``a_term``: the I-vectors'
-    activations and their bank terms."""
+    activations and their bank terms. ``rule[COORDINATES]`` 0: a product's bank is the sum of the two
+    terms; else :func:`coordinate_bank` (``a_pos``, ``w_pos``: the operands' coordinates). Returns the
+    products whose output lies in the plane (counted under ``rule[COORDINATES]`` only, else 0)."""
     passes, pes, groups = busy.shape[0], busy.shape[1], busy.shape[2]
     drain = np.zeros(banks, dtype=np.int64)        # F_b
     limit = depth if depth >= 0 else 1 << 62       # unbounded: T <- T + 1 every step
+    coordinates = rule[COORDINATES] != 0
+    in_plane = 0
     for t in range(passes):
         for p in range(pes):
             for g in range(groups):
@@ -213,9 +280,15 @@ def product_kernel(meet, unit, i_bounds, i_elem, a_term, f_bounds, f_weight, w_t
                             top = 0
                             for w in range(f_weight[f], f_weight[f + 1]):
                                 for e in range(i_elem[v], i_elem[v + 1]):
-                                    b = a_term[e] + w_term[w]
-                                    if b >= banks:
-                                        b -= banks
+                                    if coordinates:
+                                        b, plane = coordinate_bank(a_term, a_pos, w_term, w_pos, e, w, rule, banks)
+                                        in_plane += plane
+                                        if b < 0:   # slot_only: out of the plane, no bank
+                                            continue
+                                    else:
+                                        b = a_term[e] + w_term[w]
+                                        if b >= banks:
+                                            b -= banks
                                     x = max(drain[b], now) + 1
                                     drain[b] = x
                                     top = max(top, x)
@@ -223,6 +296,7 @@ def product_kernel(meet, unit, i_bounds, i_elem, a_term, f_bounds, f_weight, w_t
                     busy[t, p, g, s] += now - start
                 if meet.size:
                     busy[t, p, g, meet[meet.size - 1]] += max(0, drain.max() - now)
+    return in_plane
 
 
 def _with(function, **names):
@@ -241,8 +315,10 @@ def compiled() -> dict | None:
         return None
     jit = functools.partial(njit, cache=True, nogil=True)
     most = jit(lane_max2)
-    helpers = {"lane_max": jit(_with(lane_max, lane_max2=most)), "lane_drain": jit(lane_drain)}
-    return {"packed": jit(_with(packed_kernel, **helpers)), "product": jit(product_kernel)}
+    bank = jit(coordinate_bank)
+    helpers = {"lane_max": jit(_with(lane_max, lane_max2=most)), "lane_drain": jit(lane_drain),
+               "product_words": jit(_with(product_words, coordinate_bank=bank))}
+    return {"packed": jit(_with(packed_kernel, **helpers)), "product": jit(_with(product_kernel, coordinate_bank=bank))}
 
 
 def python_kernels() -> dict:
