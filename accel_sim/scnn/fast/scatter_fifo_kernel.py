@@ -136,7 +136,9 @@ def packed_kernel(meet, unit, i_bounds, i_local, c_start, c_base, table, f_bound
                 for p in range(pes):
                     for g in range(groups):
                         q = queue[t, p, g]
-                        busy[t, p, g, meet[m - 1]] += lane_max(q[0], q[1], q[2], q[3])
+                        left = lane_max(q[0], q[1], q[2], q[3])
+                        if left > 0:   # (no write of a zero: busy's untouched pages stay unmapped)
+                            busy[t, p, g, meet[m - 1]] += left
                         q[:] = zero
             if m == meet.size:
                 break
