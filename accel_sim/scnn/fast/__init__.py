@@ -26,6 +26,7 @@ from accel_sim.scnn.fast.dram import PassTraffic, chunk_partial_sums, pass_traff
 from accel_sim.scnn.fast.multipliers import useful_products
 from accel_sim.scnn.fast.pe import PeWork, cartesian_work
 from accel_sim.scnn.fast.products import product_level
+from accel_sim.scnn.fast.scatter_fifo import terms_only
 from accel_sim.scnn.fast.timeline import PassTiming, pass_timing
 from accel_sim.scnn.fast.vectors import weight_vectors
 from accel_sim.scnn.plan import Plan
@@ -42,6 +43,7 @@ def fast(plan: Plan, max_cycles: int | None = None) -> SCNNCounters:
     psums = chunk_partial_sums(plan, geometry)
     n_chunks = tiling.channel_chunks
     per_weight = product_level(plan)   # the per-weight fields of the F-vectors: only the product-level counts
+    per_weight = "term" if per_weight and terms_only(plan) else per_weight   # the FIFO loops: bank terms only
     works: list[PeWork] = []          # per (conv group, image)
     traffic: list[PassTraffic] = []
     timings: list[PassTiming] = []    # per pass of every (conv group, image)

@@ -315,7 +315,8 @@ def cartesian_work(plan: Plan, image: int, conv_group: int, weights: WeightVecto
         else:
             per_segment = busy_cycles(spec, tiling, acts, weights, per_segment=True)
         # a channel's stride phases run one after the other on the PE
-        per_channel = per_segment.reshape(n_t, n_pe, tiling.out_groups, view.channels, -1).sum(axis=4)
+        per_channel = per_segment if n_seg == view.channels else \
+            per_segment.reshape(n_t, n_pe, tiling.out_groups, view.channels, -1).sum(axis=4)   # (no copy of one phase)
     busy = busy_cycles(spec, tiling, acts, weights) if per_channel is None else per_channel.sum(axis=3)
     # every F-vector is broadcast once per temporal tile (in the pass of its channel's chunk)
     return PeWork(busy, na @ nw, steps, int((na @ (nw > 0)).sum()),

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from accel_sim.errors import SimulationError
 from accel_sim.scnn.fast.products import SegmentLoads, border_split, needs_coordinates, segment_loads
 from accel_sim.scnn.fast.bank_codes import class_codes
 from accel_sim.scnn.fast.scatter_fifo_kernel import WORDS, compiled, packed_fits, product_rule
@@ -67,6 +68,13 @@ def _unbounded(part: SegmentLoads, queue: np.ndarray, busy: np.ndarray) -> None:
 
 
 KERNELS = compiled   # () -> the loops of .scatter_fifo_kernel (None without numba: the numpy path below runs)
+
+
+def terms_only(plan: Plan) -> bool:
+    """Whether :func:`fifo_busy` reads only the weights' bank terms per weight (the compiled loops on an
+    additive bank mapping), so :func:`~.vectors.weight_vectors` need build no other per-weight field."""
+    return plan.spec.scatter != "serialise" and not needs_coordinates(plan.spec) and KERNELS() is not None
+
 
 STEP_BLOCK_ENTRIES = 1 << 21   # (step, sequence, bank) loads gathered at once by the finite-depth recursion
 
@@ -157,21 +165,21 @@ def kernel_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors,
     coordinates = needs_coordinates(spec)
     (tile, seg, pe, term), a_pos, w_pos, rule = _operands(plan, image, conv_group, weights, elements)
     counted = spec.stride_phases == "dnnsim"   # (then class_codes is False: the product loop runs every sequence)
-    if tile.size == 0 or weights.k.size == 0:
+    if tile.size == 0 or weights.term.size == 0:
         return busy, (0 if counted else None)
     key = (tile * n_seg + seg) * pes + pe
     i_vector, _ = _vector_ids(key, spec.mult_i)
     i_elem = np.searchsorted(i_vector, np.arange(int(i_vector[-1]) + 2))
     i_bounds = np.searchsorted(key[i_elem[:-1]], np.arange(tiling.passes * n_seg * pes + 1))
     f_bounds = np.searchsorted(weights.segment * groups + weights.group, np.arange(n_seg * groups + 1))   # sorted
-    f_weight = np.searchsorted(weights.vector, np.arange(weights.count.size + 1))
+    f_weight = np.concatenate(([0], np.cumsum(weights.count)))   # each F-vector's first weight (FIFO order)
     meet = (np.bincount(seg, minlength=n_seg) > 0) & (np.diff(weights.seg_start) > 0)
     order = phase_order(plan, n_seg)
     meet = np.flatnonzero(meet) if order is None else order[meet[order]]
     nph_h, nph_w = phase_counts(view)
     unit = meet // (nph_h * nph_w) if spec.barrier == "group_channel" else np.zeros_like(meet)
     depth = None if spec.scatter == "fifo_unbounded" else spec.scatter_fifo_depth
-    term, w_term = term.astype(np.int64), weights.term.astype(np.int64)
+    term, w_term = term.astype(np.int64, copy=False), weights.term   # int64 or int32 (terms_only)
     todo = np.ones(busy.shape[:3], dtype=bool)
     xor = class_codes(plan)   # DNNsim's XOR hash, banked, aligned strides: banks from the operands' codes
     slot = border_split(plan)   # slot_only, additive mapping, aligned strides: additive but near the edges
@@ -203,6 +211,8 @@ def fifo_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors,
     f_key = weights.segment * tiling.out_groups + weights.group   # the loops find a block's F-vectors by it
     if kernels is not None and bool(np.all(f_key[1:] >= f_key[:-1])):
         return kernel_busy(plan, image, conv_group, weights, kernels, elements)
+    if weights.k is None:   # weight_vectors sorts the F-vectors by (segment, group): never reached
+        raise SimulationError(f"{plan.layer.name}: F-vectors not sorted by (segment, group) for the FIFO loops")
     n_seg = weights.seg_start.size - 1
     busy = np.zeros((tiling.passes, spec.pes, tiling.out_groups, n_seg), dtype=np.int64)
     queue = np.zeros((tiling.passes, spec.pes, tiling.out_groups, spec.accumulator_banks), dtype=np.int64)

@@ -136,7 +136,9 @@ def packed_kernel(meet, unit, i_bounds, i_local, c_start, c_base, table, f_bound
                 for p in range(pes):
                     for g in range(groups):
                         q = queue[t, p, g]
-                        busy[t, p, g, meet[m - 1]] += lane_max(q[0], q[1], q[2], q[3])
+                        left = lane_max(q[0], q[1], q[2], q[3])
+                        if left > 0:   # (no write of a zero: busy's untouched pages stay unmapped)
+                            busy[t, p, g, meet[m - 1]] += left
                         q[:] = zero
             if m == meet.size:
                 break
@@ -269,7 +271,9 @@ def product_kernel(meet, unit, i_bounds, i_elem, a_term, a_pos, f_bounds, f_weig
                 for m in range(meet.size):
                     s = meet[m]
                     if m > 0 and unit[m] != unit[m - 1]:   # a barrier: the banks drain
-                        busy[t, p, g, meet[m - 1]] += max(0, drain.max() - now)
+                        left = drain.max() - now
+                        if left > 0:   # (no write of a zero, as in packed_kernel)
+                            busy[t, p, g, meet[m - 1]] += left
                         drain[:] = 0
                         now = 0
                     key = (t * n_seg + s) * pes + p
@@ -293,9 +297,10 @@ def product_kernel(meet, unit, i_bounds, i_elem, a_term, a_pos, f_bounds, f_weig
                                     drain[b] = x
                                     top = max(top, x)
                             now = max(now + 1, top - limit)
-                    busy[t, p, g, s] += now - start
-                if meet.size:
-                    busy[t, p, g, meet[meet.size - 1]] += max(0, drain.max() - now)
+                    if now > start:
+                        busy[t, p, g, s] += now - start
+                if meet.size and drain.max() > now:
+                    busy[t, p, g, meet[meet.size - 1]] += drain.max() - now
     return in_plane
 
 

@@ -40,7 +40,8 @@ class WeightVectors:
     weights_per_block: np.ndarray        # weights
     vectors_per_block: np.ndarray        # F-vectors
     multiplicity_per_block: np.ndarray   # F-vector multiplicities
-    # per weight, in FIFO order (for the product-level count of :mod:`.products`; None when not asked for):
+    # per weight, in FIFO order (for the product-level count of :mod:`.products`; None when not asked for;
+    # ``per_weight="term"``: only ``term``, int32, for the FIFO loops on an additive bank mapping):
     k: np.ndarray | None       # filter of the conv group
     tap_y: np.ndarray | None   # output rows the weight moves a product up (:func:`weight_taps`)
     tap_x: np.ndarray | None
@@ -93,11 +94,12 @@ def weight_taps(spec: SCNNSpec, r: np.ndarray, stride: int, pad: int) -> np.ndar
 
 
 def weight_vectors(spec: SCNNSpec, view: ConvView, tiling: Tiling, weight_mask: np.ndarray | None,
-                   nonzeros: tuple[np.ndarray, ...] | None = None, per_weight: bool = True) -> WeightVectors:
+                   nonzeros: tuple[np.ndarray, ...] | None = None, per_weight: bool | str = True) -> WeightVectors:
     """``weight_mask`` (Kg, Cg, R, S): the weights the design feeds to the multipliers; ``nonzeros``
     its true entries (k, c, r, s) when the plan already found them (``plan.nonzeros.weight_nonzeros``;
     then ``weight_mask`` is not read). ``per_weight``: also the per-weight fields (``k`` ... ``term``,
-    read only by the product-level counts); else they are None. The weights are cut into vectors
+    read only by the product-level counts); else they are None; ``"term"``: only ``term`` (int32), all
+    the compiled FIFO loops read on an additive bank mapping (:func:`.scatter_fifo.terms_only`). The weights are cut into vectors
     a piece of whole segments at a time (:func:`~accel_sim.scnn.plan.nonzeros.sorted_pieces`: a
     vector never crosses a segment)."""
     nph_h, nph_w = phase_counts(view)
@@ -117,7 +119,7 @@ def weight_vectors(spec: SCNNSpec, view: ConvView, tiling: Tiling, weight_mask: 
         offset += pieces[-1][0].size
     del k, c, r, s, segment
     v_segment, v_group, count, shift, multiplicity = (np.concatenate([p[i] for p in pieces]) for i in range(5))
-    per = [np.concatenate([p[i] for p in pieces]) if per_weight else None for i in range(5, 10)]
+    per = [None if pieces[0][i] is None else np.concatenate([p[i] for p in pieces]) for i in range(5, 10)]
     del pieces
     seg_start = np.searchsorted(v_segment, np.arange(n_segments + 1))
 
@@ -129,10 +131,10 @@ def weight_vectors(spec: SCNNSpec, view: ConvView, tiling: Tiling, weight_mask: 
 
 
 def _vector_piece(spec: SCNNSpec, view: ConvView, tiling: Tiling, k: np.ndarray, segment: np.ndarray,
-                  r: np.ndarray, s: np.ndarray, offset: int, per_weight: bool) -> tuple:
+                  r: np.ndarray, s: np.ndarray, offset: int, per_weight: bool | str) -> tuple:
     """F-vectors of whole segments' weights in FIFO order (sorted by segment): per vector (segment,
     group, count, shift, multiplicity), then per weight (k, tap_y, tap_x, vector + ``offset``, term)
-    or five Nones."""
+    or five Nones (``per_weight="term"``: four Nones and the int32 terms)."""
     a = spec.accumulator_banks
     group, k_in_group = np.divmod(k, tiling.kc)
     vec, slot = _vector_ids(segment * tiling.out_groups + group, spec.mult_f)
@@ -145,7 +147,10 @@ def _vector_piece(spec: SCNNSpec, view: ConvView, tiling: Tiling, k: np.ndarray,
     first = np.flatnonzero(slot == 0)   # a vector's first weight (vector ids ascend)
     v_segment, v_group = segment[first].astype(np.int64), group[first].astype(np.int64)
     count, multiplicity = np.diff(np.append(first, vec.size)), weight_multiplicity(shift)
-    per = (k, tap_y, tap_x, vec + offset, term) if per_weight else (None,) * 5
+    if per_weight == "term":
+        per = (None,) * 4 + (term.astype(np.int32),)
+    else:
+        per = (k, tap_y, tap_x, vec + offset, term) if per_weight else (None,) * 5
     return (v_segment, v_group, count, shift, multiplicity) + per
 
 
