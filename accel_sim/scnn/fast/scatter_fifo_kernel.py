@@ -39,6 +39,8 @@ import types
 
 import numpy as np
 
+from accel_sim.scnn.plan.bank_mapping import xor_hash
+
 HIGH = np.uint64(0x8080808080808080)   # the top bit of each 8-bit lane
 LOW = np.uint64(0x0101010101010101)    # one in each lane
 LANE = np.uint64(0xFF)
@@ -211,7 +213,7 @@ def coordinate_bank(a_term, a_pos, w_term, w_pos, e, w, rule, banks):
     ``(qy - tap_y, qx - tap_x)`` (``a_pos[e]`` = (qy, qx), ``w_pos[w]`` = (tap_y, tap_x, layer filter k)),
     one above the floor when negative under ``stride_phases: dnnsim`` with a padding that is not a multiple of
     the stride (``TRUNCATE_Y`` / ``X``: :func:`~accel_sim.scnn.fast.products._truncated`); the bank by
-    DNNsim's XOR hash (:func:`~accel_sim.scnn.plan.bank_mapping.xor_bank`) or the additive terms moved by the
+    DNNsim's XOR hash (:func:`~accel_sim.scnn.plan.bank_mapping.xor_hash`) or the additive terms moved by the
     truncation; bank -1 when the product leaves the plane under ``out_of_plane: slot_only`` (no bank)."""
     floor_y, floor_x = a_pos[e, 0] - w_pos[w, 0], a_pos[e, 1] - w_pos[w, 1]
     oy = floor_y + 1 if rule[TRUNCATE_Y] != 0 and floor_y < 0 else floor_y
@@ -220,8 +222,7 @@ def coordinate_bank(a_term, a_pos, w_term, w_pos, e, w, rule, banks):
     if rule[SLOT_ONLY] != 0 and not plane:
         return -1, plane
     if rule[XOR] != 0:
-        k = w_pos[w, 2]
-        return (16 * (((k >> 2) ^ (oy >> 1) ^ (ox >> 1)) & 1) + 8 * (oy & 1) + 4 * (ox & 1) + k % 4) % banks, plane
+        return xor_hash(w_pos[w, 2], oy, ox, banks), plane
     return (a_term[e] + w_term[w] + rule[ACC_W] * (oy - floor_y) + (ox - floor_x)) % banks, plane
 
 
@@ -320,7 +321,7 @@ def compiled() -> dict | None:
         return None
     jit = functools.partial(njit, cache=True, nogil=True)
     most = jit(lane_max2)
-    bank = jit(coordinate_bank)
+    bank = jit(_with(coordinate_bank, xor_hash=jit(xor_hash)))
     helpers = {"lane_max": jit(_with(lane_max, lane_max2=most)), "lane_drain": jit(lane_drain),
                "product_words": jit(_with(product_words, coordinate_bank=bank))}
     return {"packed": jit(_with(packed_kernel, **helpers)), "product": jit(_with(product_kernel, coordinate_bank=bank))}

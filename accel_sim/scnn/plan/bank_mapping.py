@@ -44,7 +44,10 @@ def bank_of(spec: SCNNSpec, tiling: Tiling, k, y, x):
 
 def xor_bank(spec: SCNNSpec, k, y, x):
     """DNNsim's bank of partial sum (filter k of the layer, global output row y, column x)."""
-    def bit(v, i):
-        return (v >> i) & 1
-    return (16 * (bit(k, 2) ^ bit(y, 1) ^ bit(x, 1)) + 8 * bit(y, 0) + 4 * bit(x, 0) + k % 4) \
-        % spec.accumulator_banks
+    return xor_hash(k, y, x, spec.accumulator_banks)
+
+
+def xor_hash(k, y, x, banks):
+    """:func:`xor_bank` on the bank count alone (plain integer arithmetic: integers, integer arrays, or
+    compiled loops): ``(16 (k_2 ^ y_1 ^ x_1) + 8 y_0 + 4 x_0 + k mod 4) mod banks``."""
+    return (16 * (((k >> 2) ^ (y >> 1) ^ (x >> 1)) & 1) + 8 * (y & 1) + 4 * (x & 1) + k % 4) % banks
