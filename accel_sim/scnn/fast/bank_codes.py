@@ -51,6 +51,22 @@ def _padded(vector: np.ndarray, slot: np.ndarray, codes: np.ndarray, n: int, wid
     return rows
 
 
+def weight_codes(k: np.ndarray, tap_y: np.ndarray, tap_x: np.ndarray) -> np.ndarray:
+    """Each weight's code (``k`` the layer's filter, ``tap_y``, ``tap_x`` :func:`~.vectors.weight_taps`)."""
+    return ((k & 7) * 4 + (tap_y & 3)) * 4 + (tap_x & 3)
+
+
+def i_classes(vector: np.ndarray, slot: np.ndarray, qy: np.ndarray, qx: np.ndarray, n: int,
+              width: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct sorted code rows (classes, ``(classes, width)``, ``ACT_CODES`` in an empty slot) of ``n``
+    I-vectors of ``width`` slots (activation ``j`` in slot ``slot[j]`` of vector ``vector[j]``, at output-grid
+    row and column ``qy``, ``qx``), and each vector's class."""
+    codes = _padded(vector, slot, (qy & 3) * 4 + (qx & 3), n, width, ACT_CODES)
+    codes.sort(axis=1)
+    classes, i_class = np.unique(codes, axis=0, return_inverse=True)
+    return classes, i_class.reshape(-1)
+
+
 def _load_planes(i_codes: np.ndarray, table: np.ndarray) -> np.ndarray:
     """``(planes, classes, WEIGHT_CODES + 1)`` uint64: for each I class and weight code, bit ``b``
     of plane ``p`` is set when bank ``b`` receives more than ``p`` of the class's products."""
@@ -79,16 +95,13 @@ def xor_class_busy(plan: Plan, image: int, conv_group: int, weights: WeightVecto
     vec, slot = _vector_ids((tile * n_seg + seg) * n_pe + pe, spec.mult_i)
     n_i = int(vec[-1]) + 1
     first = np.searchsorted(vec, np.arange(n_i))
-    i_codes = _padded(vec, slot, (qy & 3) * 4 + (qx & 3), n_i, spec.mult_i, ACT_CODES)
-    i_codes.sort(axis=1)
-    classes, i_class = np.unique(i_codes, axis=0, return_inverse=True)
+    classes, i_class = i_classes(vec, slot, qy, qx, n_i, spec.mult_i)
     planes = _load_planes(classes, _bank_table(plan))
-    k = weights.k + conv_group * view.out_channels
-    w_code = ((k & 7) * 4 + (weights.tap_y & 3)) * 4 + (weights.tap_x & 3)
+    w_code = weight_codes(weights.k + conv_group * view.out_channels, weights.tap_y, weights.tap_x)
     f_slot = np.arange(weights.k.size) - np.searchsorted(weights.vector, weights.vector)
     f_codes = _padded(weights.vector, f_slot, w_code, weights.count.size, spec.mult_f, WEIGHT_CODES)
     # (segment, I class) entries, each meeting every F-vector of its segment
-    entry_keys, entry_of = np.unique(seg[first] * classes.shape[0] + i_class.reshape(-1), return_inverse=True)
+    entry_keys, entry_of = np.unique(seg[first] * classes.shape[0] + i_class, return_inverse=True)
     e_seg, e_class = entry_keys // classes.shape[0], entry_keys % classes.shape[0]
     width = weights.seg_start[e_seg + 1] - weights.seg_start[e_seg]
     ends = np.cumsum(width)

@@ -78,10 +78,15 @@ def border_vectors(plan: Plan, image: int, conv_group: int, weights: WeightVecto
     vector, _ = _vector_ids((tile * (weights.seg_start.size - 1) + seg) * spec.pes + pe, spec.mult_i)
     border = np.zeros(int(vector[-1]) + 1 if vector.size else 0, dtype=bool)
     if weights.k.size:
-        ty, tx = weights.tap_y, weights.tap_x
-        edge = (qy < ty.max()) | (qy - ty.min() >= view.out_h) | (qx < tx.max()) | (qx - tx.min() >= view.out_w)
-        border[vector[edge]] = True
+        border[vector[near_edge(view, qy, qx, weights.tap_y, weights.tap_x)]] = True
     return border
+
+
+def near_edge(view, qy: np.ndarray, qx: np.ndarray, tap_y: np.ndarray, tap_x: np.ndarray) -> np.ndarray:
+    """Per activation at output-grid row and column ``qy``, ``qx``: whether its product with some weight of taps
+    ``tap_y``, ``tap_x`` may leave the output plane (within the taps' range of an edge)."""
+    return (qy < tap_y.max()) | (qy - tap_y.min() >= view.out_h) | (qx < tap_x.max()) | \
+        (qx - tap_x.min() >= view.out_w)
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from accel_sim.scnn.fast.bank_codes import ACT_CODES, WEIGHT_CODES, _bank_table
+from accel_sim.scnn.fast.bank_codes import WEIGHT_CODES, _bank_table, i_classes, weight_codes
+from accel_sim.scnn.fast.products import near_edge
 from accel_sim.scnn.fast.scatter_fifo_kernel import WORDS, block_combos, pattern_table
 from accel_sim.scnn.plan import Plan
 
@@ -53,29 +54,23 @@ def xor_rows(plan: Plan, i_elem: np.ndarray, a_pos: np.ndarray, i_segment: np.nd
     banks = spec.accumulator_banks
     sizes = np.diff(i_elem)
     vector = np.repeat(np.arange(sizes.size), sizes)
-    codes = np.full((sizes.size, spec.mult_i), ACT_CODES, dtype=np.int64)   # ACT_CODES: an empty slot
-    codes[vector, np.arange(vector.size) - i_elem[vector]] = (a_pos[:, 0] & 3) * 4 + (a_pos[:, 1] & 3)
-    codes.sort(axis=1)
-    classes, i_class = np.unique(codes, axis=0, return_inverse=True)
+    classes, i_class = i_classes(vector, np.arange(vector.size) - i_elem[vector], a_pos[:, 0], a_pos[:, 1],
+                                 sizes.size, spec.mult_i)
     bank = _bank_table(plan)[:, :WEIGHT_CODES]   # (ACT_CODES + 1, WEIGHT_CODES), -1 for an empty slot
     counts = np.zeros((classes.shape[0], WEIGHT_CODES, 8 * WORDS), dtype=np.uint8)
     for j in range(spec.mult_i):
         b = bank[classes[:, j]]                                    # (classes, WEIGHT_CODES)
         cls, code = np.nonzero(b >= 0)
         np.add.at(counts, (cls, code, b[cls, code]), 1)
-    i_class = i_class.reshape(-1)
     c_start, c_class, _, i_local = block_combos(i_class, np.zeros_like(i_class), i_segment, n_seg, banks)
-    k, tap_y, tap_x = w_pos[:, 2], w_pos[:, 0], w_pos[:, 1]
-    w_code = ((k & 7) * 4 + (tap_y & 3)) * 4 + (tap_x & 3)
+    w_code = weight_codes(w_pos[:, 2], w_pos[:, 0], w_pos[:, 1])
     return PackedRows(i_local, c_start, c_class * WEIGHT_CODES * WORDS, counts.view("<u8").reshape(-1), w_code * WORDS)
 
 
 def edge_vectors(plan: Plan, i_elem: np.ndarray, a_pos: np.ndarray, w_pos: np.ndarray) -> np.ndarray:
     """Per I-vector: whether one of its products with some weight may leave the output plane (an activation's
-    output-grid row or column within the weights' tap range of an edge; :func:`.products.border_vectors`'
+    output-grid row or column within the weights' tap range of an edge; :func:`.products.near_edge`
     test), so that ``out_of_plane: slot_only`` may drop it from its bank. The packed loop counts those
     vectors' steps product by product."""
-    view = plan.view
-    qy, qx, ty, tx = a_pos[:, 0], a_pos[:, 1], w_pos[:, 0], w_pos[:, 1]
-    edge = (qy < ty.max()) | (qy - ty.min() >= view.out_h) | (qx < tx.max()) | (qx - tx.min() >= view.out_w)
-    return np.logical_or.reduceat(edge, i_elem[:-1])
+    return np.logical_or.reduceat(near_edge(plan.view, a_pos[:, 0], a_pos[:, 1], w_pos[:, 0], w_pos[:, 1]),
+                                  i_elem[:-1])
