@@ -89,12 +89,10 @@ class Window:
             return address == NO_ADDRESS or bool(self.stamp[address] == self.current)
         return any((part == address).any() for part in self._words(self.start, self.start + self.active))
 
-    def reach(self, address: int, bound: int | None = None, known_miss: bool = False) -> int:
-        """Slide until the window holds ``address``; returns the slides (one burst each).
-        ``bound``: a slide count known to bring the address in (later slides are not searched);
-        ``known_miss``: the caller has checked the window does not hold it."""
-        if not known_miss and self.holds(address):
-            return 0
+    def reach(self, address: int, bound: int | None = None) -> int:
+        """Slide until the window holds ``address``, which it does not hold now (every caller has found a
+        miss there); returns the slides (one burst each). ``bound``: a slide count known to bring the
+        address in (later slides are not searched)."""
         n, active, step = self.sets, self.active, self.step
         if step > 0:
             for slides in range(1, n + 2 if bound is None else bound):

@@ -153,7 +153,7 @@ def _scan_sweep(window: Window, own: _OwnSets, fetch: np.ndarray, lines) -> tupl
         bound = None
         if window.step > 0:
             bound = _slides_to_own_set(window, own.own_set(fold, cell))
-        misses.add(lines[position], window.reach(address, bound, known_miss=True))
+        misses.add(lines[position], window.reach(address, bound))
         position, chunk = position + 1, FIRST_CHUNK
     return misses.arrays()
 
