@@ -12,8 +12,8 @@ from accel_sim import load_arch
 from accel_sim.scnn.family import FAMILY
 from accel_sim.scnn.fast import scatter_fifo, scatter_fifo_kernel
 from accel_sim.scnn.fast.scatter_fifo_rows import xor_rows
-from accel_sim.scnn.fast.scatter_fifo_kernel import (HIGH, LOW, lane_drain, lane_max, packed_fits, pattern_table,
-                                                     python_kernels)
+from accel_sim.scnn.fast.scatter_fifo_kernel import (HIGH, LOW, lane_drain, lane_drain_one, lane_max, packed_fits,
+                                                     pattern_table, python_kernels)
 from accel_sim.scnn.plan.bank_mapping import xor_bank
 from accel_sim.workload import ConvLayer
 from tests.scnn._layers import small_case
@@ -137,6 +137,7 @@ def test_lane_arithmetic():
         drained = np.concatenate([np.frombuffer(np.uint64(lane_drain(w, d)).tobytes(), dtype=np.uint8)
                                   for w in packed(values)])
         assert drained.tolist() == np.maximum(values - d, 0).tolist()
+        assert [lane_drain_one(w) for w in packed(values)] == [lane_drain(w, 1) for w in packed(values)]
     assert HIGH == 0x80 * LOW
 
 
