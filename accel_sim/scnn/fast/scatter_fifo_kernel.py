@@ -43,6 +43,7 @@ import types
 import numpy as np
 
 from accel_sim.scnn.plan.bank_mapping import xor_hash
+from accel_sim.scnn.plan.nonzeros import unique_inverse
 
 HIGH = np.uint64(0x8080808080808080)   # the top bit of each 8-bit lane
 LOW = np.uint64(0x0101010101010101)    # one in each lane
@@ -63,24 +64,26 @@ def pattern_table(i_elem: np.ndarray, a_term: np.ndarray, banks: int) -> tuple[n
     """Per I-vector (activations ``i_elem[v]:i_elem[v + 1]`` of bank terms ``a_term``): its pattern and
     its first term; per pattern and rotation ``r`` in ``[0, 2A)``: its bank counts rotated by ``r``
     (the count of bank ``b`` is the pattern's activations of relative term ``b - r mod A``), packed
-    into 8-bit lanes, (patterns x 2A x WORDS,) uint64."""
-    sizes = np.diff(i_elem)
+    into 8-bit lanes, (patterns x 2A x WORDS,) uint64. Patterns are numbered in the order of their
+    codes (digit ``j`` in base ``A + 1``: slot ``j``'s relative term, ``A`` when the slot is empty)."""
+    sizes, starts = np.diff(i_elem), i_elem[:-1]
     width = int(sizes.max())
-    vector = np.repeat(np.arange(sizes.size), sizes)
-    slot = np.arange(a_term.size) - i_elem[vector]
-    first = a_term[i_elem[:-1]]
-    relative = np.full((sizes.size, width), banks, dtype=np.int64)    # banks: an empty slot
-    relative[vector, slot] = (a_term - first[vector]) % banks
-    code = (relative * (banks + 1) ** np.arange(width)).sum(axis=1)
-    _, one, pattern = np.unique(code, return_index=True, return_inverse=True)
-    rows = relative[one]
+    slot = np.arange(a_term.size) - np.repeat(starts, sizes)
+    first = a_term[starts]
+    relative = a_term - np.repeat(first, sizes)
+    relative += np.where(relative < 0, banks, 0)   # mod A (both terms in [0, A))
+    power = (banks + 1) ** np.arange(width + 1)
+    # a vector's code: its slots' digits, plus digit A in every empty slot j >= size (their sum: P^width - P^size)
+    code = np.add.reduceat(relative * power[slot], starts) + (power[width] - power[sizes])
+    codes, pattern = unique_inverse(code, int(power[width]))
+    rows = codes[:, None] // power[:width] % (banks + 1)   # each pattern's relative terms (A: empty)
     counts = np.zeros((rows.shape[0], banks), dtype=np.uint8)
     for j in range(width):
         used = rows[:, j] < banks
         np.add.at(counts, (np.flatnonzero(used), rows[used, j]), 1)
     table = np.zeros((rows.shape[0], 2 * banks, 8 * WORDS), dtype=np.uint8)
     table[:, :, :banks] = counts[:, (np.arange(banks)[None, :] - np.arange(2 * banks)[:, None]) % banks]   # rolled by r
-    return pattern.reshape(-1).astype(np.int64), first.astype(np.int64), table.view("<u8").reshape(-1)
+    return pattern.astype(np.int64), first.astype(np.int64), table.view("<u8").reshape(-1)
 
 
 def lane_max2(a, b):
@@ -128,10 +131,10 @@ def block_combos(pattern: np.ndarray, first: np.ndarray, i_segment: np.ndarray, 
     """The distinct (pattern, first term) of each segment's I-vectors: (per segment the first of them
     ``(n_seg + 1,)``, their patterns, their first terms, per I-vector its index among its segment's)."""
     span = (int(pattern.max()) + 1) * banks
-    keys, inverse = np.unique(i_segment * span + pattern * banks + first, return_inverse=True)
+    keys, inverse = unique_inverse(i_segment * span + pattern * banks + first, n_seg * span)
     start = np.searchsorted(keys // span, np.arange(n_seg + 1))
     combo = keys % span
-    return start, combo // banks, combo % banks, inverse.reshape(-1) - start[i_segment]
+    return start, combo // banks, combo % banks, inverse - start[i_segment]
 
 
 def packed_kernel(meet, unit, i_bounds, i_local, c_start, c_base, table, f_bounds, f_weight, w_key, border,
