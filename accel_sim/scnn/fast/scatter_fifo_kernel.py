@@ -65,18 +65,25 @@ def pattern_table(i_elem: np.ndarray, a_term: np.ndarray, banks: int) -> tuple[n
     its first term; per pattern and rotation ``r`` in ``[0, 2A)``: its bank counts rotated by ``r``
     (the count of bank ``b`` is the pattern's activations of relative term ``b - r mod A``), packed
     into 8-bit lanes, (patterns x 2A x WORDS,) uint64. Patterns are numbered in the order of their
-    codes (digit ``j`` in base ``A + 1``: slot ``j``'s relative term, ``A`` when the slot is empty)."""
+    codes (digit ``j`` in base ``A + 1``: slot ``j``'s relative term, ``A`` when the slot is empty), or of
+    their terms when a code would not fit 63 bits (I-vectors of 13 or more activations on 32 banks)."""
     sizes, starts = np.diff(i_elem), i_elem[:-1]
     width = int(sizes.max())
     slot = np.arange(a_term.size) - np.repeat(starts, sizes)
     first = a_term[starts]
     relative = a_term - np.repeat(first, sizes)
     relative += np.where(relative < 0, banks, 0)   # mod A (both terms in [0, A))
-    power = (banks + 1) ** np.arange(width + 1)
-    # a vector's code: its slots' digits, plus digit A in every empty slot j >= size (their sum: P^width - P^size)
-    code = np.add.reduceat(relative * power[slot], starts) + (power[width] - power[sizes])
-    codes, pattern = unique_inverse(code, int(power[width]))
-    rows = codes[:, None] // power[:width] % (banks + 1)   # each pattern's relative terms (A: empty)
+    if (banks + 1) ** width < 1 << 63:
+        power = (banks + 1) ** np.arange(width + 1)
+        # a vector's code: its slots' digits, plus digit A in every empty slot j >= size (their sum: P^width - P^size)
+        code = np.add.reduceat(relative * power[slot], starts) + (power[width] - power[sizes])
+        codes, pattern = unique_inverse(code, int(power[width]))
+        rows = codes[:, None] // power[:width] % (banks + 1)   # each pattern's relative terms (A: empty)
+    else:
+        terms = np.full((sizes.size, width), banks, dtype=np.int64)   # A: an empty slot
+        terms[np.repeat(np.arange(sizes.size), sizes), slot] = relative
+        rows, pattern = np.unique(terms, axis=0, return_inverse=True)
+        pattern = pattern.reshape(-1)
     counts = np.zeros((rows.shape[0], banks), dtype=np.uint8)
     for j in range(width):
         used = rows[:, j] < banks
