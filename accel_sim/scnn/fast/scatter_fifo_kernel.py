@@ -217,7 +217,7 @@ def packed_kernel(meet, unit, i_bounds, i_local, c_start, c_base, table, f_bound
                                 cycles += d
                         else:
                             k = np.uint64(i_local[v] * f_n) * UW   # its first step's loads
-                            for f in range(f_n):
+                            for _ in range(f_n):
                                 q0, q1, q2, q3, d = settle(q0 + loads[k], q1 + loads[k + U1], q2 + loads[k + U2],
                                                            q3 + loads[k + U3], depth, reach)
                                 if d == 0:
