@@ -190,9 +190,13 @@ def run_archs(network: Network, archs: dict[str, ArchSpec]) -> dict[str, pd.Data
 def run_designs(network: Network, designs: tuple[str, ...]) -> pd.DataFrame:
     """Per-layer ``layer, design, cycles, energy_pj`` plus the model metrics, layer by layer
     (all designs of one layer together, so the layer's operands are generated once)."""
-    frames = run_archs(network, {d: load_arch(DESIGN_CONFIGS[d]) for d in designs})
+    return designs_frame(run_archs(network, {d: load_arch(DESIGN_CONFIGS[d]) for d in designs}))
+
+
+def designs_frame(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """:func:`run_designs`' frame from :func:`run_archs`' frames of the designs (keyed by design name)."""
     per_layer = []
-    for i in range(len(network.layers)):
+    for i in range(len(next(iter(frames.values())))):
         for design, frame in frames.items():
             row = frame.iloc[i:i + 1].copy()
             row.insert(0, "design", design)

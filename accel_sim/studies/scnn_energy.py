@@ -11,6 +11,7 @@ import math
 
 import pandas as pd
 
+from accel_sim.arch.spec import ArchSpec
 from accel_sim.config.loader import load_arch
 from accel_sim.energy.table import load_energy_table
 from accel_sim.scnn.family import FAMILY as SCNN
@@ -164,10 +165,21 @@ def operands_once_penalty(network: str, tiling: pd.DataFrame) -> pd.DataFrame:
 BUFFERED = {"scnn.dense_partial_sums": "buffer"}
 
 
+def buffered_archs(designs: tuple[str, ...] = ("dcnn", "dcnn_opt")) -> dict[str, ArchSpec]:
+    """The dense designs with ``dense_partial_sums: buffer``, for :func:`run_archs` (labels: ``<design> buffer``)."""
+    return {f"{d} buffer": load_arch(DESIGN_CONFIGS[d], BUFFERED) for d in designs}
+
+
+def buffered_energy(frames: dict[str, pd.DataFrame], designs: tuple[str, ...] = ("dcnn", "dcnn_opt")
+                    ) -> dict[str, float]:
+    """Total energy (pJ) of each dense design with ``dense_partial_sums: buffer``, from :func:`run_archs`' frames
+    of :func:`buffered_archs` (run with other archs in one pass over the layers: the operands made once)."""
+    return {d: float(frames[f"{d} buffer"].energy_pj.sum()) for d in designs}
+
+
 def buffered_dense_energy(network: Network, designs: tuple[str, ...] = ("dcnn", "dcnn_opt")) -> dict[str, float]:
     """Total energy (pJ) of each dense design on ``network`` with ``dense_partial_sums: buffer``."""
-    frames = run_archs(network, {d: load_arch(DESIGN_CONFIGS[d], BUFFERED) for d in designs})
-    return {d: float(frame.energy_pj.sum()) for d, frame in frames.items()}
+    return buffered_energy(run_archs(network, buffered_archs(designs)), designs)
 
 
 def partial_sums_rows(network: str, totals: pd.DataFrame, buffered: dict[str, float]) -> dict[str, object]:

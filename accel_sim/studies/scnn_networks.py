@@ -12,7 +12,7 @@ from accel_sim.config.loader import load_arch
 from accel_sim.plot.studies.scnn import gains_over_dcnn
 from accel_sim.studies.registry import Comparison, StudyOutput, study
 from accel_sim.studies.scnn_energy import (EVERY_DESIGN, SCNN_ONLY, SHIPPED_ORDER, breakdown, breakdown_markdown,
-                                           buffered_dense_energy, component_totals, dram_order_rows,
+                                           buffered_archs, buffered_energy, component_totals, dram_order_rows,
                                            implied_per_product_scale, min_traffic_runs, operands_once_penalty,
                                            partial_sums_rows, per_product_energy, tiling_penalty, with_min_traffic)
 from accel_sim.studies.scnn_common import (ABLATION, DESIGN_CONFIGS, DESIGN_LABELS, ENERGY_NOTES_SOURCE,
@@ -20,16 +20,26 @@ from accel_sim.studies.scnn_common import (ABLATION, DESIGN_CONFIGS, DESIGN_LABE
                                            PUBLISHED_DENSE_ENERGY, PUBLISHED_ENERGY_RATIO, PUBLISHED_TILED_LAYERS,
                                            PUBLISHED_TILING_PENALTY, expected_busiest_bank,
                                            PUBLISHED_NETWORK_SPEEDUP, PUBLISHED_SOURCE, PUBLISHED_SPEEDUP,
-                                           conv_network, overrides_text, run_variants, run_designs)
+                                           conv_network, designs_frame, overrides_text, run_archs, run_variants)
 
 DESIGNS = ("dcnn", "dcnn_opt", "scnn")
 ABLATION_LAYERS = 3   # conv layers per network the ablation runs on (documented in the README)
 COLUMNS = ["network", "layer", "design", "cycles", "energy_pj", "steps", "bank_conflict_cycles"]
 
 
-def network_runs(networks: tuple[str, ...], designs: tuple[str, ...], max_layers: int | None) -> dict[str, pd.DataFrame]:
-    """Per network: every design's per-layer frame (:func:`run_designs`, all columns)."""
-    return {name: run_designs(conv_network(name, max_layers), designs) for name in networks}
+def network_runs(networks: tuple[str, ...], designs: tuple[str, ...], max_layers: int | None,
+                 buffered: dict[str, dict[str, float]] | None = None) -> dict[str, pd.DataFrame]:
+    """Per network: every design's per-layer frame (:func:`run_designs`, all columns). ``buffered`` (a dict to
+    fill): also per network :func:`buffered_dense_energy`, the buffered dense designs run beside the designs
+    (one pass over the layers: each layer's operands and outputs are made once)."""
+    runs = {}
+    for name in networks:
+        archs = {d: load_arch(DESIGN_CONFIGS[d]) for d in designs}
+        frames = run_archs(conv_network(name, max_layers), archs if buffered is None else {**archs, **buffered_archs()})
+        runs[name] = designs_frame({d: frames[d] for d in designs})
+        if buffered is not None:
+            buffered[name] = buffered_energy(frames)
+    return runs
 
 
 def network_frame(networks: tuple[str, ...], designs: tuple[str, ...], max_layers: int | None,
@@ -98,7 +108,9 @@ def ablation_markdown(table: pd.DataFrame, networks: tuple[str, ...]) -> str:
 def scnn_networks(networks: tuple[str, ...] = ("alexnet", "googlenet", "vgg16"), designs: tuple[str, ...] = DESIGNS,
                   max_layers: int | None = None, ablation: bool = True,
                   ablation_layers: int | None = ABLATION_LAYERS) -> StudyOutput:
-    runs = network_runs(networks, designs, max_layers)
+    buffered: dict[str, dict[str, float]] = {}   # the dense designs' partial sums in the buffer (energy only)
+    runs = network_runs(networks, designs, max_layers, buffered if {"dcnn", "dcnn_opt", "scnn"} <= set(designs)
+                        else None)
     frame = network_frame(networks, designs, max_layers, runs)
     gains = ratios(frame)
     fig = gains_over_dcnn(gains, designs, DESIGN_LABELS)
@@ -139,8 +151,7 @@ def scnn_networks(networks: tuple[str, ...] = ("alexnet", "googlenet", "vgg16"),
                                       float(len(tiling)), ENERGY_NOTES_SOURCE))
         if "dcnn_opt" in designs:
             tables["dense_partial_sums"] = psums = pd.DataFrame(
-                [partial_sums_rows(name, totals[name], buffered_dense_energy(conv_network(name, max_layers)))
-                 for name in networks])
+                [partial_sums_rows(name, totals[name], buffered[name]) for name in networks])
             energy_readme += partial_sums_text(psums)
         if len(tiling):
             comparisons.append(Comparison("SCNN energy penalty of temporal tiling, mean over the tiled layers "

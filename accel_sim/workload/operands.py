@@ -283,7 +283,7 @@ _SPARSE_SELECTION = 0.5
 _DRAWN_ZERO = np.float32(1e-3)  # what a drawn exact zero becomes (a tiny weight, never a pruned one)
 _SAMPLE = 1 << 16  # entries sampled to bound the pruning threshold from below
 _SCAN_CHUNK = 1 << 22  # entries compared with the bound per numpy call (no full-size |w| array)
-_DRAW_CHUNK = 1 << 22  # weights drawn per numpy call by :func:`_pruned_nonzeros` (16 MiB of float32)
+_DRAW_CHUNK = 1 << 18  # weights drawn per numpy call by :func:`_pruned_nonzeros` (1 MiB of float32: stays in cache)
 
 
 def _magnitude_pruned(layer: Layer, dense: np.ndarray) -> np.ndarray:

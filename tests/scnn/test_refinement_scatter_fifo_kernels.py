@@ -12,8 +12,8 @@ from accel_sim import load_arch
 from accel_sim.scnn.family import FAMILY
 from accel_sim.scnn.fast import scatter_fifo, scatter_fifo_kernel
 from accel_sim.scnn.fast.scatter_fifo_rows import xor_rows
-from accel_sim.scnn.fast.scatter_fifo_kernel import (HIGH, LOW, lane_drain, lane_max, packed_fits, pattern_table,
-                                                     python_kernels)
+from accel_sim.scnn.fast.scatter_fifo_kernel import (HIGH, LOW, lane_drain, lane_drain_one, lane_max, packed_fits,
+                                                     pattern_table, python_kernels)
 from accel_sim.scnn.plan.bank_mapping import xor_bank
 from accel_sim.workload import ConvLayer
 from tests.scnn._layers import small_case
@@ -122,6 +122,23 @@ def test_xor_hash_runs_in_the_packed_loop(monkeypatch, backend):
     assert set(ran) == {"packed"}
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_wide_i_vectors_run_in_the_packed_loop(monkeypatch, backend):
+    """I-vectors of 16 activations on 32 banks (2 x 16 multipliers, depth 4: 36 lanes' worth fits the packed
+    loop): their pattern codes would pass 63 bits, so the patterns are told apart by their terms; the counters
+    equal the reference's."""
+    kernels = kernels_of(backend)()
+    ran = []
+    monkeypatch.setattr(scatter_fifo, "KERNELS", lambda: {"packed": lambda *a: ran.append("packed") or
+                                                          kernels["packed"](*a), "product": kernels["product"]})
+    arch = load_arch("scnn", {"scnn.design": "scnn", "scnn.pe_rows": 1, "scnn.pe_cols": 1, "scnn.mult_f": 2,
+                              "scnn.mult_i": 16, "scnn.accumulator_banks": 32})
+    layer = ConvLayer("wide", in_h=12, in_w=12, in_channels=3, out_channels=8, kernel_h=3, kernel_w=3, pad_top=1,
+                      pad_bottom=1, pad_left=1, pad_right=1, input_density=0.9, weight_density=0.6)
+    assert FAMILY.refinement(arch, layer) == []
+    assert ran and set(ran) == {"packed"}
+
+
 def packed(values) -> tuple:
     lanes = np.zeros(32, dtype=np.uint8)
     lanes[:len(values)] = values
@@ -137,6 +154,7 @@ def test_lane_arithmetic():
         drained = np.concatenate([np.frombuffer(np.uint64(lane_drain(w, d)).tobytes(), dtype=np.uint8)
                                   for w in packed(values)])
         assert drained.tolist() == np.maximum(values - d, 0).tolist()
+        assert [lane_drain_one(w) for w in packed(values)] == [lane_drain(w, 1) for w in packed(values)]
     assert HIGH == 0x80 * LOW
 
 

@@ -287,9 +287,11 @@ def _counts(t_ids, seg_ids, pe_ids, n_t, n_seg, n_pe) -> np.ndarray:
 def cartesian_work(plan: Plan, image: int, conv_group: int, weights: WeightVectors) -> PeWork:
     """``weights``: the conv group's F-vectors (:func:`~.vectors.weight_vectors`, shared by the batch's images)."""
     spec, view, tiling = plan.spec, plan.view, plan.tiling
+    fifo = spec.scatter != "serialise"   # the FIFO loops cut the elements into I-vectors themselves
+
     def vectors() -> tuple:
         elements = activation_elements(spec, view, tiling, plan.input_mask[image, conv_group])
-        return elements, activation_vectors(spec, view, tiling, elements)
+        return elements, None if fifo else activation_vectors(spec, view, tiling, elements)
 
     elements, acts = shared(plan.layer, ("activation vectors", spec_key(spec), tiling_key(tiling),
                                          plan.traits.skip_activations, image, conv_group), vectors)
@@ -297,12 +299,12 @@ def cartesian_work(plan: Plan, image: int, conv_group: int, weights: WeightVecto
     n_t, n_pe = tiling.passes, spec.pes
     tile, seg, pe, _ = elements
     na = _counts(tile, seg, pe, n_t, n_seg, n_pe)
-    va = _counts(acts.tile, acts.segment, acts.pe, n_t, n_seg, n_pe)
+    va = -(-na // spec.mult_i)   # I-vectors: each (pass, segment, PE)'s elements (one run of them) cut by I
     nw, vw = weights.weights_per_block, weights.vectors_per_block
     steps = va @ vw
     per_channel, in_plane = None, None
     if product_level(plan) or spec.barrier == "group_channel":   # busy cycles per segment
-        if spec.scatter != "serialise":   # FIFOs: every step in order (the shortcuts below sum step costs)
+        if fifo:   # FIFOs: every step in order (the shortcuts below sum step costs)
             per_segment, in_plane = fifo_busy(plan, image, conv_group, weights, elements)
         elif class_codes(plan):
             per_segment = xor_class_busy(plan, image, conv_group, weights)

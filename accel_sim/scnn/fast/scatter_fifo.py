@@ -151,6 +151,12 @@ def _operands(plan: Plan, image: int, conv_group: int, weights: WeightVectors, e
     return (tile, seg, pe, term), np.stack((qy, qx), axis=1), w_pos.astype(np.int64), rule
 
 
+def _bounds(keys: np.ndarray, n: int) -> np.ndarray:
+    """``np.searchsorted(keys, np.arange(n + 1))`` of ascending non-negative ``keys`` below ``n``: where each
+    key's run starts (and the end), by counting."""
+    return np.concatenate(([0], np.cumsum(np.bincount(keys, minlength=n))))
+
+
 def kernel_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors, kernels: dict,
                 elements: tuple | None = None) -> tuple[np.ndarray, int | None]:
     """:func:`fifo_busy` by the loops of :mod:`.scatter_fifo_kernel` (``kernels``: compiled or plain Python):
@@ -168,10 +174,9 @@ def kernel_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors,
     if tile.size == 0 or weights.term.size == 0:
         return busy, (0 if counted else None)
     key = (tile * n_seg + seg) * pes + pe
-    i_vector, _ = _vector_ids(key, spec.mult_i)
-    i_elem = np.searchsorted(i_vector, np.arange(int(i_vector[-1]) + 2))
-    i_bounds = np.searchsorted(key[i_elem[:-1]], np.arange(tiling.passes * n_seg * pes + 1))
-    f_bounds = np.searchsorted(weights.segment * groups + weights.group, np.arange(n_seg * groups + 1))   # sorted
+    i_elem = np.append(np.flatnonzero(_vector_ids(key, spec.mult_i)[1] == 0), key.size)   # each I-vector's first
+    i_bounds = _bounds(key[i_elem[:-1]], tiling.passes * n_seg * pes)
+    f_bounds = _bounds(weights.segment * groups + weights.group, n_seg * groups)
     f_weight = np.concatenate(([0], np.cumsum(weights.count)))   # each F-vector's first weight (FIFO order)
     meet = (np.bincount(seg, minlength=n_seg) > 0) & (np.diff(weights.seg_start) > 0)
     order = phase_order(plan, n_seg)

@@ -33,13 +33,14 @@ class WeightVectors:
     segment: np.ndarray   # (n,) c * phases + phase
     group: np.ndarray     # (n,) output-channel group
     count: np.ndarray     # (n,) weights in the vector (1..F)
-    shift: np.ndarray     # (n, F) uint64 rotation of the activation banks per weight (EMPTY_SHIFT unused)
+    shift: np.ndarray | None     # (n, F) uint64 rotation of the activation banks per weight (EMPTY_SHIFT unused)
     seg_start: np.ndarray  # (segments + 1,) first vector of each segment
-    multiplicity: np.ndarray  # (n,) the most weights of the vector sharing one bank term
+    multiplicity: np.ndarray | None  # (n,) the most weights of the vector sharing one bank term
     # (segments, output-channel groups) sums, shared by every image of the batch:
     weights_per_block: np.ndarray        # weights
     vectors_per_block: np.ndarray        # F-vectors
-    multiplicity_per_block: np.ndarray   # F-vector multiplicities
+    multiplicity_per_block: np.ndarray | None   # F-vector multiplicities
+    # (shift and the multiplicities: None under ``per_weight="term"``, read only by the crossbar's step costs)
     # per weight, in FIFO order (for the product-level count of :mod:`.products`; None when not asked for;
     # ``per_weight="term"``: only ``term``, int32, for the FIFO loops on an additive bank mapping):
     k: np.ndarray | None       # filter of the conv group
@@ -99,7 +100,8 @@ def weight_vectors(spec: SCNNSpec, view: ConvView, tiling: Tiling, weight_mask: 
     its true entries (k, c, r, s) when the plan already found them (``plan.nonzeros.weight_nonzeros``;
     then ``weight_mask`` is not read). ``per_weight``: also the per-weight fields (``k`` ... ``term``,
     read only by the product-level counts); else they are None; ``"term"``: only ``term`` (int32), all
-    the compiled FIFO loops read on an additive bank mapping (:func:`.scatter_fifo.terms_only`). The weights are cut into vectors
+    the compiled FIFO loops read on an additive bank mapping (:func:`.scatter_fifo.terms_only`), and no
+    ``shift`` or multiplicities (the crossbar's step costs, which those loops replace). The weights are cut into vectors
     a piece of whole segments at a time (:func:`~accel_sim.scnn.plan.nonzeros.sorted_pieces`: a
     vector never crosses a segment)."""
     nph_h, nph_w = phase_counts(view)
@@ -118,23 +120,24 @@ def weight_vectors(spec: SCNNSpec, view: ConvView, tiling: Tiling, weight_mask: 
         pieces.append(_vector_piece(spec, view, tiling, k[at], segment[at], r[at], s[at], offset, per_weight))
         offset += pieces[-1][0].size
     del k, c, r, s, segment
-    v_segment, v_group, count, shift, multiplicity = (np.concatenate([p[i] for p in pieces]) for i in range(5))
-    per = [None if pieces[0][i] is None else np.concatenate([p[i] for p in pieces]) for i in range(5, 10)]
+    v_segment, v_group, count, shift, multiplicity, *per = (
+        None if pieces[0][i] is None else np.concatenate([p[i] for p in pieces]) for i in range(10))
     del pieces
     seg_start = np.searchsorted(v_segment, np.arange(n_segments + 1))
 
     def per_block(values: np.ndarray | None) -> np.ndarray:
         return _per_block(v_segment, v_group, values, n_segments, tiling.out_groups)
 
-    return WeightVectors(v_segment, v_group, count, shift, seg_start, multiplicity,
-                         per_block(count), per_block(None), per_block(multiplicity), *per)
+    return WeightVectors(v_segment, v_group, count, shift, seg_start, multiplicity, per_block(count), per_block(None),
+                         None if multiplicity is None else per_block(multiplicity), *per)
 
 
 def _vector_piece(spec: SCNNSpec, view: ConvView, tiling: Tiling, k: np.ndarray, segment: np.ndarray,
                   r: np.ndarray, s: np.ndarray, offset: int, per_weight: bool | str) -> tuple:
     """F-vectors of whole segments' weights in FIFO order (sorted by segment): per vector (segment,
     group, count, shift, multiplicity), then per weight (k, tap_y, tap_x, vector + ``offset``, term)
-    or five Nones (``per_weight="term"``: four Nones and the int32 terms)."""
+    or five Nones (``per_weight="term"``: no shift and multiplicity (None: the FIFO loops read the
+    terms), four Nones and the int32 terms)."""
     a = spec.accumulator_banks
     group, k_in_group = np.divmod(k, tiling.kc)
     vec, slot = _vector_ids(segment * tiling.out_groups + group, spec.mult_f)
@@ -142,16 +145,15 @@ def _vector_piece(spec: SCNNSpec, view: ConvView, tiling: Tiling, k: np.ndarray,
     tap_y = weight_taps(spec, r, view.stride_h, view.pad_top)
     tap_x = weight_taps(spec, s, view.stride_w, view.pad_left)
     term = bank_of(spec, tiling, k_in_group, -tap_y, -tap_x)
-    shift = np.full((n, spec.mult_f), EMPTY_SHIFT, dtype=np.uint64)
-    shift[vec, slot] = ((a - term) % a).astype(np.uint64)
     first = np.flatnonzero(slot == 0)   # a vector's first weight (vector ids ascend)
     v_segment, v_group = segment[first].astype(np.int64), group[first].astype(np.int64)
-    count, multiplicity = np.diff(np.append(first, vec.size)), weight_multiplicity(shift)
+    count = np.diff(np.append(first, vec.size))
     if per_weight == "term":
-        per = (None,) * 4 + (term.astype(np.int32),)
-    else:
-        per = (k, tap_y, tap_x, vec + offset, term) if per_weight else (None,) * 5
-    return (v_segment, v_group, count, shift, multiplicity) + per
+        return (v_segment, v_group, count, None, None) + (None,) * 4 + (term.astype(np.int32),)
+    shift = np.full((n, spec.mult_f), EMPTY_SHIFT, dtype=np.uint64)
+    shift[vec, slot] = ((a - term) % a).astype(np.uint64)
+    per = (k, tap_y, tap_x, vec + offset, term) if per_weight else (None,) * 5
+    return (v_segment, v_group, count, shift, weight_multiplicity(shift)) + per
 
 
 def activation_elements(spec: SCNNSpec, view: ConvView, tiling: Tiling, input_mask: np.ndarray,

@@ -104,18 +104,20 @@ def _fc_tap_matrices(layer: Layer):
     """:func:`_tap_matrices` of a :func:`sparse_fc` layer's weights (the same blocks of rows, the same
     values), each block filled from the operands' non-zeros: no full-size tensor."""
     index, values = layer_operands(layer).weight_nonzeros
-    c, k = np.divmod(index, layer.n)
+    if index.size and int(index[-1]) <= np.iinfo(np.int32).max:   # int32 division: about twice as fast
+        index = index.astype(np.int32)
+    c, k = np.divmod(index, np.asarray(layer.n, dtype=index.dtype))
     order = stable_order(k, layer.n)   # by output row (the block's rows)
-    c, k, values = c[order], k[order], values[order]
-    bounds = np.searchsorted(k, np.arange(0, layer.n + TRANSPOSE_TILE, TRANSPOSE_TILE))
-    buffer = np.zeros((1, min(layer.n, TRANSPOSE_TILE), layer.k), dtype=np.float32)   # one block, reused
+    place = (k % TRANSPOSE_TILE).astype(np.int64) * layer.k + c   # row-major in its block's (rows, k) matrix
+    bounds = np.concatenate(([0], np.cumsum(np.bincount(k // TRANSPOSE_TILE, minlength=-(-layer.n // TRANSPOSE_TILE)))))
+    place, values = place[order], values[order]
+    buffer = np.zeros(min(layer.n, TRANSPOSE_TILE) * layer.k, dtype=np.float32)   # one block, reused
     for i, lo in enumerate(range(0, layer.n, TRANSPOSE_TILE)):
         block = slice(lo, min(layer.n, lo + TRANSPOSE_TILE))
-        matrix = buffer[:, :block.stop - lo]
         at = slice(bounds[i], bounds[i + 1])
-        matrix[0, k[at] - lo, c[at]] = values[at]
-        yield 0, 0, block, matrix
-        matrix[0, k[at] - lo, c[at]] = 0   # zero again for the next block (the caller has used this one)
+        buffer[place[at]] = values[at]
+        yield 0, 0, block, buffer[:(block.stop - lo) * layer.k].reshape(1, block.stop - lo, layer.k)
+        buffer[place[at]] = 0   # zero again for the next block (the caller has used this one)
 
 
 def convolution(view: ConvView, weights: np.ndarray | None, inputs: np.ndarray, taps=None) -> np.ndarray:
