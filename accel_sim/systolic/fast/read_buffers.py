@@ -85,9 +85,11 @@ class Window:
         return self.stamp[addresses] == self.current
 
     def holds(self, address: int) -> bool:
-        if self.stamped or address == NO_ADDRESS:
-            return address == NO_ADDRESS or bool(self.stamp[address] == self.current)
-        return any((part == address).any() for part in self._words(self.start, self.start + self.active))
+        """Whether the window holds ``address``: by its stamp, so only once :meth:`hits` has stamped
+        the current start (or for an idle request, always held)."""
+        if not (self.stamped or address == NO_ADDRESS):
+            raise SimulationError("holds() reads stamps: check a batch with hits() first")
+        return address == NO_ADDRESS or bool(self.stamp[address] == self.current)
 
     def reach(self, address: int, bound: int | None = None) -> int:
         """Slide until the window holds ``address``, which it does not hold now (every caller has found a

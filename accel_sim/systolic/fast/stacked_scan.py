@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from accel_sim.errors import SimulationError
 from accel_sim.hardware.scalesim_scratchpad import NO_ADDRESS, ReadBufferGeometry
 from accel_sim.systolic.fast.demand import FoldRequests
 from accel_sim.systolic.fast.read_buffers import FIRST_CHUNK, LARGEST_CHUNK, MissLog, ReadMisses, Window, repeated_sweeps
 from accel_sim.systolic.fast.fold_sets import _cells_before_diagonal, _cells_on_diagonal
+from accel_sim.systolic.fast.ifmap_copies import IfmapCopies, slides_to_reach
 from accel_sim.systolic.plan.operands import diagonal_order
 
 
@@ -113,26 +113,28 @@ def _own_run_end(own: _OwnSets, window: Window, fold: int, cell: int) -> int:
     return own.cells if bound >= n else own.first_at_or_after(fold, cell, bound)
 
 
-def _slides_to_own_set(window: Window, own_set: int) -> int:
-    """Slides after which the window holds the set ``own_set``."""
+def _in_window(window: Window, sets: list[int]) -> bool:
+    n, active, start = window.sets, window.active, window.start
+    return any((s - start) % n < active for s in sets)
+
+
+def _reach(window: Window, sets: list[int]) -> int:
+    """Slide the window until it holds one of ``sets`` (it holds none now); returns the slides."""
     n, active, step, start = window.sets, window.active, window.step, window.start
-    ahead = (own_set - start) % n
-    slides = max(1, (ahead - active) // step + 1)  # fewer slides leave the window short of it, not past it
-    if slides * step <= ahead and ahead - slides * step < active:
-        return slides
-    for slides in range(1, n + 2):
-        if (own_set - start - slides * step) % n < active:
-            return slides
-    raise SimulationError("read scratchpad window never reaches a demanded address")
+    slides = min(slides_to_reach(start, n, active, step, s) for s in sets)
+    window.move_to((start + slides * step) % n)
+    return slides
 
 
-def _scan_sweep(window: Window, own: _OwnSets, fetch: np.ndarray, lines) -> tuple[np.ndarray, np.ndarray]:
+def _scan_sweep(window: Window, own: _OwnSets, copies: IfmapCopies, fetch: np.ndarray,
+                lines) -> tuple[np.ndarray, np.ndarray]:
     """(miss lines, bursts per miss line) of one sweep from the window's current start (a
     request's address: the fetch sequence's word at its cell)."""
     cells = own.cells
     total = len(own.blocks) * cells
     misses = MissLog()
     position, chunk = 0, FIRST_CHUNK
+    valid_positions, set_words = own.valid_positions, own.set_words
     while position < total:
         fold, cell = divmod(position, cells)
         end = _own_run_end(own, window, fold, cell)
@@ -141,7 +143,13 @@ def _scan_sweep(window: Window, own: _OwnSets, fetch: np.ndarray, lines) -> tupl
             continue
         position, cell = fold * cells + end, end
         address = int(fetch[own.position(fold, cell)])
-        if window.holds(address):  # another copy is resident (or an idle request): check a chunk
+        sets = None
+        if window.stamped or address == NO_ADDRESS:
+            resident = window.holds(address)
+        else:
+            sets = copies.sets(address, valid_positions, set_words)
+            resident = _in_window(window, sets)
+        if resident:  # another copy is resident (or an idle request): check a chunk
             stop = min(total, position + chunk)
             hit = window.hits(fetch[own.positions(position, stop)])
             if hit.all():
@@ -149,17 +157,16 @@ def _scan_sweep(window: Window, own: _OwnSets, fetch: np.ndarray, lines) -> tupl
                 continue
             position += int(np.argmin(hit))
             fold, cell = divmod(position, cells)
-            address = int(fetch[own.position(fold, cell)])
-        bound = None
-        if window.step > 0:
-            bound = _slides_to_own_set(window, own.own_set(fold, cell))
-        misses.add(lines[position], window.reach(address, bound))
+            address, sets = int(fetch[own.position(fold, cell)]), None
+        if sets is None:
+            sets = copies.sets(address, valid_positions, set_words)
+        misses.add(lines[position], _reach(window, sets))
         position, chunk = position + 1, FIRST_CHUNK
     return misses.arrays()
 
 
-def stacked_misses(geometry: ReadBufferGeometry, fetch: np.ndarray, demand: FoldRequests, repeats: int = 1,
-                   repeat_lines: int = 0) -> ReadMisses:
+def stacked_misses(geometry: ReadBufferGeometry, fetch: np.ndarray, demand: FoldRequests, copies: IfmapCopies,
+                   repeats: int = 1, repeat_lines: int = 0) -> ReadMisses:
     """:func:`~accel_sim.systolic.fast.read_buffers.read_misses` of a
     :class:`~accel_sim.systolic.fast.demand.FoldRequests` sweep (every request's address is the
     fetch sequence's word at its cell, so each is present)."""
@@ -170,6 +177,6 @@ def stacked_misses(geometry: ReadBufferGeometry, fetch: np.ndarray, demand: Fold
 
     def scan_from(start: int) -> tuple[np.ndarray, np.ndarray, int]:
         window.move_to(start)
-        return (*_scan_sweep(window, own, fetch, demand.lines), window.start)
+        return (*_scan_sweep(window, own, copies, fetch, demand.lines), window.start)
 
     return repeated_sweeps(scan_from, repeats, repeat_lines)

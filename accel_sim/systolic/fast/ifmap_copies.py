@@ -1,0 +1,104 @@
+"""Where each input word of a convolution sits in its streamed ifmap's fetch sequence, in closed
+form (fast path): the positions of an address's *copies*, without searching the sequence.
+
+The im2col matrix (:func:`~accel_sim.systolic.plan.operands.ifmap_addresses`) holds input word
+``(batch, Y, X, c)`` once per kernel position ``(kr, kc)`` that reads it: at output pixel
+``((batch out_h + oy) out_w + ox)`` with ``oy stride_h = Y + pad_top - kr`` and
+``ox stride_w = X + pad_left - kc`` (both exact divisions, ``0 <= oy < out_h``, ``0 <= ox < out_w``),
+in the kept column of reduction index ``(kr kernel_w + kc) C + c`` (N:M keeps ``j % M < N``, the
+``(j // M) N + j % M``-th kept index). The fetch sequence stacks the ``W``-wide blocks of the
+``(other x edge)`` matrix and rolls the ``N x W`` stack out along anti-diagonals: cell ``(i, q)``
+sits at (cells before diagonal ``i + q``) + (cells of that diagonal left of ``q``)
+(:class:`~accel_sim.systolic.fast.fold_sets.StackedFetch`'s closed form, the full stack:
+the fetch sequence keeps its padding words).
+
+The sets holding an address are then the ranks of those positions among the valid words,
+divided by the set size. :mod:`.stacked_scan` asks this on a miss (which later set brings the
+address in, :func:`slides_to_reach`) and when an address is found outside its own set (is
+another copy resident?) instead of comparing the window's words one by one.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from accel_sim.errors import SimulationError
+from accel_sim.systolic.plan.mapping import SystolicMapping
+from accel_sim.systolic.plan.operands import edge_width, role
+from accel_sim.workload.layer import ConvLayer
+
+
+class IfmapCopies:
+    """Fetch positions and sets of every copy of an address of a streamed convolution ifmap."""
+
+    def __init__(self, mapping: SystolicMapping, layer: ConvLayer):
+        r = role(mapping, "ifmap")
+        if r.kind != "stream" or mapping.row_wise is not None:
+            raise ValueError("copies in closed form: a streamed convolution ifmap without row-wise sparsity")
+        self.layer = layer
+        self.channels = layer.in_channels // layer.groups
+        self.kernel = [divmod(p, layer.kernel_w) for p in range(layer.kernel_h * layer.kernel_w)]
+        self.nm = mapping.nm
+        self.pixels_are_rows = r.other_dim == "m"   # ws: (pixels x kept columns); os: (kept columns x pixels)
+        self.width = edge_width(mapping, r)
+        self.other = mapping.dim(r.other_dim)
+        self.rows = -(-mapping.dim(r.edge_dim) // self.width) * self.other
+
+    def positions(self, address: int) -> list[int]:
+        """Fetch positions of every copy of ``address`` (a word of the input, not ``NO_ADDRESS``),
+        in kernel-position order."""
+        layer, channels, nm = self.layer, self.channels, self.nm
+        pixel, c = divmod(address, channels)
+        pixel, x = divmod(pixel, layer.in_w)
+        batch, y = divmod(pixel, layer.in_h)
+        y, x = y + layer.pad_top, x + layer.pad_left
+        sh, sw, out_h, out_w, kernel_w = layer.stride_h, layer.stride_w, layer.out_h, layer.out_w, layer.kernel_w
+        n, w, t_rows, pixels_are_rows = self.rows, self.width, self.other, self.pixels_are_rows
+        positions = []
+        for kr, kc in self.kernel:
+            oy, ry = divmod(y - kr, sh)
+            ox, rx = divmod(x - kc, sw)
+            if ry or rx or not (0 <= oy < out_h and 0 <= ox < out_w):
+                continue
+            column = (kr * kernel_w + kc) * channels + c
+            if nm is not None:
+                kept, offset = divmod(column, nm.m)
+                if offset >= nm.n:
+                    continue
+                column = kept * nm.n + offset
+            row = (batch * out_h + oy) * out_w + ox
+            other, edge = (row, column) if pixels_are_rows else (column, row)
+            block, q = divmod(edge, w)
+            d = block * t_rows + other + q
+            positions.append(_stacked_before(d, n, w) + max(min(q - 1, d) - max(0, d - n + 1) + 1, 0))
+        return positions
+
+    def sets(self, address: int, valid_positions: np.ndarray, set_words: int) -> list[int]:
+        """Sets holding ``address``: the ranks of its copies among the valid words (``valid_positions``,
+        the fetch positions of the valid words, ascending), over the set size."""
+        return (np.searchsorted(valid_positions, self.positions(address)) // set_words).tolist()
+
+
+def _triangle(x: int, h: int) -> int:
+    """``sum_{u=0..x} clamp(u, 0, h)`` (0 for ``x < 0``)."""
+    if x <= 0:
+        return 0
+    low = min(x, h)
+    return low * (low + 1) // 2 + (x - low) * h
+
+
+def _stacked_before(d: int, n: int, w: int) -> int:
+    """Cells of an ``n x w`` matrix before its anti-diagonal ``d``."""
+    return _triangle(d, n) - _triangle(d - w, n)
+
+
+def slides_to_reach(start: int, sets: int, active: int, step: int, target: int) -> int:
+    """Slides of ``step`` sets after which a window of ``active`` sets from ``start`` (of ``sets``,
+    wrapping) first holds set ``target``, which it does not hold now (at least one slide)."""
+    ahead = (target - start) % sets
+    slides = max(1, (ahead - active) // step + 1) if step > 0 else 1
+    if slides * step <= ahead and ahead - slides * step < active:  # reached before the start wraps past the end
+        return slides
+    for slides in range(1, sets + 2):
+        if (target - start - slides * step) % sets < active:
+            return slides
+    raise SimulationError("read scratchpad window never reaches a demanded address")
