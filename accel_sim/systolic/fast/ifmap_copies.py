@@ -36,7 +36,7 @@ class IfmapCopies:
             raise ValueError("copies in closed form: a streamed convolution ifmap without row-wise sparsity")
         self.layer = layer
         self.channels = layer.in_channels // layer.groups
-        self.kernel = [divmod(p, layer.kernel_w) for p in range(layer.kernel_h * layer.kernel_w)]
+        self.words = layer.batch * layer.in_h * layer.in_w * self.channels   # addresses 0 .. words - 1
         self.nm = mapping.nm
         self.pixels_are_rows = r.other_dim == "m"   # ws: (pixels x kept columns); os: (kept columns x pixels)
         self.width = edge_width(mapping, r)
@@ -44,38 +44,47 @@ class IfmapCopies:
         self.rows = -(-mapping.dim(r.edge_dim) // self.width) * self.other
 
     def positions(self, address: int) -> list[int]:
-        """Fetch positions of every copy of ``address`` (a word of the input, not ``NO_ADDRESS``),
-        in kernel-position order."""
+        """Fetch positions of every copy of ``address`` (a word of the input, not ``NO_ADDRESS``)."""
         layer, channels, nm = self.layer, self.channels, self.nm
         pixel, c = divmod(address, channels)
         pixel, x = divmod(pixel, layer.in_w)
         batch, y = divmod(pixel, layer.in_h)
-        y, x = y + layer.pad_top, x + layer.pad_left
-        sh, sw, out_h, out_w, kernel_w = layer.stride_h, layer.stride_w, layer.out_h, layer.out_w, layer.kernel_w
+        rows = _outputs(y + layer.pad_top, layer.kernel_h, layer.stride_h, layer.out_h)
+        cols = _outputs(x + layer.pad_left, layer.kernel_w, layer.stride_w, layer.out_w)
         n, w, t_rows, pixels_are_rows = self.rows, self.width, self.other, self.pixels_are_rows
+        out_w, kernel_w, first_row = layer.out_w, layer.kernel_w, batch * layer.out_h
+        interior_skew = w * (w - 1) // 2
         positions = []
-        for kr, kc in self.kernel:
-            oy, ry = divmod(y - kr, sh)
-            ox, rx = divmod(x - kc, sw)
-            if ry or rx or not (0 <= oy < out_h and 0 <= ox < out_w):
-                continue
-            column = (kr * kernel_w + kc) * channels + c
-            if nm is not None:
-                kept, offset = divmod(column, nm.m)
-                if offset >= nm.n:
-                    continue
-                column = kept * nm.n + offset
-            row = (batch * out_h + oy) * out_w + ox
-            other, edge = (row, column) if pixels_are_rows else (column, row)
-            block, q = divmod(edge, w)
-            d = block * t_rows + other + q
-            positions.append(_stacked_before(d, n, w) + max(min(q - 1, d) - max(0, d - n + 1) + 1, 0))
+        for kr, oy in rows:
+            row_base = (first_row + oy) * out_w
+            for kc, ox in cols:
+                column = (kr * kernel_w + kc) * channels + c
+                if nm is not None:
+                    kept, offset = divmod(column, nm.m)
+                    if offset >= nm.n:
+                        continue
+                    column = kept * nm.n + offset
+                if pixels_are_rows:
+                    block, q = divmod(column, w)
+                    d = block * t_rows + row_base + ox + q
+                else:
+                    block, q = divmod(row_base + ox, w)
+                    d = block * t_rows + column + q
+                if w - 1 <= d <= n - 1:  # a full diagonal: W d - W (W - 1) / 2 cells before it
+                    positions.append(w * d - interior_skew + q)
+                else:
+                    positions.append(_triangle(d, n) - _triangle(d - w, n) + max(min(q - 1, d) - max(0, d - n + 1) + 1, 0))
         return positions
 
-    def sets(self, address: int, valid_positions: np.ndarray, set_words: int) -> list[int]:
-        """Sets holding ``address``: the ranks of its copies among the valid words (``valid_positions``,
-        the fetch positions of the valid words, ascending), over the set size."""
-        return (np.searchsorted(valid_positions, self.positions(address)) // set_words).tolist()
+
+def _outputs(padded: int, kernel: int, stride: int, outputs: int) -> list[tuple[int, int]]:
+    """(kernel offset, output index) of each window over padded input index ``padded``."""
+    found = []
+    for offset in range(kernel):
+        out, rest = divmod(padded - offset, stride)
+        if not rest and 0 <= out < outputs:
+            found.append((offset, out))
+    return found
 
 
 def _triangle(x: int, h: int) -> int:
@@ -84,11 +93,6 @@ def _triangle(x: int, h: int) -> int:
         return 0
     low = min(x, h)
     return low * (low + 1) // 2 + (x - low) * h
-
-
-def _stacked_before(d: int, n: int, w: int) -> int:
-    """Cells of an ``n x w`` matrix before its anti-diagonal ``d``."""
-    return _triangle(d, n) - _triangle(d - w, n)
 
 
 def slides_to_reach(start: int, sets: int, active: int, step: int, target: int) -> int:

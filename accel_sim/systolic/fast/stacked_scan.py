@@ -30,6 +30,8 @@ from accel_sim.systolic.fast.fold_sets import _cells_before_diagonal, _cells_on_
 from accel_sim.systolic.fast.ifmap_copies import IfmapCopies, slides_to_reach
 from accel_sim.systolic.plan.operands import diagonal_order
 
+BOUNDS_CHUNK = 1 << 18   # fetch words counted at once when finding where the sets begin
+
 
 class _OwnSets:
     """Fetch position and own set of each request of one sweep, in closed form.
@@ -42,7 +44,7 @@ class _OwnSets:
     :meth:`~accel_sim.systolic.fast.fold_sets.StackedFetch.rank`.
     """
 
-    def __init__(self, demand: FoldRequests, valid_positions: np.ndarray, geometry: ReadBufferGeometry):
+    def __init__(self, demand: FoldRequests, bounds: np.ndarray):
         cells = demand.cells
         self.blocks = cells.blocks.tolist()
         self.t, self.q = diagonal_order(cells.block_rows, cells.width)
@@ -51,8 +53,7 @@ class _OwnSets:
         w = self.width
         self.interior = (self.t + self.q) * w + self.q - w * (w - 1) // 2
         self.tables: dict[int, np.ndarray] = {}
-        self.valid_positions = valid_positions
-        self.set_words = geometry.set_words
+        self.ends = bounds[1:-1]   # a fetch position's set: how many of the sets 1 .. n - 1 begin at or before it
 
     def _table(self, block: int) -> tuple[np.ndarray, int]:
         """(positions table, shift) of a block's cells."""
@@ -85,14 +86,17 @@ class _OwnSets:
 
     def own_set(self, fold: int, cell: int) -> int:
         """Set of the word at the request's fetch position (an idle cell: the next valid word's)."""
-        return int(np.searchsorted(self.valid_positions, self.position(fold, cell))) // self.set_words
+        return int(self.set_of(self.position(fold, cell)))
+
+    def set_of(self, positions):
+        """Set of the word at each fetch position (an idle word: the next valid word's)."""
+        return np.searchsorted(self.ends, positions, side="right")
 
     def first_at_or_after(self, fold: int, cell: int, set_index: int) -> int:
         """First cell from ``cell`` on of the fold whose own set is ``set_index`` or later."""
-        rank = set_index * self.set_words  # own set >= set_index: more than `rank - 1` valid words before it
-        if rank > self.valid_positions.size:
+        if set_index > self.ends.size:
             return self.cells
-        threshold = int(self.valid_positions[rank - 1]) + 1
+        threshold = int(self.ends[set_index - 1])  # where set `set_index` begins
         table, shift = self._table(self.blocks[fold])
         return cell + int(np.searchsorted(table[cell:], threshold - shift))
 
@@ -134,7 +138,6 @@ def _scan_sweep(window: Window, own: _OwnSets, copies: IfmapCopies, fetch: np.nd
     total = len(own.blocks) * cells
     misses = MissLog()
     position, chunk = 0, FIRST_CHUNK
-    valid_positions, set_words = own.valid_positions, own.set_words
     while position < total:
         fold, cell = divmod(position, cells)
         end = _own_run_end(own, window, fold, cell)
@@ -147,7 +150,7 @@ def _scan_sweep(window: Window, own: _OwnSets, copies: IfmapCopies, fetch: np.nd
         if window.stamped or address == NO_ADDRESS:
             resident = window.holds(address)
         else:
-            sets = copies.sets(address, valid_positions, set_words)
+            sets = own.set_of(copies.positions(address)).tolist()
             resident = _in_window(window, sets)
         if resident:  # another copy is resident (or an idle request): check a chunk
             stop = min(total, position + chunk)
@@ -159,10 +162,25 @@ def _scan_sweep(window: Window, own: _OwnSets, copies: IfmapCopies, fetch: np.nd
             fold, cell = divmod(position, cells)
             address, sets = int(fetch[own.position(fold, cell)]), None
         if sets is None:
-            sets = copies.sets(address, valid_positions, set_words)
+            sets = own.set_of(copies.positions(address)).tolist()
         misses.add(lines[position], _reach(window, sets))
         position, chunk = position + 1, FIRST_CHUNK
     return misses.arrays()
+
+
+def set_bounds(geometry: ReadBufferGeometry, fetch: np.ndarray) -> np.ndarray:
+    """Where each set begins in the fetch sequence, and its end: set ``j >= 1`` begins after the
+    last valid word of set ``j - 1`` (the idle words between two sets go with the later one)."""
+    n, words = geometry.sets, geometry.set_words
+    ends = np.arange(1, n, dtype=np.int64) * words   # set j >= 1 begins after the (j words)-th valid word
+    found = []
+    before = 0                                         # valid words before the chunk
+    for lo in range(0, fetch.size, BOUNDS_CHUNK):      # a chunk at a time: no layer-sized index array
+        counts = np.cumsum(fetch[lo:lo + BOUNDS_CHUNK] != NO_ADDRESS, dtype=np.int64)
+        wanted = ends[(ends > before) & (ends <= before + int(counts[-1]))]
+        found.append(lo + np.searchsorted(counts, wanted - before) + 1)
+        before += int(counts[-1])
+    return np.concatenate([[0], *found, [fetch.size]]).astype(np.int64)
 
 
 def stacked_misses(geometry: ReadBufferGeometry, fetch: np.ndarray, demand: FoldRequests, copies: IfmapCopies,
@@ -170,10 +188,9 @@ def stacked_misses(geometry: ReadBufferGeometry, fetch: np.ndarray, demand: Fold
     """:func:`~accel_sim.systolic.fast.read_buffers.read_misses` of a
     :class:`~accel_sim.systolic.fast.demand.FoldRequests` sweep (every request's address is the
     fetch sequence's word at its cell, so each is present)."""
-    valid_positions = np.flatnonzero(fetch != NO_ADDRESS)
-    valid = fetch[valid_positions].astype(np.int64, copy=False)
-    window = Window(geometry, valid, int(valid.max(initial=-1)) + 1)
-    own = _OwnSets(demand, valid_positions, geometry)
+    bounds = set_bounds(geometry, fetch)
+    window = Window(geometry, fetch, copies.words, bounds)
+    own = _OwnSets(demand, bounds)
 
     def scan_from(start: int) -> tuple[np.ndarray, np.ndarray, int]:
         window.move_to(start)
