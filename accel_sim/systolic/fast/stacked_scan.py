@@ -21,6 +21,8 @@ for most of its requests: a pass over the sweep, as before.
 """
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
+
 import numpy as np
 
 from accel_sim.hardware.scalesim_scratchpad import NO_ADDRESS, ReadBufferGeometry
@@ -31,6 +33,7 @@ from accel_sim.systolic.fast.ifmap_copies import IfmapCopies, slides_to_reach
 from accel_sim.systolic.plan.operands import diagonal_order
 
 BOUNDS_CHUNK = 1 << 18   # fetch words counted at once when finding where the sets begin
+IDLE_LOOKAHEAD = 64      # requests looked at for the next busy one after an idle request outside its own set
 
 
 class _OwnSets:
@@ -52,26 +55,31 @@ class _OwnSets:
         self.block_rows, self.width, self.rows = cells.block_rows, cells.width, cells.stacked_rows
         w = self.width
         self.interior = (self.t + self.q) * w + self.q - w * (w - 1) // 2
-        self.tables: dict[int, np.ndarray] = {}
-        self.ends = bounds[1:-1]   # a fetch position's set: how many of the sets 1 .. n - 1 begin at or before it
+        self.interior_list = self.interior.tolist()   # the same, for one cell at a time (no numpy call)
+        self.tables: dict[int, tuple[np.ndarray, list[int]]] = {}
+        self.ends = bounds[1:-1].tolist()   # a fetch position's set: how many of the sets 1 .. n - 1 begin at or before it
 
-    def _table(self, block: int) -> tuple[np.ndarray, int]:
-        """(positions table, shift) of a block's cells."""
+    def _tables(self, block: int) -> tuple[np.ndarray, list[int], int]:
+        """(positions table, the same as a list, shift) of a block's cells."""
         t_rows, w = self.block_rows, self.width
         first = block * t_rows
         if w - 1 <= first and first + t_rows + w - 2 <= self.rows - 1:
-            return self.interior, first * w
-        table = self.tables.get(block)
-        if table is None:
+            return self.interior, self.interior_list, first * w
+        tables = self.tables.get(block)
+        if tables is None:
             d = first + self.t + self.q
-            table = self.tables[block] = (_cells_before_diagonal(d, 0, self.rows, 0, w)
-                                          + _cells_on_diagonal(d, 0, self.rows, 0, self.q))
-        return table, 0
+            table = (_cells_before_diagonal(d, 0, self.rows, 0, w) + _cells_on_diagonal(d, 0, self.rows, 0, self.q))
+            tables = self.tables[block] = (table, table.tolist())
+        return (*tables, 0)
+
+    def _table(self, block: int) -> tuple[np.ndarray, int]:
+        table, _, shift = self._tables(block)
+        return table, shift
 
     def position(self, fold: int, cell: int) -> int:
         """Place in the fetch sequence of cell ``cell`` of fold ``fold``."""
-        table, shift = self._table(self.blocks[fold])
-        return int(table[cell]) + shift
+        _, table, shift = self._tables(self.blocks[fold])
+        return table[cell] + shift
 
     def positions(self, lo: int, hi: int) -> np.ndarray:
         """Places in the fetch sequence of requests ``lo .. hi - 1`` of the sweep."""
@@ -86,19 +94,20 @@ class _OwnSets:
 
     def own_set(self, fold: int, cell: int) -> int:
         """Set of the word at the request's fetch position (an idle cell: the next valid word's)."""
-        return int(self.set_of(self.position(fold, cell)))
+        return bisect_right(self.ends, self.position(fold, cell))
 
-    def set_of(self, positions):
-        """Set of the word at each fetch position (an idle word: the next valid word's)."""
-        return np.searchsorted(self.ends, positions, side="right")
+    def sets_of(self, positions: list[int]) -> list[int]:
+        """Set of the word at each fetch position."""
+        ends = self.ends
+        return [bisect_right(ends, p) for p in positions]
 
     def first_at_or_after(self, fold: int, cell: int, set_index: int) -> int:
         """First cell from ``cell`` on of the fold whose own set is ``set_index`` or later."""
-        if set_index > self.ends.size:
+        if set_index > len(self.ends):
             return self.cells
-        threshold = int(self.ends[set_index - 1])  # where set `set_index` begins
-        table, shift = self._table(self.blocks[fold])
-        return cell + int(np.searchsorted(table[cell:], threshold - shift))
+        threshold = self.ends[set_index - 1]  # where set `set_index` begins
+        _, table, shift = self._tables(self.blocks[fold])
+        return bisect_left(table, threshold - shift, cell)
 
 
 def _own_run_end(own: _OwnSets, window: Window, fold: int, cell: int) -> int:
@@ -123,9 +132,11 @@ def _in_window(window: Window, sets: list[int]) -> bool:
 
 
 def _reach(window: Window, sets: list[int]) -> int:
-    """Slide the window until it holds one of ``sets`` (it holds none now); returns the slides."""
+    """Slide the window until it holds one of ``sets`` (it holds none now); returns the slides.
+    A slide brings in the ``prefetch_sets <= active_sets`` sets after the window's end, so sets
+    come in in ring order from there: the nearest one past the end first."""
     n, active, step, start = window.sets, window.active, window.step, window.start
-    slides = min(slides_to_reach(start, n, active, step, s) for s in sets)
+    slides = slides_to_reach(start, n, active, step, min(sets, key=lambda s: (s - start) % n))
     window.move_to((start + slides * step) % n)
     return slides
 
@@ -147,12 +158,17 @@ def _scan_sweep(window: Window, own: _OwnSets, copies: IfmapCopies, fetch: np.nd
         position, cell = fold * cells + end, end
         address = int(fetch[own.position(fold, cell)])
         sets = None
-        if window.stamped or address == NO_ADDRESS:
+        if address == NO_ADDRESS:  # an idle request (always served): go on at the next busy one
+            stop = min(total, position + IDLE_LOOKAHEAD)
+            busy = fetch[own.positions(position, stop)] != NO_ADDRESS
+            position = position + int(np.argmax(busy)) if busy.any() else stop
+            continue
+        if window.stamped:
             resident = window.holds(address)
         else:
-            sets = own.set_of(copies.positions(address)).tolist()
+            sets = own.sets_of(copies.positions(address))
             resident = _in_window(window, sets)
-        if resident:  # another copy is resident (or an idle request): check a chunk
+        if resident:  # another copy is resident: check a chunk
             stop = min(total, position + chunk)
             hit = window.hits(fetch[own.positions(position, stop)])
             if hit.all():
@@ -162,7 +178,7 @@ def _scan_sweep(window: Window, own: _OwnSets, copies: IfmapCopies, fetch: np.nd
             fold, cell = divmod(position, cells)
             address, sets = int(fetch[own.position(fold, cell)]), None
         if sets is None:
-            sets = own.set_of(copies.positions(address)).tolist()
+            sets = own.sets_of(copies.positions(address))
         misses.add(lines[position], _reach(window, sets))
         position, chunk = position + 1, FIRST_CHUNK
     return misses.arrays()
