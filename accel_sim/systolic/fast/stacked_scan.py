@@ -1,23 +1,25 @@
 """USER-mode misses of a streamed operand whose addresses repeat (a convolution's ifmap), sweep
-by sweep, without checking every request (fast path).
+by sweep, in a few searches per miss (fast path).
 
 Each request of a :class:`~accel_sim.systolic.fast.demand.FoldRequests` is a cell of the stacked
 fetch matrix, and a fold demands its block's cells in the order the fetch sequence holds them:
 within a fold, the fetch position of the requests rises, and so does their *own set* (the set
 holding the word at that position). A request whose own set lies in the window hits, so from any
 request the scan jumps, by a search over the fold's closed-form fetch positions, to the first one
-whose own set has left the window. Only there can a miss happen: that request is checked against
-the whole window (the address may sit in other sets too, once per window position it appears
-in), and when it hits after all, the requests after it are checked in vectorised chunks, as
-:func:`~accel_sim.systolic.fast.read_buffers.scan_misses` does, until the own-set jump takes over
-again. A miss slides the window at most until it holds the request's own set; only the slides
-before that are searched for another copy of the address.
+whose own set has left the window. Only there can a miss happen:
 
-A sweep whose window follows its requests' own sets (the first sweep, from start 0) costs a few
-searches per miss, not a pass over the requests. A sweep whose window tracks *other* copies of the
-addresses (a later sweep of a convolution starting near the end of the fetch sequence, where the
-last kernel positions' blocks repeat the first blocks' inputs) falls back to the vectorised chunks
-for most of its requests: a pass over the sweep, as before.
+- an idle request always hits: the scan goes on at the next busy one;
+- otherwise the sets of every copy of its address come from their closed form
+  (:class:`~accel_sim.systolic.fast.ifmap_copies.IfmapCopies`: kernel offsets, stride, padding,
+  N:M kept columns). None in the window: a miss, and the window slides until the copy nearest
+  past its end comes in (sets come in in ring order, ``prefetch_sets <= active_sets``);
+- one in the window: the window tracks other copies of the addresses (a later sweep starting near
+  the end of the fetch sequence, where the last kernel positions' blocks repeat the first blocks'
+  inputs), and the requests after it are checked in vectorised chunks against the window's
+  stamps, as :func:`~accel_sim.systolic.fast.read_buffers.scan_misses` does, until the first miss.
+
+The window's sets are located by where each begins in the fetch sequence (:func:`set_bounds`), so
+no layer-sized index or copy of the valid words is built.
 """
 from __future__ import annotations
 
@@ -37,7 +39,7 @@ IDLE_LOOKAHEAD = 64      # requests looked at for the next busy one after an idl
 
 
 class _OwnSets:
-    """Fetch position and own set of each request of one sweep, in closed form.
+    """Fetch position of each request of one sweep, in closed form, and where the sets begin.
 
     Cell ``(t, q)`` of block ``b`` is cell ``(b T + t, q)`` of the stacked ``N x W`` matrix, on
     its diagonal ``d = b T + t + q``. A block whose diagonals all hold ``W`` cells
@@ -72,14 +74,8 @@ class _OwnSets:
             tables = self.tables[block] = (table, table.tolist())
         return (*tables, 0)
 
-    def _table(self, block: int) -> tuple[np.ndarray, int]:
-        table, _, shift = self._tables(block)
-        return table, shift
-
-    def position(self, fold: int, cell: int) -> int:
-        """Place in the fetch sequence of cell ``cell`` of fold ``fold``."""
-        _, table, shift = self._tables(self.blocks[fold])
-        return table[cell] + shift
+    def fold_tables(self, fold: int) -> tuple[np.ndarray, list[int], int]:
+        return self._tables(self.blocks[fold])
 
     def positions(self, lo: int, hi: int) -> np.ndarray:
         """Places in the fetch sequence of requests ``lo .. hi - 1`` of the sweep."""
@@ -87,48 +83,10 @@ class _OwnSets:
         while lo < hi:
             fold, cell = divmod(lo, self.cells)
             end = min(self.cells, cell + hi - lo)
-            table, shift = self._table(self.blocks[fold])
+            table, _, shift = self._tables(self.blocks[fold])
             parts.append(table[cell:end] + shift)
             lo += end - cell
         return np.concatenate(parts) if len(parts) != 1 else parts[0]
-
-    def own_set(self, fold: int, cell: int) -> int:
-        """Set of the word at the request's fetch position (an idle cell: the next valid word's)."""
-        return bisect_right(self.ends, self.position(fold, cell))
-
-    def sets_of(self, positions: list[int]) -> list[int]:
-        """Set of the word at each fetch position."""
-        ends = self.ends
-        return [bisect_right(ends, p) for p in positions]
-
-    def first_at_or_after(self, fold: int, cell: int, set_index: int) -> int:
-        """First cell from ``cell`` on of the fold whose own set is ``set_index`` or later."""
-        if set_index > len(self.ends):
-            return self.cells
-        threshold = self.ends[set_index - 1]  # where set `set_index` begins
-        _, table, shift = self._tables(self.blocks[fold])
-        return bisect_left(table, threshold - shift, cell)
-
-
-def _own_run_end(own: _OwnSets, window: Window, fold: int, cell: int) -> int:
-    """First cell from ``cell`` on whose own set is outside the window (the fold's cell count if
-    none): own sets rise along the fold, so the cells before it all hit."""
-    n, active, start = window.sets, window.active, window.start
-    x = own.own_set(fold, cell)
-    if (x - start) % n >= active:
-        return cell
-    if start + active <= n:
-        bound = start + active
-    elif x >= start:
-        return own.cells  # the window runs to the last set, and own sets only rise
-    else:
-        bound = start + active - n
-    return own.cells if bound >= n else own.first_at_or_after(fold, cell, bound)
-
-
-def _in_window(window: Window, sets: list[int]) -> bool:
-    n, active, start = window.sets, window.active, window.start
-    return any((s - start) % n < active for s in sets)
 
 
 def _reach(window: Window, sets: list[int]) -> int:
@@ -145,29 +103,36 @@ def _scan_sweep(window: Window, own: _OwnSets, copies: IfmapCopies, fetch: np.nd
                 lines) -> tuple[np.ndarray, np.ndarray]:
     """(miss lines, bursts per miss line) of one sweep from the window's current start (a
     request's address: the fetch sequence's word at its cell)."""
-    cells = own.cells
+    cells, ends = own.cells, own.ends
     total = len(own.blocks) * cells
+    n, active = window.sets, window.active
     misses = MissLog()
     position, chunk = 0, FIRST_CHUNK
     while position < total:
         fold, cell = divmod(position, cells)
-        end = _own_run_end(own, window, fold, cell)
-        if end == cells:
-            position = (fold + 1) * cells
+        _, table, shift = own.fold_tables(fold)
+        start = window.start
+        own_set = bisect_right(ends, table[cell] + shift)
+        if (own_set - start) % n < active:  # resident: on to the first cell whose own set is past the window
+            if start + active <= n:
+                bound = start + active
+            else:  # the window wraps: own sets only rise, so from its first part they leave it at its end
+                bound = start + active - n if own_set < start else n
+            end = cells if bound >= n else bisect_left(table, ends[bound - 1] - shift, cell)
+            position = fold * cells + end
             continue
-        position, cell = fold * cells + end, end
-        address = int(fetch[own.position(fold, cell)])
-        sets = None
+        address = int(fetch[table[cell] + shift])
         if address == NO_ADDRESS:  # an idle request (always served): go on at the next busy one
             stop = min(total, position + IDLE_LOOKAHEAD)
             busy = fetch[own.positions(position, stop)] != NO_ADDRESS
             position = position + int(np.argmax(busy)) if busy.any() else stop
             continue
+        sets = None
         if window.stamped:
             resident = window.holds(address)
         else:
-            sets = own.sets_of(copies.positions(address))
-            resident = _in_window(window, sets)
+            sets = [bisect_right(ends, p) for p in copies.positions(address)]
+            resident = any((s - start) % n < active for s in sets)
         if resident:  # another copy is resident: check a chunk
             stop = min(total, position + chunk)
             hit = window.hits(fetch[own.positions(position, stop)])
@@ -176,9 +141,10 @@ def _scan_sweep(window: Window, own: _OwnSets, copies: IfmapCopies, fetch: np.nd
                 continue
             position += int(np.argmin(hit))
             fold, cell = divmod(position, cells)
-            address, sets = int(fetch[own.position(fold, cell)]), None
+            _, table, shift = own.fold_tables(fold)
+            address, sets = int(fetch[table[cell] + shift]), None
         if sets is None:
-            sets = own.sets_of(copies.positions(address))
+            sets = [bisect_right(ends, p) for p in copies.positions(address)]
         misses.add(lines[position], _reach(window, sets))
         position, chunk = position + 1, FIRST_CHUNK
     return misses.arrays()
@@ -192,10 +158,10 @@ def set_bounds(geometry: ReadBufferGeometry, fetch: np.ndarray) -> np.ndarray:
     found = []
     before = 0                                         # valid words before the chunk
     for lo in range(0, fetch.size, BOUNDS_CHUNK):      # a chunk at a time: no layer-sized index array
-        counts = np.cumsum(fetch[lo:lo + BOUNDS_CHUNK] != NO_ADDRESS, dtype=np.int64)
-        wanted = ends[(ends > before) & (ends <= before + int(counts[-1]))]
-        found.append(lo + np.searchsorted(counts, wanted - before) + 1)
-        before += int(counts[-1])
+        valid = np.flatnonzero(fetch[lo:lo + BOUNDS_CHUNK] != NO_ADDRESS)
+        wanted = ends[(ends > before) & (ends <= before + valid.size)]
+        found.append(lo + valid[wanted - before - 1] + 1)
+        before += valid.size
     return np.concatenate([[0], *found, [fetch.size]]).astype(np.int64)
 
 
