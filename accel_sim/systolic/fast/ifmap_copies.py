@@ -95,14 +95,14 @@ def _triangle(x: int, h: int) -> int:
     return low * (low + 1) // 2 + (x - low) * h
 
 
-def slides_to_reach(start: int, sets: int, active: int, step: int, target: int) -> int:
-    """Slides of ``step`` sets after which a window of ``active`` sets from ``start`` (of ``sets``,
-    wrapping) first holds set ``target``, which it does not hold now (at least one slide)."""
-    ahead = (target - start) % sets
-    slides = max(1, (ahead - active) // step + 1) if step > 0 else 1
-    if slides * step <= ahead and ahead - slides * step < active:  # reached before the start wraps past the end
-        return slides
+def slides_to_reach(ahead: int, sets: int, active: int, step: int) -> int:
+    """Slides of ``step`` sets after which a window of ``active`` sets (of ``sets``, wrapping) first
+    holds the set ``ahead`` sets past its start, which it does not hold now (at least one slide)."""
+    if step > 0:
+        slides = max(1, (ahead - active) // step + 1)
+        if slides * step <= ahead and ahead - slides * step < active:  # reached before the start wraps past it
+            return slides
     for slides in range(1, sets + 2):
-        if (target - start - slides * step) % sets < active:
+        if (ahead - slides * step) % sets < active:
             return slides
     raise SimulationError("read scratchpad window never reaches a demanded address")

@@ -36,6 +36,14 @@ from accel_sim.systolic.plan.operands import diagonal_order
 
 BOUNDS_CHUNK = 1 << 18   # fetch words counted at once when finding where the sets begin
 IDLE_LOOKAHEAD = 64      # requests looked at for the next busy one after an idle request outside its own set
+CHECK_PIECE = 1 << 14    # requests checked against the stamps at once (the temporaries stay small enough to reuse)
+
+
+def _pieces(parts: list[tuple[int, int]]):
+    """The non-empty ranges of ``parts``, cut to at most ``CHECK_PIECE`` requests each."""
+    for first, stop in parts:
+        for lo in range(first, stop, CHECK_PIECE):
+            yield lo, min(stop, lo + CHECK_PIECE)
 
 
 class _OwnSets:
@@ -77,6 +85,31 @@ class _OwnSets:
     def fold_tables(self, fold: int) -> tuple[np.ndarray, list[int], int]:
         return self._tables(self.blocks[fold])
 
+    def first_miss(self, window: Window, fetch: np.ndarray, lo: int, hi: int) -> int:
+        """First of requests ``lo .. hi - 1`` of the sweep the window does not hold (``hi``: none).
+        An interior block's full diagonals are a contiguous run of the fetch sequence (its table
+        is the cell index there, shifted): checked on a slice of it, no position table or gather."""
+        w = self.width
+        triangle = w * (w - 1) // 2
+        full_end = triangle + max(0, self.block_rows - w + 1) * w
+        while lo < hi:
+            fold, cell = divmod(lo, self.cells)
+            end = min(self.cells, cell + hi - lo)
+            table, _, shift = self._tables(self.blocks[fold])
+            if table is self.interior and cell < full_end and end > triangle:
+                parts = [(cell, min(end, triangle)), (max(cell, triangle), min(end, full_end)), (max(cell, full_end), end)]
+            else:
+                parts = [(cell, end)]
+            for first, stop in _pieces(parts):
+                if table is self.interior and triangle <= first and stop <= full_end:
+                    hit = window.hits(fetch[first + shift:stop + shift])
+                else:
+                    hit = window.hits(fetch[table[first:stop] + shift])
+                if not hit.all():
+                    return fold * self.cells + first + int(np.argmin(hit))
+            lo += end - cell
+        return hi
+
     def positions(self, lo: int, hi: int) -> np.ndarray:
         """Places in the fetch sequence of requests ``lo .. hi - 1`` of the sweep."""
         parts = []
@@ -89,13 +122,17 @@ class _OwnSets:
         return np.concatenate(parts) if len(parts) != 1 else parts[0]
 
 
-def _reach(window: Window, sets: list[int]) -> int:
-    """Slide the window until it holds one of ``sets`` (it holds none now); returns the slides.
-    A slide brings in the ``prefetch_sets <= active_sets`` sets after the window's end, so sets
-    come in in ring order from there: the nearest one past the end first."""
-    n, active, step, start = window.sets, window.active, window.step, window.start
-    slides = slides_to_reach(start, n, active, step, min(sets, key=lambda s: (s - start) % n))
-    window.move_to((start + slides * step) % n)
+def _nearest_copy(copies: IfmapCopies, ends: list[int], address: int, start: int, sets: int) -> int:
+    """How far past the window's start (in sets, wrapping) the nearest set holding ``address`` lies."""
+    return min((bisect_right(ends, p) - start) % sets for p in copies.positions(address))
+
+
+def _reach(window: Window, nearest: int) -> int:
+    """Slide the window until it holds the set ``nearest`` sets past its start (no nearer set holds
+    the address); returns the slides. A slide brings in the ``prefetch_sets <= active_sets`` sets
+    after the window's end, so sets come in in ring order from there: the nearest one first."""
+    slides = slides_to_reach(nearest, window.sets, window.active, window.step)
+    window.move_to((window.start + slides * window.step) % window.sets)
     return slides
 
 
@@ -127,25 +164,25 @@ def _scan_sweep(window: Window, own: _OwnSets, copies: IfmapCopies, fetch: np.nd
             busy = fetch[own.positions(position, stop)] != NO_ADDRESS
             position = position + int(np.argmax(busy)) if busy.any() else stop
             continue
-        sets = None
+        nearest = None
         if window.stamped:
             resident = window.holds(address)
         else:
-            sets = [bisect_right(ends, p) for p in copies.positions(address)]
-            resident = any((s - start) % n < active for s in sets)
+            nearest = _nearest_copy(copies, ends, address, start, n)
+            resident = nearest < active
         if resident:  # another copy is resident: check a chunk
             stop = min(total, position + chunk)
-            hit = window.hits(fetch[own.positions(position, stop)])
-            if hit.all():
+            missed = own.first_miss(window, fetch, position, stop)
+            if missed == stop:
                 position, chunk = stop, min(2 * chunk, LARGEST_CHUNK)
                 continue
-            position += int(np.argmin(hit))
+            position = missed
             fold, cell = divmod(position, cells)
             _, table, shift = own.fold_tables(fold)
-            address, sets = int(fetch[table[cell] + shift]), None
-        if sets is None:
-            sets = [bisect_right(ends, p) for p in copies.positions(address)]
-        misses.add(lines[position], _reach(window, sets))
+            address, nearest = int(fetch[table[cell] + shift]), None
+        if nearest is None:
+            nearest = _nearest_copy(copies, ends, address, start, n)
+        misses.add(lines[position], _reach(window, nearest))
         position, chunk = position + 1, FIRST_CHUNK
     return misses.arrays()
 
