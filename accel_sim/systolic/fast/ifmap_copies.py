@@ -12,23 +12,20 @@ sits at (cells before diagonal ``i + q``) + (cells of that diagonal left of ``q`
 (:class:`~accel_sim.systolic.fast.fold_sets.StackedFetch`'s closed form, the full stack:
 the fetch sequence keeps its padding words).
 
-The sets holding an address are then the ranks of those positions among the valid words,
-divided by the set size. :mod:`.stacked_scan` asks this on a miss (which later set brings the
-address in, :func:`slides_to_reach`) and when an address is found outside its own set (is
-another copy resident?) instead of comparing the window's words one by one.
+The sets holding an address follow from where each set begins. :mod:`.stacked_scan` asks this
+on a miss (which set past the read window brings the address in first) and when a request is found
+outside its own set (is another copy resident?), instead of comparing the window's words one by one.
 """
 from __future__ import annotations
 
-import numpy as np
-
-from accel_sim.errors import SimulationError
+from accel_sim.systolic.fast.fold_sets import _cells_before_diagonal, _cells_on_diagonal
 from accel_sim.systolic.plan.mapping import SystolicMapping
 from accel_sim.systolic.plan.operands import edge_width, role
 from accel_sim.workload.layer import ConvLayer
 
 
 class IfmapCopies:
-    """Fetch positions and sets of every copy of an address of a streamed convolution ifmap."""
+    """Fetch positions of every copy of an address of a streamed convolution ifmap."""
 
     def __init__(self, mapping: SystolicMapping, layer: ConvLayer):
         r = role(mapping, "ifmap")
@@ -72,8 +69,8 @@ class IfmapCopies:
                     d = block * t_rows + column + q
                 if w - 1 <= d <= n - 1:  # a full diagonal: W d - W (W - 1) / 2 cells before it
                     positions.append(w * d - interior_skew + q)
-                else:
-                    positions.append(_triangle(d, n) - _triangle(d - w, n) + max(min(q - 1, d) - max(0, d - n + 1) + 1, 0))
+                else:  # a diagonal cut by the stack's first or last row
+                    positions.append(int(_cells_before_diagonal(d, 0, n, 0, w) + _cells_on_diagonal(d, 0, n, 0, q)))
         return positions
 
 
@@ -85,24 +82,3 @@ def _outputs(padded: int, kernel: int, stride: int, outputs: int) -> list[tuple[
         if not rest and 0 <= out < outputs:
             found.append((offset, out))
     return found
-
-
-def _triangle(x: int, h: int) -> int:
-    """``sum_{u=0..x} clamp(u, 0, h)`` (0 for ``x < 0``)."""
-    if x <= 0:
-        return 0
-    low = min(x, h)
-    return low * (low + 1) // 2 + (x - low) * h
-
-
-def slides_to_reach(ahead: int, sets: int, active: int, step: int) -> int:
-    """Slides of ``step`` sets after which a window of ``active`` sets (of ``sets``, wrapping) first
-    holds the set ``ahead`` sets past its start, which it does not hold now (at least one slide)."""
-    if step > 0:
-        slides = max(1, (ahead - active) // step + 1)
-        if slides * step <= ahead and ahead - slides * step < active:  # reached before the start wraps past it
-            return slides
-    for slides in range(1, sets + 2):
-        if (ahead - slides * step) % sets < active:
-            return slides
-    raise SimulationError("read scratchpad window never reaches a demanded address")

@@ -46,8 +46,8 @@ class Window:
     The state is a function of the start alone. A start gets a fresh stamp, written over the
     address space at the words of its sets, the first time a batch of requests is checked against
     it (:meth:`hits`): an address is resident iff it bears the current stamp (no unmarking,
-    whichever other sets it also sits in). One address is checked without stamping
-    (:meth:`holds`). A miss looks for the address only in the sets each slide brings in.
+    whichever other sets it also sits in); :meth:`holds` reads one address's stamp. A miss
+    (:meth:`reach`) looks for the address only in the sets each slide brings in.
     """
 
     def __init__(self, geometry: ReadBufferGeometry, words: np.ndarray, size: int, bounds: np.ndarray | None = None):

@@ -27,11 +27,12 @@ from bisect import bisect_left, bisect_right
 
 import numpy as np
 
+from accel_sim.errors import SimulationError
 from accel_sim.hardware.scalesim_scratchpad import NO_ADDRESS, ReadBufferGeometry
 from accel_sim.systolic.fast.demand import FoldRequests
 from accel_sim.systolic.fast.read_buffers import FIRST_CHUNK, LARGEST_CHUNK, MissLog, ReadMisses, Window, repeated_sweeps
 from accel_sim.systolic.fast.fold_sets import _cells_before_diagonal, _cells_on_diagonal
-from accel_sim.systolic.fast.ifmap_copies import IfmapCopies, slides_to_reach
+from accel_sim.systolic.fast.ifmap_copies import IfmapCopies
 from accel_sim.systolic.plan.operands import diagonal_order
 
 BOUNDS_CHUNK = 1 << 18   # fetch words counted at once when finding where the sets begin
@@ -125,6 +126,19 @@ class _OwnSets:
 def _nearest_copy(copies: IfmapCopies, ends: list[int], address: int, start: int, sets: int) -> int:
     """How far past the window's start (in sets, wrapping) the nearest set holding ``address`` lies."""
     return min((bisect_right(ends, p) - start) % sets for p in copies.positions(address))
+
+
+def slides_to_reach(ahead: int, sets: int, active: int, step: int) -> int:
+    """Slides of ``step`` sets after which a window of ``active`` sets (of ``sets``, wrapping) first
+    holds the set ``ahead`` sets past its start, which it does not hold now (at least one slide)."""
+    if step > 0:
+        slides = max(1, (ahead - active) // step + 1)
+        if slides * step <= ahead and ahead - slides * step < active:  # reached before the start wraps past it
+            return slides
+    for slides in range(1, sets + 2):
+        if (ahead - slides * step) % sets < active:
+            return slides
+    raise SimulationError("read scratchpad window never reaches a demanded address")
 
 
 def _reach(window: Window, nearest: int) -> int:

@@ -15,10 +15,10 @@ never needs them.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from types import MappingProxyType
-from collections.abc import Mapping
 
 import numpy as np
 

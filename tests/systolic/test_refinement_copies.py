@@ -1,4 +1,4 @@
-"""The stacked scan's closed forms against the literal fetch sequence and the literal miss scan.
+"""Systolic refinement, part 4: the stacked scan's closed forms against the literal fetch sequence and scan.
 
 - :class:`~accel_sim.systolic.fast.ifmap_copies.IfmapCopies`: every copy of every input word of a
   convolution's streamed ifmap, in closed form, is exactly where the fetch sequence holds it
