@@ -9,6 +9,8 @@
 """
 from __future__ import annotations
 
+from unittest.mock import patch
+
 import numpy as np
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -18,6 +20,7 @@ from accel_sim.systolic.fast.demand import demand_stream, streamed_requests
 from accel_sim.systolic.fast.estimate_buffer import sweeps
 from accel_sim.systolic.fast.ifmap_copies import IfmapCopies
 from accel_sim.systolic.fast.read_buffers import read_misses
+from accel_sim.systolic.fast import stacked_scan
 from accel_sim.systolic.fast.stacked_scan import stacked_misses
 from accel_sim.systolic.plan import operands
 from accel_sim.systolic.plan.mapping import map_layer
@@ -61,12 +64,9 @@ def test_copies_in_closed_form_are_where_the_fetch_sequence_holds_them(case):
         assert sorted(copies.positions(address)) == order[first:end].tolist()
 
 
-@settings(max_examples=60, deadline=None, derandomize=True)
-@example(case=(ConvLayer("c", in_h=5, in_w=5, in_channels=6, out_channels=4, kernel_h=3, kernel_w=3, stride_h=2,
-                         pad_top=1, pad_bottom=1, pad_left=1, pad_right=1, weight_sparsity=NMSparsity(2, 4)),
-               None), capacity=40, words_per_cycle=2)
-@given(case=conv_cases(), capacity=st.integers(2, 120), words_per_cycle=st.integers(1, 4))
-def test_stacked_scan_equals_the_literal_scan_on_strided_padded_pruned_convolutions(case, capacity, words_per_cycle):
+def _stacked_and_literal(case, capacity: int, words_per_cycle: int):
+    """(stacked scan's misses, the literal whole-group scan's misses), or None for a buffer that
+    cannot slide (SCALE-Sim would loop forever)."""
     layer, mapping = case
     if mapping is None:
         mapping = map_layer(SystolicSpec(rows=2, cols=2, dataflow="ws", ifmap_sram=BUFFER, filter_sram=BUFFER,
@@ -75,11 +75,49 @@ def test_stacked_scan_equals_the_literal_scan_on_strided_padded_pruned_convoluti
     sequence = operands.fetch_sequence(mapping, mats, "ifmap")
     geometry = ReadBufferGeometry(capacity, words_per_cycle, sequence.size, int((sequence != NO_ADDRESS).sum()))
     if geometry.prefetch_sets == 0 and geometry.active_sets < geometry.sets:
-        return  # a buffer that cannot slide (SCALE-Sim would loop forever)
+        return None
     expected = read_misses(geometry, sequence, demand_stream(mapping, mats, "ifmap"))
     repeats = sweeps(mapping, "ifmap")
     sweep = streamed_requests(mapping, mats, "ifmap", 1 if repeats > 1 else None)
     got = stacked_misses(geometry, sequence, sweep, IfmapCopies(mapping, layer), repeats,
                          mapping.row_folds * mapping.fold_lines)
-    assert got.lines.tolist() == expected.lines.tolist()
-    assert got.bursts.tolist() == expected.bursts.tolist()
+    return got, expected
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@example(case=(ConvLayer("c", in_h=5, in_w=5, in_channels=6, out_channels=4, kernel_h=3, kernel_w=3, stride_h=2,
+                         pad_top=1, pad_bottom=1, pad_left=1, pad_right=1, weight_sparsity=NMSparsity(2, 4)),
+               None), capacity=40, words_per_cycle=2)
+@given(case=conv_cases(), capacity=st.integers(2, 120), words_per_cycle=st.integers(1, 4))
+def test_stacked_scan_equals_the_literal_scan_on_strided_padded_pruned_convolutions(case, capacity, words_per_cycle):
+    scans = _stacked_and_literal(case, capacity, words_per_cycle)
+    if scans is not None:
+        got, expected = scans
+        assert got.lines.tolist() == expected.lines.tolist()
+        assert got.bursts.tolist() == expected.bursts.tolist()
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(case=conv_cases(), capacity=st.integers(2, 120), words_per_cycle=st.integers(1, 4),
+       bounds_chunk=st.integers(1, 9), lookahead=st.integers(1, 4), piece=st.integers(1, 6))
+def test_stacked_scan_in_small_pieces_equals_the_literal_scan(case, capacity, words_per_cycle, bounds_chunk,
+                                                              lookahead, piece):
+    """The scan's batch sizes only say how much is looked at per numpy call: tiny ones (the set bounds
+    counted a few words at a time, idle requests looked past one or two at a time, stamps checked
+    a few requests at a time) give the same misses as the literal scan, and the set bounds are
+    where the valid words say."""
+    layer, mapping = case
+    with patch.multiple(stacked_scan, BOUNDS_CHUNK=bounds_chunk, IDLE_LOOKAHEAD=lookahead, CHECK_PIECE=piece,
+                        FIRST_CHUNK=piece):
+        scans = _stacked_and_literal(case, capacity, words_per_cycle)
+        if mapping is not None:
+            sequence = operands.fetch_sequence(mapping, operands.operand_matrices(mapping, layer), "ifmap")
+            valid = np.flatnonzero(sequence != NO_ADDRESS)
+            geometry = ReadBufferGeometry(capacity, words_per_cycle, sequence.size, valid.size)
+            words, n = geometry.set_words, geometry.sets
+            literal = [0] + [int(valid[j * words - 1]) + 1 for j in range(1, n)] + [sequence.size]
+            assert stacked_scan.set_bounds(geometry, sequence).tolist() == literal
+    if scans is not None:
+        got, expected = scans
+        assert got.lines.tolist() == expected.lines.tolist()
+        assert got.bursts.tolist() == expected.bursts.tolist()
