@@ -7,6 +7,8 @@
   whole group's demand stream, for convolution ifmaps and row-wise sparsity);
 - :mod:`.stacked_scan`: the same for a streamed convolution ifmap, jumping over the requests whose
   own fetch set is resident (a few searches per miss, not a pass per sweep);
+- :mod:`.ifmap_copies`: where each copy of a convolution's input word sits in that fetch sequence,
+  in closed form (which set brings a missed address in; is another copy resident);
 - :mod:`.estimate_buffer`: the same under CALC bandwidth (the footprint when it fits, else block by
   block in closed form or by an epoch scan of the demand stream);
 - :mod:`.ofmap_drain`: the output buffer (write counts per fold shape in closed form, drain-to-drain jumps);
