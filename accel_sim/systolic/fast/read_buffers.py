@@ -95,22 +95,18 @@ class Window:
             raise SimulationError("holds() reads stamps: check a batch with hits() first")
         return address == NO_ADDRESS or bool(self.stamp[address] == self.current)
 
-    def reach(self, address: int, bound: int | None = None) -> int:
+    def reach(self, address: int) -> int:
         """Slide until the window holds ``address``, which it does not hold now (every caller has found a
-        miss there); returns the slides (one burst each). ``bound``: a slide count known to bring the
-        address in (later slides are not searched)."""
+        miss there); returns the slides (one burst each)."""
         n, active, step = self.sets, self.active, self.step
         if step > 0:
-            for slides in range(1, n + 2 if bound is None else bound):
+            for slides in range(1, n + 2):
                 start = self.start + slides * step
                 entering = max(start, self.start + (slides - 1) * step + active)  # sets not held one slide before
                 first = entering % n
                 if any((part == address).any() for part in self._words(first, first + start + active - entering)):
                     self.move_to(start % n)
                     return slides
-            if bound is not None:
-                self.move_to((self.start + bound * step) % n)
-                return bound
         raise SimulationError("read scratchpad window never reaches a demanded address")
 
 
