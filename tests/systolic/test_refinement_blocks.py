@@ -22,6 +22,7 @@ from accel_sim.systolic.fast.ofmap_drain import DrainTimeline, FoldedWrites, Lin
 from accel_sim.systolic.fast.estimate_buffer import sweeps
 from accel_sim.systolic.fast.fold_sets import StackedFetch, first_request_line, fold_set_misses, has_closed_form
 from accel_sim.systolic.fast import read_buffers
+from accel_sim.systolic.fast.ifmap_copies import IfmapCopies
 from accel_sim.systolic.fast.read_buffers import read_misses
 from accel_sim.systolic.fast.stacked_scan import stacked_misses
 from accel_sim.systolic.plan import operands
@@ -201,6 +202,7 @@ def test_one_sweep_per_window_start_equals_the_whole_group_scan(dataflow, rows, 
     assert got.lines.tolist() == expected.lines.tolist()
     assert got.bursts.tolist() == expected.bursts.tolist()
     if isinstance(sweep, FoldRequests):
-        stacked = stacked_misses(geometry, sequence, sweep, repeats, mapping.row_folds * mapping.fold_lines)
+        stacked = stacked_misses(geometry, sequence, sweep, IfmapCopies(mapping, layer), repeats,
+                                 mapping.row_folds * mapping.fold_lines)
         assert stacked.lines.tolist() == expected.lines.tolist()
         assert stacked.bursts.tolist() == expected.bursts.tolist()

@@ -7,6 +7,8 @@
   whole group's demand stream, for convolution ifmaps and row-wise sparsity);
 - :mod:`.stacked_scan`: the same for a streamed convolution ifmap, jumping over the requests whose
   own fetch set is resident (a few searches per miss, not a pass per sweep);
+- :mod:`.ifmap_copies`: where each copy of a convolution's input word sits in that fetch sequence,
+  in closed form (which set brings a missed address in; is another copy resident);
 - :mod:`.estimate_buffer`: the same under CALC bandwidth (the footprint when it fits, else block by
   block in closed form or by an epoch scan of the demand stream);
 - :mod:`.ofmap_drain`: the output buffer (write counts per fold shape in closed form, drain-to-drain jumps);
@@ -28,6 +30,7 @@ from accel_sim.systolic.fast.demand import FoldRequests, demand_stream, first_de
 from accel_sim.systolic.fast.fold_sets import StackedFetch, first_request_line, fold_set_misses, has_closed_form
 from accel_sim.systolic.fast.footprint import read_footprint_words
 from accel_sim.systolic.fast.estimate_buffer import calc_first_fill_cycle, calc_overflows, calc_read_words, sweeps
+from accel_sim.systolic.fast.ifmap_copies import IfmapCopies
 from accel_sim.systolic.fast.read_buffers import ReadStream, read_misses
 from accel_sim.systolic.fast.stacked_scan import stacked_misses
 from accel_sim.systolic.fast.streaming import streaming_fast
@@ -63,8 +66,11 @@ def _read_stream(plan: SystolicPlan, operand: str) -> ReadStream:
         col_folds = 1 if repeats > 1 else None
         sweep = (streamed_requests(mapping, plan.matrices, operand, col_folds) if role(mapping, operand).kind == "stream"
                  and mapping.row_wise is None else demand_stream(mapping, plan.matrices, operand, col_folds))
-        scan = stacked_misses if isinstance(sweep, FoldRequests) else read_misses
-        misses = scan(geometry, sequence, sweep, repeats, mapping.row_folds * mapping.fold_lines)
+        repeat_lines = mapping.row_folds * mapping.fold_lines
+        if isinstance(sweep, FoldRequests):
+            misses = stacked_misses(geometry, sequence, sweep, IfmapCopies(mapping, plan.layer), repeats, repeat_lines)
+        else:
+            misses = read_misses(geometry, sequence, sweep, repeats, repeat_lines)
     return ReadStream(geometry, misses, plan.arch.dram.latency)
 
 

@@ -39,19 +39,23 @@ STAMP_MAX = np.iinfo(np.uint8).max
 
 class Window:
     """Which addresses the read buffer's window holds: the valid words of sets ``start .. start +
-    active_sets - 1`` (wrapping around) of the fetch sequence.
+    active_sets - 1`` (wrapping around) of the fetch sequence. Set ``j``'s words are
+    ``words[bounds[j]:bounds[j + 1]]`` (``words``: the valid words, ``bounds[j] = j set_words``, or
+    the fetch sequence itself with the idle words between sets, which are always held anyway).
 
     The state is a function of the start alone. A start gets a fresh stamp, written over the
     address space at the words of its sets, the first time a batch of requests is checked against
     it (:meth:`hits`): an address is resident iff it bears the current stamp (no unmarking,
-    whichever other sets it also sits in). One address is checked without stamping
-    (:meth:`holds`). A miss looks for the address only in the sets each slide brings in.
+    whichever other sets it also sits in); :meth:`holds` reads one address's stamp. A miss
+    (:meth:`reach`) looks for the address only in the sets each slide brings in.
     """
 
-    def __init__(self, geometry: ReadBufferGeometry, valid: np.ndarray, size: int):
-        self.g, self.valid = geometry, valid
+    def __init__(self, geometry: ReadBufferGeometry, words: np.ndarray, size: int, bounds: np.ndarray | None = None):
+        self.g, self.words = geometry, words
         self.sets, self.active, self.step = geometry.sets, geometry.active_sets, geometry.prefetch_sets
-        self.set_words = geometry.set_words
+        if bounds is None:
+            bounds = np.minimum(np.arange(self.sets + 1, dtype=np.int64) * geometry.set_words, words.size)
+        self.bounds = bounds.tolist()
         self.stamp = np.zeros(size + 1, dtype=np.uint8)  # the last entry: NO_ADDRESS, always resident
         self.current = 0
         self.stamped = False
@@ -60,10 +64,10 @@ class Window:
     def _words(self, first: int, end: int) -> tuple[np.ndarray, ...]:
         """The valid words of sets ``first .. end - 1`` (``first`` in ``[0, sets)``, at most
         ``sets`` of them), wrapping past the last set."""
-        n, words = self.sets, self.set_words
+        n, bounds, words = self.sets, self.bounds, self.words
         if end <= n:
-            return (self.valid[first * words:end * words],)
-        return self.valid[first * words:], self.valid[:(end - n) * words]
+            return (words[bounds[first]:bounds[end]],)
+        return words[bounds[first]:], words[:bounds[end - n]]
 
     def move_to(self, start: int) -> None:
         if start != self.start:
@@ -77,34 +81,32 @@ class Window:
                 self.current = 1
             self.stamp[NO_ADDRESS] = self.current
             for part in self._words(self.start, self.start + self.active):
-                self.stamp[part] = self.current
+                self.stamp[part.astype(np.intp, copy=False)] = self.current  # numpy indexes 3x slower by int32
             self.stamped = True
 
     def hits(self, addresses: np.ndarray) -> np.ndarray:
         self._stamp()
-        return self.stamp[addresses] == self.current
+        return self.stamp[addresses.astype(np.intp, copy=False)] == self.current
 
     def holds(self, address: int) -> bool:
-        if self.stamped or address == NO_ADDRESS:
-            return address == NO_ADDRESS or bool(self.stamp[address] == self.current)
-        return any((part == address).any() for part in self._words(self.start, self.start + self.active))
+        """Whether the window holds ``address``: by its stamp, so only once :meth:`hits` has stamped
+        the current start (or for an idle request, always held)."""
+        if not (self.stamped or address == NO_ADDRESS):
+            raise SimulationError("holds() reads stamps: check a batch with hits() first")
+        return address == NO_ADDRESS or bool(self.stamp[address] == self.current)
 
-    def reach(self, address: int, bound: int | None = None) -> int:
+    def reach(self, address: int) -> int:
         """Slide until the window holds ``address``, which it does not hold now (every caller has found a
-        miss there); returns the slides (one burst each). ``bound``: a slide count known to bring the
-        address in (later slides are not searched)."""
+        miss there); returns the slides (one burst each)."""
         n, active, step = self.sets, self.active, self.step
         if step > 0:
-            for slides in range(1, n + 2 if bound is None else bound):
+            for slides in range(1, n + 2):
                 start = self.start + slides * step
                 entering = max(start, self.start + (slides - 1) * step + active)  # sets not held one slide before
                 first = entering % n
                 if any((part == address).any() for part in self._words(first, first + start + active - entering)):
                     self.move_to(start % n)
                     return slides
-            if bound is not None:
-                self.move_to((self.start + bound * step) % n)
-                return bound
         raise SimulationError("read scratchpad window never reaches a demanded address")
 
 

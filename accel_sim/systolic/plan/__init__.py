@@ -15,10 +15,10 @@ never needs them.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from types import MappingProxyType
-from typing import Mapping
 
 import numpy as np
 
@@ -29,6 +29,26 @@ from accel_sim.systolic.plan.operands import READ_OPERANDS, OperandMatrices, fet
 from accel_sim.systolic.plan.streaming import resident_operands
 from accel_sim.systolic.spec import SystolicSpec
 from accel_sim.workload.layer import Layer
+
+
+class _OnFirstUse(Mapping):
+    """A read-only mapping whose values are computed on first access."""
+
+    def __init__(self, keys, build):
+        self._keys, self._build, self._values = tuple(keys), build, {}
+
+    def __getitem__(self, key):
+        if key not in self._values:
+            if key not in self._keys:
+                raise KeyError(key)
+            self._values[key] = self._build(key)
+        return self._values[key]
+
+    def __iter__(self):
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
 
 
 @dataclass(frozen=True)
@@ -51,8 +71,9 @@ class SystolicPlan:
 
     @cached_property
     def fetch_sequences(self) -> Mapping[str, np.ndarray]:
-        """Each read operand's addresses in the order its buffer fetches them (``-1``: padding)."""
-        return MappingProxyType({op: fetch_sequence(self.mapping, self.matrices, op) for op in READ_OPERANDS})
+        """Each read operand's addresses in the order its buffer fetches them (``-1``: padding),
+        each built on first use (the fast path reads only those it has no closed form for)."""
+        return _OnFirstUse(READ_OPERANDS, lambda op: fetch_sequence(self.mapping, self.matrices, op))
 
     @property
     def metadata_bits(self) -> int:

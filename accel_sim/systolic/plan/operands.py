@@ -64,12 +64,20 @@ class OperandMatrices:
         raise ValueError(f"{operand} has no dimensions ({first}, {second})")
 
 
+def address_dtype(words: int) -> type:
+    """Narrowest of int32 / ``ADDRESS_DTYPE`` holding addresses ``-1 .. words - 1``: a convolution's
+    im2col matrix and fetch sequence are the plan's largest arrays, and half the bytes are half
+    the memory traffic of building and scanning them (only the identity of an address matters)."""
+    return np.int32 if words <= np.iinfo(np.int32).max else ADDRESS_DTYPE
+
+
 def ifmap_addresses(layer: ConvLayer, kept: np.ndarray) -> np.ndarray:
     """im2col address matrix (output pixels x kept window elements) of one group of a convolution.
 
     Built from the ``pixels x (kernel_h kernel_w)`` matrix of each window position's first word
     (``-1`` outside the input): element ``(kr, kc, channel)`` is that word plus ``channel``."""
     channels = layer.in_channels // layer.groups
+    dtype = address_dtype(layer.batch * layer.in_h * layer.in_w * channels)
     pixels = np.arange(layer.batch * layer.out_h * layer.out_w)
     batch, rest = np.divmod(pixels, layer.out_h * layer.out_w)
     out_y, out_x = np.divmod(rest, layer.out_w)
@@ -77,13 +85,13 @@ def ifmap_addresses(layer: ConvLayer, kept: np.ndarray) -> np.ndarray:
     y = (out_y * layer.stride_h - layer.pad_top)[:, None] + kr[None, :]
     x = (out_x * layer.stride_w - layer.pad_left)[:, None] + kc[None, :]
     inside = (y >= 0) & (y < layer.in_h) & (x >= 0) & (x < layer.in_w)
-    first = (((batch[:, None] * layer.in_h + y) * layer.in_w + x) * channels).astype(ADDRESS_DTYPE)
+    first = (((batch[:, None] * layer.in_h + y) * layer.in_w + x) * channels).astype(dtype)
     if kept.size == first.shape[1] * channels:  # dense: every channel of every window position
-        address = first[:, :, None] + np.arange(channels, dtype=ADDRESS_DTYPE)[None, None, :]
+        address = first[:, :, None] + np.arange(channels, dtype=dtype)[None, None, :]
         address[~inside] = NO_ADDRESS
         return address.reshape(pixels.size, kept.size)
     position, channel = np.divmod(kept, channels)
-    address = first[:, position] + channel[None, :]
+    address = first[:, position] + channel.astype(dtype)[None, :]
     address[~inside[:, position]] = NO_ADDRESS
     return address
 
@@ -155,7 +163,7 @@ def _padded_block(matrix: np.ndarray, start: int, width: int) -> np.ndarray:
     """Columns ``start:start+width`` of ``matrix``, padded with idle requests to ``width``."""
     block = matrix[:, start:start + width]
     if block.shape[1] < width:
-        pad = np.full((matrix.shape[0], width - block.shape[1]), NO_ADDRESS, dtype=ADDRESS_DTYPE)
+        pad = np.full((matrix.shape[0], width - block.shape[1]), NO_ADDRESS, dtype=matrix.dtype)
         block = np.concatenate([block, pad], axis=1)
     return block
 
