@@ -201,18 +201,23 @@ def test_slot_only_steps_away_from_the_edges_by_the_crossbar_algebra(seed):
         assert np.array_equal(split, product_busy(plan, 0, g, weights)[0])
 
 
-def test_border_vectors_of_a_pass_whose_first_channel_is_empty(tmp_path):
-    """slot_only's border flags, one per I-vector, when a pass's I-vectors follow the previous pass's
-    with no channel between: 6 x 6 plane, 3 x 3 all-ones filters, pad 1, two channels on 1 x 2 PEs of
-    I = 2, an IARAM of 48 B (2 x 2 temporal tiles: rows 0-2 / 3-5, columns 0-3 / 4-5). Channel 0 is
-    non-zero in rows 0-2 only, so pass 2 (rows 3-5, columns 0-3) starts at channel 1, PE 0, right
-    after pass 1's channel 1, PE 1 (3 activations, then 5: input (5, 1) is zero). An I-vector is a
-    run of equal (pass, channel, PE) cut every I activations; it is near the edge iff one of its
-    activations lies on the plane's border (row or column 0 or 5: a 3 x 3 kernel with pad 1 moves
-    one of its products out of the plane). Both paths count the layer the same."""
+def _vectors_by_hand(tile, segment, pe, width: int) -> list[list[int]]:
+    """The elements of each I-vector: runs of equal (pass, segment, PE) cut every ``width``."""
+    runs = list(zip(tile.tolist(), segment.tolist(), pe.tolist()))
+    vectors = []
+    for i, run in enumerate(runs):
+        if i == 0 or run != runs[i - 1] or len(vectors[-1]) == width:
+            vectors.append([])
+        vectors[-1].append(i)
+    return vectors
+
+
+def _edge_layer(tmp_path):
+    """6 x 6 plane, 3 x 3 all-ones filters, pad 1, two channels on 1 x 2 PEs of I = 2, an IARAM of 48 B
+    (2 x 2 temporal tiles: rows 0-2 / 3-5, columns 0-3 / 4-5). Channel 0 is non-zero in rows 0-2 only,
+    so pass 2 (rows 3-5, columns 0-3) starts at channel 1, PE 0, right after pass 1's channel 1,
+    PE 1 (3 activations, then 5: input (5, 1) is zero)."""
     from accel_sim import load_arch
-    from accel_sim.family.contract import counter_differences
-    from accel_sim.scnn.fast.products import border_split, border_vectors
     from accel_sim.workload import ConvLayer
     from tests.scnn._layers import payload
     inputs = np.zeros((1, 2, 6, 6))
@@ -225,18 +230,65 @@ def test_border_vectors_of_a_pass_whose_first_channel_is_empty(tmp_path):
                               "scnn.pe_rows": 1, "scnn.pe_cols": 2, "scnn.mult_i": 2, "scnn.mult_f": 2,
                               "scnn.accumulator_banks": 4, "scnn.iaram_size": 48})
     plan = FAMILY.plan(arch, layer)
+    tiling = plan.tiling
+    assert (tiling.temporal_rows, tiling.temporal_cols, tiling.channel_chunks) == (2, 2, 1)
+    return plan
+
+
+def _phase_layer(tmp_path):
+    """8 x 8 plane, stride 2, 3 x 3 all-ones filters, pad 1, one channel on one PE of I = 2, an IARAM of
+    48 B (2 x 2 temporal tiles of 4 x 4). Only odd rows are non-zero (padded row phase 0), so each
+    pass holds segments 0 and 1 (the column phases) and the next pass starts at segment 0; input
+    (1, 0) is zero: pass 0's segment 1 has 3 activations."""
+    from accel_sim import load_arch
+    from accel_sim.workload import ConvLayer
+    from tests.scnn._layers import payload
+    inputs = np.zeros((1, 1, 8, 8))
+    inputs[0, 0, 1::2] = 1
+    inputs[0, 0, 1, 0] = 0
+    layer = ConvLayer("phases", in_h=8, in_w=8, in_channels=1, out_channels=2, kernel_h=3, kernel_w=3, stride_h=2,
+                      stride_w=2, pad_top=1, pad_bottom=1, pad_left=1, pad_right=1,
+                      operands=payload(tmp_path, "phases", np.ones((2, 1, 3, 3)), inputs))
+    arch = load_arch("scnn", {"scnn.scatter": "serialise", "scnn.pe_rows": 1, "scnn.pe_cols": 1, "scnn.mult_i": 2,
+                              "scnn.mult_f": 2, "scnn.accumulator_banks": 4, "scnn.iaram_size": 48})
+    plan = FAMILY.plan(arch, layer)
+    assert (plan.tiling.temporal_rows, plan.tiling.channel_chunks, plan.view.stride_h) == (2, 1, 2)
+    return plan
+
+
+@pytest.mark.parametrize("layer", [_edge_layer, _phase_layer])
+def test_i_vectors_are_runs_of_one_pass_segment_and_pe(tmp_path, layer):
+    """activation_vectors: an I-vector never mixes two (pass, segment, PE) runs, even when one pass's
+    last run and the next pass's first are adjacent with no segment between (the two layers above);
+    both paths count the layer the same."""
+    from accel_sim.family.contract import counter_differences
+    plan = layer(tmp_path)
     spec, view, tiling = plan.spec, plan.view, plan.tiling
-    assert border_split(plan) and (tiling.temporal_rows, tiling.temporal_cols, tiling.channel_chunks) == (2, 2, 1)
+    tile, seg, pe, term = activation_elements(spec, view, tiling, plan.input_mask[0, 0])
+    acts = activation_vectors(spec, view, tiling, (tile, seg, pe, term))
+    vectors = _vectors_by_hand(tile, seg, pe, spec.mult_i)
+    firsts = [v[0] for v in vectors]
+    assert acts.count.tolist() == [len(v) for v in vectors]
+    assert (acts.tile.tolist(), acts.segment.tolist(), acts.pe.tolist()) == (
+        tile[firsts].tolist(), seg[firsts].tolist(), pe[firsts].tolist())
+    assert counter_differences(FAMILY.fast(plan, None), FAMILY.reference(plan, None)) == []
+
+
+def test_border_vectors_of_a_pass_whose_first_channel_is_empty(tmp_path):
+    """slot_only's border flags, one per I-vector (:func:`_edge_layer`: pass 2's first run follows pass
+    1's last with no channel between): an I-vector is near the edge iff one of its activations lies
+    on the plane's border (row or column 0 or 5: a 3 x 3 kernel with pad 1 moves one of its products
+    out of the plane). Both paths count the layer the same."""
+    from accel_sim.family.contract import counter_differences
+    from accel_sim.scnn.fast.products import border_split, border_vectors
+    plan = _edge_layer(tmp_path)
+    spec, view, tiling = plan.spec, plan.view, plan.tiling
+    assert border_split(plan)
     tile, seg, pe, _, qy, qx = activation_elements(spec, view, tiling, plan.input_mask[0, 0], positions=True)
     runs = list(zip(tile.tolist(), seg.tolist(), pe.tolist()))
     assert runs.index((2, 1, 0)) == runs.index((1, 1, 1)) + 3 and runs.count((2, 1, 0)) == 5
     on_border = (qy == 1) | (qy == 6) | (qx == 1) | (qx == 6)   # output-grid (y + 1, x + 1)
-    expected, place = [], 0
-    for i, run in enumerate(runs):
-        place = place + 1 if i and run == runs[i - 1] else 0
-        if place % 2 == 0:
-            expected.append(False)
-        expected[-1] |= bool(on_border[i])
+    expected = [bool(on_border[v].any()) for v in _vectors_by_hand(tile, seg, pe, spec.mult_i)]
     weights = weight_vectors(spec, view, tiling, plan.weight_mask[0], plan.mask_nonzeros(0))
     assert border_vectors(plan, 0, 0, weights).tolist() == expected
     assert counter_differences(FAMILY.fast(plan, None), FAMILY.reference(plan, None)) == []
