@@ -177,6 +177,29 @@ def test_xor_bank_steps_by_code_classes_are_the_product_level_costs(seed, monkey
         assert np.array_equal(xor_class_busy(plan, 0, g, weights), product_busy(plan, 0, g, weights)[0])
 
 
+@pytest.mark.parametrize("banks, scatter, out_of_plane", [(24, "serialise", "banked"), (6, "serialise", "banked"),
+                                                         (24, "serialise", "slot_only"), (24, "fifo", "banked")])
+def test_xor_banks_of_a_later_conv_group_of_three_filters(banks, scatter, out_of_plane):
+    """dnnsim_xor hashes the LAYER's filter index k + conv group x Kg (low three bits). With Kg = 3
+    filters per conv group the second group's k mod 8 is not the first's, and with a bank count that is
+    not a power of two (24: banks 24-31 wrap onto 0-7; 6) a different k mod 8 is not just a relabelling
+    of the banks: fast and reference (each product's bank) agree, whichever way the fast path costs the
+    steps (serialise: code classes when out-of-plane products are banked, else product by product; fifo:
+    the FIFO loop)."""
+    from accel_sim import load_arch
+    from accel_sim.family.contract import counter_differences
+    from accel_sim.scnn.fast.bank_codes import class_codes
+    from accel_sim.workload import ConvLayer
+    arch = load_arch("scnn", {"scnn.bank_mapping": "dnnsim_xor", "scnn.accumulator_banks": banks, "scnn.scatter": scatter,
+                              "scnn.out_of_plane": out_of_plane, "scnn.pe_rows": 2, "scnn.pe_cols": 2, "scnn.mult_f": 4,
+                              "scnn.mult_i": 4})
+    layer = ConvLayer("xor_groups", in_h=6, in_w=6, in_channels=4, out_channels=6, kernel_h=3, kernel_w=3, pad_top=1,
+                      pad_bottom=1, pad_left=1, pad_right=1, groups=2, weight_density=0.6, input_density=0.6)
+    plan = FAMILY.plan(arch, layer)
+    assert plan.view.out_channels == 3 and class_codes(plan) == (out_of_plane == "banked")
+    assert counter_differences(FAMILY.fast(plan, None), FAMILY.reference(plan, None)) == []
+
+
 @pytest.mark.parametrize("seed", range(24))
 def test_slot_only_steps_away_from_the_edges_by_the_crossbar_algebra(seed):
     """out_of_plane: slot_only: the I-vectors near an edge counted product by product plus the others
