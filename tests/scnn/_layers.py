@@ -5,9 +5,17 @@ from hypothesis import strategies as st
 
 from accel_sim import load_arch
 from accel_sim.workload import ConvLayer, GemmLayer
+from accel_sim.workload.layer import OperandSource
 
 DESIGNS = ("scnn", "scnn_sparse_a", "scnn_sparse_w", "dcnn", "dcnn_opt")
 DENSE_DESIGNS = ("dcnn", "dcnn_opt")
+
+
+def payload(tmp_path, name, weights, inputs) -> OperandSource:
+    """Given operands (a ``.npz`` payload in ``tmp_path``) for a hand-made layer."""
+    path = tmp_path / f"{name}.npz"
+    np.savez(path, weights=np.asarray(weights, dtype=np.float32), inputs=np.asarray(inputs, dtype=np.float32))
+    return OperandSource(payload=str(path))
 
 
 def scnn_arch(overrides: dict):

@@ -96,3 +96,26 @@ def test_a_one_pixel_layer_worked_by_hand():
     for count in (FAMILY.fast, FAMILY.reference):
         c = count(plan)
         assert (c.compute_cycles, c.steps, c.products, c.macs_issued, c.bank_conflict_cycles) == (7, 1, 2, 2, 0)
+
+
+def test_fc_layer_as_dnnsim_planes_counted_by_hand():
+    """fc_layout dnnsim_planes: a 2 x 300 by 300 x 3 FC layer is 2 images of ceil(300 / 256) = 2
+    channels of 16 x 16 planes (zero-padded) and 3 filters of 16 x 16 taps with one output pixel
+    (stride 1, no padding). Every non-zero input meets every non-zero weight of its channel (the
+    Cartesian product; out-of-plane products take a slot), and the product of input (y, x) and tap
+    (r, s) lands in the plane iff (y - r, x - s) = (0, 0): exactly the FC's multiply-accumulates of two
+    non-zeros. One output per (image, filter) is drained."""
+    from accel_sim.workload import GemmLayer
+    from accel_sim.workload.operands import layer_operands
+    arch = load_arch("scnn_dnnsim", {"scnn.pe_rows": 2, "scnn.pe_cols": 2})
+    layer = GemmLayer("fc", m=2, k=300, n=3, weight_density=0.3, input_density=0.5)
+    operands = layer_operands(layer)
+    weights, inputs = operands.weights != 0, operands.inputs != 0     # (k, n), (m, k)
+    channel = np.arange(layer.k) // 256
+    products = sum(int(inputs[b, channel == c].sum()) * int(weights[channel == c].sum())
+                   for b in range(layer.m) for c in range(2))
+    macs = int((inputs.astype(np.int64) @ weights.astype(np.int64)).sum())
+    plan = FAMILY.plan(arch, layer)
+    for count in (FAMILY.fast, FAMILY.reference):
+        c = count(plan, None)
+        assert (c.products, c.macs_issued, c.ppu_outputs) == (products, macs, layer.m * layer.n)

@@ -15,16 +15,10 @@ from accel_sim.scnn.counters import SCNNCounters
 from accel_sim.scnn.family import FAMILY
 from accel_sim.scnn.fast.timeline import PassTiming, pass_timing
 from accel_sim.workload import ConvLayer, GemmLayer
-from accel_sim.workload.layer import OperandSource
+from tests.scnn._layers import payload
 
 ZERO = {name: (0,) if name.endswith("write_bits") and name.startswith(("iaram", "oaram")) else 0
         for name in SCNNCounters.__dataclass_fields__}
-
-
-def payload(tmp_path, name, weights, inputs) -> OperandSource:
-    path = tmp_path / f"{name}.npz"
-    np.savez(path, weights=np.asarray(weights, dtype=np.float32), inputs=np.asarray(inputs, dtype=np.float32))
-    return OperandSource(payload=str(path))
 
 
 def row_conv(tmp_path, name, weights, inputs, stride=1):

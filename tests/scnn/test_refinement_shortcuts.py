@@ -177,6 +177,29 @@ def test_xor_bank_steps_by_code_classes_are_the_product_level_costs(seed, monkey
         assert np.array_equal(xor_class_busy(plan, 0, g, weights), product_busy(plan, 0, g, weights)[0])
 
 
+@pytest.mark.parametrize("banks, scatter, out_of_plane", [(24, "serialise", "banked"), (6, "serialise", "banked"),
+                                                         (24, "serialise", "slot_only"), (24, "fifo", "banked")])
+def test_xor_banks_of_a_later_conv_group_of_three_filters(banks, scatter, out_of_plane):
+    """dnnsim_xor hashes the LAYER's filter index k + conv group x Kg (low three bits). With Kg = 3
+    filters per conv group the second group's k mod 8 is not the first's, and with a bank count that is
+    not a power of two (24: banks 24-31 wrap onto 0-7; 6) a different k mod 8 is not just a relabelling
+    of the banks: fast and reference (each product's bank) agree, whichever way the fast path costs the
+    steps (serialise: code classes when out-of-plane products are banked, else product by product; fifo:
+    the FIFO loop)."""
+    from accel_sim import load_arch
+    from accel_sim.family.contract import counter_differences
+    from accel_sim.scnn.fast.bank_codes import class_codes
+    from accel_sim.workload import ConvLayer
+    arch = load_arch("scnn", {"scnn.bank_mapping": "dnnsim_xor", "scnn.accumulator_banks": banks, "scnn.scatter": scatter,
+                              "scnn.out_of_plane": out_of_plane, "scnn.pe_rows": 2, "scnn.pe_cols": 2, "scnn.mult_f": 4,
+                              "scnn.mult_i": 4})
+    layer = ConvLayer("xor_groups", in_h=6, in_w=6, in_channels=4, out_channels=6, kernel_h=3, kernel_w=3, pad_top=1,
+                      pad_bottom=1, pad_left=1, pad_right=1, groups=2, weight_density=0.6, input_density=0.6)
+    plan = FAMILY.plan(arch, layer)
+    assert plan.view.out_channels == 3 and class_codes(plan) == (out_of_plane == "banked")
+    assert counter_differences(FAMILY.fast(plan, None), FAMILY.reference(plan, None)) == []
+
+
 @pytest.mark.parametrize("seed", range(24))
 def test_slot_only_steps_away_from_the_edges_by_the_crossbar_algebra(seed):
     """out_of_plane: slot_only: the I-vectors near an edge counted product by product plus the others
@@ -199,6 +222,99 @@ def test_slot_only_steps_away_from_the_edges_by_the_crossbar_algebra(seed):
         split = product_busy(plan, 0, g, weights, border)[0] + busy_cycles(
             spec, tiling, _without(acts, border, spec.accumulator_banks), weights, per_segment=True)
         assert np.array_equal(split, product_busy(plan, 0, g, weights)[0])
+
+
+def _vectors_by_hand(tile, segment, pe, width: int) -> list[list[int]]:
+    """The elements of each I-vector: runs of equal (pass, segment, PE) cut every ``width``."""
+    runs = list(zip(tile.tolist(), segment.tolist(), pe.tolist()))
+    vectors = []
+    for i, run in enumerate(runs):
+        if i == 0 or run != runs[i - 1] or len(vectors[-1]) == width:
+            vectors.append([])
+        vectors[-1].append(i)
+    return vectors
+
+
+def _edge_layer(tmp_path):
+    """6 x 6 plane, 3 x 3 all-ones filters, pad 1, two channels on 1 x 2 PEs of I = 2, an IARAM of 48 B
+    (2 x 2 temporal tiles: rows 0-2 / 3-5, columns 0-3 / 4-5). Channel 0 is non-zero in rows 0-2 only,
+    so pass 2 (rows 3-5, columns 0-3) starts at channel 1, PE 0, right after pass 1's channel 1,
+    PE 1 (3 activations, then 5: input (5, 1) is zero)."""
+    from accel_sim import load_arch
+    from accel_sim.workload import ConvLayer
+    from tests.scnn._layers import payload
+    inputs = np.zeros((1, 2, 6, 6))
+    inputs[0, 0, :3] = inputs[0, 1] = 1
+    inputs[0, 1, 5, 1] = 0
+    layer = ConvLayer("edges", in_h=6, in_w=6, in_channels=2, out_channels=2, kernel_h=3, kernel_w=3, pad_top=1,
+                      pad_bottom=1, pad_left=1, pad_right=1,
+                      operands=payload(tmp_path, "edges", np.ones((2, 2, 3, 3)), inputs))
+    arch = load_arch("scnn", {"scnn.scatter": "serialise", "scnn.out_of_plane": "slot_only", "scnn.bank_mapping": "linear",
+                              "scnn.pe_rows": 1, "scnn.pe_cols": 2, "scnn.mult_i": 2, "scnn.mult_f": 2,
+                              "scnn.accumulator_banks": 4, "scnn.iaram_size": 48})
+    plan = FAMILY.plan(arch, layer)
+    tiling = plan.tiling
+    assert (tiling.temporal_rows, tiling.temporal_cols, tiling.channel_chunks) == (2, 2, 1)
+    return plan
+
+
+def _phase_layer(tmp_path):
+    """8 x 8 plane, stride 2, 3 x 3 all-ones filters, pad 1, one channel on one PE of I = 2, an IARAM of
+    48 B (2 x 2 temporal tiles of 4 x 4). Only odd rows are non-zero (padded row phase 0), so each
+    pass holds segments 0 and 1 (the column phases) and the next pass starts at segment 0; input
+    (1, 0) is zero: pass 0's segment 1 has 3 activations."""
+    from accel_sim import load_arch
+    from accel_sim.workload import ConvLayer
+    from tests.scnn._layers import payload
+    inputs = np.zeros((1, 1, 8, 8))
+    inputs[0, 0, 1::2] = 1
+    inputs[0, 0, 1, 0] = 0
+    layer = ConvLayer("phases", in_h=8, in_w=8, in_channels=1, out_channels=2, kernel_h=3, kernel_w=3, stride_h=2,
+                      stride_w=2, pad_top=1, pad_bottom=1, pad_left=1, pad_right=1,
+                      operands=payload(tmp_path, "phases", np.ones((2, 1, 3, 3)), inputs))
+    arch = load_arch("scnn", {"scnn.scatter": "serialise", "scnn.pe_rows": 1, "scnn.pe_cols": 1, "scnn.mult_i": 2,
+                              "scnn.mult_f": 2, "scnn.accumulator_banks": 4, "scnn.iaram_size": 48})
+    plan = FAMILY.plan(arch, layer)
+    assert (plan.tiling.temporal_rows, plan.tiling.channel_chunks, plan.view.stride_h) == (2, 1, 2)
+    return plan
+
+
+@pytest.mark.parametrize("layer", [_edge_layer, _phase_layer])
+def test_i_vectors_are_runs_of_one_pass_segment_and_pe(tmp_path, layer):
+    """activation_vectors: an I-vector never mixes two (pass, segment, PE) runs, even when one pass's
+    last run and the next pass's first are adjacent with no segment between (the two layers above);
+    both paths count the layer the same."""
+    from accel_sim.family.contract import counter_differences
+    plan = layer(tmp_path)
+    spec, view, tiling = plan.spec, plan.view, plan.tiling
+    tile, seg, pe, term = activation_elements(spec, view, tiling, plan.input_mask[0, 0])
+    acts = activation_vectors(spec, view, tiling, (tile, seg, pe, term))
+    vectors = _vectors_by_hand(tile, seg, pe, spec.mult_i)
+    firsts = [v[0] for v in vectors]
+    assert acts.count.tolist() == [len(v) for v in vectors]
+    assert (acts.tile.tolist(), acts.segment.tolist(), acts.pe.tolist()) == (
+        tile[firsts].tolist(), seg[firsts].tolist(), pe[firsts].tolist())
+    assert counter_differences(FAMILY.fast(plan, None), FAMILY.reference(plan, None)) == []
+
+
+def test_border_vectors_of_a_pass_whose_first_channel_is_empty(tmp_path):
+    """slot_only's border flags, one per I-vector (:func:`_edge_layer`: pass 2's first run follows pass
+    1's last with no channel between): an I-vector is near the edge iff one of its activations lies
+    on the plane's border (row or column 0 or 5: a 3 x 3 kernel with pad 1 moves one of its products
+    out of the plane). Both paths count the layer the same."""
+    from accel_sim.family.contract import counter_differences
+    from accel_sim.scnn.fast.products import border_split, border_vectors
+    plan = _edge_layer(tmp_path)
+    spec, view, tiling = plan.spec, plan.view, plan.tiling
+    assert border_split(plan)
+    tile, seg, pe, _, qy, qx = activation_elements(spec, view, tiling, plan.input_mask[0, 0], positions=True)
+    runs = list(zip(tile.tolist(), seg.tolist(), pe.tolist()))
+    assert runs.index((2, 1, 0)) == runs.index((1, 1, 1)) + 3 and runs.count((2, 1, 0)) == 5
+    on_border = (qy == 1) | (qy == 6) | (qx == 1) | (qx == 6)   # output-grid (y + 1, x + 1)
+    expected = [bool(on_border[v].any()) for v in _vectors_by_hand(tile, seg, pe, spec.mult_i)]
+    weights = weight_vectors(spec, view, tiling, plan.weight_mask[0], plan.mask_nonzeros(0))
+    assert border_vectors(plan, 0, 0, weights).tolist() == expected
+    assert counter_differences(FAMILY.fast(plan, None), FAMILY.reference(plan, None)) == []
 
 
 @pytest.mark.parametrize("seed", range(8))

@@ -67,3 +67,26 @@ def test_fast_equals_reference_with_dnnsim_stride_phases(seed, mapping, groups, 
     except InputError:   # accumulators too small for this layer: refused, not simulated
         return
     assert FAMILY.refinement(arch, layer) == [], (layer, arch.scnn)
+
+
+@pytest.mark.parametrize("scatter", ["fifo", "serialise"])
+def test_an_image_without_non_zeros_adds_no_in_plane_product(tmp_path, scatter):
+    """stride_phases dnnsim counts the products that land in the plane (macs_issued); an image whose
+    inputs are all zero has no product, so a batch of one image and an all-zero one issues the MACs
+    of the first image alone, on both paths (the FIFO loop returns before its kernels for it)."""
+    from tests.scnn._layers import payload
+    rng = np.random.default_rng(3)
+    weights = rng.random((2, 1, 3, 3)) * (rng.random((2, 1, 3, 3)) < 0.7)
+    image = rng.random((1, 1, 7, 7)) * (rng.random((1, 1, 7, 7)) < 0.6)
+    arch = load_arch("scnn", {"scnn.stride_phases": "dnnsim", "scnn.scatter": scatter, "scnn.pe_rows": 2,
+                              "scnn.pe_cols": 2, "scnn.accumulator_banks": 8})
+    counted = []
+    for batch in (image, np.concatenate([image, np.zeros_like(image)])):
+        layer = ConvLayer(f"zero_image{len(batch)}", in_h=7, in_w=7, in_channels=1, out_channels=2, kernel_h=3,
+                          kernel_w=3, stride_h=2, stride_w=2, pad_top=1, pad_bottom=1, pad_left=1, pad_right=1,
+                          batch=len(batch), operands=payload(tmp_path, f"zero_image{len(batch)}", weights, batch))
+        plan = FAMILY.plan(arch, layer)
+        fast, reference = FAMILY.fast(plan, None), FAMILY.reference(plan, None)
+        assert fast == reference
+        counted.append(fast.macs_issued)
+    assert counted[0] == counted[1] > 0

@@ -235,6 +235,14 @@ def test_nm_ifmap_reads_are_rounded_per_group():
     assert reads[0] == 18
 
 
+def test_one_of_two_layers_carry_one_metadata_bit():
+    """1:2: a kept weight's position among 2 takes ceil(log2 2) = 1 bit, read with each of the
+    8 x 3 / 2 = 12 kept weights, on both paths (the 2:4 example above takes 2 bits)."""
+    plan = FAMILY.plan(arch("ws", nm=True), GemmLayer("g", m=2, k=8, n=3, weight_sparsity=NMSparsity(1, 2)))
+    assert plan.metadata_bits == 1
+    assert FAMILY.fast(plan, None).nm_metadata_reads == FAMILY.reference(plan, None).nm_metadata_reads == 12
+
+
 def test_dense_and_one_to_one_layers_carry_no_metadata():
     for layer in (GemmLayer("g", m=2, k=8, n=3), GemmLayer("g", m=2, k=8, n=3, weight_sparsity=NMSparsity(1, 1))):
         plan = FAMILY.plan(arch("ws", nm=True), layer)
