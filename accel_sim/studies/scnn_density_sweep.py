@@ -188,8 +188,9 @@ def scnn_density_sweep(densities: tuple[float, ...] = DENSITIES, designs: tuple[
         "(see the scnn-networks README and its ablation table). The crossover densities are interpolated "
         "linearly in the speed-up (energy gain) between the two swept densities around 1; the published ones "
         "are the paper's (Sec. 6, Fig. 9: faster than DCNN below ~0.85, less energy below ~0.83, 79 % of "
-        "DCNN's performance at density 1.0). The SCNN curves include same-bank serialisation of products within "
-        "a step (see the scnn-networks README), which lowers SCNN's speed most at high density.")
+        "DCNN's performance at density 1.0). The SCNN curves include same-bank conflicts in the scatter network "
+        "(products queue in FIFOs of depth 4 in front of the accumulator banks; see the scnn-networks README), "
+        "which lower SCNN's speed most at high density.")
     tables = {}
     if {"dcnn", "scnn"} <= set(designs):
         density, totals = dense_energy(parts[:len(densities)])

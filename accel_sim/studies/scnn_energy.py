@@ -116,12 +116,17 @@ def breakdown_markdown(table: pd.DataFrame, design: str = "scnn") -> str:
     return "\n".join(lines)
 
 
+def multi_pass(per_layer: pd.DataFrame) -> pd.Series:
+    """Rows of a per-layer frame whose layer runs in more than one pass (temporal tiles or channel chunks)."""
+    return (per_layer.temporal_tiles > 1) | (per_layer.channel_chunks > 1)
+
+
 def tiling_penalty(network: str, scnn_layers: pd.DataFrame) -> pd.DataFrame:
     """SCNN's layers of ``network`` that run in more than one pass (temporal tiles or channel chunks, from
     ``scnn_layers``: SCNN's per-layer frame of the whole network, in layer order), each run again in ONE pass
     (``dram: ignored``: same counts, no tiling): ``network, layer, temporal_tiles, energy_pj,
     energy_one_pass_pj, penalty`` (energy as modelled over energy in one pass, minus 1)."""
-    tiled = scnn_layers[(scnn_layers.temporal_tiles > 1) | (scnn_layers.channel_chunks > 1)]
+    tiled = scnn_layers[multi_pass(scnn_layers)]
     columns = ["network", "layer", "temporal_tiles", "energy_pj", "energy_one_pass_pj", "penalty"]
     if tiled.empty:
         return pd.DataFrame(columns=columns)
@@ -199,11 +204,6 @@ def partial_sums_rows(network: str, totals: pd.DataFrame, buffered: dict[str, fl
 MIN_TRAFFIC = {"scnn.dram_tile_order": "min_traffic"}
 SHIPPED_ORDER, EVERY_DESIGN, SCNN_ONLY = ("fewest_tiles (shipped)", "min_traffic, every design",
                                           "min_traffic, SCNN only")
-
-
-def multi_pass(per_layer: pd.DataFrame) -> pd.Series:
-    """Rows of a per-layer frame whose layer runs in more than one pass (temporal tiles or channel chunks)."""
-    return (per_layer.temporal_tiles > 1) | (per_layer.channel_chunks > 1)
 
 
 def min_traffic_runs(network: Network, per_layer: pd.DataFrame, designs: tuple[str, ...]) -> pd.DataFrame:

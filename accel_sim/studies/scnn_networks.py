@@ -42,11 +42,9 @@ def network_runs(networks: tuple[str, ...], designs: tuple[str, ...], max_layers
     return runs
 
 
-def network_frame(networks: tuple[str, ...], designs: tuple[str, ...], max_layers: int | None,
-                  runs: dict[str, pd.DataFrame] | None = None) -> pd.DataFrame:
-    """``results.csv``: :data:`COLUMNS` per (network, layer, design) plus network totals (``runs``: already
-    computed :func:`network_runs`)."""
-    runs = network_runs(networks, designs, max_layers) if runs is None else runs
+def network_frame(networks: tuple[str, ...], runs: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """``results.csv``: :data:`COLUMNS` per (network, layer, design) plus network totals, from
+    :func:`network_runs`."""
     frames = []
     for name in networks:
         per_layer = runs[name].copy()
@@ -111,7 +109,7 @@ def scnn_networks(networks: tuple[str, ...] = ("alexnet", "googlenet", "vgg16"),
     buffered: dict[str, dict[str, float]] = {}   # the dense designs' partial sums in the buffer (energy only)
     runs = network_runs(networks, designs, max_layers, buffered if {"dcnn", "dcnn_opt", "scnn"} <= set(designs)
                         else None)
-    frame = network_frame(networks, designs, max_layers, runs)
+    frame = network_frame(networks, runs)
     gains = ratios(frame)
     fig = gains_over_dcnn(gains, designs, DESIGN_LABELS)
     comparisons = []
