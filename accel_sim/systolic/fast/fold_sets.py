@@ -60,6 +60,13 @@ def _cells_on_diagonal(d: np.ndarray, r0: int, r1: int, c0: int, c1: np.ndarray 
     return np.maximum(np.minimum(c1 - 1, d - r0) - np.maximum(c0, d - r1 + 1) + 1, 0)
 
 
+def stacked_position(d: np.ndarray | int, q: np.ndarray | int, rows: int, width: int) -> np.ndarray:
+    """Place, in the anti-diagonal roll-out of a whole ``rows x width`` stack (padding words kept), of the
+    cell on diagonal ``d`` at column ``q``: the cells of the earlier diagonals and those of ``d`` left of ``q``
+    (on a full diagonal, ``W - 1 <= d <= rows - 1``, this is ``W d - W (W - 1) / 2 + q``)."""
+    return _cells_before_diagonal(d, 0, rows, 0, width) + _cells_on_diagonal(d, 0, rows, 0, q)
+
+
 class StackedFetch:
     """Valid-word rank of each cell of an operand's stacked fetch matrix, in closed form."""
 

@@ -18,7 +18,7 @@ outside its own set (is another copy resident?), instead of comparing the window
 """
 from __future__ import annotations
 
-from accel_sim.systolic.fast.fold_sets import _cells_before_diagonal, _cells_on_diagonal
+from accel_sim.systolic.fast.fold_sets import stacked_position
 from accel_sim.systolic.plan.mapping import SystolicMapping
 from accel_sim.systolic.plan.operands import edge_width, role
 from accel_sim.workload.layer import ConvLayer
@@ -70,7 +70,7 @@ class IfmapCopies:
                 if w - 1 <= d <= n - 1:  # a full diagonal: W d - W (W - 1) / 2 cells before it
                     positions.append(w * d - interior_skew + q)
                 else:  # a diagonal cut by the stack's first or last row
-                    positions.append(int(_cells_before_diagonal(d, 0, n, 0, w) + _cells_on_diagonal(d, 0, n, 0, q)))
+                    positions.append(int(stacked_position(d, q, n, w)))
         return positions
 
 

@@ -31,7 +31,7 @@ from accel_sim.errors import SimulationError
 from accel_sim.hardware.scalesim_scratchpad import NO_ADDRESS, ReadBufferGeometry
 from accel_sim.systolic.fast.demand import FoldRequests
 from accel_sim.systolic.fast.read_buffers import FIRST_CHUNK, LARGEST_CHUNK, MissLog, ReadMisses, Window, repeated_sweeps
-from accel_sim.systolic.fast.fold_sets import _cells_before_diagonal, _cells_on_diagonal
+from accel_sim.systolic.fast.fold_sets import stacked_position
 from accel_sim.systolic.fast.ifmap_copies import IfmapCopies
 from accel_sim.systolic.plan.operands import diagonal_order
 
@@ -79,7 +79,7 @@ class _OwnSets:
         tables = self.tables.get(block)
         if tables is None:
             d = first + self.t + self.q
-            table = (_cells_before_diagonal(d, 0, self.rows, 0, w) + _cells_on_diagonal(d, 0, self.rows, 0, self.q))
+            table = stacked_position(d, self.q, self.rows, w)
             tables = self.tables[block] = (table, table.tolist())
         return (*tables, 0)
 
