@@ -30,6 +30,7 @@ from accel_sim.scnn.fast.scatter_fifo_kernel import WORDS, compiled, packed_fits
 from accel_sim.scnn.fast.scatter_fifo_rows import additive_rows, edge_vectors, xor_rows
 from accel_sim.scnn.fast.vectors import WeightVectors, _vector_ids, activation_elements, phase_counts
 from accel_sim.scnn.plan import Plan
+from accel_sim.scnn.plan.nonzeros import run_bounds
 
 FIFO_PRODUCTS = 1 << 20   # products of one chunk of steps (memory: a step's A bank loads are kept)
 
@@ -151,12 +152,6 @@ def _operands(plan: Plan, image: int, conv_group: int, weights: WeightVectors, e
     return (tile, seg, pe, term), np.stack((qy, qx), axis=1), w_pos.astype(np.int64), rule
 
 
-def _bounds(keys: np.ndarray, n: int) -> np.ndarray:
-    """``np.searchsorted(keys, np.arange(n + 1))`` of ascending non-negative ``keys`` below ``n``: where each
-    key's run starts (and the end), by counting."""
-    return np.concatenate(([0], np.cumsum(np.bincount(keys, minlength=n))))
-
-
 def kernel_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors, kernels: dict,
                 elements: tuple | None = None) -> tuple[np.ndarray, int | None]:
     """:func:`fifo_busy` by the loops of :mod:`.scatter_fifo_kernel` (``kernels``: compiled or plain Python):
@@ -175,8 +170,8 @@ def kernel_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors,
         return busy, (0 if counted else None)
     key = (tile * n_seg + seg) * pes + pe
     i_elem = np.append(np.flatnonzero(_vector_ids(key, spec.mult_i)[1] == 0), key.size)   # each I-vector's first
-    i_bounds = _bounds(key[i_elem[:-1]], tiling.passes * n_seg * pes)
-    f_bounds = _bounds(weights.segment * groups + weights.group, n_seg * groups)
+    i_bounds = run_bounds(key[i_elem[:-1]], tiling.passes * n_seg * pes)
+    f_bounds = run_bounds(weights.segment * groups + weights.group, n_seg * groups)
     f_weight = np.concatenate(([0], np.cumsum(weights.count)))   # each F-vector's first weight (FIFO order)
     meet = (np.bincount(seg, minlength=n_seg) > 0) & (np.diff(weights.seg_start) > 0)
     order = phase_order(plan, n_seg)

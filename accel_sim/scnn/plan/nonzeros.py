@@ -79,6 +79,12 @@ def sorted_pieces(keys: np.ndarray, piece: int = PIECE) -> list[slice]:
     return [slice(lo, hi) for lo, hi in zip(cuts[:-1], cuts[1:])]
 
 
+def run_bounds(keys: np.ndarray, n: int) -> np.ndarray:
+    """Where each key ``0 .. n - 1`` begins among non-negative ``keys`` once sorted, and the end
+    (``np.searchsorted(np.sort(keys), np.arange(n + 1))``), by counting: ``keys`` need not be sorted."""
+    return np.concatenate(([0], np.cumsum(np.bincount(keys, minlength=n))))
+
+
 def unique_inverse(keys: np.ndarray, bound: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``np.unique(keys, return_inverse=True)`` of non-negative integer keys below ``bound`` (default:
     the largest key + 1): by :func:`stable_order` (radix passes, no comparison sort) when the bound

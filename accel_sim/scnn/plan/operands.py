@@ -11,7 +11,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from accel_sim.scnn.plan.nonzeros import stable_order
+from accel_sim.scnn.plan.nonzeros import run_bounds, stable_order
 from accel_sim.scnn.plan.tiling import ConvView, conv_view
 from accel_sim.workload.layer import ConvLayer, Layer
 from accel_sim.workload.operands import layer_operands
@@ -109,7 +109,7 @@ def _fc_tap_matrices(layer: Layer):
     c, k = np.divmod(index, np.asarray(layer.n, dtype=index.dtype))
     order = stable_order(k, layer.n)   # by output row (the block's rows)
     place = (k % TRANSPOSE_TILE).astype(np.int64) * layer.k + c   # row-major in its block's (rows, k) matrix
-    bounds = np.concatenate(([0], np.cumsum(np.bincount(k // TRANSPOSE_TILE, minlength=-(-layer.n // TRANSPOSE_TILE)))))
+    bounds = run_bounds(k // TRANSPOSE_TILE, -(-layer.n // TRANSPOSE_TILE))
     place, values = place[order], values[order]
     buffer = np.zeros(min(layer.n, TRANSPOSE_TILE) * layer.k, dtype=np.float32)   # one block, reused
     for i, lo in enumerate(range(0, layer.n, TRANSPOSE_TILE)):
