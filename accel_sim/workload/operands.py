@@ -286,6 +286,16 @@ _SCAN_CHUNK = 1 << 22  # entries compared with the bound per numpy call (no full
 _DRAW_CHUNK = 1 << 18  # weights drawn per numpy call by :func:`_pruned_nonzeros` (1 MiB of float32: stays in cache)
 
 
+def _sampled_bound(values: np.ndarray, keep: int, size: int) -> np.float32:
+    """A likely lower bound of the ``keep``-th largest magnitude of ``size`` weights, read from a strided
+    sample of ``values`` (about :data:`_SAMPLE` of them): the sample's quantile for ``keep / size``, taken
+    with a margin (a rank 1.25 times as deep, plus 64). The callers check it (at least ``keep`` entries
+    reach it) and fall back to no bound."""
+    sample = np.abs(values[::max(1, values.size // _SAMPLE)])
+    rank = min(sample.size, int(math.ceil(keep / size * sample.size * 1.25)) + 64)
+    return np.partition(sample, sample.size - rank)[sample.size - rank]
+
+
 def _magnitude_pruned(layer: Layer, dense: np.ndarray) -> np.ndarray:
     """``dense`` pruned to the layer's density by magnitude: the same entries as ``keep_top`` of
     ``|w|`` in C order of the GEMM view (highest first, ties to the lower GEMM-view index), found
@@ -300,9 +310,7 @@ def _magnitude_pruned(layer: Layer, dense: np.ndarray) -> np.ndarray:
     if keep == 0:
         dense.fill(0)
         return dense
-    sample = np.abs(flat[::max(1, size // _SAMPLE)])
-    rank = min(sample.size, int(math.ceil(keep / size * sample.size * 1.25)) + 64)  # a margin below the quantile
-    bound = np.partition(sample, sample.size - rank)[sample.size - rank]
+    bound = _sampled_bound(flat, keep, size)
     if bound <= _DRAWN_ZERO:  # drawn zeros (raised to _DRAWN_ZERO) may be kept: raise them first
         dense[dense == 0] = _DRAWN_ZERO
         bound = np.float32(0)
@@ -352,9 +360,8 @@ def _pruned_nonzeros(layer: Layer, shape: tuple[int, ...]) -> tuple[np.ndarray, 
             part = chunk[:min(chunk.size, size - lo)]
             rng.standard_normal(dtype=np.float32, out=part)
             magnitude = np.abs(part, out=magnitudes[:part.size])
-            if bounded and lo == 0:   # as _magnitude_pruned's sample, from the first chunk
-                sample = np.sort(magnitude[::max(1, part.size // _SAMPLE)])
-                bound = sample[sample.size - min(sample.size, int(math.ceil(keep / size * sample.size * 1.25)) + 64)]
+            if bounded and lo == 0:   # as _magnitude_pruned's, from the first chunk
+                bound = _sampled_bound(magnitude, keep, size)
             found = np.flatnonzero(magnitude >= bound)
             positions.append(found + lo)
             values.append(part[found])
