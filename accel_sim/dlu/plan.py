@@ -120,21 +120,19 @@ def block_shape(m: int, n: int, lanes: int) -> tuple[int, int]:
     return int(rows[best]), int(cols[best])
 
 
-def _sizes(total: int, step: int) -> np.ndarray:
-    count = math.ceil(total / step)
-    sizes = np.full(count, step, dtype=np.int64)
-    sizes[-1] = total - step * (count - 1)
-    return sizes
+def _sizes(total: int, step: int, blocks: np.ndarray | None = None) -> np.ndarray:
+    """Extent of each block of ``step`` of ``total`` (the last one shorter), or of the blocks numbered ``blocks``."""
+    blocks = np.arange(math.ceil(total / step), dtype=np.int64) if blocks is None else blocks
+    return np.minimum(step, total - blocks * step)
 
 
 def tile_work(t: Tiling, first: int = 0, stop: int | None = None) -> TileWork:
     """The tiles of row blocks ``first:stop`` (default: all), in execution order: every row block's
     column blocks, each block's chunks."""
-    blocks = slice(first, t.row_blocks if stop is None else stop)
-    rows, cols, chunk = np.meshgrid(_sizes(t.m, t.block_rows)[blocks], _sizes(t.n, t.block_cols),
+    blocks = np.arange(first, t.row_blocks if stop is None else min(stop, t.row_blocks), dtype=np.int64)
+    rows, cols, chunk = np.meshgrid(_sizes(t.m, t.block_rows, blocks), _sizes(t.n, t.block_cols),
                                     _sizes(t.k, t.chunk), indexing="ij")
-    i, j, c = np.meshgrid(np.arange(t.row_blocks)[blocks], np.arange(t.col_blocks), np.arange(t.chunks),
-                          indexing="ij")
+    i, j, c = np.meshgrid(blocks, np.arange(t.col_blocks), np.arange(t.chunks), indexing="ij")
     rows, cols, chunk, i, j, c = (x.ravel() for x in (rows, cols, chunk, i, j, c))
     inputs, weights = rows * chunk, cols * chunk
     if t.inputs_resident:
