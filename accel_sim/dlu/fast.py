@@ -22,6 +22,7 @@ far as they outlast that work, the rest to the write-back.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -72,17 +73,23 @@ SUMS = ("step", "busy", "load_stall", "writeback_stall", "tiles", "macs", "opera
         "weight_fill_words", "output_words")
 
 
-def _steps(plan: DLUPlan, tiles: TileWork, behind: np.ndarray) -> tuple[dict[str, int], np.ndarray]:
+def _steps(plan: DLUPlan, tiles: TileWork, behind: np.ndarray, drain: bool) -> tuple[dict[str, int], np.ndarray]:
     """The sums of ``tiles``' steps (step ``s`` loads tile ``s``, computes tile ``s - 1``, drains tile
     ``s - 2``) and the (compute, stats, write) cycles of the last two tiles, the next steps' ``behind``
-    (``behind``: those of the two tiles before these, (3, LAG))."""
+    (``behind``: those of the two tiles before these, (3, LAG)); ``drain``: the last tiles, so also the
+    ``LAG`` steps after them that only compute and drain."""
     outputs = tiles.rows * tiles.cols
-    lagged = np.concatenate((behind, np.stack((tiles.chunk.astype(np.int64), stats_cycles(plan, tiles, outputs),
-                                               write_cycles(plan, tiles, outputs)))), axis=1)
     count = tiles.rows.size
-    compute, stats, write = lagged[0, LAG - 1:LAG - 1 + count], lagged[1, :count], lagged[2, :count]
+    steps = count + (LAG if drain else 0)
+    lagged = np.zeros((3, LAG + steps), dtype=np.int64)
+    lagged[:, :LAG] = behind
+    lagged[0, LAG:LAG + count] = tiles.chunk
+    lagged[1, LAG:LAG + count] = stats_cycles(plan, tiles, outputs)
+    lagged[2, LAG:LAG + count] = write_cycles(plan, tiles, outputs)
+    compute, stats, write = lagged[0, LAG - 1:LAG - 1 + steps], lagged[1, :steps], lagged[2, :steps]
     busy = np.maximum(compute, stats)
-    loaded = np.maximum(load_cycles(plan, tiles), busy)
+    load = load_cycles(plan, tiles)
+    loaded = np.maximum(np.pad(load, (0, steps - count)) if drain else load, busy)
     step = np.maximum(loaded, write)
     last = tiles.last_chunk
     sums = {"step": int(step.sum()), "busy": int(busy.sum()), "load_stall": int((loaded - busy).sum()),
@@ -90,29 +97,39 @@ def _steps(plan: DLUPlan, tiles: TileWork, behind: np.ndarray) -> tuple[dict[str
             "macs": int((outputs * tiles.chunk).sum()), "operand_reads": int(((tiles.rows + tiles.cols) * tiles.chunk).sum()),
             "input_fill_words": int(tiles.input_words.sum()), "weight_fill_words": int(tiles.weight_words.sum()),
             "output_words": int(outputs[last].sum())}
-    return sums, lagged[:, -LAG:]
+    return sums, lagged[:, count:count + LAG]   # tile i is column LAG + i
 
 
-def _no_tiles(n: int) -> TileWork:
-    """``n`` empty pipeline slots (no work, nothing loaded or drained): the steps after the last tile."""
-    zero = np.zeros(n, dtype=np.int64)
-    return TileWork(zero, zero, zero, zero, zero, np.zeros(n, dtype=bool))
+def _passes(plan: DLUPlan) -> Iterator[tuple[TileWork, bool]]:
+    """The tiles in passes, each with whether it is the last: the plan's (cached) whole list when it holds at
+    most :data:`CHUNK_TILES` tiles, else :func:`~accel_sim.dlu.plan.tile_chunks` (the arrays of one pass stay
+    in cache)."""
+    t = plan.tiling
+    if t.row_blocks * t.col_blocks * t.chunks <= CHUNK_TILES:
+        yield plan.tiles, True
+        return
+    chunks = tile_chunks(t, CHUNK_TILES)
+    previous = next(chunks)
+    for tiles in chunks:
+        yield previous, False
+        previous = tiles
+    yield previous, True
 
 
 def fast(plan: DLUPlan, max_cycles: int | None = None) -> DLUCounters:
-    """One group's steps summed a few row blocks at a time (:func:`~accel_sim.dlu.plan.tile_chunks`), the
-    pipeline's two-step lag carried from chunk to chunk; then ``LAG`` steps that only drain."""
+    """One group's steps summed pass by pass (:func:`_passes`), the pipeline's two-step lag carried from
+    pass to pass; the last pass also counts the ``LAG`` steps that only drain."""
     groups, readout = plan.groups, readout_cycles(plan)
     total = dict.fromkeys(SUMS, 0)
     behind = np.zeros((3, LAG), dtype=np.int64)
-    for tiles in (*tile_chunks(plan.tiling, CHUNK_TILES), _no_tiles(LAG)):
-        sums, behind = _steps(plan, tiles, behind)
+    for tiles, drain in _passes(plan):
+        sums, behind = _steps(plan, tiles, behind, drain)
         for name, value in sums.items():
             total[name] += value
         if max_cycles is not None and (total["step"] + readout) * groups > max_cycles:
             raise SimulationError(f"{plan.layer.name}: at least {(total['step'] + readout) * groups} cycles "
                                   f"exceed max_cycles={max_cycles}")
-    count = total["tiles"] - LAG
+    count = total["tiles"]
     return DLUCounters(
         cycles=(total["step"] + readout) * groups, compute_cycles=(total["busy"] + readout) * groups,
         load_stall_cycles=total["load_stall"] * groups, writeback_stall_cycles=total["writeback_stall"] * groups,
