@@ -21,7 +21,9 @@ are in :mod:`.fast` and :mod:`.reference`.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -78,7 +80,6 @@ class DLUPlan:
     spec: DLUSpec
     layer: Layer
     tiling: Tiling
-    tiles: TileWork              # one group's work list
     groups: int                  # groups of the layer, each the same GEMM, run one after the other
     statistics: bool             # every result goes through the statistics block (fixed point, block on)
     histogram_counters: int      # counters of all units' statistics stores (read out once per group)
@@ -87,6 +88,11 @@ class DLUPlan:
     @property
     def stored_weight_bits(self) -> int:
         return self.weight_bits or self.spec.bits
+
+    @functools.cached_property
+    def tiles(self) -> TileWork:
+        """One group's work list, whole (the reference's; the fast path reads it by :func:`tile_chunks`)."""
+        return tile_work(self.tiling)
 
 
 def plan_tiling(gemm: GemmShape, lanes: int, operand_capacity_bits: int, bits: int,
@@ -114,17 +120,19 @@ def block_shape(m: int, n: int, lanes: int) -> tuple[int, int]:
     return int(rows[best]), int(cols[best])
 
 
-def _sizes(total: int, step: int) -> np.ndarray:
-    count = math.ceil(total / step)
-    sizes = np.full(count, step, dtype=np.int64)
-    sizes[-1] = total - step * (count - 1)
-    return sizes
+def _sizes(total: int, step: int, blocks: np.ndarray | None = None) -> np.ndarray:
+    """Extent of each block of ``step`` of ``total`` (the last one shorter), or of the blocks numbered ``blocks``."""
+    blocks = np.arange(math.ceil(total / step), dtype=np.int64) if blocks is None else blocks
+    return np.minimum(step, total - blocks * step)
 
 
-def tile_work(t: Tiling) -> TileWork:
-    rows, cols, chunk = np.meshgrid(_sizes(t.m, t.block_rows), _sizes(t.n, t.block_cols),
+def tile_work(t: Tiling, first: int = 0, stop: int | None = None) -> TileWork:
+    """The tiles of row blocks ``first:stop`` (default: all), in execution order: every row block's
+    column blocks, each block's chunks."""
+    blocks = np.arange(first, t.row_blocks if stop is None else min(stop, t.row_blocks), dtype=np.int64)
+    rows, cols, chunk = np.meshgrid(_sizes(t.m, t.block_rows, blocks), _sizes(t.n, t.block_cols),
                                     _sizes(t.k, t.chunk), indexing="ij")
-    i, j, c = np.meshgrid(np.arange(t.row_blocks), np.arange(t.col_blocks), np.arange(t.chunks), indexing="ij")
+    i, j, c = np.meshgrid(blocks, np.arange(t.col_blocks), np.arange(t.chunks), indexing="ij")
     rows, cols, chunk, i, j, c = (x.ravel() for x in (rows, cols, chunk, i, j, c))
     inputs, weights = rows * chunk, cols * chunk
     if t.inputs_resident:
@@ -132,6 +140,14 @@ def tile_work(t: Tiling) -> TileWork:
     if t.weights_resident:
         weights = np.where(i == 0, weights, 0)
     return TileWork(rows, cols, chunk, inputs, weights, c == t.chunks - 1)
+
+
+def tile_chunks(t: Tiling, tiles: int) -> Iterator[TileWork]:
+    """:func:`tile_work` a few row blocks at a time (about ``tiles`` tiles, at least one row block), in
+    execution order: the tiles of a big GEMM without the whole list in memory (its arrays stay in cache)."""
+    step = max(1, tiles // (t.col_blocks * t.chunks))
+    for first in range(0, t.row_blocks, step):
+        yield tile_work(t, first, first + step)
 
 
 def statistics_on(spec: DLUSpec) -> bool:
@@ -168,5 +184,5 @@ def plan(arch: ArchSpec, layer: Layer) -> DLUPlan:
     weight_bits = layer.quantized_weight_bits or 0  # weight-only quantization: dequantized on load
     tiling = plan_tiling(gemm, spec.lanes, spec.processing_units * spec.local_memory * BITS_PER_BYTE, spec.bits,
                          weight_bits or None)
-    return DLUPlan(arch, spec, layer, tiling, tile_work(tiling), gemm.groups, statistics_on(spec),
+    return DLUPlan(arch, spec, layer, tiling, gemm.groups, statistics_on(spec),
                    histogram_counters(spec), weight_bits)

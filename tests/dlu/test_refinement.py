@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from accel_sim import load_arch
+from accel_sim.dlu import fast as dlu_fast
 from accel_sim.dlu.accounting import account, mac_actions
 from accel_sim.dlu.counters import DLUCounters
 from accel_sim.dlu.family import FAMILY
@@ -50,6 +51,21 @@ def test_fast_path_equals_reference_field_by_field(layer, data_type, mode, bandw
                  processing_units=units, readout_words_per_cycle=readout_rate, accumulator_bits=accumulator)
     assert FAMILY.refinement(arch, layer) == []
     check_laws(arch, layer, FAMILY.layer_result(arch, layer))
+
+
+@settings(derandomize=True, max_examples=25, deadline=None)
+@given(layer=layers, data_type=st.sampled_from(DATA_TYPES), mode=st.sampled_from(["calc", "user"]),
+       memory=st.sampled_from(["256 B", "512 B", "4 KiB"]), statistics=st.booleans())
+def test_fast_path_summed_a_few_tiles_at_a_time_equals_the_reference(layer, data_type, mode, memory, statistics):
+    """The fast path sums the steps a few row blocks at a time (``CHUNK_TILES``), carrying the pipeline's lag
+    from one pass to the next: passes of 1, 2, 3 and 5 tiles (fewer than a row block has, so one row block a
+    pass) give the reference's counters, field by field."""
+    arch = small(data_type=data_type, **{"dram.bandwidth_mode": mode, "dram.bandwidth": 2.5, "dram.latency": 3},
+                 local_memory=memory, statistics=statistics)
+    for tiles in (1, 2, 3, 5):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(dlu_fast, "CHUNK_TILES", tiles)
+            assert FAMILY.refinement(arch, layer) == [], tiles
 
 
 def check_laws(arch, layer, result):
