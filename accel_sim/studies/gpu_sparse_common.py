@@ -53,6 +53,16 @@ def heavy_tailed_layer(folder: Path, rows: int = 4096, columns: int = 4096, batc
     return _rows_layer(folder, "heavy_tailed", lengths, columns, batch, rng, seed)
 
 
+def heavy_columns_layer(folder: Path, rows: int = 4096, columns: int = 4096, batch: int = 1, seed: int = 0,
+                        shape: float = 1.1, scale: int = 16) -> GemmLayer:
+    """The power-law matrix of :func:`heavy_tailed_layer` transposed: Pareto-distributed *column* lengths (a
+    graph's in-degree rather than its out-degree), so the rows are short and even but some columns hold a
+    non-zero in most rows."""
+    rng = np.random.default_rng(seed)
+    lengths = np.minimum(rows, np.ceil(scale * (rng.pareto(shape, columns) + 1)).astype(np.int64))
+    return _rows_layer(folder, "heavy_columns", lengths, rows, batch, rng, seed, transpose=True)
+
+
 def lognormal_layer(folder: Path, rows: int = 4096, columns: int = 4096, batch: int = 64, seed: int = 0,
                     median: int = 32, sigma: float = 1.0) -> GemmLayer:
     """A GEMM layer whose sparse operand has log-normal row lengths, ``min(columns, ceil(LogNormal(ln median,
@@ -65,12 +75,15 @@ def lognormal_layer(folder: Path, rows: int = 4096, columns: int = 4096, batch: 
 
 
 def _rows_layer(folder: Path, name: str, lengths: np.ndarray, columns: int, batch: int, rng: np.random.Generator,
-                seed: int) -> GemmLayer:
-    """The layer whose sparse operand's row r keeps ``lengths[r]`` non-zeros at random columns (a payload)."""
+                seed: int, transpose: bool = False) -> GemmLayer:
+    """The layer whose sparse operand's row r keeps ``lengths[r]`` non-zeros at random columns (a payload);
+    ``transpose``: the operand is that matrix transposed (``lengths`` become its column lengths)."""
     rows = lengths.size
     weights = np.zeros((columns, rows), dtype=np.float32)                 # (k, n): A transposed
     for row, length in enumerate(lengths):
         weights[rng.choice(columns, int(length), replace=False), row] = 1.0 + rng.random(int(length), dtype=np.float32)
+    if transpose:
+        weights, rows, columns = np.ascontiguousarray(weights.T), columns, rows
     path = Path(folder) / f"{name}_{rows}x{columns}_seed{seed}.npz"
     np.savez(path, weights=weights)
     return GemmLayer(name, m=batch, k=columns, n=rows, operands=OperandSource(payload=str(path)))

@@ -7,7 +7,8 @@ import numpy as np
 import pandas as pd
 
 from accel_sim.simt.family import FAMILY
-from accel_sim.studies.gpu_sparse_common import kernel_arch, lognormal_layer, longest_warp_cycles, run
+from accel_sim.studies.gpu_sparse_common import (heavy_columns_layer, kernel_arch, lognormal_layer,
+                                                 longest_warp_cycles, run)
 from accel_sim.studies.gpu_sparse_kernels import (ROW_SPLIT, SHAPES, SWIZZLE, crossover, csb_transpose,
                                                   gpu_sparse_kernels)
 
@@ -22,7 +23,11 @@ def test_gpu_sparse_kernels_rows_and_comparisons():
     two_four = frame[frame.kernel == "2:4_tensor_core"].iloc[0]
     assert 1.0 < two_four.speedup_tc <= 2.0                      # at most the 2x math
     quantities = [c.quantity for c in out.comparisons]
-    assert sum(c.source.startswith("Wang") for c in out.comparisons) == 4      # cold and warm L2, 90 % and 95 %
+    sparsert = [c for c in out.comparisons if "kernel sparsert" in c.quantity]
+    assert len(sparsert) == 4                                    # cold and warm L2, 90 % and 95 %
+    # the published figures sit on the rows of SparseRT's measurement condition (warm L2) only
+    assert [c.published for c in sparsert if "warm L2" in c.quantity] == [3.4, 5.4]
+    assert all(c.published is None for c in sparsert if "cold L2" in c.quantity)
     assert any("power-law rows: merge" in q for q in quantities)
     merge_row = next(c for c in out.comparisons if "power-law rows: merge" in c.quantity)
     assert merge_row.simulated >= 1.3                            # the issue's balance bar
@@ -68,10 +73,26 @@ def test_crossover_is_the_lowest_sparsity_reaching_one():
 
 def test_csb_transpose_bars():
     frame = csb_transpose(size=1024).results.set_index(["matrix", "kernel"])
-    for matrix in ("fc_uniform", "heavy_tailed"):
+    for matrix in ("fc_uniform", "heavy_tailed", "heavy_columns"):
         assert frame.loc[(matrix, "csb"), "ratio"] <= 1.2        # CSB serves A x and A^T x alike
     # CSR A^T x scatters: atomic requests to the L2 slices' atomic units (whether they slow it depends on what
     # bounds A x); the what-if of a doubled turn per request is never faster
     row = frame.loc[("fc_uniform", "csr_vector")]
     assert row.atx_atomics > 0 and 0 < row.atx_atomic_cycles <= row.atx_cycles
     assert row.atx_bound in ("sm", "l2", "dram", "atomic") and row.what_if_two_turns_ratio >= row.ratio
+
+
+def test_heavy_columns_make_csr_transpose_the_slow_direction(tmp_path):
+    """The transposed power-law matrix: CSR's A^T x adds into a few addresses of y from most rows; adds to one
+    address are serialised on its slice's atomic unit, so that unit sets the time, and more rows mean more adds."""
+    ratios = {}
+    for size in (2048, 4096):
+        layer = heavy_columns_layer(tmp_path, rows=size, columns=size)
+        ax, atx = run(kernel_arch("csr_vector"), layer), run(kernel_arch("csr_vector", transpose=True), layer)
+        assert atx.atomic_cycles == atx.cycles > max(atx.sm_cycles, atx.l2_cycles, atx.dram_cycles)
+        assert ax.atomics == 0 and atx.atomics > 0
+        ratios[size] = atx.cycles / ax.cycles
+    assert ratios[4096] >= 2.0                                   # the issue's bar, on this matrix
+    assert ratios[4096] > ratios[2048] > 1.0                     # the serialised adds grow with the rows
+    layer = heavy_columns_layer(tmp_path, rows=4096, columns=4096)
+    assert run(kernel_arch("csb"), layer).cycles == run(kernel_arch("csb", transpose=True), layer).cycles
