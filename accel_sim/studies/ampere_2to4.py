@@ -142,6 +142,8 @@ def ampere_2to4(sizes: tuple[int, ...] = SIZES, arch_name: str = ARCH) -> StudyO
     tc_gemv = gemv[gemv.family == "tensor_core"].set_index("kernel")
     sparse_gemv, dense_gemv = tc_gemv.loc["2:4 tensor-core GEMM"], tc_gemv.loc["dense tensor-core GEMM"]
     cuda_gemv = gemv.set_index("kernel").loc["dense CUDA-core GEMV (a warp per row)"]
+    ring_gemv = gemv[gemv.family == "tensor_core, loads_in_flight: stages"].set_index("kernel")
+    ring_dense, ring_sparse = ring_gemv.loc["dense tensor-core GEMM"], ring_gemv.loc["2:4 tensor-core GEMM"]
     large_bounds = ", ".join(sorted(set(large.bound))) or "n/a"
     sensitivity = warp_tile_sensitivity(arch_name)
     band = PUBLISHED_LARGE_GEMM_SPEEDUP
@@ -176,6 +178,9 @@ def ampere_2to4(sizes: tuple[int, ...] = SIZES, arch_name: str = ARCH) -> StudyO
         Comparison(f"GEMV, batch 1 (m = 1, n = k = {big}), simt family: 2:4 over the dense tensor-core GEMM "
                    "(published: none or a slow-down; GAP, see README)", "x", 1.0,
                    simt_gemv.loc["dense tensor-core GEMM"] / simt_gemv.loc["2:4 tensor-core GEMM"], BRIEF),
+        Comparison(f"GEMV, batch 1 (m = 1, n = k = {big}), DIAGNOSTIC: loads_in_flight: stages (CUTLASS's buffer ring, "
+                   "at most stages - 1 loads ahead of the tensor cores; the shipped config: unbounded) (published: none "
+                   "or a slow-down; GAP, see README)", "x", 1.0, ring_dense.cycles / ring_sparse.cycles, BRIEF),
         Comparison("BERT-base end to end (published 1.1-1.3x, middle shown; here: encoder GEMMs only, seq 128, "
                    "batch 1)", "x", 1.2, bert, BRIEF),
     )
@@ -236,7 +241,13 @@ models was checked (`gemv_batch1.csv`: m = 1, n = k = {big}, both GPU families);
   {cuda_gemv.in_flight_per_sm / 1024:.0f} KB per SM in flight (every resident warp's 512-byte iteration): up to
   {cuda_gemv.covers_latency:.0f} cycles. A latency long enough to starve the 2:4 kernel would starve the dense
   tile kernel first (its last wave covers {dense_gemv.covers_latency:.0f} cycles): memory-level parallelism cannot
-  take 2:4 below its footprint ratio.
+  take 2:4 below its footprint ratio. The limit is modelled as a config choice, `tensor_core.loads_in_flight:
+  stages` (a CTA's loads wait for their slot of the kernel's ring of `stages` buffers, as CUTLASS's multistage
+  main loop issues them): the 2:4 run is unchanged ({ring_sparse.cycles:.0f} cycles), the dense run moves to the
+  {ring_dense.tile} tile and takes {ring_dense.cycles:.0f}, so 2:4 gains
+  {ring_dense.cycles / ring_sparse.cycles:.2f}x (the DIAGNOSTIC row). The shipped config keeps `unbounded`: the
+  dense small-batch tiles' stage counts are estimates, and with three stages the ring makes them latency-bound
+  on small GEMMs, which would raise the 2:4 speed-up there, not lower it.
 - Few CTAs at N = 1. CUTLASS's sparse GEMM has split-K (SparseGemm's SplitKSerial since CUTLASS 2.3,
   GemmSparseUniversal's serial and parallel split-K) and tiles down to N = 16 (128x16 and 256x16, FP16): the
   simt family's 2:4 kernel, with split-K, occupancy and latency hiding by resident CTAs, gives

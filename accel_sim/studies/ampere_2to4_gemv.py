@@ -3,7 +3,9 @@
 One GEMV (output 1 x n = input 1 x k @ weights k x n) on the A100 of both GPU families, each with its
 own memory model and the same cited constants (``ampere_a100_simt`` extends ``ampere_a100``):
 
-- tensor_core family: the dense and the 2:4 run on their fastest CUTLASS tiles (as the study's grid);
+- tensor_core family: the dense and the 2:4 run on their fastest CUTLASS tiles (as the study's grid), with
+  the shipped ``loads_in_flight: unbounded`` and with ``stages`` (CUTLASS's buffer ring: at most
+  ``stages - 1`` loads ahead of the tensor cores);
 - simt family: the dense CUDA-core GEMV a dense library runs at batch 1 (``dense_gemv``: a warp per row,
   FP16), the dense tensor-core GEMM and the 2:4 tensor-core GEMM (CUTLASS tiles with split-K, occupancy
   and latency hiding by resident CTAs).
@@ -27,6 +29,7 @@ from accel_sim.simt.plan.gemm import VECTOR_BYTES
 from accel_sim.tensor_core.family import FAMILY as TENSOR_CORE
 from accel_sim.tensor_core.plan.problem import BITS_PER_BYTE
 from accel_sim.tensor_core.plan.tiling import stage_fill_bits
+from accel_sim.tensor_core.spec import LOADS_IN_FLIGHT
 from accel_sim.workload import GemmLayer, NMSparsity
 
 SIMT_ARCH = "ampere_a100_simt"
@@ -40,14 +43,15 @@ def _layer(n: int, k: int, sparse: bool) -> GemmLayer:
     return GemmLayer("gemv", m=1, k=k, n=n, weight_sparsity=TWO_FOUR if sparse else None)
 
 
-def _tensor_core_row(arch_name: str, n: int, k: int, sparse: bool) -> dict:
-    arch = load_arch(arch_name)
+def _tensor_core_row(arch_name: str, n: int, k: int, sparse: bool, loads_in_flight: str = "unbounded") -> dict:
+    arch = load_arch(arch_name, {"tensor_core.loads_in_flight": loads_in_flight})
     plan, c = TENSOR_CORE.counters(arch, _layer(n, k, sparse))
     tile = plan.kernels[c.kernel]
     per_cta = (tile.stages - 2) * stage_fill_bits(plan.spec, plan.problem, tile) // BITS_PER_BYTE
     sms = plan.spec.sms
     last_wave = c.ctas - (c.waves - 1) * sms                     # one CTA per SM: the last wave is the smallest
-    return {"family": "tensor_core", "kernel": "2:4 tensor-core GEMM" if sparse else "dense tensor-core GEMM",
+    family = "tensor_core" if loads_in_flight == "unbounded" else f"tensor_core, loads_in_flight: {loads_in_flight}"
+    return {"family": family, "kernel": "2:4 tensor-core GEMM" if sparse else "dense tensor-core GEMM",
             "tile": f"{tile}, {tile.stages} stages", "cycles": c.cycles, "dram_cycles": c.dram_busy_cycles,
             "ctas": c.ctas, "in_flight_per_sm": per_cta, "busy_sms": last_wave,
             "covers_latency": last_wave * per_cta / plan.spec.dram_bandwidth}
@@ -67,7 +71,7 @@ def _simt_row(kernel: str, n: int, k: int, label: str) -> dict:
 
 def batch1_gemv(arch_name: str, n: int, k: int) -> pd.DataFrame:
     """The batch-1 GEMV (1 x k @ k x n weights) on every kernel of both families, with its bytes in flight."""
-    rows = [_tensor_core_row(arch_name, n, k, sparse) for sparse in (False, True)]
+    rows = [_tensor_core_row(arch_name, n, k, sparse, ring) for ring in LOADS_IN_FLIGHT for sparse in (False, True)]
     rows += [_simt_row(kernel, n, k, label) for kernel, label in (
         ("dense_gemv", "dense CUDA-core GEMV (a warp per row)"), ("dense_tensor_core", "dense tensor-core GEMM"),
         ("nm_tensor_core", "2:4 tensor-core GEMM"))]

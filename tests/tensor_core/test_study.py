@@ -50,8 +50,11 @@ def test_batch1_gemv_lands_at_the_footprint_ratio_on_both_families():
     footprint ratio (at most 64/36) over the dense tensor-core GEMM and over the CUDA-core GEMV alike."""
     output = ampere_2to4(sizes=(1, 4096))
     rows = [c for c in output.comparisons if c.quantity.startswith("GEMV, batch 1")]
-    assert len(rows) == 3 and all("GAP" in c.quantity and c.published == 1.0 for c in rows)
-    assert all(1.5 < c.simulated <= FOOTPRINT_RATIO for c in rows)
+    assert len(rows) == 4 and all("GAP" in c.quantity and c.published == 1.0 for c in rows)
+    hardware, ring = rows[:3], rows[3]
+    assert all(1.5 < c.simulated <= FOOTPRINT_RATIO for c in hardware)
+    # CUTLASS's buffer ring (loads_in_flight: stages) can only slow the shallow dense tiles, never the 2:4 run
+    assert "DIAGNOSTIC: loads_in_flight: stages" in ring.quantity and ring.simulated >= hardware[0].simulated
     gemv = output.tables["gemv_batch1"].set_index(["family", "kernel"])
     cuda = gemv.loc[("simt", "dense CUDA-core GEMV (a warp per row)")]
     assert cuda.cycles == cuda.dram_cycles                          # the CUDA-core baseline saturates DRAM
