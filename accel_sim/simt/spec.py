@@ -38,10 +38,10 @@ SPARSERT = ("Wang, 'SparseRT: Accelerating Unstructured Sparsity on GPUs for Dee
             "START_NONFUSED / BLOCK_END, autotune_float.sh)")
 
 KERNELS = ("dense_simt", "dense_tensor_core", "csr_scalar", "csr_vector", "sputnik", "merge", "csb", "bsr",
-           "nm_tensor_core", "sparsert")
+           "nm_tensor_core", "sparsert", "dense_gemv")
 TENSOR_CORE_KERNELS = ("dense_tensor_core", "bsr", "nm_tensor_core")
 TRANSPOSE_KERNELS = ("csr_scalar", "csr_vector", "csb")
-SM_L1_KERNELS = ("sparsert", "sputnik", "merge")     # the kernels whose schedules list their read-only B sectors
+SM_L1_KERNELS = ("sparsert", "sputnik", "merge", "dense_gemv")     # the kernels whose schedules list their read-only B sectors
 
 
 @dataclass(frozen=True)
@@ -75,7 +75,9 @@ class SimtSpec:
         "per thread), csr_vector (a row per warp), sputnik (1-D tiles, subwarps, row swizzle, vector loads), "
         "merge (merge-path nnz balancing), csb (compressed sparse blocks), bsr (block-sparse on tensor cores), "
         "nm_tensor_core (2:4 sparse tensor cores), sparsert (code generated per matrix: values and indices are "
-        "immediates, one load per distinct dense-operand row of a CTA's rows).", "sputnik", choices=KERNELS,
+        "immediates, one load per distinct dense-operand row of a CTA's rows), dense_gemv (dense GEMV on the CUDA "
+        "cores, a warp per output row streaming it in 16-byte vector loads per lane: the batch-1 dense baseline).",
+        "sputnik", choices=KERNELS,
         source=f"{SPUTNIK}; {MERGE}; Buluc et al. SPAA 2009 (CSB); OpenAI block-sparse (2017); {SPARSERT}")
     transpose: bool = spec_field(
         "Multiply by the transposed sparse operand (A^T x): csr_scalar / csr_vector scatter with atomics, "
@@ -102,12 +104,13 @@ class SimtSpec:
     line_bytes: int = spec_field("Cache line (four sectors): the L1's allocation unit (sm_l1_kernels); a multiple of the sector.",
                                  128, unit="size", positive=True, source=CUDA_GUIDE)
     sm_l1_kernels: tuple[str, ...] = spec_field(
-        "Kernels whose read-only loads of B (sparsert's ld.global.nc, sputnik's and merge's __ldg) go through an L1 "
+        "Kernels whose read-only loads of B (sparsert's and dense_gemv's ld.global.nc, sputnik's and merge's __ldg) go through an L1 "
         "shared by the CTAs resident on the SM: a sector hits when an earlier CTA on the SM (or the CTA itself) fetched "
         "it and its line was not evicted (LRU over 128-byte lines of 32-byte sectors; a CTA's loads reach the L1 when "
         "it starts, in launch order). For the other kernels each CTA's L1 keeps only what that CTA fetched. Default "
-        "sparsert only: the L1 walk costs the fast path about 20 ns per cached sector (sputnik on ResNet-50 layer1_0_conv2: "
-        "15x faster than the reference instead of 160x), so sputnik and merge take it on request.", ("sparsert",),
+        "sparsert and dense_gemv (its B vector) only: the L1 walk costs the fast path about 20 ns per cached sector (sputnik "
+        "on ResNet-50 layer1_0_conv2: 15x faster than the reference instead of 160x), so sputnik and merge take it on "
+        "request.", ("sparsert", "dense_gemv"),
         source=f"{AMPERE_TUNING}; {CUDA_GUIDE} (L1 caches global loads in 128-byte lines of 32-byte sectors)")
     l1_shared_memory_bytes: int = spec_field(
         "Bytes of the SM's combined L1 data cache and shared memory array; the L1 gets what the shared-memory carveout "

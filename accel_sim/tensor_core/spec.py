@@ -21,6 +21,10 @@ BRIEF = "brief ampere_cnvlutin_tools.md (NVIDIA A100 whitepaper, 2020)"
 WHITEPAPER = "NVIDIA A100 Tensor Core GPU Architecture whitepaper (2020)"
 PTX = "NVIDIA PTX ISA (mma.sync.m16n8k16 dense / mma.sp.m16n8k32 sparse, FP16)"
 CUTLASS = "CUTLASS 2.x sm80 defaults (DefaultGemmConfiguration: 128x256x64 CTA, 64x64 warps, 3 stages)"
+CUTLASS_MULTISTAGE = ("CUTLASS include/cutlass/gemm/threadblock/mma_multistage.h and mma_sparse_multistage.h: the prologue "
+                      "issues kStages - 1 stages of cp.async copies; each main-loop iteration issues the copies of the stage "
+                      "kStages - 1 ahead while computing one, then waits with cp_async_wait<kStages - 2>")
+LOADS_IN_FLIGHT = ("unbounded", "stages")
 CUTLASS_SPARSE = ("CUTLASS sm80 sparse FP16 GEMMs: test/unit/gemm/device/gemm_f16t_f16n_f32t_tensor_op_f32_sparse_sm80.cu "
                   "(threadblock / warp tiles and stages), examples/15_ampere_sparse_tensorop_gemm; github.com/NVIDIA/cutlass")
 
@@ -130,6 +134,14 @@ class TensorCoreSpec:
         "Cycles from a stage's first request to its data in shared memory (pipeline fill, paid once per "
         "wave of CTAs).", 400, unit="cycles", minimum=0,
         source="estimate (brief: uncertain): a few hundred cycles, as GPU microbenchmarks report")
+    loads_in_flight: str = spec_field(
+        "How far a CTA's loads may run ahead of its tensor cores. 'unbounded': a stage's load is posted as soon as "
+        "the load path is free (every stage's memory latency overlaps: an upper bound). 'stages': CUTLASS multistage, "
+        "the buffer ring of the kernel's ``stages``: the first stages - 1 loads are posted at once, then the load of "
+        "stage j when stage j - (stages - 1) enters the tensor cores (with one stage: when stage j - 1 has left them), "
+        "so a CTA has at most stages - 1 loads ahead and moves at most that many stages per memory latency (Little's "
+        "law: few CTAs of a shallow ring cannot cover DRAM's latency).", "unbounded", choices=LOADS_IN_FLIGHT,
+        source=CUTLASS_MULTISTAGE)
     kernels: tuple[KernelTile, ...] = spec_field(
         "GEMM kernels (tile shapes) the library can choose from; for every layer the dense and the sparse "
         "run each take the fastest one, as cuBLAS / cuSPARSELt heuristics do.",

@@ -19,7 +19,7 @@ LAYERS = (GemmLayer("fc", m=8, k=256, n=128, weight_density=0.1),
 
 
 @pytest.mark.parametrize("kernel", ["dense_simt", "dense_tensor_core", "csr_scalar", "csr_vector", "sputnik", "merge",
-                                    "csb", "bsr", "sparsert"])
+                                    "csb", "bsr", "sparsert", "dense_gemv"])
 @pytest.mark.parametrize("layer", LAYERS, ids=lambda layer: layer.name)
 @pytest.mark.parametrize("transpose", [False, True])
 def test_laws(kernel, layer, transpose):
@@ -29,7 +29,7 @@ def test_laws(kernel, layer, transpose):
     plan, c = FAMILY.counters(arch, layer)
     result = FAMILY.account(plan, c)
     m = plan.machine
-    nnz = plan.problem.nnz if kernel not in ("dense_simt", "dense_tensor_core", "bsr") else None
+    nnz = plan.problem.nnz if kernel not in ("dense_simt", "dense_tensor_core", "bsr", "dense_gemv") else None
     assert result.macs_issued <= result.macs_dense
     if nnz is not None:
         assert result.macs_issued == nnz * plan.problem.n == c.fmas

@@ -1,5 +1,7 @@
 """The ampere-2to4 study: columns, bound names, published numbers next to the model's."""
-from accel_sim.studies.ampere_2to4 import COLUMNS, ampere_2to4, bert_layer_speedup
+from accel_sim.config.loader import load_arch
+from accel_sim.studies.ampere_2to4 import COLUMNS, FOOTPRINT_RATIO, ampere_2to4, bert_layer_speedup
+from accel_sim.studies.ampere_2to4_gemv import batch1_gemv
 from accel_sim.studies.registry import all_studies, write_study
 from accel_sim.tensor_core.counters import LATENCY_BOUND, PATHS
 
@@ -41,3 +43,41 @@ def test_study_is_registered_and_writes_files(tmp_path):
     write_study(small, tmp_path)
     assert (tmp_path / "results.csv").exists() and (tmp_path / "figure.png").exists()
     assert "Published vs simulated" in (tmp_path / "README.md").read_text()
+
+
+def test_batch1_gemv_lands_at_the_footprint_ratio_on_both_families():
+    """Batch-1 GEMV with 2:4 weights: every kernel streams the weights at DRAM bandwidth, so 2:4 gains its
+    footprint ratio (at most 64/36) over the dense tensor-core GEMM and over the CUDA-core GEMV alike."""
+    output = ampere_2to4(sizes=(1, 4096))
+    rows = [c for c in output.comparisons if c.quantity.startswith("GEMV, batch 1")]
+    assert len(rows) == 4 and all("GAP" in c.quantity and c.published == 1.0 for c in rows)
+    hardware, ring = rows[:3], rows[3]
+    assert all(1.5 < c.simulated <= FOOTPRINT_RATIO for c in hardware)
+    # CUTLASS's buffer ring (loads_in_flight: stages) can only slow the shallow dense tiles, never the 2:4 run
+    assert "DIAGNOSTIC: loads_in_flight: stages" in ring.quantity and ring.simulated >= hardware[0].simulated
+    gemv = output.tables["gemv_batch1"].set_index(["family", "kernel"])
+    cuda = gemv.loc[("simt", "dense CUDA-core GEMV (a warp per row)")]
+    assert cuda.cycles == cuda.dram_cycles                          # the CUDA-core baseline saturates DRAM
+    for family in ("tensor_core", "simt"):
+        dense, sparse = gemv.loc[(family, "dense tensor-core GEMM")], gemv.loc[(family, "2:4 tensor-core GEMM")]
+        assert sparse.cycles < dense.cycles and cuda.cycles / sparse.cycles > 1.5
+        assert sparse.cycles >= sparse.dram_cycles and dense.cycles >= dense.dram_cycles
+
+
+def test_batch1_gemv_bytes_in_flight_cover_the_memory_latency():
+    """Little's law on the 2:4 GEMV kernel: (stages - 2) stages of cp.async per CTA, each 128 rows x 32 kept
+    values x 18 bits (FP16 + 2-bit metadata) of A plus 64 x 16 FP16 of B; its smallest wave keeps DRAM busy
+    for longer than the memory latency, and a CTA's in-flight bytes alone exceed what its SM port moves in one."""
+    gemv = batch1_gemv("ampere_a100", 4096, 4096).set_index(["family", "kernel"])
+    sparse = gemv.loc[("tensor_core", "2:4 tensor-core GEMM")]
+    assert sparse.tile == "128x16x64/w32x16, 6 stages"
+    assert sparse.in_flight_per_sm == 4 * (128 * 32 * 18 // 8 + 64 * 16 * 2)
+    spec = load_arch("ampere_a100").tensor_core
+    assert sparse.covers_latency == sparse.busy_sms * sparse.in_flight_per_sm / spec.dram_bandwidth
+    assert sparse.covers_latency > spec.memory_latency
+    assert sparse.in_flight_per_sm > spec.l2_to_sm_bandwidth * spec.memory_latency
+    cuda = gemv.loc[("simt", "dense CUDA-core GEMV (a warp per row)")]
+    # 4096 rows, 4 per CTA: 1024 CTAs, 10 resident per SM (the grid's share, under the 16 occupancy allows),
+    # each warp one 16-byte load per lane in flight
+    assert cuda.in_flight_per_sm == 10 * 4 * 32 * 16
+    assert cuda.covers_latency > spec.memory_latency

@@ -6,7 +6,7 @@ weights transposed, the sparse operand) x B (K x N). The schedule is built from 
 Blocks, one module each: :mod:`.machine` (the section plus the shared A100 constants),
 :mod:`.problem` (A, B, C), :mod:`.sectors` (coalescing), :mod:`.schedule` (the warp-work data and
 occupancy), and one module per kernel family (:mod:`.csr`, :mod:`.spmm`, :mod:`.csb`,
-:mod:`.gemm`).
+:mod:`.gemm`, :mod:`.gemv`).
 """
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from accel_sim.errors import InputError
 from accel_sim.simt.plan.csb import csb_beta, csb_spmv
 from accel_sim.simt.plan.csr import csr_spmv
 from accel_sim.simt.plan.gemm import bsr_gemm, dense_gemm, tile_of
+from accel_sim.simt.plan.gemv import dense_gemv
 from accel_sim.simt.plan.machine import Machine, machine
 from accel_sim.simt.plan.problem import SparseProblem, sparse_problem
 from accel_sim.simt.plan.schedule import Schedule, atomic_demands, l1_lines, occupancy
@@ -98,6 +99,8 @@ def build_schedules(spec: SimtSpec, m: Machine, arch: ArchSpec, problem: SparseP
     if kernel == "bsr":
         _check_block(spec, m, problem, where)
         return (bsr_gemm(problem, m, spec),)
+    if kernel == "dense_gemv":
+        return (dense_gemv(problem, m, spec),)
     tc = arch.tensor_core
     if kernel == "dense_simt":
         tiles = spec.sgemm_tiles

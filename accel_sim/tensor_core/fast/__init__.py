@@ -13,7 +13,12 @@ import numpy as np
 from accel_sim.errors import SimulationError
 from accel_sim.tensor_core.counters import TensorCoreCounters
 from accel_sim.tensor_core.fast.memory import dram_panels, l2_cycles, transfer_cycles
-from accel_sim.tensor_core.fast.sm_pipeline import pipeline_finish, shared_memory_cycles, tensor_core_cycles
+from accel_sim.tensor_core.fast.sm_pipeline import (
+    pipeline_finish,
+    ring_pipeline_finish,
+    shared_memory_cycles,
+    tensor_core_cycles,
+)
 from accel_sim.tensor_core.plan import TensorCorePlan
 from accel_sim.tensor_core.plan.mma import mmas_per_warp
 
@@ -45,7 +50,10 @@ def kernel_counters(plan: TensorCorePlan, index: int) -> TensorCoreCounters:
                       "shared_memory": shared_memory_cycles(plan, fill + reads, starts),
                       "math": math, "register_file": rf, "compute": max(math, rf)})
     full, last = times
-    finish = pipeline_finish(spec.memory_latency, stages, full, last)
+    if spec.loads_in_flight == "stages":
+        finish = ring_pipeline_finish(spec.memory_latency, stages, tile.stages, full, last)
+    else:
+        finish = pipeline_finish(spec.memory_latency, stages, full, last)
     epilogue = l2_cycles(spec, grid.rows * grid.cols * bits.c_value, starts)
     cycles = int(np.sum(finish + epilogue))
 

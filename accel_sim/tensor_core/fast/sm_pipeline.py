@@ -9,6 +9,10 @@ two is the stage). A stage enters a path when the path is free and the previous 
 with it; loaded data arrives ``latency`` cycles after its transfer. Stages 1 .. n-1 are
 identical and the last may be shorter, so the finish has the closed form of a tandem line:
 ``F = latency + sum(t) + (n - 2) * max(t)`` after stage n-1, then one step of the recurrence.
+
+With ``loads_in_flight: stages`` the load of stage j also waits for its slot of the kernel's buffer
+ring (stage j - (stages - 1) entering the tensor cores; with one stage, stage j - 1 leaving them):
+:func:`ring_pipeline_finish` runs the recurrence stage by stage, all waves at once.
 """
 from __future__ import annotations
 
@@ -31,6 +35,25 @@ def tensor_core_cycles(plan: TensorCorePlan, tile: KernelTile, extent: int) -> t
     mmas = -(-tile.warps // spec.tensor_cores_per_sm) * mmas_per_warp(spec, plan.problem, tile, extent)
     return (mmas * cycles_per_mma(spec),
             int(transfer_cycles(mmas * mma_read_bits(spec, plan.problem), spec.register_file_bandwidth)))
+
+
+def ring_pipeline_finish(latency: int, stages: int, ring: int, full: dict, last: dict) -> np.ndarray:
+    """Per wave: when the last stage leaves the tensor cores, a stage's load waiting for its ring slot:
+    load j starts when the load path is free and stage j - (ring - 1) has entered the tensor cores
+    (``ring`` > 1) or stage j - 1 has left them (``ring`` = 1)."""
+    tl, ts, tm = (np.asarray(full[p]) for p in ("load", "shared_memory", "compute"))
+    lend = send = cend = np.zeros(np.broadcast(tl, ts, tm).shape, dtype=np.int64)
+    starts = []                                                # when each stage entered the tensor cores
+    for j in range(stages):
+        if j == stages - 1:
+            tl, ts, tm = (np.asarray(last[p]) for p in ("load", "shared_memory", "compute"))
+        gate = cend if ring == 1 and j else (starts[j - ring + 1] if ring > 1 and j >= ring - 1 else 0)
+        lend = np.maximum(lend, gate) + tl
+        send = np.maximum(lend + latency, send) + ts
+        start = np.maximum(send, cend)
+        starts.append(start)
+        cend = start + tm
+    return cend
 
 
 def pipeline_finish(latency: int, stages: int, full: dict, last: dict) -> np.ndarray:

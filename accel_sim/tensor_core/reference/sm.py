@@ -13,8 +13,11 @@ three processes linked by stores, one event per stage of K on each.
   is done with both.
 After the last stage the SM writes its C tile in the memory system's write round (epilogue).
 
-The stores are unbounded: in this model the kernel's ``stages`` only bound shared memory, not the
-loads in flight.
+With ``loads_in_flight: unbounded`` the stores are unbounded: the kernel's ``stages`` only bound
+shared memory, not the loads in flight. With ``stages`` the loader also takes a slot of the CTA's
+buffer ring (a ``ring`` store of tokens) before posting stage j >= stages - 1: the tensor cores
+hand in a token when a stage enters them (stage j - (stages - 1) frees the slot of load j; with one
+stage, when a stage has left them).
 """
 from __future__ import annotations
 
@@ -81,18 +84,22 @@ class StreamingMultiprocessor:
     def _compute(self, cta: Cta, wave: Wave):
         extents = self._stages()
         in_flight, staged = simpy.Store(self.env), simpy.Store(self.env)
-        self.env.process(self._loader(cta, wave, extents, in_flight))
+        ring = simpy.Store(self.env) if self.plan.spec.loads_in_flight == "stages" else None
+        self.env.process(self._loader(cta, wave, extents, in_flight, ring))
         self.env.process(self._shared_memory(cta, wave, extents, in_flight, staged))
-        yield self.env.process(self._tensor_cores(wave, extents, staged))
+        yield self.env.process(self._tensor_cores(wave, extents, staged, ring))
         outputs = cta.rows * cta.cols
         write = Request(self.number, (Slice("c", None, outputs, outputs * self.plan.bits.c_value),), self.env.event(),
                         None)
         yield wave.requests.put(write)
         yield write.served
 
-    def _loader(self, cta: Cta, wave: Wave, extents: list[int], in_flight: simpy.Store):
+    def _loader(self, cta: Cta, wave: Wave, extents: list[int], in_flight: simpy.Store, ring: simpy.Store | None):
         problem, bits = self.plan.problem, self.plan.bits
+        ahead = max(1, self.tile.stages - 1)          # loads posted before the first slot must come back
         for stage, extent in enumerate(extents):
+            if ring is not None and stage >= ahead:
+                yield ring.get()
             a_slots, b_elements = cta.rows * problem.slots(extent), cta.cols * extent
             slices = (Slice("a", ("a", cta.a_panel, stage), a_slots, a_slots * bits.a_slot),
                       Slice("b", ("b", cta.b_panel, stage), b_elements, b_elements * bits.b_value))
@@ -123,11 +130,13 @@ class StreamingMultiprocessor:
         yield self.env.all_of([self.env.timeout(math), operands])
         return math, operands.value - start
 
-    def _tensor_cores(self, wave: Wave, extents: list[int], staged: simpy.Store):
+    def _tensor_cores(self, wave: Wave, extents: list[int], staged: simpy.Store, ring: simpy.Store | None):
         spec, problem, tile = self.plan.spec, self.plan.problem, self.tile
         for stage, extent in enumerate(extents):
             yield staged.get()
             start = self.env.now
+            if ring is not None and tile.stages > 1:
+                yield ring.put(stage)                  # entering: the slot of load stage + stages - 1 is free
             per_warp = mmas_per_warp(spec, problem, tile, extent)
             parts = [self.env.process(self._sub_partition(rf, warps * per_warp)) for rf, warps in self.sub_partitions]
             yield self.env.all_of(parts)
@@ -135,3 +144,5 @@ class StreamingMultiprocessor:
             self.tally.step("math", wave.number, stage, max(p.value[0] for p in parts))
             self.tally.step("register_file", wave.number, stage, max(p.value[1] for p in parts))
             self.tally.step("compute", wave.number, stage, self.env.now - start)
+            if ring is not None and tile.stages == 1:
+                yield ring.put(stage)                  # one buffer: free when the stage has left
