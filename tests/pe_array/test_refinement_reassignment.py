@@ -69,3 +69,20 @@ def test_epoch_whose_water_level_falls_below_the_longest_row(tmp_path):
     assert counter_differences(fast, FAMILY.reference(plan)) == []
     assert (fast.compute_cycles, fast.row_busy_cycles, fast.macs_issued, fast.crossbar_weights, fast.macs_reassigned,
             fast.crossbar_psums) == (3, 9, 9, 4, 4, 2)
+
+
+def test_epoch_taking_from_rows_tied_at_the_top(tmp_path):
+    """One window of 3 rows, one-cycle chunks of 1 entry, no latency, longest_first; the filters hold 0, 3
+    and 3 non-zeros. Cycle 0: rows 1, 2 take their own chunks (2 and 2 left), row 0 takes row 1's (the
+    tie to the lower row): 1 and 2. Cycle 1: own takes leave 0 and 1, row 0 takes row 2's last. 6 chunks
+    on 3 rows in 2 cycles, 2 weights stolen in 2 runs. The jumped epoch is cycle 0, whose one take falls
+    on rows tied at the longest count: the level is the top itself."""
+    weights = np.zeros((3, 3))
+    weights[:, 1], weights[:, 2] = 1, 1
+    layer = gemm_with_operands(tmp_path, "tie", weights, np.ones((1, 3)))
+    arch = pe_array(sparsity_support="reassignment", rows=3, cols=1, vector_width=1, csr_entries_per_cycle=1,
+                    decoder_latency=0, reassign_window=3, reassign_policy="longest_first")
+    plan = FAMILY.plan(arch, layer)
+    fast = FAMILY.fast(plan)
+    assert counter_differences(fast, FAMILY.reference(plan)) == []
+    assert (fast.compute_cycles, fast.row_busy_cycles, fast.crossbar_weights, fast.crossbar_psums) == (2, 6, 2, 2)
