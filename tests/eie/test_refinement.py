@@ -299,6 +299,8 @@ def test_storage_fit_at_its_boundaries(tmp, overrides, refused):
     ({"eie.spmat_sram_size": 3}, 16, 32 * 1024, 4),                       # 4 entries of 8 bits
     ({"eie.pointer_bits": 2}, 3, 32 * 1024, 128 * 1024),                  # p_1 = 4 needs 3 bits
     ({"eie.pointer_sram_size": 3, "eie.pointer_bits": 13}, 13, 4, 128 * 1024),   # 2 pointers x 13 bits
+    # 3-bit indices: the gap of 18 before row 22 costs 2 padding entries; 5 entries of 7 bits = 35 bits: 5 bytes
+    ({"eie.spmat_sram_size": 3, "eie.index_bits": 3, "eie.spmat_sram_width": 56}, 16, 32 * 1024, 5),
 ])
 def test_grow_on_chip_sizes_what_does_not_fit_and_never_spills(tmp, overrides, pointer_bits, pointer_sram,
                                                                 spmat_sram):
