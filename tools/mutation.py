@@ -16,10 +16,11 @@ Each mutant runs in a scratch copy of the repository (``accel_sim/`` and ``tests
 working tree is never touched. Equivalent mutants (that no test can kill because they do not
 change behaviour) are listed in ``tools/equivalent_mutants/<family>.txt``, one per line as
 ``path | line | mutation | why`` (every site of that mutation on the line) or
-``path | line:col | mutation | why`` (the one site whose expression starts at 0-based column ``col``,
-its ``ast`` ``col_offset``: for ``a + b`` the column of ``a``; a left-nested ``a + b + c`` shares it
-between its two ``+``), and excluded from the rate. Surviving mutants are printed as
-``path|line:col|mutation``, ready to be listed.
+``path | line:col | mutation | why`` (the one site whose mutated token stands at line ``line``,
+0-based column ``col``: the operator of a binary operation, comparison or augmented assignment,
+else the start of the constant, ``max`` / ``min`` call, ``not`` / ``-`` or ``and`` / ``or`` expression;
+columns count as Python's ``ast`` does, UTF-8 bytes), and excluded from the rate. Surviving mutants
+are printed as ``path|line:col|mutation``, ready to be listed.
 
     python tools/mutation.py cnvlutin                 # every site of cnvlutin's plan/fast/accounting
     python tools/mutation.py scnn --max-mutants 150   # a deterministic sample of 150 sites
@@ -61,9 +62,9 @@ CALL_SWAPS = {"max": "min", "min": "max"}
 class Mutant:
     path: str          # relative to the repository
     node_index: int    # position of the node in ast.walk order (stable for one source text)
-    line: int
-    col: int           # the node's ast col_offset (where its expression starts on ``line``)
+    line: int          # where the mutated expression starts
     mutation: str      # e.g. "Add->Sub", "const 1->2"
+    token: tuple[int, int] = (0, 0)   # (line, column) of the mutated token (:func:`token_position`)
 
     @property
     def key(self) -> str:
@@ -73,7 +74,7 @@ class Mutant:
     @property
     def site(self) -> str:
         """This site alone (an equivalents entry with a column)."""
-        return f"{self.path}|{self.line}:{self.col}|{self.mutation}"
+        return f"{self.path}|{self.token[0]}:{self.token[1]}|{self.mutation}"
 
 
 def _protected(tree: ast.AST) -> set[int]:
@@ -121,8 +122,30 @@ def _mutations_of(node: ast.AST) -> list[str]:
     return []
 
 
+def token_position(node: ast.AST, lines: list[bytes]) -> tuple[int, int]:
+    """(line, column) of the token a mutation of ``node`` changes: the operator of a binary operation,
+    comparison or augmented assignment (the first character after its left operand that is not a space,
+    a closing parenthesis or a line continuation), else where the node starts. Columns in UTF-8 bytes,
+    as :mod:`ast` counts them, so that ``a + b + c``'s two ``+`` are two sites."""
+    left = {ast.BinOp: "left", ast.Compare: "left", ast.AugAssign: "target"}.get(type(node))
+    if left is None:
+        return node.lineno, node.col_offset
+    operand = getattr(node, left)
+    line, col = operand.end_lineno, operand.end_col_offset
+    while line <= len(lines):
+        text = lines[line - 1]
+        while col < len(text) and text[col:col + 1] in (b" ", b"\t", b")", b"\\"):
+            col += 1
+        if col < len(text) and text[col:col + 1] != b"#":
+            return line, col
+        line, col = line + 1, 0
+    return node.lineno, node.col_offset
+
+
 def find_mutants(path: Path) -> list[Mutant]:
-    tree = ast.parse(path.read_text())
+    source = path.read_text()
+    tree = ast.parse(source)
+    lines = source.encode().splitlines()
     skip = _protected(tree)
     rel = str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
     found = []
@@ -130,7 +153,7 @@ def find_mutants(path: Path) -> list[Mutant]:
         if id(node) in skip:
             continue
         for mutation in _mutations_of(node):
-            found.append(Mutant(rel, index, getattr(node, "lineno", 0), getattr(node, "col_offset", 0), mutation))
+            found.append(Mutant(rel, index, node.lineno, mutation, token_position(node, lines)))
     return found
 
 
@@ -320,14 +343,14 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     args.out.mkdir(parents=True, exist_ok=True)
     lines = ["family,sites,run,killed,survived,kill_rate,equivalent_excluded"]
-    survivors = ["family,path,line,col,mutation"]
+    survivors = ["family,path,line,mutation,site"]
     print(f"\n{'family':12s} {'sites':>6s} {'run':>5s} {'killed':>7s} {'survived':>9s} {'kill rate':>10s} {'equiv.':>7s}")
     for row in rows:
         print(f"{row['family']:12s} {row['sites']:6d} {row['run']:5d} {row['killed']:7d} {row['survived']:9d} "
               f"{row['kill_rate']:10.1%} {row['equivalent_excluded']:7d}")
         lines.append(f"{row['family']},{row['sites']},{row['run']},{row['killed']},{row['survived']},"
                      f"{row['kill_rate']:.4f},{row['equivalent_excluded']}")
-        survivors += [f"{row['family']},{m.path},{m.line},{m.col},{m.mutation}" for m in row["survivors"]]
+        survivors += [f"{row['family']},{m.path},{m.line},{m.mutation},{m.token[0]}:{m.token[1]}" for m in row["survivors"]]
     total_run = sum(r["run"] for r in rows)
     total_killed = sum(r["killed"] for r in rows)
     if len(rows) > 1 and total_run:
