@@ -73,6 +73,25 @@ def test_loops_equal_the_reference_and_the_numpy_path(monkeypatch, backend, choi
         assert FAMILY.counters(arch, layer)[1] == looped, (seed, layer, arch.scnn)
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_border_vectors_share_the_lanes_of_32_banks(monkeypatch, backend):
+    """slot_only on 32 banks (four words of 8-bit lanes): the packed loop counts the border I-vectors' products
+    one by one into the lanes (:func:`product_words`), the others' from the table; a FIFO of depth 2 carries
+    each bank's queue from one kind of step to the other, so a bank counted in the wrong word changes the
+    cycles. Planes of at least 8 x 8 (interior vectors too), F = I = 4, dense-ish operands."""
+    for seed in (22, 31):
+        arch, layer = small_case(seed, "scnn")
+        layer = dataclasses.replace(layer, in_h=max(layer.in_h, 8), in_w=max(layer.in_w, 8), input_density=0.9,
+                                    weight_density=0.9)
+        arch = variant(arch, scatter="fifo", scatter_fifo_depth=2, out_of_plane="slot_only", accumulator_banks=32,
+                       mult_f=4, mult_i=4, bank_mapping="linear")
+        monkeypatch.setattr(scatter_fifo, "KERNELS", kernels_of(backend))
+        assert FAMILY.refinement(arch, layer) == [], seed
+        looped = FAMILY.counters(arch, layer)[1]
+        monkeypatch.setattr(scatter_fifo, "KERNELS", lambda: None)
+        assert FAMILY.counters(arch, layer)[1] == looped, seed
+
+
 def overflowing_case():
     """Dense 3 x 3 layer on one PE with 4 banks and 4 x 4 multipliers: 16 products a step on 4 banks, so
     unbounded queues grow by about 3 a step and pass 127 within a channel."""
