@@ -15,20 +15,26 @@ type annotations is not mutated (a mutant of an error message proves nothing).
 Each mutant runs in a scratch copy of the repository (``accel_sim/`` and ``tests/``), so the
 working tree is never touched. Equivalent mutants (that no test can kill because they do not
 change behaviour) are listed in ``tools/equivalent_mutants/<family>.txt``, one per line as
-``path | line | mutation | why``, and excluded from the rate.
+``path | line | mutation | why`` (every site of that mutation on the line) or
+``path | line:col | mutation | why`` (the one site whose mutated token stands at line ``line``,
+0-based column ``col``: the operator of a binary operation, comparison or augmented assignment,
+else the start of the constant, ``max`` / ``min`` call, ``not`` / ``-`` or ``and`` / ``or`` expression;
+columns count as Python's ``ast`` does, UTF-8 bytes), and excluded from the rate. Surviving mutants
+are printed as ``path|line:col|mutation``, ready to be listed.
 
     python tools/mutation.py cnvlutin                 # every site of cnvlutin's plan/fast/accounting
     python tools/mutation.py scnn --max-mutants 150   # a deterministic sample of 150 sites
     python tools/mutation.py --all --jobs 2           # every family, a table of kill rates
 
-Exit code 0 always (it is a measurement); the table and the surviving mutants are printed
-and written to ``--out`` (default ``reports/mutation/``) as CSV.
+Exit code 0 (it is a measurement; 2 for a malformed equivalents line, named); the table and the
+surviving mutants are printed and written to ``--out`` (default ``reports/mutation/``) as CSV.
 """
 from __future__ import annotations
 
 import argparse
 import ast
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -56,12 +62,19 @@ CALL_SWAPS = {"max": "min", "min": "max"}
 class Mutant:
     path: str          # relative to the repository
     node_index: int    # position of the node in ast.walk order (stable for one source text)
-    line: int
+    line: int          # where the mutated expression starts
     mutation: str      # e.g. "Add->Sub", "const 1->2"
+    token: tuple[int, int] = (0, 0)   # (line, column) of the mutated token (:func:`token_position`)
 
     @property
     def key(self) -> str:
+        """Every site of this mutation on the line (an equivalents entry without a column)."""
         return f"{self.path}|{self.line}|{self.mutation}"
+
+    @property
+    def site(self) -> str:
+        """This site alone (an equivalents entry with a column)."""
+        return f"{self.path}|{self.token[0]}:{self.token[1]}|{self.mutation}"
 
 
 def _protected(tree: ast.AST) -> set[int]:
@@ -109,16 +122,38 @@ def _mutations_of(node: ast.AST) -> list[str]:
     return []
 
 
+def token_position(node: ast.AST, lines: list[bytes]) -> tuple[int, int]:
+    """(line, column) of the token a mutation of ``node`` changes: the operator of a binary operation,
+    comparison or augmented assignment (the first character after its left operand that is not a space,
+    a closing parenthesis or a line continuation), else where the node starts. Columns in UTF-8 bytes,
+    as :mod:`ast` counts them, so that ``a + b + c``'s two ``+`` are two sites."""
+    left = {ast.BinOp: "left", ast.Compare: "left", ast.AugAssign: "target"}.get(type(node))
+    if left is None:
+        return node.lineno, node.col_offset
+    operand = getattr(node, left)
+    line, col = operand.end_lineno, operand.end_col_offset
+    while line <= len(lines):
+        text = lines[line - 1]
+        while col < len(text) and text[col:col + 1] in (b" ", b"\t", b")", b"\\"):
+            col += 1
+        if col < len(text) and text[col:col + 1] != b"#":
+            return line, col
+        line, col = line + 1, 0
+    return node.lineno, node.col_offset
+
+
 def find_mutants(path: Path) -> list[Mutant]:
-    tree = ast.parse(path.read_text())
+    source = path.read_text()
+    tree = ast.parse(source)
+    lines = source.encode().splitlines()
     skip = _protected(tree)
-    rel = str(path.relative_to(ROOT))
+    rel = str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
     found = []
     for index, node in enumerate(ast.walk(tree)):
         if id(node) in skip:
             continue
         for mutation in _mutations_of(node):
-            found.append(Mutant(rel, index, getattr(node, "lineno", 0), mutation))
+            found.append(Mutant(rel, index, node.lineno, mutation, token_position(node, lines)))
     return found
 
 
@@ -184,16 +219,42 @@ def _run_tests(scratch: Path, tests: list[str], timeout: float) -> tuple[bool, f
         return False, time.perf_counter() - start
 
 
+class ListingError(ValueError):
+    """A line of an equivalents listing that is not ``path | line[:col] | mutation | why``."""
+
+
+SITE = re.compile(r"(\d+)(?::(\d+))?")   # an entry's "line" or "line:col"
+
+
+def parse_equivalent(text: str, where: str = "equivalents") -> tuple[str, str]:
+    """(key, why) of one listing line ``path | line | mutation | why`` or ``path | line:col | mutation |
+    why``: the key is a :attr:`Mutant.key` (every site of the mutation on the line) or a
+    :attr:`Mutant.site` (one site)."""
+    parts = [part.strip() for part in text.split("|", 3)]
+    site = SITE.fullmatch(parts[1]) if len(parts) == 4 else None
+    if site is None or not all(parts):
+        raise ListingError(f"{where}: expected 'path | line | mutation | why' or 'path | line:col | mutation | why', "
+                         f"got {text!r}")
+    path, _, mutation, why = parts
+    line, col = site.groups()
+    return (f"{path}|{int(line)}|{mutation}" if col is None else f"{path}|{int(line)}:{int(col)}|{mutation}"), why
+
+
 def load_equivalents(family: str) -> dict[str, str]:
     listing = EQUIVALENTS_DIR / f"{family}.txt"
     if not listing.exists():
         return {}
     entries = {}
-    for line in listing.read_text().splitlines():
+    for number, line in enumerate(listing.read_text().splitlines(), start=1):
         if line.strip() and not line.startswith("#"):
-            path, lineno, mutation, why = (part.strip() for part in line.split("|", 3))
-            entries[f"{path}|{lineno}|{mutation}"] = why
+            key, why = parse_equivalent(line, f"{listing.relative_to(ROOT)}:{number}")
+            entries[key] = why
     return entries
+
+
+def is_listed(mutant: Mutant, equivalents: dict[str, str]) -> bool:
+    """Whether an equivalents entry names the mutant: its line (every site of the kind) or its site."""
+    return mutant.key in equivalents or mutant.site in equivalents
 
 
 def target_files(family: str, extra: list[str]) -> list[Path]:
@@ -214,8 +275,8 @@ def run_family(family: str, files: list[Path], max_mutants: int | None, jobs: in
         raise SystemExit(f"no refinement tests for {family}: expected tests/{family}/test_refinement*.py")
     mutants = [m for path in files for m in find_mutants(path)]
     equivalents = load_equivalents(family)
-    excluded = [m for m in mutants if m.key in equivalents]
-    mutants = [m for m in mutants if m.key not in equivalents]
+    excluded = [m for m in mutants if is_listed(m, equivalents)]
+    mutants = [m for m in mutants if not is_listed(m, equivalents)]
     total_sites = len(mutants)
     if max_mutants is not None and len(mutants) > max_mutants:
         mutants = sorted(random.Random(seed).sample(mutants, max_mutants), key=lambda m: (m.path, m.node_index))
@@ -238,7 +299,7 @@ def run_family(family: str, files: list[Path], max_mutants: int | None, jobs: in
                 target.write_text(sources[mutant.path])
                 free.append(scratch)
             mark = "SURVIVED" if survived else "killed"
-            print(f"  {mark:8s} {mutant.key}", flush=True)
+            print(f"  {mark:8s} {mutant.site}", flush=True)
             return mutant, survived
 
         with ThreadPoolExecutor(max_workers=jobs) as pool:
@@ -275,17 +336,21 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for family in families:
         print(f"{family}:", flush=True)
-        rows.append(run_family(family, target_files(family, args.files), args.max_mutants, args.jobs, args.seed))
+        try:
+            rows.append(run_family(family, target_files(family, args.files), args.max_mutants, args.jobs, args.seed))
+        except ListingError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
     args.out.mkdir(parents=True, exist_ok=True)
     lines = ["family,sites,run,killed,survived,kill_rate,equivalent_excluded"]
-    survivors = ["family,path,line,mutation"]
+    survivors = ["family,path,line,mutation,site"]
     print(f"\n{'family':12s} {'sites':>6s} {'run':>5s} {'killed':>7s} {'survived':>9s} {'kill rate':>10s} {'equiv.':>7s}")
     for row in rows:
         print(f"{row['family']:12s} {row['sites']:6d} {row['run']:5d} {row['killed']:7d} {row['survived']:9d} "
               f"{row['kill_rate']:10.1%} {row['equivalent_excluded']:7d}")
         lines.append(f"{row['family']},{row['sites']},{row['run']},{row['killed']},{row['survived']},"
                      f"{row['kill_rate']:.4f},{row['equivalent_excluded']}")
-        survivors += [f"{row['family']},{m.path},{m.line},{m.mutation}" for m in row["survivors"]]
+        survivors += [f"{row['family']},{m.path},{m.line},{m.mutation},{m.token[0]}:{m.token[1]}" for m in row["survivors"]]
     total_run = sum(r["run"] for r in rows)
     total_killed = sum(r["killed"] for r in rows)
     if len(rows) > 1 and total_run:

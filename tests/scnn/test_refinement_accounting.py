@@ -5,8 +5,9 @@ import math
 
 import numpy as np
 
+from accel_sim.results.components import Component
 from accel_sim.results.counts import ActionCount
-from accel_sim.scnn.accounting import account
+from accel_sim.scnn.accounting import account, components
 from accel_sim.scnn.family import FAMILY
 from tests.scnn._layers import small_case
 from tests.scnn.test_refinement_examples import ZERO, row_conv, tiny_arch
@@ -71,6 +72,18 @@ def test_dense_widths_and_no_partial_sums_in_the_oaram(tmp_path):
     assert len(actions) == 14
     empty = account(plan, type(counters)(**ZERO))
     assert empty.cycles == 0 and set(empty.metrics.values()) <= {0.0, 1.0}
+
+
+def test_components_for_area_and_leakage_by_hand():
+    """3 PEs of F x I = 2 x 4 multipliers, A = 4 banks of 32 entries of 24 bits, 16-bit words with 4-bit
+    indices, 10 KB IARAM and OARAM, a 50-entry weight FIFO (scnn.yaml): per PE a FIFO of 50 x 2 x (16 + 4)
+    = 2000 bits, 2 x 4 x 32 x 24 = 6144 bits of double-buffered accumulators; 3 x 8 = 24 multipliers,
+    3 x 4 = 12 adders, and (Cartesian designs only) a crossbar of 8 x 4 = 32 ports per PE."""
+    expected = (Component("iaram", "sram", 3, 16, 10240), Component("oaram", "sram", 3, 16, 10240),
+                Component("weight_fifo", "register", 3, 2000), Component("multipliers", "mult_int", 24, 16),
+                Component("accumulator_banks", "register", 3, 6144), Component("accumulator_banks", "add_int", 12, 24))
+    assert components(tiny_arch(pe_cols=3, mult_i=4)) == expected + (Component("crossbar", "crossbar", 3, 24, ports=32),)
+    assert components(tiny_arch(pe_cols=3, mult_i=4, design="dcnn")) == expected
 
 
 def test_macs_issued_are_the_pairs_of_nonzeros_in_the_plane():

@@ -211,3 +211,58 @@ def test_nothing_to_multiply(tmp_path, weights, inputs, fifo_entries, weight_bit
     check_both_paths(tiny_arch(), row_conv(tmp_path, "none", [weights], inputs), compute_cycles=1,
                      oaram_write_bits=(2,), weight_fifo_writes=fifo_entries, ppu_outputs=2,
                      dram_read_bits=weight_bits)
+
+
+def chunk_spy(monkeypatch) -> list[int]:
+    """Record the I-vectors of each chunk :func:`~accel_sim.scnn.fast.products.segment_loads` yields to
+    the FIFO loops and to :func:`~accel_sim.scnn.fast.products.product_busy` (the numpy FIFO path: not the
+    compiled loops, which take no chunks)."""
+    from accel_sim.scnn.fast import products, scatter_fifo
+    chunks, segment_loads = [], products.segment_loads
+
+    def spy(*args, **kwargs):
+        for part in segment_loads(*args, **kwargs):
+            chunks.append(part.load.shape[0])
+            yield part
+    monkeypatch.setattr(products, "segment_loads", spy)
+    monkeypatch.setattr(scatter_fifo, "segment_loads", spy)
+    monkeypatch.setattr(scatter_fifo, "KERNELS", lambda: None)
+    return chunks
+
+
+CHUNKED_PATHS = [  # (choices, busy cycles, products crossing to a bank, I-vectors per chunk at limits 3 and 6)
+    pytest.param({"scatter": "fifo", "scatter_fifo_depth": 0}, 5, 10, {3: [1, 1, 1], 6: [2, 1]}, id="fifo0"),
+    pytest.param({"scatter": "fifo", "scatter_fifo_depth": 1}, 3, 10, {3: [1, 1, 1], 6: [2, 1]}, id="fifo1"),
+    pytest.param({"scatter": "fifo_unbounded"}, 3, 10, {3: [1, 1, 1], 6: [2, 1]}, id="fifo_unbounded"),
+    pytest.param({"out_of_plane": "slot_only"}, 5, 8, {3: [1, 1], 6: [2]}, id="serialise_slot_only"),
+]
+
+
+@pytest.mark.parametrize("limit", [3, 6])
+@pytest.mark.parametrize("choices, busy, transfers, chunks", CHUNKED_PATHS)
+def test_a_segments_products_cut_into_chunks(tmp_path, monkeypatch, limit, choices, busy, transfers, chunks):
+    """Inputs [1..5], filter [1, 2]: I-vectors [x0, x1], [x2, x3], [x4], one F-vector [s0, s1]; outputs
+    0..3 at addresses ox + 1, bank (ox + 1) mod 4. Step 1: outputs 0, -1, 1, 0 -> bank loads [1, 2, 1, 0];
+    step 2: 2, 1, 3, 2 -> [1, 0, 1, 2]; step 3: 4, 3 -> [1, 1, 0, 0]. Serialised (a FIFO of depth 0):
+    2 + 2 + 1 = 5 cycles. A FIFO of depth 1 (a bank holds 2) or unbounded takes step 1 in cycle 1 (bank 1
+    left with 1), step 2 in cycle 2 (bank 3 left with 1), step 3 in cycle 3 and is empty after it: 3.
+    slot_only: the 2 products leaving the plane (outputs -1, 4) cross to no bank: 8 transfers, still
+    5 cycles (bank 1 twice in step 1, bank 3 twice in step 2). Products 10, 8 in the plane; PPU 1 cycle
+    (4 outputs); outputs 4 non-zeros of a 4-block: 83 bits.
+
+    The fast path cuts a segment's products into chunks of about ``limit`` products, at I-vector
+    boundaries (``limit // 2`` activations a chunk, 2 weights each): a limit of 3 gives one I-vector a
+    chunk, 6 cuts after the second (slot_only: only the I-vectors at the plane's edges, 0 and 2, need
+    products). The FIFO queues carry over from chunk to chunk."""
+    from accel_sim.scnn.fast import products, scatter_fifo
+    seen = chunk_spy(monkeypatch)
+    monkeypatch.setattr(scatter_fifo, "FIFO_PRODUCTS", limit)
+    monkeypatch.setattr(products, "MAX_PRODUCTS", limit)
+    layer = row_conv(tmp_path, "chunks", [[1, 2]], [1, 2, 3, 4, 5])
+    expected = cartesian(10, compute_cycles=busy + 1, group_cycles=busy, pe_busy_cycles=busy, steps=3,
+                         bank_conflict_cycles=busy - 3, macs_issued=8, iaram_reads=5, oaram_write_bits=(83,),
+                         weight_fifo_reads=3, weight_fifo_writes=1, ppu_outputs=4, dram_read_bits=42)
+    expected.update(crossbar_transfers=transfers, accumulator_adds=transfers, accumulator_reads=transfers,
+                    accumulator_writes=transfers)
+    check_both_paths(tiny_arch(**choices), layer, **expected)
+    assert seen == chunks[limit]

@@ -33,11 +33,13 @@ def agree(arch, layer):
 
 @pytest.mark.parametrize("seed", range(0, 24, 3))
 @pytest.mark.parametrize("banks", [48, 64])
-def test_more_than_32_banks_run_and_agree(seed, banks):
-    """The fast path's bit-sliced masks hold A <= 32 banks; beyond, it counts bank loads instead."""
+@pytest.mark.parametrize("scatter", ["fifo", "serialise"])
+def test_more_than_32_banks_run_and_agree(seed, banks, scatter):
+    """The fast path's bit-sliced masks hold A <= 32 banks; beyond, it counts bank loads instead (the FIFO
+    loops product by product; serialise step by step, never by the bit-sliced rotation classes)."""
     arch, layer = small_case(seed, design="scnn")
     fields = {f"scnn.{f.name}": getattr(arch.scnn, f.name) for f in dataclasses.fields(arch.scnn)}
-    arch = load_arch("scnn", {**fields, "scnn.accumulator_banks": banks})
+    arch = load_arch("scnn", {**fields, "scnn.accumulator_banks": banks, "scnn.scatter": scatter})
     plan, counters = agree(arch, layer)
     assert plan.spec.accumulator_banks == banks
     assert counters.products > 0 or layer.input_density * layer.weight_density < 0.1

@@ -156,11 +156,13 @@ def test_cycles_between_the_bank_bound_and_serialise_and_monotone_in_depth():
 
 def test_depth_0_equals_serialise_where_serialise_takes_a_shortcut():
     """Under serialise these specs are costed by shortcuts that sum step costs (XOR code classes, the
-    border split of slot_only, per-segment bank algebra for group_channel); the FIFO path runs every
-    step in order. A FIFO of depth 0 is serialise, so the two paths must agree."""
+    border split of slot_only, per-segment bank algebra for group_channel, bank loads counted step by
+    step beyond 32 banks); the FIFO path runs every step in order (beyond 32 banks in the loops' product
+    loop). A FIFO of depth 0 is serialise, so the two paths must agree."""
     for seed in range(8):
         arch, layer = small_case(seed, "scnn")
-        for choices in ({"bank_mapping": "dnnsim_xor"}, {"out_of_plane": "slot_only"}, {"barrier": "group_channel"}):
+        for choices in ({"bank_mapping": "dnnsim_xor"}, {"out_of_plane": "slot_only"}, {"barrier": "group_channel"},
+                        {"accumulator_banks": 48}):
             serialise = variant(arch, scatter="serialise", **choices)
             assert FAMILY.counters(variant(serialise, scatter="fifo", scatter_fifo_depth=0), layer)[1] == \
                 FAMILY.counters(serialise, layer)[1], (seed, choices)

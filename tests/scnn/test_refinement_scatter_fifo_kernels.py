@@ -73,6 +73,25 @@ def test_loops_equal_the_reference_and_the_numpy_path(monkeypatch, backend, choi
         assert FAMILY.counters(arch, layer)[1] == looped, (seed, layer, arch.scnn)
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_border_vectors_share_the_lanes_of_32_banks(monkeypatch, backend):
+    """slot_only on 32 banks (four words of 8-bit lanes): the packed loop counts the border I-vectors' products
+    one by one into the lanes (:func:`product_words`), the others' from the table; a FIFO of depth 2 carries
+    each bank's queue from one kind of step to the other, so a bank counted in the wrong word changes the
+    cycles. Planes of at least 8 x 8 (interior vectors too), F = I = 4, dense-ish operands."""
+    for seed in (22, 31):
+        arch, layer = small_case(seed, "scnn")
+        layer = dataclasses.replace(layer, in_h=max(layer.in_h, 8), in_w=max(layer.in_w, 8), input_density=0.9,
+                                    weight_density=0.9)
+        arch = variant(arch, scatter="fifo", scatter_fifo_depth=2, out_of_plane="slot_only", accumulator_banks=32,
+                       mult_f=4, mult_i=4, bank_mapping="linear")
+        monkeypatch.setattr(scatter_fifo, "KERNELS", kernels_of(backend))
+        assert FAMILY.refinement(arch, layer) == [], seed
+        looped = FAMILY.counters(arch, layer)[1]
+        monkeypatch.setattr(scatter_fifo, "KERNELS", lambda: None)
+        assert FAMILY.counters(arch, layer)[1] == looped, seed
+
+
 def overflowing_case():
     """Dense 3 x 3 layer on one PE with 4 banks and 4 x 4 multipliers: 16 products a step on 4 banks, so
     unbounded queues grow by about 3 a step and pass 127 within a channel."""
@@ -158,17 +177,35 @@ def test_lane_arithmetic():
     assert HIGH == 0x80 * LOW
 
 
-def test_pattern_table_rotates_each_vectors_bank_counts():
-    banks = 12
-    terms = np.array([3, 4, 5, 11, 0, 0, 7, 7, 9, 10, 11, 2])
-    i_elem = np.array([0, 3, 6, 8, 12])   # vectors (3 4 5), (11 0 0), (7 7), (9 10 11 2)
+def rotated_counts_hold(i_elem: np.ndarray, terms: np.ndarray, banks: int):
+    """(pattern, first) of :func:`pattern_table`, after checking its table holds each vector's bank counts
+    rotated by every weight term."""
     pattern, first, table = pattern_table(i_elem, terms, banks)
     table = table.view(np.uint8).reshape(-1, 2 * banks, 32)
-    assert pattern[0] != pattern[1] and first.tolist() == [3, 11, 7, 9]
-    for v in range(4):
+    for v in range(i_elem.size - 1):
         counts = np.bincount(terms[i_elem[v]:i_elem[v + 1]], minlength=banks)
         for w in range(banks):   # a weight of term w moves each product to bank (activation term + w) mod A
-            assert table[pattern[v], first[v] + w, :banks].tolist() == np.roll(counts, w).tolist()
+            assert table[pattern[v], first[v] + w, :banks].tolist() == np.roll(counts, w).tolist(), (v, w)
+    return pattern, first
+
+
+def test_pattern_table_rotates_each_vectors_bank_counts():
+    terms = np.array([3, 4, 5, 11, 0, 0, 7, 7, 9, 10, 11, 2])
+    i_elem = np.array([0, 3, 6, 8, 12])   # vectors (3 4 5), (11 0 0), (7 7), (9 10 11 2)
+    pattern, first = rotated_counts_hold(i_elem, terms, 12)
+    assert pattern[0] != pattern[1] and first.tolist() == [3, 11, 7, 9]
+
+
+@pytest.mark.parametrize("width", [20, 21])
+def test_pattern_table_at_the_63_bit_code_boundary(width):
+    """A pattern's code has a base-(A + 1) digit per slot: on 7 banks, vectors of 20 activations need codes
+    below 8^20 = 2^60 (the code path), of 21 up to 8^21 = 2^63, which int64 cannot hold (the terms path)."""
+    rng = np.random.default_rng(width)
+    sizes = np.array([width, width, width - 1, 1, width])
+    terms = rng.integers(0, 7, int(sizes.sum()))
+    terms[2 * width:3 * width - 1] = terms[:width - 1]   # a shorter vector sharing the first one's terms
+    pattern, _ = rotated_counts_hold(np.concatenate(([0], np.cumsum(sizes))), terms, 7)
+    assert pattern[0] != pattern[2]
 
 
 def test_xor_rows_hold_each_vectors_bank_counts_under_the_hash():

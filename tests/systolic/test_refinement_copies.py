@@ -121,3 +121,22 @@ def test_stacked_scan_in_small_pieces_equals_the_literal_scan(case, capacity, wo
         got, expected = scans
         assert got.lines.tolist() == expected.lines.tolist()
         assert got.bursts.tolist() == expected.bursts.tolist()
+
+
+def test_a_block_starting_at_stack_row_w_minus_2_is_scanned_as_a_border_block():
+    """A 2 x 1 array (W = 2 stacked columns) streams (os) the 4 pixels of a 2 x 2 single-channel input
+    under a 1 x 1 kernel (T = 1 row per block): a 2 x 2 stack of 2 blocks, fetched along anti-diagonals as
+    p0, p2, p1, p3. Block 0 starts at stack row 0 = W - 2, one row before the first full diagonal (row
+    W - 1): its first diagonal holds p0 alone, so it is a border block (its cells from the general closed
+    form); the interior table would put its cell (0, 0) at position W * 0 - W (W - 1) / 2 = -1. Two output
+    channels on one column: the sweep runs twice, the second from where the first left the window (4-word
+    buffer, 1 word a cycle), so block 0's first cell is checked against a moved window. The stacked scan
+    finds the literal scan's misses (7 miss lines)."""
+    layer = ConvLayer("c", in_h=2, in_w=2, in_channels=1, out_channels=2, kernel_h=1, kernel_w=1)
+    mapping = map_layer(SystolicSpec(rows=2, cols=1, dataflow="os", ifmap_sram=BUFFER, filter_sram=BUFFER,
+                                     ofmap_sram=BUFFER), layer)
+    sequence = operands.fetch_sequence(mapping, operands.operand_matrices(mapping, layer), "ifmap")
+    assert sequence.tolist() == [0, 2, 1, 3] and sweeps(mapping, "ifmap") == 2
+    got, expected = _stacked_and_literal((layer, mapping), capacity=4, words_per_cycle=1)
+    assert expected.lines.size == 7
+    assert (got.lines.tolist(), got.bursts.tolist()) == (expected.lines.tolist(), expected.bursts.tolist())

@@ -171,7 +171,7 @@ def product_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors
     n_seg = weights.seg_start.size - 1
     busy = np.zeros((tiling.passes, spec.pes, tiling.out_groups, n_seg), dtype=np.int64)
     in_plane = 0 if needs_coordinates(spec) else None
-    for part in segment_loads(plan, image, conv_group, weights, vectors=vectors):
+    for part in segment_loads(plan, image, conv_group, weights, MAX_PRODUCTS, vectors=vectors):   # read now: tests lower it
         if part.in_plane is not None:
             in_plane += part.in_plane
         g_start = np.flatnonzero(np.concatenate(([True], part.group[1:] != part.group[:-1])))

@@ -99,19 +99,14 @@ class StackedFetch:
 
 def _fold_requests(mapping: SystolicMapping, fetch: StackedFetch, operand: str, fold_col: int,
                    fold_row: int) -> tuple[np.ndarray, np.ndarray]:
-    """(demand line within the fold, fetch rank) of one fold's valid requests, in demand order."""
+    """(demand line within the fold, fetch rank) of one fold's valid requests of a streamed operand,
+    in demand order: cell ``(t, q)`` of the block, along anti-diagonals."""
     r = role(mapping, operand)
     block = edge_fold(mapping, r, fold_col, fold_row)
-    width = fetch.block_width(block)
-    if fetch.streamed:  # cell (t, q) of the block, along anti-diagonals
-        t, q = diagonal_order(fetch.other, fetch.width)
-        keep = q < width
-        t, q = t[keep], q[keep]
-        return demand_base(mapping, r) + t + q, fetch.rank(block * fetch.other + t, q)
-    rows = mapping.used_rows(fold_row)  # preloaded: the block's used rows, last row first
-    row = np.repeat(np.arange(rows)[::-1], width)
-    q = np.tile(np.arange(width), rows)
-    return mapping.rows - 1 - row, fetch.rank(block * fetch.other + fold_row * mapping.rows + row, q)
+    t, q = diagonal_order(fetch.other, fetch.width)
+    keep = q < fetch.block_width(block)
+    t, q = t[keep], q[keep]
+    return demand_base(mapping, r) + t + q, fetch.rank(block * fetch.other + t, q)
 
 
 def _scan(geometry: ReadBufferGeometry, sets: np.ndarray, lines: np.ndarray, start: int):
@@ -140,7 +135,8 @@ def _column_requests(mapping: SystolicMapping, fetch: StackedFetch, operand: str
                      fold_col: int) -> tuple[np.ndarray, np.ndarray]:
     """(demand line within the group, fetch rank) of the valid requests of every fold of column fold
     ``fold_col`` of a preloaded operand, in demand order (fold by fold, each fold's used rows last
-    row first): :func:`_fold_requests` of those folds, vectorised."""
+    row first). Its edge runs along the array's columns (``ROLES``: ws filter, is ifmap), so the
+    column fold's row folds are consecutive row ranges of one block."""
     r = role(mapping, operand)
     block = edge_fold(mapping, r, fold_col, 0)
     width = fetch.block_width(block)
@@ -162,7 +158,7 @@ def fold_set_misses(mapping: SystolicMapping, geometry: ReadBufferGeometry, fetc
     r = role(mapping, operand)
     lines_parts, bursts_parts = [], []
     start = 0
-    if r.kind == "preload" and r.edge_dim != mapping.dataflow.rows_dim:
+    if r.kind == "preload":   # its edge along the array's columns: see _column_requests
         for fold_col in range(mapping.col_folds):
             lines, ranks = _column_requests(mapping, fetch, operand, fold_col)
             miss_lines, miss_bursts, start = _scan(geometry, ranks // geometry.set_words, lines, start)
@@ -173,12 +169,10 @@ def fold_set_misses(mapping: SystolicMapping, geometry: ReadBufferGeometry, fetc
     for fold_col in range(mapping.col_folds):
         for fold_row in range(mapping.row_folds):
             key = (edge_fold(mapping, r, fold_col, fold_row), start)
-            scanned = seen.get(key) if r.kind == "stream" else None
+            scanned = seen.get(key)
             if scanned is None:
                 lines, ranks = _fold_requests(mapping, fetch, operand, fold_col, fold_row)
-                scanned = _scan(geometry, ranks // geometry.set_words, lines, start)
-                if r.kind == "stream":
-                    seen[key] = scanned
+                scanned = seen[key] = _scan(geometry, ranks // geometry.set_words, lines, start)
             miss_lines, miss_bursts, start = scanned
             offset = (fold_col * mapping.row_folds + fold_row) * mapping.fold_lines
             lines_parts.append(miss_lines + offset)
