@@ -73,3 +73,27 @@ def test_few_warps_in_flight_bound_the_rate_by_littles_law():
     assert cycles[128].cycles > 1.5 * cycles[128].dram_cycles                         # latency-bound, not DRAM
     # 64 warps x 512 B per SM cover DRAM bandwidth x latency (~4 KB per SM at 400 cycles): DRAM-bound
     assert cycles[2048].cycles == cycles[2048].dram_cycles < cycles[128].cycles
+
+
+def test_schedule_counted_by_hand():
+    """3 output rows of K = 300 FP16 weights (600 bytes: 2 iterations of 512 bytes per warp), batch 2, CTAs of
+    2 warps (rows 0-1 and row 2, per column). Both paths read the plan, so its numbers are checked by hand."""
+    arch = fp16(threads_per_cta=64, loop_overhead_instructions=1)
+    s = FAMILY.plan(arch, GemmLayer("g", m=2, k=300, n=3)).candidates[0].schedule
+    # per warp: 2 iterations x (2 loads + 8 FMAs x 2 issue cycles + 1 loop) + 2 set-up + 5 halvings x (1 + 2) + 1 store
+    assert s.group_issue.tolist() == [56] * 6
+    assert s.group_latency.tolist() == [800] * 6                   # 2 iterations x the 400-cycle memory latency
+    assert s.warp_cta.tolist() == [0, 0, 1, 2, 2, 3]               # column 0's two CTAs, then column 1's
+    # A rows of 600 bytes at 0, 600, 1200 span 19, 20, 20 sectors of 32 bytes; B's column 19 sectors; y: 1 sector
+    assert s.cta_l1_bytes.tolist() == [(19 + 19 + 20 + 19) * 32, (20 + 19) * 32] * 2
+    assert s.cta_l2_sectors.tolist() == [19 + 20 + 1, 20 + 1] * 2
+    assert s.cached_ptr.tolist() == [0, 19, 38, 57, 76]
+    assert s.cached_sectors.tolist() == (list(range(19)) * 2 + list(range(19, 38)) * 2)
+    assert (s.dram_read_bytes, s.dram_write_bytes, s.fmas) == (3 * 600 + 2 * 600, 3 * 2 * 2, 3 * 300 * 2)
+
+
+def test_each_ctas_output_sectors_counted_by_hand():
+    """40 rows of K = 256 FP16 weights (512 bytes: 16 whole sectors each), CTAs of 32 warps: CTA 0 stores y's
+    first 32 values (64 bytes, 2 sectors), CTA 1 the last 8 (16 bytes at byte 64, 1 sector)."""
+    s = FAMILY.plan(fp16(threads_per_cta=1024), GemmLayer("g", m=1, k=256, n=40)).candidates[0].schedule
+    assert s.cta_l2_sectors.tolist() == [32 * 16 + 2, 8 * 16 + 1]
