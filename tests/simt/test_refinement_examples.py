@@ -420,3 +420,13 @@ def test_dense_kernels_count_only_their_own_unit():
     # each executes its padded tiles' MACs on its own unit and none on the other
     assert simt_s.fmas >= 32 * 16 * 32 and simt_s.tensor_macs == 0
     assert tc_s.fmas == 0 and tc_s.tensor_macs >= 32 * 16 * 32
+
+
+def test_csb_last_partial_block_stages_only_its_own_input_segment():
+    """CSB A x, beta 16, a dense 16 x 24 FP32 operand: one block row of two blocks, the second only 8 columns
+    wide. Worked by hand, the CTA's L2 sectors: non-zero values and indices (block 0: 256 x 4 bytes twice, 64
+    sectors; block 1: 128 x 4 bytes twice, 32), input segments (16 x 4 bytes, 2 sectors; the partial block's
+    8 x 4 bytes, 1), block pointers (3 x 4 bytes, 1) and the output segment (16 x 4 bytes, 2)."""
+    s = FAMILY.plan(simt(kernel="csb", csb_beta=16, threads_per_cta=64),
+                    GemmLayer("g", m=1, k=24, n=16, weight_density=1.0)).candidates[0].schedule
+    assert s.cta_l2_sectors.tolist() == [64 + 32 + 2 + 1 + 1 + 2]
