@@ -32,17 +32,14 @@ BAND_TOLERANCE = 0.05 / 1.35               # within the published band: +-0.05 a
 TWO_FOUR = NMSparsity(2, 4)   # the FP16 hardware pattern
 FOOTPRINT_RATIO = 64 / 36     # FP16 2:4 with metadata: 36 bits per 4 values vs 64 (brief)
 # Where batch-1 2:4 GEMV is measured at none or a slow-down, and what a GEMV-specialised 2:4 kernel reaches
+# (the README's prose quotes each one's figures; these are the locators)
 GEMV_SOURCES = (
-    "pytorch/pytorch#111339 (cuSPARSELt through torch.sparse, 4096 x 4096 weights @ a 1 x 4096 input, GPU not stated: "
-    "dense 0.022 ms, sparse 0.196 ms; the input is padded to 32 columns for FP16)",
-    "pytorch/pytorch#110583 (the padding: F.pad of the dense operand to the supported shape, the result's rows sliced out)",
-    "NVIDIA/CUDALibrarySamples#276 (LLM decode with cuSPARSELt 2:4 weights about 12 % slower than dense)",
-    "pytorch/ao#1460 (maintainer: minimum shapes force padding, so a slow-down at batch 1 is expected; "
-    "recommends the Sparse-Marlin 2:4 kernels for batch-1 inference)",
-    "IST-DASLab/Sparse-Marlin README (INT4 2:4 weights: about 5.3x over FP16 at small batch, the footprint ratio "
-    "16 / 3 bits; dense Marlin about 4x = 16 / 4 bits; RTX 3090, Ampere sparse tensor cores)",
-    "CUTLASS include/cutlass/gemm/device/gemm_sparse.h (SparseGemm: SplitKSerial, since CUTLASS 2.3) and "
-    "gemm_sparse_universal.h (serial and parallel split-K, CUTLASS 3.5.1); github.com/NVIDIA/cutlass",
+    "pytorch/pytorch#111339 (cuSPARSELt through torch.sparse; GPU not stated)",
+    "pytorch/pytorch#110583 (the padding of the dense operand to a supported shape)",
+    "NVIDIA/CUDALibrarySamples#276",
+    "pytorch/ao#1460 (maintainer: minimum shapes force padding, a slow-down at batch 1 is expected)",
+    "IST-DASLab/Sparse-Marlin README (RTX 3090, Ampere sparse tensor cores)",
+    "CUTLASS include/cutlass/gemm/device/gemm_sparse.h (2.3) and gemm_sparse_universal.h (3.5.1); github.com/NVIDIA/cutlass",
 )
 
 # One BERT-base encoder layer at sequence length 128, batch 1 (workloads/bert_base_seq128.yaml):
