@@ -1,11 +1,8 @@
 """Suite-wide fixtures."""
 from __future__ import annotations
 
-import matplotlib
 import matplotlib.pyplot as plt
 import pytest
-
-matplotlib.use("Agg")
 
 
 @pytest.fixture(autouse=True)
