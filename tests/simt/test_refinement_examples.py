@@ -430,3 +430,70 @@ def test_csb_last_partial_block_stages_only_its_own_input_segment():
     s = FAMILY.plan(simt(kernel="csb", csb_beta=16, threads_per_cta=64),
                     GemmLayer("g", m=1, k=24, n=16, weight_density=1.0)).candidates[0].schedule
     assert s.cta_l2_sectors.tolist() == [64 + 32 + 2 + 1 + 1 + 2]
+
+
+@pytest.mark.parametrize(("kernel", "transpose"), [("csr_scalar", False), ("csr_scalar", True), ("csr_vector", False),
+                                                   ("csr_vector", True), ("sputnik", False), ("merge", False),
+                                                   ("csb", False), ("csb", True), ("sparsert", False)])
+def test_sparse_cuda_core_kernels_run_every_stored_product_on_the_cuda_cores(two_rows, kernel, transpose):
+    """The 41 stored non-zeros of ``two_rows`` are 41 FFMAs and no tensor-core MAC; the layer's peak is the CUDA
+    cores' (1 SM x 64 FP32 lanes), not the tensor cores', and no energy goes to the tensor cores."""
+    plan, c = FAMILY.counters(simt({"sms": 1}, kernel=kernel, transpose=transpose), two_rows)
+    result = FAMILY.account(plan, c)
+    assert (c.fmas, c.tensor_macs, result.metrics["executed_macs"], result.metrics["tensor_core"]) == (41, 0, 41, 0)
+    assert result.peak_macs_per_cycle == 1 * 64
+    assert [a.count for a in result.actions if a.component == "tensor_cores"] == [0, 0]
+
+
+def test_an_overflowing_l2_reads_every_requested_sector_from_dram(two_rows, tmp_path):
+    """L2 of 512 B against csr_vector's 596 B read + 8 B written: no reuse survives, so DRAM supplies every sector
+    the CTAs request from L2 (17 + 5 = 22 sectors, 704 B) less the 8 B of y they write: 696 B, not the compulsory
+    596 B; with the shipped 40 MB L2 the compulsory bytes. A row of 1024 with one non-zero requests 5 sectors
+    (value, index, pointers, x, y) but its compulsory footprint, all of x, is 8 + 2 x 4 + 1024 x 4 B: DRAM reads
+    at least that, overflowing or not."""
+    weights = np.zeros((1024, 1), dtype=np.float32)
+    weights[5, 0] = 1.0
+    (tmp_path / "one").mkdir()
+    one = payload_layer(tmp_path / "one", "one", 1, weights)          # two_rows' payload is tmp_path / w.npz
+    cases = ((two_rows, 512, 22 * 32 - 8, 8), (two_rows, 40 * 2**20, 41 * (4 + 4) + 3 * 4 + 64 * 4, 8),
+             (one, 2048, 8 + 2 * 4 + 1024 * 4, 4))
+    for layer, l2_size, read, write in cases:
+        plan = FAMILY.plan(simt({"sms": 1, "l2_size": l2_size}, kernel="csr_vector", threads_per_cta=32), layer)
+        assert plan.candidates[0].l2_overflow == (l2_size < 40 * 2**20)
+        for path in (FAMILY.fast, FAMILY.reference):
+            c = path(plan, None)
+            assert (c.dram_read_bytes, c.dram_write_bytes) == (read, write)
+
+
+@pytest.mark.parametrize("kernel", ["sputnik", "merge"])
+def test_b_row_segments_of_a_later_column_tile_start_at_the_tile(tmp_path, kernel):
+    """A (2 x 4): both rows in columns {0, 2}; B 4 x 48 FP32 (a row: 192 B, 6 sectors), in column tiles [0, 32) and
+    [32, 48). Row r's segment in tile 0 is bytes r x 192 + [0, 128), sectors 6r..6r+3; in tile 1 bytes
+    r x 192 + [128, 192), sectors 6r+4, 6r+5. Sputnik (a row per CTA) loads rows 0 and 2 in each of its 4 CTAs,
+    merge (one share) in each of its 2; through a shared L1, the second CTA of a tile hits on all of its sectors."""
+    weights = np.zeros((4, 2), dtype=np.float32)
+    weights[[0, 2], :] = 1.0
+    layer = payload_layer(tmp_path, "spmm", 48, weights)
+    arch = simt({"sms": 1}, kernel=kernel, threads_per_cta=32, tile_n=32, vector_width=1, merge_items_per_thread=8,
+                sm_l1_kernels=(kernel,))
+    s = FAMILY.plan(arch, layer).candidates[0].schedule
+    tile0, tile1 = [0, 1, 2, 3, 12, 13, 14, 15], [4, 5, 16, 17]
+    copies = 2 if kernel == "sputnik" else 1
+    assert s.cached_sectors.tolist() == tile0 * copies + tile1 * copies
+    for path in (FAMILY.fast, FAMILY.reference):
+        k = path(FAMILY.plan(arch, layer), None)
+        assert (k.l1_hits, k.l1_misses) == ((8 + 4, 8 + 4) if kernel == "sputnik" else (0, 12))
+
+
+def test_merge_carry_out_adds_into_the_cut_row_s_own_sector(tmp_path):
+    """merge, one item per thread; A (2 x 64): row 0 one non-zero, row 1 forty; B 64 x 8 FP32 (a C row: 32 B, one
+    sector). Items: non-zero, row end 0, row 1's 40 non-zeros, row end 1: warp 0's 32 items end inside row 1, so
+    CTA 0 adds row 1's partial C row into sector 1 (bytes 32..63) with one request."""
+    weights = np.zeros((64, 2), dtype=np.float32)
+    weights[5, 0] = 1.0
+    weights[:40, 1] = 1.0
+    layer = payload_layer(tmp_path, "spmm", 8, weights)
+    arch = simt({"sms": 1}, kernel="merge", threads_per_cta=32, merge_items_per_thread=1)
+    s = FAMILY.plan(arch, layer).candidates[0].schedule
+    assert (s.atomic_cta.tolist(), s.atomic_sector.tolist(), s.atomic_serial.tolist(), s.atomics) == ([0], [1], [1], 1)
+    assert FAMILY.refinement(arch, layer) == []

@@ -39,7 +39,8 @@ class Candidate:
 
     schedule: Schedule
     ctas_per_sm: int                 # resident CTAs per SM (occupancy, capped by the grid)
-    dram_read_bytes: int             # compulsory footprint (at least every L2 sector when l2_overflow)
+    dram_read_bytes: int             # compulsory footprint (with l2_overflow the counting paths raise it to
+                                     # every sector requested from L2, the L1 misses included)
     dram_write_bytes: int
     l1_lines: int = 0                # lines of the SM's L1 data cache the kernel's carveout leaves
     l2_overflow: bool = False        # the footprint exceeds the L2: every sector requested from L2 comes from DRAM
@@ -118,9 +119,7 @@ def candidate(m: Machine, spec: SimtSpec, schedule: Schedule, where: str) -> Can
     resident = min(occupancy(m, schedule, where), -(-schedule.ctas // m.sms))
     read, write = schedule.dram_read_bytes, schedule.dram_write_bytes
     overflow = read + write > m.l2_size
-    if overflow:                       # no reuse survives: every sector requested from L2 comes from DRAM
-        read = max(read, int(schedule.cta_l2_sectors.sum()) * m.sector - write)   # (and the L1 misses: counting paths)
-    elif spec.warm_l2:                 # B arrives in L2 (its producer wrote it there), C stays there
+    if not overflow and spec.warm_l2:                 # B arrives in L2 (its producer wrote it there), C stays there
         read, write = read - schedule.dense_operand_bytes, 0
     return Candidate(schedule, resident, read, write, l1_lines(m, schedule, resident), overflow,
                      *atomic_demands(m, schedule))
