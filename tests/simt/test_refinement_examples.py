@@ -2,9 +2,12 @@
 paths would agree on it), and the coalescing / dispatch / drain blocks on their own."""
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
+from accel_sim.errors import InputError
 from accel_sim.simt.fast import dispatch, drain
 from accel_sim.simt.family import FAMILY
 from accel_sim.simt.plan.sectors import distinct_per_group, sorted_unique, span_sectors
@@ -66,6 +69,7 @@ def test_csr_vector_transpose_scatters_with_atomics(two_rows):
     assert s.cta_l2_sectors.tolist() == [10 + 1 + 1 + 5, 2 + 1 + 1 + 1]
     assert s.atomic_cta.tolist() == [0] * 5 + [1] and s.atomic_sector.tolist() == [0, 1, 2, 3, 4, 7]
     assert s.atomic_serial.tolist() == [1] * 6                 # a row's lanes add into distinct columns
+    assert s.cta_l1_bytes.tolist() == [(10 + 1 + 1) * 32, (2 + 1 + 1) * 32]   # the scatter bypasses the L1
 
 
 def test_sputnik_packs_one_lane_subwarps_and_runs_as_long_as_its_longest_row(two_rows):
@@ -175,6 +179,7 @@ def test_bsr_worked_example(tmp_path):
     assert s.cta_l2_sectors.tolist() == [4 + 8 + 8 + 1] * 2
     assert s.cta_l1_bytes.tolist() == [128 + 256 + 384 + 256] * 2
     assert (s.tensor_macs, s.products, s.dram_read_bytes, s.dram_write_bytes) == (2048, 2048, 788, 512)
+    assert s.shared_memory_per_cta == 2 * (8 * 8 * 2 + 8 * 16 * 2)   # double-buffered FP16 block and its B rows
     assert FAMILY.refinement(arch, layer) == []
 
 
@@ -455,8 +460,8 @@ def test_an_overflowing_l2_reads_every_requested_sector_from_dram(two_rows, tmp_
     weights[5, 0] = 1.0
     (tmp_path / "one").mkdir()
     one = payload_layer(tmp_path / "one", "one", 1, weights)          # two_rows' payload is tmp_path / w.npz
-    cases = ((two_rows, 512, 22 * 32 - 8, 8), (two_rows, 40 * 2**20, 41 * (4 + 4) + 3 * 4 + 64 * 4, 8),
-             (one, 2048, 8 + 2 * 4 + 1024 * 4, 4))
+    cases = ((two_rows, 512, 22 * 32 - 8, 8), (two_rows, 600, 22 * 32 - 8, 8),      # 596 B fit, 596 + 8 do not
+             (two_rows, 40 * 2**20, 41 * (4 + 4) + 3 * 4 + 64 * 4, 8), (one, 2048, 8 + 2 * 4 + 1024 * 4, 4))
     for layer, l2_size, read, write in cases:
         plan = FAMILY.plan(simt({"sms": 1, "l2_size": l2_size}, kernel="csr_vector", threads_per_cta=32), layer)
         assert plan.candidates[0].l2_overflow == (l2_size < 40 * 2**20)
@@ -488,12 +493,40 @@ def test_b_row_segments_of_a_later_column_tile_start_at_the_tile(tmp_path, kerne
 def test_merge_carry_out_adds_into_the_cut_row_s_own_sector(tmp_path):
     """merge, one item per thread; A (2 x 64): row 0 one non-zero, row 1 forty; B 64 x 8 FP32 (a C row: 32 B, one
     sector). Items: non-zero, row end 0, row 1's 40 non-zeros, row end 1: warp 0's 32 items end inside row 1, so
-    CTA 0 adds row 1's partial C row into sector 1 (bytes 32..63) with one request."""
+    CTA 0 adds row 1's partial C row into sector 1 (bytes 32..63) with one request, the kernel's only one."""
     weights = np.zeros((64, 2), dtype=np.float32)
     weights[5, 0] = 1.0
     weights[:40, 1] = 1.0
     layer = payload_layer(tmp_path, "spmm", 8, weights)
-    arch = simt({"sms": 1}, kernel="merge", threads_per_cta=32, merge_items_per_thread=1)
+    arch = simt({"sms": 1}, kernel="merge", threads_per_cta=32, merge_items_per_thread=1, l2_atomic_cycles=100_000)
     s = FAMILY.plan(arch, layer).candidates[0].schedule
     assert (s.atomic_cta.tolist(), s.atomic_sector.tolist(), s.atomic_serial.tolist(), s.atomics) == ([0], [1], [1], 1)
-    assert FAMILY.refinement(arch, layer) == []
+    for path in (FAMILY.fast, FAMILY.reference):   # CTA 0 starts at 0: its one request holds the slice 100,000 cycles
+        c = path(FAMILY.plan(arch, layer), None)
+        assert c.atomic_cycles == c.cycles == 100_000
+
+
+def test_dense_tiles_at_the_edges_hold_only_what_is_left():
+    """dense_simt, 32 x 32 x 8 tiles, a 48 x 8 x 48 GEMM (FP32): tiles of 32 and 16 rows and of 32 and 16 columns.
+    CTA (i, j) requests A rows x 8 x 4 B, B 8 x columns x 4 B and C rows x columns x 4 B, in 32-byte sectors."""
+    s = FAMILY.plan(simt({"sms": 1}, kernel="dense_simt", sgemm_tiles=(SgemmTile(32, 32, 8, 32, 32),), split_k=(1,)),
+                    GemmLayer("g", m=48, k=8, n=48)).candidates[0].schedule
+    assert s.cta_l2_sectors.tolist() == [32 + 32 + 128, 32 + 16 + 64, 16 + 32 + 64, 16 + 16 + 32]
+
+
+def test_a_block_must_divide_both_sides_of_the_sparse_operand_and_fill_mmas():
+    for m, n in ((24, 16), (16, 24), (24, 24)):        # outputs x reduction: 24 is not a multiple of the block 16
+        with pytest.raises(InputError, match="block 16 does not divide"):
+            FAMILY.plan(simt(kernel="bsr", block=16), GemmLayer("g", m=8, k=n, n=m))
+    assert FAMILY.plan(simt(kernel="bsr", block=16), GemmLayer("g", m=8, k=16, n=16)).candidates
+    with pytest.raises(InputError, match=r"block 4 must be a multiple of the MMA's n \(4\) and of 8"):
+        FAMILY.plan(simt({"mma_n": 4}, kernel="bsr", block=4), GemmLayer("g", m=8, k=16, n=16))
+
+
+def test_eight_bit_values_take_one_byte(two_rows):
+    """INT8 csr_vector: values 41 x 1 B, indices 41 x 4 B, pointers 3 x 4 B and x 64 x 1 B read; y 2 x 1 B."""
+    plan = FAMILY.plan(dataclasses.replace(simt(kernel="csr_vector"), word_bits=8), two_rows)
+    assert plan.problem.value_bytes == 1
+    for path in (FAMILY.fast, FAMILY.reference):
+        c = path(plan, None)
+        assert (c.dram_read_bytes, c.dram_write_bytes) == (41 * (1 + 4) + 3 * 4 + 64, 2)

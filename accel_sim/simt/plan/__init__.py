@@ -73,7 +73,7 @@ def _check_block(spec: SimtSpec, m: Machine, problem: SparseProblem, where: str)
                                 "sparse operand (outputs x reduction); pick a block that divides both")
     if b % m.mma_n or b % 8:
         raise InputError.single(where, "simt.block", f"block {b} must be a multiple of the MMA's n ({m.mma_n}) "
-                                "to fill tensor-core instructions")
+                                "and of 8 (ldmatrix's 8 x 8 fragments) to fill tensor-core instructions")
 
 
 def _check_nm(m: Machine, layer: Layer, where: str) -> None:
