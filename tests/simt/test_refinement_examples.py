@@ -12,7 +12,7 @@ from accel_sim.simt.fast import dispatch, drain
 from accel_sim.simt.family import FAMILY
 from accel_sim.simt.plan.sectors import distinct_per_group, sorted_unique, span_sectors
 from accel_sim.simt.spec import SgemmTile
-from accel_sim.workload import GemmLayer
+from accel_sim.workload import GemmLayer, NMSparsity
 from tests.simt.archs import payload_layer, simt
 
 
@@ -530,3 +530,27 @@ def test_eight_bit_values_take_one_byte(two_rows):
     for path in (FAMILY.fast, FAMILY.reference):
         c = path(plan, None)
         assert (c.dram_read_bytes, c.dram_write_bytes) == (41 * (1 + 4) + 3 * 4 + 64, 2)
+
+
+def test_tensor_core_gemm_operands_in_dram_dense_and_two_four():
+    """A 64 x 64 FP16 weight operand, batch 16: dense it is 64 x 64 x 2 B; 2:4 keeps half the values, each with 2
+    bits of metadata, (16 + 2) / 2 = 9 bits per dense element, 4608 B. B is 64 x 16 x 2 B either way; with a
+    warm L2 (B left there by its producer, C kept there) DRAM reads only the weights and writes nothing."""
+    for kernel, sparsity, a_bytes in (("dense_tensor_core", None, 64 * 64 * 2), ("nm_tensor_core", NMSparsity(2, 4), 4608)):
+        layer = GemmLayer("g", m=16, k=64, n=64, weight_sparsity=sparsity)
+        for warm, read, write in ((False, a_bytes + 64 * 16 * 2, 64 * 16 * 2), (True, a_bytes, 0)):
+            plan = FAMILY.plan(simt(kernel=kernel, warm_l2=warm), layer)
+            for path in (FAMILY.fast, FAMILY.reference):
+                c = path(plan, None)
+                assert (c.dram_read_bytes, c.dram_write_bytes) == (read, write)
+            assert plan.candidates[0].schedule.products == 64 * 16 * (64 if sparsity is None else 32)
+
+
+def test_a_warp_tile_smaller_than_a_warp_still_issues_one_ffma_per_k():
+    """dense_simt, CTA tile 8 x 8 x 1 of four 4 x 4 warp tiles, K = 4: a warp's 16 outputs are one FFMA instruction
+    (16 of 32 lanes busy, 2 cycles) per k, one LDS.128 for its 16 + 16 B of fragments, 2 x 1 fill (LDG + STS of
+    32 + 32 B), barrier, 3 loop: 9 per step, 4 steps; epilogue 1 (64 B)."""
+    arch = simt({"sms": 1}, kernel="dense_simt", sgemm_tiles=(SgemmTile(8, 8, 1, 4, 4),), split_k=(1,),
+                loop_overhead_instructions=3)
+    s = FAMILY.plan(arch, GemmLayer("g", m=8, k=4, n=8)).candidates[0].schedule
+    assert s.group_issue.tolist() == [4 * (2 + 1 + 2 + 1 + 3) + 1] * 4

@@ -11,7 +11,7 @@ occupancy), and one module per kernel family (:mod:`.csr`, :mod:`.spmm`, :mod:`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from types import MappingProxyType
 
@@ -42,11 +42,11 @@ class Candidate:
     dram_read_bytes: int             # compulsory footprint (with l2_overflow the counting paths raise it to
                                      # every sector requested from L2, the L1 misses included)
     dram_write_bytes: int
-    l1_lines: int = 0                # lines of the SM's L1 data cache the kernel's carveout leaves
-    l2_overflow: bool = False        # the footprint exceeds the L2: every sector requested from L2 comes from DRAM
-    atomic_cta: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))     # per (CTA, L2 slice)
-    atomic_slice: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))   # with atomic requests:
-    atomic_cycles: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # the slice's atomic-unit cycles
+    l1_lines: int                    # lines of the SM's L1 data cache the kernel's carveout leaves
+    l2_overflow: bool                # the footprint exceeds the L2: every sector requested from L2 comes from DRAM
+    atomic_cta: np.ndarray           # per (CTA, L2 slice) with atomic requests:
+    atomic_slice: np.ndarray
+    atomic_cycles: np.ndarray        # the slice's atomic-unit cycles
 
 
 @dataclass(frozen=True, eq=False)

@@ -66,7 +66,7 @@ def dense_gemm(p: SparseProblem, m: Machine, spec: SimtSpec, tile: Tile, kernel:
     a_frag = int(np.ceil(tile.warp_m * tile.k * a_bits / BITS_PER_BYTE))
     b_frag = tile.k * tile.warp_n * eb
     if simt:
-        math = tile.warp_m * tile.warp_n * tile.k // w * m.fma_issue_cycles
+        math = -(-tile.warp_m * tile.warp_n // w) * tile.k * m.fma_issue_cycles     # a warp tile under 32: idle lanes
         fragments = -(-(a_frag + b_frag) // (VECTOR_BYTES * w))
         fill = 2 * -(-(a_tile + b_tile) // (VECTOR_BYTES * threads))             # LDG + STS
     else:
