@@ -1,0 +1,174 @@
+"""Hand-derived SIMT examples at the edges of the plans: partial tiles, blocks and slices, a later column tile,
+an overflowing L2, 8-bit values, the unit each kernel runs on, the block checks. Both paths read the plan, so
+only counts worked out by hand catch a wrong plan; each test here was written against a mutant of the plan that
+no other test failed (python tools/mutation.py simt)."""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from accel_sim.errors import InputError
+from accel_sim.simt.family import FAMILY
+from accel_sim.simt.spec import SgemmTile
+from accel_sim.workload import GemmLayer, NMSparsity
+from tests.simt.archs import payload_layer, simt
+
+
+@pytest.mark.parametrize(("kernel", "transpose"), [("csr_scalar", False), ("csr_scalar", True), ("csr_vector", False),
+                                                   ("csr_vector", True), ("sputnik", False), ("merge", False),
+                                                   ("csb", False), ("csb", True), ("sparsert", False)])
+def test_sparse_cuda_core_kernels_run_every_stored_product_on_the_cuda_cores(two_rows, kernel, transpose):
+    """The 41 stored non-zeros of ``two_rows`` are 41 FFMAs and no tensor-core MAC; the layer's peak is the CUDA
+    cores' (1 SM x 64 FP32 lanes), not the tensor cores', and no energy goes to the tensor cores."""
+    plan, c = FAMILY.counters(simt({"sms": 1}, kernel=kernel, transpose=transpose), two_rows)
+    result = FAMILY.account(plan, c)
+    assert (c.fmas, c.tensor_macs, result.metrics["executed_macs"], result.metrics["tensor_core"]) == (41, 0, 41, 0)
+    assert result.peak_macs_per_cycle == 1 * 64
+    assert [a.count for a in result.actions if a.component == "tensor_cores"] == [0, 0]
+
+
+def test_an_overflowing_l2_reads_every_requested_sector_from_dram(two_rows, tmp_path):
+    """L2 of 512 B against csr_vector's 596 B read + 8 B written: no reuse survives, so DRAM supplies every sector
+    the CTAs request from L2 (17 + 5 = 22 sectors, 704 B) less the 8 B of y they write: 696 B, not the compulsory
+    596 B; with the shipped 40 MB L2 the compulsory bytes. A row of 1024 with one non-zero requests 5 sectors
+    (value, index, pointers, x, y) but its compulsory footprint, all of x, is 8 + 2 x 4 + 1024 x 4 B: DRAM reads
+    at least that, overflowing or not."""
+    weights = np.zeros((1024, 1), dtype=np.float32)
+    weights[5, 0] = 1.0
+    (tmp_path / "one").mkdir()
+    one = payload_layer(tmp_path / "one", "one", 1, weights)          # two_rows' payload is tmp_path / w.npz
+    cases = ((two_rows, 512, 22 * 32 - 8, 8), (two_rows, 600, 22 * 32 - 8, 8),      # 596 B fit, 596 + 8 do not
+             (two_rows, 40 * 2**20, 41 * (4 + 4) + 3 * 4 + 64 * 4, 8), (one, 2048, 8 + 2 * 4 + 1024 * 4, 4))
+    for layer, l2_size, read, write in cases:
+        plan = FAMILY.plan(simt({"sms": 1, "l2_size": l2_size}, kernel="csr_vector", threads_per_cta=32), layer)
+        assert plan.candidates[0].l2_overflow == (l2_size < 40 * 2**20)
+        for path in (FAMILY.fast, FAMILY.reference):
+            c = path(plan, None)
+            assert (c.dram_read_bytes, c.dram_write_bytes) == (read, write)
+
+
+@pytest.mark.parametrize("kernel", ["sputnik", "merge"])
+def test_b_row_segments_of_a_later_column_tile_start_at_the_tile(tmp_path, kernel):
+    """A (2 x 4): both rows in columns {0, 2}; B 4 x 48 FP32 (a row: 192 B, 6 sectors), in column tiles [0, 32) and
+    [32, 48). Row r's segment in tile 0 is bytes r x 192 + [0, 128), sectors 6r..6r+3; in tile 1 bytes
+    r x 192 + [128, 192), sectors 6r+4, 6r+5. Sputnik (a row per CTA) loads rows 0 and 2 in each of its 4 CTAs,
+    merge (one share) in each of its 2; through a shared L1, the second CTA of a tile hits on all of its sectors."""
+    weights = np.zeros((4, 2), dtype=np.float32)
+    weights[[0, 2], :] = 1.0
+    layer = payload_layer(tmp_path, "spmm", 48, weights)
+    arch = simt({"sms": 1}, kernel=kernel, threads_per_cta=32, tile_n=32, vector_width=1, merge_items_per_thread=8,
+                sm_l1_kernels=(kernel,))
+    s = FAMILY.plan(arch, layer).candidates[0].schedule
+    tile0, tile1 = [0, 1, 2, 3, 12, 13, 14, 15], [4, 5, 16, 17]
+    copies = 2 if kernel == "sputnik" else 1
+    assert s.cached_sectors.tolist() == tile0 * copies + tile1 * copies
+    for path in (FAMILY.fast, FAMILY.reference):
+        k = path(FAMILY.plan(arch, layer), None)
+        assert (k.l1_hits, k.l1_misses) == ((8 + 4, 8 + 4) if kernel == "sputnik" else (0, 12))
+
+
+def test_merge_carry_out_adds_into_the_cut_row_s_own_sector(tmp_path):
+    """merge, one item per thread; A (2 x 64): row 0 one non-zero, row 1 forty; B 64 x 8 FP32 (a C row: 32 B, one
+    sector). Items: non-zero, row end 0, row 1's 40 non-zeros, row end 1: warp 0's 32 items end inside row 1, so
+    CTA 0 adds row 1's partial C row into sector 1 (bytes 32..63) with one request, the kernel's only one."""
+    weights = np.zeros((64, 2), dtype=np.float32)
+    weights[5, 0] = 1.0
+    weights[:40, 1] = 1.0
+    layer = payload_layer(tmp_path, "spmm", 8, weights)
+    arch = simt({"sms": 1}, kernel="merge", threads_per_cta=32, merge_items_per_thread=1, l2_atomic_cycles=100_000)
+    s = FAMILY.plan(arch, layer).candidates[0].schedule
+    assert (s.atomic_cta.tolist(), s.atomic_sector.tolist(), s.atomic_serial.tolist(), s.atomics) == ([0], [1], [1], 1)
+    for path in (FAMILY.fast, FAMILY.reference):   # CTA 0 starts at 0: its one request holds the slice 100,000 cycles
+        c = path(FAMILY.plan(arch, layer), None)
+        assert c.atomic_cycles == c.cycles == 100_000
+
+
+def test_dense_tiles_at_the_edges_hold_only_what_is_left():
+    """dense_simt, 32 x 32 x 8 tiles, a 48 x 8 x 48 GEMM (FP32): tiles of 32 and 16 rows and of 32 and 16 columns.
+    CTA (i, j) requests A rows x 8 x 4 B, B 8 x columns x 4 B and C rows x columns x 4 B, in 32-byte sectors."""
+    s = FAMILY.plan(simt({"sms": 1}, kernel="dense_simt", sgemm_tiles=(SgemmTile(32, 32, 8, 32, 32),), split_k=(1,)),
+                    GemmLayer("g", m=48, k=8, n=48)).candidates[0].schedule
+    assert s.cta_l2_sectors.tolist() == [32 + 32 + 128, 32 + 16 + 64, 16 + 32 + 64, 16 + 16 + 32]
+
+
+def test_a_block_must_divide_both_sides_of_the_sparse_operand_and_fill_mmas():
+    for m, n in ((24, 16), (16, 24), (24, 24)):        # outputs x reduction: 24 is not a multiple of the block 16
+        with pytest.raises(InputError, match="block 16 does not divide"):
+            FAMILY.plan(simt(kernel="bsr", block=16), GemmLayer("g", m=8, k=n, n=m))
+    assert FAMILY.plan(simt(kernel="bsr", block=16), GemmLayer("g", m=8, k=16, n=16)).candidates
+    with pytest.raises(InputError, match=r"block 4 must be a multiple of the MMA's n \(4\) and of 8"):
+        FAMILY.plan(simt({"mma_n": 4}, kernel="bsr", block=4), GemmLayer("g", m=8, k=16, n=16))
+
+
+def test_eight_bit_values_take_one_byte(two_rows):
+    """INT8 csr_vector: values 41 x 1 B, indices 41 x 4 B, pointers 3 x 4 B and x 64 x 1 B read; y 2 x 1 B."""
+    plan = FAMILY.plan(dataclasses.replace(simt(kernel="csr_vector"), word_bits=8), two_rows)
+    assert plan.problem.value_bytes == 1
+    for path in (FAMILY.fast, FAMILY.reference):
+        c = path(plan, None)
+        assert (c.dram_read_bytes, c.dram_write_bytes) == (41 * (1 + 4) + 3 * 4 + 64, 2)
+
+
+def test_tensor_core_gemm_operands_in_dram_dense_and_two_four():
+    """A 64 x 64 FP16 weight operand, batch 16: dense it is 64 x 64 x 2 B; 2:4 keeps half the values, each with 2
+    bits of metadata, (16 + 2) / 2 = 9 bits per dense element, 4608 B. B is 64 x 16 x 2 B either way; with a
+    warm L2 (B left there by its producer, C kept there) DRAM reads only the weights and writes nothing."""
+    for kernel, sparsity, a_bytes in (("dense_tensor_core", None, 64 * 64 * 2), ("nm_tensor_core", NMSparsity(2, 4), 4608)):
+        layer = GemmLayer("g", m=16, k=64, n=64, weight_sparsity=sparsity)
+        for warm, read, write in ((False, a_bytes + 64 * 16 * 2, 64 * 16 * 2), (True, a_bytes, 0)):
+            plan = FAMILY.plan(simt(kernel=kernel, warm_l2=warm), layer)
+            for path in (FAMILY.fast, FAMILY.reference):
+                c = path(plan, None)
+                assert (c.dram_read_bytes, c.dram_write_bytes) == (read, write)
+            assert plan.candidates[0].schedule.products == 64 * 16 * (64 if sparsity is None else 32)
+
+
+def test_a_warp_tile_smaller_than_a_warp_still_issues_one_ffma_per_k():
+    """dense_simt, CTA tile 8 x 8 x 1 of four 4 x 4 warp tiles, K = 4: a warp's 16 outputs are one FFMA instruction
+    (16 of 32 lanes busy, 2 cycles) per k, one LDS.128 for its 16 + 16 B of fragments, 2 x 1 fill (LDG + STS of
+    32 + 32 B), barrier, 3 loop: 9 per step, 4 steps; epilogue 1 (64 B)."""
+    arch = simt({"sms": 1}, kernel="dense_simt", sgemm_tiles=(SgemmTile(8, 8, 1, 4, 4),), split_k=(1,),
+                loop_overhead_instructions=3)
+    s = FAMILY.plan(arch, GemmLayer("g", m=8, k=4, n=8)).candidates[0].schedule
+    assert s.group_issue.tolist() == [4 * (2 + 1 + 2 + 1 + 3) + 1] * 4
+
+
+def test_csb_last_partial_block_row_stores_only_its_own_output_segment():
+    """CSB A x, beta 16, a dense 24 x 16 FP32 operand (outputs x inputs): block rows of 16 and 8 outputs. CTA 0:
+    values and indices 256 x 4 B twice (64 sectors), input 2, block pointers 1, output 16 x 4 B (2); CTA 1: 128
+    x 4 B twice (32), input 2, pointers 1, output 8 x 4 B (1)."""
+    s = FAMILY.plan(simt(kernel="csb", csb_beta=16, threads_per_cta=64),
+                    GemmLayer("g", m=1, k=16, n=24, weight_density=1.0)).candidates[0].schedule
+    assert s.cta_l2_sectors.tolist() == [64 + 2 + 1 + 2, 32 + 2 + 1 + 1]
+
+
+def test_csb_columns_of_b_add_into_their_own_copies_of_y(tmp_path):
+    """CSB A x, beta 4, A (4 x 8) with non-zeros in both block columns, a warp (one block) per CTA: each block
+    row's two CTAs add their output segment (4 x 4 B, one sector) into y with atomics. Two columns of B: column
+    1's y starts one sector after column 0's."""
+    weights = np.zeros((8, 4), dtype=np.float32)
+    weights[[0, 5], 0] = 1.0
+    layer = payload_layer(tmp_path, "spmm", 2, weights)
+    s = FAMILY.plan(simt({"sms": 1}, kernel="csb", csb_beta=4, threads_per_cta=32), layer).candidates[0].schedule
+    assert (s.atomic_cta.tolist(), s.atomic_sector.tolist(), s.atomics) == ([0, 1, 2, 3], [0, 0, 1, 1], 4)
+
+
+def test_split_k_slice_past_the_end_of_k_moves_no_operand():
+    """dense_simt, 8 x 8 x 1 tiles, K = 5 in 4 slices of ceil(5 / 4) = 2: depths 2, 2, 1, 0. Each CTA reads
+    A 8 x depth x 4 B and B depth x 8 x 4 B and adds C (8 x 8 x 4 B, 8 sectors): the empty slice only adds."""
+    arch = simt({"sms": 1}, kernel="dense_simt", sgemm_tiles=(SgemmTile(8, 8, 1, 4, 4),), split_k=(4,))
+    split = FAMILY.plan(arch, GemmLayer("g", m=8, k=5, n=8)).candidates[1].schedule
+    assert split.cta_l2_sectors.tolist() == [2 + 2 + 8, 2 + 2 + 8, 1 + 1 + 8, 0 + 0 + 8]
+
+
+def test_bsr_later_column_tile_reads_its_own_sector_of_each_b_row(tmp_path):
+    """The BSR worked example's two 8 x 8 blocks, B 32 columns in tiles of 16 (FP16: 32 B, one sector a row):
+    every CTA requests A 4 + B 8 x 1 + C 8 x 1 + pointers 1 sectors, tile 1 from byte 32 of each row."""
+    weights = np.zeros((16, 16), dtype=np.float32)
+    weights[:8, :8] = 1.0
+    weights[8:, 8:] = 2.0
+    layer = payload_layer(tmp_path, "g", 32, weights)
+    s = FAMILY.plan(simt({"sms": 1}, kernel="bsr", block=8, bsr_tile_n=16), layer).candidates[0].schedule
+    assert s.cta_l2_sectors.tolist() == [4 + 8 + 8 + 1] * 4
