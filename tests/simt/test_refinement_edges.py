@@ -29,6 +29,18 @@ def test_sparse_cuda_core_kernels_run_every_stored_product_on_the_cuda_cores(two
     assert [a.count for a in result.actions if a.component == "tensor_cores"] == [0, 0]
 
 
+@pytest.mark.parametrize(("kernel", "sparsity"), [("dense_tensor_core", None), ("nm_tensor_core", NMSparsity(2, 4)),
+                                                  ("bsr", None)])
+def test_tensor_core_kernels_run_their_macs_on_the_tensor_cores(kernel, sparsity):
+    """No FFMA; every executed MAC is a tensor-core MAC, at the tensor cores' peak (108 SMs x 4 x 256 MACs)."""
+    layer = GemmLayer("g", m=16, k=64, n=64, weight_sparsity=sparsity)
+    plan, c = FAMILY.counters(simt(kernel=kernel), layer)
+    result = FAMILY.account(plan, c)
+    assert c.fmas == 0 and c.tensor_macs > 0
+    assert (result.metrics["executed_macs"], result.metrics["tensor_core"]) == (c.tensor_macs, 1)
+    assert result.peak_macs_per_cycle == 108 * 4 * 256
+
+
 def test_an_overflowing_l2_reads_every_requested_sector_from_dram(two_rows, tmp_path):
     """L2 of 512 B against csr_vector's 596 B read + 8 B written: no reuse survives, so DRAM supplies every sector
     the CTAs request from L2 (17 + 5 = 22 sectors, 704 B) less the 8 B of y they write: 696 B, not the compulsory
@@ -172,3 +184,26 @@ def test_bsr_later_column_tile_reads_its_own_sector_of_each_b_row(tmp_path):
     layer = payload_layer(tmp_path, "g", 32, weights)
     s = FAMILY.plan(simt({"sms": 1}, kernel="bsr", block=8, bsr_tile_n=16), layer).candidates[0].schedule
     assert s.cta_l2_sectors.tolist() == [4 + 8 + 8 + 1] * 4
+
+
+def test_ctas_that_all_read_b_row_0_keep_their_own_sectors(tmp_path):
+    """Sputnik, a row per CTA, A (2 x 4) with both non-zeros in column 0, B 4 x 32 FP32: each CTA's one distinct B
+    row is row 0 (sectors 0..3); through a shared L1 the second CTA hits on all four."""
+    weights = np.zeros((4, 2), dtype=np.float32)
+    weights[0, :] = 1.0
+    layer = payload_layer(tmp_path, "spmm", 32, weights)
+    arch = simt({"sms": 1}, kernel="sputnik", threads_per_cta=32, tile_n=32, vector_width=1, sm_l1_kernels=("sputnik",))
+    s = FAMILY.plan(arch, layer).candidates[0].schedule
+    assert (s.cached_ptr.tolist(), s.cached_sectors.tolist()) == ([0, 4, 8], [0, 1, 2, 3] * 2)
+    for path in (FAMILY.fast, FAMILY.reference):
+        c = path(FAMILY.plan(arch, layer), None)
+        assert (c.l1_hits, c.l1_misses) == (4, 4)
+
+
+def test_csb_block_rows_add_into_their_own_output_segments(tmp_path):
+    """CSB A x, beta 8, a dense 16 x 16 FP32 A: 2 x 2 blocks, a warp (one block) per CTA, so each block row's two
+    CTAs add its output segment (8 x 4 B: one sector) with atomics: block row 0 into sector 0, block row 1 into
+    sector 1 (byte 32)."""
+    layer = payload_layer(tmp_path, "spmm", 1, np.ones((16, 16), dtype=np.float32))
+    s = FAMILY.plan(simt({"sms": 1}, kernel="csb", csb_beta=8, threads_per_cta=32), layer).candidates[0].schedule
+    assert (s.atomic_cta.tolist(), s.atomic_sector.tolist(), s.atomics) == ([0, 1, 2, 3], [0, 0, 1, 1], 4)

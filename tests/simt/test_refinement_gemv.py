@@ -89,7 +89,8 @@ def test_schedule_counted_by_hand():
     assert s.cta_l2_sectors.tolist() == [19 + 20 + 1, 20 + 1] * 2
     assert s.cached_ptr.tolist() == [0, 19, 38, 57, 76]
     assert s.cached_sectors.tolist() == (list(range(19)) * 2 + list(range(19, 38)) * 2)
-    assert (s.dram_read_bytes, s.dram_write_bytes, s.fmas) == (3 * 600 + 2 * 600, 3 * 2 * 2, 3 * 300 * 2)
+    assert (s.dram_read_bytes, s.dram_write_bytes, s.fmas, s.products) == (3 * 600 + 2 * 600, 3 * 2 * 2, 3 * 300 * 2,
+                                                                      3 * 300 * 2)
 
 
 def test_each_ctas_output_sectors_counted_by_hand():

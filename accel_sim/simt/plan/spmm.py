@@ -45,8 +45,9 @@ def _row_segments(rows: np.ndarray, starts: np.ndarray, widths: np.ndarray, n: i
 
 def _distinct_rows(cta_local: np.ndarray, cols: np.ndarray, ctas_local: int) -> tuple[np.ndarray, np.ndarray]:
     """Distinct (CTA, B row) pairs: the CTA of each pair and its B row."""
-    key = sorted_unique(cta_local.astype(np.int64) * (int(cols.max(initial=0)) + 1) + cols)
-    return key // (int(cols.max(initial=0)) + 1), key % (int(cols.max(initial=0)) + 1)
+    radix = int(cols.max(initial=0)) + 1
+    key = sorted_unique(cta_local.astype(np.int64) * radix + cols)
+    return key // radix, key % radix
 
 
 def _dense_rows(p: SparseProblem, owner: np.ndarray, owners: int, cta_local: np.ndarray, ctas_local: int,
