@@ -105,7 +105,7 @@ def csr_spmv(p: SparseProblem, m: Machine, spec: SimtSpec, per_warp_rows: bool) 
         atomics=atomics, tensor_core=False, **requests), p.n, -(-y_len * vb // sector))
 
 
-def _columns(one: Schedule, columns: int, column_sectors: int = 0) -> Schedule:
+def _columns(one: Schedule, columns: int, column_sectors: int) -> Schedule:
     """The single-column schedule launched once per column of B (grid.y), CTAs column after column; column j's
     atomic requests add into its own copy of y, ``column_sectors`` sectors after column j - 1's."""
     if columns == 1:
