@@ -207,3 +207,13 @@ def test_csb_block_rows_add_into_their_own_output_segments(tmp_path):
     layer = payload_layer(tmp_path, "spmm", 1, np.ones((16, 16), dtype=np.float32))
     s = FAMILY.plan(simt({"sms": 1}, kernel="csb", csb_beta=8, threads_per_cta=32), layer).candidates[0].schedule
     assert (s.atomic_cta.tolist(), s.atomic_sector.tolist(), s.atomics) == ([0, 1, 2, 3], [0, 0, 1, 1], 4)
+
+
+def test_merge_over_one_empty_row_searches_a_path_of_one_item(tmp_path):
+    """merge on A (1 x 64) without non-zeros: the merge path is the row end alone, so the binary search takes
+    one step (1 + 3 loop, one memory latency), then the row end's store: no batch, no product."""
+    layer = payload_layer(tmp_path, "spmv", 1, np.zeros((64, 1), dtype=np.float32))
+    arch = simt({"sms": 1, "memory_latency": 400}, kernel="merge", threads_per_cta=32, merge_items_per_thread=1,
+                loop_overhead_instructions=3)
+    s = FAMILY.plan(arch, layer).candidates[0].schedule
+    assert (s.group_issue.tolist(), s.group_latency.tolist(), s.fmas) == ([1 * (1 + 3) + 1], [1 * 400], 0)

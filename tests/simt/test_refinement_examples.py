@@ -100,6 +100,7 @@ def test_merge_gives_every_warp_an_equal_share_of_the_merge_path(two_rows):
                 l2_latency=193, loop_overhead_instructions=3)
     s = FAMILY.plan(arch, two_rows).candidates[0].schedule
     assert s.warps == 2 and s.ctas == 2                   # 41 non-zeros + 2 row ends = 43 items, 32 per warp
+    assert s.shared_memory_per_cta == 0                   # merge stages nothing in shared memory
     # path: non-zeros 0..39 at 0..39, row end 0 at 40, non-zero 40 at 41, row end 1 at 42: shares 32 + 9 non-zeros
     # binary search 6 x (1 + 3); a batch 2 + 3; per non-zero 2 shuffles + load + FFMA 2 + 3; row ends; carry-out
     assert s.group_issue.tolist() == [24 + 5 + 32 * 8 + 0 + 1, 24 + 5 + 9 * 8 + 2 + 0]
