@@ -217,3 +217,37 @@ def test_merge_over_one_empty_row_searches_a_path_of_one_item(tmp_path):
                 loop_overhead_instructions=3)
     s = FAMILY.plan(arch, layer).candidates[0].schedule
     assert (s.group_issue.tolist(), s.group_latency.tolist(), s.fmas) == ([1 * (1 + 3) + 1], [1 * 400], 0)
+
+
+def test_csb_transpose_last_chunk_reads_only_its_own_block_pointers():
+    """CSB A^T x, beta 4, a dense 12 x 4 FP32 A: one block column of 3 blocks, 2 warps (blocks) per CTA. CTA 0:
+    values and indices 2 x (2 + 2) sectors, input segments 2 x 1, a block pointer per block 2, output 1; CTA 1,
+    the last block alone: 4 + 1 + 1 + 1."""
+    arch = simt({"sms": 1}, kernel="csb", csb_beta=4, transpose=True, threads_per_cta=64)
+    s = FAMILY.plan(arch, GemmLayer("g", m=1, k=4, n=12, weight_density=1.0)).candidates[0].schedule
+    assert s.cta_l2_sectors.tolist() == [2 * 4 + 2 + 2 + 1, 4 + 1 + 1 + 1]
+
+
+def test_csb_output_segments_start_at_their_block_row():
+    """CSB A x, beta 16, a dense 80 x 16 FP32 A: five block rows. Each CTA: values and indices 256 x 4 B twice (64
+    sectors), its input segment (2), block pointers at bytes 4 i .. 4 i + 8 (1) and its output segment at byte
+    64 i, 64 B (2 sectors; a segment started anywhere else could span 3)."""
+    s = FAMILY.plan(simt(kernel="csb", csb_beta=16, threads_per_cta=32),
+                    GemmLayer("g", m=1, k=16, n=80, weight_density=1.0)).candidates[0].schedule
+    assert s.cta_l2_sectors.tolist() == [64 + 2 + 1 + 2] * 5
+
+
+def test_sparsert_later_column_tile_reads_its_own_sectors_of_b(tmp_path):
+    """SparseRT, rows (2,), tiles of 32 columns over B 4 x 40 FP32 (row k at byte 160 k): tile 0 reads sectors
+    5k..5k+3 of each B row its block touches, tile 1 sector 5k+4. Block 0 touches rows 0, 2, 3, block 1 row 1;
+    CTA = tile x 2 + block. L1 bytes: B sectors plus the C sectors of the block's rows in the tile (4 and 1)."""
+    weights = np.zeros((4, 3), dtype=np.float32)
+    weights[[0, 2], 0] = 1.0
+    weights[[2, 3], 1] = 2.0
+    weights[1, 2] = 3.0
+    layer = payload_layer(tmp_path, "spmm", 40, weights)
+    s = FAMILY.plan(simt({"sms": 1}, kernel="sparsert", sparsert_rows=(2,), sparsert_tile_n=(32,)),
+                    layer).candidates[0].schedule
+    assert s.cached_ptr.tolist() == [0, 12, 16, 19, 20]
+    assert s.cached_sectors.tolist() == [0, 1, 2, 3, 10, 11, 12, 13, 15, 16, 17, 18, 5, 6, 7, 8, 4, 14, 19, 9]
+    assert s.cta_l1_bytes.tolist() == [(12 + 2 * 4) * 32, (4 + 4) * 32, (3 + 2) * 32, (1 + 1) * 32]

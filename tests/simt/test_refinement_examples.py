@@ -60,6 +60,7 @@ def test_csr_vector_worked_example_on_both_paths(two_rows):
     assert s.cta_l2_sectors.tolist() == [17, 5]
     assert s.cta_l1_bytes.tolist() == [(10 + 1 + 5) * 32, (2 + 1 + 1) * 32]
     assert plan.candidates[0].ctas_per_sm == 2            # 32 CTAs fit, the grid has 2 for 1 SM
+    assert s.shared_memory_per_cta == 0                   # x is read through the L1, nothing staged
     assert s.dram_read_bytes == 41 * (4 + 4) + 3 * 4 + 64 * 4 and s.dram_write_bytes == 2 * 4
     for path in (FAMILY.fast, FAMILY.reference):
         c = path(plan, None)
