@@ -251,3 +251,14 @@ def test_sparsert_later_column_tile_reads_its_own_sectors_of_b(tmp_path):
     assert s.cached_ptr.tolist() == [0, 12, 16, 19, 20]
     assert s.cached_sectors.tolist() == [0, 1, 2, 3, 10, 11, 12, 13, 15, 16, 17, 18, 5, 6, 7, 8, 4, 14, 19, 9]
     assert s.cta_l1_bytes.tolist() == [(12 + 2 * 4) * 32, (4 + 4) * 32, (3 + 2) * 32, (1 + 1) * 32]
+
+
+def test_csr_vector_row_reads_its_two_row_pointers(tmp_path):
+    """csr_vector, a warp (and a CTA) per row, A (7 x 8) diagonal: each row reads its value and index (1 sector
+    each), its two row pointers (bytes 4 r .. 4 r + 8: one sector, also for row 6 at bytes 24..31), x[r] (1) and
+    stores y[r] (1)."""
+    weights = np.zeros((8, 7), dtype=np.float32)
+    weights[np.arange(7), np.arange(7)] = 1.0
+    layer = payload_layer(tmp_path, "spmv", 1, weights)
+    s = FAMILY.plan(simt({"sms": 1}, kernel="csr_vector", threads_per_cta=32), layer).candidates[0].schedule
+    assert s.cta_l2_sectors.tolist() == [1 + 1 + 1 + 1 + 1] * 7
