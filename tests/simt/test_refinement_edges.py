@@ -12,6 +12,7 @@ import pytest
 from accel_sim.errors import InputError
 from accel_sim.simt.family import FAMILY
 from accel_sim.simt.spec import SgemmTile
+from accel_sim.tensor_core.spec import KernelTile
 from accel_sim.workload import GemmLayer, NMSparsity
 from tests.simt.archs import payload_layer, simt
 
@@ -262,3 +263,15 @@ def test_csr_vector_row_reads_its_two_row_pointers(tmp_path):
     layer = payload_layer(tmp_path, "spmv", 1, weights)
     s = FAMILY.plan(simt({"sms": 1}, kernel="csr_vector", threads_per_cta=32), layer).candidates[0].schedule
     assert s.cta_l2_sectors.tolist() == [1 + 1 + 1 + 1 + 1] * 7
+
+
+def test_sparse_mma_takes_half_the_math_cycles_of_the_dense_one():
+    """nm_tensor_core on the 32 x 16 x 32 tile of test_tensor_core_warp_tile_of_several_mmas (dense: 64 math
+    cycles): the sparse MMA covers twice the K per cycle, 32. A at 9 bits a dense element (FP16 2:4 with its
+    metadata): fragments 32 x 32 x 9 / 8 + 32 x 16 x 2 = 2176 B / 512 B LDMATRIX: 5; cp.async 2176 B / (16 B x 32):
+    5; barrier, 3 loop; epilogue 2."""
+    tile = (KernelTile(32, 16, 32, 32, 16),)
+    arch = simt({"sms": 1, "kernels": tile, "sparse_kernels": tile}, kernel="nm_tensor_core",
+                loop_overhead_instructions=3, split_k=(1,))
+    s = FAMILY.plan(arch, GemmLayer("g", m=16, k=32, n=32, weight_sparsity=NMSparsity(2, 4))).candidates[0].schedule
+    assert s.group_issue.tolist() == [32 + 5 + 5 + 1 + 3 + 2]
