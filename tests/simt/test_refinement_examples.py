@@ -46,6 +46,10 @@ def test_l1_evicts_the_least_recently_used_line_whatever_its_tag():
     assert cache.access(np.array([0]), np.array([0b1]), 257) == 0
     assert cache.access(np.array([97]), np.array([0b1]), 258) == 0
     assert cache.access(np.array([order[-1]]), np.array([0b1]), 259) == 1
+    small = SectorCache(2, cache.popcount)   # the oldest line holds the highest tag: it still goes first
+    for stamp, tag in enumerate((9, 0, 5)):
+        small.access(np.array([tag]), np.array([0b1]), stamp)
+    assert small.access(np.array([9]), np.array([0b1]), 3) == 0
 
 
 def test_csr_vector_worked_example_on_both_paths(two_rows):
@@ -193,6 +197,10 @@ def test_bsr_worked_example(tmp_path):
     assert (s.tensor_macs, s.products, s.dram_read_bytes, s.dram_write_bytes) == (2048, 2048, 788, 512)
     assert s.shared_memory_per_cta == 2 * (8 * 8 * 2 + 8 * 16 * 2)   # double-buffered FP16 block and its B rows
     assert FAMILY.refinement(arch, layer) == []
+    warm = FAMILY.plan(simt({"sms": 1}, kernel="bsr", block=8, bsr_tile_n=16, warm_l2=True), layer)
+    for path in (FAMILY.fast, FAMILY.reference):      # B (16 x 16 FP16) already in L2, C kept there
+        c = path(warm, None)
+        assert (c.dram_read_bytes, c.dram_write_bytes) == (788 - 16 * 16 * 2, 0)
 
 
 def test_warm_l2_leaves_only_the_sparse_operand_to_dram(two_rows):
