@@ -282,3 +282,19 @@ def test_the_plan_both_paths_share_is_immutable():
         name = dataclasses.fields(part)[0].name
         with pytest.raises(dataclasses.FrozenInstanceError):
             setattr(part, name, getattr(part, name))
+
+
+@pytest.mark.parametrize("count", PATHS)
+def test_weight_only_int4_moves_a_at_four_bits(count):
+    # test_one_cta_two_stages with the weights stored as INT4 (quantized_weight_bits 4), dequantized to FP16
+    # in registers: a stage moves A 16 x 32 x 4 bits = 256 B + B 32 x 8 x 2 B = 512 B = 768 B.
+    # load 12 = max(L2 768 / 5120 -> 1, port 768 / 64 = 12, DRAM 768 / 1102.8 -> 1); shared memory
+    # (768 + 768) / 128 = 12; math 16 = 2 MMAs x 8; register file 2 x (A 16 x 16 x 4 + B 16 x 8 x 16 + C 16 x 8
+    # x 32 bits = 896 B) / 208 -> 9. Stage 1 lands at 12 + 400, shared memory -> 424, math -> 440; stage 2
+    # lands at 424, shared memory -> 436, math 440 -> 456; epilogue 256 B / 64 = 4 -> 460. Element counts
+    # are those of FP16 weights (slots, not bits).
+    layer = GemmLayer("g", m=8, k=64, n=16, quantized_weight_bits=4)
+    result = counts(a100(sms=1, kernels=(TILE,)), layer, count)
+    assert result == dict(kernel=0, cycles=460, compute_cycles=32, math_busy_cycles=32, register_file_busy_cycles=18,
+                          shared_memory_busy_cycles=24, l2_busy_cycles=24, dram_busy_cycles=2, waves=1, ctas=1,
+                          dram_a=1024, dram_b=512, fill_a=1024, fill_b=512, read_a=1024, read_b=512, mmas=4, c=128)
