@@ -1,8 +1,17 @@
 """Suite-wide fixtures."""
 from __future__ import annotations
 
+import os
+
 import matplotlib.pyplot as plt
 import pytest
+from hypothesis import settings
+
+# tools/mutation.py runs each mutant's tests with HYPOTHESIS_PROFILE=mutation: the same examples for every
+# mutant (derandomized) and no example database carried from one mutant's run to the next
+settings.register_profile("mutation", derandomize=True, database=None)
+if os.environ.get("HYPOTHESIS_PROFILE"):
+    settings.load_profile(os.environ["HYPOTHESIS_PROFILE"])
 
 
 @pytest.fixture(autouse=True)
