@@ -275,3 +275,16 @@ def test_sparse_mma_takes_half_the_math_cycles_of_the_dense_one():
                 loop_overhead_instructions=3, split_k=(1,))
     s = FAMILY.plan(arch, GemmLayer("g", m=16, k=32, n=32, weight_sparsity=NMSparsity(2, 4))).candidates[0].schedule
     assert s.group_issue.tolist() == [32 + 5 + 5 + 1 + 3 + 2]
+
+
+def test_merge_row_ends_and_value_streams_fall_in_their_own_warp_s_share(tmp_path):
+    """merge, one item per thread, A (32 x 32) diagonal: 64 items, warp 0 takes rows 0..15 (16 non-zeros, 16 row
+    ends), warp 1 rows 16..31. Issue: search ceil(log2 65) = 7 x (1 + 3), one batch (2 + 3), 16 x (2 shuffles +
+    load + FFMA 2 + 3), 16 row ends, warp 0's carry-out 1. L2 sectors: values bytes 64 w .. 64 w + 64 (2) and
+    indices alike (2), the search 7, the 16 rows' C stores (a sector each), warp 0's carry-out request 1."""
+    layer = payload_layer(tmp_path, "spmv", 1, np.eye(32, dtype=np.float32))
+    arch = simt({"sms": 1}, kernel="merge", threads_per_cta=32, merge_items_per_thread=1, loop_overhead_instructions=3)
+    s = FAMILY.plan(arch, layer).candidates[0].schedule
+    per_warp = 7 * 4 + 5 + 16 * 8 + 16
+    assert s.group_issue.tolist() == [per_warp + 1, per_warp]
+    assert s.cta_l2_sectors.tolist() == [2 + 2 + 7 + 16 + 1, 2 + 2 + 7 + 16]
