@@ -288,3 +288,41 @@ def test_merge_row_ends_and_value_streams_fall_in_their_own_warp_s_share(tmp_pat
     per_warp = 7 * 4 + 5 + 16 * 8 + 16
     assert s.group_issue.tolist() == [per_warp + 1, per_warp]
     assert s.cta_l2_sectors.tolist() == [2 + 2 + 7 + 16 + 1, 2 + 2 + 7 + 16]
+
+
+@pytest.mark.parametrize(("threads", "per_block_row"), [(32, [7] * 7 + [8]), (64, [12, 12, 12, 13])])
+def test_csb_chunks_read_their_own_block_pointers(threads, per_block_row):
+    """CSB A x, beta 4, a dense 32 x 32 FP32 A: 8 x 8 blocks of 16 values, block pointers row-major (4 B each).
+    One block per CTA (32 threads): values 2 + indices 2 + input segment 1 + output segment added with an atomic
+    1, and pointers 8 r + c, 8 r + c + 1 at bytes 32 r + 4 c .. + 8: one sector, two for the last chunk (c = 7).
+    Two blocks per CTA (64 threads): 2 x (2 + 2) + 2 + 1 and 3 pointers at bytes 32 r + 8 c .. + 12: the last
+    chunk's cross a sector boundary."""
+    s = FAMILY.plan(simt({"sms": 1}, kernel="csb", csb_beta=4, threads_per_cta=threads),
+                    GemmLayer("g", m=1, k=32, n=32, weight_density=1.0)).candidates[0].schedule
+    assert s.cta_l2_sectors.tolist() == per_block_row * 8
+
+
+def test_split_k_tile_starting_inside_a_sector_adds_from_that_sector():
+    """dense_simt, 8 x 4 tiles, K = 2 in 2 slices, C 8 x 8 FP32: tile 1 starts at column 4, byte 16, inside
+    sector 0; each slice adds its 8 x 4 x 4 B = 4 sectors from the tile's first sector."""
+    arch = simt({"sms": 1}, kernel="dense_simt", sgemm_tiles=(SgemmTile(8, 4, 1, 4, 4),), split_k=(2,))
+    split = FAMILY.plan(arch, GemmLayer("g", m=8, k=2, n=8)).candidates[1].schedule
+    assert split.atomic_sector.tolist() == [0, 1, 2, 3] * 4
+    assert split.atomic_cta.tolist() == [0] * 4 + [1] * 4 + [2] * 4 + [3] * 4
+
+
+def test_l1_keeps_what_the_carveout_holding_the_ctas_shared_memory_leaves():
+    """CSB, beta 512, one warp per CTA: 2 x 512 x 4 B = 4 KB of shared memory, 4 CTAs resident: 16 KB, exactly
+    the 16 KB carveout, which leaves (192 KB - 16 KB) / 128 B = 1408 L1 lines."""
+    plan = FAMILY.plan(simt({"sms": 1}, kernel="csb", csb_beta=512, threads_per_cta=32),
+                       GemmLayer("g", m=1, k=1024, n=1024, weight_density=0.01))
+    c = plan.candidates[0]
+    assert (c.schedule.shared_memory_per_cta, c.ctas_per_sm, c.l1_lines) == (4096, 4, (196608 - 16384) // 128)
+
+
+def test_the_plans_operand_cannot_be_edited(two_rows):
+    """Plans share the sparse operand (it is cached per layer): its arrays are read-only."""
+    csr = FAMILY.plan(simt(kernel="csr_vector"), two_rows).problem.csr
+    for array in (csr.indptr, csr.indices, csr.data):
+        with pytest.raises(ValueError, match="read-only"):
+            array[0] = array[0]

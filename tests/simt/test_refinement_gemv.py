@@ -84,6 +84,10 @@ def test_schedule_counted_by_hand():
     assert s.group_issue.tolist() == [56] * 6
     assert s.group_latency.tolist() == [800] * 6                   # 2 iterations x the 400-cycle memory latency
     assert (s.shared_memory_per_cta, s.tensor_core, s.tensor_macs) == (0, False, 0)   # CUDA cores, no staging
+    warm = FAMILY.plan(dataclasses.replace(arch, simt=dataclasses.replace(arch.simt, warm_l2=True)),
+                       GemmLayer("g", m=2, k=300, n=3))
+    for path in (FAMILY.fast, FAMILY.reference):                    # B in L2 already, y kept there
+        assert (path(warm, None).dram_read_bytes, path(warm, None).dram_write_bytes) == (3 * 600, 0)
     assert s.warp_cta.tolist() == [0, 0, 1, 2, 2, 3]               # column 0's two CTAs, then column 1's
     # A rows of 600 bytes at 0, 600, 1200 span 19, 20, 20 sectors of 32 bytes; B's column 19 sectors; y: 1 sector
     assert s.cta_l1_bytes.tolist() == [(19 + 19 + 20 + 19) * 32, (20 + 19) * 32] * 2
