@@ -155,6 +155,7 @@ def test_csb_last_partial_block_row_stores_only_its_own_output_segment():
     s = FAMILY.plan(simt(kernel="csb", csb_beta=16, threads_per_cta=64),
                     GemmLayer("g", m=1, k=16, n=24, weight_density=1.0)).candidates[0].schedule
     assert s.cta_l2_sectors.tolist() == [64 + 2 + 1 + 2, 32 + 2 + 1 + 1]
+    assert (s.atomics, s.atomic_cta) == (0, None)        # one chunk per block row: y is stored, not added
 
 
 def test_csb_columns_of_b_add_into_their_own_copies_of_y(tmp_path):
@@ -326,3 +327,11 @@ def test_the_plans_operand_cannot_be_edited(two_rows):
     for array in (csr.indptr, csr.indices, csr.data):
         with pytest.raises(ValueError, match="read-only"):
             array[0] = array[0]
+
+
+def test_a_cta_may_use_exactly_the_sm_s_registers():
+    """1024 threads x 64 registers = the SM's 65,536: accepted; 65 registers a thread: one clear error."""
+    layer = GemmLayer("g", m=1, k=64, n=64, weight_density=0.5)
+    assert FAMILY.plan(simt(kernel="csr_vector", threads_per_cta=1024, registers_per_thread=64), layer).candidates
+    with pytest.raises(InputError, match="needs 66560 registers per CTA; the SM has 65536"):
+        FAMILY.plan(simt(kernel="csr_vector", threads_per_cta=1024, registers_per_thread=65), layer)
