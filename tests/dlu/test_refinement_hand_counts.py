@@ -1,10 +1,14 @@
 """DLU: what both paths read from the plan, counted by hand (a plan bug moves the fast path and the
 reference together, so only a hand count catches it): weight-only quantization, whose weights are
-stored, fetched and counted towards residency at their own width."""
+stored, fetched and counted towards residency at their own width; a layer precision that overrides
+the configured type; the max_cycles guard of a grouped layer."""
+import pytest
+
 from accel_sim import load_arch
 from accel_sim.dlu.accounting import account
 from accel_sim.dlu.counters import DLUCounters
 from accel_sim.dlu.family import FAMILY
+from accel_sim.errors import SimulationError
 from accel_sim.results.counts import ActionCount
 from accel_sim.workload import ConvLayer, GemmLayer
 
@@ -60,3 +64,16 @@ def test_layer_precision_overrides_the_configured_type_by_hand():
                            readout_cycles=0, tiles=6, macs=36, operand_reads=2 * (6 + 6 + 3), input_fill_words=18,
                            weight_fill_words=4, output_words=36, statistics_results=0, histogram_readouts=0)
     assert FAMILY.fast(plan, None) == expected == FAMILY.reference(plan, None)
+
+
+def test_max_cycles_counts_every_group():
+    """The grouped example takes 3 cycles a group, 6 for its 2 groups: a budget of 6 runs it on both
+    paths, 5 stops it (although one group alone would fit)."""
+    arch = load_arch("dlu", {"dlu.processing_units": 2, "dlu.elements_per_unit": 2, "dlu.simd_lanes": 2,
+                             "dlu.local_memory": "1 KiB", "dlu.data_type": "fp32", "dram.bandwidth_mode": "calc"})
+    layer = ConvLayer("c", in_h=3, in_w=3, in_channels=2, out_channels=4, kernel_h=1, kernel_w=1, groups=2)
+    plan = FAMILY.plan(arch, layer)
+    for count in (FAMILY.fast, FAMILY.reference):
+        assert count(plan, 6).cycles == 6
+        with pytest.raises(SimulationError, match="max_cycles"):
+            count(plan, 5)
