@@ -83,7 +83,7 @@ class DLUPlan:
     groups: int                  # groups of the layer, each the same GEMM, run one after the other
     statistics: bool             # every result goes through the statistics block (fixed point, block on)
     histogram_counters: int      # counters of all units' statistics stores (read out once per group)
-    weight_bits: int = 0         # bits of a stored weight (weight-only quantization); 0: the data type's
+    weight_bits: int             # bits of a stored weight (weight-only quantization); 0: the data type's
 
     @property
     def stored_weight_bits(self) -> int:

@@ -1,0 +1,96 @@
+"""Low-bit array: what both paths read from the plan, counted by hand (a bug in the plan moves the
+fast path and the reference together, so only a hand count catches it): the stored width of a
+weight and an input of every precision (buffer bits, the ``weight_bits`` metric, the multiplier
+width), which weights each zero-skipping datapath keeps (TWN drops the small ones, log2 only
+zeros), and the binarizer's work on a grouped layer (every group's inputs)."""
+import numpy as np
+import pytest
+
+from accel_sim import load_arch
+from accel_sim.errors import SimulationError
+from accel_sim.lowbit.accounting import account
+from accel_sim.lowbit.family import FAMILY
+from accel_sim.results.counts import ActionCount
+from accel_sim.workload import ConvLayer, GemmLayer
+from accel_sim.workload.layer import OperandSource
+
+
+def small(**overrides):
+    return load_arch("lowbit", {f"lowbit.{k}": v for k, v in overrides.items()})
+
+
+# m = 2 rows, k = 10, n = 3 columns on 2 PEs: passes of columns {0, 1} and {2}, one group, so each
+# pass broadcasts the 2 rows once: input bits = 2 passes x 2 rows x (bits of one row); weight bits =
+# 3 columns x (bits of one column). Defaults: activation_bits 8, log2_bits 4, word_bits 64. A
+# binary row or column is one 64-bit word (k = 10 <= 64); int16 needs 16-bit multipliers.
+@pytest.mark.parametrize("precision, options, weight_bits, row_bits", [
+    ("binary", {}, 1, 64),                        # bits of one stored weight: 1 (a sign)
+    ("ternary", {}, 2, 10 * 8),                   # a non-zero bit and a sign bit; 8-bit activations
+    ("log2", {}, 4, 10 * 8),                      # log2_bits codes; 8-bit activations
+    ("int4", {}, 4, 10 * 4),
+    ("int8", {}, 8, 10 * 8),
+    ("int16", {"multiplier_bits": 16}, 16, 10 * 16),
+    ("fp32", {}, 32, 10 * 32),
+])
+def test_stored_bits_of_every_precision(precision, options, weight_bits, row_bits):
+    arch = small(precision=precision, pes=2, **options)
+    plan = FAMILY.plan(arch, GemmLayer("g", m=2, k=10, n=3))
+    column_bits = 64 if precision == "binary" else 10 * weight_bits
+    for path in (FAMILY.fast, FAMILY.reference):
+        c = path(plan, None)
+        assert (c.passes, c.weight_read_bits, c.input_read_bits) == (2, 3 * column_bits, 2 * 2 * row_bits)
+    result = account(plan, FAMILY.fast(plan, None))
+    assert result.metrics["weight_bits"] == weight_bits
+    if precision.startswith("int"):     # the multiplier's width is the precision's
+        assert ActionCount("datapath", "mult_int", "op", 2 * 10 * 3, weight_bits) in result.actions
+    if precision == "fp32":
+        assert ActionCount("datapath", "mult_fp", "op", 2 * 10 * 3, 32) in result.actions
+        assert ActionCount("datapath", "add_fp", "op", 2 * 10 * 3, 32) in result.actions
+
+
+def test_ternary_drops_small_weights_log2_only_zeros(tmp_path):
+    """k = 4, n = 2: column 0 holds 1, 1, 0.1, 0 and column 1 holds 0.1, 0, 0, 0. TWN's delta is
+    0.7 x mean|W| = 0.7 x 2.2 / 8 = 0.1925, so ternary keeps 2 and 0 weights; log2 keeps every
+    non-zero one (the smallest power clips, it does not vanish): 3 and 1. m = 3 rows, 1 adder, 2 PEs
+    (one pass): the busiest PE takes 3 x 2 (ternary) or 3 x 3 (log2) cycles."""
+    weights = np.zeros((4, 2), dtype=np.float32)
+    weights[:3, 0] = [1.0, 1.0, 0.1]
+    weights[0, 1] = 0.1
+    path = tmp_path / "w.npz"
+    np.savez(path, weights=weights)
+    for precision, kept, busiest in (("ternary", [2, 0], 3 * 2), ("log2", [3, 1], 3 * 3)):
+        layer = GemmLayer("t", m=3, k=4, n=2, operands=OperandSource(payload=str(path)), precision=precision)
+        plan = FAMILY.plan(small(pes=2, add_lanes=1), layer)
+        assert plan.column_elements.tolist() == kept and plan.nonzero_weights == sum(kept)
+        for count in (FAMILY.fast, FAMILY.reference):
+            c = count(plan, None)
+            assert (c.compute_cycles, c.adds, c.macs_issued, c.macs_skipped) == (
+                busiest, 3 * sum(kept), 3 * sum(kept), 3 * (8 - sum(kept)))
+            assert c.shifts == (3 * sum(kept) if precision == "log2" else 0)
+
+
+def test_binarizer_packs_every_group():
+    """A 1 x 1 convolution of 2 groups on 2 x 2 pixels, 2 -> 1 channels a group: each group's GEMM is
+    m = 4, k = 2, n = 1, so the binarizer packs 4 x 2 x 2 = 16 values, 3 a cycle: 6 cycles, and
+    writes one word per row and group: 8 words; with XNOR-Net's beta it sums all 16 |x|. The 2
+    columns (one a group) fill the 2 PEs in one pass, each busy 4 rows x 1 word = 4 cycles; drain
+    1 (XNOR) + 6 (64-bit popcount tree) + 1 (alpha) + 1 (beta) = 9. Cycles 6 + 4 + 9 = 19. The pass
+    broadcasts the rows of both groups: 2 x 4 x 64 input bits."""
+    layer = ConvLayer("c", in_h=2, in_w=2, in_channels=4, out_channels=2, kernel_h=1, kernel_w=1, groups=2)
+    plan = FAMILY.plan(small(precision="binary", pes=2, binarizer_width=3, activation_scale=True), layer)
+    assert plan.binarize_values == 16
+    for count in (FAMILY.fast, FAMILY.reference):
+        c = count(plan, None)
+        assert (c.cycles, c.binarize_cycles, c.compute_cycles, c.drain_cycles) == (19, 6, 4, 9)
+        assert (c.binarized_words, c.beta_adds, c.xnor_words, c.macs_issued) == (8, 16, 8, 16)
+        assert (c.scale_mults, c.outputs, c.weight_read_bits, c.input_read_bits) == (16, 8, 2 * 64, 2 * 4 * 64)
+
+
+def test_max_cycles_is_the_last_cycle_allowed():
+    """The binary worked example takes 47 cycles (test_refinement.test_binary_worked_example): a budget
+    of 47 runs it on both paths, 46 stops it."""
+    plan = FAMILY.plan(small(precision="binary", pes=2), GemmLayer("g", m=3, k=100, n=5))
+    for count in (FAMILY.fast, FAMILY.reference):
+        assert count(plan, 47).cycles == 47
+        with pytest.raises(SimulationError, match="max_cycles"):
+            count(plan, 46)
