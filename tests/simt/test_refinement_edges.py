@@ -335,3 +335,20 @@ def test_a_cta_may_use_exactly_the_sm_s_registers():
     assert FAMILY.plan(simt(kernel="csr_vector", threads_per_cta=1024, registers_per_thread=64), layer).candidates
     with pytest.raises(InputError, match="needs 66560 registers per CTA; the SM has 65536"):
         FAMILY.plan(simt(kernel="csr_vector", threads_per_cta=1024, registers_per_thread=65), layer)
+
+
+def test_sputnik_subwarps_batch_each_row_from_its_own_first_non_zero(tmp_path):
+    """Sputnik, B 32 columns, 4-wide vectors: 8 lanes cover a row's tile, so 8-lane subwarps, 4 rows a warp, and
+    one vector load per lane per non-zero. A: row 0 has 41 non-zeros, row 1 seven (entries 41..47). Issue, lock
+    step over the longest row: 6 batches x (2 + 2 + 1 + 3) + 41 x (2 + 1 x (1 + 4 x 2) + 3) + 1 + 2. L2: row 0's
+    values and indices per batch of 8 (5 full batches, a sector each, and entry 40's), 6 + 6; row 1's 7 entries
+    at bytes 164..191, one sector each, 1 + 1; pointers 1 + 1; C rows 4 + 4."""
+    weights = np.zeros((64, 2), dtype=np.float32)
+    weights[:41, 0] = 1.0
+    weights[:7, 1] = 1.0
+    layer = payload_layer(tmp_path, "spmm", 32, weights)
+    arch = simt({"sms": 1}, kernel="sputnik", threads_per_cta=32, tile_n=32, vector_width=4,
+                loop_overhead_instructions=3, row_swizzle=False)
+    s = FAMILY.plan(arch, layer).candidates[0].schedule
+    assert s.group_issue.tolist() == [6 * 8 + 41 * 14 + 1 + 2]
+    assert s.cta_l2_sectors.tolist() == [(6 + 6) + (1 + 1) + 2 + 8]
