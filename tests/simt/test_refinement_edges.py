@@ -352,3 +352,15 @@ def test_sputnik_subwarps_batch_each_row_from_its_own_first_non_zero(tmp_path):
     s = FAMILY.plan(arch, layer).candidates[0].schedule
     assert s.group_issue.tolist() == [6 * 8 + 41 * 14 + 1 + 2]
     assert s.cta_l2_sectors.tolist() == [(6 + 6) + (1 + 1) + 2 + 8]
+
+
+def test_sputnik_c_rows_of_a_three_column_tile_straddle_sectors_where_they_lie(tmp_path):
+    """Sputnik, tiles of 3 columns over C 3 x 6 FP32 (a row: 24 B): row r's tile 0 is bytes 24 r .. 24 r + 12,
+    tile 1 bytes 24 r + 12 .. 24 r + 24. Tile 0 stores 1 + 2 + 1 sectors (row 1 crosses byte 32), tile 1 1 + 1 + 2
+    (row 2 crosses byte 64). A (3 x 4) has one non-zero, row 2's: value 1 and index 1; pointers 1 per row."""
+    weights = np.zeros((4, 3), dtype=np.float32)
+    weights[2, 2] = 1.0
+    layer = payload_layer(tmp_path, "spmm", 6, weights)
+    arch = simt({"sms": 1}, kernel="sputnik", threads_per_cta=32, tile_n=3, vector_width=1, row_swizzle=False)
+    s = FAMILY.plan(arch, layer).candidates[0].schedule
+    assert s.cta_l2_sectors.tolist() == [2 + 3 + (1 + 2 + 1), 2 + 3 + (1 + 1 + 2)]
