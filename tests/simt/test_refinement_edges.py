@@ -364,3 +364,39 @@ def test_sputnik_c_rows_of_a_three_column_tile_straddle_sectors_where_they_lie(t
     arch = simt({"sms": 1}, kernel="sputnik", threads_per_cta=32, tile_n=3, vector_width=1, row_swizzle=False)
     s = FAMILY.plan(arch, layer).candidates[0].schedule
     assert s.cta_l2_sectors.tolist() == [2 + 3 + (1 + 2 + 1), 2 + 3 + (1 + 1 + 2)]
+
+
+def test_bsr_last_column_tile_stages_only_its_own_columns(tmp_path):
+    """The BSR worked example's two 8 x 8 blocks with B 24 columns wide, tiles of 16: tile 1 holds 8 columns. A
+    CTA's L1 bytes: the block (128) and its B rows staged (8 x width x 2 B), each warp's fragments (128 + 256),
+    the C tile (8 x width x 2 B): 1024 for a 16-column tile, 768 for the 8-column one."""
+    weights = np.zeros((16, 16), dtype=np.float32)
+    weights[:8, :8] = 1.0
+    weights[8:, 8:] = 2.0
+    layer = payload_layer(tmp_path, "g", 24, weights)
+    s = FAMILY.plan(simt({"sms": 1}, kernel="bsr", block=8, bsr_tile_n=16), layer).candidates[0].schedule
+    assert s.cta_l1_bytes.tolist() == [128 + 256 + 384 + 256, 128 + 128 + 384 + 128] * 2
+
+
+@pytest.mark.parametrize(("threads", "registers", "resident"), [(1024, 40, 1), (768, 16, 2)])
+def test_occupancy_counts_whole_ctas(threads, registers, resident):
+    """1024 threads x 40 registers = 40,960 a CTA: the SM's 65,536 registers hold 1.6 CTAs, so one (the thread
+    limit allows 2). 768 threads x 16 registers: the SM's 2048 threads hold 2.67 CTAs, so two (registers allow 5)."""
+    plan = FAMILY.plan(simt({"sms": 1}, kernel="csr_vector", threads_per_cta=threads, registers_per_thread=registers),
+                       GemmLayer("g", m=1, k=64, n=4096, weight_density=0.1))
+    assert plan.candidates[0].ctas_per_sm == resident
+
+
+def test_two_four_kernel_refuses_a_layer_without_two_four_weights():
+    for sparsity in (None, NMSparsity(1, 4)):
+        with pytest.raises(InputError, match="nm_tensor_core runs layers marked 2:4"):
+            FAMILY.plan(simt(kernel="nm_tensor_core"), GemmLayer("g", m=16, k=64, n=64, weight_sparsity=sparsity))
+
+
+def test_shared_memory_for_one_and_a_third_ctas_allows_one():
+    """CSB, beta 16384, one warp a CTA: (1 + 1) x 16384 x 4 B = 128 KB of shared memory; the SM's 164 KB hold one
+    CTA at a time, so the grid's two block rows run one after the other."""
+    plan = FAMILY.plan(simt({"sms": 1}, kernel="csb", csb_beta=16384, threads_per_cta=32),
+                       GemmLayer("g", m=1, k=1024, n=32768, weight_density=0.001))
+    c = plan.candidates[0]
+    assert (c.schedule.shared_memory_per_cta, c.schedule.ctas, c.ctas_per_sm) == (131072, 2, 1)
