@@ -48,21 +48,21 @@ def dense_gemv(p: SparseProblem, m: Machine, spec: SimtSpec) -> Schedule:
     latency = trips * max(m.dram_latency, m.l2_latency)
     warps_per_cta = spec.threads_per_cta // w
     row_ctas = -(-rows // warps_per_cta)                                   # CTAs of one column
+    cta_of_row = np.arange(rows, dtype=np.int64) // warps_per_cta
     ctas = row_ctas * columns
     a_sectors = span_sectors(np.arange(rows, dtype=np.int64) * row_bytes, np.full(rows, row_bytes), sector)
     b_sectors = int(span_sectors(0, row_bytes, sector))                    # one column of B (its contiguous copy)
     first = np.arange(row_ctas, dtype=np.int64) * warps_per_cta
     y_sectors = span_sectors(first * eb, np.minimum(warps_per_cta, rows - first) * eb, sector)
-    own = per_cta(a_sectors, np.arange(rows) // warps_per_cta, row_ctas) + y_sectors    # A rows streamed, y stored
-    l1 = per_cta((a_sectors + b_sectors) * sector, np.arange(rows) // warps_per_cta, row_ctas)
+    own = per_cta(a_sectors, cta_of_row, row_ctas) + y_sectors              # A rows streamed, y stored
+    l1 = per_cta((a_sectors + b_sectors) * sector, cta_of_row, row_ctas)
     column_of_cta = np.repeat(np.arange(columns, dtype=np.int64), row_ctas)
     cached = (column_of_cta[:, None] * b_sectors + np.arange(b_sectors, dtype=np.int64)[None, :]).ravel()
     warps = rows * columns
     return Schedule(
         kernel="dense_gemv", threads_per_cta=spec.threads_per_cta, registers_per_thread=spec.registers_per_thread,
         shared_memory_per_cta=0,
-        warp_cta=(np.arange(rows, dtype=np.int64)[None, :] // warps_per_cta
-                  + row_ctas * np.arange(columns, dtype=np.int64)[:, None]).ravel(),
+        warp_cta=(cta_of_row[None, :] + row_ctas * np.arange(columns, dtype=np.int64)[:, None]).ravel(),
         group_warp=np.arange(warps, dtype=np.int64), group_issue=np.full(warps, issue, dtype=np.int64),
         group_latency=np.full(warps, latency, dtype=np.int64), cta_l1_bytes=np.tile(l1, columns),
         cta_l2_sectors=np.tile(own, columns).astype(np.int64),
