@@ -25,3 +25,12 @@ def payload_layer(tmp_path, name: str, m: int, weights: np.ndarray) -> GemmLayer
     np.savez(path, weights=weights)
     k, n = weights.shape
     return GemmLayer(name, m=m, k=k, n=n, operands=OperandSource(payload=str(path)))
+
+
+def two_blocks_layer(tmp_path, columns: int) -> GemmLayer:
+    """A (16 x 16) of two dense 8 x 8 blocks, (0, 0) of ones and (1, 1) of twos, times B with ``columns``
+    columns: the BSR examples' operand."""
+    weights = np.zeros((16, 16), dtype=np.float32)                  # A = weights^T
+    weights[:8, :8] = 1.0
+    weights[8:, 8:] = 2.0
+    return payload_layer(tmp_path, "g", columns, weights)

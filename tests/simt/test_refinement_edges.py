@@ -14,7 +14,7 @@ from accel_sim.simt.family import FAMILY
 from accel_sim.simt.spec import SgemmTile
 from accel_sim.tensor_core.spec import KernelTile
 from accel_sim.workload import GemmLayer, NMSparsity
-from tests.simt.archs import payload_layer, simt
+from tests.simt.archs import payload_layer, simt, two_blocks_layer
 
 
 @pytest.mark.parametrize(("kernel", "transpose"), [("csr_scalar", False), ("csr_scalar", True), ("csr_vector", False),
@@ -180,10 +180,7 @@ def test_split_k_slice_past_the_end_of_k_moves_no_operand():
 def test_bsr_later_column_tile_reads_its_own_sector_of_each_b_row(tmp_path):
     """The BSR worked example's two 8 x 8 blocks, B 32 columns in tiles of 16 (FP16: 32 B, one sector a row):
     every CTA requests A 4 + B 8 x 1 + C 8 x 1 + pointers 1 sectors, tile 1 from byte 32 of each row."""
-    weights = np.zeros((16, 16), dtype=np.float32)
-    weights[:8, :8] = 1.0
-    weights[8:, 8:] = 2.0
-    layer = payload_layer(tmp_path, "g", 32, weights)
+    layer = two_blocks_layer(tmp_path, 32)
     s = FAMILY.plan(simt({"sms": 1}, kernel="bsr", block=8, bsr_tile_n=16), layer).candidates[0].schedule
     assert s.cta_l2_sectors.tolist() == [4 + 8 + 8 + 1] * 4
 
@@ -237,22 +234,6 @@ def test_csb_output_segments_start_at_their_block_row():
     s = FAMILY.plan(simt(kernel="csb", csb_beta=16, threads_per_cta=32),
                     GemmLayer("g", m=1, k=16, n=80, weight_density=1.0)).candidates[0].schedule
     assert s.cta_l2_sectors.tolist() == [64 + 2 + 1 + 2] * 5
-
-
-def test_sparsert_later_column_tile_reads_its_own_sectors_of_b(tmp_path):
-    """SparseRT, rows (2,), tiles of 32 columns over B 4 x 40 FP32 (row k at byte 160 k): tile 0 reads sectors
-    5k..5k+3 of each B row its block touches, tile 1 sector 5k+4. Block 0 touches rows 0, 2, 3, block 1 row 1;
-    CTA = tile x 2 + block. L1 bytes: B sectors plus the C sectors of the block's rows in the tile (4 and 1)."""
-    weights = np.zeros((4, 3), dtype=np.float32)
-    weights[[0, 2], 0] = 1.0
-    weights[[2, 3], 1] = 2.0
-    weights[1, 2] = 3.0
-    layer = payload_layer(tmp_path, "spmm", 40, weights)
-    s = FAMILY.plan(simt({"sms": 1}, kernel="sparsert", sparsert_rows=(2,), sparsert_tile_n=(32,)),
-                    layer).candidates[0].schedule
-    assert s.cached_ptr.tolist() == [0, 12, 16, 19, 20]
-    assert s.cached_sectors.tolist() == [0, 1, 2, 3, 10, 11, 12, 13, 15, 16, 17, 18, 5, 6, 7, 8, 4, 14, 19, 9]
-    assert s.cta_l1_bytes.tolist() == [(12 + 2 * 4) * 32, (4 + 4) * 32, (3 + 2) * 32, (1 + 1) * 32]
 
 
 def test_csr_vector_row_reads_its_two_row_pointers(tmp_path):
@@ -370,10 +351,7 @@ def test_bsr_last_column_tile_stages_only_its_own_columns(tmp_path):
     """The BSR worked example's two 8 x 8 blocks with B 24 columns wide, tiles of 16: tile 1 holds 8 columns. A
     CTA's L1 bytes: the block (128) and its B rows staged (8 x width x 2 B), each warp's fragments (128 + 256),
     the C tile (8 x width x 2 B): 1024 for a 16-column tile, 768 for the 8-column one."""
-    weights = np.zeros((16, 16), dtype=np.float32)
-    weights[:8, :8] = 1.0
-    weights[8:, 8:] = 2.0
-    layer = payload_layer(tmp_path, "g", 24, weights)
+    layer = two_blocks_layer(tmp_path, 24)
     s = FAMILY.plan(simt({"sms": 1}, kernel="bsr", block=8, bsr_tile_n=16), layer).candidates[0].schedule
     assert s.cta_l1_bytes.tolist() == [128 + 256 + 384 + 256, 128 + 128 + 384 + 128] * 2
 

@@ -10,7 +10,7 @@ from accel_sim.simt.family import FAMILY
 from accel_sim.simt.plan.sectors import distinct_per_group, sorted_unique, span_sectors
 from accel_sim.simt.spec import SgemmTile
 from accel_sim.workload import GemmLayer
-from tests.simt.archs import payload_layer, simt
+from tests.simt.archs import payload_layer, simt, two_blocks_layer
 
 
 def test_span_sectors_counts_the_32_byte_sectors_a_byte_range_touches():
@@ -184,10 +184,7 @@ def test_split_k_adds_partial_tiles_with_atomics():
 
 
 def test_bsr_worked_example(tmp_path):
-    weights = np.zeros((16, 16), dtype=np.float32)        # A = weights^T: blocks (0, 0) and (1, 1) of 8 x 8
-    weights[:8, :8] = 1.0
-    weights[8:, 8:] = 2.0
-    layer = payload_layer(tmp_path, "g", 16, weights)
+    layer = two_blocks_layer(tmp_path, 16)
     arch = simt({"sms": 1}, kernel="bsr", block=8, bsr_tile_n=16, loop_overhead_instructions=3)
     s = FAMILY.plan(arch, layer).candidates[0].schedule
     # per block: 16x8x8 MACs / 256 = 4, one ldmatrix, one cp.async, barrier, 3 loop; epilogue 1, pointers 2
@@ -240,10 +237,7 @@ def test_accounting_actions(two_rows):
 
 
 def test_bsr_gathers_every_b_row_segment_of_a_block(tmp_path):
-    weights = np.zeros((16, 16), dtype=np.float32)
-    weights[:8, :8] = 1.0
-    weights[8:, 8:] = 2.0
-    layer = payload_layer(tmp_path, "g", 32, weights)
+    layer = two_blocks_layer(tmp_path, 32)
     s = FAMILY.plan(simt({"sms": 1}, kernel="bsr", block=8, bsr_tile_n=32), layer).candidates[0].schedule
     # a block: A 4 sectors + 8 B rows x 2 sectors (32 FP16 columns); C 8 rows x 2 sectors; pointers 1
     assert s.cta_l2_sectors.tolist() == [4 + 8 * 2 + 8 * 2 + 1] * 2

@@ -54,6 +54,18 @@ def test_sparsert_worked_example_on_both_paths(three_rows):
         assert (k.l2_sectors, k.l1_hits, k.l1_misses) == (16 + 8 + 20, 0, 20)   # no B row shared: every sector misses
 
 
+def test_sparsert_later_column_tile_reads_its_own_sectors_of_b(three_rows):
+    """The worked example's A, rows (2,), tiles of 32 columns over B 4 x 40 FP32 (row k at byte 160 k): tile 0
+    reads sectors 5k..5k+3 of each B row its block touches, tile 1 sector 5k+4. Block 0 touches rows 0, 2, 3,
+    block 1 row 1; CTA = tile x 2 + block. L1 bytes: B sectors plus the C sectors of the block's rows in the tile
+    (4 and 1)."""
+    s = FAMILY.plan(simt({"sms": 1}, kernel="sparsert", sparsert_rows=(2,), sparsert_tile_n=(32,)),
+                    three_rows).candidates[0].schedule
+    assert s.cached_ptr.tolist() == [0, 12, 16, 19, 20]
+    assert s.cached_sectors.tolist() == [0, 1, 2, 3, 10, 11, 12, 13, 15, 16, 17, 18, 5, 6, 7, 8, 4, 14, 19, 9]
+    assert s.cta_l1_bytes.tolist() == [(12 + 2 * 4) * 32, (4 + 4) * 32, (3 + 2) * 32, (1 + 1) * 32]
+
+
 def test_sparsert_autotuning_keeps_the_fastest_kernel_on_both_paths(three_rows):
     # one block of all 3 rows: 4 loads + 5 FFMAs x 2 + 3 stores + 2 = 19 issue, 419 chain: slower than 2 rows
     for rows, best in (((2, 3), 0), ((3, 2), 1)):
