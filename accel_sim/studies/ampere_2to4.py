@@ -16,11 +16,11 @@ import pandas as pd
 from accel_sim.arch.spec import ArchSpec
 from accel_sim.config.loader import load_arch
 from accel_sim.plot.studies.ampere_2to4 import speedup_and_limiters
-from accel_sim.studies.ampere_2to4_gemv import batch1_gemv
+from accel_sim.studies.ampere_2to4_gemv import TWO_FOUR, batch1_gemv
 from accel_sim.studies.registry import Comparison, StudyOutput, study
 from accel_sim.tensor_core.counters import TensorCoreCounters
 from accel_sim.tensor_core.family import FAMILY
-from accel_sim.workload import GemmLayer, NMSparsity
+from accel_sim.workload import GemmLayer
 
 ARCH = "ampere_a100"
 SIZES = (1, 16, 256, 1024, 4096, 16384)   # m (batch x tokens), n and k: 1 .. 16k, batch 1 .. 256 included
@@ -29,7 +29,6 @@ BRIEF = "brief ampere_cnvlutin_tools.md"
 LARGE = 4096  # "large GEMM": every dimension at least this
 PUBLISHED_LARGE_GEMM_SPEEDUP = (1.3, 1.4)  # measured 2:4 speed-up of large FP16 GEMMs (brief)
 BAND_TOLERANCE = 0.05 / 1.35               # within the published band: +-0.05 around its middle
-TWO_FOUR = NMSparsity(2, 4)   # the FP16 hardware pattern
 FOOTPRINT_RATIO = 64 / 36     # FP16 2:4 with metadata: 36 bits per 4 values vs 64 (brief)
 # Where batch-1 2:4 GEMV is measured at none or a slow-down, and what a GEMV-specialised 2:4 kernel reaches
 # (the README's prose quotes each one's figures; these are the locators)

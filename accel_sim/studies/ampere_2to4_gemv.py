@@ -34,7 +34,7 @@ from accel_sim.workload import GemmLayer, NMSparsity
 
 SIMT_ARCH = "ampere_a100_simt"
 FP16_BITS = 16                # the study's word: FP16 weights and activations (the brief's 2:4 FP16 pattern)
-TWO_FOUR = NMSparsity(2, 4)
+TWO_FOUR = NMSparsity(2, 4)   # the FP16 hardware pattern (the whole ampere-2to4 study's)
 COLUMNS = ["family", "kernel", "tile", "cycles", "dram_cycles", "ctas", "in_flight_per_sm", "busy_sms",
            "covers_latency"]
 
