@@ -11,23 +11,37 @@ and for design-space sweeps (``accel-sim sweep``)::
     from accel_sim import run_sweep, load_results, pareto_front
     run_sweep("sweeps/systolic_small.yaml", "out/small")
     pareto_front(load_results("out/small"))
+
+The package is built in tiers, each importing only those below it (``docs/architecture.md``):
+``cli`` and this API, ``studies``, ``systems``, ``pipeline``, ``models``, ``hardware``, ``foundations``.
+Every name here is imported on first use, so importing one module of a lower tier loads no more.
 """
-__version__ = "0.1.0"  # first: accel_sim.sweep reads it (it is part of every sweep point's key)
+from __future__ import annotations
 
-from accel_sim.config.loader import REPO_ROOT, load_arch  # noqa: E402
-from accel_sim.errors import InputError  # noqa: E402
-from accel_sim.simulate import simulate  # noqa: E402
-from accel_sim.workload.loader import load_workload  # noqa: E402
+import importlib
 
-# The sweep API needs pandas: imported on first use, so a run (``accel-sim run``) never loads it.
-_SWEEP_NAMES = ("load_results", "pareto_front", "run_sweep")
+from accel_sim.foundations.version import __version__
+
+# name -> the module that defines it
+_API = {
+    "REPO_ROOT": "accel_sim.foundations.config.loader",
+    "InputError": "accel_sim.foundations.errors",
+    "load_arch": "accel_sim.pipeline.catalog",
+    "load_workload": "accel_sim.foundations.workload.loader",
+    "simulate": "accel_sim.pipeline.simulate",
+    "simulate_many": "accel_sim.pipeline.simulate",
+    "ArchSpec": "accel_sim.pipeline.catalog",
+    # the sweep API needs pandas: a run (``accel-sim run``) never loads it
+    "load_results": "accel_sim.pipeline.sweep",
+    "pareto_front": "accel_sim.pipeline.sweep",
+    "run_sweep": "accel_sim.systems.sweep",
+}
 
 
 def __getattr__(name: str):
-    if name in _SWEEP_NAMES:
-        import accel_sim.sweep as sweep
-        return getattr(sweep, name)
+    if name in _API:
+        return getattr(importlib.import_module(_API[name]), name)
     raise AttributeError(f"module 'accel_sim' has no attribute {name!r}")
 
-__all__ = ["REPO_ROOT", "InputError", "__version__", "load_arch", "load_results", "load_workload", "pareto_front",
-           "run_sweep", "simulate"]
+
+__all__ = ["__version__", *_API]

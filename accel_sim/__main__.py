@@ -1,5 +1,5 @@
 import sys
 
-from accel_sim.cli import main
+from accel_sim.cli.main import main
 
 sys.exit(main())

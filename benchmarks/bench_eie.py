@@ -33,12 +33,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from accel_sim.config.loader import load_arch  # noqa: E402
-from accel_sim.eie.family import FAMILY  # noqa: E402
-from accel_sim.eie.plan import retime  # noqa: E402
+from accel_sim.pipeline.catalog import load_arch  # noqa: E402
+from accel_sim.models.eie.family import FAMILY  # noqa: E402
+from accel_sim.models.eie.plan import retime  # noqa: E402
 from accel_sim.studies.eie_fifo_depth import DEPTHS  # noqa: E402
-from accel_sim.workload.loader import load_workload  # noqa: E402
-from accel_sim.workload.operands import layer_operands  # noqa: E402
+from accel_sim.foundations.workload.loader import load_workload  # noqa: E402
+from accel_sim.foundations.workload.operands import layer_operands  # noqa: E402
 
 BENCHMARK_BAR_S = 5.0
 FIFO_STUDY_BAR_S = 60.0

@@ -22,9 +22,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from accel_sim.compress.formats.eie import EIE_INDEX_BITS, EIE_PES, EIEInterleavedCSC  # noqa: E402
-from accel_sim.workload.loader import load_workload  # noqa: E402
-from accel_sim.workload.operands import layer_operands, weight_matrix  # noqa: E402
+from accel_sim.foundations.compress.formats.eie import EIE_INDEX_BITS, EIE_PES, EIEInterleavedCSC  # noqa: E402
+from accel_sim.foundations.workload.loader import load_workload  # noqa: E402
+from accel_sim.foundations.workload.operands import layer_operands, weight_matrix  # noqa: E402
 
 WALL_BAR_S = 20.0
 

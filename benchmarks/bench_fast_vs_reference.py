@@ -49,7 +49,7 @@ OTHER_LAYERS = {
 
 def per_count(count, plan, budget: float) -> tuple[float, object]:
     """CPU seconds per ``count(plan, None)``, counting until ``budget`` CPU seconds are spent."""
-    from accel_sim.scnn.plan.shared import forget
+    from accel_sim.models.scnn.plan.shared import forget
     calls, start = 0, time.process_time()
     while True:
         forget()   # SCNN's per-layer memo would hand a repeated count its first run's vectors
@@ -61,10 +61,10 @@ def per_count(count, plan, budget: float) -> tuple[float, object]:
 
 
 def measure(arch_name: str, workload: str, layer_name: str, repeat: int, budget: float) -> tuple[float, float]:
-    from accel_sim.config.loader import load_arch
-    from accel_sim.family.contract import counter_differences
-    from accel_sim.family.registry import family_of
-    from accel_sim.workload.loader import load_workload
+    from accel_sim.pipeline.catalog import load_arch
+    from accel_sim.foundations.contract import counter_differences
+    from accel_sim.pipeline.catalog import family_of
+    from accel_sim.foundations.workload.loader import load_workload
 
     arch = load_arch(arch_name)
     network = load_workload(workload)

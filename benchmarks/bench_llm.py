@@ -2,7 +2,7 @@
 
 Bars: a decode step at context 2048 in < 5 s and a prefill of 2048 tokens in < 30 s, on the
 tensor core (``ampere_a100``) and a systolic array (``tpu_like_128x128_ws``). Each run is the
-whole network (:func:`accel_sim.simulate`: 289 layers, the attention ones batched GEMMs of 32
+whole network (:func:`accel_sim.pipeline.simulate`: 289 layers, the attention ones batched GEMMs of 32
 instances) from the shipped config ``workloads/llm/configs/llama_2_7b.json``. Also printed:
 where the time goes (seconds in the batched attention layers, the rest in the projections and
 the LM head) and the peak resident memory of this process. ``--blocks N`` simulates only the
@@ -28,12 +28,12 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from accel_sim import load_arch  # noqa: E402
-from accel_sim.energy.table import load_energy_table  # noqa: E402
-from accel_sim.simulate import simulate_layer  # noqa: E402
-from accel_sim.family.registry import family_of  # noqa: E402
-from accel_sim.workload.layer import BatchedGemmLayer, single_layers  # noqa: E402
-from accel_sim.workload.llm.generator import InferenceStep, transformer_network  # noqa: E402
-from accel_sim.workload.llm.hf_config import read_hf_config  # noqa: E402
+from accel_sim.foundations.energy.table import load_energy_table  # noqa: E402
+from accel_sim.pipeline.simulate import simulate_layer  # noqa: E402
+from accel_sim.pipeline.catalog import family_of  # noqa: E402
+from accel_sim.foundations.workload.layer import BatchedGemmLayer, single_layers  # noqa: E402
+from accel_sim.foundations.workload.llm.generator import InferenceStep, transformer_network  # noqa: E402
+from accel_sim.foundations.workload.llm.hf_config import read_hf_config  # noqa: E402
 
 CONFIG = REPO / "workloads" / "llm" / "configs" / "llama_2_7b.json"
 CONTEXT = 2048

@@ -19,8 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from accel_sim.nn.digits import load_digits_split  # noqa: E402
-from accel_sim.nn.lowbit.train import LOWBIT_SCHEDULE, train_lowbit  # noqa: E402
+from accel_sim.systems.nn.digits import load_digits_split  # noqa: E402
+from accel_sim.systems.nn.lowbit.train import LOWBIT_SCHEDULE, train_lowbit  # noqa: E402
 from accel_sim.studies.low_bit_training import (  # noqa: E402
     BAR_MAX_LOSS_POINTS,
     BAR_MIN_BINARY_ACCURACY,

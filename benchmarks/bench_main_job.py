@@ -67,7 +67,7 @@ def scalesim_files(directory: Path) -> tuple[Path, Path]:
     file (read though unused: custom layouts are off in the config) with one row per layer."""
     sys.path.insert(0, str(ROOT))
     from accel_sim import load_workload
-    from accel_sim.workload import ConvLayer
+    from accel_sim.foundations.workload import ConvLayer
     topology, layout = directory / "resnet18_padded.csv", directory / "layout.csv"
     rows = ["Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, Channels, Num Filter, Strides,"]
     layouts = ["Layer name, IFMAP Height Intraline Factor, IFMAP Width Intraline Factor, Filter Height Intraline "

@@ -22,9 +22,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from accel_sim import load_arch, load_workload  # noqa: E402
-from accel_sim.simulate import simulate_layer  # noqa: E402
-from accel_sim.workload import GemmLayer  # noqa: E402
-from accel_sim.workload.operands import _cached_operands, layer_operands  # noqa: E402
+from accel_sim.pipeline.simulate import simulate_layer  # noqa: E402
+from accel_sim.foundations.workload import GemmLayer  # noqa: E402
+from accel_sim.foundations.workload.operands import _cached_operands, layer_operands  # noqa: E402
 
 
 def cpu(function) -> float:

@@ -25,9 +25,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from accel_sim import load_arch, load_workload  # noqa: E402
-from accel_sim.pe_array.family import FAMILY  # noqa: E402
-from accel_sim.workload import ConvLayer  # noqa: E402
-from accel_sim.workload.layer import OperandSource  # noqa: E402
+from accel_sim.models.pe_array.family import FAMILY  # noqa: E402
+from accel_sim.foundations.workload import ConvLayer  # noqa: E402
+from accel_sim.foundations.workload.layer import OperandSource  # noqa: E402
 
 BAR = 100.0
 

@@ -6,7 +6,7 @@
 
 Printed per (network, layer, row): CPU seconds of ``simulate_layer`` (time.process_time, one process; the
 first FIFO layer also pays loading numba and its cached loops) and the path: ``compiled`` (the loops of
-accel_sim/scnn/fast/scatter_fifo_kernel.py), ``numpy`` (scatter_fifo's step-by-step fallback) or ``-`` (no
+accel_sim/models/scnn/fast/scatter_fifo_kernel.py), ``numpy`` (scatter_fifo's step-by-step fallback) or ``-`` (no
 FIFO: serialise, DCNN); then per row the total and per network, and the process's peak RSS.
 """
 from __future__ import annotations
@@ -19,10 +19,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from accel_sim.config.loader import load_arch  # noqa: E402
-from accel_sim.energy.table import load_energy_table  # noqa: E402
-from accel_sim.scnn.fast import scatter_fifo  # noqa: E402
-from accel_sim.simulate import simulate_layer  # noqa: E402
+from accel_sim.pipeline.catalog import load_arch  # noqa: E402
+from accel_sim.foundations.energy.table import load_energy_table  # noqa: E402
+from accel_sim.models.scnn.fast import scatter_fifo  # noqa: E402
+from accel_sim.pipeline.simulate import simulate_layer  # noqa: E402
 from accel_sim.studies.scnn_common import ABLATION, DESIGN_CONFIGS, conv_network, scnn_variant  # noqa: E402
 from accel_sim.studies.scnn_networks import ABLATION_LAYERS  # noqa: E402
 

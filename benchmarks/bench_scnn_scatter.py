@@ -34,8 +34,8 @@ arch, layers = scnn_variant(overrides), conv_network(network)
 start = time.process_time()
 loops = None
 if overrides:   # load numba and the compiled loops (its disk cache) on a tiny layer first
-    from accel_sim.scnn.fast.scatter_fifo_kernel import compiled
-    from accel_sim.workload import ConvLayer, Network
+    from accel_sim.models.scnn.fast.scatter_fifo_kernel import compiled
+    from accel_sim.foundations.workload import ConvLayer, Network
     loops = compiled()
     simulate(arch, Network("warm-up", (ConvLayer("warm-up", in_h=4, in_w=4, in_channels=2, out_channels=2,
                                                  kernel_h=3, kernel_w=3),)))

@@ -23,9 +23,9 @@ import matplotlib  # noqa: E402
 matplotlib.use("Agg")
 
 from accel_sim import load_arch  # noqa: E402
-from accel_sim.simulate import simulate_layer  # noqa: E402
+from accel_sim.pipeline.simulate import simulate_layer  # noqa: E402
 from accel_sim.studies.registry import all_studies, write_study  # noqa: E402
-from accel_sim.workload import ConvLayer  # noqa: E402
+from accel_sim.foundations.workload import ConvLayer  # noqa: E402
 
 STUDY_BAR_S, LAYER_BAR_S = 120.0, 2.0
 

@@ -20,7 +20,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from accel_sim.sweep import load_results, load_sweep, run_sweep  # noqa: E402
+from accel_sim.pipeline.sweep import load_results, load_sweep, run_sweep  # noqa: E402
 
 RATIO_BAR = 1.7
 

@@ -24,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from accel_sim import load_arch, load_workload, simulate  # noqa: E402
-from accel_sim.systolic.family import FAMILY  # noqa: E402
+from accel_sim.models.systolic.family import FAMILY  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "scalesim" / "r18_tpu128_ws_calc"
 WALL_BAR_S = 1.5

@@ -41,11 +41,11 @@ RATIO = (  # (what, arch config, workload or GEMM size, bar or None, read buffer
 CHILD = """
 import dataclasses, json, resource, sys, time
 from accel_sim import load_arch, load_workload
-from accel_sim.systolic.fast import fast
-from accel_sim.systolic.plan import plan
-from accel_sim.systolic.reference import reference
-from accel_sim.systolic.spec import BufferSpec
-from accel_sim.workload.layer import GemmLayer
+from accel_sim.models.systolic.fast import fast
+from accel_sim.models.systolic.plan import plan
+from accel_sim.models.systolic.reference import reference
+from accel_sim.models.systolic.spec import BufferSpec
+from accel_sim.foundations.workload.layer import GemmLayer
 arch, what, repeat, with_reference = load_arch(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1"
 read_kib = int(sys.argv[5])
 if read_kib:

@@ -22,8 +22,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from accel_sim import load_arch  # noqa: E402
 from accel_sim.studies.ampere_2to4 import SIZES, TWO_FOUR, ampere_2to4  # noqa: E402
-from accel_sim.tensor_core.family import FAMILY  # noqa: E402
-from accel_sim.workload import GemmLayer  # noqa: E402
+from accel_sim.models.tensor_core.family import FAMILY  # noqa: E402
+from accel_sim.foundations.workload import GemmLayer  # noqa: E402
 
 STUDY_BAR_S = 60.0          # issue 6's bar for a full study (sparsity-ladder), applied here too
 REFERENCE_SHAPE = (1024, 1024, 1024)

@@ -31,10 +31,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from accel_sim import load_arch  # noqa: E402
-from accel_sim.scnn.plan.shared import forget  # noqa: E402
-from accel_sim.simulate import simulate_layer  # noqa: E402
-from accel_sim.workload import ConvLayer, GemmLayer  # noqa: E402
-from accel_sim.workload.operands import layer_operands  # noqa: E402
+from accel_sim.models.scnn.plan.shared import forget  # noqa: E402
+from accel_sim.pipeline.simulate import simulate_layer  # noqa: E402
+from accel_sim.foundations.workload import ConvLayer, GemmLayer  # noqa: E402
+from accel_sim.foundations.workload.operands import layer_operands  # noqa: E402
 
 BAR = 2.2
 
@@ -51,7 +51,7 @@ SERIES = {
     "systolic CALC": ("tpu_like_128x128_ws", "size (GEMM m)", lambda i: GemmLayer("g", m=2048 * 2 ** i, k=1024, n=1024)),
     "systolic USER": ("scalesim_32x32_ws", "size (GEMM m)", lambda i: GemmLayer("g", m=64 * 2 ** i, k=256, n=256)),
     "systolic USER conv": ("scalesim_32x32_ws", "size (in_channels)", lambda i: conv("c", in_channels=32 * 2 ** i)),
-    # dense GEMMs kept under the work limit (accel_sim.workload.work: 2^31 operand values) at the last step
+    # dense GEMMs kept under the work limit (accel_sim.foundations.workload.work: 2^31 operand values) at the last step
     "tensor_core": ("ampere_a100_dense", "size (GEMM m)", lambda i: GemmLayer("g", m=4096 * 2 ** i, k=16384, n=8192)),
     "dlu": ("dlu", "size (GEMM m)", lambda i: GemmLayer("g", m=8192 * 2 ** i, k=2048, n=8192)),
     "eie": ("eie", "weight non-zeros", lambda i: GemmLayer("fc", m=1, k=4096, n=4096, weight_density=0.02 * 2 ** i,

@@ -1,4 +1,4 @@
-"""Regenerate the SRAM rows of accel_sim/energy/tables/cacti_aladdin_45nm_area.yaml with CACTI.
+"""Regenerate the SRAM rows of accel_sim/foundations/energy/tables/cacti_aladdin_45nm_area.yaml with CACTI.
 
 CACTI is not a dependency: build it once from the source bundled in the PyPI package
 hwcomponents-cacti 1.0.40 (``pip download --no-deps --only-binary=:all: --python-version 3.12

@@ -327,7 +327,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.all:
         sys.path.insert(0, str(ROOT))
-        from accel_sim.family.registry import FAMILIES
+        from accel_sim.pipeline.catalog import FAMILIES
         families = list(FAMILIES)
     elif args.family:
         families = [args.family]

@@ -27,13 +27,13 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from accel_sim import REPO_ROOT, load_arch, load_workload, simulate
-from accel_sim.eie import functional, reference
-from accel_sim.eie.family import FAMILY
+from accel_sim.models.eie import functional, reference
+from accel_sim.models.eie.family import FAMILY
 from accel_sim.studies.eie_fifo_depth import fifo_depth_frame
-from accel_sim.trace.eie import build_trace, cycle_records
-from accel_sim.trace.perfetto import write_chrome_trace
-from accel_sim.trace.table import format_table, write_table
-from accel_sim.workload.layer import Network
+from accel_sim.pipeline.trace.eie import build_trace, cycle_records
+from accel_sim.pipeline.trace.perfetto import write_chrome_trace
+from accel_sim.pipeline.trace.table import format_table, write_table
+from accel_sim.foundations.workload.layer import Network
 
 OUT = Path(os.environ.get("ACCEL_SIM_TUTORIAL_OUT", REPO_ROOT / "tutorials" / "out"))
 OUT.mkdir(parents=True, exist_ok=True)
@@ -66,7 +66,7 @@ print("input vector a:", plan.operands.inputs[0].astype(int))
 # codebook is kept in 16-bit fixed point. Then each PE stores its rows column by column as
 # entries (v, z), where z is the number of zeros *in this PE's slice* before the entry, and
 # a column pointer p_j says where column j starts. The encoder is the project's
-# `EIEInterleavedCSC` (`accel_sim.compress`).
+# `EIEInterleavedCSC` (`accel_sim.foundations.compress`).
 
 # %%
 stored = plan.stored_weights()
@@ -87,7 +87,7 @@ PE0_COL_PTR = pe0.col_ptr.tolist()
 # (v = 0, z = 15) that still costs a PE cycle (the paper's Figure 3).
 
 # %%
-from accel_sim.compress import EIEInterleavedCSC  # noqa: E402  (the encoder, used directly once)
+from accel_sim.foundations.compress import EIEInterleavedCSC  # noqa: E402  (the encoder, used directly once)
 
 column = np.array([0, 0, 1, 2] + [0] * 18 + [3]).reshape(-1, 1)
 fig3 = EIEInterleavedCSC.from_dense(column, n_pes=1)

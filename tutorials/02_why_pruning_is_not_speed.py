@@ -15,7 +15,7 @@
 #    not its cycle; only *skipping* the zero saves time, and then the slowest PE row sets
 #    the pace unless idle rows can take work from busy ones (*reassignment*).
 #
-# We use the storage formats of `accel_sim.compress` for part 1 and the generic PE array
+# We use the storage formats of `accel_sim.foundations.compress` for part 1 and the generic PE array
 # (`arch_configs/pe_array*.yaml`, family `pe_array`) for part 2: the same array, with one
 # config switch, `pe_array.sparsity_support`, set to each of the five levels.
 #
@@ -35,9 +35,9 @@ import numpy as np
 import pandas as pd
 
 from accel_sim import REPO_ROOT, load_arch, load_workload, simulate
-from accel_sim.compress import CSR, Bitmap, DenseFormat, EIEInterleavedCSC, NOfM, magnitude_mask, nm_mask
+from accel_sim.foundations.compress import CSR, Bitmap, DenseFormat, EIEInterleavedCSC, NOfM, magnitude_mask, nm_mask
 from accel_sim.studies.sparsity_ladder import ladder_layer
-from accel_sim.workload import Network
+from accel_sim.foundations.workload import Network
 
 OUT = Path(os.environ.get("ACCEL_SIM_TUTORIAL_OUT", REPO_ROOT / "tutorials" / "out"))
 OUT.mkdir(parents=True, exist_ok=True)

@@ -31,10 +31,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from accel_sim import REPO_ROOT, load_arch, simulate
-from accel_sim.scnn.plan import plan as plan_layer
-from accel_sim.scnn.plan.bank_mapping import bank_of
+from accel_sim.models.scnn.plan import plan as plan_layer
+from accel_sim.models.scnn.plan.bank_mapping import bank_of
 from accel_sim.studies.scnn_common import conv_network
-from accel_sim.workload import ConvLayer, Network
+from accel_sim.foundations.workload import ConvLayer, Network
 
 OUT = Path(os.environ.get("ACCEL_SIM_TUTORIAL_OUT", REPO_ROOT / "tutorials" / "out"))
 OUT.mkdir(parents=True, exist_ok=True)

@@ -41,10 +41,10 @@ import pandas as pd
 import yaml
 
 from accel_sim import REPO_ROOT, load_arch, load_workload, simulate
-from accel_sim.compress import NOfM
-from accel_sim.plot.sweep import pareto_plot, sensitivity_plot
-from accel_sim.sweep import load_results, load_sweep, pareto_front, pareto_mask, run_sweep, sweep_from_mapping
-from accel_sim.workload.operands import layer_operands, weight_matrix
+from accel_sim.foundations.compress import NOfM
+from accel_sim.pipeline.plot.sweep import pareto_plot, sensitivity_plot
+from accel_sim.pipeline.sweep import load_results, load_sweep, pareto_front, pareto_mask, run_sweep, sweep_from_mapping
+from accel_sim.foundations.workload.operands import layer_operands, weight_matrix
 
 SWEEP_FILE = REPO_ROOT / "sweeps" / "sparse_systolic_design.yaml"
 OUT = Path(os.environ.get("ACCEL_SIM_TUTORIAL_OUT", REPO_ROOT / "tutorials" / "out"))
@@ -71,7 +71,7 @@ for layer in network.layers:
 
 # %% [markdown]
 # Every layer has concrete, seeded weights (`layer_operands`). Stored in the N:M format
-# (`accel_sim.compress.NOfM`), each kept weight carries a 2-bit position inside its group
+# (`accel_sim.foundations.compress.NOfM`), each kept weight carries a 2-bit position inside its group
 # of four: that **metadata** is the price of structured sparsity. With 8-bit weights:
 
 # %%
@@ -246,7 +246,7 @@ plt.close(fig)
 #
 # The systolic family lists the blocks its chip is built of (three SRAM buffers, rows x cols
 # PEs of a multiplier, an adder and registers), and the costing path prices them with the
-# area table after the run, like energy (`accel_sim/energy/tables/cacti_aladdin_45nm_area.yaml`:
+# area table after the run, like energy (`accel_sim/foundations/energy/tables/cacti_aladdin_45nm_area.yaml`:
 # CACTI 7 SRAMs, Aladdin logic, 45 nm). Every point so has `area_mm2` (with a per-component
 # breakdown, `area_<component>_mm2`), `static_energy_pj` (the blocks' leakage for the run
 # time, beside the dynamic `energy_pj`), and the sweep's `throughput_per_area` metric
@@ -280,7 +280,7 @@ plt.close(fig)
 # axis's main effect.
 
 # %%
-from accel_sim.sweep import sensitivity  # noqa: E402  (imported where it is introduced)
+from accel_sim.pipeline.sweep import sensitivity  # noqa: E402  (imported where it is introduced)
 
 effects = sensitivity(frame, "edp_pj_cycles")
 print(effects[["axis", "levels", "value_at_min", "value_at_max", "relative_range"]].to_string(index=False))

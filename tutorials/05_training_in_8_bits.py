@@ -40,16 +40,16 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from accel_sim import REPO_ROOT, load_arch
-from accel_sim.compress.quantization.leading_bit_statistics import (
+from accel_sim.foundations.compress.quantization.leading_bit_statistics import (
     PointRange,
     accumulator_levels,
     leading_bit_histogram,
     next_point,
 )
-from accel_sim.nn.digits import load_digits_split
-from accel_sim.nn.dlu_training import train_on_dlu
-from accel_sim.nn.dynamic_fixed_point import DynamicFixedPointUnit, UnitSettings
-from accel_sim.nn.training import Schedule
+from accel_sim.systems.nn.digits import load_digits_split
+from accel_sim.systems.nn.dlu_training import train_on_dlu
+from accel_sim.systems.nn.dynamic_fixed_point import DynamicFixedPointUnit, UnitSettings
+from accel_sim.systems.nn.training import Schedule
 
 OUT = Path(os.environ.get("ACCEL_SIM_TUTORIAL_OUT", REPO_ROOT / "tutorials" / "out"))
 OUT.mkdir(parents=True, exist_ok=True)

@@ -11,7 +11,7 @@
 #    the full-precision first (and last) layers cap the network's ratio.
 # 2. **A CPU.** A 64-bit word of binary operands costs five micro-operations and its POPCNT
 #    runs on one port, while the fp32 GEMM it replaces uses every SIMD lane
-#    (`accel_sim.cpu_simd`, Agner Fog's Haswell throughputs). The speed-up depends on how wide
+#    (`accel_sim.systems.cpu_simd`, Agner Fog's Haswell throughputs). The speed-up depends on how wide
 #    the fp32 baseline is, and binarizing the input costs a pass over fp32 data.
 # 3. **An accelerator.** The low-bit PE array (`arch_configs/lowbit.yaml`, family `lowbit`)
 #    runs every layer at its own `precision:`; the fp32 layers BMXNet keeps take most of the
@@ -32,12 +32,12 @@ import numpy as np
 import pandas as pd
 
 from accel_sim import REPO_ROOT, load_arch, load_workload
-from accel_sim.cpu_simd.gemm import binary_gemm, binary_word_cycles, binarize, fp32_gemm, speedup
-from accel_sim.cpu_simd.spec import HASWELL_AVX2, HASWELL_SSE
-from accel_sim.family.registry import FAMILIES
-from accel_sim.lowbit.functional import input_codes, layer_accumulators, weight_codes
+from accel_sim.systems.cpu_simd.gemm import binary_gemm, binary_word_cycles, binarize, fp32_gemm, speedup
+from accel_sim.systems.cpu_simd.spec import HASWELL_AVX2, HASWELL_SSE
+from accel_sim.pipeline.catalog import FAMILIES
+from accel_sim.models.lowbit.functional import input_codes, layer_accumulators, weight_codes
 from accel_sim.studies.bmxnet import array_table, size_table
-from accel_sim.workload import GemmLayer
+from accel_sim.foundations.workload import GemmLayer
 
 OUT = Path(os.environ.get("ACCEL_SIM_TUTORIAL_OUT", REPO_ROOT / "tutorials" / "out"))
 OUT.mkdir(parents=True, exist_ok=True)

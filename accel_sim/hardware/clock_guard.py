@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import simpy
 
-from accel_sim.errors import SimulationError
+from accel_sim.foundations.errors import SimulationError
 
 
 def run_until_done(env: simpy.Environment, done: simpy.Event, max_cycles: int | None, what: str) -> int:

@@ -5,7 +5,7 @@ Both reproduce SCALE-Sim 3.0.0's double-buffered scratchpad
 (*active*), the other half fills from DRAM (*prefetch*) or drains to it.
 
 :class:`ReadScratchpad` (``memory/read_buffer.py``). The operand's *fetch sequence* (the
-order it is laid out for filling, see :mod:`accel_sim.systolic.plan.operands`) is cut into sets
+order it is laid out for filling, see :mod:`accel_sim.models.systolic.plan.operands`) is cut into sets
 of ``ceil(capacity / SETS)`` valid words; the buffer holds a window of consecutive sets
 (``active_sets``, wrapping around the sequence). Before compute starts the active half is
 filled (``initial_lines`` bus lines ending the cycle before the first demand). An access to
@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 import simpy
 
-from accel_sim.errors import SimulationError
+from accel_sim.foundations.errors import SimulationError
 from accel_sim.hardware.counters import AccessCounter
 from accel_sim.hardware.dram_channel import READ, WRITE, DramChannel
 

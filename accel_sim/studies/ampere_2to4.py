@@ -2,9 +2,9 @@
 
 Each GEMM (output m x n = input m x k @ weights k x n; the weights are the 2:4 operand)
 runs on ``ampere_a100`` twice: dense and with 2:4 weights, each with its fastest kernel, as a
-:class:`~accel_sim.workload.GemmLayer` counted through the family's hooks (plan and fast path:
+:class:`~accel_sim.foundations.workload.GemmLayer` counted through the family's hooks (plan and fast path:
 a shape study needs no operand tensors). ``bound`` names the path that limits the 2:4 run
-(:attr:`accel_sim.tensor_core.counters.TensorCoreCounters.bound`). The batch-1 GEMV regime is examined on
+(:attr:`accel_sim.models.tensor_core.counters.TensorCoreCounters.bound`). The batch-1 GEMV regime is examined on
 both GPU families (:mod:`accel_sim.studies.ampere_2to4_gemv`: table ``gemv_batch1``).
 """
 from __future__ import annotations
@@ -13,14 +13,14 @@ import itertools
 
 import pandas as pd
 
-from accel_sim.arch.spec import ArchSpec
-from accel_sim.config.loader import load_arch
-from accel_sim.plot.studies.ampere_2to4 import speedup_and_limiters
+from accel_sim.pipeline.catalog import ArchSpec
+from accel_sim.pipeline.catalog import load_arch
+from accel_sim.pipeline.plot.studies.ampere_2to4 import speedup_and_limiters
 from accel_sim.studies.ampere_2to4_gemv import TWO_FOUR, batch1_gemv
 from accel_sim.studies.registry import Comparison, StudyOutput, study
-from accel_sim.tensor_core.counters import TensorCoreCounters
-from accel_sim.tensor_core.family import FAMILY
-from accel_sim.workload import GemmLayer
+from accel_sim.models.tensor_core.counters import TensorCoreCounters
+from accel_sim.models.tensor_core.family import FAMILY
+from accel_sim.foundations.workload import GemmLayer
 
 ARCH = "ampere_a100"
 SIZES = (1, 16, 256, 1024, 4096, 16384)   # m (batch x tokens), n and k: 1 .. 16k, batch 1 .. 256 included

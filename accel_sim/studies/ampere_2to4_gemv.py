@@ -23,14 +23,14 @@ from __future__ import annotations
 
 import pandas as pd
 
-from accel_sim.config.loader import load_arch
-from accel_sim.simt.family import FAMILY as SIMT
-from accel_sim.simt.plan.gemm import VECTOR_BYTES
-from accel_sim.tensor_core.family import FAMILY as TENSOR_CORE
-from accel_sim.tensor_core.plan.problem import BITS_PER_BYTE
-from accel_sim.tensor_core.plan.tiling import stage_fill_bits
-from accel_sim.tensor_core.spec import LOADS_IN_FLIGHT
-from accel_sim.workload import GemmLayer, NMSparsity
+from accel_sim.pipeline.catalog import load_arch
+from accel_sim.models.simt.family import FAMILY as SIMT
+from accel_sim.models.simt.plan.gemm import VECTOR_BYTES
+from accel_sim.models.tensor_core.family import FAMILY as TENSOR_CORE
+from accel_sim.models.tensor_core.plan.problem import BITS_PER_BYTE
+from accel_sim.models.tensor_core.plan.tiling import stage_fill_bits
+from accel_sim.models.tensor_core.spec import LOADS_IN_FLIGHT
+from accel_sim.foundations.workload import GemmLayer, NMSparsity
 
 SIMT_ARCH = "ampere_a100_simt"
 FP16_BITS = 16                # the study's word: FP16 weights and activations (the brief's 2:4 FP16 pattern)

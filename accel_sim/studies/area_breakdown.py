@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from accel_sim.config.loader import load_arch
-from accel_sim.plot.studies.area_breakdown import breakdown_bars
-from accel_sim.simulate import chip_area
+from accel_sim.pipeline.catalog import load_arch
+from accel_sim.pipeline.plot.studies.area_breakdown import breakdown_bars
+from accel_sim.pipeline.simulate import chip_area
 from accel_sim.studies.registry import Comparison, StudyOutput, study
 
 AREA_TOLERANCE = 0.20   # issue 20: chip area within 20 % of the published one
@@ -60,10 +60,10 @@ def area_breakdown() -> StudyOutput:
             comparisons.append(Comparison(f"{row.chip} {row.module} area per PE", "mm2", row.published_mm2,
                                           float(row.simulated_mm2), source))
     readme = f"""
-Chip area from the area table alone (`accel_sim/energy/tables/cacti_aladdin_45nm_area.yaml`: SRAM from
+Chip area from the area table alone (`accel_sim/foundations/energy/tables/cacti_aladdin_45nm_area.yaml`: SRAM from
 CACTI 7 at 45 nm, logic from Aladdin's 40 nm characterisation, scaled between nodes by Stillmaker & Baas
-2017), for the blocks each family lists from its config (`components` in `accel_sim/eie/accounting.py`
-and `accel_sim/scnn/accounting.py`). Nothing is fitted to the published areas.
+2017), for the blocks each family lists from its config (`components` in `accel_sim/models/eie/accounting.py`
+and `accel_sim/models/scnn/accounting.py`). Nothing is fitted to the published areas.
 
 EIE: `arch_configs/eie.yaml` at 45 nm: {eie_area.total_mm2:.1f} mm2 against 40.8 mm2. SCNN:
 `arch_configs/scnn.yaml` costed at 16 nm (`technology_node: 16`, the paper's node; the shipped config

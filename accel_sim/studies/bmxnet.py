@@ -1,6 +1,6 @@
 """BMXNet (Yang et al., ACM MM 2017): binary vs fp32 GEMM on a CPU, and ResNet-18's model size.
 
-Speed: the CPU SIMD model (:mod:`accel_sim.cpu_simd`) runs BMXNet's GEMM shape, M = 64 filters,
+Speed: the CPU SIMD model (:mod:`accel_sim.systems.cpu_simd`) runs BMXNet's GEMM shape, M = 64 filters,
 N = 12800 output positions x batch, K = 25 C (5 x 5 kernels, C = 256 input channels), as the
 xnor_64 kernel (XNOR + POPCNT on 64-bit words) and as an fp32 BLAS GEMM, on a Haswell core with
 the fp32 kernel on 128-bit SSE (the ISA the paper's CPU is named by) and on 256-bit AVX2 + FMA.
@@ -15,15 +15,15 @@ import dataclasses
 
 import pandas as pd
 
-from accel_sim.config.loader import load_arch
-from accel_sim.cpu_simd.gemm import speedup
-from accel_sim.cpu_simd.spec import HASWELL_AVX2, HASWELL_SSE
-from accel_sim.plot.studies.bmxnet import speedup_and_size
-from accel_sim.simulate import simulate
-from accel_sim.storage.layer_storage import StorageOptions, storage_table
+from accel_sim.pipeline.catalog import load_arch
+from accel_sim.systems.cpu_simd.gemm import speedup
+from accel_sim.systems.cpu_simd.spec import HASWELL_AVX2, HASWELL_SSE
+from accel_sim.pipeline.plot.studies.bmxnet import speedup_and_size
+from accel_sim.pipeline.simulate import simulate
+from accel_sim.foundations.workload.storage import StorageOptions, storage_table
 from accel_sim.studies.registry import Comparison, StudyOutput, study
-from accel_sim.workload.layer import Network
-from accel_sim.workload.loader import load_workload
+from accel_sim.foundations.workload.layer import Network
+from accel_sim.foundations.workload.loader import load_workload
 
 PAPER = "Yang et al., BMXNet, ACM MM 2017 (arXiv 1705.09864)"
 GEMM_M, GEMM_N, KERNEL_AREA, CHANNELS = 64, 12800, 25, 256   # the paper's GEMM: K = 25 C

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import pandas as pd
 
-from accel_sim.config.loader import load_arch
-from accel_sim.plot.studies.cnvlutin import speedup_per_layer
-from accel_sim.simulate import simulate
+from accel_sim.pipeline.catalog import load_arch
+from accel_sim.pipeline.plot.studies.cnvlutin import speedup_per_layer
+from accel_sim.pipeline.simulate import simulate
 from accel_sim.studies.registry import Comparison, StudyOutput, study
-from accel_sim.workload.layer import Network
-from accel_sim.workload.loader import load_workload
+from accel_sim.foundations.workload.layer import Network
+from accel_sim.foundations.workload.loader import load_workload
 
 NETWORKS = ("alexnet", "vgg16")
 PUBLISHED_MEAN = 1.37          # Albericio et al. ISCA 2016: average speed-up (brief ampere_cnvlutin_tools.md)

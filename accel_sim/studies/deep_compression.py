@@ -23,13 +23,13 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
-from accel_sim.compress.formats.eie import EIEInterleavedCSC
-from accel_sim.storage.layer_storage import huffman_sizes, stored_matrix
-from accel_sim.compress.quantization.kmeans import quantize_kmeans
-from accel_sim.plot.studies.deep_compression import ratios_per_layer
+from accel_sim.foundations.compress.formats.eie import EIEInterleavedCSC
+from accel_sim.foundations.workload.storage import huffman_sizes, stored_matrix
+from accel_sim.foundations.compress.quantization.kmeans import quantize_kmeans
+from accel_sim.pipeline.plot.studies.deep_compression import ratios_per_layer
 from accel_sim.studies.registry import Comparison, StudyOutput, study
-from accel_sim.workload.layer import Layer
-from accel_sim.workload.loader import load_workload
+from accel_sim.foundations.workload.layer import Layer
+from accel_sim.foundations.workload.loader import load_workload
 
 DEFAULT_NETWORKS = ("lenet_300_100", "lenet5", "alexnet", "vgg16")
 FLOAT_BITS = 32  # dense baseline and codebook entries: 32-bit floats (Han et al. ICLR 2016)

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import pandas as pd
 
-from accel_sim.config.loader import load_arch
-from accel_sim.nn.dlu_training import DLUTrainingRun, train_on_dlu
-from accel_sim.nn.digits import load_digits_split
-from accel_sim.nn.training import DEFAULT_SCHEDULE, Schedule
-from accel_sim.plot.studies.dfp_training import training_formats
+from accel_sim.pipeline.catalog import load_arch
+from accel_sim.systems.nn.dlu_training import DLUTrainingRun, train_on_dlu
+from accel_sim.systems.nn.digits import load_digits_split
+from accel_sim.systems.nn.training import DEFAULT_SCHEDULE, Schedule
+from accel_sim.pipeline.plot.studies.dfp_training import training_formats
 from accel_sim.studies.registry import Comparison, StudyOutput, study
 
 ARCH = "dlu"
@@ -79,7 +79,7 @@ weight / bias gradients, updates) is narrowed to the format at its point; weight
 the format, so an update smaller than half an LSB is lost with round-to-nearest (row
 `dfp8-nearest`) and kept in expectation with stochastic rounding (the other 8-bit rows). The point
 of each tensor is chosen by the simulated statistics block
-(`accel_sim.compress.quantization.leading_bit_statistics`): a histogram of leading-bit positions
+(`accel_sim.foundations.compress.quantization.leading_bit_statistics`): a histogram of leading-bit positions
 observed in the 32-bit accumulator, read between steps, with
 the rule in column `rule` (overflow: Courbariaux et al.; max: Ristretto; percentile 99.99 %). A
 tensor whose own histogram calls for a point more than 2 bits away is re-run at once (this

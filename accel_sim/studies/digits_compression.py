@@ -1,10 +1,10 @@
 """Deep Compression on a real network: the digits classifier pruned and weight-shared.
 
 The LeNet-300-100-style MLP (64-300-100-10) trained in float32 on scikit-learn's digits; then
-every weight matrix magnitude-pruned to 10 % density (``accel_sim.compress.magnitude_mask``),
+every weight matrix magnitude-pruned to 10 % density (``accel_sim.foundations.compress.magnitude_mask``),
 the surviving weights retrained with the pruned ones held at zero (Han et al. prune, then
 retrain); then each layer's surviving weights shared through a 16-entry k-means codebook
-(4-bit codes, code 0 reserved for the pruned zeros; ``accel_sim.compress.quantize_kmeans``,
+(4-bit codes, code 0 reserved for the pruned zeros; ``accel_sim.foundations.compress.quantize_kmeans``,
 linear initialisation). Accuracy is measured on the held-out test split after each step.
 """
 from __future__ import annotations
@@ -12,10 +12,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from accel_sim.compress import magnitude_mask, quantize_kmeans
-from accel_sim.nn.digits import load_digits_split
-from accel_sim.plot.studies.digits_compression import accuracy_per_step
-from accel_sim.nn.training import DEFAULT_SCHEDULE, Schedule, accuracy, train
+from accel_sim.foundations.compress import magnitude_mask, quantize_kmeans
+from accel_sim.systems.nn.digits import load_digits_split
+from accel_sim.pipeline.plot.studies.digits_compression import accuracy_per_step
+from accel_sim.systems.nn.training import DEFAULT_SCHEDULE, Schedule, accuracy, train
 from accel_sim.studies.registry import Comparison, StudyOutput, study
 
 DENSITY = 0.10        # issue 3: prune to 10 % density

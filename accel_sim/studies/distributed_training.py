@@ -15,21 +15,21 @@ import itertools
 
 import pandas as pd
 
-from accel_sim.cluster.plan import TOPOLOGIES, Techniques
-from accel_sim.cluster.run import device_timing, run_cluster
-from accel_sim.cluster.spec import DeviceSpec, LoadedCluster, load_cluster
-from accel_sim.config.loader import load_arch
-from accel_sim.dlu.spec import DATA_TYPE_BITS
-from accel_sim.plot.studies.training import speedup_by_technique
+from accel_sim.systems.cluster.plan import TOPOLOGIES, Techniques
+from accel_sim.systems.cluster.run import device_timing, run_cluster
+from accel_sim.systems.cluster.spec import DeviceSpec, LoadedCluster, load_cluster
+from accel_sim.pipeline.catalog import load_arch
+from accel_sim.models.dlu.spec import DATA_TYPE_BITS
+from accel_sim.pipeline.plot.studies.training import speedup_by_technique
 from accel_sim.studies.registry import Comparison, StudyOutput, study
-from accel_sim.workload.loader import load_workload
+from accel_sim.foundations.workload.loader import load_workload
 
 CONFIG = "gpu2016_64_edr"    # the documented system of Fujitsu's experiment: the bar and press-release rows
 DLU_CONFIG = "dlu_64_edr"    # the DLU line: ResNet-50, precision and power cap
 NETWORKS = ("alexnet_dense", "resnet50")
 DEVICES = (1, 2, 4, 8, 16, 32, 64)
 SWITCHES = ("backward_overlap", "forward_overlap", "host_pipelining")
-# DLU data type and its gradient bits (the DLU datapath widths, accel_sim/dlu/spec.py)
+# DLU data type and its gradient bits (the DLU datapath widths, accel_sim/models/dlu/spec.py)
 PRECISIONS = tuple((data_type, DATA_TYPE_BITS[data_type]) for data_type in ("fp32", "fp16", "int16", "int8"))
 BATCHES = (8, 16, 32, 64, 128)
 SWITCH_SHARING = (1, 2, 4)   # devices per PCIe switch uplink (sensitivity table, distributed-training-unknowns)

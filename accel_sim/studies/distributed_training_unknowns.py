@@ -12,10 +12,10 @@ import itertools
 
 import pandas as pd
 
-from accel_sim.cluster.plan import TOPOLOGIES
-from accel_sim.cluster.run import device_timing
-from accel_sim.cluster.spec import LoadedCluster, MeasuredSpec, load_cluster
-from accel_sim.plot.studies.training import ratio_vs_scaling
+from accel_sim.systems.cluster.plan import TOPOLOGIES
+from accel_sim.systems.cluster.run import device_timing
+from accel_sim.systems.cluster.spec import LoadedCluster, MeasuredSpec, load_cluster
+from accel_sim.pipeline.plot.studies.training import ratio_vs_scaling
 from accel_sim.studies.distributed_training import CONFIG, DLU_CONFIG, OVERVIEW, SWITCH_SHARING, _all_vs_none, \
     _with
 from accel_sim.studies.registry import Comparison, StudyOutput, study

@@ -7,11 +7,11 @@ import math
 
 import pandas as pd
 
-from accel_sim.eie.family import FAMILY
-from accel_sim.eie.fast.dram_spill import spill_stall_cycles
-from accel_sim.eie.plan import retime
-from accel_sim.eie.plan.storage import storage_fit
-from accel_sim.plot.studies.eie_benchmarks import time_and_energy_split
+from accel_sim.models.eie.family import FAMILY
+from accel_sim.models.eie.fast.dram_spill import spill_stall_cycles
+from accel_sim.models.eie.plan import retime
+from accel_sim.models.eie.plan.storage import storage_fit
+from accel_sim.pipeline.plot.studies.eie_benchmarks import time_and_energy_split
 from accel_sim.studies.eie_common import EIE_PAPER, WORKLOAD, benchmark_layers, costed, eie_arch
 from accel_sim.studies.registry import Comparison, StudyOutput, study
 
@@ -98,7 +98,7 @@ def eie_benchmarks(layers: tuple[str, ...] | None = None, workload: str = WORKLO
 Each of the nine EIE benchmark layers (`workloads/eie_benchmarks.yaml`: shapes and densities of the
 paper's table, uniform-random sparsity, seed 0) on `arch_configs/eie.yaml` (64 PEs, 800 MHz, FIFO
 depth 8, 64-bit sparse-matrix SRAM), one input vector each, with the fast path of
-`accel_sim.eie` (cycle-exact against its discrete-event reference).
+`accel_sim.models.eie` (cycle-exact against its discrete-event reference).
 
 - `cycles`, `time_us`: the simulated time (compared with Table IV's EIE "actual" time);
   `ideal_time_us`: ceil(non-zero weights in the broadcast columns / 64) cycles, i.e. perfect load
@@ -110,7 +110,7 @@ depth 8, 64-bit sparse-matrix SRAM), one input vector each, with the fast path o
 - `load_efficiency`: PE busy cycles (padding entries included) / (64 x cycles); one minus the share of
   bubble cycles (starved or finished early).
 - `padding_fraction`: padding entries / entries processed.
-- `energy_pj`: action counts x the Horowitz 45 nm table (`accel_sim/energy/tables/horowitz_45nm.yaml`),
+- `energy_pj`: action counts x the Horowitz 45 nm table (`accel_sim/foundations/energy/tables/horowitz_45nm.yaml`),
   by module: activation queue, pointer read, sparse-matrix read, arithmetic, activation read / write
   (and DRAM for spills).
 

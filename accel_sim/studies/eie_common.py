@@ -3,16 +3,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from accel_sim.arch.spec import ArchSpec
-from accel_sim.config.loader import load_arch
-from accel_sim.eie.family import FAMILY
-from accel_sim.eie.plan import retime
-from accel_sim.energy.cost import cost
-from accel_sim.energy.table import load_energy_table
-from accel_sim.results.layer_result import LayerResult
-from accel_sim.simulate import LayerRun, energy_factor
-from accel_sim.workload.layer import Layer
-from accel_sim.workload.loader import load_workload
+from accel_sim.pipeline.catalog import ArchSpec
+from accel_sim.pipeline.catalog import load_arch
+from accel_sim.models.eie.family import FAMILY
+from accel_sim.models.eie.plan import retime
+from accel_sim.foundations.energy.cost import cost
+from accel_sim.foundations.energy.table import load_energy_table
+from accel_sim.foundations.results.layer_result import LayerResult
+from accel_sim.pipeline.simulate import LayerRun, energy_factor
+from accel_sim.foundations.workload.layer import Layer
+from accel_sim.foundations.workload.loader import load_workload
 
 ARCH = "eie"
 WORKLOAD = "eie_benchmarks"
@@ -35,7 +35,7 @@ def eie_arch(**overrides) -> ArchSpec:
 
 def timing_sweep(field: str, values: tuple, layers: tuple[str, ...] | None = None) -> Iterator[tuple[Layer, object, LayerResult]]:
     """(layer, value, result) for every benchmark layer and every value of one ``eie`` field that
-    does not change what is stored (FIFO depth, SRAM width, ...: ``accel_sim.eie.plan.TIMING_FIELDS``):
+    does not change what is stored (FIFO depth, SRAM width, ...: ``accel_sim.models.eie.plan.TIMING_FIELDS``):
     each layer is planned once, then counted (fast path) and accounted per value. No energy."""
     arch = eie_arch()
     for layer in benchmark_layers(layers):

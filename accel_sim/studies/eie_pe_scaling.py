@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from accel_sim.eie.family import FAMILY
-from accel_sim.plot.studies.eie_pe_scaling import scaling
+from accel_sim.models.eie.family import FAMILY
+from accel_sim.pipeline.plot.studies.eie_pe_scaling import scaling
 from accel_sim.studies.eie_common import EIE_PAPER, benchmark_layers, eie_arch
 from accel_sim.studies.registry import Comparison, StudyOutput, study
 

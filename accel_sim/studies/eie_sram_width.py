@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from accel_sim.plot.studies.eie_sram_width import reads_and_energy
+from accel_sim.pipeline.plot.studies.eie_sram_width import reads_and_energy
 from accel_sim.studies.eie_common import EIE_PAPER, timing_sweep_runs
 from accel_sim.studies.registry import Comparison, StudyOutput, study
 

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import numpy as np
 
-from accel_sim.arch.spec import ArchSpec
-from accel_sim.config.loader import load_arch
-from accel_sim.simt.counters import SimtCounters
-from accel_sim.simt.family import FAMILY
-from accel_sim.workload import GemmLayer
-from accel_sim.workload.layer import Layer, OperandSource
+from accel_sim.pipeline.catalog import ArchSpec
+from accel_sim.pipeline.catalog import load_arch
+from accel_sim.models.simt.counters import SimtCounters
+from accel_sim.models.simt.family import FAMILY
+from accel_sim.foundations.workload import GemmLayer
+from accel_sim.foundations.workload.layer import Layer, OperandSource
 
 ARCH = "ampere_a100_simt"
 

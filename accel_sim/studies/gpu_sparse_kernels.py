@@ -18,13 +18,13 @@ import math
 
 import pandas as pd
 
-from accel_sim.plot.studies.gpu_sparse_kernels import speedup_vs_sparsity, transpose_bars
+from accel_sim.pipeline.plot.studies.gpu_sparse_kernels import speedup_vs_sparsity, transpose_bars
 from accel_sim.studies.gpu_sparse_common import (geomean, heavy_columns_layer, heavy_tailed_layer, kernel_arch, lognormal_layer,
                                                  longest_warp_cycles, run, temporary_folder)
-from accel_sim.simt.spec import SimtSpec
+from accel_sim.models.simt.spec import SimtSpec
 from accel_sim.studies.registry import Comparison, StudyOutput, study
-from accel_sim.workload import ConvLayer, GemmLayer, NMSparsity
-from accel_sim.workload.layer import OperandSource
+from accel_sim.foundations.workload import ConvLayer, GemmLayer, NMSparsity
+from accel_sim.foundations.workload.layer import OperandSource
 
 # (name, output channels / features M, reduction K, spatial side or tokens): ResNet-50 1 x 1 convs at
 # batch 1 (He et al. 2016: bottleneck reduce / expand of each stage), BERT-base FFN (768 -> 3072, 128 tokens)

@@ -12,7 +12,7 @@ are N:M by construction), so the whole study runs in seconds.
 
 Roofline: arithmetic intensity = 2 x MACs / DRAM bytes; attainable = min(peak FP16 dense math,
 DRAM bandwidth x intensity); the step is DRAM-bound when the layers whose limiting path
-(:attr:`~accel_sim.tensor_core.counters.TensorCoreCounters.bound`) is DRAM take most of its cycles.
+(:attr:`~accel_sim.models.tensor_core.counters.TensorCoreCounters.bound`) is DRAM take most of its cycles.
 """
 from __future__ import annotations
 
@@ -21,21 +21,21 @@ from types import MappingProxyType
 
 import pandas as pd
 
-from accel_sim.arch.spec import ArchSpec
-from accel_sim.config.loader import load_arch
-from accel_sim.simulate import simulate
-from accel_sim.energy.cost import cost
-from accel_sim.energy.table import load_energy_table
-from accel_sim.plot.studies.llm_inference import throughput_and_roofline
-from accel_sim.results.layer_result import LayerResult
+from accel_sim.pipeline.catalog import ArchSpec
+from accel_sim.pipeline.catalog import load_arch
+from accel_sim.pipeline.simulate import simulate
+from accel_sim.foundations.energy.cost import cost
+from accel_sim.foundations.energy.table import load_energy_table
+from accel_sim.pipeline.plot.studies.llm_inference import throughput_and_roofline
+from accel_sim.foundations.results.layer_result import LayerResult
 from accel_sim.studies.registry import Comparison, StudyOutput, study
-from accel_sim.systolic.family import FAMILY as SYSTOLIC
-from accel_sim.tensor_core.family import FAMILY
-from accel_sim.vector_unit.unit import vector_layer_result
-from accel_sim.workload.layer import BatchedGemmLayer, NetworkLayer, VectorLayer
-from accel_sim.workload.llm.compression import Compression
-from accel_sim.workload.llm.generator import InferenceStep, transformer_network
-from accel_sim.workload.llm.hf_config import read_hf_config
+from accel_sim.models.systolic.family import FAMILY as SYSTOLIC
+from accel_sim.models.tensor_core.family import FAMILY
+from accel_sim.models.vector_unit.family import vector_layer_result
+from accel_sim.foundations.workload.layer import BatchedGemmLayer, NetworkLayer, VectorLayer
+from accel_sim.foundations.workload.llm.compression import Compression
+from accel_sim.foundations.workload.llm.generator import InferenceStep, transformer_network
+from accel_sim.foundations.workload.llm.hf_config import read_hf_config
 
 ARCH = "ampere_a100"
 MODEL = "workloads/llm/configs/llama_2_7b.json"

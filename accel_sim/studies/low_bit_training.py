@@ -1,4 +1,4 @@
-"""Low-bit training on the digits: every method of :mod:`accel_sim.nn.lowbit` against float32.
+"""Low-bit training on the digits: every method of :mod:`accel_sim.systems.nn.lowbit` against float32.
 
 Same split, schedule, seed and architecture for every row; the papers' own figures (ImageNet,
 CIFAR-10, MNIST: different data sets and networks) are reference columns and comparison rows,
@@ -10,11 +10,11 @@ from dataclasses import dataclass, replace
 
 import pandas as pd
 
-from accel_sim.nn.digits import load_digits_split
-from accel_sim.nn.lowbit.methods import LowBitConfig
-from accel_sim.nn.lowbit.train import INQ_STAGE_EPOCHS, LOWBIT_SCHEDULE, train_lowbit
-from accel_sim.nn.training import Schedule
-from accel_sim.plot.studies.low_bit_training import accuracy_per_method
+from accel_sim.systems.nn.digits import load_digits_split
+from accel_sim.systems.nn.lowbit.methods import LowBitConfig
+from accel_sim.systems.nn.lowbit.train import INQ_STAGE_EPOCHS, LOWBIT_SCHEDULE, train_lowbit
+from accel_sim.systems.nn.training import Schedule
+from accel_sim.pipeline.plot.studies.low_bit_training import accuracy_per_method
 from accel_sim.studies.registry import Comparison, StudyOutput, study
 
 COLUMNS = ["network", "label", "method", "weight_bits", "activation_bits", "gradient_bits", "full_precision_ends",
@@ -147,9 +147,9 @@ def low_bit_training() -> StudyOutput:
     mlp, cnn = LOWBIT_SCHEDULE, replace(LOWBIT_SCHEDULE, epochs=CNN_EPOCHS)
     fp = {n: 100 * _row(frame, "fp32", n).test_accuracy for n in ("mlp", "cnn")}
     readme = f"""
-Every method of `accel_sim/nn/lowbit/` trained from the same seed on scikit-learn's handwritten digits (fixed
+Every method of `accel_sim/systems/nn/lowbit/` trained from the same seed on scikit-learn's handwritten digits (fixed
 stratified split: 1,257 train / 540 test images; one test image is 0.19 points, and a single seed is run, so
-differences of one or two images are noise). Networks (`accel_sim/nn/lowbit/network.py`): the MLP 64-300-100-10
+differences of one or two images are noise). Networks (`accel_sim/systems/nn/lowbit/network.py`): the MLP 64-300-100-10
 and a LeNet-5-like CNN (conv 3x3 16, pool, conv 3x3 32, pool, fc 64, fc 10), batch norm after every layer
 (also the last), Adam, learning rate {mlp.learning_rate} decaying 10x over the run, batch {mlp.batch_size}:
 {mlp.epochs} epochs for the MLP, {cnn.epochs} for the CNN; INQ trains the same schedule in float32, then

@@ -12,17 +12,17 @@ import math
 
 import pandas as pd
 
-from accel_sim.config.loader import load_arch
-from accel_sim.dlu.accounting import COMPUTE_COMPONENTS, mac_actions
-from accel_sim.dlu.spec import DLUSpec
-from accel_sim.energy.table import EnergyTable, load_energy_table
-from accel_sim.nn.dlu_training import step_cost
-from accel_sim.nn.mlp import MLP
-from accel_sim.nn.training import DEFAULT_SCHEDULE, LENET_300_100_HIDDEN
-from accel_sim.plot.studies.precision_energy import energy_and_throughput
-from accel_sim.simulate import simulate_layer
+from accel_sim.pipeline.catalog import load_arch
+from accel_sim.models.dlu.accounting import COMPUTE_COMPONENTS, mac_actions
+from accel_sim.models.dlu.spec import DLUSpec
+from accel_sim.foundations.energy.table import EnergyTable, load_energy_table
+from accel_sim.systems.nn.dlu_training import step_cost
+from accel_sim.systems.nn.mlp import MLP
+from accel_sim.systems.nn.training import DEFAULT_SCHEDULE, LENET_300_100_HIDDEN
+from accel_sim.pipeline.plot.studies.precision_energy import energy_and_throughput
+from accel_sim.pipeline.simulate import simulate_layer
 from accel_sim.studies.registry import Comparison, StudyOutput, study
-from accel_sim.workload.layer import GemmLayer
+from accel_sim.foundations.workload.layer import GemmLayer
 
 ARCH = "dlu"
 DATA_TYPES = ("fp32", "fp16", "int16", "int8", "int4", "ternary", "binary")

@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from accel_sim.plot import save_figure
-from accel_sim.workload.operand_cache import shared_operands
+from accel_sim.pipeline.plot import save_figure
+from accel_sim.foundations.workload.operand_cache import shared_operands
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -225,7 +225,7 @@ def reproduce_all(out_dir: Path, names: tuple[str, ...] | None = None,
     """Run every study (or those in ``names``) into ``out_dir/<study>/`` and write the gallery
     ``out_dir/README.md``. ``jobs`` studies run at once in worker processes, the longest (by
     :attr:`Study.cpu_s`) first; the files written are the same for any ``jobs``. Large generated operands
-    are shared between the studies through a temporary folder (:mod:`accel_sim.workload.operand_cache`). A study that fails
+    are shared between the studies through a temporary folder (:mod:`accel_sim.foundations.workload.operand_cache`). A study that fails
     does not stop the others: its traceback goes to ``out_dir/<study>/error.txt`` and the gallery
     lists it as failed. ``on_study`` / ``on_done`` are called with each study's name as it starts
     and as it ends (progress)."""

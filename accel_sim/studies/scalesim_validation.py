@@ -13,11 +13,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from accel_sim.config.loader import REPO_ROOT, load_arch
-from accel_sim.plot.studies.scalesim_validation import cycles_against_scalesim
-from accel_sim.simulate import simulate
+from accel_sim.foundations.config.loader import REPO_ROOT
+from accel_sim.pipeline.catalog import load_arch
+from accel_sim.pipeline.plot.studies.scalesim_validation import cycles_against_scalesim
+from accel_sim.pipeline.simulate import simulate
 from accel_sim.studies.registry import Comparison, StudyOutput, study
-from accel_sim.workload.loader import load_workload
+from accel_sim.foundations.workload.loader import load_workload
 
 CASES_DIR = REPO_ROOT / "tests" / "data" / "scalesim"
 

@@ -1,5 +1,5 @@
 """What the SCNN studies share: the paper's networks, designs and published figures, run into tidy frames
-through the public API (`accel_sim.simulate`)."""
+through the public API (`accel_sim.pipeline.simulate`)."""
 from __future__ import annotations
 
 import dataclasses
@@ -8,13 +8,13 @@ import math
 import numpy as np
 import pandas as pd
 
-from accel_sim.config.loader import load_arch
-from accel_sim.arch.spec import ArchSpec
-from accel_sim.energy.table import load_energy_table
-from accel_sim.results.run_result import RunResult
-from accel_sim.simulate import chip_area, simulate_layer
-from accel_sim.workload.layer import Network
-from accel_sim.workload.loader import load_workload
+from accel_sim.pipeline.catalog import load_arch
+from accel_sim.pipeline.catalog import ArchSpec
+from accel_sim.foundations.energy.table import load_energy_table
+from accel_sim.pipeline.run_result import RunResult
+from accel_sim.pipeline.simulate import chip_area, simulate_layer
+from accel_sim.foundations.workload.layer import Network
+from accel_sim.foundations.workload.loader import load_workload
 
 # Paper's workloads: AlexNet and VGG-16 conv layers (workloads/alexnet.yaml, vgg16.yaml carry the
 # brief's per-layer densities), GoogLeNet inception modules (workloads/scnn_googlenet.yaml).
@@ -57,7 +57,7 @@ PUBLISHED_ENERGY_CROSSOVER = 0.83
 SWEEP_SOURCE = "Parashar et al., ISCA 2017, Sec. 6 / Fig. 9 (value read from a public summary of the paper)"
 
 # The ablation: each choice of arch_configs/scnn.yaml (the paper's statement or a stated assumption)
-# flipped, one at a time, to an alternative of accel_sim/scnn/spec.py. (label, overrides of scnn:).
+# flipped, one at a time, to an alternative of accel_sim/models/scnn/spec.py. (label, overrides of scnn:).
 ABLATION = (
     ("weight_order: k_then_rs (K fastest; paper Fig. 7: R x S then K)", {"weight_order": "k_then_rs"}),
     ("bank_mapping: channel_spread (assumption: linear)", {"bank_mapping": "channel_spread"}),

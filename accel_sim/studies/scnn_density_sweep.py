@@ -8,11 +8,11 @@ from concurrent.futures import ProcessPoolExecutor
 
 import pandas as pd
 
-from accel_sim.plot.studies.scnn import density_sweep
+from accel_sim.pipeline.plot.studies.scnn import density_sweep
 from accel_sim.studies.registry import Comparison, StudyOutput, study
 from accel_sim.studies.scnn_energy import (breakdown, breakdown_markdown, buffered_dense_energy, component_totals,
                                            implied_per_product_scale, per_product_energy)
-from accel_sim.config.loader import load_arch
+from accel_sim.pipeline.catalog import load_arch
 from accel_sim.studies.scnn_common import (DENSE_DIAGNOSTIC, DENSE_DIAGNOSTIC_LAYERS, DESIGN_CONFIGS, DESIGN_LABELS,
                                            ENERGY_NOTES_SOURCE, PUBLISHED_DENSE_ENERGY, PUBLISHED_DENSE_SPEEDUP,
                                            PUBLISHED_ENERGY_CROSSOVER, PUBLISHED_OPT_ENERGY_CROSSOVER,

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from accel_sim.config.loader import load_arch
-from accel_sim.plot.studies.scnn_dnnsim import cycles_per_layer
-from accel_sim.simulate import simulate
+from accel_sim.pipeline.catalog import load_arch
+from accel_sim.pipeline.plot.studies.scnn_dnnsim import cycles_per_layer
+from accel_sim.pipeline.simulate import simulate
 from accel_sim.studies.registry import Comparison, StudyOutput, study
-from accel_sim.workload.layer import Network
-from accel_sim.workload.loader import load_workload
+from accel_sim.foundations.workload.layer import Network
+from accel_sim.foundations.workload.loader import load_workload
 
 DATA = Path(__file__).resolve().parents[2] / "tests" / "data" / "dnnsim_scnn"
 SOURCE = "DNNsim (isakedo/DNNsim 4748a60) SCNN model, tests/data/dnnsim_scnn/dnnsim_cycles.csv"

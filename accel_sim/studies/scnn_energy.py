@@ -3,7 +3,7 @@ next to DCNN's, and what a published gain implies for SCNN's per-product scatter
 
 Used by scnn-networks (per network, ``energy_breakdown.csv``) and scnn-density-sweep (at the dense end).
 Everything here is read from the designs' per-layer frames (``energy_<component>_pj`` columns of
-:meth:`accel_sim.results.run_result.RunResult.layers_frame`); nothing is re-costed.
+:meth:`accel_sim.pipeline.run_result.RunResult.layers_frame`); nothing is re-costed.
 """
 from __future__ import annotations
 
@@ -11,14 +11,14 @@ import math
 
 import pandas as pd
 
-from accel_sim.arch.spec import ArchSpec
-from accel_sim.config.loader import load_arch
-from accel_sim.energy.table import load_energy_table
-from accel_sim.scnn.family import FAMILY as SCNN
+from accel_sim.pipeline.catalog import ArchSpec
+from accel_sim.pipeline.catalog import load_arch
+from accel_sim.foundations.energy.table import load_energy_table
+from accel_sim.models.scnn.family import FAMILY as SCNN
 from accel_sim.studies.scnn_common import DESIGN_CONFIGS, conv_network, run_archs, scnn_variant
-from accel_sim.workload.layer import Network
+from accel_sim.foundations.workload.layer import Network
 
-# The components a Cartesian-product design charges once per product (accel_sim/scnn/accounting.py): the
+# The components a Cartesian-product design charges once per product (accel_sim/models/scnn/accounting.py): the
 # scatter crossbar transfer and the accumulator bank read-modify-write with its add. DCNN accumulates in place.
 PER_PRODUCT = ("crossbar", "accumulator_banks")
 BITS_PER_BYTE = 8
@@ -165,7 +165,7 @@ def operands_once_penalty(network: str, tiling: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
-# DCNN's partial sums in the accumulator buffer (accel_sim/scnn/spec.py, dense_partial_sums): the input-stationary
+# DCNN's partial sums in the accumulator buffer (accel_sim/models/scnn/spec.py, dense_partial_sums): the input-stationary
 # reading of the paper's PT-IS-DP-dense, a named choice that is not shipped (arch_configs/dcnn.yaml: in_place).
 BUFFERED = {"scnn.dense_partial_sums": "buffer"}
 
@@ -198,7 +198,7 @@ def partial_sums_rows(network: str, totals: pd.DataFrame, buffered: dict[str, fl
             "gain_dcnn_opt": dcnn / opt, "gain_dcnn_opt_buffer": buffered["dcnn"] / buffered["dcnn_opt"]}
 
 
-# The DRAM tile order (accel_sim/scnn/spec.py, dram_tile_order): the shipped 'fewest_tiles' against 'min_traffic'
+# The DRAM tile order (accel_sim/models/scnn/spec.py, dram_tile_order): the shipped 'fewest_tiles' against 'min_traffic'
 # (per layer, the temporal split or channel chunks moving the fewest DRAM bits, as Timeloop's mapper searches
 # mappings; the paper does not say how it tiled through DRAM). Not shipped: the lead decides.
 MIN_TRAFFIC = {"scnn.dram_tile_order": "min_traffic"}

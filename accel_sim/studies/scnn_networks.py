@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from accel_sim.config.loader import load_arch
-from accel_sim.plot.studies.scnn import gains_over_dcnn
+from accel_sim.pipeline.catalog import load_arch
+from accel_sim.pipeline.plot.studies.scnn import gains_over_dcnn
 from accel_sim.studies.registry import Comparison, StudyOutput, study
 from accel_sim.studies.scnn_energy import (EVERY_DESIGN, SCNN_ONLY, SHIPPED_ORDER, breakdown, breakdown_markdown,
                                            buffered_archs, buffered_energy, component_totals, dram_order_rows,
@@ -242,7 +242,7 @@ def tiling_text(tiling: pd.DataFrame, totals: dict[str, pd.DataFrame]) -> str:
         "\n\nA second, smaller part of the gap is DRAM under temporal tiling (`temporal_tiling.csv`): SCNN runs "
         f"{len(tiling)} layers ({', '.join(sorted(set(tiling.network)))}) in more than one pass (its 10 KB IARAM / "
         "OARAM against DCNN's 16 KB), and each pass re-reads the layer's weights and moves its input and output "
-        "tiles through DRAM (the model's stated DRAM choice, `accel_sim/scnn/fast/dram.py`). Energy as modelled "
+        "tiles through DRAM (the model's stated DRAM choice, `accel_sim/models/scnn/fast/dram.py`). Energy as modelled "
         f"over the same layer in one pass (`dram: ignored`): {100 * tiling.penalty.min():.0f}-"
         f"{100 * tiling.penalty.max():.0f} %, mean {100 * tiling.penalty.mean():.0f} %; the paper (public note on "
         f"Sec. 6): {PUBLISHED_TILED_LAYERS} layers, 5-62 %, mean {100 * PUBLISHED_TILING_PENALTY:.0f} % "

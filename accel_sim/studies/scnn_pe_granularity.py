@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from accel_sim.config.loader import load_arch
-from accel_sim.simulate import simulate
-from accel_sim.plot.studies.scnn import granularity
+from accel_sim.pipeline.catalog import load_arch
+from accel_sim.pipeline.simulate import simulate
+from accel_sim.pipeline.plot.studies.scnn import granularity
 from accel_sim.studies.registry import StudyOutput, study
 from accel_sim.studies.scnn_common import conv_network
 

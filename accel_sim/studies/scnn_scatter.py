@@ -14,7 +14,7 @@ import os
 
 import pandas as pd
 
-from accel_sim.plot.studies.scnn import scatter_sweep as scatter_figure
+from accel_sim.pipeline.plot.studies.scnn import scatter_sweep as scatter_figure
 from accel_sim.studies.registry import Comparison, StudyOutput, study
 from accel_sim.studies.scnn_common import (NETWORK_SOURCE, PUBLISHED_DENSE_SPEEDUP, PUBLISHED_SOURCE, SWEEP_SOURCE, PUBLISHED_ENERGY_CROSSOVER,
                                            PUBLISHED_ENERGY_RATIO, PUBLISHED_NETWORK_SPEEDUP,

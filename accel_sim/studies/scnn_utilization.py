@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from accel_sim.plot.studies.scnn import utilization_per_layer
+from accel_sim.pipeline.plot.studies.scnn import utilization_per_layer
 from accel_sim.studies.registry import StudyOutput, study
 from accel_sim.studies.scnn_common import conv_network, run_designs
 

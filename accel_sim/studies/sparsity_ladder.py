@@ -13,14 +13,14 @@ import dataclasses
 
 import pandas as pd
 
-from accel_sim.config.loader import load_arch
-from accel_sim.energy.table import load_energy_table
-from accel_sim.pe_array.spec import SUPPORT_LEVELS
-from accel_sim.plot.studies.sparsity_ladder import ladder_figure
-from accel_sim.simulate import simulate_layer
+from accel_sim.pipeline.catalog import load_arch
+from accel_sim.foundations.energy.table import load_energy_table
+from accel_sim.models.pe_array.spec import SUPPORT_LEVELS
+from accel_sim.pipeline.plot.studies.sparsity_ladder import ladder_figure
+from accel_sim.pipeline.simulate import simulate_layer
 from accel_sim.studies.registry import StudyOutput, study
-from accel_sim.workload.layer import Layer, NMSparsity, OperandSource
-from accel_sim.workload.loader import load_workload
+from accel_sim.foundations.workload.layer import Layer, NMSparsity, OperandSource
+from accel_sim.foundations.workload.loader import load_workload
 
 DENSITIES = (1.0, 0.8, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.05)
 PATTERNS = ("unstructured", "2:4", "block", "channel")

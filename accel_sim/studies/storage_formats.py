@@ -15,11 +15,11 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
-from accel_sim.compress.formats import FORMATS
-from accel_sim.plot.studies.storage_formats import bits_per_element
-from accel_sim.storage.layer_storage import STORAGE_PARTS, stored_matrix
+from accel_sim.foundations.compress.formats import FORMATS
+from accel_sim.pipeline.plot.studies.storage_formats import bits_per_element
+from accel_sim.foundations.workload.storage import STORAGE_PARTS, stored_matrix
 from accel_sim.studies.registry import Comparison, StudyOutput, study
-from accel_sim.workload.loader import load_workload
+from accel_sim.foundations.workload.loader import load_workload
 
 DEFAULT_LAYER = ("alexnet", "conv3")
 DEFAULT_DENSITIES = (0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)

@@ -1,6 +1,6 @@
 """Peak training memory, conventional vs reordered backward, and what fits a device (issue 18).
 
-The planner (:mod:`accel_sim.training.memory`) on AlexNet, VGG-16 and ResNet-50 (dense workloads,
+The planner (:mod:`accel_sim.systems.training.memory`) on AlexNet, VGG-16 and ResNet-50 (dense workloads,
 float32 tensors) at one batch; the largest batch and the largest network width that fit a device
 memory under each schedule.
 """
@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from accel_sim.plot.studies.training import memory_by_schedule
+from accel_sim.pipeline.plot.studies.training import memory_by_schedule
 from accel_sim.studies.registry import Comparison, StudyOutput, study
-from accel_sim.training.memory import SCHEDULES, largest_batch, largest_width, plan_memory, widen
-from accel_sim.workload.loader import load_workload
+from accel_sim.systems.training.memory import SCHEDULES, largest_batch, largest_width, plan_memory, widen
+from accel_sim.foundations.workload.loader import load_workload
 
 NETWORKS = ("alexnet_dense", "vgg16_dense", "resnet50")
 BATCH = 32                  # Goyal et al. 2017: 32 images per worker (the distributed-training study's batch too)
@@ -76,7 +76,7 @@ def training_memory() -> StudyOutput:
     v = peak.loc["vgg16_dense"]
     readme = f"""
 Peak memory of one training step (float32 tensors, batch {BATCH} per device) under three schedules of
-the training-memory planner (`accel_sim/training/memory.py`):
+the training-memory planner (`accel_sim/systems/training/memory.py`):
 
 - **conventional**: Caffe's static allocation, every blob's data and error and every parameter's value
   and gradient allocated for the whole step, plus the largest im2col workspace (one sample);

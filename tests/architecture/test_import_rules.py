@@ -1,27 +1,33 @@
-"""Import rules of the family contract, checked on the source (AST scan of every module).
+"""The layout's rules, generated from the one declaration of the tiers (``tiers.py``) and checked on the
+source of every module of ``accel_sim/`` (an AST scan: imports at module level, inside functions, and
+under ``TYPE_CHECKING`` alike; a string naming a module of the package, as the lazy tables of
+``accel_sim/__init__.py`` hold, counts as an import of it, and the catalog imports each name it lists).
 
-- a family's ``reference`` imports only its family's ``spec`` / ``plan`` / ``counters`` / ``reference``
-  modules, the shared hardware blocks (:mod:`accel_sim.hardware`), the layer types, errors,
-  the standard library, numpy and simpy: it never reuses the code it checks;
-- ``fast`` never imports ``reference`` nor ``accounting``; ``accounting`` never imports ``fast`` nor
-  ``reference``; ``plan`` imports neither;
-- a family's folder holds only the contract's roles; no family imports another family;
-- model code never loads energy tables (one costing path: ``accel_sim.simulate``);
-- ``compress/`` imports neither simpy nor pandas nor ``workload/``; only ``plot/`` imports matplotlib;
-- no import circle in ``accel_sim/`` (module-level and function-level imports alike).
+- no module imports a higher tier; between parts of one tier only as ``PEERS`` lets it; no circle of
+  parts (a part: the folder or module just below a tier's folder) and no circle of modules;
+- every folder of ``accel_sim/models/`` has the family contract's shape: only the contract's roles,
+  each a module or a package, and ``spec``, ``plan``, ``fast``, ``reference``, ``accounting``, ``family``;
+- a model's ``reference`` imports only its own ``spec`` / ``plan`` / ``counters`` / ``reference``, the
+  shared hardware blocks, a few foundations (errors, layer types, the arch's base, the contract), the
+  standard library, numpy and simpy: it never reuses the code it checks; ``fast`` never imports
+  ``reference`` nor ``accounting``, and so on (``FORBIDDEN_BY_ROLE``);
+- models never load energy tables (one costing path: ``accel_sim.pipeline.simulate``);
+- ``compress`` imports neither simpy nor pandas nor the workloads; only ``pipeline/plot`` imports matplotlib.
 """
 from __future__ import annotations
 
 import ast
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 
-from accel_sim.family.registry import FAMILIES
+from tests.architecture.tiers import PEERS, TIERS
 
 PACKAGE = Path(__file__).resolve().parents[2] / "accel_sim"
 ROLES = ("spec", "plan", "counters", "fast", "reference", "accounting", "family", "functional")
+REQUIRED_ROLES = ("spec", "plan", "fast", "reference", "accounting", "family")
 STDLIB = set(sys.stdlib_module_names)
 
 
@@ -32,18 +38,16 @@ def module_name(path: Path) -> str:
     return ".".join(parts)
 
 
-def imports_of(path: Path) -> set[str]:
-    """Absolute names of every module ``path`` imports (``from a import b`` gives ``a.b`` when
-    ``a.b`` is a module of the package, else ``a``)."""
-    tree = ast.parse(path.read_text())
-    package = module_name(path) if path.name == "__init__.py" else module_name(path).rpartition(".")[0]
-    typing_only = {id(n) for node in ast.walk(tree) if isinstance(node, ast.If)
-                   and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
-                   for n in ast.walk(node)}  # imports for type checkers never run
+PATHS = sorted(PACKAGE.rglob("*.py"))
+MODULES = {module_name(p): p for p in PATHS}
+
+
+def imports_in(tree: ast.AST, name: str, is_package: bool, modules: Mapping[str, object]) -> set[str]:
+    """Absolute names of every module a parsed module imports (``from a import b`` gives ``a.b`` when
+    ``a.b`` is a module, else ``a``), plus every string constant that names a module of the package."""
+    package = name if is_package else name.rpartition(".")[0]
     found: set[str] = set()
     for node in ast.walk(tree):
-        if id(node) in typing_only:
-            continue
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -54,110 +58,108 @@ def imports_of(path: Path) -> set[str]:
                 base = ".".join(anchor + ([base] if base else []))
             for alias in node.names:
                 candidate = f"{base}.{alias.name}"
-                found.add(candidate if candidate in MODULES else base)
+                found.add(candidate if candidate in modules else base)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in modules \
+                and node.value.startswith("accel_sim.") and node.value != name:
+            found.add(node.value)
     return found
 
 
-PATHS = sorted(PACKAGE.rglob("*.py"))
-MODULES = {module_name(p): p for p in PATHS}
+def _catalog_models() -> set[str]:
+    """The catalog imports ``accel_sim.models.<name>.family`` for each name of its list."""
+    tree = ast.parse(MODULES["accel_sim.pipeline.catalog"].read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "MODEL_NAMES"
+                                                for t in node.targets):
+            return {f"accel_sim.models.{name}.family" for name in ast.literal_eval(node.value)}
+    raise AssertionError("accel_sim/pipeline/catalog.py has no MODEL_NAMES")
 
 
-def family_modules(family: str) -> dict[str, Path]:
-    return {name: path for name, path in MODULES.items() if name.startswith(f"accel_sim.{family}.")}
+def import_graph() -> dict[str, set[str]]:
+    graph = {name: imports_in(ast.parse(path.read_text()), name, path.name == "__init__.py", MODULES)
+             for name, path in MODULES.items()}
+    graph["accel_sim.pipeline.catalog"] |= _catalog_models()
+    return graph
 
 
-def role_of(name: str) -> str:
-    return name.split(".")[2]
+GRAPH = import_graph()
 
 
-@pytest.mark.parametrize("family", FAMILIES)
-def test_family_folder_holds_only_contract_roles(family):
-    strays = sorted(name for name in family_modules(family) if role_of(name) not in ROLES)
-    assert not strays, f"{family}: modules outside the contract roles {ROLES}: {strays}"
-    for role in ("spec", "plan", "fast", "reference", "accounting", "family"):
-        assert any(role_of(n) == role for n in family_modules(family)), f"{family}: no {role} module"
+# ---- tiers and parts, generated from tiers.py ----
+
+def within(name: str, package: str) -> bool:
+    return name == package or name.startswith(package + ".")
 
 
-def allowed_for_reference(family: str, imported: str) -> bool:
-    top = imported.split(".")[0]
-    if top in ("numpy", "simpy") or (top in STDLIB and top != "accel_sim"):
-        return True
-    own = imported.startswith(f"accel_sim.{family}.") and role_of(imported) in ("spec", "plan", "counters",
-                                                                                "reference")
-    shared = imported == "accel_sim.hardware" or imported.startswith("accel_sim.hardware.")
-    return own or shared or imported in ("accel_sim.errors", "accel_sim.workload.layer", "accel_sim.arch.spec",
-                                         "accel_sim.family.contract")
+def tier_of(name: str) -> int | None:
+    """Index of the tier ``name`` belongs to (0 = top); the longest matching package decides."""
+    best = None
+    for index, tier in enumerate(TIERS):
+        for package in tier.packages:
+            if within(name, package) and (best is None or len(package) > len(best[1])):
+                best = (index, package)
+    return None if best is None else best[0]
 
 
-@pytest.mark.parametrize("family", FAMILIES)
-def test_reference_imports_only_spec_plan_and_shared_blocks(family):
-    bad = {name: sorted(i for i in imports_of(path) if not allowed_for_reference(family, i))
-           for name, path in family_modules(family).items() if role_of(name) == "reference"}
-    bad = {k: v for k, v in bad.items() if v}
-    assert not bad, f"{family} reference imports code outside its spec/plan and the shared blocks: {bad}"
+def part_of(name: str) -> str:
+    """The folder or module just below the tier's own package (the tier itself for its package's
+    ``__init__`` and for top-level modules such as ``accel_sim.__main__``)."""
+    index = tier_of(name)
+    package = max((p for p in TIERS[index].packages if within(name, p)), key=len)
+    rest = name[len(package):].lstrip(".").split(".")
+    return package if not rest[0] else f"{package}.{rest[0]}"
 
 
-FORBIDDEN_BY_ROLE = {"plan": ("fast", "reference", "accounting"), "counters": ("fast", "reference", "accounting"),
-                     "fast": ("reference", "accounting"), "accounting": ("fast", "reference")}
-
-
-@pytest.mark.parametrize("family", FAMILIES)
-def test_roles_keep_apart(family):
+def layout_violations(graph: Mapping[str, set[str]]) -> list[str]:
+    """Every import that runs up a tier, or across parts of one tier without leave."""
     bad = []
-    for name, path in family_modules(family).items():
-        for imported in imports_of(path):
-            if imported.startswith(f"accel_sim.{family}.") and role_of(imported) in FORBIDDEN_BY_ROLE.get(
-                    role_of(name), ()):
-                bad.append(f"{name} imports {imported}")
-    assert not bad, bad
+    for name, imported in graph.items():
+        source_tier = tier_of(name)
+        assert source_tier is not None, f"{name} is in no tier of tests/architecture/tiers.py"
+        for target in sorted(imported):
+            if not within(target, "accel_sim") or target not in graph:
+                continue
+            target_tier = tier_of(target)
+            if target_tier < source_tier:
+                bad.append(f"{name} imports {target}: from tier {TIERS[source_tier].name} up to "
+                           f"{TIERS[target_tier].name}")
+            elif target_tier == source_tier:
+                source_part, target_part = part_of(name), part_of(target)
+                allowed = PEERS.get(source_part, ())
+                if source_part != target_part and target_part != TIERS[source_tier].packages[0] \
+                        and not any(within(target, p) for p in allowed) and source_part in PEERS_CHECKED[source_tier]:
+                    bad.append(f"{name} imports {target}: parts {source_part} -> {target_part} of tier "
+                               f"{TIERS[source_tier].name} (not in PEERS)")
+    return bad
 
 
-@pytest.mark.parametrize("family", FAMILIES)
-def test_no_family_imports_another_and_none_loads_energy(family):
-    others = [f for f in FAMILIES if f != family]
-    bad = []
-    for name, path in family_modules(family).items():
-        for imported in imports_of(path):
-            if any(imported == f"accel_sim.{o}" or imported.startswith(f"accel_sim.{o}.") for o in others):
-                bad.append(f"{name} imports {imported}")
-            if imported.startswith("accel_sim.energy") or imported.startswith("accel_sim.simulate"):
-                bad.append(f"{name} imports {imported} (costing happens after counting)")
-    assert not bad, bad
+# Tiers whose parts may only import each other as PEERS says (models: never; pipeline, systems: as
+# declared). In foundations, studies and the interface, parts build on each other freely, without circles.
+PEERS_CHECKED = {index: ({part_of(n) for n in MODULES if tier_of(n) == index}
+                         if tier.name in ("systems", "pipeline", "models") else set())
+                 for index, tier in enumerate(TIERS)}
 
 
-def test_compress_is_pure_numpy():
-    bad = [f"{name} imports {i}" for name, path in MODULES.items() if name.startswith("accel_sim.compress")
-           for i in imports_of(path)
-           if i.split(".")[0] in ("simpy", "pandas") or i.startswith("accel_sim.workload")]
-    assert not bad, bad
+def part_circles(graph: Mapping[str, set[str]]) -> list[list[str]]:
+    parts: dict[str, set[str]] = {}
+    for name, imported in graph.items():
+        source = part_of(name)
+        parts.setdefault(source, set())
+        parts[source] |= {part_of(t) for t in imported if t in graph and part_of(t) != source}
+    return circles(parts)
 
 
-def test_only_plot_imports_matplotlib():
-    bad = [name for name, path in MODULES.items() if not name.startswith("accel_sim.plot")
-           and any(i.split(".")[0] == "matplotlib" for i in imports_of(path))]
-    assert not bad, bad
-
-
-def test_no_import_circle():
-    graph = {name: {i for i in imports_of(path) if i in MODULES and i != name} for name, path in MODULES.items()}
-    # a package's __init__ importing its own submodules is how packages re-export: not a circle
-    graph = {name: {i for i in deps if not (i.startswith(name + ".") and MODULES[name].name == "__init__.py")}
-             for name, deps in graph.items()}
-    # importing a.b.c runs a/__init__ and a/b/__init__ first
-    for name in list(graph):
-        parts = name.split(".")
-        graph[name] |= {".".join(parts[:k]) for k in range(1, len(parts)) if ".".join(parts[:k]) in MODULES
-                        and not name.startswith(".".join(parts[:k]) + ".")} - {name}
+def circles(graph: Mapping[str, set[str]]) -> list[list[str]]:
     state: dict[str, int] = {}
     stack: list[str] = []
-    circles: list[list[str]] = []
+    found: list[list[str]] = []
 
     def visit(node: str) -> None:
         state[node] = 1
         stack.append(node)
-        for nxt in sorted(graph[node]):
+        for nxt in sorted(graph.get(node, ())):
             if state.get(nxt) == 1:
-                circles.append(stack[stack.index(nxt):] + [nxt])
+                found.append(stack[stack.index(nxt):] + [nxt])
             elif nxt not in state:
                 visit(nxt)
         stack.pop()
@@ -166,4 +168,118 @@ def test_no_import_circle():
     for node in sorted(graph):
         if node not in state:
             visit(node)
-    assert not circles, "import circles:\n" + "\n".join(" -> ".join(c) for c in circles[:10])
+    return found
+
+
+def test_every_module_is_in_a_tier():
+    assert not [name for name in MODULES if tier_of(name) is None]
+
+
+def test_no_import_runs_up_a_tier_or_across_parts():
+    bad = layout_violations(GRAPH)
+    assert not bad, "\n".join(bad)
+
+
+def test_no_circle_of_parts():
+    found = part_circles(GRAPH)
+    assert not found, "circles of parts:\n" + "\n".join(" -> ".join(c) for c in found[:10])
+
+
+def test_no_circle_of_modules():
+    # a package's __init__ importing its own submodules is how packages re-export: not a circle
+    graph = {name: {i for i in deps if i in MODULES and i != name
+                    and not (within(i, name) and MODULES[name].name == "__init__.py")}
+             for name, deps in GRAPH.items()}
+    found = circles(graph)
+    assert not found, "import circles:\n" + "\n".join(" -> ".join(c) for c in found[:10])
+
+
+PLANTED = '''
+def helper():
+    from accel_sim.pipeline.simulate import simulate   # a foundation reaching up, inside a function
+    return simulate
+'''
+
+
+def test_a_planted_upward_import_fails():
+    """The rules catch an upward import made inside a function, and a model importing another model."""
+    planted = "accel_sim.foundations.workload.planted"
+    graph = {name: set(deps) for name, deps in GRAPH.items()}
+    graph[planted] = imports_in(ast.parse(PLANTED), planted, False, MODULES)
+    assert any(v.startswith(f"{planted} imports accel_sim.pipeline.simulate") for v in layout_violations(graph))
+    graph = {name: set(deps) for name, deps in GRAPH.items()}
+    graph["accel_sim.models.eie.plan"] = graph["accel_sim.models.eie.plan"] | {"accel_sim.models.scnn.spec"}
+    assert any("parts accel_sim.models.eie -> accel_sim.models.scnn" in v for v in layout_violations(graph))
+
+
+# ---- the family contract, on every folder of accel_sim/models/ ----
+
+MODEL_FOLDERS = sorted(p.name for p in (PACKAGE / "models").iterdir() if (p / "__init__.py").is_file())
+
+
+def model_modules(model: str) -> dict[str, Path]:
+    return {name: path for name, path in MODULES.items() if name.startswith(f"accel_sim.models.{model}.")}
+
+
+def role_of(name: str) -> str:
+    return name.split(".")[3]
+
+
+@pytest.mark.parametrize("model", MODEL_FOLDERS)
+def test_model_folder_holds_only_contract_roles(model):
+    strays = sorted(name for name in model_modules(model) if role_of(name) not in ROLES)
+    assert not strays, f"{model}: modules outside the contract roles {ROLES}: {strays}"
+    for role in REQUIRED_ROLES:
+        assert any(role_of(n) == role for n in model_modules(model)), f"{model}: no {role} module"
+
+
+REFERENCE_MAY_IMPORT = ("accel_sim.foundations.errors", "accel_sim.foundations.workload.layer",
+                        "accel_sim.foundations.arch", "accel_sim.foundations.contract")
+
+
+def allowed_for_reference(model: str, imported: str) -> bool:
+    top = imported.split(".")[0]
+    if top in ("numpy", "simpy") or (top in STDLIB and top != "accel_sim"):
+        return True
+    own = imported.startswith(f"accel_sim.models.{model}.") and role_of(imported) in (
+        "spec", "plan", "counters", "reference")
+    return own or within(imported, "accel_sim.hardware") or imported in REFERENCE_MAY_IMPORT
+
+
+@pytest.mark.parametrize("model", MODEL_FOLDERS)
+def test_reference_imports_only_spec_plan_and_shared_blocks(model):
+    bad = {name: sorted(i for i in GRAPH[name] if not allowed_for_reference(model, i))
+           for name in model_modules(model) if role_of(name) == "reference"}
+    bad = {k: v for k, v in bad.items() if v}
+    assert not bad, f"{model} reference imports code outside its spec/plan and the shared blocks: {bad}"
+
+
+FORBIDDEN_BY_ROLE = {"plan": ("fast", "reference", "accounting"), "counters": ("fast", "reference", "accounting"),
+                     "fast": ("reference", "accounting"), "accounting": ("fast", "reference")}
+
+
+@pytest.mark.parametrize("model", MODEL_FOLDERS)
+def test_roles_keep_apart(model):
+    bad = [f"{name} imports {imported}" for name in model_modules(model) for imported in GRAPH[name]
+           if imported.startswith(f"accel_sim.models.{model}.")
+           and role_of(imported) in FORBIDDEN_BY_ROLE.get(role_of(name), ())]
+    assert not bad, bad
+
+
+def test_no_model_loads_energy():
+    bad = [f"{name} imports {i} (costing happens after counting)" for name in MODULES
+           if within(name, "accel_sim.models") for i in GRAPH[name] if within(i, "accel_sim.foundations.energy")]
+    assert not bad, bad
+
+
+def test_compress_is_pure_numpy():
+    bad = [f"{name} imports {i}" for name in MODULES if within(name, "accel_sim.foundations.compress")
+           for i in GRAPH[name]
+           if i.split(".")[0] in ("simpy", "pandas") or within(i, "accel_sim.foundations.workload")]
+    assert not bad, bad
+
+
+def test_only_plot_imports_matplotlib():
+    bad = [name for name in MODULES if not within(name, "accel_sim.pipeline.plot")
+           and any(i.split(".")[0] == "matplotlib" for i in GRAPH[name])]
+    assert not bad, bad

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from accel_sim.cli import main
+from accel_sim.cli.main import main
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ import sys
 import pandas as pd
 import pytest
 
-from accel_sim.cli import main
+from accel_sim.cli.main import main
 
 REQUIRED_COLUMNS = ["layer", "cycles", "compute_cycles", "stall_cycles", "macs_dense", "macs_issued", "utilization",
                     "energy_pj", "dram_read_bytes", "dram_write_bytes", "sram_read_bytes", "sram_write_bytes", "time_s"]

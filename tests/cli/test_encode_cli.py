@@ -3,7 +3,7 @@ import json
 
 import numpy as np
 
-from accel_sim.cli import main
+from accel_sim.cli.main import main
 
 EIE_COLUMN = [[0], [0], [1], [2]] + [[0]] * 18 + [[3]]
 SCNN_FILTERS = [0, 23, 0, 0, 0, 0, 18, 0, 42, 77, 0, 0, 0, 24, 0, 0, 0, 8]  # k=0 then k=1, row-major 3x3

@@ -23,7 +23,7 @@ hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from accel_sim.cli import main  # noqa: E402
+from accel_sim.cli.main import main  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = int(os.environ.get("ACCEL_SIM_FUZZ_EXAMPLES", "500"))

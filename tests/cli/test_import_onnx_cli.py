@@ -5,9 +5,9 @@ import pytest
 onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
-from accel_sim.cli import main  # noqa: E402
-from accel_sim.workload.loader import load_workload  # noqa: E402
-from accel_sim.workload.operands import layer_operands  # noqa: E402
+from accel_sim.cli.main import main  # noqa: E402
+from accel_sim.foundations.workload.loader import load_workload  # noqa: E402
+from accel_sim.foundations.workload.operands import layer_operands  # noqa: E402
 
 
 @pytest.fixture

@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 
 from accel_sim import load_arch, load_workload, simulate
-from accel_sim.plot.layers_svg import layer_overview_svg
-from accel_sim.report import csv_text, layer_table, write_report
+from accel_sim.pipeline.plot.layers_svg import layer_overview_svg
+from accel_sim.pipeline.report.files import csv_text, layer_table, write_report
 
 PAIRS = [("scalesim_32x32_ws", "tiny_conv"), ("eie_4pe_example", "eie_4pe_example"), ("pe_array_reassignment", "lenet5"),
          ("scnn", "tiny_conv"), ("cnvlutin", "lenet5"), ("dlu", "lenet5"), ("ampere_a100", "lenet_300_100")]
@@ -60,7 +60,7 @@ def test_figure_has_a_bar_per_layer_and_part(tmp_path):
 
 
 def test_a_run_imports_neither_pandas_nor_matplotlib(tmp_path):
-    code = ("import sys, io, contextlib\nfrom accel_sim.cli import main\n"
+    code = ("import sys, io, contextlib\nfrom accel_sim.cli.main import main\n"
             f"with contextlib.redirect_stdout(io.StringIO()): main(['run', '--workload', 'tiny_conv', '--out', {str(tmp_path)!r}])\n"
             "print(sorted(m for m in ('pandas', 'matplotlib') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -3,9 +3,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from accel_sim.cli import main
-from accel_sim.storage.layer_storage import StorageOptions, storage_table
-from accel_sim.workload.loader import load_workload
+from accel_sim.cli.main import main
+from accel_sim.foundations.workload.storage import StorageOptions, storage_table
+from accel_sim.foundations.workload.loader import load_workload
 
 TINY = """name: tiny
 layers:

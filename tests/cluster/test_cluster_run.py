@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from accel_sim.cluster.plan import Techniques
-from accel_sim.cluster.run import run_cluster
-from accel_sim.cluster.spec import CLUSTER_DIR, load_cluster
-from accel_sim.training.timing import network_timing
+from accel_sim.systems.cluster.plan import Techniques
+from accel_sim.systems.cluster.run import run_cluster
+from accel_sim.systems.cluster.spec import CLUSTER_DIR, load_cluster
+from accel_sim.systems.training.timing import network_timing
 
 CONFIGS = sorted(CLUSTER_DIR.glob("*.yaml"))
 

@@ -5,8 +5,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from accel_sim.cli import main
-from accel_sim.sweep import load_results
+from accel_sim.cli.main import main
+from accel_sim.pipeline.sweep import load_results
 
 SWEEP = Path(__file__).resolve().parents[2] / "sweeps" / "dlu_training_precision.yaml"
 

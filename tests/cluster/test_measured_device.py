@@ -3,9 +3,9 @@ backward times, linear in the batch, split over the layers in the simulated prop
 one line with exit 2."""
 import pytest
 
-from accel_sim.cluster.run import device_timing, run_cluster
-from accel_sim.cluster.spec import load_cluster
-from accel_sim.training.timing import network_timing
+from accel_sim.systems.cluster.run import device_timing, run_cluster
+from accel_sim.systems.cluster.spec import load_cluster
+from accel_sim.systems.training.timing import network_timing
 from tests.cli.cli_helpers import assert_one_line_error, run_cli
 
 CONFIG = "gpu2016_64_edr"

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accel_sim.cluster.fast import barrier_step_s, flow_shop, no_overlap_s, perfect_overlap_s
-from accel_sim.cluster.plan import TOPOLOGIES, Fabric, Techniques, assign_buckets, fair_shares, plan_step
-from accel_sim.cluster.reference import run_reference
+from accel_sim.systems.cluster.fast import barrier_step_s, flow_shop, no_overlap_s, perfect_overlap_s
+from accel_sim.systems.cluster.plan import TOPOLOGIES, Fabric, Techniques, assign_buckets, fair_shares, plan_step
+from accel_sim.systems.cluster.reference import run_reference
 
 REL = 1e-9
 

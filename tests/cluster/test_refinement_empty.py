@@ -1,13 +1,13 @@
 """Degenerate steps of the cluster model, worked by hand on both paths (the closed forms of
-:mod:`accel_sim.cluster.fast` and the SimPy model): a step with no layers, and a bucket of layers
+:mod:`accel_sim.systems.cluster.fast` and the SimPy model): a step with no layers, and a bucket of layers
 without weights, whose one chunk moves no bytes. Named test_refinement_* so that
 `python tools/mutation.py cluster` runs it against mutants of the plan and the fast path."""
 import numpy as np
 import pytest
 
-from accel_sim.cluster.fast import barrier_step_s, no_overlap_s, perfect_overlap_s
-from accel_sim.cluster.plan import Fabric, StepPlan, Techniques, plan_step
-from accel_sim.cluster.reference import run_reference
+from accel_sim.systems.cluster.fast import barrier_step_s, no_overlap_s, perfect_overlap_s
+from accel_sim.systems.cluster.plan import Fabric, StepPlan, Techniques, plan_step
+from accel_sim.systems.cluster.reference import run_reference
 
 
 def test_a_step_without_layers_has_no_bucket_and_takes_no_time():

@@ -1,10 +1,10 @@
-"""The cluster's communication path (:class:`accel_sim.cluster.plan.Fabric`) as the plan both the closed
+"""The cluster's communication path (:class:`accel_sim.systems.cluster.plan.Fabric`) as the plan both the closed
 forms and the SimPy model share: what it refuses and what its defaults mean, worked by hand. Named
 test_refinement_* so that `python tools/mutation.py cluster` runs it against mutants of the plan."""
 import numpy as np
 import pytest
 
-from accel_sim.cluster.plan import Fabric
+from accel_sim.systems.cluster.plan import Fabric
 
 # 4 devices on one host, PCIe 2 B/s + 0.5 s a copy, adds 1 B/s, network 1 B/s, ring
 VALID = dict(devices=4, devices_per_host=4, pcie_bandwidth=2.0, pcie_latency=0.5, reduce_bandwidth=1.0,

@@ -2,7 +2,7 @@
 import pandas as pd
 import pytest
 
-from accel_sim.cli import main
+from accel_sim.cli.main import main
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +59,7 @@ def test_unknowns_grid_ranges_and_press_scaling_test(monkeypatch, tmp_path):
     """A small grid of the unknowns study (same code, fewer settings): the range rows are the table's extremes,
     a setting matches the press release exactly when both its speed-ups are within 20 %, and the grid's row
     for the bar config's own settings is the bar's ratio."""
-    from accel_sim.cluster.spec import load_cluster
+    from accel_sim.systems.cluster.spec import load_cluster
     from accel_sim.studies import distributed_training as study
     from accel_sim.studies import distributed_training_unknowns as unknowns
 

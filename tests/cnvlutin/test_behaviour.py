@@ -6,9 +6,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from accel_sim import load_arch
-from accel_sim.cnvlutin.family import FAMILY
-from accel_sim.errors import InputError
-from accel_sim.workload import ConvLayer
+from accel_sim.models.cnvlutin.family import FAMILY
+from accel_sim.foundations.errors import InputError
+from accel_sim.foundations.workload import ConvLayer
 from tests.cnvlutin.test_refinement import layers
 
 

@@ -11,12 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from accel_sim import load_arch
-from accel_sim.cnvlutin.family import FAMILY
-from accel_sim.energy import load_energy_table
-from accel_sim.errors import SimulationError
-from accel_sim.simulate import simulate_layer
-from accel_sim.workload import ConvLayer, GemmLayer
-from accel_sim.workload.layer import OperandSource
+from accel_sim.models.cnvlutin.family import FAMILY
+from accel_sim.foundations.energy import load_energy_table
+from accel_sim.foundations.errors import SimulationError
+from accel_sim.pipeline.simulate import simulate_layer
+from accel_sim.foundations.workload import ConvLayer, GemmLayer
+from accel_sim.foundations.workload.layer import OperandSource
 
 
 def cnvlutin(**options):

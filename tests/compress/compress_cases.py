@@ -9,7 +9,7 @@ import numpy as np
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
-from accel_sim.compress import (
+from accel_sim.foundations.compress import (
     BSR,
     COO,
     CSB,

@@ -7,7 +7,7 @@ from compress_cases import FAST
 from hypothesis import given
 from hypothesis import strategies as st
 
-from accel_sim.compress import activation_mask, synthetic_activations
+from accel_sim.foundations.compress import activation_mask, synthetic_activations
 
 
 @FAST

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from accel_sim.compress import (
+from accel_sim.foundations.compress import (
     BSR,
     EIEInterleavedCSC,
     NOfM,
@@ -18,9 +18,9 @@ from accel_sim.compress import (
     random_mask,
     synthetic_activations,
 )
-from accel_sim.compress._checks import MAX_TENSOR_ELEMENTS
-from accel_sim.compress.huffman import HuffmanResult, _canonical, _decode_bit_by_bit
-from accel_sim.workload.layer import GemmLayer, OperandSource
+from accel_sim.foundations.compress._checks import MAX_TENSOR_ELEMENTS
+from accel_sim.foundations.compress.huffman import HuffmanResult, _canonical, _decode_bit_by_bit
+from accel_sim.foundations.workload.layer import GemmLayer, OperandSource
 
 HUGE = (10**6, 10**5)  # 10^11 elements
 

@@ -8,11 +8,11 @@ import pandas as pd
 import pytest
 from matplotlib.figure import Figure
 
-from accel_sim.storage.layer_storage import stored_matrix
+from accel_sim.foundations.workload.storage import stored_matrix
 from accel_sim.studies.deep_compression import FLOAT_BITS, PUBLISHED, compression_table, deep_compression
 from accel_sim.studies.registry import Study, all_studies, write_study
 from accel_sim.studies.storage_formats import break_even_density, storage_formats, storage_sweep
-from accel_sim.workload.loader import load_workload
+from accel_sim.foundations.workload.loader import load_workload
 
 SMALL_LAYER = ("lenet5", "ip1")  # 500 x 800
 
@@ -133,8 +133,8 @@ def test_studies_are_deterministic():
 
 @pytest.mark.parametrize("n_pes", [1, 4])
 def test_weight_sharing_on_the_pruned_format_equals_encoding_the_code_matrix(n_pes):
-    from accel_sim.compress.formats.eie import EIEInterleavedCSC
-    from accel_sim.compress.quantization.kmeans import quantize_kmeans
+    from accel_sim.foundations.compress.formats.eie import EIEInterleavedCSC
+    from accel_sim.foundations.compress.quantization.kmeans import quantize_kmeans
     from accel_sim.studies.deep_compression import _weight_shared
     rng = np.random.default_rng(5)
     matrix = rng.standard_normal((40, 70)).astype(np.float32)

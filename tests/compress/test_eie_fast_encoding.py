@@ -3,7 +3,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accel_sim.compress.formats.eie import EIEInterleavedCSC, _encode_slice
+from accel_sim.foundations.compress.formats.eie import EIEInterleavedCSC, _encode_slice
 
 
 @settings(max_examples=80, deadline=None)

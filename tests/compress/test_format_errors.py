@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from compress_cases import CASE_IDS, FORMAT_CASES, FormatCase, sparse_array
 
-from accel_sim.compress import (
+from accel_sim.foundations.compress import (
     BSR,
     CSB,
     CSR,
@@ -23,7 +23,7 @@ from accel_sim.compress import (
     SCNNZeroRun,
     SparseFormat,
 )
-from accel_sim.compress.formats.eie import EIEPESlice
+from accel_sim.foundations.compress.formats.eie import EIEPESlice
 
 EXAMPLE = sparse_array((12, 40), 0.15, np.float64, seed=7)
 EXAMPLE[:, 5:30] = 0  # long zero gaps, so the relative-index formats need fillers

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from accel_sim.compress import BSR, COO, CSB, CSC, CSR, Bitmap, EIEInterleavedCSC, NOfM, RunLengthEncoded, SCNNZeroRun
+from accel_sim.foundations.compress import BSR, COO, CSB, CSC, CSR, Bitmap, EIEInterleavedCSC, NOfM, RunLengthEncoded, SCNNZeroRun
 
 # --- EIE (Han et al., ISCA 2016), Figs. 2 and 3 -----------------------------------------
 

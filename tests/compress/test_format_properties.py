@@ -6,7 +6,7 @@ import pytest
 from compress_cases import CASE_IDS, FAST, FORMAT_CASES, FormatCase, sparse_array, sparse_matrices, sparse_tensors
 from hypothesis import given
 
-from accel_sim.compress import FORMATS, SparseFormat
+from accel_sim.foundations.compress import FORMATS, SparseFormat
 
 
 def assert_exact(fmt: SparseFormat, dense: np.ndarray) -> None:

@@ -7,7 +7,7 @@ from compress_cases import FAST
 from hypothesis import given
 from hypothesis import strategies as st
 
-from accel_sim.compress import huffman_code_lengths, huffman_decode, huffman_encode
+from accel_sim.foundations.compress import huffman_code_lengths, huffman_decode, huffman_encode
 
 symbol_streams = st.lists(st.integers(-3, 20), min_size=1, max_size=300).map(np.array)
 

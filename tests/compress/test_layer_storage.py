@@ -1,4 +1,4 @@
-"""Per-layer storage tables (``accel_sim.storage.layer_storage``): bits equal independent
+"""Per-layer storage tables (``accel_sim.foundations.workload.storage``): bits equal independent
 counts, widths come from the options or the workload, Huffman sizes sit above the entropy
 bound, and misuse gives InputErrors."""
 from __future__ import annotations
@@ -8,19 +8,19 @@ import math
 import numpy as np
 import pytest
 
-from accel_sim.compress.formats import FORMATS
-from accel_sim.compress.huffman import huffman_coded_size, huffman_encode
-from accel_sim.storage.layer_storage import (
+from accel_sim.foundations.compress.formats import FORMATS
+from accel_sim.foundations.compress.huffman import huffman_coded_size, huffman_encode
+from accel_sim.foundations.workload.storage import (
     DEFAULT_VALUE_BITS,
     StorageOptions,
     encode_layer,
     storage_table,
     stored_matrix,
 )
-from accel_sim.errors import InputError
-from accel_sim.workload.layer import ConvLayer, GemmLayer, Network, NMSparsity, OperandSource
-from accel_sim.workload.loader import load_workload
-from accel_sim.workload.operands import layer_operands
+from accel_sim.foundations.errors import InputError
+from accel_sim.foundations.workload.layer import ConvLayer, GemmLayer, Network, NMSparsity, OperandSource
+from accel_sim.foundations.workload.loader import load_workload
+from accel_sim.foundations.workload.operands import layer_operands
 
 FC = GemmLayer("fc", m=1, k=96, n=40, weight_density=0.1, weight_bits=5, index_bits=4)
 CONV = ConvLayer("conv", in_h=8, in_w=8, in_channels=8, out_channels=12, kernel_h=3, kernel_w=3, groups=2,

@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accel_sim.compress import update_integer_length
-from accel_sim.compress.quantization.leading_bit_statistics import (
+from accel_sim.foundations.compress import update_integer_length
+from accel_sim.foundations.compress.quantization.leading_bit_statistics import (
     PointRange,
     accumulator_levels,
     check_point_in_word,

@@ -7,7 +7,7 @@ from compress_cases import FAST, float_arrays
 from hypothesis import given
 from hypothesis import strategies as st
 
-from accel_sim.compress import (
+from accel_sim.foundations.compress import (
     apply_mask,
     block_mask,
     filter_mask,

@@ -7,7 +7,7 @@ from compress_cases import FAST, float_arrays
 from hypothesis import given
 from hypothesis import strategies as st
 
-from accel_sim.compress import (
+from accel_sim.foundations.compress import (
     leading_bit_positions,
     max_rule_integer_length,
     overflow_rate,
@@ -22,7 +22,7 @@ from accel_sim.compress import (
     update_integer_length,
     weight_sharing_compression_rate,
 )
-from accel_sim.compress.quantization.binary_ternary import ternary_kept
+from accel_sim.foundations.compress.quantization.binary_ternary import ternary_kept
 
 bit_widths = st.integers(2, 16)
 ROUND_OFF = 1e-9  # slack for float64 arithmetic in the bounds below

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from accel_sim.compress import StorageBreakdown
+from accel_sim.foundations.compress import StorageBreakdown
 
 
 def test_totals_and_bytes_round_up() -> None:

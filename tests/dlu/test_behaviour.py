@@ -3,10 +3,10 @@ configs, bad input. Fast path vs reference and hand-derived examples: test_refin
 import pytest
 
 from accel_sim import load_arch, load_workload, simulate
-from accel_sim.energy import load_energy_table
-from accel_sim.errors import InputError
-from accel_sim.simulate import simulate_layer
-from accel_sim.workload import GemmLayer, Network
+from accel_sim.foundations.energy import load_energy_table
+from accel_sim.foundations.errors import InputError
+from accel_sim.pipeline.simulate import simulate_layer
+from accel_sim.foundations.workload import GemmLayer, Network
 from tests.dlu.test_refinement import check_laws
 
 

@@ -4,8 +4,8 @@ configured data type, so existing results do not move."""
 import dataclasses
 
 from accel_sim import load_arch
-from accel_sim.dlu.family import FAMILY
-from accel_sim.workload import GemmLayer
+from accel_sim.models.dlu.family import FAMILY
+from accel_sim.foundations.workload import GemmLayer
 
 LAYER = GemmLayer("fc", m=8, k=256, n=64)
 

@@ -9,15 +9,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from accel_sim import load_arch
-from accel_sim.dlu import fast as dlu_fast
-from accel_sim.dlu.accounting import account, mac_actions
-from accel_sim.dlu.counters import DLUCounters
-from accel_sim.dlu.family import FAMILY
-from accel_sim.dlu.plan import block_shape
-from accel_sim.dlu.reference import reference
-from accel_sim.errors import SimulationError
-from accel_sim.results.counts import ActionCount
-from accel_sim.workload import ConvLayer, GemmLayer
+from accel_sim.models.dlu import fast as dlu_fast
+from accel_sim.models.dlu.accounting import account, mac_actions
+from accel_sim.models.dlu.counters import DLUCounters
+from accel_sim.models.dlu.family import FAMILY
+from accel_sim.models.dlu.plan import block_shape
+from accel_sim.models.dlu.reference import reference
+from accel_sim.foundations.errors import SimulationError
+from accel_sim.foundations.results.counts import ActionCount
+from accel_sim.foundations.workload import ConvLayer, GemmLayer
 
 # 2 units x 2 elements x 2 lanes of 32 bits: 8 MAC units at fp32, 16 at int16, 32 at int8
 SMALL = {"dlu.processing_units": 2, "dlu.elements_per_unit": 2, "dlu.simd_lanes": 2, "dlu.local_memory": "1 KiB"}

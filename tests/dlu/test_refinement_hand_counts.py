@@ -5,12 +5,12 @@ the configured type; the max_cycles guard of a grouped layer."""
 import pytest
 
 from accel_sim import load_arch
-from accel_sim.dlu.accounting import account
-from accel_sim.dlu.counters import DLUCounters
-from accel_sim.dlu.family import FAMILY
-from accel_sim.errors import SimulationError
-from accel_sim.results.counts import ActionCount
-from accel_sim.workload import ConvLayer, GemmLayer
+from accel_sim.models.dlu.accounting import account
+from accel_sim.models.dlu.counters import DLUCounters
+from accel_sim.models.dlu.family import FAMILY
+from accel_sim.foundations.errors import SimulationError
+from accel_sim.foundations.results.counts import ActionCount
+from accel_sim.foundations.workload import ConvLayer, GemmLayer
 
 # test_refinement.py's worked example (int16; 2 units x 64 B: a tile may use 512 bits; m=1, k=16,
 # n=8: one 1 x 8 block, chunks of 512 // (9 x 16) = 3, 6 tiles; DRAM 4 B/cycle, latency 3) with

@@ -5,8 +5,8 @@ matplotlib.use("Agg")
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from accel_sim.cli import main  # noqa: E402
-from accel_sim.nn.training import Schedule  # noqa: E402
+from accel_sim.cli.main import main  # noqa: E402
+from accel_sim.systems.nn.training import Schedule  # noqa: E402
 from accel_sim.studies.dfp_training import COLUMNS, dfp_training  # noqa: E402
 from accel_sim.studies.precision_energy import precision_energy_table  # noqa: E402
 

@@ -3,8 +3,8 @@ from pathlib import Path
 
 import pytest
 
-from accel_sim.config.reference import documented_specs, render
-from accel_sim.config.schema import iter_fields
+from tools.config_reference import documented_specs, render
+from accel_sim.foundations.config.schema import iter_fields
 
 REFERENCE = Path(__file__).resolve().parents[2] / "docs" / "config_reference.md"
 
@@ -23,4 +23,4 @@ def test_every_field_appears_in_the_reference():
 
 def test_reference_file_is_current():
     assert REFERENCE.read_text() == render(), (
-        "docs/config_reference.md is stale: run `python -m accel_sim.config.reference > docs/config_reference.md`")
+        "docs/config_reference.md is stale: run `python -m tools.config_reference > docs/config_reference.md`")

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from accel_sim.config.loader import load_arch
-from accel_sim.workload.layer import GemmLayer, OperandSource
+from accel_sim.pipeline.catalog import load_arch
+from accel_sim.foundations.workload.layer import GemmLayer, OperandSource
 
 N_CASES = 220
 MAX_SIDE = 256

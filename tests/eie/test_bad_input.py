@@ -3,11 +3,11 @@ from pathlib import Path
 
 import pytest
 
-from accel_sim.cli import main
-from accel_sim.config.loader import load_arch
-from accel_sim.eie.family import FAMILY
-from accel_sim.errors import InputError
-from accel_sim.workload.layer import ConvLayer, GemmLayer
+from accel_sim.cli.main import main
+from accel_sim.pipeline.catalog import load_arch
+from accel_sim.models.eie.family import FAMILY
+from accel_sim.foundations.errors import InputError
+from accel_sim.foundations.workload.layer import ConvLayer, GemmLayer
 
 
 @pytest.mark.parametrize(("field", "value", "expected"), [

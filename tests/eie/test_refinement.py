@@ -1,7 +1,7 @@
 """Refinement of EIE: the fast path against the discrete-event reference, counter by counter,
 and both against examples worked out by hand.
 
-(a) fast == reference on every field of :class:`~accel_sim.eie.counters.EIECounters`: the 220
+(a) fast == reference on every field of :class:`~accel_sim.models.eie.counters.EIECounters`: the 220
     generated cases (every spec switch of :mod:`tests.eie.cases`) and hypothesis cases for the
     switches those leave out (DRAM spill, its bandwidth / latency / 'calc' mode, LNZD fan-in);
     the reference's outputs equal the numpy functional model.
@@ -19,17 +19,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accel_sim.config.loader import load_arch
-from accel_sim.eie import functional
-from accel_sim.eie.family import FAMILY
-from accel_sim.eie.plan import retime
-from accel_sim.eie.plan.slices import slice_stats
-from accel_sim.eie.reference import run
-from accel_sim.errors import InputError, SimulationError
-from accel_sim.family.contract import counter_differences
-from accel_sim.results.counts import ActionCount
-from accel_sim.workload.layer import GemmLayer, OperandSource
-from accel_sim.workload.loader import load_workload
+from accel_sim.pipeline.catalog import load_arch
+from accel_sim.models.eie import functional
+from accel_sim.models.eie.family import FAMILY
+from accel_sim.models.eie.plan import retime
+from accel_sim.models.eie.plan.slices import slice_stats
+from accel_sim.models.eie.reference import run
+from accel_sim.foundations.errors import InputError, SimulationError
+from accel_sim.foundations.contract import counter_differences
+from accel_sim.foundations.results.counts import ActionCount
+from accel_sim.foundations.workload.layer import GemmLayer, OperandSource
+from accel_sim.foundations.workload.loader import load_workload
 from tests.eie.cases import N_CASES, generated_case
 
 
@@ -214,7 +214,7 @@ def test_plan_slices_of_figure_3(max_run, entries, first_row):
 def test_plan_slices_counted_in_chunks_of_columns_equal_one_pass(monkeypatch, shape):
     mask = np.random.default_rng(sum(shape)).random(shape) < 0.3
     whole = slice_stats(mask, 4, 2)
-    monkeypatch.setattr("accel_sim.eie.plan.slices.CHUNK_CELLS", 2 * shape[1] + 1)  # two columns of W per chunk
+    monkeypatch.setattr("accel_sim.models.eie.plan.slices.CHUNK_CELLS", 2 * shape[1] + 1)  # two columns of W per chunk
     chunked = slice_stats(mask, 4, 2)
     for field in ("entries", "nonzeros", "first_row", "last_row", "pointer"):
         np.testing.assert_array_equal(getattr(chunked, field), getattr(whole, field))
@@ -317,7 +317,7 @@ def test_grow_on_chip_sizes_what_does_not_fit_and_never_spills(tmp, overrides, p
 def test_vgg6_needs_17_bit_pointers_and_52_kib_of_pointer_sram():
     """VGG-6 at 64 PEs (25,088 columns; about 100 K entries on the busiest PE) against the brief's PE:
     refused on both counts as the brief describes it, on chip with grow_on_chip (eie.yaml)."""
-    from accel_sim.eie.plan.storage import storage_fit
+    from accel_sim.models.eie.plan.storage import storage_fit
 
     entries_per_pe = np.array([100_922, 90_000])
     spec = load_arch("eie").eie
@@ -360,7 +360,7 @@ def test_many_vectors_repeated_and_silent_ones_in_any_step_size(tmp, monkeypatch
     """The fast path solves all vectors of a layer at once, each distinct broadcast mask once: a
     layer with repeated masks (other values), an all-zero vector and vectors of different lengths,
     solved in steps of every size (one vector and one chunk per step up to all at once)."""
-    import accel_sim.eie.fast as fast_path
+    import accel_sim.models.eie.fast as fast_path
 
     monkeypatch.setattr(fast_path, "STEP_ELEMENTS", step_elements)
     rng = np.random.default_rng(seed)

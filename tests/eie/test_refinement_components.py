@@ -2,10 +2,10 @@
 config: the refinement cases compare counters and actions, never the blocks the area is priced from."""
 from __future__ import annotations
 
-from accel_sim.config.loader import load_arch
-from accel_sim.eie.accounting import components
-from accel_sim.eie.family import FAMILY
-from accel_sim.results.components import Component
+from accel_sim.pipeline.catalog import load_arch
+from accel_sim.models.eie.accounting import components
+from accel_sim.models.eie.family import FAMILY
+from accel_sim.foundations.results.components import Component
 
 
 def test_components_of_a_small_chip_by_hand():

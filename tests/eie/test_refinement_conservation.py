@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 from accel_sim import simulate
-from accel_sim.compress.formats.eie import EIEInterleavedCSC
-from accel_sim.eie.family import FAMILY
-from accel_sim.energy import load_energy_table
-from accel_sim.simulate import simulate_layer
-from accel_sim.workload.layer import Network
+from accel_sim.foundations.compress.formats.eie import EIEInterleavedCSC
+from accel_sim.models.eie.family import FAMILY
+from accel_sim.foundations.energy import load_energy_table
+from accel_sim.pipeline.simulate import simulate_layer
+from accel_sim.foundations.workload.layer import Network
 from tests.eie.cases import generated_case
 
 SEEDS = range(0, 220, 7)

@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from accel_sim.eie.fast.arithmetic import item_cycles
-from accel_sim.eie.fast.broadcast import BroadcastTimeline, vector_timeline
+from accel_sim.models.eie.fast.arithmetic import item_cycles
+from accel_sim.models.eie.fast.broadcast import BroadcastTimeline, vector_timeline
 
 
 def test_hand_worked_two_pe_schedule():

@@ -9,7 +9,7 @@ from accel_sim.studies.eie_fifo_depth import eie_fifo_depth
 from accel_sim.studies.eie_pe_scaling import eie_pe_scaling
 from accel_sim.studies.eie_sram_width import eie_sram_width
 from accel_sim.studies.registry import all_studies, write_study
-from accel_sim.workload.loader import load_workload
+from accel_sim.foundations.workload.loader import load_workload
 
 SMALL = ("Alex-8", "NT-LSTM")
 
@@ -103,7 +103,7 @@ def test_benchmark_workloads(name):
 
 
 def test_a_timing_sweep_costs_each_value_as_simulate_layer_does():
-    from accel_sim.simulate import simulate_layer
+    from accel_sim.pipeline.simulate import simulate_layer
     from accel_sim.studies.eie_common import benchmark_layers, eie_arch, timing_sweep_runs
     (layer,) = benchmark_layers(("NT-We",))
     for swept, width, run in timing_sweep_runs("spmat_sram_width", (16, 128), ("NT-We",)):

@@ -4,16 +4,16 @@ import json
 
 import numpy as np
 
-from accel_sim.cli import main
-from accel_sim.config.loader import load_arch
-from accel_sim.eie import functional
-from accel_sim.eie.family import FAMILY
-from accel_sim.eie.plan.slices import slice_stats
-from accel_sim.eie.reference import run as reference_run
-from accel_sim.simulate import simulate_layer
-from accel_sim.trace.eie import BROADCAST_TRACK, cycle_records
-from accel_sim.workload.layer import GemmLayer, OperandSource
-from accel_sim.workload.loader import load_workload
+from accel_sim.cli.main import main
+from accel_sim.pipeline.catalog import load_arch
+from accel_sim.models.eie import functional
+from accel_sim.models.eie.family import FAMILY
+from accel_sim.models.eie.plan.slices import slice_stats
+from accel_sim.models.eie.reference import run as reference_run
+from accel_sim.pipeline.simulate import simulate_layer
+from accel_sim.pipeline.trace.eie import BROADCAST_TRACK, cycle_records
+from accel_sim.foundations.workload.layer import GemmLayer, OperandSource
+from accel_sim.foundations.workload.loader import load_workload
 
 
 def example():
@@ -83,7 +83,7 @@ def test_trace_files_show_every_broadcast_and_pe_cycle(tmp_path):
 
 
 def test_trace_of_a_large_layer_is_refused(capsys, tmp_path, monkeypatch):
-    monkeypatch.setattr("accel_sim.trace.eie.MAX_TRACE_CYCLES", 10)  # the example takes 16 cycles
+    monkeypatch.setattr("accel_sim.pipeline.trace.eie.MAX_TRACE_CYCLES", 10)  # the example takes 16 cycles
     assert main(["trace", "--arch", "eie_4pe_example", "--workload", "eie_4pe_example",
                  "--out", str(tmp_path / "t")]) == 2
     assert not (tmp_path / "t").exists()

@@ -4,10 +4,10 @@ import pytest
 import yaml
 
 from accel_sim import InputError, load_arch, load_workload, simulate
-from accel_sim.cli import main
-from accel_sim.energy import load_energy_table
-from accel_sim.report import write_accelergy
-from accel_sim.simulate import chip_area
+from accel_sim.cli.main import main
+from accel_sim.foundations.energy import load_energy_table
+from accel_sim.pipeline.report.files import write_accelergy
+from accel_sim.pipeline.simulate import chip_area
 
 
 @pytest.mark.parametrize("arch, node", [("eie_4pe_example", 45), ("scalesim_32x32_ws", 16)])

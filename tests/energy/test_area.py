@@ -5,12 +5,12 @@ import pytest
 import yaml
 
 from accel_sim import InputError, load_arch, load_workload, simulate
-from accel_sim.cli import main
-from accel_sim.energy.area import area_of, static_energy
-from accel_sim.energy.area_table import load_area_table
-from accel_sim.energy.technology import scale_factors
-from accel_sim.results.components import Component
-from accel_sim.simulate import chip_area
+from accel_sim.cli.main import main
+from accel_sim.foundations.energy.area import area_of, static_energy
+from accel_sim.foundations.energy.area_table import load_area_table
+from accel_sim.foundations.energy.technology import scale_factors
+from accel_sim.foundations.results.components import Component
+from accel_sim.pipeline.simulate import chip_area
 
 EIE_MM2, SCNN_MM2, BAR = 40.8, 7.9, 0.20   # Han et al. ISCA 2016; Parashar et al. ISCA 2017 (16 nm)
 

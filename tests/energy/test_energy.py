@@ -1,8 +1,8 @@
 import pytest
 
 from accel_sim import InputError
-from accel_sim.energy import cost, load_energy_table
-from accel_sim.results import ActionCount
+from accel_sim.foundations.energy import cost, load_energy_table
+from accel_sim.foundations.results import ActionCount
 
 
 @pytest.fixture(scope="module")

@@ -1,39 +1,47 @@
 """The walkthrough of docs/adding_a_model.md works: the minimal ``skipper`` family runs through the
-contract (plan, both paths, accounting, costing), its paths agree, and its reference obeys the
-import rules."""
+contract (plan, both paths, accounting, costing), its paths agree, its reference obeys the import rules,
+and adding it to accel_sim is its folder plus one line of the catalog.
+
+Its files sit in ``tests/example_family/skipper/`` as they would in ``accel_sim/models/skipper/`` (their
+imports name ``accel_sim.models.skipper``): the test puts that folder on the models' search path.
+"""
 from __future__ import annotations
 
 import ast
-import dataclasses
+import difflib
 import re
+import shutil
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from accel_sim.arch.spec import ArchSpec
-from accel_sim.config.schema import spec_field
-from accel_sim.energy.cost import cost
-from accel_sim.energy.table import load_energy_table
-from accel_sim.errors import SimulationError
-from accel_sim.workload import GemmLayer
-from accel_sim.workload.layer import OperandSource
-from tests.example_family.skipper.family import FAMILY
-from tests.example_family.skipper.spec import SkipperSpec
+import accel_sim.models
+from accel_sim.foundations.energy.cost import cost
+from accel_sim.foundations.energy.table import load_energy_table
+from accel_sim.foundations.errors import SimulationError
+from accel_sim.foundations.workload import GemmLayer
+from accel_sim.foundations.workload.layer import OperandSource
+from accel_sim.pipeline.catalog import MODEL_NAMES, arch_spec_class, import_models
 
 HERE = Path(__file__).parent
-DOC = Path(__file__).resolve().parents[2] / "docs" / "adding_a_model.md"
+REPO = Path(__file__).resolve().parents[2]
+DOC = REPO / "docs" / "adding_a_model.md"
+
+# tests/example_family/ holds the folder skipper/: on the models' search path, it is accel_sim.models.skipper
+if str(HERE) not in accel_sim.models.__path__:
+    accel_sim.models.__path__.append(str(HERE))
+(FAMILY,) = import_models(["skipper"])
+SkipperSpec = FAMILY.section.spec
+# The catalog's ArchSpec with the skipper listed after the shipped models (step 1 of the walkthrough,
+# done here on a class of the test's own so the shipped catalog stays as it is).
+ArchWithSkipper = arch_spec_class(import_models(MODEL_NAMES + ("skipper",)))
 
 
-@dataclasses.dataclass(frozen=True)
-class ArchWithSkipper(ArchSpec):
-    """Step 1 of the walkthrough (a section on ArchSpec), done on a subclass so the test leaves
-    the shipped ArchSpec alone."""
-
-    skipper: SkipperSpec | None = spec_field("The example family.", None)
-
-
-def arch(**spec) -> ArchWithSkipper:
+def arch(**spec):
     return ArchWithSkipper(name="skipper", family="skipper", word_bits=8, skipper=SkipperSpec(**spec))
 
 
@@ -76,8 +84,8 @@ def test_reference_imports_only_spec_plan_counters_and_shared_blocks():
     tree = ast.parse((HERE / "skipper" / "reference.py").read_text())
     imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
     imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
-    own = {f"tests.example_family.skipper.{role}" for role in ("spec", "plan", "counters")}
-    assert imported <= own | {"__future__", "simpy", "numpy", "accel_sim.hardware", "accel_sim.errors"}
+    own = {f"accel_sim.models.skipper.{role}" for role in ("spec", "plan", "counters")}
+    assert imported <= own | {"__future__", "simpy", "numpy", "accel_sim.hardware", "accel_sim.foundations.errors"}
 
 
 def test_walkthrough_shows_the_example_files():
@@ -87,3 +95,40 @@ def test_walkthrough_shows_the_example_files():
     assert {name for name, _ in blocks} >= {"counters.py", "reference.py", "family.py"}
     for name, code in blocks:
         assert code == (HERE / "skipper" / name).read_text(), name
+
+
+ONE_LINE_ADDED = 'MODEL_NAMES = ("systolic", "eie", "scnn", "pe_array", "tensor_core", "cnvlutin", "dlu", "simt", "vector_unit", "lowbit")'
+
+
+def test_adding_the_family_is_its_folder_and_one_line(tmp_path):
+    """A copy of accel_sim with skipper/ copied into its models and its name added to the catalog's list
+    (one line changed, nothing else): a config file with ``family: skipper`` loads, simulates through the
+    public API with costing, and the other families still work."""
+    package = tmp_path / "accel_sim"
+    shutil.copytree(REPO / "accel_sim", package, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(HERE / "skipper", package / "models" / "skipper", ignore=shutil.ignore_patterns("__pycache__"))
+    for data in ("arch_configs", "workloads"):   # the copy's clone folders, as in a checkout
+        (tmp_path / data).symlink_to(REPO / data)
+    catalog = package / "pipeline" / "catalog.py"
+    before = catalog.read_text()
+    assert ONE_LINE_ADDED in before, "the catalog's list changed: update this test's copy of its line"
+    after = before.replace(ONE_LINE_ADDED, ONE_LINE_ADDED[:-1] + ', "skipper")')
+    catalog.write_text(after)
+    changed = [line for line in difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=0)
+               if line[:1] in "+-" and not line.startswith(("+++", "---"))]
+    assert len(changed) == 2   # one line out, one line in
+    (tmp_path / "skipper.yaml").write_text("name: skipper\nfamily: skipper\nskipper:\n  lanes: 4\n")
+    script = textwrap.dedent(f"""
+        from accel_sim import load_arch, simulate
+        from accel_sim.foundations.workload.layer import GemmLayer, Network
+        net = Network("one", (GemmLayer("fc", m=4, k=30, n=9, input_density=0.4),))
+        run = simulate(load_arch({str(tmp_path / "skipper.yaml")!r}), net)
+        layer = run.layers[0]
+        assert layer.macs_issued + layer.macs_skipped == layer.macs_dense and run.summary_row()["energy_pj"] > 0
+        simulate(load_arch("tpu_like_128x128_ws"), net)
+        print("ok", layer.cycles)
+    """)
+    env = {"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.startswith("ok")

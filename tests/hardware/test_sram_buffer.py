@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import simpy
 
-from accel_sim.errors import SimulationError
+from accel_sim.foundations.errors import SimulationError
 from accel_sim.hardware.dram_channel import DramChannel
 from accel_sim.hardware.scalesim_scratchpad import ReadBufferGeometry, ReadScratchpad, WriteBufferGeometry, WriteScratchpad
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from accel_sim.workload.llm.hf_config import read_hf_config
-from accel_sim.workload.loader import load_workload
+from accel_sim.foundations.workload.llm.hf_config import read_hf_config
+from accel_sim.foundations.workload.loader import load_workload
 from tests.cli.cli_helpers import assert_one_line_error, run_cli
 
 CONFIGS = Path(__file__).resolve().parents[2] / "workloads" / "llm" / "configs"

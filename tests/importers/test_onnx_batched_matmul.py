@@ -9,11 +9,11 @@ onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
 from accel_sim import load_arch  # noqa: E402
-from accel_sim.errors import InputError  # noqa: E402
-from accel_sim.importers.onnx_model import import_onnx  # noqa: E402
-from accel_sim.simulate import simulate  # noqa: E402
-from accel_sim.workload.layer import BatchedGemmLayer, GemmLayer  # noqa: E402
-from accel_sim.workload.loader import load_workload  # noqa: E402
+from accel_sim.foundations.errors import InputError  # noqa: E402
+from accel_sim.foundations.workload.onnx_model import import_onnx  # noqa: E402
+from accel_sim.pipeline.simulate import simulate  # noqa: E402
+from accel_sim.foundations.workload.layer import BatchedGemmLayer, GemmLayer  # noqa: E402
+from accel_sim.foundations.workload.loader import load_workload  # noqa: E402
 
 BATCH, HEADS, SEQ, HEAD_DIM, HIDDEN = 2, 3, 4, 8, 24
 

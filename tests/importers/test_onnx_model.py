@@ -10,11 +10,11 @@ import pytest
 onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
-from accel_sim.errors import InputError  # noqa: E402
-from accel_sim.importers.onnx_model import import_onnx, parse_input_shapes  # noqa: E402
-from accel_sim.workload.layer import ConvLayer, GemmLayer  # noqa: E402
-from accel_sim.workload.loader import load_workload  # noqa: E402
-from accel_sim.workload.operands import layer_operands  # noqa: E402
+from accel_sim.foundations.errors import InputError  # noqa: E402
+from accel_sim.foundations.workload.onnx_model import import_onnx, parse_input_shapes  # noqa: E402
+from accel_sim.foundations.workload.layer import ConvLayer, GemmLayer  # noqa: E402
+from accel_sim.foundations.workload.loader import load_workload  # noqa: E402
+from accel_sim.foundations.workload.operands import layer_operands  # noqa: E402
 
 RNG = np.random.default_rng(0)
 
@@ -81,7 +81,7 @@ def test_import_round_trips_shapes_and_weights(model_file, tmp_path):
 
 
 def test_import_is_deterministic_and_runs_on_the_storage_table(model_file, tmp_path):
-    from accel_sim.storage.layer_storage import StorageOptions, storage_table
+    from accel_sim.foundations.workload.storage import StorageOptions, storage_table
     a = import_onnx(model_file, tmp_path / "a", input_shapes={None: (1, 3, 8, 8)})
     b = import_onnx(model_file, tmp_path / "b", input_shapes={None: (1, 3, 8, 8)})
     assert a.workload.read_text() == b.workload.read_text()

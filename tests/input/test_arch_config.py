@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 
 from accel_sim import InputError, load_arch
-from accel_sim.config.loader import ARCH_DIR
+from accel_sim.foundations.config.loader import ARCH_DIR
 
 SHIPPED = sorted(ARCH_DIR.glob("*.yaml"))
 

@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 
 from accel_sim import InputError, load_arch
-from accel_sim.cli import main
+from accel_sim.cli.main import main
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 ROW_BS4 = DATA / "scalesim" / "calc_ws_32x32_row_bs4" / "calc_ws_32x32_row_bs4.cfg"

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from accel_sim import units
+from accel_sim.foundations import units
 
 
 @pytest.mark.parametrize("text, kind, expected", [

@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 
 from accel_sim import InputError, load_workload
-from accel_sim.workload import ConvLayer, GemmLayer
+from accel_sim.foundations.workload import ConvLayer, GemmLayer
 
 LAYER = "{name: c1, type: conv, in_h: 8, in_w: 8, in_channels: 4, out_channels: 8, kernel: 3, padding: 1}"
 

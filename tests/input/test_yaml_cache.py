@@ -1,6 +1,7 @@
 """A YAML text is parsed once per process: every caller still gets its own document."""
-from accel_sim.config.loader import load_arch, load_arch_raw
-from accel_sim.config.yaml_io import parse_yaml
+from accel_sim.foundations.config.loader import load_arch_raw
+from accel_sim.pipeline.catalog import load_arch
+from accel_sim.foundations.config.yaml_io import parse_yaml
 
 
 def test_a_caller_editing_its_document_does_not_change_the_next_parse():

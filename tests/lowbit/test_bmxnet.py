@@ -6,9 +6,9 @@ import dataclasses
 import pandas as pd
 import pytest
 
-from accel_sim.cli import main
-from accel_sim.cpu_simd.gemm import binarize, binary_gemm, binary_word_cycles, fp32_gemm, speedup
-from accel_sim.cpu_simd.spec import HASWELL_AVX2, HASWELL_SSE
+from accel_sim.cli.main import main
+from accel_sim.systems.cpu_simd.gemm import binarize, binary_gemm, binary_word_cycles, fp32_gemm, speedup
+from accel_sim.systems.cpu_simd.spec import HASWELL_AVX2, HASWELL_SSE
 
 M, K, N = 64, 25 * 256, 12800
 

@@ -7,10 +7,10 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from accel_sim import load_arch
-from accel_sim.lowbit.family import FAMILY
-from accel_sim.lowbit.functional import (binary_gemm, input_codes, int_gemm, layer_accumulators, pack_signs,
+from accel_sim.models.lowbit.family import FAMILY
+from accel_sim.models.lowbit.functional import (binary_gemm, input_codes, int_gemm, layer_accumulators, pack_signs,
                                          skip_zero_gemm, weight_codes)
-from accel_sim.workload import ConvLayer, GemmLayer
+from accel_sim.foundations.workload import ConvLayer, GemmLayer
 
 shapes = st.tuples(st.integers(1, 6), st.integers(1, 140), st.integers(1, 7))
 
@@ -84,8 +84,8 @@ def test_layer_outputs_are_bit_exact(layer, precision, word_bits):
 
 
 def test_im2col_matches_a_direct_convolution():
-    from accel_sim.lowbit.functional import im2col
-    from accel_sim.workload.operands import layer_operands, weight_matrix
+    from accel_sim.models.lowbit.functional import im2col
+    from accel_sim.foundations.workload.operands import layer_operands, weight_matrix
     layer = ConvLayer("c", in_h=5, in_w=6, in_channels=4, out_channels=6, kernel_h=3, kernel_w=2, groups=2,
                       stride_h=2, stride_w=1, pad_top=1, pad_bottom=0, pad_left=1, pad_right=1, batch=2)
     ops = layer_operands(layer)
@@ -106,8 +106,8 @@ def test_im2col_matches_a_direct_convolution():
 
 
 def test_xnor_net_beta_scales_each_row_by_its_mean_magnitude():
-    from accel_sim.lowbit.functional import layer_outputs
-    from accel_sim.workload.operands import layer_operands
+    from accel_sim.models.lowbit.functional import layer_outputs
+    from accel_sim.foundations.workload.operands import layer_operands
     layer = GemmLayer("g", m=3, k=70, n=4)
     arch = load_arch("lowbit", {"lowbit.activation_scale": True})
     plan = FAMILY.plan(arch, layer)

@@ -9,12 +9,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from accel_sim import load_arch
-from accel_sim.errors import InputError, SimulationError
-from accel_sim.lowbit.accounting import account
-from accel_sim.lowbit.family import FAMILY
-from accel_sim.lowbit.reference import reference
-from accel_sim.results.counts import ActionCount
-from accel_sim.workload import ConvLayer, GemmLayer
+from accel_sim.foundations.errors import InputError, SimulationError
+from accel_sim.models.lowbit.accounting import account
+from accel_sim.models.lowbit.family import FAMILY
+from accel_sim.models.lowbit.reference import reference
+from accel_sim.foundations.results.counts import ActionCount
+from accel_sim.foundations.workload import ConvLayer, GemmLayer
 
 PRECISIONS = ["binary", "ternary", "log2", "int8", "int4", "fp32"]
 
@@ -97,7 +97,7 @@ def test_ternary_skips_zero_weights_and_waits_for_the_busiest_pe():
     folder = tempfile.mkdtemp()
     path = os.path.join(folder, "w.npz")
     np.savez(path, weights=weights)
-    from accel_sim.workload.layer import OperandSource
+    from accel_sim.foundations.workload.layer import OperandSource
     layer = GemmLayer("t", m=4, k=8, n=3, operands=OperandSource(payload=path), precision="ternary")
     plan, c = FAMILY.counters(small(pes=2, add_lanes=2), layer)
     assert plan.column_elements.tolist() == [7, 0, 3]

@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 
 from accel_sim import load_arch
-from accel_sim.errors import SimulationError
-from accel_sim.lowbit.accounting import account
-from accel_sim.lowbit.family import FAMILY
-from accel_sim.results.counts import ActionCount
-from accel_sim.workload import ConvLayer, GemmLayer
-from accel_sim.workload.layer import OperandSource
+from accel_sim.foundations.errors import SimulationError
+from accel_sim.models.lowbit.accounting import account
+from accel_sim.models.lowbit.family import FAMILY
+from accel_sim.foundations.results.counts import ActionCount
+from accel_sim.foundations.workload import ConvLayer, GemmLayer
+from accel_sim.foundations.workload.layer import OperandSource
 
 
 def small(**overrides):

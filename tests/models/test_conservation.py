@@ -7,10 +7,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from accel_sim import load_arch, simulate
-from accel_sim.config.loader import ARCH_DIR
-from accel_sim.energy import load_energy_table
-from accel_sim.workload import ConvLayer, GemmLayer, Network, NMSparsity
-from accel_sim.workload.operands import layer_operands
+from accel_sim.foundations.config.loader import ARCH_DIR
+from accel_sim.foundations.energy import load_energy_table
+from accel_sim.foundations.workload import ConvLayer, GemmLayer, Network, NMSparsity
+from accel_sim.foundations.workload.operands import layer_operands
 
 MATRIX_VECTOR_ONLY = ("eie",)  # families that refuse convolutions (EIE runs FC / LSTM layers)
 SMALL_ARCH_OVERRIDES = {"systolic.rows": 8, "systolic.cols": 8}

@@ -2,7 +2,7 @@
 import pytest
 
 from accel_sim import load_arch, load_workload, simulate
-from accel_sim.workload.loader import WORKLOAD_DIR
+from accel_sim.foundations.workload.loader import WORKLOAD_DIR
 from tests.models.test_conservation import check_laws
 
 WORKLOADS = sorted(WORKLOAD_DIR.glob("*.yaml"))

@@ -1,5 +1,5 @@
 """Issue 3's digits classifier: float32 >= 95 %, pruning to 10 % (retrained), 4-bit weight sharing."""
-from accel_sim.nn.training import Schedule
+from accel_sim.systems.nn.training import Schedule
 from accel_sim.studies.digits_compression import digits_compression_table
 
 

@@ -4,12 +4,12 @@ import builtins
 import numpy as np
 import pytest
 
-from accel_sim.nn import digits as digits_module
-from accel_sim.nn.digits import load_digits_split
-from accel_sim.nn.mlp import MLP
-from accel_sim.nn.number_format import Float32
-from accel_sim.nn.optim import Optimizer
-from accel_sim.nn.training import Schedule, accuracy, train
+from accel_sim.systems.nn import digits as digits_module
+from accel_sim.systems.nn.digits import load_digits_split
+from accel_sim.systems.nn.mlp import MLP
+from accel_sim.systems.nn.number_format import Float32
+from accel_sim.systems.nn.optim import Optimizer
+from accel_sim.systems.nn.training import Schedule, accuracy, train
 
 
 def test_split_is_fixed_stratified_and_scaled():

@@ -3,12 +3,12 @@ import numpy as np
 import pytest
 
 from accel_sim import load_arch
-from accel_sim.compress.quantization.leading_bit_statistics import PointRange
-from accel_sim.nn.digits import load_digits_split
-from accel_sim.nn.dlu_training import step_cost, train_on_dlu
-from accel_sim.nn.dynamic_fixed_point import DynamicFixedPointUnit, UnitSettings
-from accel_sim.nn.mlp import MLP
-from accel_sim.nn.training import Schedule, train
+from accel_sim.foundations.compress.quantization.leading_bit_statistics import PointRange
+from accel_sim.systems.nn.digits import load_digits_split
+from accel_sim.systems.nn.dlu_training import step_cost, train_on_dlu
+from accel_sim.systems.nn.dynamic_fixed_point import DynamicFixedPointUnit, UnitSettings
+from accel_sim.systems.nn.mlp import MLP
+from accel_sim.systems.nn.training import Schedule, train
 
 
 def test_quantize_puts_values_on_the_grid_and_counts_saturation():

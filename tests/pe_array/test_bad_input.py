@@ -2,9 +2,9 @@
 import pytest
 
 from accel_sim import load_arch
-from accel_sim.errors import InputError
-from accel_sim.simulate import simulate_layer
-from accel_sim.workload import GemmLayer, NMSparsity
+from accel_sim.foundations.errors import InputError
+from accel_sim.pipeline.simulate import simulate_layer
+from accel_sim.foundations.workload import GemmLayer, NMSparsity
 
 
 def test_unknown_support_level():

@@ -2,8 +2,8 @@
 import pytest
 
 from accel_sim import load_arch, simulate
-from accel_sim.pe_array.spec import SUPPORT_LEVELS
-from accel_sim.workload import ConvLayer, Network
+from accel_sim.models.pe_array.spec import SUPPORT_LEVELS
+from accel_sim.foundations.workload import ConvLayer, Network
 
 LEVEL_FILES = {"none": "pe_array", **{level: f"pe_array_{level}" for level in SUPPORT_LEVELS[1:]}}
 

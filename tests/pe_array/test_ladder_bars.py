@@ -7,13 +7,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from accel_sim import load_arch, simulate
-from accel_sim.energy import load_energy_table
-from accel_sim.pe_array.family import FAMILY
-from accel_sim.pe_array.fast.datapath import chunk_cycles
-from accel_sim.pe_array.fast.decoder import chunk_items
-from accel_sim.pe_array.spec import SUPPORT_LEVELS
-from accel_sim.workload import ConvLayer, GemmLayer, Network
-from accel_sim.workload.layer import OperandSource
+from accel_sim.foundations.energy import load_energy_table
+from accel_sim.models.pe_array.family import FAMILY
+from accel_sim.models.pe_array.fast.datapath import chunk_cycles
+from accel_sim.models.pe_array.fast.decoder import chunk_items
+from accel_sim.models.pe_array.spec import SUPPORT_LEVELS
+from accel_sim.foundations.workload import ConvLayer, GemmLayer, Network
+from accel_sim.foundations.workload.layer import OperandSource
 
 
 def conv(density, pattern="unstructured", seed=0, channels=32, filters=32, input_density=0.5):
@@ -117,7 +117,7 @@ def test_bitmap_decoder_bounds_skipping_at_low_density():
 
 
 def test_nm_format_caps_skipping_at_m_over_n():
-    from accel_sim.workload import NMSparsity
+    from accel_sim.foundations.workload import NMSparsity
     layer = GemmLayer("g", m=16, k=1024, n=16, weight_sparsity=NMSparsity(2, 4), weight_density=0.2)
     dense = run("none", layer)[0].compute_cycles
     nm = run("skipping", layer, **{"pe_array.weight_format": "nm"})[0].compute_cycles

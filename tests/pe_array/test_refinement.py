@@ -10,14 +10,14 @@ import numpy as np
 import pytest
 
 from accel_sim import load_arch
-from accel_sim.energy import load_energy_table
-from accel_sim.errors import InputError, SimulationError
-from accel_sim.family.contract import counter_differences
-from accel_sim.pe_array.family import FAMILY
-from accel_sim.pe_array.plan.decoder import chunk_index_bits
-from accel_sim.simulate import simulate_layer
-from accel_sim.workload import ConvLayer, GemmLayer, NMSparsity
-from accel_sim.workload.layer import OperandSource
+from accel_sim.foundations.energy import load_energy_table
+from accel_sim.foundations.errors import InputError, SimulationError
+from accel_sim.foundations.contract import counter_differences
+from accel_sim.models.pe_array.family import FAMILY
+from accel_sim.models.pe_array.plan.decoder import chunk_index_bits
+from accel_sim.pipeline.simulate import simulate_layer
+from accel_sim.foundations.workload import ConvLayer, GemmLayer, NMSparsity
+from accel_sim.foundations.workload.layer import OperandSource
 
 # The worked example: a GEMM of m = 3 pixels, k = 8 positions, n = 3 filters.
 # Non-zero weights: filter 0 at positions 0 1 2 5 6, filter 1 at 3, filter 2 at 4 and 7.

@@ -1,5 +1,5 @@
 """Reassignment with one-cycle chunks, where the fast path jumps whole epochs in closed form
-(``accel_sim.pe_array.fast.reassignment._unit_epochs``): long reductions and skewed rows (whole
+(``accel_sim.models.pe_array.fast.reassignment._unit_epochs``): long reductions and skewed rows (whole
 filters pruned, so idle rows steal for hundreds of cycles), every counter against the reference."""
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ import numpy as np
 
 import pytest
 
-from accel_sim.family.contract import counter_differences
-from accel_sim.pe_array.fast.datapath import chunk_cycles
-from accel_sim.pe_array.fast.decoder import chunk_items
-from accel_sim.pe_array.family import FAMILY
-from accel_sim.workload import GemmLayer
-from accel_sim.workload.layer import OperandSource
+from accel_sim.foundations.contract import counter_differences
+from accel_sim.models.pe_array.fast.datapath import chunk_cycles
+from accel_sim.models.pe_array.fast.decoder import chunk_items
+from accel_sim.models.pe_array.family import FAMILY
+from accel_sim.foundations.workload import GemmLayer
+from accel_sim.foundations.workload.layer import OperandSource
 from tests.pe_array.test_refinement import gemm_with_operands, pe_array
 
 

@@ -4,8 +4,8 @@ from hypothesis import Phase
 from hypothesis import strategies as st
 
 from accel_sim import load_arch
-from accel_sim.workload import ConvLayer, GemmLayer
-from accel_sim.workload.layer import OperandSource
+from accel_sim.foundations.workload import ConvLayer, GemmLayer
+from accel_sim.foundations.workload.layer import OperandSource
 
 DESIGNS = ("scnn", "scnn_sparse_a", "scnn_sparse_w", "dcnn", "dcnn_opt")
 DENSE_DESIGNS = ("dcnn", "dcnn_opt")

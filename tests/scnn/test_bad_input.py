@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 from accel_sim import InputError, load_arch, load_workload
-from accel_sim.scnn.family import FAMILY
-from accel_sim.scnn.plan.operands import conv_operands
-from accel_sim.workload import ConvLayer
+from accel_sim.models.scnn.family import FAMILY
+from accel_sim.models.scnn.plan.operands import conv_operands
+from accel_sim.foundations.workload import ConvLayer
 
 LAYER = ConvLayer("c", in_h=8, in_w=8, in_channels=2, out_channels=4, kernel_h=3, kernel_w=3)
 

@@ -5,9 +5,9 @@ import dataclasses
 import pytest
 
 from accel_sim import load_arch, simulate
-from accel_sim.energy import load_energy_table
-from accel_sim.scnn.family import FAMILY
-from accel_sim.workload import ConvLayer, Network
+from accel_sim.foundations.energy import load_energy_table
+from accel_sim.models.scnn.family import FAMILY
+from accel_sim.foundations.workload import ConvLayer, Network
 from tests.scnn._layers import chunked_case
 
 

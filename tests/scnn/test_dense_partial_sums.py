@@ -5,10 +5,10 @@ import math
 import pytest
 
 from accel_sim import InputError, load_arch
-from accel_sim.cli import main
-from accel_sim.scnn.accounting import account
-from accel_sim.scnn.family import FAMILY
-from accel_sim.workload import ConvLayer
+from accel_sim.cli.main import main
+from accel_sim.models.scnn.accounting import account
+from accel_sim.models.scnn.family import FAMILY
+from accel_sim.foundations.workload import ConvLayer
 
 LAYER = ConvLayer("c", in_h=6, in_w=6, in_channels=3, out_channels=5, kernel_h=3, kernel_w=3, weight_density=0.5,
                   input_density=0.6)

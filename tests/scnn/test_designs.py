@@ -2,7 +2,7 @@
 import pytest
 
 from accel_sim import load_arch, simulate
-from accel_sim.workload import ConvLayer, GemmLayer, Network
+from accel_sim.foundations.workload import ConvLayer, GemmLayer, Network
 
 DESIGNS = ("dcnn", "dcnn_opt", "scnn_sparse_a", "scnn_sparse_w", "scnn")
 

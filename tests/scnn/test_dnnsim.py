@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from accel_sim import load_arch, load_workload
-from accel_sim.cli import main
-from accel_sim.scnn.family import FAMILY
+from accel_sim.cli.main import main
+from accel_sim.models.scnn.family import FAMILY
 
 DATA = Path(__file__).parents[1] / "data" / "dnnsim_scnn"
 WORKLOAD = DATA / "scnn_dnnsim.yaml"

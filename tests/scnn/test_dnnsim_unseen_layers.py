@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from accel_sim import load_arch, load_workload
-from accel_sim.scnn.family import FAMILY
+from accel_sim.models.scnn.family import FAMILY
 from tests.scnn.dnnsim_rules import dnnsim_cycles
 
 DATA = Path(__file__).parents[1] / "data" / "dnnsim_scnn"

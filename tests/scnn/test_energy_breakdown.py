@@ -88,10 +88,10 @@ def test_density_sweep_breakdown_is_the_dense_point_of_the_sweep():
 
 
 def test_tiling_penalty_reruns_only_the_tiled_layers_in_one_pass():
-    from accel_sim.config.loader import load_arch
+    from accel_sim.pipeline.catalog import load_arch
     from accel_sim.studies.scnn_common import conv_network, run_archs, scnn_variant
     from accel_sim.studies.scnn_energy import tiling_penalty
-    from accel_sim.workload.layer import Network
+    from accel_sim.foundations.workload.layer import Network
 
     full = conv_network("vgg16")
     network = Network(full.name, tuple(layer for layer in full.layers if layer.name in ("conv2_1", "conv5_3")),

@@ -2,7 +2,7 @@
 generated layers (the refinement files run a smaller, faster set once per mutant)."""
 import pytest
 
-from accel_sim.scnn.family import FAMILY
+from accel_sim.models.scnn.family import FAMILY
 from tests.scnn._layers import chunked_case, small_case
 
 CHUNKS, PER_CHUNK = 5, 44   # 220 generated layers

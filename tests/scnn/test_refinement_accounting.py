@@ -5,10 +5,10 @@ import math
 
 import numpy as np
 
-from accel_sim.results.components import Component
-from accel_sim.results.counts import ActionCount
-from accel_sim.scnn.accounting import account, components
-from accel_sim.scnn.family import FAMILY
+from accel_sim.foundations.results.components import Component
+from accel_sim.foundations.results.counts import ActionCount
+from accel_sim.models.scnn.accounting import account, components
+from accel_sim.models.scnn.family import FAMILY
 from tests.scnn._layers import small_case
 from tests.scnn.test_refinement_examples import ZERO, row_conv, tiny_arch
 

@@ -7,7 +7,7 @@ equal a plain loop over the F x I products."""
 import numpy as np
 import pytest
 
-from accel_sim.scnn.fast.crossbar import (EMPTY_SHIFT, activation_banks, max_bank_load, step_cycles,
+from accel_sim.models.scnn.fast.crossbar import (EMPTY_SHIFT, activation_banks, max_bank_load, step_cycles,
                                           weight_multiplicity)
 
 

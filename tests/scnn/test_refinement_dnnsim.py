@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 
 from accel_sim import load_arch
-from accel_sim.scnn.fast.drain import largest_halo_region
-from accel_sim.scnn.family import FAMILY
-from accel_sim.scnn.plan.bank_mapping import xor_bank
-from accel_sim.scnn.plan.tiling import conv_view, make_tiling
-from accel_sim.scnn.reference.drain import largest_region
-from accel_sim.workload import ConvLayer
+from accel_sim.models.scnn.fast.drain import largest_halo_region
+from accel_sim.models.scnn.family import FAMILY
+from accel_sim.models.scnn.plan.bank_mapping import xor_bank
+from accel_sim.models.scnn.plan.tiling import conv_view, make_tiling
+from accel_sim.models.scnn.reference.drain import largest_region
+from accel_sim.foundations.workload import ConvLayer
 
 DNNSIM = load_arch("scnn_dnnsim")
 
@@ -105,8 +105,8 @@ def test_fc_layer_as_dnnsim_planes_counted_by_hand():
     Cartesian product; out-of-plane products take a slot), and the product of input (y, x) and tap
     (r, s) lands in the plane iff (y - r, x - s) = (0, 0): exactly the FC's multiply-accumulates of two
     non-zeros. One output per (image, filter) is drained."""
-    from accel_sim.workload import GemmLayer
-    from accel_sim.workload.operands import layer_operands
+    from accel_sim.foundations.workload import GemmLayer
+    from accel_sim.foundations.workload.operands import layer_operands
     arch = load_arch("scnn_dnnsim", {"scnn.pe_rows": 2, "scnn.pe_cols": 2})
     layer = GemmLayer("fc", m=2, k=300, n=3, weight_density=0.3, input_density=0.5)
     operands = layer_operands(layer)

@@ -5,11 +5,11 @@ import numpy as np
 import pytest
 
 from accel_sim import InputError, load_arch
-from accel_sim.cli import main
-from accel_sim.scnn.family import FAMILY
-from accel_sim.scnn.plan.operands import conv_operands, layer_outputs
-from accel_sim.scnn.plan.temporal_tiling import dram_bits
-from accel_sim.workload import ConvLayer
+from accel_sim.cli.main import main
+from accel_sim.models.scnn.family import FAMILY
+from accel_sim.models.scnn.plan.operands import conv_operands, layer_outputs
+from accel_sim.models.scnn.plan.temporal_tiling import dram_bits
+from accel_sim.foundations.workload import ConvLayer
 from tests.scnn._layers import DESIGNS, scnn_arch
 
 CASES = 40
@@ -124,10 +124,10 @@ def test_study_rows_replace_only_the_rerun_layers_of_the_rerun_designs():
 def test_operands_once_bound_lies_between_one_pass_and_the_shipped_cut():
     """VGG conv2_1 (4 temporal tiles): moving its weights, inputs and outputs once each costs more than the one
     pass (its inputs must come from DRAM) and less than the shipped cut (weights read 4 times, halos spilled)."""
-    from accel_sim.config.loader import load_arch as arch_of
+    from accel_sim.pipeline.catalog import load_arch as arch_of
     from accel_sim.studies.scnn_common import conv_network, run_archs
     from accel_sim.studies.scnn_energy import operands_once_penalty, tiling_penalty
-    from accel_sim.workload.layer import Network
+    from accel_sim.foundations.workload.layer import Network
 
     full = conv_network("vgg16")
     network = Network(full.name, tuple(layer for layer in full.layers if layer.name == "conv2_1"), full.source,
@@ -153,7 +153,7 @@ def test_worked_example_weights_once_or_twice(tmp_path, oaram, order, cut, read,
     weights once (166) and inputs 2 x 42: 250 read, outputs 4 x 42 = 168; the owned partial sums (2 pixels x
     4 channels x 24 bits = 192 bits) wait in the OARAM across the chunk boundary (8 words written and read):
     418 bits against 584. In an OARAM of 16 B they would cross through DRAM (2 x 192 more: 802): the tiles."""
-    from accel_sim.workload.layer import OperandSource
+    from accel_sim.foundations.workload.layer import OperandSource
     path = tmp_path / "w.npz"
     np.savez(path, weights=np.ones((4, 2, 1, 1), np.float32), inputs=np.ones((1, 2, 1, 2), np.float32))
     layer = ConvLayer("w", in_h=1, in_w=2, in_channels=2, out_channels=4, kernel_h=1, kernel_w=1,

@@ -5,17 +5,17 @@ import numpy as np
 import pytest
 
 from accel_sim import load_arch
-from accel_sim.compress import SCNNZeroRun
-from accel_sim.errors import InputError
-from accel_sim.scnn.family import FAMILY
-from accel_sim.scnn.plan.bank_mapping import bank_of
-from accel_sim.scnn.plan.encoding import block_bits, block_entries, input_bits
-from accel_sim.scnn.plan.operands import conv_operands, convolution
-from accel_sim.scnn.plan.temporal_tiling import lower_bound_bits
-from accel_sim.scnn.plan.tiling import conv_view, make_tiling, split_bounds
-from accel_sim.scnn.reference import reference_outputs
-from accel_sim.workload import ConvLayer, GemmLayer
-from accel_sim.workload.operands import layer_operands
+from accel_sim.foundations.compress import SCNNZeroRun
+from accel_sim.foundations.errors import InputError
+from accel_sim.models.scnn.family import FAMILY
+from accel_sim.models.scnn.plan.bank_mapping import bank_of
+from accel_sim.models.scnn.plan.encoding import block_bits, block_entries, input_bits
+from accel_sim.models.scnn.plan.operands import conv_operands, convolution
+from accel_sim.models.scnn.plan.temporal_tiling import lower_bound_bits
+from accel_sim.models.scnn.plan.tiling import conv_view, make_tiling, split_bounds
+from accel_sim.models.scnn.reference import reference_outputs
+from accel_sim.foundations.workload import ConvLayer, GemmLayer
+from accel_sim.foundations.workload.operands import layer_operands
 from tests.scnn._layers import chunked_case, scnn_arch, small_case
 
 SEEDS = (0, 1, 2, 8, 12, 15, 16, 19, 27)   # every design; temporal tiles; conv groups; empty PE tiles

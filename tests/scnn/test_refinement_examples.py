@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from accel_sim import load_arch
-from accel_sim.scnn.accounting import account
-from accel_sim.scnn.counters import SCNNCounters
-from accel_sim.scnn.family import FAMILY
-from accel_sim.scnn.fast.timeline import PassTiming, pass_timing
-from accel_sim.workload import ConvLayer, GemmLayer
+from accel_sim.models.scnn.accounting import account
+from accel_sim.models.scnn.counters import SCNNCounters
+from accel_sim.models.scnn.family import FAMILY
+from accel_sim.models.scnn.fast.timeline import PassTiming, pass_timing
+from accel_sim.foundations.workload import ConvLayer, GemmLayer
 from tests.scnn._layers import payload
 
 ZERO = {name: (0,) if name.endswith("write_bits") and name.startswith(("iaram", "oaram")) else 0
@@ -214,10 +214,10 @@ def test_nothing_to_multiply(tmp_path, weights, inputs, fifo_entries, weight_bit
 
 
 def chunk_spy(monkeypatch) -> list[int]:
-    """Record the I-vectors of each chunk :func:`~accel_sim.scnn.fast.products.segment_loads` yields to
-    the FIFO loops and to :func:`~accel_sim.scnn.fast.products.product_busy` (the numpy FIFO path: not the
+    """Record the I-vectors of each chunk :func:`~accel_sim.models.scnn.fast.products.segment_loads` yields to
+    the FIFO loops and to :func:`~accel_sim.models.scnn.fast.products.product_busy` (the numpy FIFO path: not the
     compiled loops, which take no chunks)."""
-    from accel_sim.scnn.fast import products, scatter_fifo
+    from accel_sim.models.scnn.fast import products, scatter_fifo
     chunks, segment_loads = [], products.segment_loads
 
     def spy(*args, **kwargs):
@@ -254,7 +254,7 @@ def test_a_segments_products_cut_into_chunks(tmp_path, monkeypatch, limit, choic
     boundaries (``limit // 2`` activations a chunk, 2 weights each): a limit of 3 gives one I-vector a
     chunk, 6 cuts after the second (slot_only: only the I-vectors at the plane's edges, 0 and 2, need
     products). The FIFO queues carry over from chunk to chunk."""
-    from accel_sim.scnn.fast import products, scatter_fifo
+    from accel_sim.models.scnn.fast import products, scatter_fifo
     seen = chunk_spy(monkeypatch)
     monkeypatch.setattr(scatter_fifo, "FIFO_PRODUCTS", limit)
     monkeypatch.setattr(products, "MAX_PRODUCTS", limit)

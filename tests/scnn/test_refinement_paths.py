@@ -11,12 +11,12 @@ import pytest
 from hypothesis import given, settings
 
 from accel_sim import load_arch
-from accel_sim.compress import SCNNZeroRun
-from accel_sim.errors import InputError, SimulationError
-from accel_sim.family.contract import counter_differences
-from accel_sim.scnn.accounting import account
-from accel_sim.scnn.family import FAMILY
-from accel_sim.scnn.fast import pe
+from accel_sim.foundations.compress import SCNNZeroRun
+from accel_sim.foundations.errors import InputError, SimulationError
+from accel_sim.foundations.contract import counter_differences
+from accel_sim.models.scnn.accounting import account
+from accel_sim.models.scnn.family import FAMILY
+from accel_sim.models.scnn.fast import pe
 from tests.scnn._layers import NO_SHRINK, chunked_case, generated_case, small_case
 
 

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 import simpy
 
-from accel_sim.scnn.family import FAMILY
-from accel_sim.scnn.fast.scatter_fifo import lindley_runs
-from accel_sim.scnn.reference.scatter_fifo import FifoScatter
+from accel_sim.models.scnn.family import FAMILY
+from accel_sim.models.scnn.fast.scatter_fifo import lindley_runs
+from accel_sim.models.scnn.reference.scatter_fifo import FifoScatter
 from tests.scnn._layers import small_case
 
 UNBOUNDED = None
@@ -171,7 +171,7 @@ def test_depth_0_equals_serialise_where_serialise_takes_a_shortcut():
 def test_chunk_and_block_sizes_change_no_count(monkeypatch):
     """The FIFO path cuts a segment's steps into chunks (queues carry over) and gathers a finite depth's
     loads in blocks of steps: one I-vector per chunk and one step per block give the same counters."""
-    from accel_sim.scnn.fast import products, scatter_fifo
+    from accel_sim.models.scnn.fast import products, scatter_fifo
     cases = [small_case(seed, "scnn") for seed in range(6)]
     choices = ({"scatter": "fifo", "scatter_fifo_depth": 2}, {"scatter": "fifo_unbounded"})
     expected = [FAMILY.counters(variant(arch, **c), layer)[1] for arch, layer in cases for c in choices]
@@ -187,7 +187,7 @@ def test_dnnsim_stride_phases_run_in_the_references_order(monkeypatch):
     order. Layers where that order changes the cycles (stride 2, pad 1; DNNsim's xor hash). (small_case seeds 7
     and 59 differed with serialise too, from the truncation of outputs below -1, not from this order:
     test_refinement_stride_phases.py.)"""
-    from accel_sim.scnn.fast import scatter_fifo
+    from accel_sim.models.scnn.fast import scatter_fifo
     cases = [small_case(seed, "scnn") for seed in (41, 46, 63)]
     archs = [variant(arch, stride_phases="dnnsim", bank_mapping="dnnsim_xor", scatter="fifo", scatter_fifo_depth=1)
              for arch, _ in cases]

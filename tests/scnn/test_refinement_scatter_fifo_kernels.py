@@ -1,4 +1,4 @@
-"""Refinement of the FIFO scatter network's compiled loops (accel_sim/scnn/fast/scatter_fifo_kernel.py): on
+"""Refinement of the FIFO scatter network's compiled loops (accel_sim/models/scnn/fast/scatter_fifo_kernel.py): on
 generated layers every counter equals the SimPy reference and the numpy path, for the packed loop (8-bit lanes),
 the product loop, and the unbounded packed loop's hand-over to the product loop when a queue passes 127. Each
 runs as plain Python (always) and compiled by numba (when installed)."""
@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 
 from accel_sim import load_arch
-from accel_sim.scnn.family import FAMILY
-from accel_sim.scnn.fast import scatter_fifo, scatter_fifo_kernel
-from accel_sim.scnn.fast.scatter_fifo_rows import xor_rows
-from accel_sim.scnn.fast.scatter_fifo_kernel import (HIGH, LOW, lane_drain, lane_drain_one, lane_max, packed_fits,
+from accel_sim.models.scnn.family import FAMILY
+from accel_sim.models.scnn.fast import scatter_fifo, scatter_fifo_kernel
+from accel_sim.models.scnn.fast.scatter_fifo_rows import xor_rows
+from accel_sim.models.scnn.fast.scatter_fifo_kernel import (HIGH, LOW, lane_drain, lane_drain_one, lane_max, packed_fits,
                                                      pattern_table, python_kernels)
-from accel_sim.scnn.plan.bank_mapping import xor_bank
-from accel_sim.workload import ConvLayer
+from accel_sim.models.scnn.plan.bank_mapping import xor_bank
+from accel_sim.foundations.workload import ConvLayer
 from tests.scnn._layers import small_case
 
 BACKENDS = ["python", "numba"]
@@ -210,7 +210,7 @@ def test_pattern_table_at_the_63_bit_code_boundary(width):
 
 def test_xor_rows_hold_each_vectors_bank_counts_under_the_hash():
     """The packed loop's row of an I-vector and a weight counts the vector's products per bank of DNNsim's XOR
-    hash on their output coordinates (:func:`~accel_sim.scnn.plan.bank_mapping.xor_bank`)."""
+    hash on their output coordinates (:func:`~accel_sim.models.scnn.plan.bank_mapping.xor_bank`)."""
     arch = variant(load_arch("scnn"), bank_mapping="dnnsim_xor", mult_i=4, accumulator_banks=32)
     plan = types.SimpleNamespace(spec=arch.scnn)
     rng = np.random.default_rng(3)

@@ -4,16 +4,16 @@ and the convolution's blocked transposition of fully connected weights."""
 import numpy as np
 import pytest
 
-from accel_sim.scnn.fast.crossbar import (EMPTY_SHIFT, activation_banks, mask_shifts, max_bank_load,
+from accel_sim.models.scnn.fast.crossbar import (EMPTY_SHIFT, activation_banks, mask_shifts, max_bank_load,
                                           rotation_classes, shift_masks, step_cost_table)
-from accel_sim.scnn.fast.pe import busy_cycles
-from accel_sim.scnn.fast.vectors import activation_elements, activation_vectors, weight_vectors
-from accel_sim.scnn.family import FAMILY
-from accel_sim.scnn.plan import operands
-from accel_sim.scnn.plan.encoding import weight_storage_bits
-from accel_sim.scnn.plan.nonzeros import stable_order, weight_nonzeros
-from accel_sim.scnn.plan.tiling import conv_view
-from accel_sim.workload import GemmLayer
+from accel_sim.models.scnn.fast.pe import busy_cycles
+from accel_sim.models.scnn.fast.vectors import activation_elements, activation_vectors, weight_vectors
+from accel_sim.models.scnn.family import FAMILY
+from accel_sim.models.scnn.plan import operands
+from accel_sim.models.scnn.plan.encoding import weight_storage_bits
+from accel_sim.models.scnn.plan.nonzeros import stable_order, weight_nonzeros
+from accel_sim.models.scnn.plan.tiling import conv_view
+from accel_sim.foundations.workload import GemmLayer
 from tests.scnn._layers import small_case
 
 
@@ -67,7 +67,7 @@ def test_busy_cycles_per_segment_are_the_product_level_costs(seed):
     """barrier: group_channel needs each segment's busy cycles: by the crossbar's bank algebra (each
     path: step by step, by classes) they equal the product-level count and add up to the totals."""
     from accel_sim import load_arch
-    from accel_sim.scnn.fast.products import product_busy
+    from accel_sim.models.scnn.fast.products import product_busy
     arch, layer = small_case(seed, "scnn" if seed % 2 else "scnn_sparse_a")
     spec = arch.section("scnn")
     arch = load_arch("scnn", {f"scnn.{name}": getattr(spec, name) for name in (
@@ -135,7 +135,7 @@ def test_blocked_transposition_of_fc_weights_changes_no_sum(monkeypatch):
 @pytest.mark.parametrize("bound", [5, 1 << 10, 1 << 20])
 def test_distinct_keys_by_table_or_sort_are_np_unique(bound):
     """The class sums' distinct keys: a presence table for small bounds, a sort above (issue 22)."""
-    from accel_sim.scnn.fast.pe import _distinct
+    from accel_sim.models.scnn.fast.pe import _distinct
     keys = np.random.default_rng(bound).integers(0, bound, 3000)
     distinct, inverse = _distinct(keys, bound)
     expected, expected_inverse = np.unique(keys, return_inverse=True)
@@ -146,7 +146,7 @@ def test_distinct_keys_by_table_or_sort_are_np_unique(bound):
 def test_bank_of_is_the_floor_mod_of_the_linear_address(banks):
     """bank_of's AND for a power-of-two bank count equals np.mod, negative offsets included."""
     from types import SimpleNamespace
-    from accel_sim.scnn.plan.bank_mapping import bank_of
+    from accel_sim.models.scnn.plan.bank_mapping import bank_of
     spec = SimpleNamespace(bank_mapping="linear", accumulator_banks=banks, mult_f=2)
     tiling = SimpleNamespace(acc_h=5, acc_w=7)
     rng = np.random.default_rng(banks)
@@ -159,10 +159,10 @@ def test_xor_bank_steps_by_code_classes_are_the_product_level_costs(seed, monkey
     """dnnsim_xor: each step costed once per (segment, I code class, F-vector) gives the product
     level's busy cycles, per segment (in chunks of any size, one entry at least)."""
     from accel_sim import load_arch
-    from accel_sim.scnn.fast import bank_codes
-    from accel_sim.scnn.fast.bank_codes import class_codes, xor_class_busy
+    from accel_sim.models.scnn.fast import bank_codes
+    from accel_sim.models.scnn.fast.bank_codes import class_codes, xor_class_busy
     monkeypatch.setattr(bank_codes, "PAIRS_CHUNK", [1 << 20, 1, 5][seed % 3])
-    from accel_sim.scnn.fast.products import product_busy
+    from accel_sim.models.scnn.fast.products import product_busy
     arch, layer = small_case(seed, "scnn" if seed % 2 else "scnn_sparse_w")
     spec = arch.section("scnn")
     arch = load_arch("scnn", {f"scnn.{name}": getattr(spec, name) for name in (
@@ -187,9 +187,9 @@ def test_xor_banks_of_a_later_conv_group_of_three_filters(banks, scatter, out_of
     steps (serialise: code classes when out-of-plane products are banked, else product by product; fifo:
     the FIFO loop)."""
     from accel_sim import load_arch
-    from accel_sim.family.contract import counter_differences
-    from accel_sim.scnn.fast.bank_codes import class_codes
-    from accel_sim.workload import ConvLayer
+    from accel_sim.foundations.contract import counter_differences
+    from accel_sim.models.scnn.fast.bank_codes import class_codes
+    from accel_sim.foundations.workload import ConvLayer
     arch = load_arch("scnn", {"scnn.bank_mapping": "dnnsim_xor", "scnn.accumulator_banks": banks, "scnn.scatter": scatter,
                               "scnn.out_of_plane": out_of_plane, "scnn.pe_rows": 2, "scnn.pe_cols": 2, "scnn.mult_f": 4,
                               "scnn.mult_i": 4})
@@ -205,8 +205,8 @@ def test_slot_only_steps_away_from_the_edges_by_the_crossbar_algebra(seed):
     """out_of_plane: slot_only: the I-vectors near an edge counted product by product plus the others
     by the crossbar's bank algebra give the product level's busy cycles."""
     from accel_sim import load_arch
-    from accel_sim.scnn.fast.pe import _without
-    from accel_sim.scnn.fast.products import border_split, border_vectors, product_busy
+    from accel_sim.models.scnn.fast.pe import _without
+    from accel_sim.models.scnn.fast.products import border_split, border_vectors, product_busy
     arch, layer = small_case(seed + 100, "scnn" if seed % 2 else "scnn_sparse_a")
     spec = arch.section("scnn")
     arch = load_arch("scnn", {f"scnn.{name}": getattr(spec, name) for name in (
@@ -241,7 +241,7 @@ def _edge_layer(tmp_path):
     so pass 2 (rows 3-5, columns 0-3) starts at channel 1, PE 0, right after pass 1's channel 1,
     PE 1 (3 activations, then 5: input (5, 1) is zero)."""
     from accel_sim import load_arch
-    from accel_sim.workload import ConvLayer
+    from accel_sim.foundations.workload import ConvLayer
     from tests.scnn._layers import payload
     inputs = np.zeros((1, 2, 6, 6))
     inputs[0, 0, :3] = inputs[0, 1] = 1
@@ -264,7 +264,7 @@ def _phase_layer(tmp_path):
     pass holds segments 0 and 1 (the column phases) and the next pass starts at segment 0; input
     (1, 0) is zero: pass 0's segment 1 has 3 activations."""
     from accel_sim import load_arch
-    from accel_sim.workload import ConvLayer
+    from accel_sim.foundations.workload import ConvLayer
     from tests.scnn._layers import payload
     inputs = np.zeros((1, 1, 8, 8))
     inputs[0, 0, 1::2] = 1
@@ -284,7 +284,7 @@ def test_i_vectors_are_runs_of_one_pass_segment_and_pe(tmp_path, layer):
     """activation_vectors: an I-vector never mixes two (pass, segment, PE) runs, even when one pass's
     last run and the next pass's first are adjacent with no segment between (the two layers above);
     both paths count the layer the same."""
-    from accel_sim.family.contract import counter_differences
+    from accel_sim.foundations.contract import counter_differences
     plan = layer(tmp_path)
     spec, view, tiling = plan.spec, plan.view, plan.tiling
     tile, seg, pe, term = activation_elements(spec, view, tiling, plan.input_mask[0, 0])
@@ -302,8 +302,8 @@ def test_border_vectors_of_a_pass_whose_first_channel_is_empty(tmp_path):
     1's last with no channel between): an I-vector is near the edge iff one of its activations lies
     on the plane's border (row or column 0 or 5: a 3 x 3 kernel with pad 1 moves one of its products
     out of the plane). Both paths count the layer the same."""
-    from accel_sim.family.contract import counter_differences
-    from accel_sim.scnn.fast.products import border_split, border_vectors
+    from accel_sim.foundations.contract import counter_differences
+    from accel_sim.models.scnn.fast.products import border_split, border_vectors
     plan = _edge_layer(tmp_path)
     spec, view, tiling = plan.spec, plan.view, plan.tiling
     assert border_split(plan)
@@ -322,7 +322,7 @@ def test_dnnsim_truncated_outputs_move_additive_banks_as_the_reference_does(seed
     """stride_phases: dnnsim with an additive bank mapping: a product truncated onto output row (column)
     0 moves its bank by acc_w (by 1); fast and reference agree on every counter (stride 2, padding 1)."""
     from accel_sim import load_arch
-    from accel_sim.workload import ConvLayer
+    from accel_sim.foundations.workload import ConvLayer
     rng = np.random.default_rng(seed)
     arch = load_arch("scnn", {"scnn.stride_phases": "dnnsim", "scnn.bank_mapping": ["linear", "channel_spread"][seed % 2],
                               "scnn.pe_rows": 2, "scnn.pe_cols": 2, "scnn.accumulator_banks": 8,
@@ -338,7 +338,7 @@ def test_pair_loads_are_the_steps_of_every_two_activation_i_vector(seed):
     """An I-vector of two activations costs, against each F-vector, max_bank_load of its terms
     {t, t + d}: pair_loads sums them per (segment, group, d) from each F-vector's rotation
     differences (and its repeated rotations, counted apart)."""
-    from accel_sim.scnn.fast.pe import pair_loads
+    from accel_sim.models.scnn.fast.pe import pair_loads
     arch, layer = small_case(seed, "scnn" if seed % 2 else "scnn_sparse_w")
     plan = FAMILY.plan(arch, layer)
     spec, view, tiling = plan.spec, plan.view, plan.tiling
@@ -359,8 +359,8 @@ def test_fc_layers_read_as_their_non_zeros_count_what_the_full_weights_count(mon
     SCNN's fast path never makes them) and its outputs' blocks are filled from them: the counters,
     the outputs and the encoded bits equal those of the plan built from the full weights."""
     from accel_sim import load_arch
-    from accel_sim.scnn.fast import fast
-    from accel_sim.workload.operands import _cached_operands
+    from accel_sim.models.scnn.fast import fast
+    from accel_sim.foundations.workload.operands import _cached_operands
     arch = load_arch(arch_name)
     layer = GemmLayer("fc", m=2, k=300, n=600, weight_density=0.1, input_density=0.4)   # 3 blocks of rows
     _cached_operands.cache_clear()
@@ -370,10 +370,10 @@ def test_fc_layers_read_as_their_non_zeros_count_what_the_full_weights_count(mon
     if arch_name == "scnn":
         assert "weights" not in vars(sparse) and "weight_mask" not in vars(sparse)
     sparse_outputs = operands.layer_outputs(layer)
-    monkeypatch.setattr("accel_sim.scnn.plan.sparse_fc", lambda *a: False)
+    monkeypatch.setattr("accel_sim.models.scnn.plan.sparse_fc", lambda *a: False)
     monkeypatch.setattr(operands, "sparse_fc", lambda *a: False)
     operands.layer_outputs.cache_clear()
-    from accel_sim.scnn.plan.shared import forget
+    from accel_sim.models.scnn.plan.shared import forget
     forget()
     dense = FAMILY.plan(arch, layer)
     assert fast(dense) == counted

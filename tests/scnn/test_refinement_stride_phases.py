@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from accel_sim import load_arch
-from accel_sim.errors import InputError
-from accel_sim.scnn.family import FAMILY
-from accel_sim.scnn.fast.products import _truncated
-from accel_sim.workload import ConvLayer
+from accel_sim.foundations.errors import InputError
+from accel_sim.models.scnn.family import FAMILY
+from accel_sim.models.scnn.fast.products import _truncated
+from accel_sim.foundations.workload import ConvLayer
 from tests.scnn._layers import NO_SHRINK, small_case
 
 MAPPINGS = ("linear", "channel_spread", "dnnsim_xor")

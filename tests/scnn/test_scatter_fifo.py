@@ -2,7 +2,7 @@
 import pytest
 
 from accel_sim import InputError, load_arch
-from accel_sim.cli import main
+from accel_sim.cli.main import main
 
 
 def test_bad_scatter_choices_are_refused_in_one_line(tmp_path, capsys):

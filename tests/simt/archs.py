@@ -7,9 +7,9 @@ import dataclasses
 import numpy as np
 
 from accel_sim import load_arch
-from accel_sim.arch.spec import ArchSpec
-from accel_sim.workload import GemmLayer
-from accel_sim.workload.layer import OperandSource
+from accel_sim.pipeline.catalog import ArchSpec
+from accel_sim.foundations.workload import GemmLayer
+from accel_sim.foundations.workload.layer import OperandSource
 
 SIMT = load_arch("ampere_a100_simt")
 

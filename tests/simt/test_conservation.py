@@ -9,8 +9,8 @@ import math
 import numpy as np
 import pytest
 
-from accel_sim.simt.family import FAMILY
-from accel_sim.workload import ConvLayer, GemmLayer, NMSparsity
+from accel_sim.models.simt.family import FAMILY
+from accel_sim.foundations.workload import ConvLayer, GemmLayer, NMSparsity
 from tests.simt.archs import simt
 
 LAYERS = (GemmLayer("fc", m=8, k=256, n=128, weight_density=0.1),

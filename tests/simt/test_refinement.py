@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accel_sim.errors import SimulationError
-from accel_sim.simt.family import FAMILY
-from accel_sim.simt.spec import SgemmTile
-from accel_sim.workload import ConvLayer, GemmLayer, NMSparsity
+from accel_sim.foundations.errors import SimulationError
+from accel_sim.models.simt.family import FAMILY
+from accel_sim.models.simt.spec import SgemmTile
+from accel_sim.foundations.workload import ConvLayer, GemmLayer, NMSparsity
 from tests.simt.archs import simt
 
 SPARSE = ("csr_scalar", "csr_vector", "sputnik", "merge", "csb", "sparsert")

@@ -9,11 +9,11 @@ import dataclasses
 import numpy as np
 import pytest
 
-from accel_sim.simt.family import FAMILY
-from accel_sim.simt.fast import cta_demands
-from accel_sim.simt.plan.schedule import atomic_demands, atomic_runs
-from accel_sim.simt.spec import SgemmTile
-from accel_sim.workload import GemmLayer
+from accel_sim.models.simt.family import FAMILY
+from accel_sim.models.simt.fast import cta_demands
+from accel_sim.models.simt.plan.schedule import atomic_demands, atomic_runs
+from accel_sim.models.simt.spec import SgemmTile
+from accel_sim.foundations.workload import GemmLayer
 from tests.simt.archs import payload_layer, simt
 
 

@@ -9,11 +9,11 @@ import dataclasses
 import numpy as np
 import pytest
 
-from accel_sim.errors import InputError
-from accel_sim.simt.family import FAMILY
-from accel_sim.simt.spec import SgemmTile
-from accel_sim.tensor_core.spec import KernelTile
-from accel_sim.workload import GemmLayer, NMSparsity
+from accel_sim.foundations.errors import InputError
+from accel_sim.models.simt.family import FAMILY
+from accel_sim.models.simt.spec import SgemmTile
+from accel_sim.models.tensor_core.spec import KernelTile
+from accel_sim.foundations.workload import GemmLayer, NMSparsity
 from tests.simt.archs import payload_layer, simt, two_blocks_layer
 
 

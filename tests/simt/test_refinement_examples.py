@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from accel_sim.simt.fast import SectorCache, dispatch, drain
-from accel_sim.simt.family import FAMILY
-from accel_sim.simt.plan.sectors import distinct_per_group, sorted_unique, span_sectors
-from accel_sim.simt.spec import SgemmTile
-from accel_sim.workload import GemmLayer
+from accel_sim.models.simt.fast import SectorCache, dispatch, drain
+from accel_sim.models.simt.family import FAMILY
+from accel_sim.models.simt.plan.sectors import distinct_per_group, sorted_unique, span_sectors
+from accel_sim.models.simt.spec import SgemmTile
+from accel_sim.foundations.workload import GemmLayer
 from tests.simt.archs import payload_layer, simt, two_blocks_layer
 
 
@@ -208,7 +208,7 @@ def test_warm_l2_leaves_only_the_sparse_operand_to_dram(two_rows):
 
 
 def test_csr_of_the_weights_is_the_format_s_own(two_rows):
-    from accel_sim.compress.formats import CSR
+    from accel_sim.foundations.compress.formats import CSR
     plan = FAMILY.plan(simt(kernel="csr_vector"), two_rows)
     ours, reference = plan.problem.csr, CSR.from_dense(plan.problem.dense)
     assert (ours.index_bits, ours.pointer_bits) == (reference.index_bits, reference.pointer_bits)
@@ -216,7 +216,7 @@ def test_csr_of_the_weights_is_the_format_s_own(two_rows):
 
 
 def test_a_cta_may_use_exactly_the_sm_s_shared_memory(two_rows):
-    from accel_sim.errors import InputError
+    from accel_sim.foundations.errors import InputError
     fits = simt(kernel="csb", threads_per_cta=32, csb_beta=167936 // 8)      # (1 warp + 1) x beta x 4 bytes
     assert FAMILY.plan(fits, two_rows).candidates[0].schedule.shared_memory_per_cta == 167936
     with pytest.raises(InputError, match="shared memory"):
@@ -272,8 +272,8 @@ def test_csb_over_several_columns_of_b(tmp_path):
 
 
 def test_grouped_convolution_is_one_block_diagonal_operand():
-    from accel_sim.compress.formats import CSR
-    from accel_sim.workload import ConvLayer
+    from accel_sim.foundations.compress.formats import CSR
+    from accel_sim.foundations.workload import ConvLayer
     layer = ConvLayer("g", in_h=4, in_w=4, in_channels=4, out_channels=6, kernel_h=1, kernel_w=1, groups=2,
                       weight_density=0.5)
     problem = FAMILY.plan(simt(kernel="csr_vector"), layer).problem
@@ -320,7 +320,7 @@ def test_sputnik_b_row_of_a_later_cta_is_its_own_column(tmp_path):
 
 
 def test_a_tensor_core_step_shorter_than_the_mma_still_issues_whole_mmas():
-    from accel_sim.tensor_core.spec import KernelTile
+    from accel_sim.models.tensor_core.spec import KernelTile
     arch = simt({"sms": 1, "kernels": (KernelTile(16, 8, 8, 16, 8),)}, kernel="dense_tensor_core",
                 loop_overhead_instructions=3)
     s = FAMILY.plan(arch, GemmLayer("g", m=8, k=8, n=16)).candidates[0].schedule
@@ -353,7 +353,7 @@ def test_sputnik_streams_a_batch_of_values_as_its_distinct_sectors(two_rows):
 
 
 def test_tensor_core_warp_tile_of_several_mmas_and_its_accumulate_width():
-    from accel_sim.tensor_core.spec import KernelTile
+    from accel_sim.models.tensor_core.spec import KernelTile
     arch = simt({"sms": 1, "kernels": (KernelTile(32, 16, 32, 32, 16),)}, kernel="dense_tensor_core",
                 loop_overhead_instructions=3, split_k=(1,))
     layer = GemmLayer("g", m=16, k=32, n=32)

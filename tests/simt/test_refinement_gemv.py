@@ -10,8 +10,8 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accel_sim.simt.family import FAMILY
-from accel_sim.workload import GemmLayer
+from accel_sim.models.simt.family import FAMILY
+from accel_sim.foundations.workload import GemmLayer
 from tests.simt.archs import simt
 
 LANE_BYTES = 16     # one 128-bit load per lane per iteration

@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accel_sim.errors import InputError
-from accel_sim.simt.family import FAMILY
-from accel_sim.workload import GemmLayer
+from accel_sim.foundations.errors import InputError
+from accel_sim.models.simt.family import FAMILY
+from accel_sim.foundations.workload import GemmLayer
 from tests.cli.cli_helpers import assert_one_line_error, run_cli
 from tests.simt.archs import payload_layer, simt
 

@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from accel_sim.simt.family import FAMILY
+from accel_sim.models.simt.family import FAMILY
 from accel_sim.studies.gpu_sparse_common import (heavy_columns_layer, kernel_arch, lognormal_layer,
                                                  longest_warp_cycles, run)
 from accel_sim.studies.gpu_sparse_kernels import (ROW_SPLIT, SHAPES, SWIZZLE, crossover, csb_transpose,

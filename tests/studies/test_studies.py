@@ -2,7 +2,7 @@
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from accel_sim.cli import main
+from accel_sim.cli.main import main
 from accel_sim.studies import registry
 from accel_sim.studies.registry import Comparison, Study, StudyOutput, all_studies, reproduce_all
 

@@ -12,7 +12,7 @@ def dask_scheduler():
     """The address of a 2-worker local Dask cluster (worker processes, one thread each)."""
     dask = pytest.importorskip("dask")
     distributed = pytest.importorskip("distributed")
-    # glibc's default trim threshold, not the nanny's 64 KiB (see accel_sim.sweep.executor)
+    # glibc's default trim threshold, not the nanny's 64 KiB (see accel_sim.pipeline.sweep.executor)
     with dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}), \
             distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                      dashboard_address=None) as cluster:

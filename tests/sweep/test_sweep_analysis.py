@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 from matplotlib.figure import Figure
 
-from accel_sim.plot.sweep import pareto_plot, sensitivity_plot
-from accel_sim.sweep import pareto_front, pareto_mask, sensitivity
+from accel_sim.pipeline.plot.sweep import pareto_plot, sensitivity_plot
+from accel_sim.pipeline.sweep import pareto_front, pareto_mask, sensitivity
 
 # name, energy_pj, cycles, area_mm2
 POINTS = [

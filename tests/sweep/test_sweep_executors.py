@@ -8,10 +8,10 @@ import pandas as pd
 import pytest
 from sweep_fakes import REPO, SMALL_SWEEP, fake_point
 
-from accel_sim.errors import InputError
-from accel_sim.sweep import load_results, run_sweep, sweep_from_mapping
-from accel_sim.sweep.executor import TARGET_CHUNK_S, Chunker, PointFailed, PointTask
-from accel_sim.sweep.store import PointOutcome
+from accel_sim.foundations.errors import InputError
+from accel_sim.pipeline.sweep import load_results, run_sweep, sweep_from_mapping
+from accel_sim.pipeline.sweep.executor import TARGET_CHUNK_S, Chunker, PointFailed, PointTask
+from accel_sim.pipeline.sweep.store import PointOutcome
 
 
 def run_and_load(sweep, out, **how):

@@ -10,7 +10,7 @@ import psutil
 import yaml
 from sweep_fakes import REPO
 
-from accel_sim.sweep import ResultStore, load_results
+from accel_sim.pipeline.sweep import ResultStore, load_results
 
 KILL_SWEEP = {
     "name": "kill",

@@ -7,10 +7,10 @@ import pytest
 import yaml
 from sweep_fakes import REPO, SMALL_SWEEP
 
-from accel_sim.errors import InputError
-from accel_sim.sweep import load_sweep, sweep_from_mapping
-from accel_sim.sweep.expand import Axis, AxisValue, expand, grid_size
-from accel_sim.sweep.spec import nearest_path
+from accel_sim.foundations.errors import InputError
+from accel_sim.pipeline.sweep import load_sweep, sweep_from_mapping
+from accel_sim.pipeline.sweep.expand import Axis, AxisValue, expand, grid_size
+from accel_sim.pipeline.sweep.spec import nearest_path
 
 
 def sweep_with(**changes):

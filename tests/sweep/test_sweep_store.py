@@ -6,10 +6,10 @@ import pytest
 from sweep_fakes import SMALL_SWEEP, area_point, fake_point
 
 from accel_sim import __version__
-from accel_sim.errors import InputError
-from accel_sim.sweep import ResultStore, load_results, run_sweep, sweep_from_mapping
-from accel_sim.sweep.keys import point_key, workload_hash
-from accel_sim.sweep.store import PointOutcome, exclusive_run
+from accel_sim.foundations.errors import InputError
+from accel_sim.pipeline.sweep import ResultStore, load_results, run_sweep, sweep_from_mapping
+from accel_sim.pipeline.sweep.keys import point_key, workload_hash
+from accel_sim.pipeline.sweep.store import PointOutcome, exclusive_run
 
 
 @pytest.fixture()

@@ -1,8 +1,8 @@
 """Private helper: read the SCALE-Sim reference cases in tests/data/scalesim.
 
 Self-contained on purpose (configparser + csv), so the golden tests do not depend on the
-config / workload loaders; it can be switched to ``accel_sim.config.scalesim_cfg`` and
-``accel_sim.workload.scalesim_topology`` once those settle.
+config / workload loaders; it can be switched to ``accel_sim.foundations.config.scalesim_cfg`` and
+``accel_sim.foundations.workload.scalesim_topology`` once those settle.
 """
 from __future__ import annotations
 
@@ -11,9 +11,10 @@ import csv
 from dataclasses import dataclass
 from pathlib import Path
 
-from accel_sim.arch.spec import ArchSpec, DramSpec
-from accel_sim.systolic.spec import BufferSpec, SystolicSpec
-from accel_sim.workload.layer import ConvLayer, GemmLayer, Layer, NMSparsity
+from accel_sim.foundations.arch import DramSpec
+from accel_sim.pipeline.catalog import ArchSpec
+from accel_sim.models.systolic.spec import BufferSpec, SystolicSpec
+from accel_sim.foundations.workload.layer import ConvLayer, GemmLayer, Layer, NMSparsity
 
 CASES_DIR = Path(__file__).resolve().parents[1] / "data" / "scalesim"
 KIB = 1024                 # SCALE-Sim *SzkB sizes

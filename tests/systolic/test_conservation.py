@@ -5,12 +5,13 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from accel_sim.arch.spec import ArchSpec, DramSpec
-from accel_sim.systolic.family import FAMILY
-from accel_sim.systolic.fast.footprint import touched_input_words
-from accel_sim.systolic.plan.mapping import map_layer
-from accel_sim.systolic.spec import BufferSpec, SystolicSpec
-from accel_sim.workload.layer import ConvLayer, GemmLayer, NMSparsity
+from accel_sim.foundations.arch import DramSpec
+from accel_sim.pipeline.catalog import ArchSpec
+from accel_sim.models.systolic.family import FAMILY
+from accel_sim.models.systolic.fast.footprint import touched_input_words
+from accel_sim.models.systolic.plan.mapping import map_layer
+from accel_sim.models.systolic.spec import BufferSpec, SystolicSpec
+from accel_sim.foundations.workload.layer import ConvLayer, GemmLayer, NMSparsity
 
 layers = st.one_of(
     st.builds(lambda h, c, k, r, s, pad, groups, nm: ConvLayer(

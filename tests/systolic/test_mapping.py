@@ -1,9 +1,9 @@
 """Folding a GEMM onto the array: spatial / temporal dimensions, folds, cycles per fold, N:M."""
 import pytest
 
-from accel_sim.systolic.plan.mapping import effective_reduction, kept_reduction_indices, map_layer
-from accel_sim.systolic.spec import BufferSpec, SystolicSpec
-from accel_sim.workload.layer import ConvLayer, GemmLayer, NMSparsity
+from accel_sim.models.systolic.plan.mapping import effective_reduction, kept_reduction_indices, map_layer
+from accel_sim.models.systolic.spec import BufferSpec, SystolicSpec
+from accel_sim.foundations.workload.layer import ConvLayer, GemmLayer, NMSparsity
 
 BUFFER = BufferSpec(size=64 * 1024)
 

@@ -1,12 +1,12 @@
 """Operand addresses, fetch order and demand order (checked against SCALE-Sim's constructions)."""
 import numpy as np
 
-from accel_sim.systolic.fast.demand import first_demand_line
-from accel_sim.systolic.plan import operands
-from accel_sim.systolic.plan.mapping import map_layer
-from accel_sim.systolic.reference.demand import skew
-from accel_sim.systolic.spec import BufferSpec, SystolicSpec
-from accel_sim.workload.layer import ConvLayer, GemmLayer, NMSparsity
+from accel_sim.models.systolic.fast.demand import first_demand_line
+from accel_sim.models.systolic.plan import operands
+from accel_sim.models.systolic.plan.mapping import map_layer
+from accel_sim.models.systolic.reference.demand import skew
+from accel_sim.models.systolic.spec import BufferSpec, SystolicSpec
+from accel_sim.foundations.workload.layer import ConvLayer, GemmLayer, NMSparsity
 
 BUFFER = BufferSpec(size=1024)
 

@@ -1,9 +1,10 @@
 """The SimPy reference's (who, what, when) log on cases small enough to follow by hand."""
-from accel_sim.arch.spec import ArchSpec, DramSpec
-from accel_sim.systolic.family import FAMILY
-from accel_sim.systolic.reference import simulate_group
-from accel_sim.systolic.spec import BufferSpec, SystolicSpec
-from accel_sim.workload.layer import GemmLayer
+from accel_sim.foundations.arch import DramSpec
+from accel_sim.pipeline.catalog import ArchSpec
+from accel_sim.models.systolic.family import FAMILY
+from accel_sim.models.systolic.reference import simulate_group
+from accel_sim.models.systolic.spec import BufferSpec, SystolicSpec
+from accel_sim.foundations.workload.layer import GemmLayer
 
 
 def arch(mode, read_bytes, ofmap_bytes):

@@ -12,12 +12,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accel_sim.arch.spec import ArchSpec, DramSpec
-from accel_sim.errors import SimulationError
+from accel_sim.foundations.arch import DramSpec
+from accel_sim.pipeline.catalog import ArchSpec
+from accel_sim.foundations.errors import SimulationError
 from accel_sim.hardware.scalesim_scratchpad import SETS
-from accel_sim.systolic.family import FAMILY
-from accel_sim.systolic.spec import BufferSpec, SystolicSpec
-from accel_sim.workload import ConvLayer, GemmLayer, NMSparsity
+from accel_sim.models.systolic.family import FAMILY
+from accel_sim.models.systolic.spec import BufferSpec, SystolicSpec
+from accel_sim.foundations.workload import ConvLayer, GemmLayer, NMSparsity
 
 MIN_TEST_BUFFER_WORDS = 24  # smaller buffers thrash on every word and only slow the reference down
 

@@ -17,19 +17,19 @@ from hypothesis import strategies as st
 from accel_sim.hardware.dram_channel import DramChannel
 from accel_sim.hardware.scalesim_scratchpad import (NO_ADDRESS, ReadBufferGeometry, ReadScratchpad, WriteBufferGeometry,
                                                     WriteScratchpad)
-from accel_sim.systolic.fast.demand import DemandStream, FoldRequests, demand_stream, first_demand_line, streamed_requests
-from accel_sim.systolic.fast.ofmap_drain import DrainTimeline, FoldedWrites, LineWrites, ofmap_writes_per_line
-from accel_sim.systolic.fast.estimate_buffer import sweeps
-from accel_sim.systolic.fast.fold_sets import StackedFetch, first_request_line, fold_set_misses, has_closed_form
-from accel_sim.systolic.fast import read_buffers
-from accel_sim.systolic.fast.ifmap_copies import IfmapCopies
-from accel_sim.systolic.fast.read_buffers import read_misses
-from accel_sim.systolic.fast.stacked_scan import stacked_misses
-from accel_sim.systolic.plan import operands
-from accel_sim.systolic.plan.mapping import map_layer
-from accel_sim.systolic.reference.demand import fold_demand_matrix
-from accel_sim.systolic.spec import BufferSpec, SystolicSpec
-from accel_sim.workload.layer import ConvLayer, GemmLayer, NMSparsity
+from accel_sim.models.systolic.fast.demand import DemandStream, FoldRequests, demand_stream, first_demand_line, streamed_requests
+from accel_sim.models.systolic.fast.ofmap_drain import DrainTimeline, FoldedWrites, LineWrites, ofmap_writes_per_line
+from accel_sim.models.systolic.fast.estimate_buffer import sweeps
+from accel_sim.models.systolic.fast.fold_sets import StackedFetch, first_request_line, fold_set_misses, has_closed_form
+from accel_sim.models.systolic.fast import read_buffers
+from accel_sim.models.systolic.fast.ifmap_copies import IfmapCopies
+from accel_sim.models.systolic.fast.read_buffers import read_misses
+from accel_sim.models.systolic.fast.stacked_scan import stacked_misses
+from accel_sim.models.systolic.plan import operands
+from accel_sim.models.systolic.plan.mapping import map_layer
+from accel_sim.models.systolic.reference.demand import fold_demand_matrix
+from accel_sim.models.systolic.spec import BufferSpec, SystolicSpec
+from accel_sim.foundations.workload.layer import ConvLayer, GemmLayer, NMSparsity
 
 BUFFER = BufferSpec(size=1024)
 

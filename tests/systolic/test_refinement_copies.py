@@ -1,9 +1,9 @@
 """Systolic refinement, part 4: the stacked scan's closed forms against the literal fetch sequence and scan.
 
-- :class:`~accel_sim.systolic.fast.ifmap_copies.IfmapCopies`: every copy of every input word of a
+- :class:`~accel_sim.models.systolic.fast.ifmap_copies.IfmapCopies`: every copy of every input word of a
   convolution's streamed ifmap, in closed form, is exactly where the fetch sequence holds it
   (stride, padding on each side, channels below and above the array's width, groups, batch, N:M);
-- :func:`~accel_sim.systolic.fast.stacked_scan.stacked_misses` (which slides on a miss to the nearest
+- :func:`~accel_sim.models.systolic.fast.stacked_scan.stacked_misses` (which slides on a miss to the nearest
   set holding a copy, from those closed forms) against the whole group's vectorised scan of the
   literal demand stream, on the same variety of layers.
 """
@@ -16,16 +16,16 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from accel_sim.hardware.scalesim_scratchpad import NO_ADDRESS, ReadBufferGeometry
-from accel_sim.systolic.fast.demand import demand_stream, streamed_requests
-from accel_sim.systolic.fast.estimate_buffer import sweeps
-from accel_sim.systolic.fast.ifmap_copies import IfmapCopies
-from accel_sim.systolic.fast.read_buffers import read_misses
-from accel_sim.systolic.fast import stacked_scan
-from accel_sim.systolic.fast.stacked_scan import stacked_misses
-from accel_sim.systolic.plan import operands
-from accel_sim.systolic.plan.mapping import map_layer
-from accel_sim.systolic.spec import BufferSpec, SystolicSpec
-from accel_sim.workload.layer import ConvLayer, NMSparsity
+from accel_sim.models.systolic.fast.demand import demand_stream, streamed_requests
+from accel_sim.models.systolic.fast.estimate_buffer import sweeps
+from accel_sim.models.systolic.fast.ifmap_copies import IfmapCopies
+from accel_sim.models.systolic.fast.read_buffers import read_misses
+from accel_sim.models.systolic.fast import stacked_scan
+from accel_sim.models.systolic.fast.stacked_scan import stacked_misses
+from accel_sim.models.systolic.plan import operands
+from accel_sim.models.systolic.plan.mapping import map_layer
+from accel_sim.models.systolic.spec import BufferSpec, SystolicSpec
+from accel_sim.foundations.workload.layer import ConvLayer, NMSparsity
 
 BUFFER = BufferSpec(size=1024)
 

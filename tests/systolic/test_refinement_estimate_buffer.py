@@ -7,13 +7,14 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accel_sim.arch.spec import ArchSpec, DramSpec
-from accel_sim.systolic.fast.estimate_buffer import block_walk_reads, epoch_scan_reads, previous_occurrence
-from accel_sim.systolic.family import FAMILY
-from accel_sim.systolic.reference import simulate_group
-from accel_sim.systolic.reference.read_buffers import EstimatingReadBuffer
-from accel_sim.systolic.spec import BufferSpec, SystolicSpec
-from accel_sim.workload import ConvLayer, GemmLayer
+from accel_sim.foundations.arch import DramSpec
+from accel_sim.pipeline.catalog import ArchSpec
+from accel_sim.models.systolic.fast.estimate_buffer import block_walk_reads, epoch_scan_reads, previous_occurrence
+from accel_sim.models.systolic.family import FAMILY
+from accel_sim.models.systolic.reference import simulate_group
+from accel_sim.models.systolic.reference.read_buffers import EstimatingReadBuffer
+from accel_sim.models.systolic.spec import BufferSpec, SystolicSpec
+from accel_sim.foundations.workload import ConvLayer, GemmLayer
 
 
 def test_previous_occurrence():

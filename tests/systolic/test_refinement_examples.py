@@ -16,15 +16,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accel_sim.arch.spec import ArchSpec, DramSpec
-from accel_sim.systolic.accounting import account
-from accel_sim.systolic.counters import SystolicCounters
-from accel_sim.systolic.family import FAMILY
-from accel_sim.systolic.fast.demand import demand_stream
-from accel_sim.systolic.plan.operands import role
-from accel_sim.systolic.reference import simulate_group
-from accel_sim.systolic.spec import BufferSpec, SystolicSpec
-from accel_sim.workload.layer import ConvLayer, GemmLayer, NMSparsity
+from accel_sim.foundations.arch import DramSpec
+from accel_sim.pipeline.catalog import ArchSpec
+from accel_sim.models.systolic.accounting import account
+from accel_sim.models.systolic.counters import SystolicCounters
+from accel_sim.models.systolic.family import FAMILY
+from accel_sim.models.systolic.fast.demand import demand_stream
+from accel_sim.models.systolic.plan.operands import role
+from accel_sim.models.systolic.reference import simulate_group
+from accel_sim.models.systolic.spec import BufferSpec, SystolicSpec
+from accel_sim.foundations.workload.layer import ConvLayer, GemmLayer, NMSparsity
 from tests.systolic._scalesim_files import case_dirs, load_case
 
 

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accel_sim.systolic.family import FAMILY
-from accel_sim.workload import ConvLayer, GemmLayer, NMSparsity
+from accel_sim.models.systolic.family import FAMILY
+from accel_sim.foundations.workload import ConvLayer, GemmLayer, NMSparsity
 from tests.systolic.test_refinement import layers, make_arch
 
 

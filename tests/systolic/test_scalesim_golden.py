@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from accel_sim.systolic.family import FAMILY
+from accel_sim.models.systolic.family import FAMILY
 from tests.systolic._scalesim_files import case_dirs, load_case
 
 simulate_layer = FAMILY.layer_result  # (arch, layer) -> LayerResult, fast path

@@ -5,9 +5,9 @@ import csv
 import pytest
 
 from accel_sim import simulate
-from accel_sim.cli import main
-from accel_sim.report_scalesim import report_line, bandwidth_columns, scalesim_reports
-from accel_sim.workload.layer import Network
+from accel_sim.cli.main import main
+from accel_sim.pipeline.report.scalesim import report_line, bandwidth_columns, scalesim_reports
+from accel_sim.foundations.workload.layer import Network
 from tests.systolic._scalesim_files import case_dirs, load_case
 
 CYCLE_COLUMNS = ("Total Cycles (incl. prefetch)", "Total Cycles", "Stall Cycles")

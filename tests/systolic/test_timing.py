@@ -1,12 +1,12 @@
 """The max_cycles guard and the closed-form input footprint."""
 import pytest
 
-from accel_sim.errors import SimulationError
-from accel_sim.systolic.family import FAMILY
-from accel_sim.systolic.fast.footprint import touched_input_words
-from accel_sim.systolic.plan.mapping import map_layer
-from accel_sim.systolic.spec import BufferSpec, SystolicSpec
-from accel_sim.workload.layer import ConvLayer, GemmLayer, NMSparsity
+from accel_sim.foundations.errors import SimulationError
+from accel_sim.models.systolic.family import FAMILY
+from accel_sim.models.systolic.fast.footprint import touched_input_words
+from accel_sim.models.systolic.plan.mapping import map_layer
+from accel_sim.models.systolic.spec import BufferSpec, SystolicSpec
+from accel_sim.foundations.workload.layer import ConvLayer, GemmLayer, NMSparsity
 from tests.systolic._scalesim_files import CASES_DIR, load_case
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import dataclasses
 
 from accel_sim import load_arch
-from accel_sim.arch.spec import ArchSpec
+from accel_sim.pipeline.catalog import ArchSpec
 
 A100 = load_arch("ampere_a100")
 

@@ -3,9 +3,9 @@ import numpy as np
 import pytest
 
 from accel_sim import InputError, load_arch, simulate
-from accel_sim.simulate import simulate_layer as simulate_and_cost
-from accel_sim.workload import GemmLayer, Network, NMSparsity
-from accel_sim.workload.layer import OperandSource
+from accel_sim.pipeline.simulate import simulate_layer as simulate_and_cost
+from accel_sim.foundations.workload import GemmLayer, Network, NMSparsity
+from accel_sim.foundations.workload.layer import OperandSource
 
 
 def simulate_layer(arch, layer):

@@ -6,10 +6,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from accel_sim import load_arch, simulate
-from accel_sim.config.loader import ARCH_DIR
-from accel_sim.energy import load_energy_table
-from accel_sim.tensor_core.counters import LATENCY_BOUND, PATHS
-from accel_sim.workload import ConvLayer, GemmLayer, Network, NMSparsity
+from accel_sim.foundations.config.loader import ARCH_DIR
+from accel_sim.foundations.energy import load_energy_table
+from accel_sim.models.tensor_core.counters import LATENCY_BOUND, PATHS
+from accel_sim.foundations.workload import ConvLayer, GemmLayer, Network, NMSparsity
 
 AMPERE_CONFIGS = [p for p in sorted(ARCH_DIR.glob("ampere*.yaml")) if load_arch(p).family == "tensor_core"]
 

@@ -11,12 +11,12 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from accel_sim.errors import InputError, SimulationError
-from accel_sim.family.contract import counter_differences
-from accel_sim.tensor_core.counters import TensorCoreCounters
-from accel_sim.tensor_core.family import FAMILY
-from accel_sim.tensor_core.spec import KernelTile
-from accel_sim.workload import ConvLayer, GemmLayer, NMSparsity
+from accel_sim.foundations.errors import InputError, SimulationError
+from accel_sim.foundations.contract import counter_differences
+from accel_sim.models.tensor_core.counters import TensorCoreCounters
+from accel_sim.models.tensor_core.family import FAMILY
+from accel_sim.models.tensor_core.spec import KernelTile
+from accel_sim.foundations.workload import ConvLayer, GemmLayer, NMSparsity
 from tests.tensor_core.archs import a100
 
 TILES = (KernelTile(128, 256, 64, 64, 64), KernelTile(128, 128, 32, 64, 64), KernelTile(64, 64, 64, 32, 32),

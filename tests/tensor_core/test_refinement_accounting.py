@@ -7,12 +7,12 @@ import math
 import pytest
 from hypothesis import assume, given, settings
 
-from accel_sim.errors import InputError
-from accel_sim.results.counts import ActionCount
-from accel_sim.tensor_core.counters import LATENCY_BOUND, PATHS
-from accel_sim.tensor_core.family import FAMILY
-from accel_sim.tensor_core.spec import KernelTile
-from accel_sim.workload import GemmLayer, NMSparsity
+from accel_sim.foundations.errors import InputError
+from accel_sim.foundations.results.counts import ActionCount
+from accel_sim.models.tensor_core.counters import LATENCY_BOUND, PATHS
+from accel_sim.models.tensor_core.family import FAMILY
+from accel_sim.models.tensor_core.spec import KernelTile
+from accel_sim.foundations.workload import GemmLayer, NMSparsity
 from tests.tensor_core.archs import a100
 from tests.tensor_core.test_refinement import cases
 

@@ -9,15 +9,15 @@ import dataclasses
 import numpy as np
 import pytest
 
-from accel_sim.errors import InputError
-from accel_sim.tensor_core.family import FAMILY
-from accel_sim.tensor_core.plan.mma import cycles_per_mma, k_span_per_mma, mma_bits, mma_read_bits, mmas_per_warp
-from accel_sim.tensor_core.plan.problem import TCProblem, element_bits, footprint_bits
-from accel_sim.tensor_core.plan.sparsity import guarantees
-from accel_sim.tensor_core.plan.tiling import fits_shared_memory, stage_fill_bits
-from accel_sim.tensor_core.spec import KernelTile
-from accel_sim.workload import ConvLayer, GemmLayer, NMSparsity
-from accel_sim.workload.layer import OperandSource
+from accel_sim.foundations.errors import InputError
+from accel_sim.models.tensor_core.family import FAMILY
+from accel_sim.models.tensor_core.plan.mma import cycles_per_mma, k_span_per_mma, mma_bits, mma_read_bits, mmas_per_warp
+from accel_sim.models.tensor_core.plan.problem import TCProblem, element_bits, footprint_bits
+from accel_sim.models.tensor_core.plan.sparsity import guarantees
+from accel_sim.models.tensor_core.plan.tiling import fits_shared_memory, stage_fill_bits
+from accel_sim.models.tensor_core.spec import KernelTile
+from accel_sim.foundations.workload import ConvLayer, GemmLayer, NMSparsity
+from accel_sim.foundations.workload.layer import OperandSource
 from tests.tensor_core.archs import a100
 
 TILE = KernelTile(m=16, n=8, k=32, warp_m=16, warp_n=8)

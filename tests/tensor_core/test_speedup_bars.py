@@ -6,8 +6,8 @@ import pytest
 
 from accel_sim import load_arch
 from accel_sim.studies.ampere_2to4 import TWO_FOUR, gemm_counters
-from accel_sim.tensor_core.family import FAMILY
-from accel_sim.workload import GemmLayer
+from accel_sim.models.tensor_core.family import FAMILY
+from accel_sim.foundations.workload import GemmLayer
 
 BIG = 8192
 

@@ -1,9 +1,9 @@
 """The ampere-2to4 study: columns, bound names, published numbers next to the model's."""
-from accel_sim.config.loader import load_arch
+from accel_sim.pipeline.catalog import load_arch
 from accel_sim.studies.ampere_2to4 import COLUMNS, FOOTPRINT_RATIO, ampere_2to4, bert_layer_speedup
 from accel_sim.studies.ampere_2to4_gemv import batch1_gemv
 from accel_sim.studies.registry import all_studies, write_study
-from accel_sim.tensor_core.counters import LATENCY_BOUND, PATHS
+from accel_sim.models.tensor_core.counters import LATENCY_BOUND, PATHS
 
 
 def test_study_table_and_comparisons():

@@ -4,11 +4,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accel_sim.config.loader import load_arch
-from accel_sim.simulate import simulate_layer
-from accel_sim.training.backward import at_batch, training_gemms
-from accel_sim.training.timing import network_timing
-from accel_sim.workload.layer import BatchedGemmLayer, ConvLayer, GemmLayer, Network
+from accel_sim.pipeline.catalog import load_arch
+from accel_sim.pipeline.simulate import simulate_layer
+from accel_sim.systems.training.backward import at_batch, training_gemms
+from accel_sim.systems.training.timing import network_timing
+from accel_sim.foundations.workload.layer import BatchedGemmLayer, ConvLayer, GemmLayer, Network
 
 
 def conv_macs(c: ConvLayer) -> int:

@@ -2,9 +2,9 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accel_sim.training.memory import largest_batch, largest_width, plan_memory, smallest_layer_bytes, widen
-from accel_sim.workload.layer import ConvLayer, GemmLayer, Network
-from accel_sim.workload.loader import load_workload
+from accel_sim.systems.training.memory import largest_batch, largest_width, plan_memory, smallest_layer_bytes, widen
+from accel_sim.foundations.workload.layer import ConvLayer, GemmLayer, Network
+from accel_sim.foundations.workload.loader import load_workload
 
 TWO_FC = Network("two", (GemmLayer("fc1", m=1, k=4, n=3), GemmLayer("fc2", m=1, k=3, n=2)))
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from accel_sim import load_arch, simulate
-from accel_sim.energy.table import load_energy_table
-from accel_sim.vector_unit.breakdown import vector_breakdown
-from accel_sim.workload.layer import GemmLayer, Network, VectorLayer
+from accel_sim.foundations.energy.table import load_energy_table
+from accel_sim.pipeline.report.vector_breakdown import vector_breakdown
+from accel_sim.foundations.workload.layer import GemmLayer, Network, VectorLayer
 
 GEMM = GemmLayer("proj", m=16, k=256, n=256)
 NORM = VectorLayer("norm", "rmsnorm", rows=16, width=256)

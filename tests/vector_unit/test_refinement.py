@@ -7,13 +7,13 @@ import math
 import numpy as np
 import pytest
 
-from accel_sim.family.contract import counter_differences
-from accel_sim.vector_unit.fast import fast
-from accel_sim.vector_unit.ops import OPS
-from accel_sim.vector_unit.plan import plan
-from accel_sim.vector_unit.reference import reference
-from accel_sim.vector_unit.spec import VectorUnitSpec
-from accel_sim.workload.layer import VECTOR_OPS, VectorLayer
+from accel_sim.foundations.contract import counter_differences
+from accel_sim.models.vector_unit.fast import fast
+from accel_sim.models.vector_unit.plan.ops import OPS
+from accel_sim.models.vector_unit.plan import plan
+from accel_sim.models.vector_unit.reference import reference
+from accel_sim.models.vector_unit.spec import VectorUnitSpec
+from accel_sim.foundations.workload.layer import VECTOR_OPS, VectorLayer
 
 
 def generated_cases(count: int = 40, seed: int = 19):
@@ -72,7 +72,7 @@ def test_rows_spread_over_units_and_elementwise_streams():
 
 
 def test_accounting_turns_counters_into_actions_bytes_and_exposed_cycles():
-    from accel_sim.vector_unit.accounting import account
+    from accel_sim.models.vector_unit.accounting import account
 
     spec = VectorUnitSpec(units=2, lanes=8, element_bits=16, compute_bits=32, sram_size=4096)
     layer = VectorLayer("sm", "softmax", rows=3, width=20)

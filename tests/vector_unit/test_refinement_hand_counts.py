@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from accel_sim.errors import SimulationError
-from accel_sim.vector_unit.fast import fast
-from accel_sim.vector_unit.plan import plan
-from accel_sim.vector_unit.reference import reference
-from accel_sim.vector_unit.spec import VectorUnitSpec
-from accel_sim.workload.layer import VectorLayer
+from accel_sim.foundations.errors import SimulationError
+from accel_sim.models.vector_unit.fast import fast
+from accel_sim.models.vector_unit.plan import plan
+from accel_sim.models.vector_unit.reference import reference
+from accel_sim.models.vector_unit.spec import VectorUnitSpec
+from accel_sim.foundations.workload.layer import VectorLayer
 
 # Residual add of one row of 4 elements on one 4-lane unit, 16-bit elements, an SRAM port of 1 B a
 # cycle: one vector, which reads 2 elements and writes 1 per lane: 4 x 3 x 16 = 192 bits = 24 bytes,

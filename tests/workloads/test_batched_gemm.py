@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 
 from accel_sim import load_arch
-from accel_sim.energy.table import load_energy_table
-from accel_sim.errors import InputError
-from accel_sim.family.registry import family_of
-from accel_sim.simulate import simulate, simulate_layer
-from accel_sim.workload.layer import BatchedGemmLayer, GemmLayer, Network
-from accel_sim.workload.loader import load_workload
-from accel_sim.workload.operands import layer_operands
+from accel_sim.foundations.energy.table import load_energy_table
+from accel_sim.foundations.errors import InputError
+from accel_sim.pipeline.catalog import family_of
+from accel_sim.pipeline.simulate import simulate, simulate_layer
+from accel_sim.foundations.workload.layer import BatchedGemmLayer, GemmLayer, Network
+from accel_sim.foundations.workload.loader import load_workload
+from accel_sim.foundations.workload.operands import layer_operands
 
 # One arch per family: every family runs a batched GEMM without a change of its own (instances in
 # sequence), except the tensor core, which launches them as one grouped kernel.
@@ -115,8 +115,8 @@ def test_bad_entries_name_the_layer(tmp_path, entry, message):
 
 
 def test_storage_and_trace_see_one_row_per_instance(tmp_path):
-    from accel_sim.storage.layer_storage import StorageOptions, storage_table
-    from accel_sim.trace.command import write_trace
+    from accel_sim.foundations.workload.storage import StorageOptions, storage_table
+    from accel_sim.cli.trace import write_trace
 
     net = Network("n", (LAYER,))
     table = storage_table(net, StorageOptions("csr"))

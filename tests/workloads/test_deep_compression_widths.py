@@ -2,7 +2,7 @@
 import pytest
 
 from accel_sim import load_workload
-from accel_sim.workload import ConvLayer
+from accel_sim.foundations.workload import ConvLayer
 
 # (conv code bits, fc code bits, relative index bits): networks.md / Han et al. ICLR 2016 Tables 2-5
 WIDTHS = {"alexnet": (8, 5, 4), "vgg16": (8, 5, 5), "lenet5": (8, 5, 5), "lenet_300_100": (None, 6, 5)}

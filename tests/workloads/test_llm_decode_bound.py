@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from accel_sim import load_arch, simulate
-from accel_sim.workload.llm.compression import Compression
-from accel_sim.workload.llm.generator import InferenceStep, transformer_network
-from accel_sim.workload.llm.hf_config import config_from_dict
-from accel_sim.workload.llm.workload_file import StepElements
+from accel_sim.foundations.workload.llm.compression import Compression
+from accel_sim.foundations.workload.llm.generator import InferenceStep, transformer_network
+from accel_sim.foundations.workload.llm.hf_config import config_from_dict
+from accel_sim.foundations.workload.llm.workload_file import StepElements
 
 CONFIGS = Path(__file__).resolve().parents[2] / "workloads" / "llm" / "configs"
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from accel_sim.workload.layer import BatchedGemmLayer, VectorLayer
-from accel_sim.workload.llm.generator import InferenceStep, transformer_layers, transformer_network
-from accel_sim.workload.llm.hf_config import read_hf_config
-from accel_sim.workload.loader import load_workload
+from accel_sim.foundations.workload.layer import BatchedGemmLayer, VectorLayer
+from accel_sim.foundations.workload.llm.generator import InferenceStep, transformer_layers, transformer_network
+from accel_sim.foundations.workload.llm.hf_config import read_hf_config
+from accel_sim.foundations.workload.loader import load_workload
 
 CONFIGS = Path(__file__).resolve().parents[2] / "workloads" / "llm" / "configs"
 
@@ -86,7 +86,7 @@ def test_decode_beyond_the_sliding_window_reads_the_window():
 
 
 def test_written_workload_round_trips_through_the_loader(tmp_path):
-    from accel_sim.workload.llm.workload_file import write_llm_workload
+    from accel_sim.foundations.workload.llm.workload_file import write_llm_workload
 
     step = InferenceStep("decode", 256, 3)
     config = read_hf_config(CONFIGS / "llama_3_8b.json")
@@ -107,7 +107,7 @@ def test_written_workload_round_trips_through_the_loader(tmp_path):
 
 
 def test_mixture_of_experts_spreads_token_expert_pairs_evenly():
-    from accel_sim.workload.llm.hf_config import config_from_dict
+    from accel_sim.foundations.workload.llm.hf_config import config_from_dict
 
     config = config_from_dict({"model_type": "mixtral", "hidden_size": 64, "num_attention_heads": 4,
                                "num_key_value_heads": 2, "intermediate_size": 96, "num_hidden_layers": 1,
@@ -124,8 +124,8 @@ def test_mixture_of_experts_spreads_token_expert_pairs_evenly():
 
 
 def test_encoder_has_no_decode_and_no_lm_head():
-    from accel_sim.errors import InputError
-    from accel_sim.workload.llm.hf_config import config_from_dict
+    from accel_sim.foundations.errors import InputError
+    from accel_sim.foundations.workload.llm.hf_config import config_from_dict
 
     bert = config_from_dict({"model_type": "bert", "hidden_size": 768, "num_attention_heads": 12,
                              "num_hidden_layers": 12, "intermediate_size": 3072, "vocab_size": 30522,
@@ -139,8 +139,8 @@ def test_encoder_has_no_decode_and_no_lm_head():
 
 
 def test_compressed_workload_round_trips_and_compresses_only_block_weights(tmp_path):
-    from accel_sim.workload.llm.compression import Compression
-    from accel_sim.workload.llm.workload_file import write_llm_workload
+    from accel_sim.foundations.workload.llm.compression import Compression
+    from accel_sim.foundations.workload.llm.workload_file import write_llm_workload
 
     step = InferenceStep("decode", 64, 2)
     compression = Compression.parse("2:4", weight_bits=4, kv_bits=8)

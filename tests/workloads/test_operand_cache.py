@@ -1,4 +1,4 @@
-"""Generated operands shared through a folder (``accel_sim.workload.operand_cache``): a process that
+"""Generated operands shared through a folder (``accel_sim.foundations.workload.operand_cache``): a process that
 finds a tensor there reads the very bits the first one generated, and nothing is written outside
 the block."""
 from __future__ import annotations
@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import accel_sim.workload.operand_cache as operand_cache
-import accel_sim.workload.operands as operands
-from accel_sim.workload.layer import ConvLayer, GemmLayer
-from accel_sim.workload.operand_cache import shared_operands, through_cache
-from accel_sim.workload.operands import _cached_operands, layer_operands
+import accel_sim.foundations.workload.operand_cache as operand_cache
+import accel_sim.foundations.workload.operands as operands
+from accel_sim.foundations.workload.layer import ConvLayer, GemmLayer
+from accel_sim.foundations.workload.operand_cache import shared_operands, through_cache
+from accel_sim.foundations.workload.operands import _cached_operands, layer_operands
 
 
 @pytest.fixture

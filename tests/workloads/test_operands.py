@@ -1,4 +1,4 @@
-"""A layer's concrete operands (``accel_sim.workload.operands``): generated at the layer's
+"""A layer's concrete operands (``accel_sim.foundations.workload.operands``): generated at the layer's
 densities and patterns, seeded, or loaded from an ``.npz`` payload; bad payloads and huge
 layers give one-line InputErrors."""
 from __future__ import annotations
@@ -11,12 +11,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accel_sim.cli import main
-from accel_sim.compress._checks import count_for_density
-from accel_sim.errors import InputError
-from accel_sim.workload.layer import ConvLayer, GemmLayer, NMSparsity, OperandSource
-from accel_sim.workload.loader import load_workload
-from accel_sim.workload.operands import (
+from accel_sim.cli.main import main
+from accel_sim.foundations.compress._checks import count_for_density
+from accel_sim.foundations.errors import InputError
+from accel_sim.foundations.workload.layer import ConvLayer, GemmLayer, NMSparsity, OperandSource
+from accel_sim.foundations.workload.loader import load_workload
+from accel_sim.foundations.workload.operands import (
     MAX_OPERAND_ELEMENTS,
     _cached_operands,
     content_hash,
@@ -150,7 +150,7 @@ def test_same_seed_same_bits_and_hash_different_seed_differs():
 
 
 def test_generated_hashes_come_from_the_spec_without_generating(monkeypatch):
-    import accel_sim.workload.operands as operands
+    import accel_sim.foundations.workload.operands as operands
     monkeypatch.setattr(operands, "_generated_weights", lambda *a: pytest.fail("weights generated for a hash"))
     monkeypatch.setattr(operands, "synthetic_activations", lambda *a, **k: pytest.fail("inputs generated for a hash"))
     _cached_operands.cache_clear()
@@ -176,7 +176,7 @@ def test_generated_hashes_come_from_the_spec_without_generating(monkeypatch):
 
 
 def test_generator_version_and_numpy_version_enter_the_hash(monkeypatch):
-    import accel_sim.workload.operands as operands
+    import accel_sim.foundations.workload.operands as operands
     _cached_operands.cache_clear()
     before = layer_operands(gemm()).weight_hash
     monkeypatch.setattr(operands, "GENERATOR_VERSION", operands.GENERATOR_VERSION + 1)
@@ -189,9 +189,9 @@ def test_generator_version_and_numpy_version_enter_the_hash(monkeypatch):
 
 
 def test_dense_tensor_core_and_cnvlutin_runs_generate_only_what_they_read(monkeypatch):
-    import accel_sim.workload.operands as operands
+    import accel_sim.foundations.workload.operands as operands
     from accel_sim import load_arch
-    from accel_sim.simulate import simulate_layer
+    from accel_sim.pipeline.simulate import simulate_layer
     made = []
     real_weights, real_inputs = operands._generated_weights, operands.synthetic_activations
     monkeypatch.setattr(operands, "_generated_weights", lambda *a: made.append("weights") or real_weights(*a))
@@ -209,8 +209,8 @@ def test_dense_tensor_core_and_cnvlutin_runs_generate_only_what_they_read(monkey
 @pytest.mark.parametrize("layer", [gemm(k=40, n=30, density=0.2), conv(density=0.1), conv(density=0.5),
                                    gemm(k=3, n=2, density=0.5)])
 def test_sparse_selection_keeps_the_keep_top_entries_with_ties_and_drawn_zeros(layer):
-    from accel_sim.compress._selection import keep_top
-    from accel_sim.workload.operands import _DRAWN_ZERO, _magnitude_pruned
+    from accel_sim.foundations.compress._selection import keep_top
+    from accel_sim.foundations.workload.operands import _DRAWN_ZERO, _magnitude_pruned
     rng = np.random.default_rng(1)
     # few distinct magnitudes (many ties at the threshold) and exact zeros
     dense = rng.choice(np.float32([0, 0.5, -0.5, 1, -1, 2]), size=weight_shape(layer)).astype(np.float32)
@@ -411,7 +411,7 @@ def test_zip_with_a_non_npy_member_is_refused(tmp_path):
 
 
 def test_hand_made_operands_keep_their_tensors_and_hashes():
-    from accel_sim.workload.operands import LayerOperands
+    from accel_sim.foundations.workload.operands import LayerOperands
     w, x = np.ones((2, 3), np.float32), np.zeros((1, 2), np.float32)
     ops = LayerOperands(w, x, "w1", "x1")
     assert ops.weights is w and ops.inputs is x and ops.hashes == {"weight_hash": "w1", "input_hash": "x1"}
@@ -430,7 +430,7 @@ def test_weights_drawn_chunk_by_chunk_are_the_full_draw_pruned(monkeypatch, laye
     sample's bound can fail its check (it does on one layer here): the draw is then made again
     without one. The operands' weight_nonzeros and the weights made from them are those bits, read
     in either order."""
-    import accel_sim.workload.operands as operands
+    import accel_sim.foundations.workload.operands as operands
     monkeypatch.setattr(operands, "_DRAW_CHUNK", chunk)
     monkeypatch.setattr(operands, "_SAMPLE", sample)
     shape = weight_shape(layer)
@@ -452,7 +452,7 @@ def test_weights_drawn_chunk_by_chunk_are_the_full_draw_pruned(monkeypatch, laye
 def test_the_chunked_draw_leaves_drawn_zeros_to_the_full_pruning(monkeypatch):
     """A threshold at or below _DRAWN_ZERO (drawn zeros could be kept): _pruned_nonzeros declines and
     the weights come from _magnitude_pruned of the whole draw."""
-    import accel_sim.workload.operands as operands
+    import accel_sim.foundations.workload.operands as operands
     layer = gemm(k=40, n=30, density=0.5)
     monkeypatch.setattr(operands, "_DRAWN_ZERO", np.float32(100.0))
     assert operands._pruned_nonzeros(layer, weight_shape(layer)) is None

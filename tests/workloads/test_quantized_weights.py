@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from accel_sim import load_arch
-from accel_sim.family.registry import family_of
-from accel_sim.simulate import simulate_layer
-from accel_sim.workload.layer import BatchedGemmLayer, GemmLayer, NMSparsity, OperandSource
+from accel_sim.pipeline.catalog import family_of
+from accel_sim.pipeline.simulate import simulate_layer
+from accel_sim.foundations.workload.layer import BatchedGemmLayer, GemmLayer, NMSparsity, OperandSource
 
 ARCHS = ("ampere_a100", "pe_array", "dlu")
 

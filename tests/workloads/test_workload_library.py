@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from accel_sim import load_workload
-from accel_sim.workload import ConvLayer, GemmLayer
+from accel_sim.foundations.workload import ConvLayer, GemmLayer
 
 REPO = Path(__file__).resolve().parents[2]
 WORKLOADS = sorted((REPO / "workloads").glob("*.yaml"))

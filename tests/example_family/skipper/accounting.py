@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import math
 
-from accel_sim.results.counts import ActionCount
-from accel_sim.results.layer_result import LayerResult
-from tests.example_family.skipper.counters import SkipperCounters
-from tests.example_family.skipper.plan import SkipperPlan
+from accel_sim.foundations.results.counts import ActionCount
+from accel_sim.foundations.results.layer_result import LayerResult
+from accel_sim.models.skipper.counters import SkipperCounters
+from accel_sim.models.skipper.plan import SkipperPlan
 
 
 def account(plan: SkipperPlan, counters: SkipperCounters) -> LayerResult:

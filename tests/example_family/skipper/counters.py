@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from accel_sim.family.contract import Counters
+from accel_sim.foundations.contract import Counters
 
 
 @dataclass(frozen=True)

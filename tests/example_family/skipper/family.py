@@ -1,8 +1,11 @@
-"""The skipper behind the family contract: the one object the registry lists."""
-from accel_sim.family.contract import Family
-from tests.example_family.skipper.accounting import account
-from tests.example_family.skipper.fast import fast
-from tests.example_family.skipper.plan import plan
-from tests.example_family.skipper.reference import reference
+"""The skipper behind the family contract: its config section and its hooks, the one object the catalog
+lists (by the folder's name, in ``accel_sim/pipeline/catalog.py``)."""
+from accel_sim.foundations.contract import Family, Section
+from accel_sim.models.skipper.accounting import account
+from accel_sim.models.skipper.fast import fast
+from accel_sim.models.skipper.plan import plan
+from accel_sim.models.skipper.reference import reference
+from accel_sim.models.skipper.spec import SkipperSpec
 
-FAMILY = Family(name="skipper", plan=plan, fast=fast, reference=reference, account=account)
+FAMILY = Family(name="skipper", plan=plan, fast=fast, reference=reference, account=account,
+                section=Section(SkipperSpec, "The example family: MAC lanes fed non-zero activations (family: skipper)."))

@@ -4,9 +4,9 @@ starts at cycle ``1 + i * c`` (``c = ceil(n / lanes)``) and the layer ends at ``
 ``t`` non-zero activations (the FIFO depth never matters: the fetcher is always ahead)."""
 from __future__ import annotations
 
-from accel_sim.errors import SimulationError
-from tests.example_family.skipper.counters import SkipperCounters
-from tests.example_family.skipper.plan import SkipperPlan
+from accel_sim.foundations.errors import SimulationError
+from accel_sim.models.skipper.counters import SkipperCounters
+from accel_sim.models.skipper.plan import SkipperPlan
 
 
 def fast(plan: SkipperPlan, max_cycles: int | None = None) -> SkipperCounters:

@@ -12,15 +12,15 @@ from typing import Mapping
 
 import numpy as np
 
-from accel_sim.arch.spec import ArchSpec
-from accel_sim.workload.layer import Layer
-from accel_sim.workload.operands import layer_operands
-from tests.example_family.skipper.spec import SkipperSpec
+from accel_sim.foundations.arch import ArchBase
+from accel_sim.foundations.workload.layer import Layer
+from accel_sim.foundations.workload.operands import layer_operands
+from accel_sim.models.skipper.spec import SkipperSpec
 
 
 @dataclass(frozen=True)
 class SkipperPlan:
-    arch: ArchSpec
+    arch: ArchBase
     spec: SkipperSpec
     layer: Layer
     nonzeros_per_row: np.ndarray     # (m,) non-zero activations of each input row
@@ -28,7 +28,7 @@ class SkipperPlan:
     operand_hashes: Mapping[str, str]
 
 
-def plan(arch: ArchSpec, layer: Layer) -> SkipperPlan:
+def plan(arch: ArchBase, layer: Layer) -> SkipperPlan:
     spec: SkipperSpec = arch.section("skipper")
     ops = layer_operands(layer)
     gemm = layer.gemm()

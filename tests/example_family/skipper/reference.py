@@ -5,8 +5,8 @@ from __future__ import annotations
 import simpy
 
 from accel_sim.hardware import Fifo, run_until_done
-from tests.example_family.skipper.counters import SkipperCounters
-from tests.example_family.skipper.plan import SkipperPlan
+from accel_sim.models.skipper.counters import SkipperCounters
+from accel_sim.models.skipper.plan import SkipperPlan
 
 FETCH_CYCLES = 1  # the fetcher reads one activation per cycle (spec of the example)
 

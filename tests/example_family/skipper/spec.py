@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from accel_sim.config.schema import spec_field
+from accel_sim.foundations.config.schema import spec_field
 
 
 @dataclass(frozen=True)

@@ -2,10 +2,10 @@
 import numpy as np
 import pytest
 
-from accel_sim.nn.lowbit.im2col import col2im, im2col
-from accel_sim.nn.lowbit.layers import BatchNorm, GemmLayer, MaxPool2, Quantizers, power_of_two
-from accel_sim.nn.lowbit.quantizer import GradientQuantizer, InputQuantizer, WeightQuantizer
-from accel_sim.nn.lowbit.xnor_net import XnorInputs
+from accel_sim.systems.nn.lowbit.im2col import col2im, im2col
+from accel_sim.systems.nn.lowbit.layers import BatchNorm, GemmLayer, MaxPool2, Quantizers, power_of_two
+from accel_sim.systems.nn.lowbit.quantizer import GradientQuantizer, InputQuantizer, WeightQuantizer
+from accel_sim.systems.nn.lowbit.xnor_net import XnorInputs
 
 
 def _float_layer(fan_in, outputs, kernel=None, inputs=None):

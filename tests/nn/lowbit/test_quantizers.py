@@ -4,16 +4,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accel_sim.compress.quantization.power_of_two import inq_max_exponent, quantize_power_of_two
-from accel_sim.compress.quantization.uniform import quantize_log2
-from accel_sim.nn.lowbit.binary_connect import BinaryConnectWeights
-from accel_sim.nn.lowbit.bnn import SignActivations
-from accel_sim.nn.lowbit.dorefa import DorefaActivations, DorefaGradients, DorefaWeights
-from accel_sim.nn.lowbit.inq import IncrementalPowerOfTwoWeights, partition_problem
-from accel_sim.nn.lowbit.log_quant import LogActivations, LogWeights, log_domain_matmul
-from accel_sim.nn.lowbit.ttq import TrainedTernaryWeights
-from accel_sim.nn.lowbit.twn import TernaryWeights
-from accel_sim.nn.lowbit.xnor_net import XnorInputs, XnorWeights
+from accel_sim.foundations.compress.quantization.power_of_two import inq_max_exponent, quantize_power_of_two
+from accel_sim.foundations.compress.quantization.uniform import quantize_log2
+from accel_sim.systems.nn.lowbit.binary_connect import BinaryConnectWeights
+from accel_sim.systems.nn.lowbit.bnn import SignActivations
+from accel_sim.systems.nn.lowbit.dorefa import DorefaActivations, DorefaGradients, DorefaWeights
+from accel_sim.systems.nn.lowbit.inq import IncrementalPowerOfTwoWeights, partition_problem
+from accel_sim.systems.nn.lowbit.log_quant import LogActivations, LogWeights, log_domain_matmul
+from accel_sim.systems.nn.lowbit.ttq import TrainedTernaryWeights
+from accel_sim.systems.nn.lowbit.twn import TernaryWeights
+from accel_sim.systems.nn.lowbit.xnor_net import XnorInputs, XnorWeights
 
 W = np.array([[0.5, -0.2], [-0.05, 0.9], [0.0, -1.4]], dtype=np.float32)
 

@@ -4,7 +4,7 @@ from dataclasses import replace
 
 import pandas as pd
 
-from accel_sim.nn.lowbit.train import LOWBIT_SCHEDULE
+from accel_sim.systems.nn.lowbit.train import LOWBIT_SCHEDULE
 from accel_sim.studies.low_bit_training import (
     BAR_MAX_LOSS_POINTS,
     QUANTIZED_ENDS,

@@ -5,11 +5,11 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from accel_sim.cli import main
-from accel_sim.errors import InputError
-from accel_sim.nn.digits import load_digits_split
-from accel_sim.nn.lowbit.methods import LowBitConfig, check_config, config_from_mapping
-from accel_sim.nn.lowbit.train import LOWBIT_SCHEDULE, train_lowbit
+from accel_sim.cli.main import main
+from accel_sim.foundations.errors import InputError
+from accel_sim.systems.nn.digits import load_digits_split
+from accel_sim.systems.nn.lowbit.methods import LowBitConfig, check_config, config_from_mapping
+from accel_sim.systems.nn.lowbit.train import LOWBIT_SCHEDULE, train_lowbit
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,0 @@
-from accel_sim.energy.cost import EnergyBreakdown, cost
-from accel_sim.energy.table import EnergyTable, load_energy_table
-
-__all__ = ["EnergyBreakdown", "EnergyTable", "cost", "load_energy_table"]

@@ -1,1 +1,0 @@
-"""The family contract (:mod:`.contract`) and the table of families (:mod:`.registry`)."""

@@ -1,0 +1,74 @@
+"""Accelerator descriptions: frozen, validated, in base units (bytes, Hz, cycles).
+
+A config file is one ``ArchSpec``. The parts shared by every family (clock, word width, DRAM,
+energy table) are :class:`ArchBase`, here; each model adds its own section, named after it
+(``systolic:`` for the dense systolic array), which must be present when ``family`` names it.
+The sections are added above the models, where they are listed (:mod:`accel_sim.pipeline.catalog`
+assembles ``ArchSpec`` from :class:`ArchBase` and each model's
+:class:`~accel_sim.foundations.contract.Section`); models see an arch through :class:`ArchBase`
+and :meth:`ArchBase.section`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from accel_sim.foundations.config.schema import spec_field
+
+# The defaults that follow SCALE-Sim cite it by this name (its version and its default config).
+SCALESIM = "SCALE-Sim v3 (scalesim 3.0.0) default"
+# Process nodes (nm) a config may name: the nodes of the scaling table
+# (accel_sim/foundations/energy/tables/stillmaker_baas_2017.yaml) and common nodes between them.
+FAMILY_DOC = "Which accelerator model simulates this config (its section must be present)."
+NODES_NM = (130, 90, 65, 45, 40, 32, 28, 22, 20, 16, 14, 10, 7)
+
+
+@dataclass(frozen=True)
+class DramSpec:
+    bandwidth_mode: str = spec_field(
+        "How DRAM bandwidth is set. 'calc': as wide as needed for no memory stall (SCALE-Sim "
+        "CALC mode; traffic is still counted); 'user': 'bandwidth' bytes per cycle per operand "
+        "stream (SCALE-Sim USER mode).", "calc", choices=("calc", "user"), source=SCALESIM)
+    bandwidth: float = spec_field(
+        "DRAM interface bandwidth per operand stream (ifmap, filter, ofmap each), used in 'user' mode.",
+        10.0, unit="bandwidth", positive=True, source=f"{SCALESIM} (Bandwidth: 10 words/cycle, 1-byte words)")
+    latency: int = spec_field(
+        "Fixed DRAM access latency added to every burst.", 0, unit="cycles", minimum=0,
+        source="SCALE-Sim models no DRAM latency without Ramulator")
+
+
+@dataclass(frozen=True)
+class ArchBase:
+    name: str = spec_field("Short name used in reports.")
+    family: str = spec_field(FAMILY_DOC)  # its choices, the listed families, are set by the catalog
+    description: str = spec_field("Free text: what this config is and where it comes from.", "")
+    clock: float = spec_field("Clock frequency.", 1e9, unit="frequency", positive=True,
+                              source="SCALE-Sim reports cycles only; 1 GHz turns them into time")
+    word_bits: int = spec_field("Width of one operand word (activations and weights).", 8, positive=True,
+                                source=f"{SCALESIM} (word_size = 1 byte)")
+    energy_table: str = spec_field(
+        "Energy table: a name in accel_sim/foundations/energy/tables/ or a path to a YAML table.", "horowitz_45nm")
+    dram: DramSpec = spec_field("Off-chip memory.", default_factory=DramSpec)
+    technology_node: int = spec_field(
+        "Process node (nm) the run is costed at: energy, area and leakage tables are scaled from their "
+        "node to this one (accel_sim/foundations/energy/technology.py).", 45, choices=NODES_NM,
+        source="Stillmaker & Baas, Integration 2017 (accel_sim/foundations/energy/tables/stillmaker_baas_2017.yaml)")
+    area_table: str = spec_field(
+        "Area and leakage table: a name in accel_sim/foundations/energy/tables/ or a path to a YAML table.",
+        "cacti_aladdin_45nm_area")
+
+    def __post_init__(self) -> None:
+        if getattr(self, self.family) is None:
+            raise ValueError(f"family '{self.family}' needs a '{self.family}:' section")
+
+    def section(self, family: str) -> Any:
+        """The config section of ``family`` (e.g. ``arch.section("eie")``); a model given an arch of
+        another family gets an error instead of ``None``."""
+        spec = getattr(self, family)
+        if spec is None:
+            raise ValueError(f"arch {self.name!r} has no {family} section")
+        return spec
+
+    @property
+    def word_bytes(self) -> float:
+        return self.word_bits / 8

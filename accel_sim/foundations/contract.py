@@ -1,0 +1,116 @@
+"""The family contract: five narrow hooks every accelerator model provides.
+
+A family is one folder, ``accel_sim/models/<family>/``, with one file (or package) per role:
+
+=================  ===========================================================================
+``spec.py``        its config section (a frozen dataclass, validated at the boundary)
+``plan.py``        pure functions: tiling, mapping, work lists. ``plan(arch, layer) -> Plan``
+``fast.py``        vectorised counting. ``fast(plan, max_cycles) -> Counters``
+``reference.py``   the discrete-event model (SimPy processes for the hardware agents, stores
+                   with the hardware depths, events per tile / burst / FIFO entry / barrier).
+                   ``reference(plan, max_cycles) -> Counters``. It imports only its family's
+                   ``spec`` and ``plan``, the shared blocks of :mod:`accel_sim.hardware`,
+                   simpy and numpy: it never reuses the code it checks.
+``accounting.py``  ``account(plan, counters) -> LayerResult``: raw counters to actions and
+                   bytes, applied to either path's counters, never used inside one.
+``family.py``      ``FAMILY = Family(...)``, the object :mod:`accel_sim.pipeline.catalog` lists.
+=================  ===========================================================================
+
+Both paths return the same :class:`Counters` subclass (cycles, every action count, bytes per
+level, stalls by cause, all integers); the refinement test compares them field by field
+(:func:`counter_differences`), so a wrong action count fails as surely as a wrong cycle count.
+Energy is not a hook: :func:`accel_sim.pipeline.simulate.simulate_layer` costs the actions afterwards.
+Area is priced the same way: a family only lists its blocks (``components``, optional).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from typing import Any, Generic, TypeVar
+
+from accel_sim.foundations.arch import ArchBase
+from accel_sim.foundations.results.components import Component
+from accel_sim.foundations.results.layer_result import LayerResult
+from accel_sim.foundations.workload.layer import Layer
+
+
+@dataclass(frozen=True)
+class Counters:
+    """Base of every family's raw counters: a frozen dataclass of integers (or tuples of them).
+
+    Subclasses declare their fields with a comment giving the unit (cycles, words, actions,
+    bytes). Nothing here is an energy or a derived ratio: those come from accounting.
+    """
+
+    def as_dict(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+def counter_differences(fast: Counters, reference: Counters) -> list[str]:
+    """Every field on which two counters objects differ, as ``"name: fast != reference"``."""
+    if type(fast) is not type(reference):
+        return [f"counters of different types: {type(fast).__name__} and {type(reference).__name__}"]
+    return [f"{name}: {value!r} != {reference_value!r}"
+            for (name, value), reference_value in zip(fast.as_dict().items(), reference.as_dict().values())
+            if value != reference_value]
+
+
+@dataclass(frozen=True)
+class Section:
+    """A model's part of an arch config: the ``<name>:`` section, its spec class and what it is.
+
+    The catalog adds one field per listed model to ``ArchSpec``, in the order of its list: optional
+    (``None`` unless the config has the section; required when ``family`` names it) or, for a unit
+    every accelerator has (``attached``), present in every config with the spec's defaults.
+    """
+
+    spec: type            # the section's frozen dataclass, validated at the boundary
+    doc: str              # one line for the config reference
+    attached: bool = False
+
+
+PlanT = TypeVar("PlanT")
+CountersT = TypeVar("CountersT", bound=Counters)
+
+
+@dataclass(frozen=True)
+class Family(Generic[PlanT, CountersT]):
+    """One accelerator family: its config section's name and its four hooks."""
+
+    name: str                                                   # the arch config section, e.g. "cnvlutin"
+    plan: Callable[[ArchBase, Layer], PlanT]                    # pure: tiling, mapping, work lists
+    fast: Callable[[PlanT, int | None], CountersT]              # vectorised counting
+    reference: Callable[[PlanT, int | None], CountersT]         # discrete-event model (SimPy)
+    account: Callable[[PlanT, CountersT], LayerResult]          # counters -> LayerResult
+    # Values the plan and fast path hold for a layer, from shapes only (accel_sim.foundations.workload.work);
+    # None: the layer's GEMM-view operands. Checked against a limit before planning.
+    work_elements: Callable[[ArchBase, Layer], int] | None = None
+    # The blocks the chip is built of, from its config (accounting.components), for area and
+    # leakage (accel_sim.foundations.energy.area); None: the family reports no area (no area columns).
+    components: Callable[[ArchBase], tuple[Component, ...]] | None = None
+    # True: a batched GEMM runs as one grouped layer (every instance in one launch, as a GPU's
+    # batched GEMM kernel); False: its instances one after the other (accel_sim.pipeline.simulate).
+    batched_as_groups: bool = False
+    # True: the family stores a layer's weights at its quantized_weight_bits (weight-only
+    # quantization); False: a layer asking for a width other than the arch's word is refused.
+    quantized_weights: bool = False
+    # Its config section (None only for families built outside the catalog, in tests).
+    section: Section | None = None
+
+    def counters(self, arch: ArchBase, layer: Layer, reference: bool = False,
+                 max_cycles: int | None = None) -> tuple[PlanT, CountersT]:
+        """Plan the layer once and count it with one of the two paths."""
+        plan = self.plan(arch, layer)
+        count = self.reference if reference else self.fast
+        return plan, count(plan, max_cycles)
+
+    def layer_result(self, arch: ArchBase, layer: Layer, reference: bool = False,
+                     max_cycles: int | None = None) -> LayerResult:
+        plan, counters = self.counters(arch, layer, reference, max_cycles)
+        return self.account(plan, counters)
+
+    def refinement(self, arch: ArchBase, layer: Layer, max_cycles: int | None = None) -> list[str]:
+        """Differences between the fast path's and the reference's counters on one layer (empty:
+        they agree on every field). The plan is made once and given to both."""
+        plan = self.plan(arch, layer)
+        return counter_differences(self.fast(plan, max_cycles), self.reference(plan, max_cycles))

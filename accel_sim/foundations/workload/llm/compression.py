@@ -1,0 +1,89 @@
+"""Sparse and low-precision variants of an LLM step: 2:4 or unstructured weights, weight-only
+INT8 / INT4 (any width), a quantized KV cache.
+
+:class:`Compression` rewrites the layers of :func:`~accel_sim.foundations.workload.llm.generator.transformer_layers`:
+
+- the weight GEMMs of every block (``attn_q / k / v / o``, ``mlp_*``, MoE experts) get the weight
+  pattern (``2:4``: ``weight_sparsity 2:4`` with N:M-pruned generated weights; ``unstructured:D``:
+  magnitude-pruned to density D) and ``quantized_weight_bits`` (stored narrow, dequantized to
+  the arch's word before the multiply, as weight-only kernels do). The LM head, OPT's
+  projections and the MoE router stay dense at the word width, as SparseGPT, Wanda, GPTQ and AWQ
+  leave them;
+- the attention GEMMs whose k x n operand is the K / V cache (``attn_score``, ``attn_context``)
+  get ``quantized_weight_bits = kv_bits`` (an INT8 KV cache); the KV cache is never pruned.
+
+Group-wise quantization scales (e.g. one FP16 scale per 128 weights in GPTQ / AWQ, 0.125 bit a
+weight) are not counted.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from accel_sim.foundations.errors import InputError
+from accel_sim.foundations.workload.layer import MAX_STORED_BITS, NetworkLayer, NMSparsity, VectorLayer
+
+WEIGHT_PATTERNS = ("dense", "2:4", "unstructured")
+KV_LAYERS = ("attn_score", "attn_context")
+UNCOMPRESSED = ("lm_head", "project_in", "project_out", "moe_router")
+
+
+@dataclass(frozen=True)
+class Compression:
+    weights: str = "dense"              # dense, 2:4 or unstructured
+    weight_density: float = 1.0         # unstructured: fraction of weights kept
+    weight_bits: int | None = None      # stored width of block weights (None: the arch's word)
+    kv_bits: int | None = None          # stored width of the K / V cache (None: the arch's word)
+
+    @classmethod
+    def parse(cls, weights: str = "dense", weight_bits: int | None = None, kv_bits: int | None = None) -> Compression:
+        """From the ``import-hf`` options (``--weights dense | 2:4 | unstructured:0.5``); an
+        :class:`InputError` naming the option if a value is wrong."""
+        pattern, _, density = str(weights).partition(":") if str(weights).startswith("unstructured") else (weights, "", "")
+        if pattern not in WEIGHT_PATTERNS:
+            raise InputError.single("--weights", str(weights), "expected dense, 2:4 or unstructured:D with D the "
+                                    "fraction of weights kept (e.g. unstructured:0.5)")
+        value = 1.0
+        if pattern == "unstructured":
+            try:
+                value = float(density)
+            except ValueError:
+                value = -1.0
+            if not 0.0 < value < 1.0:
+                raise InputError.single("--weights", str(weights), "unstructured needs a density in (0, 1), "
+                                        "e.g. unstructured:0.5")
+        for option, bits in (("--weight-bits", weight_bits), ("--kv-bits", kv_bits)):
+            if bits is not None and not 1 <= bits <= MAX_STORED_BITS:
+                raise InputError.single(option, str(bits), f"expected a width in bits in [1, {MAX_STORED_BITS}]")
+        return cls(pattern, value, weight_bits, kv_bits)
+
+    @property
+    def label(self) -> str:
+        """Short name: dense, 2:4, w4, 2:4+w4, unstructured0.5, ... plus kv8."""
+        parts = [] if self.weights == "dense" else [
+            "2:4" if self.weights == "2:4" else f"unstructured{self.weight_density:g}"]
+        parts += [f"w{self.weight_bits}"] if self.weight_bits else []
+        parts += [f"kv{self.kv_bits}"] if self.kv_bits else []
+        return "+".join(parts) or "dense"
+
+    def apply(self, layers: tuple[NetworkLayer, ...]) -> tuple[NetworkLayer, ...]:
+        return tuple(self._one(layer) for layer in layers)
+
+    def _one(self, layer: NetworkLayer) -> NetworkLayer:
+        if isinstance(layer, VectorLayer) or layer.name.endswith(UNCOMPRESSED):
+            return layer
+        if layer.name.endswith(KV_LAYERS):
+            return dataclasses.replace(layer, quantized_weight_bits=self.kv_bits) if self.kv_bits else layer
+        changes: dict[str, object] = {}
+        if self.weight_bits:
+            changes["quantized_weight_bits"] = self.weight_bits
+        if self.weights == "2:4":
+            changes.update(weight_sparsity=NMSparsity(2, 4),
+                           operands=dataclasses.replace(layer.operands, weight_pattern="nm"))
+        elif self.weights == "unstructured":
+            changes.update(weight_density=self.weight_density,
+                           operands=dataclasses.replace(layer.operands, weight_pattern="unstructured"))
+        return dataclasses.replace(layer, **changes) if changes else layer
+
+
+DENSE = Compression()

@@ -1,0 +1,185 @@
+"""Schema of workload files (``workloads/*.yaml``), turned into :class:`Network` objects.
+
+One entry per layer::
+
+    - {name: conv1, type: conv, in_h: 224, in_w: 224, in_channels: 3,
+       out_channels: 64, kernel: 7, stride: 2, padding: 3}
+    - {name: fc, type: fc, in_features: 512, out_features: 1000}
+    - {name: qk, type: gemm, m: 128, k: 64, n: 128}
+    - {name: scores, type: batched_gemm, instances: 12, m: 128, k: 64, n: 128}   # one GEMM per head
+    - {name: probs, type: vector, op: softmax, m: 1536, n: 128}   # m rows of n elements, vector unit
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from accel_sim.foundations.config.schema import spec_field
+from accel_sim.foundations.workload.layer import (
+    ACTIVATION_PATTERNS,
+    PRECISIONS,
+    WEIGHT_PATTERNS,
+    BatchedGemmLayer,
+    ConvLayer,
+    GemmLayer,
+    NetworkLayer,
+    NMSparsity,
+    OperandSource,
+    VECTOR_OPS,
+    VectorLayer,
+)
+
+_CONV_ONLY = ("in_h", "in_w", "in_channels", "out_channels", "kernel", "kernel_h", "kernel_w",
+              "stride", "stride_h", "stride_w", "padding", "pad_top", "pad_bottom", "pad_left",
+              "pad_right", "groups")
+
+
+def parse_nm(text: str) -> NMSparsity:
+    """``"2:4"`` -> NMSparsity(2, 4); raises ValueError with the expected form."""
+    parts = str(text).strip().split(":")
+    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+        raise ValueError(f"expected N:M sparsity like '2:4', got {text!r}")
+    return NMSparsity(int(parts[0]), int(parts[1]))
+
+
+@dataclass(frozen=True)
+class LayerEntry:
+    name: str = spec_field("Unique layer name.")
+    type: str = spec_field("Layer kind: convolution, fully connected, a plain matrix product, a batched "
+                           "matrix product (instances GEMMs of one shape, each with its own operands), or a "
+                           "non-matrix operator on the vector unit (vector: op over m rows of n elements).",
+                           choices=("conv", "fc", "gemm", "batched_gemm", "vector"))
+    op: str | None = spec_field("vector: the operator, applied to each of m rows of n elements.", None,
+                                choices=VECTOR_OPS)
+    in_h: int | None = spec_field("conv: input height (rows of the input feature map).", None)
+    in_w: int | None = spec_field("conv: input width.", None)
+    in_channels: int | None = spec_field("conv: input channels C.", None)
+    out_channels: int | None = spec_field("conv: output channels K (number of filters).", None)
+    kernel: int | None = spec_field("conv: square kernel size (sets kernel_h and kernel_w).", None)
+    kernel_h: int | None = spec_field("conv: kernel height R.", None)
+    kernel_w: int | None = spec_field("conv: kernel width S.", None)
+    stride: int | None = spec_field("conv: stride in both directions.", None)
+    stride_h: int | None = spec_field("conv: vertical stride.", None)
+    stride_w: int | None = spec_field("conv: horizontal stride.", None)
+    padding: int | None = spec_field("conv: zero padding on all four sides.", None)
+    pad_top: int | None = spec_field("conv: zero rows above the input.", None)
+    pad_bottom: int | None = spec_field("conv: zero rows below the input.", None)
+    pad_left: int | None = spec_field("conv: zero columns left of the input.", None)
+    pad_right: int | None = spec_field("conv: zero columns right of the input.", None)
+    groups: int = spec_field("conv: channel groups (groups == in_channels is depthwise).", 1)
+    in_features: int | None = spec_field("fc: input vector length.", None)
+    out_features: int | None = spec_field("fc: output vector length.", None)
+    batch: int = spec_field("conv / fc: batch size.", 1)
+    m: int | None = spec_field("gemm: rows of the input and output matrices.", None)
+    k: int | None = spec_field("gemm: reduction length.", None)
+    n: int | None = spec_field("gemm: columns of the weight and output matrices.", None)
+    instances: int | None = spec_field(
+        "batched_gemm: independent GEMMs of the m, k, n shape (e.g. attention heads x batch), each with "
+        "its own generated operands; simulated one after the other, their counters added.", None, minimum=1)
+    weight_sparsity: str | None = spec_field("Structured N:M weight sparsity, e.g. '2:4'.", None)
+    weight_density: float = spec_field("Fraction of non-zero weights (1.0 = dense).", 1.0)
+    input_density: float = spec_field("Fraction of non-zero input activations (1.0 = dense).", 1.0)
+    weight_pattern: str = spec_field(
+        "How generated weights are pruned to weight_density: unstructured magnitude, N:M (needs "
+        "weight_sparsity), block x block blocks of the GEMM-view weight matrix, or whole output channels.",
+        "unstructured", choices=WEIGHT_PATTERNS)
+    activation_pattern: str = spec_field(
+        "Where generated non-zero input activations sit: uniformly random, or in spatial clusters.",
+        "uniform", choices=ACTIVATION_PATTERNS)
+    block: int = spec_field("Block side for weight_pattern 'block'.", 4, positive=True)
+    seed: int | None = spec_field("Seed of this layer's generated operands (default: the workload's seed).", None)
+    weight_bits: int | None = spec_field(
+        "Bits per stored weight value of this layer (e.g. Deep Compression's weight-sharing code: "
+        "8 for conv, 5 for fc); unset leaves it to the accelerator or the storage command.",
+        None, minimum=1, maximum=32)
+    index_bits: int | None = spec_field(
+        "Bits per sparse (relative) index of this layer's stored weights (Deep Compression: 4 for "
+        "AlexNet, 5 for VGG-16 and the LeNets); unset leaves it to the storage format.",
+        None, minimum=1, maximum=32)
+    quantized_weight_bits: int | None = spec_field(
+        "Weight-only quantization: bits of each weight (k x n operand; an attention layer's KV cache) as "
+        "stored in DRAM and on chip, dequantized to the arch's word width before the multiply (INT8 / INT4 "
+        "LLM weights, INT8 KV cache). Honoured by tensor_core, systolic, pe_array and dlu; unset: the word width.",
+        None, minimum=1, maximum=32)
+    precision: str | None = spec_field(
+        "Arithmetic of this layer's datapath: fp32, fp16, int16 / int8 / int4, ternary, binary (XNOR + popcount) "
+        "or log2 (signed powers of two, shift-add); honoured by the lowbit and dlu families. Unset: the "
+        "accelerator's configured type (BMXNet keeps the first and last layers at full precision).",
+        None, choices=PRECISIONS)
+    operands: str | None = spec_field(
+        "A .npz payload (path relative to the workload file) with real 'weights' and / or 'inputs' "
+        "arrays of this layer's shapes; what it lacks is generated.", None)
+
+    def to_layer(self, seed: int = 0, base_dir: str = "") -> NetworkLayer:
+        """Build the layer; raises ValueError naming the fields that are wrong or missing."""
+        nm = parse_nm(self.weight_sparsity) if self.weight_sparsity is not None else None
+        payload = self.operands
+        if payload is not None and base_dir and not os.path.isabs(payload):
+            payload = os.path.join(base_dir, payload)
+        if payload is not None and not os.path.isfile(payload):
+            raise ValueError(f"operands: payload file {payload} not found")
+        source = OperandSource(weight_pattern=self.weight_pattern, activation_pattern=self.activation_pattern,
+                               block=self.block, seed=seed if self.seed is None else self.seed, payload=payload)
+        common = dict(name=self.name, weight_sparsity=nm, weight_density=self.weight_density,
+                      input_density=self.input_density, operands=source, weight_bits=self.weight_bits,
+                      index_bits=self.index_bits, quantized_weight_bits=self.quantized_weight_bits,
+                      precision=self.precision)
+        if self.type == "conv":
+            self._require("in_h", "in_w", "in_channels", "out_channels")
+            kh = _pick(self.kernel_h, self.kernel, None)
+            kw = _pick(self.kernel_w, self.kernel, None)
+            if kh is None or kw is None:
+                raise ValueError("conv needs 'kernel' or both 'kernel_h' and 'kernel_w'")
+            pad = self.padding or 0
+            return ConvLayer(
+                in_h=self.in_h, in_w=self.in_w, in_channels=self.in_channels,
+                out_channels=self.out_channels, kernel_h=kh, kernel_w=kw,
+                stride_h=_pick(self.stride_h, self.stride, 1), stride_w=_pick(self.stride_w, self.stride, 1),
+                pad_top=_pick(self.pad_top, pad, 0), pad_bottom=_pick(self.pad_bottom, pad, 0),
+                pad_left=_pick(self.pad_left, pad, 0), pad_right=_pick(self.pad_right, pad, 0),
+                groups=self.groups, batch=self.batch, **common)
+        self._forbid(*_CONV_ONLY)
+        if self.type == "vector":
+            self._require("op", "m", "n")
+            self._forbid("k", "instances", "in_features", "out_features", "operands", "weight_sparsity",
+                         "weight_bits", "index_bits", "quantized_weight_bits")
+            return VectorLayer(name=self.name, op=self.op, rows=self.m, width=self.n)
+        self._forbid("op")
+        if self.type == "batched_gemm":
+            self._require("instances", "m", "k", "n")
+            self._forbid("in_features", "out_features", "operands")
+            return BatchedGemmLayer(instances=self.instances, m=self.m, k=self.k, n=self.n, **common)
+        self._forbid("instances")
+        if self.type == "fc":
+            self._require("in_features", "out_features")
+            self._forbid("m", "k", "n")
+            return GemmLayer(m=self.batch, k=self.in_features, n=self.out_features, **common)
+        self._require("m", "k", "n")
+        self._forbid("in_features", "out_features")
+        return GemmLayer(m=self.m, k=self.k, n=self.n, **common)
+
+    def _require(self, *names: str) -> None:
+        missing = [n for n in names if getattr(self, n) is None]
+        if missing:
+            raise ValueError(f"a {self.type} layer needs {', '.join(missing)}")
+
+    def _forbid(self, *names: str) -> None:
+        given = [n for n in names if getattr(self, n) is not None and not (n == "groups" and self.groups == 1)]
+        if given:
+            raise ValueError(f"a {self.type} layer does not take {', '.join(given)}")
+
+
+def _pick(*values):
+    for v in values:
+        if v is not None:
+            return v
+    return None
+
+
+@dataclass(frozen=True)
+class WorkloadSpec:
+    name: str = spec_field("Short name used in reports.")
+    layers: tuple[LayerEntry, ...] = spec_field("The layers, in execution order.")
+    description: str = spec_field("Free text: what this network is.", "")
+    source: str = spec_field("Where the layer shapes come from (paper, model zoo).", "")
+    seed: int = spec_field("Seed of the generated operands (weights, activations) of every layer.", 0)

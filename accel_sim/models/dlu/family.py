@@ -1,0 +1,18 @@
+"""The Fujitsu-DLU-style dynamic fixed-point processor behind the family contract.
+
+A dense datapath of ``dlu.data_type`` lanes fed by a double-buffered local memory, a
+statistics block (leading-bit histogram) next to each unit's outputs, and a lock-step
+load / compute / drain pipeline: :mod:`.plan` tiles the layer, :mod:`.fast` and
+:mod:`.reference` count it, :mod:`.accounting` turns the counts into actions.
+"""
+from accel_sim.models.dlu.accounting import account
+from accel_sim.models.dlu.fast import fast
+from accel_sim.models.dlu.plan import plan
+from accel_sim.models.dlu.reference import reference
+from accel_sim.foundations.contract import Family, Section
+from accel_sim.models.dlu.spec import DLUSpec
+
+FAMILY = Family(name="dlu", plan=plan, fast=fast, reference=reference, account=account,
+                quantized_weights=True,
+                section=Section(DLUSpec, "Statistics-driven dynamic fixed-point processor (Fujitsu "
+                                "DLU style) (family: dlu)."))

@@ -1,0 +1,82 @@
+"""The size of every column slice of EIE's storage format, vectorised over the whole matrix.
+
+:func:`slice_stats`: per (column, PE) the entries of EIE's interleaved relative-index CSC
+(non-zeros + padding entries, exactly as :class:`~accel_sim.foundations.compress.formats.eie.EIEInterleavedCSC`
+stores them), the local row of the first and last entry, and each slice's start offset in the
+PE's sparse-matrix SRAM (its column pointer). The fast path counts from these without encoding
+the entries themselves.
+
+Orientation: EIE's W is ``outputs x inputs``; a GEMM layer's weights are ``(k, n)`` =
+``inputs x outputs``, so column j of W is row j of the layer's weight array.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True, eq=False)
+class SliceStats:
+    """Per column j of W (row of the ``(k, n)`` weights) and PE p, arrays of shape ``(k, n_pes)``."""
+
+    entries: np.ndarray      # entries stored for the slice (non-zeros + padding)
+    nonzeros: np.ndarray     # non-zeros of the slice
+    first_row: np.ndarray    # local row of the slice's first entry (-1 if empty)
+    last_row: np.ndarray     # local row of its last entry (-1 if empty)
+    pointer: np.ndarray      # p_j: offset of the slice in the PE's entry list
+
+    @property
+    def entries_per_pe(self) -> np.ndarray:
+        return self.entries.sum(axis=0)
+
+
+CHUNK_CELLS = 1 << 21  # mask cells per pass: a chunk's arrays stay in cache (columns are independent)
+
+
+def slice_stats(nonzero: np.ndarray, n_pes: int, max_run: int) -> SliceStats:
+    """Entries of every (column, PE) slice of EIE's format for a ``(k, n)`` non-zero mask.
+
+    Output row i is local row ``i // n_pes`` of PE ``i % n_pes``. A non-zero whose gap g to the
+    previous one (or the slice start) exceeds ``max_run`` costs ``g // (max_run + 1)`` padding
+    entries before it (the rule of :mod:`accel_sim.foundations.compress.formats._zero_runs`). Columns of W
+    (rows of the mask) are counted a chunk at a time, then the pointers run over all of them.
+    """
+    k, n = nonzero.shape
+    rows = max(1, CHUNK_CELLS // max(n, 1))
+    parts = [_slice_counts(nonzero[lo:lo + rows], n_pes, max_run) for lo in range(0, k, rows)] or \
+        [_slice_counts(nonzero, n_pes, max_run)]
+    entries, nonzeros, first_row, last_row = (np.concatenate(arrays) for arrays in zip(*parts))
+    pointer = np.zeros((k, n_pes), dtype=np.int64)
+    np.cumsum(entries[:-1], axis=0, out=pointer[1:])
+    return SliceStats(entries, nonzeros, first_row, last_row, pointer)
+
+
+def _slice_counts(nonzero: np.ndarray, n_pes: int, max_run: int) -> tuple[np.ndarray, ...]:
+    """(entries, non-zeros, first row, last row) of every (column, PE) slice, each ``(k, n_pes)``."""
+    k, n = nonzero.shape
+    local_rows = -(-n // n_pes)
+    if local_rows * n_pes == n:
+        padded = np.asarray(nonzero, dtype=bool)
+    else:
+        padded = np.zeros((k, local_rows * n_pes), dtype=bool)
+        padded[:, :n] = nonzero
+    # (column, PE, local row) order: a contiguous copy, then one flat scan.
+    flat = np.flatnonzero(np.ascontiguousarray(padded.reshape(k, local_rows, n_pes).transpose(0, 2, 1)))
+    segment, row = np.divmod(flat, local_rows)
+    first = np.ones(segment.size, dtype=bool)
+    first[1:] = segment[1:] != segment[:-1]
+    previous = np.empty_like(row)
+    previous[1:] = row[:-1]
+    previous[first] = -1
+    cost = (row - previous - 1) // (max_run + 1) + 1
+    size = k * n_pes
+    entries = np.bincount(segment, weights=cost, minlength=size).astype(np.int64).reshape(k, n_pes)
+    nonzeros = np.bincount(segment, minlength=size).astype(np.int64).reshape(k, n_pes)
+    first_row = np.full(size, -1, dtype=np.int64)
+    last_row = np.full(size, -1, dtype=np.int64)
+    first_row[segment[first]] = np.minimum(row[first], max_run)  # a padding entry first sits on row max_run
+    last = np.ones(segment.size, dtype=bool)
+    last[:-1] = first[1:]
+    last_row[segment[last]] = row[last]
+    return entries, nonzeros, first_row.reshape(k, n_pes), last_row.reshape(k, n_pes)

@@ -1,0 +1,133 @@
+"""Plan of a layer on the low-bit PE array (pure functions): precision, quantized operands, work.
+
+Columns (output channels of every group, ``n x groups``) go to the ``pes`` PEs in passes of
+``pes`` columns; within a pass a PE streams the ``m`` input rows of its column's group through
+its datapath, ``ceil(elements / lanes)`` cycles per row, where ``elements`` is what one dot
+product processes:
+
+=============  ===========================================  ==========================
+precision      elements of one column's dot product          lanes (elements / cycle)
+=============  ===========================================  ==========================
+binary         ``ceil(k / word_bits)`` packed words          1 word (XNOR + popcount)
+ternary, log2  the column's non-zero weights (zeros skipped)  ``add_lanes``
+int-k          ``k``                                         ``mult_lanes``
+fp32           ``k``                                         ``fp_lanes``
+=============  ===========================================  ==========================
+
+A pass ends when its slowest PE is done (zero skipping makes PEs uneven), then the pipeline
+drains: ``pipeline_depth`` = one operand stage (XNOR, shift / sign select, multiplier) + the
+reduction tree (``ceil(log2(tree inputs))`` adder levels: the popcount tree of a word for binary,
+else the lanes) + one scale stage for binary and ternary (alpha) + one for XNOR-Net's beta
+(``activation_scale``). A binary layer first binarizes and packs its inputs (summing |x| for
+beta when asked), ``binarizer_width`` values per cycle. The scale multipliers take one output
+per cycle, and a dot product takes at least one cycle, so they never limit throughput.
+
+The zero-skipping work comes from the layer's quantized weights (:func:`nonzero_per_column`:
+ternary = TWN, delta = 0.7 mean|W|; log2 = signed powers of two); the datapath's integers and
+outputs are :mod:`.functional`'s.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Mapping
+
+import numpy as np
+
+from accel_sim.foundations.arch import ArchBase
+from accel_sim.foundations.compress.quantization.binary_ternary import ternary_kept
+from accel_sim.foundations.compress.quantization.uniform import quantize_log2
+from accel_sim.foundations.errors import InputError
+from accel_sim.models.lowbit.spec import LOWBIT_PRECISIONS, LowbitSpec
+from accel_sim.foundations.workload.layer import Layer
+from accel_sim.foundations.workload.operands import layer_operands, weight_matrix
+
+SKIPPING = ("ternary", "log2")      # adders take non-zero weights only
+SCALED = ("binary", "ternary")      # one alpha multiply per output
+INT_BITS = {"int16": 16, "int8": 8, "int4": 4}
+FP_BITS = 32
+TERNARY_PLANES = 2                  # a ternary weight: a non-zero bit and a sign bit
+
+
+@dataclass(frozen=True)
+class LowbitPlan:
+    arch: ArchBase
+    spec: LowbitSpec
+    layer: Layer
+    precision: str
+    rows: int                      # m: input rows each PE streams per column
+    reduction: int                 # k: reduction length of a dot product
+    column_elements: np.ndarray    # (n x groups,) elements one dot product of each column processes
+    lanes: int                     # elements the precision's datapath takes per cycle
+    pipeline_depth: int            # cycles to drain a pass
+    binarize_values: int           # activation values binarized before the layer (binary only)
+    weight_bits: int               # bits of one stored weight
+    input_bits: int                # bits of one stored input value
+    nonzero_weights: int           # weights of the layer that are issued (all but skipped zeros)
+    operand_hashes: Mapping[str, str]
+
+
+def layer_precision(spec: LowbitSpec, layer: Layer) -> str:
+    precision = spec.precision if layer.precision is None else layer.precision
+    if precision not in LOWBIT_PRECISIONS:
+        raise InputError.single(layer.name, "precision", f"the lowbit array has no {precision} datapath; "
+                                f"expected one of {', '.join(LOWBIT_PRECISIONS)}")
+    if precision in INT_BITS and INT_BITS[precision] > spec.multiplier_bits:
+        raise InputError.single(layer.name, "precision", f"{precision} is wider than lowbit.multiplier_bits "
+                                f"{spec.multiplier_bits}")
+    return precision
+
+
+def stored_bits(spec: LowbitSpec, precision: str) -> tuple[int, int]:
+    """Bits of one stored (weight, input) value."""
+    if precision == "binary":
+        return 1, 1
+    if precision == "ternary":
+        return TERNARY_PLANES, spec.activation_bits
+    if precision == "log2":
+        return spec.log2_bits, spec.activation_bits
+    if precision in INT_BITS:
+        return INT_BITS[precision], INT_BITS[precision]
+    return FP_BITS, FP_BITS
+
+
+def datapath_lanes(spec: LowbitSpec, precision: str) -> int:
+    if precision == "binary":
+        return 1
+    if precision in SKIPPING:
+        return spec.add_lanes
+    return spec.mult_lanes if precision in INT_BITS else spec.fp_lanes
+
+
+def pipeline_depth(spec: LowbitSpec, precision: str) -> int:
+    tree_inputs = spec.word_bits if precision == "binary" else datapath_lanes(spec, precision)
+    beta = 1 if precision == "binary" and spec.activation_scale else 0   # XNOR-Net's second scale
+    return 1 + math.ceil(math.log2(tree_inputs)) + (1 if precision in SCALED else 0) + beta
+
+
+def nonzero_per_column(layer: Layer, precision: str, spec: LowbitSpec) -> np.ndarray:
+    """Non-zero ternary (TWN) or log2 weight codes of every GEMM-view column: the work a
+    zero-skipping PE does (:mod:`.functional` turns the same codes into the datapath's integers)."""
+    matrix = weight_matrix(layer, layer_operands(layer).weights)
+    codes = ternary_kept(matrix) if precision == "ternary" else \
+        quantize_log2(matrix.astype(np.float64), bits=spec.log2_bits).values
+    return np.count_nonzero(codes, axis=0).astype(np.int64)
+
+
+def plan(arch: ArchBase, layer: Layer) -> LowbitPlan:
+    spec: LowbitSpec = arch.section("lowbit")
+    precision = layer_precision(spec, layer)
+    gemm = layer.gemm()
+    columns = gemm.n * gemm.groups
+    if precision in SKIPPING:
+        per_column = nonzero_per_column(layer, precision, spec)
+    elif precision == "binary":
+        per_column = np.full(columns, -(-gemm.k // spec.word_bits), dtype=np.int64)
+    else:
+        per_column = np.full(columns, gemm.k, dtype=np.int64)
+    nonzero = int(per_column.sum()) if precision in SKIPPING else gemm.k * columns
+    weight_bits, input_bits = stored_bits(spec, precision)
+    binarize = gemm.m * gemm.k * gemm.groups if precision == "binary" else 0
+    return LowbitPlan(arch, spec, layer, precision, gemm.m, gemm.k, per_column, datapath_lanes(spec, precision),
+                      pipeline_depth(spec, precision), binarize, weight_bits, input_bits, nonzero,
+                      layer_operands(layer).hashes)

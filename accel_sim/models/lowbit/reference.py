@@ -1,0 +1,100 @@
+"""Discrete-event reference of the low-bit array (SimPy), for tests and small layers.
+
+Processes: a **binarizer** (binary layers: packs the whole input, ``binarizer_width`` values per
+cycle, before the first pass), one **PE** process per PE and pass (its column: one event per
+column, the time its datapath needs for the ``m`` rows: ``ceil(elements / lanes)`` cycles a
+row), meeting at the pass :class:`~accel_sim.hardware.Barrier` (idle PEs arrive at once), and
+the **array** that runs the passes and drains the pipeline after each. Counts are tallied by
+the processes as they work; imbalance is read from when each PE reached the barrier.
+"""
+from __future__ import annotations
+
+import math
+
+import simpy
+
+from accel_sim.hardware import Barrier, run_until_done
+from accel_sim.models.lowbit.counters import LowbitCounters
+from accel_sim.models.lowbit.plan import LowbitPlan
+
+INTEGER_PRECISIONS = ("int16", "int8", "int4")
+
+
+class _Tally:
+    def __init__(self) -> None:
+        self.binarize = self.compute = self.drain = self.idle = self.passes = 0
+        self.operations: dict[str, int] = {}
+        self.issued = self.skipped = self.scaled = self.outputs = self.binarized_words = self.beta_adds = 0
+        self.weight_bits = self.input_bits = 0
+
+    def add(self, what: str, count: int) -> None:
+        self.operations[what] = self.operations.get(what, 0) + count
+
+
+def reference(plan: LowbitPlan, max_cycles: int | None = None) -> LowbitCounters:
+    env = simpy.Environment()
+    spec, precision, rows, k = plan.spec, plan.precision, plan.rows, plan.reduction
+    columns = [int(e) for e in plan.column_elements]
+    n = plan.layer.gemm().n
+    words = math.ceil(k / spec.word_bits)
+    tally = _Tally()
+
+    def binarizer():
+        start = env.now
+        yield env.timeout(math.ceil(plan.binarize_values / spec.binarizer_width))
+        tally.binarize += int(env.now - start)
+        if plan.binarize_values:
+            tally.binarized_words += plan.binarize_values // k * words
+            tally.beta_adds += plan.binarize_values if spec.activation_scale else 0
+
+    def pe(column: int | None, barrier: Barrier, arrivals: list[int]):
+        if column is not None:
+            elements = columns[column]
+            yield env.timeout(rows * math.ceil(elements / plan.lanes))
+            done = rows * elements
+            if precision == "binary":
+                tally.add("xnor", done)
+                tally.issued += rows * k
+                tally.weight_bits += words * spec.word_bits
+            else:
+                tally.weight_bits += k * plan.weight_bits
+                if precision in ("ternary", "log2"):
+                    tally.add("add", done)
+                    tally.add("shift", done if precision == "log2" else 0)
+                    tally.issued += done
+                    tally.skipped += rows * (k - elements)
+                else:
+                    tally.add("mult" if precision in INTEGER_PRECISIONS else "fp", rows * k)
+                    tally.issued += rows * k
+            tally.outputs += rows
+            tally.scaled += rows if precision in ("binary", "ternary") else 0
+            tally.scaled += rows if precision == "binary" and spec.activation_scale else 0
+        arrivals.append(int(env.now))
+        yield barrier.wait()
+
+    def array():
+        yield env.process(binarizer())
+        for first in range(0, len(columns), spec.pes):
+            start, arrivals = int(env.now), []
+            barrier = Barrier(env, spec.pes, "pass")
+            members = list(range(first, min(first + spec.pes, len(columns))))
+            yield env.all_of([env.process(pe(members[i] if i < len(members) else None, barrier, arrivals))
+                              for i in range(spec.pes)])
+            end = int(env.now)
+            tally.passes += 1
+            tally.compute += end - start
+            tally.idle += sum(end - t for t in arrivals)
+            groups = len({c // n for c in members})
+            tally.input_bits += groups * rows * (words * spec.word_bits if precision == "binary"
+                                                 else k * plan.input_bits)
+            yield env.timeout(plan.pipeline_depth)
+            tally.drain += plan.pipeline_depth
+
+    cycles = run_until_done(env, env.process(array()), max_cycles, plan.layer.name)
+    ops = tally.operations
+    return LowbitCounters(
+        cycles=cycles, binarize_cycles=tally.binarize, compute_cycles=tally.compute, drain_cycles=tally.drain,
+        idle_pe_cycles=tally.idle, passes=tally.passes, xnor_words=ops.get("xnor", 0), adds=ops.get("add", 0),
+        shifts=ops.get("shift", 0), mults=ops.get("mult", 0), fp_macs=ops.get("fp", 0),
+        macs_issued=tally.issued, macs_skipped=tally.skipped, scale_mults=tally.scaled, beta_adds=tally.beta_adds, outputs=tally.outputs,
+        binarized_words=tally.binarized_words, weight_read_bits=tally.weight_bits, input_read_bits=tally.input_bits)

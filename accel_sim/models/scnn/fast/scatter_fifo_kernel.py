@@ -1,0 +1,374 @@
+"""FIFO scatter network, fast path: the step recursion run sequence by sequence in compiled loops
+(numba: :mod:`.scatter_fifo` runs its numpy path without it; the tests also run these loops as plain
+Python on small layers).
+
+Every (pass, PE, group) sequence runs its steps in order, one I-vector against every F-vector of its
+segment and group. With an additive mapping a product's bank is ``(activation term + weight term) mod A``
+(:mod:`accel_sim.models.scnn.plan.bank_mapping`), so no product is listed; DNNsim's coordinate rules
+(XOR hash, ``out_of_plane: slot_only``, ``stride_phases: dnnsim``) take a product's bank and landing from
+its output coordinate (:func:`coordinate_bank`). Two loops:
+
+- :func:`packed_kernel` (A <= 32 banks, and a finite depth with ``D + F I <= 127``, or unbounded):
+  the queues ``Q_b`` in 8-bit lanes, 8 banks to a uint64, 4 words. An I-vector's bank counts
+  depend on its terms relative to its first one (its *pattern*) rotated by that first term; a weight
+  of term ``w`` rotates them by ``w`` more: :func:`pattern_table` stores every pattern's counts under
+  every rotation ``[0, 2A)`` packed the same way; per (segment, group) the loads of every distinct
+  (pattern, first term) of the segment against every F-vector are summed once (:func:`block_combos`),
+  so a step adds one precomputed row to the queues (``x = Q + n``; the rows of other mappings:
+  :mod:`.scatter_fifo_rows`; the steps of I-vectors near the edges under ``slot_only``: their products
+  one by one, :func:`product_words`). Its cycles ``d = max(1, max_b x_b - D)``: whether some lane reaches
+  ``D + 2`` is one add and mask per word (then the lane maximum, :func:`lane_max`), and
+  ``Q_b <- max(0, x_b - d)`` a borrow-free subtract per word (:func:`settle`; on VGG-16 99.9 % of the
+  steps do not stall: ``d = 1``, :func:`lane_drain_one`). A finite depth keeps every lane below
+  128 (``Q_b <= D`` after a step, a step adds at most ``F I``); unbounded queues are checked and a
+  sequence whose lane would pass 127 is flagged and run again by the other loop. The packed loop indexes
+  its word arrays by uint64: numba tests every signed index for a negative (wrap-around) value, which
+  cost this loop half its time (measured on VGG-16);
+- :func:`product_kernel` (any A, any depth, any rule): the recursion in drain times ``F_b = T + Q_b``, one
+  product at a time: a product for bank ``b`` makes ``F_b <- max(F_b, T) + 1``, and after the step
+  ``T <- max(T + 1, max_b F_b - D)``, the maximum over the banks the step touched (every bank has
+  ``F_b <= T + D`` after each step, so an untouched one cannot set it).
+
+Numpy alone cannot run the recursion cheaply: it is sequential in the steps and a finite depth couples
+the banks through the stall, so numpy can only vectorise across the (pass, PE, group) sequences, one
+Python iteration per step index: VGG-16's conv layers have 265 M steps over a few hundred sequences
+per layer, i.e. about a million iterations of several numpy calls each, before any bank loads
+(:func:`.scatter_fifo._bounded` does this with every product's bank listed: ~10 x ``serialise``).
+"""
+from __future__ import annotations
+
+import functools
+import types
+
+import numpy as np
+
+from accel_sim.models.scnn.plan.bank_mapping import xor_hash
+from accel_sim.models.scnn.plan.nonzeros import unique_inverse
+
+HIGH = np.uint64(0x8080808080808080)   # the top bit of each 8-bit lane
+LOW = np.uint64(0x0101010101010101)    # one in each lane
+LANE = np.uint64(0xFF)
+WORDS = 4                              # uint64 words of lanes: A <= 32 banks
+PACKED_MAX_BANKS = 8 * WORDS
+LANE_LIMIT = 127                       # lanes hold 7-bit counts (the top bit is the borrow / overflow guard)
+SEVEN = np.uint64(0x7F7F7F7F7F7F7F7F)  # LANE_LIMIT in each lane
+UW, U1, U2, U3 = np.uint64(WORDS), np.uint64(1), np.uint64(2), np.uint64(3)   # word offsets as uint64 (below)
+
+
+def packed_fits(banks: int, depth: int | None, step_products: int) -> bool:
+    """Whether :func:`packed_kernel` runs (``depth`` None: unbounded; ``step_products``: F x I)."""
+    return banks <= PACKED_MAX_BANKS and (depth is None or depth + step_products <= LANE_LIMIT)
+
+
+def pattern_table(i_elem: np.ndarray, a_term: np.ndarray, banks: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per I-vector (activations ``i_elem[v]:i_elem[v + 1]`` of bank terms ``a_term``): its pattern and
+    its first term; per pattern and rotation ``r`` in ``[0, 2A)``: its bank counts rotated by ``r``
+    (the count of bank ``b`` is the pattern's activations of relative term ``b - r mod A``), packed
+    into 8-bit lanes, (patterns x 2A x WORDS,) uint64. Patterns are numbered in the order of their
+    codes (digit ``j`` in base ``A + 1``: slot ``j``'s relative term, ``A`` when the slot is empty), or of
+    their terms when a code would not fit 63 bits (I-vectors of 13 or more activations on 32 banks)."""
+    sizes, starts = np.diff(i_elem), i_elem[:-1]
+    width = int(sizes.max())
+    slot = np.arange(a_term.size) - np.repeat(starts, sizes)
+    first = a_term[starts]
+    relative = a_term - np.repeat(first, sizes)
+    relative += np.where(relative < 0, banks, 0)   # mod A (both terms in [0, A))
+    if (banks + 1) ** width < 1 << 63:
+        power = (banks + 1) ** np.arange(width + 1)
+        # a vector's code: its slots' digits, plus digit A in every empty slot j >= size (their sum: P^width - P^size)
+        code = np.add.reduceat(relative * power[slot], starts) + (power[width] - power[sizes])
+        codes, pattern = unique_inverse(code, int(power[width]))
+        rows = codes[:, None] // power[:width] % (banks + 1)   # each pattern's relative terms (A: empty)
+    else:
+        terms = np.full((sizes.size, width), banks, dtype=np.int64)   # A: an empty slot
+        terms[np.repeat(np.arange(sizes.size), sizes), slot] = relative
+        rows, pattern = np.unique(terms, axis=0, return_inverse=True)
+        pattern = pattern.reshape(-1)
+    counts = np.zeros((rows.shape[0], banks), dtype=np.uint8)
+    for j in range(width):
+        used = rows[:, j] < banks
+        np.add.at(counts, (np.flatnonzero(used), rows[used, j]), 1)
+    table = np.zeros((rows.shape[0], 2 * banks, 8 * WORDS), dtype=np.uint8)
+    table[:, :, :banks] = counts[:, (np.arange(banks)[None, :] - np.arange(2 * banks)[:, None]) % banks]   # rolled by r
+    return pattern.astype(np.int64), first.astype(np.int64), table.view("<u8").reshape(-1)
+
+
+def lane_max2(a, b):
+    """Lane-wise maximum of two words of 8-bit lanes below 128."""
+    keep = ((((a | HIGH) - b) & HIGH) >> np.uint64(7)) * LANE   # lanes where a >= b
+    return (a & keep) | (b & ~keep)
+
+
+def lane_max(a, b, c, e) -> int:
+    """The largest lane of four words of 8-bit lanes below 128."""
+    m = lane_max2(lane_max2(a, b), lane_max2(c, e))
+    m = lane_max2(m, m >> np.uint64(32))
+    m = lane_max2(m, m >> np.uint64(16))
+    m = lane_max2(m, m >> np.uint64(8))
+    return np.int64(m & LANE)
+
+
+def lane_drain(x, d):
+    """``max(0, lane - d)`` in every lane of ``x`` (lanes below 128, ``d`` in [1, 128]): no lane borrows."""
+    y = (x | HIGH) - np.uint64(d) * LOW
+    return (y & ~HIGH) & (((y & HIGH) >> np.uint64(7)) * LANE)
+
+
+def lane_drain_one(x):
+    """:func:`lane_drain` by 1 (a step that does not stall): a lane's ``lane + 127`` reaches the top bit
+    (no carry out of a lane below 128) exactly when the lane is not 0, and that bit is the lane's 1 to take."""
+    return x - (((x + SEVEN) & HIGH) >> np.uint64(7))
+
+
+def settle(x0, x1, x2, x3, depth, reach):
+    """A step that brought the queues to ``x``: the queues after it and its cycles
+    ``d = max(1, max_b x_b - depth)``; ``reach``: ``LANE_LIMIT - 1 - depth`` in each lane (adding it sets a
+    lane's top bit when the lane is ``depth + 2`` or more: the step stalls). ``depth`` < 0 (unbounded): ``d``
+    is 1, or 0 when a lane has passed ``LANE_LIMIT`` (the queues are then not drained)."""
+    if depth < 0:
+        if (x0 | x1 | x2 | x3) & HIGH != np.uint64(0):
+            return x0, x1, x2, x3, 0
+    elif ((x0 + reach) | (x1 + reach) | (x2 + reach) | (x3 + reach)) & HIGH != np.uint64(0):
+        d = lane_max(x0, x1, x2, x3) - depth
+        return lane_drain(x0, d), lane_drain(x1, d), lane_drain(x2, d), lane_drain(x3, d), d
+    return lane_drain_one(x0), lane_drain_one(x1), lane_drain_one(x2), lane_drain_one(x3), 1
+
+
+def block_combos(pattern: np.ndarray, first: np.ndarray, i_segment: np.ndarray, n_seg: int, banks: int):
+    """The distinct (pattern, first term) of each segment's I-vectors: (per segment the first of them
+    ``(n_seg + 1,)``, their patterns, their first terms, per I-vector its index among its segment's)."""
+    span = (int(pattern.max()) + 1) * banks
+    keys, inverse = unique_inverse(i_segment * span + pattern * banks + first, n_seg * span)
+    start = np.searchsorted(keys // span, np.arange(n_seg + 1))
+    combo = keys % span
+    return start, combo // banks, combo % banks, inverse - start[i_segment]
+
+
+def packed_kernel(meet, unit, i_bounds, i_local, c_start, c_base, table, f_bounds, f_weight, w_key, border,
+                  n_seg, banks, depth, busy, failed, loads):
+    """Adds to ``busy`` (passes, PEs, groups, segments) every (pass, PE, group) sequence's cycles.
+
+    ``meet``: the segments with activations and weights, in the order the PEs run them; ``unit``: the
+    barrier unit of each (the banks drain, into the unit's last segment, when it changes and at the
+    end). I-vectors of (pass, segment, PE) ``k = (pass * n_seg + segment) * PEs + PE`` are
+    ``i_bounds[k]:i_bounds[k + 1]``; I-vector ``v`` is its segment's (pattern, first term) number
+    ``i_local[v]`` (segment ``s``'s are ``c_start[s]:c_start[s + 1]``). F-vectors of (segment, group)
+    ``f_bounds[s * groups + g]:...``, their weights ``f_weight[f]:f_weight[f + 1]``. The bank counts of
+    combination ``c``'s products with weight ``w`` are the WORDS words of ``table`` at
+    ``c_base[c] + w_key[w]`` (:mod:`.scatter_fifo_rows`: an additive mapping, or DNNsim's XOR hash); an
+    I-vector of ``i_local`` -1 (near the plane's edges under ``out_of_plane: slot_only``) has its steps'
+    counts summed product by product (:func:`product_words`; ``border``: its arguments but the two
+    vectors'). Per (segment, group) the step loads of every combination against
+    every F-vector are summed once into ``loads`` (scratch, uint64), then every sequence runs its steps
+    (queues carried in ``queue`` from segment to segment). ``depth`` < 0: unbounded; a sequence whose
+    queue would pass ``LANE_LIMIT`` is left out of ``busy`` and flagged in ``failed`` (passes, PEs, groups)."""
+    passes, pes, groups = busy.shape[0], busy.shape[1], busy.shape[2]
+    zero = np.uint64(0)
+    reach = np.uint64(0 if depth < 0 else LANE_LIMIT - 1 - depth) * LOW   # lane >= depth + 2: top bit set
+    queue = np.zeros((passes, pes, groups, WORDS), dtype=np.uint64)
+    for m in range(meet.size + 1):
+        if m == meet.size or (m > 0 and unit[m] != unit[m - 1]):   # a barrier (or the end): the banks drain
+            for t in range(passes):
+                for p in range(pes):
+                    for g in range(groups):
+                        q = queue[t, p, g]
+                        left = lane_max(q[0], q[1], q[2], q[3])
+                        if left > 0:   # (no write of a zero: busy's untouched pages stay unmapped)
+                            busy[t, p, g, meet[m - 1]] += left
+                        q[:] = zero
+            if m == meet.size:
+                break
+        s = meet[m]
+        c_lo, c_n = c_start[s], c_start[s + 1] - c_start[s]
+        for g in range(groups):
+            f_lo, f_n = f_bounds[s * groups + g], f_bounds[s * groups + g + 1] - f_bounds[s * groups + g]
+            for c in range(c_n):   # the block's step loads, once per (pattern, first term) and F-vector
+                at_c = np.uint64(c_base[c_lo + c])
+                for f in range(f_n):
+                    w, w_end = f_weight[f_lo + f], f_weight[f_lo + f + 1]
+                    y0 = y1 = y2 = y3 = zero
+                    while w + 1 < w_end:   # two weights at a time (independent loads)
+                        a, b = at_c + np.uint64(w_key[w]), at_c + np.uint64(w_key[w + 1])
+                        y0 += table[a] + table[b]
+                        y1 += table[a + U1] + table[b + U1]
+                        y2 += table[a + U2] + table[b + U2]
+                        y3 += table[a + U3] + table[b + U3]
+                        w += 2
+                    if w < w_end:
+                        a = at_c + np.uint64(w_key[w])
+                        y0, y1, y2, y3 = y0 + table[a], y1 + table[a + U1], y2 + table[a + U2], y3 + table[a + U3]
+                    k = np.uint64(c * f_n + f) * UW
+                    loads[k], loads[k + U1], loads[k + U2], loads[k + U3] = y0, y1, y2, y3
+            for t in range(passes):
+                for p in range(pes):
+                    key = (t * n_seg + s) * pes + p
+                    if failed[t, p, g] or i_bounds[key] == i_bounds[key + 1] or f_n == 0:
+                        continue
+                    q = queue[t, p, g]
+                    q0, q1, q2, q3 = q[0], q[1], q[2], q[3]
+                    cycles = 0
+                    for v in range(i_bounds[key], i_bounds[key + 1]):
+                        if i_local[v] < 0:   # near the edges: its products one by one
+                            for f in range(f_n):
+                                y0, y1, y2, y3 = product_words(border, v, f_weight[f_lo + f], f_weight[f_lo + f + 1])
+                                q0, q1, q2, q3, d = settle(q0 + y0, q1 + y1, q2 + y2, q3 + y3, depth, reach)
+                                if d == 0:
+                                    break
+                                cycles += d
+                        else:
+                            k = np.uint64(i_local[v] * f_n) * UW   # its first step's loads
+                            for _ in range(f_n):
+                                q0, q1, q2, q3, d = settle(q0 + loads[k], q1 + loads[k + U1], q2 + loads[k + U2],
+                                                           q3 + loads[k + U3], depth, reach)
+                                if d == 0:
+                                    break
+                                cycles += d
+                                k += UW
+                        if d == 0:   # an unbounded queue passed LANE_LIMIT: the product loop runs the sequence
+                            failed[t, p, g] = True
+                            break
+                    q[0], q[1], q[2], q[3] = q0, q1, q2, q3
+                    busy[t, p, g, s] += cycles
+    for t in range(passes):
+        for p in range(pes):
+            for g in range(groups):
+                if failed[t, p, g]:
+                    busy[t, p, g, :] = 0
+
+
+# ``rule`` of :func:`product_kernel` (int64 array): how a product's bank and landing follow from its coordinate
+COORDINATES, XOR, SLOT_ONLY, TRUNCATE_Y, TRUNCATE_X, ACC_W, OUT_H, OUT_W = range(8)
+
+
+def product_rule(coordinates: bool, xor: bool, slot_only: bool, truncate_y: bool, truncate_x: bool, acc_w: int,
+                 out_h: int, out_w: int) -> np.ndarray:
+    """The ``rule`` array of :func:`product_kernel` (the fields named by :data:`COORDINATES` ... :data:`OUT_W`)."""
+    return np.array([coordinates, xor, slot_only, truncate_y, truncate_x, acc_w, out_h, out_w], dtype=np.int64)
+
+
+def coordinate_bank(a_term, a_pos, w_term, w_pos, e, w, rule, banks):
+    """(bank, in plane) of the product of activation ``e`` and weight ``w`` when a rule needs its output
+    coordinate (:func:`accel_sim.models.scnn.fast.products.segment_loads`, product by product): output row and column
+    ``(qy - tap_y, qx - tap_x)`` (``a_pos[e]`` = (qy, qx), ``w_pos[w]`` = (tap_y, tap_x, layer filter k)),
+    one above the floor when negative under ``stride_phases: dnnsim`` with a padding that is not a multiple of
+    the stride (``TRUNCATE_Y`` / ``X``: :func:`~accel_sim.models.scnn.fast.products._truncated`); the bank by
+    DNNsim's XOR hash (:func:`~accel_sim.models.scnn.plan.bank_mapping.xor_hash`) or the additive terms moved by the
+    truncation; bank -1 when the product leaves the plane under ``out_of_plane: slot_only`` (no bank)."""
+    floor_y, floor_x = a_pos[e, 0] - w_pos[w, 0], a_pos[e, 1] - w_pos[w, 1]
+    oy = floor_y + 1 if rule[TRUNCATE_Y] != 0 and floor_y < 0 else floor_y
+    ox = floor_x + 1 if rule[TRUNCATE_X] != 0 and floor_x < 0 else floor_x
+    plane = 0 <= oy < rule[OUT_H] and 0 <= ox < rule[OUT_W]
+    if rule[SLOT_ONLY] != 0 and not plane:
+        return -1, plane
+    if rule[XOR] != 0:
+        return xor_hash(w_pos[w, 2], oy, ox, banks), plane
+    return (a_term[e] + w_term[w] + rule[ACC_W] * (oy - floor_y) + (ox - floor_x)) % banks, plane
+
+
+def product_words(border, v, w_lo, w_hi):
+    """The bank counts, packed (four words of 8-bit lanes), of I-vector ``v``'s products with weights
+    ``w_lo:w_hi``, each product's bank and landing by :func:`coordinate_bank`; ``border``: (``i_elem``,
+    ``a_term``, ``a_pos``, ``w_term``, ``w_pos``, ``rule``, ``banks``) as :func:`product_kernel`."""
+    i_elem, a_term, a_pos, w_term, w_pos, rule, banks = border
+    y0 = y1 = y2 = y3 = np.uint64(0)
+    for w in range(w_lo, w_hi):
+        for e in range(i_elem[v], i_elem[v + 1]):
+            b = coordinate_bank(a_term, a_pos, w_term, w_pos, e, w, rule, banks)[0]
+            if b < 0:   # no bank (out of the plane)
+                continue
+            one = np.uint64(1) << np.uint64(8 * (b & 7))
+            word = b >> 3
+            if word == 0:
+                y0 += one
+            elif word == 1:
+                y1 += one
+            elif word == 2:
+                y2 += one
+            else:
+                y3 += one
+    return y0, y1, y2, y3
+
+
+def product_kernel(meet, unit, i_bounds, i_elem, a_term, a_pos, f_bounds, f_weight, w_term, w_pos, rule, n_seg,
+                   banks, depth, busy, todo):
+    """:func:`packed_kernel` for any A and depth (``depth`` < 0: unbounded), product by product, on
+    the sequences flagged in ``todo`` (passes, PEs, groups); ``i_elem``, ``a_term``: the I-vectors'
+    activations and their bank terms. ``rule[COORDINATES]`` 0: a product's bank is the sum of the two
+    terms; else :func:`coordinate_bank` (``a_pos``, ``w_pos``: the operands' coordinates). Returns the
+    products whose output lies in the plane (counted under ``rule[COORDINATES]`` only, else 0)."""
+    passes, pes, groups = busy.shape[0], busy.shape[1], busy.shape[2]
+    drain = np.zeros(banks, dtype=np.int64)        # F_b
+    limit = depth if depth >= 0 else 1 << 62       # unbounded: T <- T + 1 every step
+    coordinates = rule[COORDINATES] != 0
+    in_plane = 0
+    for t in range(passes):
+        for p in range(pes):
+            for g in range(groups):
+                if not todo[t, p, g]:
+                    continue
+                drain[:] = 0
+                now = 0   # T
+                for m in range(meet.size):
+                    s = meet[m]
+                    if m > 0 and unit[m] != unit[m - 1]:   # a barrier: the banks drain
+                        left = drain.max() - now
+                        if left > 0:   # (no write of a zero, as in packed_kernel)
+                            busy[t, p, g, meet[m - 1]] += left
+                        drain[:] = 0
+                        now = 0
+                    key = (t * n_seg + s) * pes + p
+                    f_lo, f_hi = f_bounds[s * groups + g], f_bounds[s * groups + g + 1]
+                    start = now
+                    for v in range(i_bounds[key], i_bounds[key + 1]):
+                        for f in range(f_lo, f_hi):
+                            top = 0
+                            for w in range(f_weight[f], f_weight[f + 1]):
+                                for e in range(i_elem[v], i_elem[v + 1]):
+                                    if coordinates:
+                                        b, plane = coordinate_bank(a_term, a_pos, w_term, w_pos, e, w, rule, banks)
+                                        in_plane += plane
+                                        if b < 0:   # slot_only: out of the plane, no bank
+                                            continue
+                                    else:
+                                        b = a_term[e] + w_term[w]
+                                        if b >= banks:
+                                            b -= banks
+                                    x = max(drain[b], now) + 1
+                                    drain[b] = x
+                                    top = max(top, x)
+                            now = max(now + 1, top - limit)
+                    if now > start:
+                        busy[t, p, g, s] += now - start
+                if meet.size and drain.max() > now:
+                    busy[t, p, g, meet[meet.size - 1]] += drain.max() - now
+    return in_plane
+
+
+def _with(function, **names):
+    """``function`` calling ``names`` in place of the module's functions of those names."""
+    scope = dict(function.__globals__, **names)
+    return types.FunctionType(function.__code__, scope, function.__name__, function.__defaults__)
+
+
+@functools.cache
+def compiled() -> dict | None:
+    """The loops compiled by numba (cached on disk), or None when numba is not installed. Imported on
+    first use, so runs without a FIFO never load numba. The plain-Python functions stay as they are."""
+    try:
+        from numba import njit
+    except ImportError:   # pragma: no cover - depends on the environment
+        return None
+    jit = functools.partial(njit, cache=True, nogil=True)
+    most = jit(lane_max2)
+    bank = jit(_with(coordinate_bank, xor_hash=jit(xor_hash)))
+    maximum = jit(_with(lane_max, lane_max2=most))
+    # settle inlined by numba (called, its five-value return costs the loop ~40 %: measured)
+    step = jit(_with(settle, lane_max=maximum, lane_drain=jit(lane_drain), lane_drain_one=jit(lane_drain_one)),
+               inline="always")
+    helpers = {"lane_max": maximum, "settle": step, "product_words": jit(_with(product_words, coordinate_bank=bank))}
+    return {"packed": jit(_with(packed_kernel, **helpers)), "product": jit(_with(product_kernel, coordinate_bank=bank))}
+
+
+def python_kernels() -> dict:
+    """The same loops as plain Python (slow: for tests on small layers)."""
+    return {"packed": packed_kernel, "product": product_kernel}

@@ -1,0 +1,120 @@
+"""A kernel as a schedule of warp work (pure data) and the occupancy it allows.
+
+CTAs are numbered in launch order; each has warps, each warp a sequence of instruction groups
+(a loop iteration batch, a block, a main-loop stage). A group costs issue cycles on its warp's
+scheduler and exposes dependent latency (the loads its next instructions wait for). Memory traffic
+is per CTA: bytes through the SM's L1 / shared memory and 32-byte sectors through its L2 port (the
+L1 keeps what the CTA already fetched: a sector the CTA requested before is an L1 hit). A kernel may
+also list, per CTA, the distinct sectors of its read-only loads (``cached_sectors``): those go
+through the SM's L1 data cache shared by the CTAs resident on the SM, and only its misses reach the
+L2 port (the counting paths decide hits, since which CTAs share an SM is decided at run time).
+DRAM moves the kernel's compulsory footprint when it fits the L2. A kernel that adds into memory with
+atomics lists its atomic requests (one warp instruction's atomics to one sector: the CTA, the sector,
+the operations on its most-updated address); :func:`atomic_demands` turns them into each CTA's demand
+on each L2 slice's atomic unit.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from accel_sim.foundations.errors import InputError
+from accel_sim.models.simt.plan.machine import Machine
+
+
+@dataclass(frozen=True, eq=False)
+class Schedule:
+    kernel: str
+    threads_per_cta: int
+    registers_per_thread: int
+    shared_memory_per_cta: int      # bytes
+    warp_cta: np.ndarray            # (warps,) CTA of each warp, non-decreasing (launch order)
+    group_warp: np.ndarray          # (groups,) warp of each instruction group, non-decreasing
+    group_issue: np.ndarray         # (groups,) scheduler issue cycles
+    group_latency: np.ndarray       # (groups,) exposed dependent latency, cycles
+    cta_l1_bytes: np.ndarray        # (ctas,) bytes through L1 / shared memory
+    cta_l2_sectors: np.ndarray      # (ctas,) sectors through the SM's L2 port (reads, stores, atomics)
+    dram_read_bytes: int
+    dram_write_bytes: int
+    dense_operand_bytes: int        # of dram_read_bytes: B (the activations), L2-resident when the L2 is warm
+    fmas: int                       # CUDA-core multiply-adds executed (lane operations)
+    tensor_macs: int                # tensor-core MACs executed (padding included)
+    products: int                   # products with stored operand values (<= the dense layer's MACs)
+    atomics: int                    # atomic sector transactions at L2 (inside cta_l2_sectors)
+    tensor_core: bool               # runs on the tensor cores (peak rate) rather than the CUDA cores
+    cached_ptr: np.ndarray | None = None       # (ctas + 1,) bounds of each CTA's run in cached_sectors
+    cached_sectors: np.ndarray | None = None   # read-only load sectors through the SM's L1, distinct and sorted per
+    #                                            CTA (global sector numbers); not in cta_l2_sectors (only misses are)
+    atomic_cta: np.ndarray | None = None       # (atomics,) CTA of each atomic request (one warp instruction, one sector)
+    atomic_sector: np.ndarray | None = None    # (atomics,) its sector (global sector number of the array added into)
+    atomic_serial: np.ndarray | None = None    # (atomics,) operations on its most-updated address (>= 1)
+
+    @property
+    def ctas(self) -> int:
+        return int(self.cta_l1_bytes.size)
+
+    @property
+    def warps(self) -> int:
+        return int(self.warp_cta.size)
+
+
+def occupancy(m: Machine, schedule: Schedule, where: str) -> int:
+    """Resident CTAs per SM: the smallest of the CTA, thread, register and shared-memory limits.
+    A CTA that cannot fit one SM is an input error naming the limit."""
+    threads, smem = schedule.threads_per_cta, schedule.shared_memory_per_cta
+    if threads > m.max_threads_per_cta or threads > m.max_threads:
+        raise InputError.single(where, "simt.threads_per_cta", f"kernel {schedule.kernel} needs {threads} threads "
+                                f"per CTA; the SM allows {min(m.max_threads_per_cta, m.max_threads)}")
+    if smem > m.shared_memory:
+        raise InputError.single(where, "simt", f"kernel {schedule.kernel} needs {smem} bytes of shared memory "
+                                f"per CTA; the SM has {m.shared_memory}")
+    registers = threads * schedule.registers_per_thread
+    if registers > m.registers:
+        raise InputError.single(where, "simt", f"kernel {schedule.kernel} needs {registers} registers per CTA; "
+                                f"the SM has {m.registers}")
+    limits = [m.max_ctas, m.max_threads // threads, m.registers // registers]
+    if smem:
+        limits.append(m.shared_memory // smem)
+    return min(limits)
+
+
+def l1_lines(m: Machine, schedule: Schedule, resident: int) -> int:
+    """Lines of the SM's L1 data cache while ``resident`` CTAs of the kernel share it: the combined array less the
+    smallest shared-memory carveout holding their shared memory (their shared memory itself when none does)."""
+    need = resident * schedule.shared_memory_per_cta
+    carveout = next((c for c in m.carveouts if c >= need), need)
+    return max(0, m.l1_shared_memory - carveout) // m.line
+
+
+def atomic_demands(m: Machine, schedule: Schedule) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each CTA's demand on each L2 slice's atomic unit: ``(cta, slice, cycles)`` per pair with requests, CTA-major
+    then slice. A request goes to slice ``sector % l2_slices`` and holds its atomic unit ``l2_atomic_cycles`` per
+    operation on its most-updated address (the operations on one address are serialised)."""
+    if schedule.atomic_cta is None or schedule.atomic_cta.size == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty
+    key = np.asarray(schedule.atomic_cta, dtype=np.int64) * m.l2_slices + np.asarray(schedule.atomic_sector) % m.l2_slices
+    pairs, inverse = np.unique(key, return_inverse=True)
+    cycles = np.bincount(inverse, weights=np.asarray(schedule.atomic_serial, dtype=np.float64) * m.l2_atomic_cycles)
+    return pairs // m.l2_slices, pairs % m.l2_slices, cycles.round().astype(np.int64)
+
+
+def atomic_runs(cta: np.ndarray, first: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Atomic requests of runs of consecutive sectors, one operation per address: ``count[i]`` sectors from
+    ``first[i]`` for CTA ``cta[i]``, as ``(cta, sector, serial)`` per request."""
+    count = np.asarray(count, dtype=np.int64).ravel()
+    total = int(count.sum())
+    offset = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(count) - count, count)
+    return (np.repeat(np.asarray(cta, dtype=np.int64).ravel(), count),
+            np.repeat(np.asarray(first, dtype=np.int64).ravel(), count) + offset, np.ones(total, dtype=np.int64))
+
+
+def ceil_div(a: np.ndarray, b: int) -> np.ndarray:
+    return -(-np.asarray(a, dtype=np.int64) // b)
+
+
+def per_cta(values: np.ndarray, cta: np.ndarray, ctas: int) -> np.ndarray:
+    """Sum of per-item ``values`` by CTA (integers)."""
+    return np.bincount(np.asarray(cta, dtype=np.int64), weights=np.asarray(values, dtype=np.float64),
+                       minlength=ctas).round().astype(np.int64)

@@ -1,0 +1,195 @@
+"""Discrete-event reference of a SIMT kernel (SimPy; for tests and small layers).
+
+Agents: the GPU's CTA dispatcher (gives the next CTA in launch order to the lowest-numbered free
+slot, having seen every slot freed in the cycle: :class:`~accel_sim.hardware.cycle_phase.EndOfCycle`);
+``sms x ctas_per_sm`` CTA slots (slot ``s`` on SM ``s % sms``); per CTA one process per warp (a
+timeout per instruction group: its issue and exposed latency) and the CTA's stand-alone use of the
+SM's schedulers, L1 and L2 port (timeouts of the SM's links' whole-cycle times); per SM three
+:class:`~accel_sim.hardware.link.Link` servers (schedulers, L1, L2 port) to which every CTA hands
+its demands when it starts, served in arrival order; per SM an L1 data cache (an ordered table of
+128-byte lines and their valid 32-byte sectors, least recently used first) that a CTA starting on
+the SM consults for its read-only load sectors before filling them, its misses joining its L2-port
+demand; the L2 and DRAM as shared
+:class:`~accel_sim.hardware.dram_bus.DramBus` blocks moving the kernel's traffic while the SMs run; per
+L2 slice an atomic unit (a :class:`~accel_sim.hardware.link.Link` of one cycle per cycle of work) to
+which every CTA hands its atomic requests' cycles on that slice when it starts, served in arrival order.
+Events per group, CTA and transfer, never per thread or cycle."""
+from __future__ import annotations
+
+import heapq
+from collections import OrderedDict
+
+import numpy as np
+import simpy
+
+from accel_sim.foundations.errors import SimulationError
+from accel_sim.hardware import run_until_done
+from accel_sim.hardware.cycle_phase import EndOfCycle
+from accel_sim.hardware.dram_bus import DramBus
+from accel_sim.hardware.link import Link
+from accel_sim.models.simt.counters import SimtCounters
+from accel_sim.models.simt.plan import SimtPlan
+
+BITS_PER_BYTE = 8
+
+
+def reference(plan: SimtPlan, max_cycles: int | None = None) -> SimtCounters:
+    """Every candidate runs; a later one replaces the best only when strictly faster."""
+    best = None
+    for index in range(len(plan.candidates)):
+        try:
+            run = run_candidate(plan, index, max_cycles)
+        except SimulationError:
+            continue
+        if best is None or run.cycles < best.cycles:
+            best = run
+    if best is None:
+        raise SimulationError(f"{plan.layer.name}: every candidate ran past max_cycles={max_cycles}")
+    return best
+
+
+def run_candidate(plan: SimtPlan, index: int, max_cycles: int | None) -> SimtCounters:
+    c = plan.candidates[index]
+    s, m, r = c.schedule, plan.machine, c.ctas_per_sm
+    env = simpy.Environment()
+    warp_bounds = np.searchsorted(s.warp_cta, np.arange(s.ctas + 1))
+    group_bounds = np.searchsorted(s.group_warp, np.arange(s.warps + 1))
+    issue, latency = s.group_issue.tolist(), s.group_latency.tolist()
+    schedulers = [Link(env, f"sm{k}.schedulers", m.schedulers) for k in range(m.sms)]
+    l1 = [Link(env, f"sm{k}.l1", m.l1_bandwidth) for k in range(m.sms)]
+    ports = [Link(env, f"sm{k}.l2_port", m.l2_port_bandwidth) for k in range(m.sms)]
+    tally = dict(chain=0, issue=0, l1=0, l2=0, cta=0, slots=0, end=0, done=0, hits=0, misses=0, sectors=0, begun=0)
+    per_line = m.line // m.sector
+    atomic_bounds = np.searchsorted(c.atomic_cta, np.arange(s.ctas + 1))
+    atomic_units: dict[int, Link] = {}
+    atomic_served: list[simpy.Process] = []
+    caches: list[OrderedDict[int, int]] = [OrderedDict() for _ in range(m.sms)]
+
+    def l1_misses(index_: int, sm: int) -> int:
+        """The CTA's read-only sectors missing in the SM's L1 (all when CTAs do not share it), then filled."""
+        if s.cached_ptr is None:
+            return 0
+        wanted: dict[int, int] = {}
+        for sector in s.cached_sectors[s.cached_ptr[index_]:s.cached_ptr[index_ + 1]].tolist():
+            wanted[sector // per_line] = wanted.get(sector // per_line, 0) | 1 << sector % per_line
+        asked = sum(bin(bits).count("1") for bits in wanted.values())
+        if not m.sm_l1 or c.l1_lines == 0:
+            return asked
+        cache = caches[sm]
+        hits = sum(bin(bits & cache.get(line, 0)).count("1") for line, bits in wanted.items())
+        for line in sorted(wanted):
+            cache[line] = cache.pop(line, 0) | wanted[line]                # most recently used at the end
+        while len(cache) > c.l1_lines:
+            cache.popitem(last=False)
+        tally["hits"] += hits
+        return asked - hits
+    freed: list[int] = []
+    slot_freed = [env.event()]
+    served: list[simpy.Process] = []
+    all_ctas = env.event()
+    started = env.event()
+
+    def warp(w: int):
+        for g in range(group_bounds[w], group_bounds[w + 1]):
+            tally["slots"] += issue[g]
+            yield env.timeout(issue[g] + latency[g])
+        return env.now
+
+    def cta(index_: int, slot: int):
+        sm = slot % m.sms
+        start = env.now
+        warps = [env.process(warp(w)) for w in range(warp_bounds[index_], warp_bounds[index_ + 1])]
+        cta_issue = sum(issue[g] for g in range(group_bounds[warp_bounds[index_]],
+                                               group_bounds[warp_bounds[index_ + 1]]))
+        misses = l1_misses(index_, sm)
+        for e in range(atomic_bounds[index_], atomic_bounds[index_ + 1]):    # the CTA's adds join each slice's queue
+            k = int(c.atomic_slice[e])
+            if k not in atomic_units:
+                atomic_units[k] = Link(env, f"l2_slice{k}.atomics", 1)
+            atomic_served.append(atomic_units[k].transfer(int(c.atomic_cycles[e]) * BITS_PER_BYTE, f"cta{index_}"))
+        tally["misses"] += misses
+        tally["sectors"] += int(s.cta_l2_sectors[index_]) + misses
+        tally["begun"] += 1
+        if tally["begun"] == s.ctas:
+            started.succeed()
+        demands = ((schedulers[sm], cta_issue * BITS_PER_BYTE, "issue"),
+                   (l1[sm], int(s.cta_l1_bytes[index_]) * BITS_PER_BYTE, "l1"),
+                   (ports[sm], (int(s.cta_l2_sectors[index_]) + misses) * m.sector * BITS_PER_BYTE, "l2"))
+        alone = []
+        for link, bits, name in demands:
+            served.append(link.transfer(bits, f"cta{index_}"))
+            alone.append(link.cycles_for(bits))
+            tally[name] += alone[-1]
+        yield env.all_of([*warps, env.timeout(max(1, *alone))])
+        tally["chain"] += max(w.value for w in warps) - start
+        tally["cta"] += env.now - start
+        tally["end"] = max(tally["end"], env.now)
+        tally["done"] += 1
+        if tally["done"] == s.ctas:
+            all_ctas.succeed()
+        freed.append(slot)
+        if not slot_freed[0].triggered:
+            slot_freed[0].succeed()
+
+    def dispatcher():
+        free = [(slot, 0) for slot in range(m.sms * r)]
+        heapq.heapify(free)
+        for next_cta in range(s.ctas):
+            if not free:
+                yield slot_freed[0]
+                yield EndOfCycle(env)                                  # every slot freed this cycle
+                slot_freed[0] = env.event()
+                for slot in freed:
+                    heapq.heappush(free, (slot, 0))
+                freed.clear()
+            slot, _ = heapq.heappop(free)
+            env.process(cta(next_cta, slot))
+
+    env.process(dispatcher())
+    l2_bus = DramBus(env, m.l2_bandwidth, "l2")
+    dram = DramBus(env, m.dram_bandwidth, "dram")
+
+    def memory():
+        """The L2 and DRAM move the kernel's traffic, busy from launch; the amount is known once every CTA
+        has started (their L1 misses decided): each bus records it then and holds until its time since launch."""
+        yield started
+        sectors = tally["sectors"]
+        read = c.dram_read_bytes
+        if c.l2_overflow:                                              # every L2 sector comes from DRAM
+            read = max(read, sectors * m.sector - c.dram_write_bytes)
+        busy = []
+        for bus, read_bits, write_bits in ((l2_bus, sectors * m.sector * BITS_PER_BYTE, 0),
+                                           (dram, read * BITS_PER_BYTE, c.dram_write_bytes * BITS_PER_BYTE)):
+            yield bus.transfer(read_bits, write_bits, "kernel", timed_bits=0)
+            busy.append(bus.cycles_for(read_bits + write_bits))
+        yield env.timeout(max(0, max(busy) - int(env.now)))
+        return busy
+
+    def kernel():
+        yield all_ctas                                                 # every CTA has started and ended
+        yield env.all_of(served)                                       # and the SMs have served them
+        return env.now
+
+    def atomics():
+        """The L2 slices' atomic units done with every request (known once every CTA has started)."""
+        yield started
+        if not atomic_served:
+            return 0
+        yield env.all_of(atomic_served)
+        return max(int(p.value) for p in atomic_served)
+
+    done = env.process(kernel())
+    moved = env.process(memory())
+    atomic = env.process(atomics())
+    cycles = run_until_done(env, env.all_of([done, moved, atomic]), max_cycles, plan.layer.name)
+    l2_cycles, dram_cycles = moved.value
+    sm_cycles = int(done.value)
+    return SimtCounters(
+        candidate=index, cycles=cycles, sm_cycles=sm_cycles, sm_served_cycles=max(int(p.value) for p in served),
+        l2_cycles=l2_cycles, dram_cycles=dram_cycles, atomic_cycles=atomic.value, ctas=s.ctas, warps=s.warps,
+        ctas_per_sm=r, cta_cycles=int(tally["cta"]), latency_cycles=int(tally["chain"]),
+        issue_cycles=int(tally["issue"]), l1_cycles=int(tally["l1"]), l2_port_cycles=int(tally["l2"]),
+        issue_slots=int(tally["slots"]), l1_bytes=sum(link.bits for link in l1) // BITS_PER_BYTE,
+        l2_sectors=l2_bus.read_bits // (m.sector * BITS_PER_BYTE), dram_read_bytes=dram.read_bits // BITS_PER_BYTE,
+        dram_write_bytes=dram.write_bits // BITS_PER_BYTE, fmas=s.fmas, tensor_macs=s.tensor_macs, atomics=s.atomics,
+        l1_hits=tally["hits"], l1_misses=tally["misses"])

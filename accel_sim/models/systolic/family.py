@@ -1,0 +1,24 @@
+"""Dense systolic arrays (SCALE-Sim v3 compatible) behind the family contract."""
+from accel_sim.foundations.arch import ArchBase
+from accel_sim.foundations.contract import Family, Section
+from accel_sim.models.systolic.accounting import account, components
+from accel_sim.models.systolic.fast import fast
+from accel_sim.models.systolic.plan import plan
+from accel_sim.models.systolic.reference import reference
+from accel_sim.foundations.workload.layer import Layer
+from accel_sim.models.systolic.spec import SystolicSpec
+
+
+
+def work_elements(arch: ArchBase, layer: Layer) -> int:
+    """Addresses the plan may hold for one group (accel_sim.foundations.workload.work): the fetch sequences pad
+    each GEMM dimension to a multiple of the array's larger side."""
+    side = max(arch.systolic.rows, arch.systolic.cols)
+    g = layer.gemm()
+    m, k, n = (-(-d // side) * side for d in (g.m, g.k, g.n))
+    return m * k + k * n + m * n
+
+
+FAMILY = Family(name="systolic", plan=plan, fast=fast, reference=reference, account=account,
+                work_elements=work_elements, components=components,
+                section=Section(SystolicSpec, "Dense systolic array (family: systolic)."))

@@ -1,0 +1,104 @@
+"""Tensor-core counters -> actions and bytes.
+
+Memory hierarchy, per element: DRAM -> L2 (written once per DRAM read) -> shared memory (cp.async
+fills: an L2 read and a shared-memory write) -> registers (ldmatrix: a shared-memory read and a
+register write) -> tensor core (register reads of A, metadata, B and C per MMA; D written back).
+Outputs go through L2 to DRAM. With 2:4 weights the metadata rides with A at every level and the
+core selects B by it (one operand select per product). Products counted are the executed ones
+(padding included); ``macs_issued`` the useful ones (kept positions inside K).
+"""
+from __future__ import annotations
+
+import math
+from types import MappingProxyType
+
+from accel_sim.foundations.results.counts import ActionCount
+from accel_sim.foundations.results.layer_result import LayerResult
+from accel_sim.models.tensor_core.counters import LATENCY_BOUND, PATHS, TensorCoreCounters
+from accel_sim.models.tensor_core.plan import TensorCorePlan
+from accel_sim.models.tensor_core.plan.mma import REGISTER_BITS, mma_bits, mma_read_bits
+from accel_sim.models.tensor_core.plan.problem import BITS_PER_BYTE
+
+
+def _bytes(bits: int) -> int:
+    return math.ceil(bits / BITS_PER_BYTE)
+
+
+def _moved(component: str, component_class: str, action: str, *parts: tuple[int, int],
+           capacity: int = 0) -> list[ActionCount]:
+    """One action per width of the (count, bits) parts; parts of one width are one action."""
+    widths: dict[int, int] = {}
+    for count, bits in parts:
+        widths[bits] = widths.get(bits, 0) + count
+    return [ActionCount(component, component_class, action, count, bits, capacity) for bits, count in widths.items()]
+
+
+def _math_classes(word_bits: int) -> tuple[str, str]:
+    return ("mult_int", "add_int") if word_bits == 8 else ("mult_fp", "add_fp")
+
+
+def account(plan: TensorCorePlan, counters: TensorCoreCounters) -> LayerResult:
+    spec, problem, bits, layer = plan.spec, plan.problem, plan.bits, plan.layer
+    tile = plan.kernels[counters.kernel]
+    w, meta = problem.word_bits, bits.a_metadata
+    mma = mma_bits(spec, problem)
+    products = counters.mmas * spec.mma_m * spec.mma_n * spec.mma_k   # executed, padding included
+    rf_reads = math.ceil(counters.mmas * mma_read_bits(spec, problem) / REGISTER_BITS)
+    rf_writes = math.ceil((counters.read_a * bits.a_slot + counters.read_b * bits.b_value
+                           + counters.mmas * mma["d"]) / REGISTER_BITS)
+    l2_size, smem_size = spec.l2_size, spec.shared_memory_size
+    mult, add = _math_classes(w)
+    a = bits.a_value  # = w unless the weights are quantized (then A and B move at their own widths)
+    actions = [
+        *_moved("dram", "dram", "read", (counters.dram_a, a), (counters.dram_b, w)),
+        ActionCount("dram", "dram", "write", counters.c, bits.c_value),
+        *_moved("l2", "sram", "write", (counters.dram_a, a), (counters.dram_b + counters.c, w), capacity=l2_size),
+        *_moved("l2", "sram", "read", (counters.fill_a, a), (counters.fill_b, w), capacity=l2_size),
+        *_moved("shared_memory", "sram", "write", (counters.fill_a, a), (counters.fill_b, w), capacity=smem_size),
+        *_moved("shared_memory", "sram", "read", (counters.read_a, a), (counters.read_b, w), capacity=smem_size),
+        ActionCount("register_file", "register_file", "read", rf_reads, REGISTER_BITS, spec.register_file_size),
+        ActionCount("register_file", "register_file", "write", rf_writes, REGISTER_BITS, spec.register_file_size),
+        ActionCount("tensor_core", mult, "op", products, w),
+        ActionCount("tensor_core", add, "op", products, spec.accumulator_bits),
+    ]
+    if problem.sparse:  # metadata rides with A at every level; the core selects B by it
+        actions += [
+            ActionCount("dram", "dram", "read", counters.dram_a, meta),
+            ActionCount("l2", "sram", "write", counters.dram_a, meta, l2_size),
+            ActionCount("l2", "sram", "read", counters.fill_a, meta, l2_size),
+            ActionCount("shared_memory", "sram", "write", counters.fill_a, meta, smem_size),
+            ActionCount("shared_memory", "sram", "read", counters.read_a, meta, smem_size),
+            ActionCount("operand_select", "mux", "select", products, w),
+        ]
+    useful = problem.m * problem.n * problem.groups * problem.useful_products_per_row()
+    bound = counters.bound
+    metrics = {f"{p}_busy_cycles": float(counters.busy(p)) for p in PATHS}
+    # one 0 / 1 column per possible limiter: summed over a network, layers limited by each path
+    metrics.update({f"bound_{p}": float(bound == p) for p in PATHS + (LATENCY_BOUND,)})
+    metrics.update({
+        "sparse": float(problem.sparse),
+        "tile_m": float(tile.m), "tile_n": float(tile.n), "tile_k": float(tile.k),
+        "warp_m": float(tile.warp_m), "warp_n": float(tile.warp_n),
+        "waves": float(counters.waves), "ctas": float(counters.ctas),
+        "executed_macs": float(products), "padding_macs": float(products - useful),
+        "l2_resident": float(plan.l2_resident),
+        "dram_metadata_bytes": float(_bytes(counters.dram_a * meta)),
+    })
+    return LayerResult(
+        layer=layer.name,
+        cycles=counters.cycles,
+        compute_cycles=counters.compute_cycles,
+        stall_cycles=counters.cycles - counters.compute_cycles,
+        macs_dense=layer.macs,
+        macs_issued=useful,
+        peak_macs_per_cycle=spec.sms * spec.tensor_cores_per_sm * spec.dense_macs_per_cycle,
+        dram_read_bytes=_bytes(counters.dram_a * bits.a_slot + counters.dram_b * bits.b_value),
+        dram_write_bytes=_bytes(counters.c * bits.c_value),
+        sram_read_bytes=_bytes((counters.fill_a + counters.read_a) * bits.a_slot
+                               + (counters.fill_b + counters.read_b) * bits.b_value),
+        sram_write_bytes=_bytes((counters.dram_a + counters.fill_a) * bits.a_slot
+                                + (counters.dram_b + counters.fill_b) * bits.b_value + counters.c * bits.c_value),
+        actions=tuple(actions),
+        metrics=MappingProxyType(metrics),
+        operand_hashes=plan.operand_hashes,
+    )

@@ -1,0 +1,83 @@
+"""Fast path: every candidate kernel timed from per-CTA numpy arrays and the pipeline's closed form.
+
+CTAs run in waves of ``sms`` (one CTA per SM), in launch order; a wave ends when its slowest
+CTA has written its C tile, then the next starts. Every quantity of a stage is linear in a
+CTA's rows and columns, so each wave's path times come from a few ``reduceat`` calls over the
+CTA arrays (:mod:`.memory`: load path and epilogue; :mod:`.sm_pipeline`: shared memory, tensor
+cores and the pipeline). The kernel that runs is the fastest candidate (the first on ties).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from accel_sim.foundations.errors import SimulationError
+from accel_sim.models.tensor_core.counters import TensorCoreCounters
+from accel_sim.models.tensor_core.fast.memory import dram_panels, l2_cycles, transfer_cycles
+from accel_sim.models.tensor_core.fast.sm_pipeline import (
+    pipeline_finish,
+    ring_pipeline_finish,
+    shared_memory_cycles,
+    tensor_core_cycles,
+)
+from accel_sim.models.tensor_core.plan import TensorCorePlan
+from accel_sim.models.tensor_core.plan.mma import mmas_per_warp
+
+
+def kernel_counters(plan: TensorCorePlan, index: int) -> TensorCoreCounters:
+    """The counters of candidate kernel ``index`` of the plan."""
+    spec, problem, bits = plan.spec, plan.problem, plan.bits
+    tile, grid = plan.kernels[index], plan.grids[index]
+    ctas = grid.rows.size
+    wave = np.arange(ctas, dtype=np.int64) // spec.sms
+    starts = np.arange(0, ctas, spec.sms)
+    waves = starts.size
+    stages = -(-problem.k // tile.k)
+    extents = (tile.k, problem.k - (stages - 1) * tile.k)   # a full stage, the last stage
+    dram_rows, dram_cols = dram_panels(grid, wave, waves, plan.l2_resident)
+    warp_cols = -(-grid.cols // tile.warp_n)
+    warp_rows = -(-grid.rows // tile.warp_m)
+
+    times = []  # per extent: dict path -> per-wave array (or scalar)
+    for extent in extents:
+        a = problem.slots(extent) * bits.a_slot      # bits per A row of this stage
+        b = extent * bits.b_value                   # bits per B column
+        fill = grid.rows * a + grid.cols * b
+        reads = warp_cols * grid.rows * a + warp_rows * grid.cols * b
+        l2 = l2_cycles(spec, fill, starts)
+        dram = transfer_cycles(dram_rows * a + dram_cols * b, spec.dram_bandwidth)
+        math, rf = tensor_core_cycles(plan, tile, extent)
+        times.append({"l2": l2, "dram": dram, "load": np.maximum(l2, dram),
+                      "shared_memory": shared_memory_cycles(plan, fill + reads, starts),
+                      "math": math, "register_file": rf, "compute": max(math, rf)})
+    full, last = times
+    if spec.loads_in_flight == "stages":
+        finish = ring_pipeline_finish(spec.memory_latency, stages, tile.stages, full, last)
+    else:
+        finish = pipeline_finish(spec.memory_latency, stages, full, last)
+    epilogue = l2_cycles(spec, grid.rows * grid.cols * bits.c_value, starts)
+    cycles = int(np.sum(finish + epilogue))
+
+    def busy(path: str) -> int:
+        per_wave = (stages - 1) * np.asarray(full[path]) + np.asarray(last[path])
+        return int(np.sum(np.broadcast_to(per_wave, (waves,))))
+
+    slots_total = (stages - 1) * problem.slots(extents[0]) + problem.slots(extents[1])
+    mmas_total = (stages - 1) * mmas_per_warp(spec, problem, tile, extents[0]) \
+        + mmas_per_warp(spec, problem, tile, extents[1])
+    return TensorCoreCounters(
+        kernel=index, cycles=cycles, compute_cycles=busy("compute"), math_busy_cycles=busy("math"),
+        register_file_busy_cycles=busy("register_file"), shared_memory_busy_cycles=busy("shared_memory"),
+        l2_busy_cycles=busy("l2"), dram_busy_cycles=busy("dram"), waves=waves, ctas=ctas,
+        dram_a=int(dram_rows.sum()) * slots_total, dram_b=int(dram_cols.sum()) * problem.k,
+        fill_a=int(grid.rows.sum()) * slots_total, fill_b=int(grid.cols.sum()) * problem.k,
+        read_a=int((warp_cols * grid.rows).sum()) * slots_total,
+        read_b=int((warp_rows * grid.cols).sum()) * problem.k,
+        mmas=ctas * tile.warps * mmas_total, c=int((grid.rows * grid.cols).sum()))
+
+
+def fast(plan: TensorCorePlan, max_cycles: int | None = None) -> TensorCoreCounters:
+    """The fastest candidate kernel's counters (the first on ties)."""
+    best = min((kernel_counters(plan, i) for i in range(len(plan.kernels))), key=lambda c: c.cycles)
+    if max_cycles is not None and best.cycles > max_cycles:
+        raise SimulationError(f"{plan.layer.name}: {best.cycles} cycles exceed the max_cycles guard {max_cycles}")
+    return best

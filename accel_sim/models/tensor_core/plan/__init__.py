@@ -1,0 +1,67 @@
+"""Plan of a tensor-core layer (pure): the GEMM, its mode, the candidate kernels and their CTAs.
+
+A layer runs as one GEMM kernel on the GPU (conv layers as implicit GEMM on their GEMM view, B
+being the im2col matrix). Blocks, one module each: :mod:`.problem` (the GEMM, widths, L2
+residency), :mod:`.sparsity` (does the layer run on the 2:4 path: declaration and weights),
+:mod:`.mma` (the MMA instruction), :mod:`.tiling` (eligible kernels, CTAs in launch order).
+
+The kernel that runs is chosen like cuBLAS / cuSPARSELt heuristics do: of the eligible
+kernels, the fastest (the first on ties). That takes timing, so the plan lists the candidates
+and each counting path (:mod:`..fast`, :mod:`..reference`) times them all and keeps the best.
+
+The operand tensors are not needed to count a GEMM: the plan loads them (and checks weights
+marked N:M against the hardware pattern) on first use of :attr:`TensorCorePlan.operand_hashes`,
+which accounting asks for. A shape study that only counts never generates them.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from types import MappingProxyType
+
+from accel_sim.foundations.arch import ArchBase
+from accel_sim.models.tensor_core.plan.problem import (
+    ElementBits,
+    TCProblem,
+    element_bits,
+    gemm_problem,
+    l2_resident,
+    tensor_core_spec,
+)
+from accel_sim.models.tensor_core.plan.sparsity import check_weights, hardware_pattern, runs_sparse
+from accel_sim.models.tensor_core.plan.tiling import CtaGrid, cta_grid, eligible_kernels
+from accel_sim.models.tensor_core.spec import KernelTile, TensorCoreSpec
+from accel_sim.foundations.workload.layer import Layer
+from accel_sim.foundations.workload.operands import layer_operands, weight_matrix
+
+
+@dataclass(frozen=True, eq=False)
+class TensorCorePlan:
+    arch: ArchBase
+    spec: TensorCoreSpec
+    layer: Layer
+    problem: TCProblem
+    bits: ElementBits
+    kernels: tuple[KernelTile, ...]     # the eligible kernels, in config order
+    grids: tuple[CtaGrid, ...]          # each kernel's CTAs in launch order
+    l2_resident: bool                   # A and B fit the L2 together
+
+    @cached_property
+    def operand_hashes(self) -> Mapping[str, str]:
+        """The layer's operand hashes; weights of a sparse run are checked N:M first (InputError)."""
+        ops = layer_operands(self.layer)
+        if self.problem.sparse:
+            check_weights(self.spec, self.arch.word_bits, self.layer, weight_matrix(self.layer, ops.weights))
+        return MappingProxyType(dict(ops.hashes))
+
+
+def plan(arch: ArchBase, layer: Layer) -> TensorCorePlan:
+    spec = tensor_core_spec(arch)
+    gemm = layer.gemm()
+    problem = gemm_problem(arch.word_bits, gemm.m, gemm.n, gemm.k, gemm.groups, runs_sparse(spec, arch.word_bits, layer),
+                           hardware_pattern(spec, arch.word_bits), layer.quantized_weight_bits)
+    bits = element_bits(spec, problem)
+    kernels = eligible_kernels(spec, problem)
+    return TensorCorePlan(arch, spec, layer, problem, bits, kernels, tuple(cta_grid(problem, t) for t in kernels),
+                          l2_resident(spec, problem, bits))

@@ -1,0 +1,48 @@
+"""The MMA instruction: what one warp-level matrix multiply covers, reads and costs in time.
+
+PTX ``mma.sync`` (dense) and ``mma.sp`` (2:4) of shape ``mma_m x mma_n``: the dense one covers
+``mma_k`` of K; the sparse one takes the same stored A fragment (``mma_m x mma_k`` kept values
+with their metadata) and covers ``M / N`` times more dense K, in the dense one's cycles. Every
+MMA reads its A fragment, metadata, B fragment and C accumulators from the register file and
+writes D. Every warp computes its full warp tile (padding included).
+"""
+from __future__ import annotations
+
+import math
+
+from accel_sim.models.tensor_core.plan.problem import TCProblem, element_bits
+from accel_sim.models.tensor_core.spec import KernelTile, TensorCoreSpec
+
+REGISTER_BITS = 32        # register-file actions are counted in 32-bit registers
+
+
+def k_span_per_mma(spec: TensorCoreSpec, problem: TCProblem) -> int:
+    """Dense K one MMA covers: ``mma_k`` dense; ``mma_k * M / N`` sparse (same A fragment, twice the K)."""
+    if not problem.sparse:
+        return spec.mma_k
+    return spec.mma_k * problem.nm_m // problem.nm_n
+
+
+def cycles_per_mma(spec: TensorCoreSpec) -> int:
+    """Cycles one tensor core is busy with one MMA (the sparse one takes the dense one's time)."""
+    return math.ceil(spec.mma_m * spec.mma_n * spec.mma_k / spec.dense_macs_per_cycle)
+
+
+def mma_bits(spec: TensorCoreSpec, problem: TCProblem) -> dict[str, int]:
+    """Register-file operand bits one MMA reads (A, metadata, B, C) and writes (D)."""
+    bits = element_bits(spec, problem)
+    a_values = spec.mma_m * spec.mma_k  # the stored A fragment: the same size dense and 2:4
+    return {"a": a_values * bits.a_value, "metadata": a_values * bits.a_metadata,
+            "b": k_span_per_mma(spec, problem) * spec.mma_n * bits.b_value,
+            "c": spec.mma_m * spec.mma_n * spec.accumulator_bits,
+            "d": spec.mma_m * spec.mma_n * spec.accumulator_bits}
+
+
+def mma_read_bits(spec: TensorCoreSpec, problem: TCProblem) -> int:
+    b = mma_bits(spec, problem)
+    return b["a"] + b["metadata"] + b["b"] + b["c"]
+
+
+def mmas_per_warp(spec: TensorCoreSpec, problem: TCProblem, tile: KernelTile, extent: int) -> int:
+    """MMAs one warp issues for one stage of K extent ``extent`` (every warp computes its full tile)."""
+    return (tile.warp_m // spec.mma_m) * (tile.warp_n // spec.mma_n) * -(-extent // k_span_per_mma(spec, problem))

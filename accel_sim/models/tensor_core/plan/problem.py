@@ -1,0 +1,97 @@
+"""Problem: the tensor-core GEMM of a layer, its mode, per-element widths and where it lives in L2.
+
+A layer's GEMM (output m x n = input m x k @ weights k x n) runs as C (M x N) = A (M x K) x B
+(K x N) with A the weights transposed, the 2:4 operand (NVIDIA's sparse MMA compresses A along
+K): M = the layer's ``n`` (output features / filters), N = the layer's ``m`` (batch x pixels).
+Widths: an A slot is a kept value plus its metadata; B and C elements are words. No timing here.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from accel_sim.foundations.arch import ArchBase
+from accel_sim.foundations.errors import InputError
+from accel_sim.models.tensor_core.spec import TensorCoreSpec
+
+BITS_PER_BYTE = 8
+SUPPORTED_WORD_BITS = (8, 16, 32)  # INT8, FP16 / BF16, TF32 (brief)
+
+
+def tensor_core_spec(arch: ArchBase) -> TensorCoreSpec:
+    """The arch's ``tensor_core`` section, refused at word widths the tensor core does not run."""
+    spec = arch.section("tensor_core")
+    if arch.word_bits not in SUPPORTED_WORD_BITS:
+        raise InputError.single(arch.name, "word_bits", f"the tensor core runs {', '.join(map(str, SUPPORTED_WORD_BITS))}"
+                                f"-bit words (INT8, FP16 / BF16, TF32), got {arch.word_bits}")
+    return spec
+
+
+@dataclass(frozen=True)
+class TCProblem:
+    """C (m x n) = A (m x k, the weights transposed; 2:4 when ``sparse``) x B (k x n), ``groups`` times.
+
+    ``m`` is the layer's ``n`` (output features), ``n`` the layer's ``m`` (batch x pixels).
+    """
+
+    m: int
+    n: int
+    k: int
+    groups: int
+    word_bits: int
+    sparse: bool
+    nm_n: int          # hardware pattern kept per group (used when sparse)
+    nm_m: int          # hardware pattern group length
+    a_bits: int = 0    # bits of a stored A value (weight-only quantization); 0: word_bits
+
+    def slots(self, extent: int) -> int:
+        """Stored A values per row for a K extent: all of them dense; ``ceil(extent / M) * N`` 2:4."""
+        if not self.sparse:
+            return extent
+        return -(-extent // self.nm_m) * self.nm_n
+
+    def useful_products_per_row(self) -> int:
+        """Products per (A row, B column) pair the sparse core does usefully (kept positions inside K)."""
+        if not self.sparse:
+            return self.k
+        full, tail = divmod(self.k, self.nm_m)
+        return full * self.nm_n + min(self.nm_n, tail)
+
+
+def gemm_problem(word_bits: int, m: int, n: int, k: int, groups: int, sparse: bool,
+                 pattern: tuple[int, int], weight_bits: int | None = None) -> TCProblem:
+    """The tensor-core problem of a layer GEMM (output m x n = input m x k @ weights k x n);
+    ``weight_bits``: the weights' stored width when quantized below the word (dequantized in
+    registers before the MMA, as weight-only INT4 / INT8 kernels do)."""
+    return TCProblem(m=n, n=m, k=k, groups=groups, word_bits=word_bits, sparse=sparse, nm_n=pattern[0],
+                     nm_m=pattern[1], a_bits=weight_bits or 0)
+
+
+@dataclass(frozen=True)
+class ElementBits:
+    """Widths: an A slot (value; metadata separately), a B element, an output element."""
+
+    a_value: int
+    a_metadata: int
+    b_value: int
+    c_value: int
+
+    @property
+    def a_slot(self) -> int:
+        return self.a_value + self.a_metadata
+
+
+def element_bits(spec: TensorCoreSpec, problem: TCProblem) -> ElementBits:
+    meta = spec.metadata_bits_per_value if problem.sparse else 0
+    w = problem.word_bits
+    return ElementBits(a_value=problem.a_bits or w, a_metadata=meta, b_value=w, c_value=w)
+
+
+def footprint_bits(problem: TCProblem, bits: ElementBits) -> int:
+    """A (kept values with metadata) and B of every group: what the kernel reads at least once."""
+    return problem.groups * (problem.m * problem.slots(problem.k) * bits.a_slot + problem.k * problem.n * bits.b_value)
+
+
+def l2_resident(spec: TensorCoreSpec, problem: TCProblem, bits: ElementBits) -> bool:
+    """Whether A and B fit the L2 together: then every operand panel is read from DRAM once per
+    kernel; otherwise once per wave of CTAs that touches it."""
+    return footprint_bits(problem, bits) <= spec.l2_size * BITS_PER_BYTE

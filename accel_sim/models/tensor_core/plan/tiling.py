@@ -1,0 +1,61 @@
+"""Tiling: which kernels (tile shapes) can run the problem, and each kernel's CTAs in launch order.
+
+A kernel is eligible when its ``stages`` pipeline stages of A (kept values with metadata) and B
+fit shared memory and a stage's K is whole MMAs of the mode (CUTLASS requires both). Its CTAs,
+one per C tile of ``tile.m x tile.n`` (edge tiles smaller), are numbered tile-row fastest, then
+tile column, then group (``groups`` grids one after the other); a CTA reads one A row panel
+(group, tile row) and one B column panel (group, tile column) over the whole of K.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from accel_sim.foundations.errors import InputError
+from accel_sim.models.tensor_core.plan.mma import k_span_per_mma
+from accel_sim.models.tensor_core.plan.problem import BITS_PER_BYTE, TCProblem, element_bits
+from accel_sim.models.tensor_core.spec import KernelTile, TensorCoreSpec
+
+
+def stage_fill_bits(spec: TensorCoreSpec, problem: TCProblem, tile: KernelTile) -> int:
+    """Shared memory one full pipeline stage occupies (A slots with metadata, B elements)."""
+    bits = element_bits(spec, problem)
+    return tile.m * problem.slots(tile.k) * bits.a_slot + tile.k * tile.n * bits.b_value
+
+
+def fits_shared_memory(spec: TensorCoreSpec, problem: TCProblem, tile: KernelTile) -> bool:
+    return tile.stages * stage_fill_bits(spec, problem, tile) <= spec.shared_memory_size * BITS_PER_BYTE
+
+
+def eligible_kernels(spec: TensorCoreSpec, problem: TCProblem) -> tuple[KernelTile, ...]:
+    """The config's kernels that can run the problem, in config order; an InputError if none can.
+    Sparse problems choose from ``sparse_kernels`` when the config lists any."""
+    span = k_span_per_mma(spec, problem)
+    library = spec.sparse_kernels if problem.sparse and spec.sparse_kernels else spec.kernels
+    kernels = tuple(t for t in library if t.k % span == 0 and fits_shared_memory(spec, problem, t))
+    if not kernels:
+        mode = "sparse" if problem.sparse else "dense"
+        field = "sparse_kernels" if library is not spec.kernels else "kernels"
+        raise InputError.single("tensor_core", field, f"no kernel fits shared memory "
+                                f"({spec.shared_memory_size} B) with whole {mode} MMAs per stage")
+    return kernels
+
+
+@dataclass(frozen=True, eq=False)
+class CtaGrid:
+    """Per-CTA C tile extents and operand panels, in launch order."""
+
+    rows: np.ndarray          # C rows of the tile (tile.m, fewer at the bottom edge)
+    cols: np.ndarray          # C columns of the tile (tile.n, fewer at the right edge)
+    row_panel: np.ndarray     # A panel id (group, tile row)
+    col_panel: np.ndarray     # B panel id (group, tile column)
+
+
+def cta_grid(problem: TCProblem, tile: KernelTile) -> CtaGrid:
+    gm, gn = -(-problem.m // tile.m), -(-problem.n // tile.n)
+    idx = np.arange(problem.groups * gm * gn, dtype=np.int64)
+    i, j, g = idx % gm, (idx // gm) % gn, idx // (gm * gn)
+    rows = np.minimum(tile.m, problem.m - i * tile.m)
+    cols = np.minimum(tile.n, problem.n - j * tile.n)
+    return CtaGrid(rows, cols, g * gm + i, g * gn + j)

@@ -1,0 +1,128 @@
+"""Reference, memory system: the L2 (its tags and one read path shared by all SMs), DRAM and the SM ports.
+
+The SMs of a wave load each stage together: the memory system gathers one request per SM (a
+*round*), then moves the round at once on :class:`~accel_sim.hardware.link.Link` s running
+concurrently: the L2 path (every request's bits at the L2 bandwidth), each SM's port to L2 (its
+own bits) and DRAM (the bits of the operand slices the L2 does not hold yet). The round ends when
+all of them are done; then the SMs post the next stage, and the data lands in shared memory
+``memory_latency`` cycles after the round. The L2 keeps a tag per operand slice it has read (an
+A row panel or B column panel over one stage of K); when A and B do not fit the L2 together, the
+next wave's slices displace them (the tags are dropped when a wave ends). The epilogue is a
+write round: every SM's C tile through its port and the L2 path.
+"""
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass
+
+import simpy
+
+from accel_sim.hardware.barrier import Barrier
+from accel_sim.hardware.link import Link
+from accel_sim.models.tensor_core.plan import TensorCorePlan
+from accel_sim.models.tensor_core.reference.tally import Tally
+
+
+@dataclass(frozen=True)
+class Slice:
+    """Part of an operand one SM moves in a round: an A or B slice read, or its C tile written."""
+
+    operand: str          # "a", "b" (read) or "c" (written)
+    tag: Hashable         # what the L2 holds: the panel over one stage of K (reads)
+    count: int            # A slots, B or C elements
+    bits: int
+
+
+@dataclass
+class Request:
+    """One SM's part of a round; a read's data lands in shared memory (``arrived``) after the round."""
+
+    sm: int
+    slices: tuple[Slice, ...]
+    served: simpy.Event           # the round is done: the SM may post its next request
+    arrived: simpy.Event | None   # None: a write
+
+    @property
+    def bits(self) -> int:
+        return sum(s.bits for s in self.slices)
+
+
+class Wave:
+    """The CTAs launched together, one per SM: their SMs share every round and finish each
+    stage's shared-memory work together (a barrier: the wave runs in lockstep)."""
+
+    def __init__(self, env: simpy.Environment, number: int, parties: int):
+        self.number = number
+        self.parties = parties
+        self.requests = simpy.Store(env)
+        self.shared_memory_done = Barrier(env, parties, f"wave {number} shared memory")
+        self.finished = env.event()
+
+
+class MemorySystem:
+    def __init__(self, env: simpy.Environment, plan: TensorCorePlan, tally: Tally):
+        spec = plan.spec
+        self.env = env
+        self.tally = tally
+        self.latency = spec.memory_latency
+        self.keeps_tags = plan.l2_resident
+        self.tags: set[Hashable] = set()
+        self.l2 = Link(env, "l2", spec.l2_bandwidth)
+        self.dram = Link(env, "dram", spec.dram_bandwidth)
+        self.ports = [Link(env, f"sm{number} port", spec.l2_to_sm_bandwidth) for number in range(spec.sms)]
+
+    def open_wave(self, number: int, parties: int) -> Wave:
+        wave = Wave(self.env, number, parties)
+        self.tally.waves += 1
+        self.env.process(self._serve(wave))
+        return wave
+
+    def _gather(self, wave: Wave):
+        requests = []
+        for _ in range(wave.parties):
+            requests.append((yield wave.requests.get()))
+        return requests
+
+    def _miss(self, tag: Hashable) -> bool:
+        if tag in self.tags:
+            return False
+        self.tags.add(tag)
+        return True
+
+    def _serve(self, wave: Wave):
+        stage = 0
+        while True:
+            requests = yield self.env.process(self._gather(wave))
+            start = self.env.now
+            ports = [self.ports[r.sm].transfer(r.bits, "round") for r in requests]
+            l2 = self.l2.transfer(sum(r.bits for r in requests), "round")
+            if requests[0].arrived is None:     # the epilogue: C tiles out
+                yield self.env.all_of([l2, *ports])
+                for r in requests:
+                    self.tally.count("c", sum(s.count for s in r.slices))
+                break
+            dram_bits = 0
+            for r in requests:
+                for s in r.slices:
+                    self.tally.count(f"fill_{s.operand}", s.count)
+                    if self._miss(s.tag):
+                        self.tally.count(f"dram_{s.operand}", s.count)
+                        dram_bits += s.bits
+            dram = self.dram.transfer(dram_bits, "round")
+            yield self.env.all_of([l2, dram, *ports])
+            self.tally.step("l2", wave.number, stage, max(p.value for p in [l2, *ports]) - start)
+            self.tally.step("dram", wave.number, stage, dram.value - start)
+            for r in requests:
+                r.served.succeed()
+            self.env.process(self._land(requests))
+            stage += 1
+        if not self.keeps_tags:
+            self.tags.clear()
+        for r in requests:
+            r.served.succeed()
+        wave.finished.succeed()
+
+    def _land(self, requests: list[Request]):
+        yield self.env.timeout(self.latency)
+        for r in requests:
+            r.arrived.succeed()

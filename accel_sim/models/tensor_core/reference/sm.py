@@ -1,0 +1,148 @@
+"""Reference, streaming multiprocessor: an SM takes CTAs from the GPU's queue and runs each through
+three processes linked by stores, one event per stage of K on each.
+
+- **loader** (cp.async): posts each stage's A and B slices to the memory system's round and waits
+  for the round before posting the next; the slice is then in flight (``in_flight`` store).
+- **shared memory**: once a stage has landed, moves the fill written plus the warps' ldmatrix
+  reads through the SM's shared-memory :class:`~accel_sim.hardware.link.Link`; a warp reads its
+  A rows and B columns when its tile holds real outputs. The wave's SMs then meet at a barrier
+  (the wave runs in lockstep) and the stage goes to the tensor cores (``staged`` store).
+- **tensor cores**: the CTA's warps go round robin to the SM's sub-partitions; each sub-partition
+  runs its warps' MMAs back to back on its tensor core while its register file streams their
+  operands (A, metadata, B, C) through its read port; the stage is done when every sub-partition
+  is done with both.
+After the last stage the SM writes its C tile in the memory system's write round (epilogue).
+
+With ``loads_in_flight: unbounded`` the stores are unbounded: the kernel's ``stages`` only bound
+shared memory, not the loads in flight. With ``stages`` the loader also takes a slot of the CTA's
+buffer ring (a ``ring`` store of tokens) before posting stage j >= stages - 1: the tensor cores
+hand in a token when a stage enters them (stage j - (stages - 1) frees the slot of load j; with one
+stage, when a stage has left them).
+"""
+from __future__ import annotations
+
+import simpy
+
+from accel_sim.hardware.link import Link
+from accel_sim.models.tensor_core.plan import TensorCorePlan
+from accel_sim.models.tensor_core.plan.mma import cycles_per_mma, mma_read_bits, mmas_per_warp
+from accel_sim.models.tensor_core.reference.memory import Request, Slice, Wave
+from accel_sim.models.tensor_core.reference.tally import Tally
+from accel_sim.models.tensor_core.spec import KernelTile
+
+
+class Cta:
+    """One C tile: its extents and the A row panel and B column panel it reads."""
+
+    __slots__ = ("rows", "cols", "a_panel", "b_panel")
+
+    def __init__(self, rows: int, cols: int, a_panel: int, b_panel: int):
+        self.rows, self.cols, self.a_panel, self.b_panel = rows, cols, a_panel, b_panel
+
+
+class StreamingMultiprocessor:
+    def __init__(self, env: simpy.Environment, number: int, plan: TensorCorePlan, tile: KernelTile,
+                 queue: simpy.Store, tally: Tally):
+        spec = plan.spec
+        self.env, self.number, self.plan, self.tile, self.queue, self.tally = env, number, plan, tile, queue, tally
+        self.shared_memory = Link(env, f"sm{number} shared memory", spec.shared_memory_bandwidth)
+        warps = [0] * spec.tensor_cores_per_sm
+        for warp in range(tile.warps):
+            warps[warp % spec.tensor_cores_per_sm] += 1
+        # the sub-partitions that hold warps: (their register file's read port, their warps)
+        self.sub_partitions = [(Link(env, f"sm{number} sub-partition {t} register file", spec.register_file_bandwidth),
+                                count) for t, count in enumerate(warps) if count]
+        env.process(self._run())
+
+    def _run(self):
+        while True:
+            cta, wave = yield self.queue.get()
+            self.tally.ctas += 1
+            yield from self._compute(cta, wave)
+
+    def _stages(self) -> list[int]:
+        """The K extent of each stage: ``tile.k`` each, the last one what is left."""
+        extents, done = [], 0
+        while done < self.plan.problem.k:
+            extents.append(min(self.tile.k, self.plan.problem.k - done))
+            done += extents[-1]
+        return extents
+
+    def _warp_reads(self, cta: Cta) -> tuple[int, int]:
+        """A rows and B columns the CTA's warps read from shared memory per unit of K."""
+        tile = self.tile
+        a_rows = b_cols = 0
+        for row in range(0, tile.m, tile.warp_m):
+            rows = min(tile.warp_m, max(0, cta.rows - row))
+            for col in range(0, tile.n, tile.warp_n):
+                cols = min(tile.warp_n, max(0, cta.cols - col))
+                if rows and cols:
+                    a_rows += rows
+                    b_cols += cols
+        return a_rows, b_cols
+
+    def _compute(self, cta: Cta, wave: Wave):
+        extents = self._stages()
+        in_flight, staged = simpy.Store(self.env), simpy.Store(self.env)
+        ring = simpy.Store(self.env) if self.plan.spec.loads_in_flight == "stages" else None
+        self.env.process(self._loader(cta, wave, extents, in_flight, ring))
+        self.env.process(self._shared_memory(cta, wave, extents, in_flight, staged))
+        yield self.env.process(self._tensor_cores(wave, extents, staged, ring))
+        outputs = cta.rows * cta.cols
+        write = Request(self.number, (Slice("c", None, outputs, outputs * self.plan.bits.c_value),), self.env.event(),
+                        None)
+        yield wave.requests.put(write)
+        yield write.served
+
+    def _loader(self, cta: Cta, wave: Wave, extents: list[int], in_flight: simpy.Store, ring: simpy.Store | None):
+        problem, bits = self.plan.problem, self.plan.bits
+        ahead = max(1, self.tile.stages - 1)          # loads posted before the first slot must come back
+        for stage, extent in enumerate(extents):
+            if ring is not None and stage >= ahead:
+                yield ring.get()
+            a_slots, b_elements = cta.rows * problem.slots(extent), cta.cols * extent
+            slices = (Slice("a", ("a", cta.a_panel, stage), a_slots, a_slots * bits.a_slot),
+                      Slice("b", ("b", cta.b_panel, stage), b_elements, b_elements * bits.b_value))
+            request = Request(self.number, slices, self.env.event(), self.env.event())
+            yield wave.requests.put(request)
+            yield in_flight.put(request)
+            yield request.served
+
+    def _shared_memory(self, cta: Cta, wave: Wave, extents: list[int], in_flight: simpy.Store, staged: simpy.Store):
+        problem, bits = self.plan.problem, self.plan.bits
+        a_rows, b_cols = self._warp_reads(cta)
+        for stage, extent in enumerate(extents):
+            request = yield in_flight.get()
+            yield request.arrived
+            start = self.env.now
+            read_a, read_b = a_rows * problem.slots(extent), b_cols * extent
+            self.tally.count("read_a", read_a)
+            self.tally.count("read_b", read_b)
+            yield self.shared_memory.transfer(request.bits + read_a * bits.a_slot + read_b * bits.b_value)
+            yield wave.shared_memory_done.wait()
+            self.tally.step("shared_memory", wave.number, stage, self.env.now - start)
+            yield staged.put(stage)
+
+    def _sub_partition(self, register_file: Link, mmas: int):
+        start = self.env.now
+        math = mmas * cycles_per_mma(self.plan.spec)
+        operands = register_file.transfer(mmas * mma_read_bits(self.plan.spec, self.plan.problem))
+        yield self.env.all_of([self.env.timeout(math), operands])
+        return math, operands.value - start
+
+    def _tensor_cores(self, wave: Wave, extents: list[int], staged: simpy.Store, ring: simpy.Store | None):
+        spec, problem, tile = self.plan.spec, self.plan.problem, self.tile
+        for stage, extent in enumerate(extents):
+            yield staged.get()
+            start = self.env.now
+            if ring is not None and tile.stages > 1:
+                yield ring.put(stage)                  # entering: the slot of load stage + stages - 1 is free
+            per_warp = mmas_per_warp(spec, problem, tile, extent)
+            parts = [self.env.process(self._sub_partition(rf, warps * per_warp)) for rf, warps in self.sub_partitions]
+            yield self.env.all_of(parts)
+            self.tally.count("mmas", sum(warps * per_warp for _, warps in self.sub_partitions))
+            self.tally.step("math", wave.number, stage, max(p.value[0] for p in parts))
+            self.tally.step("register_file", wave.number, stage, max(p.value[1] for p in parts))
+            self.tally.step("compute", wave.number, stage, self.env.now - start)
+            if ring is not None and tile.stages == 1:
+                yield ring.put(stage)                  # one buffer: free when the stage has left

@@ -1,0 +1,168 @@
+"""The ``tensor_core:`` section of an arch config (family: tensor_core).
+
+An Ampere-style GPU running one GEMM kernel: SMs with tensor cores that do 2:4 (1:2 for
+32-bit words) structured-sparse products at twice the dense rate, fed through the SM
+memory path (L2 -> shared memory -> register file -> tensor core). Tile shapes are the
+kernel's: a CTA tile per SM, warp tiles inside it, MMA instructions inside those.
+
+Orientation (as NVIDIA's sparse MMA has it): the tensor core computes C (M x N) =
+A (M x K, the 2:4 operand, compressed along K) x B (K x N, dense). A layer's weights
+(k x n) are A transposed, so M = the layer's ``n`` (output features / filters),
+N = the layer's ``m`` (batch x output pixels), K = the layer's ``k``.
+What each field does per stage: :mod:`accel_sim.models.tensor_core.fast` and :mod:`accel_sim.models.tensor_core.reference`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from accel_sim.foundations.config.schema import spec_field
+
+BRIEF = "brief ampere_cnvlutin_tools.md (NVIDIA A100 whitepaper, 2020)"
+WHITEPAPER = "NVIDIA A100 Tensor Core GPU Architecture whitepaper (2020)"
+PTX = "NVIDIA PTX ISA (mma.sync.m16n8k16 dense / mma.sp.m16n8k32 sparse, FP16)"
+CUTLASS = "CUTLASS 2.x sm80 defaults (DefaultGemmConfiguration: 128x256x64 CTA, 64x64 warps, 3 stages)"
+CUTLASS_MULTISTAGE = ("CUTLASS include/cutlass/gemm/threadblock/mma_multistage.h and mma_sparse_multistage.h: the prologue "
+                      "issues kStages - 1 stages of cp.async copies; each main-loop iteration issues the copies of the stage "
+                      "kStages - 1 ahead while computing one, then waits with cp_async_wait<kStages - 2>")
+LOADS_IN_FLIGHT = ("unbounded", "stages")
+CUTLASS_SPARSE = ("CUTLASS sm80 sparse FP16 GEMMs: test/unit/gemm/device/gemm_f16t_f16n_f32t_tensor_op_f32_sparse_sm80.cu "
+                  "(threadblock / warp tiles and stages), examples/15_ampere_sparse_tensorop_gemm; github.com/NVIDIA/cutlass")
+
+
+@dataclass(frozen=True)
+class KernelTile:
+    """One GEMM kernel's tile shape (a CTA tile, its warp tiles, its software-pipeline depth)."""
+
+    m: int = spec_field("CTA tile rows of C (along the 2:4 operand A = the layer's weights' output side).",
+                        positive=True, source=CUTLASS)
+    n: int = spec_field("CTA tile columns of C (along the dense operand B = the layer's batch x pixels side).",
+                        positive=True, source=CUTLASS)
+    k: int = spec_field("Reduction length one pipeline stage covers, in dense (uncompressed) K.",
+                        positive=True, source=CUTLASS)
+    warp_m: int = spec_field("Warp tile rows (each warp computes a warp_m x warp_n block of the CTA tile).",
+                             positive=True, source=CUTLASS)
+    warp_n: int = spec_field("Warp tile columns.", positive=True, source=CUTLASS)
+    stages: int = spec_field("Shared-memory pipeline stages (cp.async multistage); only checked against "
+                             "the shared-memory capacity.", 3, positive=True, source=CUTLASS)
+
+    def __post_init__(self) -> None:
+        problems = []
+        if self.m % self.warp_m:
+            problems.append(f"tile m {self.m} is not a multiple of warp_m {self.warp_m}")
+        if self.n % self.warp_n:
+            problems.append(f"tile n {self.n} is not a multiple of warp_n {self.warp_n}")
+        if problems:
+            raise ValueError("; ".join(problems))
+
+    @property
+    def warps(self) -> int:
+        return (self.m // self.warp_m) * (self.n // self.warp_n)
+
+    def __str__(self) -> str:
+        return f"{self.m}x{self.n}x{self.k}/w{self.warp_m}x{self.warp_n}"
+
+
+def _default_kernels() -> tuple[KernelTile, ...]:
+    return (KernelTile(128, 256, 64, 64, 64), KernelTile(128, 128, 32, 64, 64),
+            KernelTile(64, 64, 64, 32, 32), KernelTile(128, 16, 64, 32, 16), KernelTile(64, 8, 128, 16, 8))
+
+
+@dataclass(frozen=True)
+class TensorCoreSpec:
+    """Ampere-style sparse tensor core (2:4 structured sparsity)."""
+
+    sms: int = spec_field("Streaming multiprocessors (one CTA runs per SM at a time).", 108,
+                          positive=True, source=f"{BRIEF}: 108 SMs")
+    tensor_cores_per_sm: int = spec_field(
+        "Tensor cores per SM, one per SM sub-partition; a CTA's warps are spread over them round robin.",
+        4, positive=True, source=f"{BRIEF}: 4 tensor cores per SM")
+    dense_macs_per_cycle: int = spec_field(
+        "Dense multiply-accumulates per cycle of one tensor core at the arch's word width.", 256,
+        positive=True, source=f"{BRIEF}: 256 FP16 FMA per clock per tensor core (312 TFLOPS)")
+    sparse_support: bool = spec_field(
+        "Run layers marked N:M (matching the hardware pattern) on the sparse tensor core path; false "
+        "runs every layer dense (the dense-only GPU).", True, source=BRIEF)
+    nm_n: int = spec_field("N of the hardware pattern for 8- and 16-bit words (kept values per group).", 2,
+                           positive=True, source=f"{BRIEF}: 2:4 for FP16 / BF16 / INT8")
+    nm_m: int = spec_field("M of the hardware pattern for 8- and 16-bit words (group length along K).", 4,
+                           positive=True, source=f"{BRIEF}: 2:4")
+    nm_n_32bit: int = spec_field("N of the hardware pattern for 32-bit (TF32) words.", 1, positive=True,
+                                 source=f"{BRIEF}: 1:2 for TF32")
+    nm_m_32bit: int = spec_field("M of the hardware pattern for 32-bit (TF32) words.", 2, positive=True,
+                                 source=f"{BRIEF}: 1:2 for TF32")
+    metadata_bits_per_value: int = spec_field(
+        "Metadata bits stored and fetched with every kept value of the 2:4 operand.", 2, positive=True,
+        source=f"{BRIEF}: two 2-bit positions per group of 4 (FP16 2:4 = 36 bits per 4 values)")
+    accumulator_bits: int = spec_field("Width of the C / D accumulator fragments (FP32 accumulate).", 32,
+                                       positive=True, source=f"{WHITEPAPER}: FP16 inputs, FP32 accumulation")
+    mma_m: int = spec_field("MMA instruction rows (per warp).", 16, positive=True, source=PTX)
+    mma_n: int = spec_field("MMA instruction columns: the dense operand's granularity (a batch of 1 pads "
+                            "to it).", 8, positive=True, source=PTX)
+    mma_k: int = spec_field("MMA instruction reduction length of the dense instruction; the sparse one "
+                            "covers M/N times more dense K with the same A fragment.", 16, positive=True,
+                            source=PTX)
+    register_file_bandwidth: float = spec_field(
+        "Register-file operand read bandwidth of one SM sub-partition into its tensor core (A, metadata, "
+        "B and C fragments of every MMA). NVIDIA publishes no number: estimate, the smallest bandwidth that "
+        "lets every sparse MMA issue back to back, as the whitepaper's 2x sparse peaks need: INT8 m16n8k64 "
+        "reads A 512 B + metadata 128 B + B 512 B + C 512 B per 8 cycles = 208 B/clk (FP16 m16n8k32: "
+        "200 B/clk).", 208.0, unit="bandwidth", positive=True,
+        source="estimate (brief: uncertain; see doc)")
+    shared_memory_bandwidth: float = spec_field(
+        "Shared-memory bandwidth of one SM, reads (ldmatrix into registers) and writes (cp.async fills) "
+        "together.", 128.0, unit="bandwidth", positive=True,
+        source="CUDA C Programming Guide: 32 banks x 32 bits per clock per SM")
+    shared_memory_size: int = spec_field("Shared memory per SM a kernel can use (pipeline stages must fit).",
+                                         164 * 1024, unit="size", positive=True,
+                                         source=f"{WHITEPAPER}: up to 164 KB shared memory per SM")
+    register_file_size: int = spec_field("Register file per SM (for the energy table's capacity lookup).",
+                                         256 * 1024, unit="size", positive=True,
+                                         source=f"{WHITEPAPER}: 256 KB register file per SM")
+    l2_bandwidth: float = spec_field("L2 read bandwidth, all SMs together (shared by the CTAs of a wave).",
+                                     5120.0, unit="bandwidth", positive=True,
+                                     source=f"{WHITEPAPER}: L2 read bandwidth 5120 bytes/clk")
+    l2_to_sm_bandwidth: float = spec_field(
+        "Bandwidth of one SM's port to L2 (caps a CTA's fill rate when few CTAs share the L2).", 64.0,
+        unit="bandwidth", positive=True, source="estimate (brief: uncertain): 64 B/clk per SM, as on Volta")
+    l2_size: int = spec_field("L2 capacity: operands that fit together are read from DRAM once.",
+                              40 * 1024 * 1024, unit="size", positive=True,
+                              source=f"{WHITEPAPER}: 40 MB L2")
+    dram_bandwidth: float = spec_field(
+        "DRAM (HBM2) bandwidth, all SMs together.", 1102.8, unit="bandwidth", positive=True,
+        source=f"{WHITEPAPER}: 1555 GB/s at the 1410 MHz clock = 1102.8 B/clk")
+    memory_latency: int = spec_field(
+        "Cycles from a stage's first request to its data in shared memory (pipeline fill, paid once per "
+        "wave of CTAs).", 400, unit="cycles", minimum=0,
+        source="estimate (brief: uncertain): a few hundred cycles, as GPU microbenchmarks report")
+    loads_in_flight: str = spec_field(
+        "How far a CTA's loads may run ahead of its tensor cores. 'unbounded': a stage's load is posted as soon as "
+        "the load path is free (every stage's memory latency overlaps: an upper bound). 'stages': CUTLASS multistage, "
+        "the buffer ring of the kernel's ``stages``: the first stages - 1 loads are posted at once, then the load of "
+        "stage j when stage j - (stages - 1) enters the tensor cores (with one stage: when stage j - 1 has left them), "
+        "so a CTA has at most stages - 1 loads ahead and moves at most that many stages per memory latency (Little's "
+        "law: few CTAs of a shallow ring cannot cover DRAM's latency).", "unbounded", choices=LOADS_IN_FLIGHT,
+        source=CUTLASS_MULTISTAGE)
+    kernels: tuple[KernelTile, ...] = spec_field(
+        "GEMM kernels (tile shapes) the library can choose from; for every layer the dense and the sparse "
+        "run each take the fastest one, as cuBLAS / cuSPARSELt heuristics do.",
+        default_factory=_default_kernels, source=f"{CUTLASS}; smaller tiles for small batches: estimate")
+    sparse_kernels: tuple[KernelTile, ...] = spec_field(
+        "GEMM kernels the sparse (2:4) runs choose from, the fastest per layer (a sparse GEMM library has its "
+        "own tile list: CUTLASS's SparseGemm instantiations, cuSPARSELt); empty: the sparse runs choose from "
+        "``kernels`` like the dense ones. Tile k is in dense (uncompressed) K, as CUTLASS's ThreadblockShape.",
+        default_factory=tuple, source=CUTLASS_SPARSE)
+
+    def __post_init__(self) -> None:
+        problems = []
+        if not self.kernels:
+            problems.append("kernels needs at least one tile shape")
+        for n, m, what in ((self.nm_n, self.nm_m, "nm_n / nm_m"), (self.nm_n_32bit, self.nm_m_32bit,
+                                                                     "nm_n_32bit / nm_m_32bit")):
+            if n >= m:
+                problems.append(f"{what}: N {n} must be smaller than M {m} (a sparse pattern)")
+        for tile in self.kernels + self.sparse_kernels:
+            if tile.warp_m % self.mma_m or tile.warp_n % self.mma_n:
+                problems.append(f"kernel {tile}: warp tile must be a multiple of the MMA shape "
+                                f"{self.mma_m}x{self.mma_n}")
+        if problems:
+            raise ValueError("; ".join(problems))

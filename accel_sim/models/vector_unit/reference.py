@@ -1,0 +1,69 @@
+"""Discrete-event reference of a vector layer (SimPy): per unit, an SRAM reader process and an
+ALU / SFU process joined by a FIFO of ``fifo_depth`` vectors; one event per vector, one per
+pass barrier. Imports only its spec / plan / counters, the shared hardware blocks, simpy.
+
+The reader spends a vector's SRAM cycles, then pushes it (waiting while the FIFO is full);
+the ALUs pop a vector and spend its compute cycles. After a pass's last vector, the ALUs
+reduce the row (the barrier's cycles) and release the reader for the next pass.
+"""
+from __future__ import annotations
+
+import simpy
+
+from accel_sim.hardware.clock_guard import run_until_done
+from accel_sim.hardware.fifo import Fifo
+from accel_sim.models.vector_unit.counters import VectorCounters
+from accel_sim.models.vector_unit.plan import VectorPlan
+
+
+class _Tally:
+    def __init__(self) -> None:
+        self.vectors = self.adds = self.mults = self.special = self.reductions = 0
+        self.read_bits = self.write_bits = 0
+
+
+def _unit(env: simpy.Environment, plan: VectorPlan, index: int, rows: int, width: int, tally: _Tally):
+    fifo = Fifo(env, plan.spec.fifo_depth, f"vector_fifo{index}")
+    chunks = [min(plan.lanes, width - start) for start in range(0, width, plan.lanes)]
+    bits = plan.spec.element_bits
+    released = simpy.Store(env, capacity=1)  # the ALUs' "pass done" token to the reader
+
+    def reader():
+        for _ in range(rows):
+            for timing in plan.passes:
+                for elements in chunks:
+                    yield env.timeout(timing.read_cycles)
+                    tally.read_bits += elements * bits * timing.work.reads
+                    tally.write_bits += elements * bits * timing.work.writes
+                    yield fifo.put((timing, elements))
+                yield released.get()
+
+    def alus():
+        for _ in range(rows):
+            for timing in plan.passes:
+                for _ in chunks:
+                    _, elements = yield fifo.get()
+                    yield env.timeout(timing.compute_cycles)
+                    tally.vectors += 1
+                    tally.adds += elements * timing.work.adds
+                    tally.mults += elements * timing.work.mults
+                    tally.special += elements * timing.work.special
+                if timing.work.reduced:
+                    yield env.timeout(timing.barrier_cycles)
+                    tally.reductions += timing.work.reduced
+                    tally.special += timing.work.row_special
+                yield released.put(True)
+
+    env.process(reader())
+    return env.process(alus())
+
+
+def reference(plan: VectorPlan, max_cycles: int | None = None) -> VectorCounters:
+    env = simpy.Environment()
+    tally = _Tally()
+    units = [_unit(env, plan, i, rows, width, tally) for i, (rows, width) in enumerate(plan.unit_rows) if rows]
+    done = env.all_of(units)
+    cycles = run_until_done(env, done, max_cycles, plan.layer.name)
+    return VectorCounters(busy_cycles=cycles, vectors=tally.vectors, adds=tally.adds, mults=tally.mults,
+                          special=tally.special, reductions=tally.reductions, sram_read_bits=tally.read_bits,
+                          sram_write_bits=tally.write_bits)

@@ -1,0 +1,129 @@
+"""The one path from specs to results: plan, count (fast path or reference), account, cost.
+
+Every caller (the CLI, sweeps, studies, notebooks) goes through :func:`simulate_layer` or
+:func:`simulate`; models never load energy tables themselves.
+
+A batched GEMM (:class:`~accel_sim.foundations.workload.layer.BatchedGemmLayer`) is run here, for every
+family alike: its instances one after the other, each a plain GEMM with its own operands,
+their results added (:func:`accel_sim.foundations.results.instances.sequential_result`).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from accel_sim.pipeline.catalog import ArchSpec
+from accel_sim.foundations.energy.area import AreaBreakdown, area_of, static_energy
+from accel_sim.foundations.energy.area_table import load_area_table
+from accel_sim.foundations.energy.cost import EnergyBreakdown, cost
+from accel_sim.foundations.energy.table import EnergyTable, load_energy_table
+from accel_sim.foundations.energy.technology import scale_factors
+from accel_sim.foundations.errors import InputError
+from accel_sim.foundations.contract import Family
+from accel_sim.pipeline.catalog import family_of
+from accel_sim.foundations.results.instances import sequential_result
+from accel_sim.foundations.results.layer_result import LayerResult
+from accel_sim.pipeline.run_result import RunResult
+from accel_sim.models.vector_unit.family import vector_layer_result
+from accel_sim.foundations.workload.layer import BatchedGemmLayer, Network, NetworkLayer, VectorLayer
+from accel_sim.foundations.workload.work import check_work
+
+
+def _checked_family(arch: ArchSpec, layer: NetworkLayer) -> Family:
+    family = family_of(arch)
+    if isinstance(layer, VectorLayer):  # runs on the vector unit, not the family
+        return family
+    quantized = layer.quantized_weight_bits
+    if quantized is not None and quantized != arch.word_bits and not family.quantized_weights:
+        raise InputError.single(layer.name, "quantized_weight_bits",
+                                f"{quantized}: the {family.name} family stores every operand at the arch's "
+                                f"{arch.word_bits}-bit word (weight-only quantization runs on tensor_core, pe_array "
+                                f"and dlu); leave it out or set it to {arch.word_bits}")
+    one = ((layer.as_grouped() if family.batched_as_groups else layer.instance(0))  # one launch, or one at a time
+           if isinstance(layer, BatchedGemmLayer) else layer)
+    check_work(one, arch.name, None if family.work_elements is None else lambda lay: family.work_elements(arch, lay))
+    return family
+
+
+@dataclass(frozen=True)
+class LayerRun:
+    """One layer's result and its energy (dynamic: actions; static: leakage for the layer's time,
+    None when the family lists no blocks)."""
+
+    result: LayerResult
+    energy: EnergyBreakdown
+    static: EnergyBreakdown | None = None
+
+
+def chip_area(arch: ArchSpec) -> AreaBreakdown | None:
+    """The chip's area and leakage at its node (None: the family lists no blocks, so no area).
+
+    Blocks come from the family (``Family.components``), prices from ``arch.area_table``; a block
+    the table cannot price is bad input naming the component."""
+    family = family_of(arch)
+    if family.components is None:
+        return None
+    return area_of(family.components(arch), load_area_table(arch.area_table), arch.technology_node,
+                   where=f"arch {arch.name}")
+
+
+def energy_factor(arch: ArchSpec, table: EnergyTable) -> float:
+    """Scale from the energy table's node to the arch's (exactly 1.0 at the same node)."""
+    return scale_factors(table.node_nm, arch.technology_node).energy if table.node_nm else 1.0
+
+
+def simulate_layer(arch: ArchSpec, layer: NetworkLayer, table: EnergyTable | None = None, reference: bool = False,
+                   max_cycles: int | None = None, overlap_budget: int = 0,
+                   area: AreaBreakdown | None = None) -> LayerRun:
+    """Simulate one layer on ``arch`` and cost it with ``table`` (default: the arch's energy table).
+
+    ``reference=True`` counts with the family's discrete-event reference instead of its fast
+    path (slow; same result). ``max_cycles`` stops a run that would go beyond it with a
+    :class:`~accel_sim.foundations.errors.SimulationError` instead of running on. A layer too large to
+    simulate is refused first (:func:`~accel_sim.foundations.workload.work.check_work`). A batched GEMM runs
+    its instances one after the other (``max_cycles`` bounds each instance), or as one grouped
+    layer for a family with ``batched_as_groups`` (the tensor core: one kernel launch). A vector layer runs
+    on the arch's vector unit (:mod:`accel_sim.models.vector_unit`); in overlapped mode up to
+    ``overlap_budget`` of its cycles hide under matrix work.
+    ``area`` (from :func:`chip_area`) charges the blocks' leakage for the layer's time as static energy.
+    """
+    family = _checked_family(arch, layer)
+    if isinstance(layer, VectorLayer):
+        result = vector_layer_result(arch.vector_unit, layer, reference, max_cycles, overlap_budget)
+    elif isinstance(layer, BatchedGemmLayer) and family.batched_as_groups:
+        result = family.layer_result(arch, layer.as_grouped(), reference=reference, max_cycles=max_cycles)
+    elif isinstance(layer, BatchedGemmLayer):
+        result = sequential_result(layer.name, [
+            family.layer_result(arch, layer.instance(i), reference=reference, max_cycles=max_cycles)
+            for i in range(layer.instances)])
+    else:
+        result = family.layer_result(arch, layer, reference=reference, max_cycles=max_cycles)
+    table = table if table is not None else load_energy_table(arch.energy_table)
+    static = None if area is None else static_energy(area, result.cycles / arch.clock)
+    return LayerRun(result, cost(result.actions, table, energy_factor(arch, table)), static)
+
+
+def simulate(arch: ArchSpec, network: Network, reference: bool = False,
+             on_layer: Callable[[NetworkLayer], None] | None = None) -> RunResult:
+    """Simulate every layer of ``network`` on ``arch`` and apply the arch's energy table (and,
+    when the family lists its blocks, its area table: area, leakage and static energy).
+
+    ``on_layer`` is called with each layer before it is simulated (progress, error context).
+    Vector layers in overlapped mode hide under the cycles of the latest matrix layer that
+    earlier vector layers have not already used."""
+    for layer in network.layers:  # every layer's size, before the first is simulated
+        _checked_family(arch, layer)
+    table = load_energy_table(arch.energy_table)
+    area = chip_area(arch)
+    runs = []
+    budget = 0  # matrix cycles not yet used to hide vector work
+    for layer in network.layers:
+        if on_layer is not None:
+            on_layer(layer)
+        run = simulate_layer(arch, layer, table, reference, overlap_budget=budget, area=area)
+        hidden = int(run.result.metrics.get("vector_hidden_cycles", 0)) if isinstance(layer, VectorLayer) else 0
+        budget = budget - hidden if isinstance(layer, VectorLayer) else run.result.cycles
+        runs.append(run)
+    return RunResult(arch=arch, network=network, layers=tuple(r.result for r in runs),
+                     energy=tuple(r.energy for r in runs), area=area,
+                     static=() if area is None else tuple(r.static for r in runs))

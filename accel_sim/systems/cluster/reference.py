@@ -1,0 +1,211 @@
+"""The training cluster as a discrete-event model (SimPy): one device's compute, its gradient chunks
+through the communication stages, and the next step's forward waiting for its weights.
+
+Agents: the **device** (a process running forward layers 1..L, then backward L..1, releasing each
+bucket when backward has produced it, or every bucket at the end of backward without backward
+overlap), one **chunk** process per gradient chunk, and one port per communication stage (device ->
+host PCIe copy, host reduction and network all-reduce, host -> device copy; one combined stage
+without host pipelining), each a :class:`simpy.PriorityResource` of capacity 1. Data parallelism
+makes the devices identical, so one device and its stages stand for all of them (the all-reduce's
+cost for ``N`` devices is in the reduction stage's time, the devices behind one PCIe switch share its
+uplink in the copy times).
+
+The **host memory** is an agent of its own (:class:`HostMemory`) when stages can run at once (host
+pipelining) and its bandwidth is modelled: every phase of a stage (copy, local sum, all-reduce) asks it
+for its bytes; the phases running together share the bandwidth max-min fairly, their rates recomputed
+whenever one starts or ends. A copy of one chunk thus slows the CPU's adds of another: the contention
+the flow-shop closed form cannot see.
+
+Without forward overlap, step k + 1's forward waits for every chunk of step k (a barrier) and the
+stages serve chunks first come, first served. With forward overlap, layer i's forward of step k + 1
+waits only for the bucket holding layer i's gradient, and the stages serve first the chunk the next
+forward needs first (lowest layer, then earliest step): the priority order Fujitsu's press release
+(August 2016, SWoPP 2016; https://www.eetindia.co.in/fujitsu-uses-gpu-parallelisation-to-speed-deep-learning/)
+describes for the data "needed at the start of the next learning process".
+
+:func:`accel_sim.hardware.link.Link` is not used: its port is first come first served and rounds to
+whole cycles, while these stages need priorities and times in seconds.
+
+Events are per layer and per chunk per stage (per phase with host memory), never per byte.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import simpy
+
+from accel_sim.systems.cluster.plan import StepPlan, phase_rates
+
+DONE = 1e-12   # fraction of a phase left that counts as finished (rounding of the fluid steps)
+
+
+class HostMemory:
+    """The host's DRAM: running phases share ``bandwidth`` max-min fairly (a phase never faster than its
+    own link or CPU allows); each phase's rate changes whenever a phase starts or ends."""
+
+    def __init__(self, env: simpy.Environment, bandwidth: float):
+        self.env, self.bandwidth = env, bandwidth
+        self.running: list[list] = []          # [fraction left, cap s, traffic bytes, done event]
+        self.since, self.version = 0.0, 0
+        # rates of each set of running (cap, traffic): a step's chunks repeat a few sets many times
+        self._rates_of: dict[tuple[tuple[float, float], ...], np.ndarray] = {}
+
+    def phase(self, cap: float, traffic: float) -> simpy.Event:
+        done = self.env.event()
+        if cap <= 0 and traffic <= 0:
+            return done.succeed()
+        self._progress()
+        self.running.append([1.0, cap, traffic, done])
+        self._plan_next()
+        return done
+
+    def _rates(self) -> np.ndarray:
+        key = tuple((p[1], p[2]) for p in self.running)
+        rates = self._rates_of.get(key)
+        if rates is None:   # phase_rates is a pure function of the running phases' caps and traffic
+            rates = self._rates_of[key] = phase_rates(np.array([p[1] for p in self.running]),
+                                                      np.array([p[2] for p in self.running]), self.bandwidth)
+        return rates
+
+    def _progress(self) -> list[list]:
+        """Bring every running phase to now; return (and drop) the ones that are done."""
+        elapsed, finished, left = self.env.now - self.since, [], []
+        if self.running:
+            for p, rate in zip(self.running, self._rates()):
+                due = self.since + p[0] / rate <= self.env.now   # planned to end by now (no rounding left)
+                p[0] -= rate * elapsed
+                (finished if due or p[0] <= DONE else left).append(p)
+            self.running = left
+        self.since = self.env.now
+        return finished
+
+    def _plan_next(self) -> None:
+        self.version += 1
+        if self.running:
+            version = self.version
+            soonest = min(p[0] / rate for p, rate in zip(self.running, self._rates()))
+            self.env.timeout(soonest).callbacks.append(lambda _event: self._wake(version))
+
+    def _wake(self, version: int) -> None:
+        if version != self.version:
+            return                              # a phase started or ended since: planned again then
+        for p in self._progress():
+            p[3].succeed()
+        self._plan_next()
+
+
+@dataclass(frozen=True)
+class ReferenceRun:
+    step_end_s: tuple[float, ...]        # when each step's backward and communication were all done
+    log: tuple[tuple[str, str, float], ...]  # (who, what, when) for tests
+
+    @property
+    def step_s(self) -> float:
+        """Steady-state time per step: the mean distance between step ends (the first step alone if one)."""
+        ends = self.step_end_s
+        return ends[0] if len(ends) == 1 else (ends[-1] - ends[0]) / (len(ends) - 1)
+
+
+def run_reference(plan: StepPlan, steps: int = 4, log: bool = False) -> ReferenceRun:
+    if steps < 1:
+        raise ValueError(f"steps must be >= 1, got {steps}")
+    env = simpy.Environment()
+    layers, buckets, chunks = len(plan.forward_s), plan.buckets, len(plan.stage_s)
+    ports = [simpy.PriorityResource(env, capacity=1) for _ in range(plan.stage_s.shape[1])]
+    memory = HostMemory(env, plan.memory_bandwidth) if plan.memory_contended else None
+    first_layer = plan.bucket_first_layer()
+    chunks_of = [np.flatnonzero(plan.chunk_bucket == b) for b in range(buckets)]
+    weights_ready = [[env.event() for _ in range(buckets)] for _ in range(steps)]
+    comm_done = [env.event() for _ in range(steps)]     # every chunk of the step back, backward done
+    ends: list[float] = [-1.0] * steps
+    update = np.zeros(layers) if plan.update_s is None else plan.update_s
+    entries: list[tuple[str, str, float]] = []
+    forward_overlap = plan.techniques.forward_overlap
+
+    def note(who: str, what: str) -> None:
+        if log:
+            entries.append((who, what, float(env.now)))
+
+    def chunk(k: int, j: int, bucket_left: list[int], step_left: list[int], backward_done: simpy.Event):
+        priority = k * layers + int(first_layer[plan.chunk_bucket[j]]) if forward_overlap else 0
+        for s, port in enumerate(ports):
+            with port.request(priority=priority) as slot:
+                yield slot
+                note(f"chunk{k}.{j}", f"stage{s} start")
+                if memory is None:
+                    yield env.timeout(float(plan.stage_s[j, s]))
+                else:
+                    for phase in plan.stage_phases[s]:
+                        yield memory.phase(float(plan.phase_cap[j, phase]), float(plan.phase_traffic[j, phase]))
+        note(f"chunk{k}.{j}", "done")
+        b = int(plan.chunk_bucket[j])
+        bucket_left[b] -= 1
+        if bucket_left[b] == 0:
+            weights_ready[k][b].succeed()
+        step_left[0] -= 1
+        if step_left[0] == 0:
+            yield backward_done
+            finish_communication(k)
+
+    def release(k: int, b: int, bucket_left, step_left, backward_done) -> None:
+        for j in chunks_of[b]:
+            env.process(chunk(k, int(j), bucket_left, step_left, backward_done))
+
+    def finish_communication(k: int) -> None:
+        if forward_overlap and steps > 1:
+            ends[k] = float(env.now)      # the weights are updated layer by layer during the next forward
+        comm_done[k].succeed()
+
+    def update_weights(k: int, i: int | None = None):
+        """The optimizer's update of step ``k``: every layer at once after a barrier, or layer ``i`` when its
+        own bucket is back (forward overlap)."""
+        if i is None:
+            yield comm_done[k]
+            if update.sum() > 0:
+                yield env.timeout(float(update.sum()))
+            ends[k] = float(env.now)
+        else:
+            yield weights_ready[k][plan.layer_bucket[i]]
+            if update[i] > 0:
+                yield env.timeout(float(update[i]))
+            if i == layers - 1 and steps == 1:
+                ends[k] = float(env.now)  # one step alone: it ends when its last weights are updated
+
+    def device():
+        for k in range(steps):
+            if k > 0 and not forward_overlap:
+                yield from update_weights(k - 1)
+            for i in range(layers):
+                if k > 0 and forward_overlap:
+                    yield from update_weights(k - 1, i)
+                yield env.timeout(float(plan.forward_s[i]))
+            note("device", f"step{k} forward done")
+            bucket_left = [len(c) for c in chunks_of]
+            step_left = [chunks]
+            backward_done = env.event()
+            for i in range(layers - 1, -1, -1):
+                yield env.timeout(float(plan.backward_s[i]))
+                b = int(plan.layer_bucket[i])
+                if plan.techniques.backward_overlap and i == first_layer[b]:
+                    release(k, b, bucket_left, step_left, backward_done)
+            note("device", f"step{k} backward done")
+            if not plan.techniques.backward_overlap:
+                for b in range(buckets):
+                    release(k, b, bucket_left, step_left, backward_done)
+            backward_done.succeed()
+            if chunks == 0:
+                for b in range(buckets):
+                    weights_ready[k][b].succeed()
+                finish_communication(k)
+        if not forward_overlap:
+            yield from update_weights(steps - 1)
+        elif steps == 1:
+            for i in range(layers):
+                yield from update_weights(0, i)
+
+    env.process(device())
+    env.run()
+    if not all(e.triggered for e in comm_done) or min(ends) < 0:
+        raise RuntimeError("cluster model ended before every step finished")
+    return ReferenceRun(tuple(ends), tuple(entries))

@@ -1,0 +1,198 @@
+"""The layers of a low-bit network (numpy, NHWC): a quantized GEMM layer (fully connected or
+convolution through im2col), batch norm (optionally shift-based), 2 x 2 max pooling, flatten.
+
+Every layer has ``forward(x, train)``, ``backward(grad) -> grad of x``, and ``parameters()`` /
+``gradients()`` (same order) for the optimiser.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from accel_sim.systems.nn.lowbit.im2col import col2im, im2col
+from accel_sim.systems.nn.lowbit.quantizer import GradientQuantizer, InputQuantizer, WeightQuantizer
+
+BATCH_NORM_EPSILON = 1e-5    # Ioffe & Szegedy 2015
+BATCH_NORM_MOMENTUM = 0.9    # running statistics: 0.9 old + 0.1 batch
+
+
+class ParameterFree:
+    """A layer without parameters (pooling, flatten, activation functions)."""
+
+    def parameters(self) -> list[np.ndarray]:
+        return []
+
+    def gradients(self) -> list[np.ndarray]:
+        return []
+
+    def set_parameters(self, values: list[np.ndarray]) -> None:
+        return None
+
+
+@dataclass
+class Quantizers:
+    weights: WeightQuantizer
+    inputs: InputQuantizer
+    gradients: GradientQuantizer
+
+
+class GemmLayer:
+    """``y = q_in(x) @ q_w(W) (+ b)``; with ``kernel`` a stride-1 convolution on NHWC input.
+
+    ``W`` is ``(fan_in, outputs)`` (real-valued, He-initialised); XNOR-Net's per-row scale of the
+    input multiplies each receptive-field row.
+    """
+
+    def __init__(self, fan_in: int, outputs: int, quantizers: Quantizers, rng: np.random.Generator,
+                 kernel: int | None = None, padding: int = 0, bias: bool = False):
+        self.weights = (rng.standard_normal((fan_in, outputs)) * np.sqrt(2.0 / fan_in)).astype(np.float32)
+        self.bias = np.zeros(outputs, dtype=np.float32) if bias else None
+        self.q = quantizers
+        self.kernel, self.padding = kernel, padding
+        self.weights = self.q.weights.after_update(self.q.weights.initial(self.weights, rng))
+        self._cache: tuple | None = None
+        self._grads: list[np.ndarray] = []
+
+    def _rows(self, x: np.ndarray) -> np.ndarray:
+        return x if self.kernel is None else im2col(x, self.kernel, self.padding)
+
+    def forward(self, x: np.ndarray, train: bool = True) -> np.ndarray:
+        rows = self._rows(self.q.inputs.forward(x))
+        scale = self.q.inputs.row_scale(np.abs(self._rows(x))) if self.q.inputs.scales_rows else None
+        if scale is not None:
+            rows = rows * scale[:, None]
+        wq = self.q.weights.forward(self.weights, train)
+        y = rows @ wq
+        if self.bias is not None:
+            y = y + self.bias
+        if train:
+            self._cache = (x.shape, rows, wq, scale)
+        if self.kernel is None:
+            return y
+        n, h, w, _ = x.shape
+        size = h + 2 * self.padding - self.kernel + 1
+        return y.reshape(n, size, w + 2 * self.padding - self.kernel + 1, -1)
+
+    def backward(self, grad: np.ndarray) -> np.ndarray:
+        shape, rows, wq, scale = self._cache
+        grad = self.q.gradients.forward(grad).reshape(-1, grad.shape[-1])   # per-sample scale: before the reshape
+        grad_w = rows.T @ grad
+        grad_rows = grad @ wq.T
+        if scale is not None:
+            grad_rows = grad_rows * scale[:, None]
+        self._grads = [self.q.weights.backward(grad_w)]
+        if self.bias is not None:
+            self._grads.append(grad.sum(axis=0))
+        self._grads += self.q.weights.parameter_gradients()
+        grad_x = grad_rows if self.kernel is None else col2im(grad_rows, shape, self.kernel, self.padding)
+        return self.q.inputs.backward(grad_x)
+
+    def parameters(self) -> list[np.ndarray]:
+        return [self.weights] + ([self.bias] if self.bias is not None else []) + self.q.weights.parameters()
+
+    def gradients(self) -> list[np.ndarray]:
+        return self._grads
+
+    def set_parameters(self, values: list[np.ndarray]) -> None:
+        self.weights = self.q.weights.after_update(values[0])
+        rest = values[1:]
+        if self.bias is not None:
+            self.bias, rest = rest[0], rest[1:]
+        if rest:
+            self.q.weights.set_parameters(rest)
+
+
+def power_of_two(x: np.ndarray) -> np.ndarray:
+    """AP2 of Hubara et al. 2016 (Sec. 3.3): the power of two nearest x in the log domain, sign kept."""
+    magnitude = np.abs(x)
+    return (np.sign(x) * np.exp2(np.rint(np.log2(np.where(magnitude > 0, magnitude, 1.0))))).astype(x.dtype)
+
+
+class BatchNorm:
+    """Batch norm over every axis but the last (features / channels), learned scale and shift.
+
+    ``shift_based``: the scale ``gamma / sqrt(var + eps)`` is applied as two powers of two
+    (``AP2(gamma) x AP2(1 / sqrt(var + eps))``: shifts), Hubara et al. 2016 Algorithm 3; the
+    gradient treats AP2 as the identity (straight through).
+    """
+
+    def __init__(self, features: int, shift_based: bool = False):
+        self.gamma = np.ones(features, dtype=np.float32)
+        self.beta = np.zeros(features, dtype=np.float32)
+        self.running_mean = np.zeros(features, dtype=np.float32)
+        self.running_var = np.ones(features, dtype=np.float32)
+        self.shift_based = shift_based
+        self._cache: tuple | None = None
+        self._grads: list[np.ndarray] = []
+
+    def _scales(self, inv_std: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if self.shift_based:
+            return power_of_two(inv_std), power_of_two(self.gamma)
+        return inv_std, self.gamma
+
+    def forward(self, x: np.ndarray, train: bool = True) -> np.ndarray:
+        axes = tuple(range(x.ndim - 1))
+        if train:
+            mean, var = x.mean(axis=axes), x.var(axis=axes)
+            self.running_mean = (BATCH_NORM_MOMENTUM * self.running_mean + (1 - BATCH_NORM_MOMENTUM) * mean)
+            self.running_var = (BATCH_NORM_MOMENTUM * self.running_var + (1 - BATCH_NORM_MOMENTUM) * var)
+        else:
+            mean, var = self.running_mean, self.running_var
+        inv_std = (1.0 / np.sqrt(var + BATCH_NORM_EPSILON)).astype(np.float32)
+        scale, gamma = self._scales(inv_std)
+        centred = x - mean
+        normalised = centred * scale
+        if train:
+            self._cache = (centred, normalised, inv_std, scale, gamma)
+        return (normalised * gamma + self.beta).astype(np.float32)
+
+    def backward(self, grad: np.ndarray) -> np.ndarray:
+        centred, normalised, inv_std, scale, gamma = self._cache
+        axes = tuple(range(grad.ndim - 1))
+        self._grads = [(grad * normalised).sum(axis=axes), grad.sum(axis=axes)]
+        g = grad * gamma
+        return (scale * (g - g.mean(axis=axes)) - centred * inv_std ** 3 * (g * centred).mean(axis=axes)).astype(
+            np.float32)
+
+    def parameters(self) -> list[np.ndarray]:
+        return [self.gamma, self.beta]
+
+    def gradients(self) -> list[np.ndarray]:
+        return self._grads
+
+    def set_parameters(self, values: list[np.ndarray]) -> None:
+        self.gamma, self.beta = values
+
+
+class MaxPool2(ParameterFree):
+    """2 x 2 max pooling, stride 2 (NHWC); the gradient goes to the first maximum of each window."""
+
+    def __init__(self) -> None:
+        self._cache: tuple | None = None
+
+    def forward(self, x: np.ndarray, train: bool = True) -> np.ndarray:
+        n, h, w, c = x.shape
+        windows = x.reshape(n, h // 2, 2, w // 2, 2, c).transpose(0, 1, 3, 5, 2, 4).reshape(n, h // 2, w // 2, c, 4)
+        index = windows.argmax(axis=-1)
+        if train:
+            self._cache = (x.shape, index)
+        return np.take_along_axis(windows, index[..., None], axis=-1)[..., 0]
+
+    def backward(self, grad: np.ndarray) -> np.ndarray:
+        (n, h, w, c), index = self._cache
+        windows = np.zeros((n, h // 2, w // 2, c, 4), dtype=grad.dtype)
+        np.put_along_axis(windows, index[..., None], grad[..., None], axis=-1)
+        return windows.reshape(n, h // 2, w // 2, c, 2, 2).transpose(0, 1, 4, 2, 5, 3).reshape(n, h, w, c)
+
+
+class Flatten(ParameterFree):
+    def __init__(self) -> None:
+        self._shape: tuple[int, ...] | None = None
+
+    def forward(self, x: np.ndarray, train: bool = True) -> np.ndarray:
+        self._shape = x.shape
+        return x.reshape(x.shape[0], -1)
+
+    def backward(self, grad: np.ndarray) -> np.ndarray:
+        return grad.reshape(self._shape)

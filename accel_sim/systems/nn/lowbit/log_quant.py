@@ -1,0 +1,95 @@
+"""Logarithmic quantization (Miyashita, Lee & Murmann, arXiv:1603.01025, 2016), base 2 or sqrt(2).
+
+Weights: signed powers of the base (sign bit + exponent), the largest exponent from the
+layer's max|w| (:func:`~accel_sim.foundations.compress.quantize_log2`, ``exponent_fraction_bits`` 0 for
+base 2, 1 for base sqrt 2). Activations (after ReLU): the paper's unsigned LogQuant with a
+fixed full-scale range: ``2**bits - 1`` exponents ending at ``ACTIVATION_MAX_EXPONENT``, smaller
+values flushed to zero. Gradients through the rounding are straight through.
+
+Log-domain accumulation: with both operands powers of the base, every product is
+``sign x base**(e_x + e_w)``, an exponent addition (a shift), and the dot product a sum of
+shifted ones; :func:`log_domain_matmul` computes exactly that with integer arithmetic (for
+base sqrt 2, odd exponent sums are collected apart and multiplied by sqrt 2 once). Training
+runs the same products as a float matmul of the dequantized operands.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from accel_sim.foundations.compress.quantization.tensor import QuantizedTensor
+from accel_sim.foundations.compress.quantization.uniform import quantize_log2
+from accel_sim.systems.nn.lowbit.quantizer import InputQuantizer, WeightQuantizer, straight_through
+
+LOG_BASES = {"2": 0, "sqrt2": 1}            # base -> exponent fraction bits
+ACTIVATION_MAX_EXPONENT_LOG2 = 1            # activations up to 2**1 (batch-normalised ReLU outputs)
+MAX_SHIFT_BITS = 62                         # an int64 accumulator holds shifts up to 2**62
+
+
+def _fraction_bits(base: str) -> int:
+    if base not in LOG_BASES:
+        raise ValueError(f"unknown log base {base!r}; expected one of {', '.join(LOG_BASES)}")
+    return LOG_BASES[base]
+
+
+class LogWeights(WeightQuantizer):
+    method = "log"
+
+    def __init__(self, bits: int, base: str = "2"):
+        self.bits, self.step_bits = bits, _fraction_bits(base)
+
+    def quantized(self, w: np.ndarray) -> QuantizedTensor:
+        return quantize_log2(w, bits=self.bits, exponent_fraction_bits=self.step_bits, underflow="zero")
+
+    def forward(self, w: np.ndarray, train: bool = True) -> np.ndarray:
+        return self.quantized(w).dequantize().astype(w.dtype)
+
+    def backward(self, grad: np.ndarray) -> np.ndarray:
+        return straight_through(grad)
+
+
+class LogActivations(InputQuantizer):
+    method = "log"
+
+    def __init__(self, bits: int, base: str = "2"):
+        self.bits, self.step_bits = bits, _fraction_bits(base)
+
+    def quantized(self, x: np.ndarray) -> QuantizedTensor:
+        return quantize_log2(x, bits=self.bits, exponent_fraction_bits=self.step_bits, signed=False,
+                             underflow="zero", max_exponent=ACTIVATION_MAX_EXPONENT_LOG2 << self.step_bits)
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        return self.quantized(x).dequantize().astype(x.dtype)
+
+    def backward(self, grad: np.ndarray) -> np.ndarray:
+        return straight_through(grad)
+
+
+def log_exponents(q: QuantizedTensor, exponent_fraction_bits: int) -> tuple[np.ndarray, np.ndarray]:
+    """Sign (-1, 0, +1) and integer exponent (in steps of ``2**-exponent_fraction_bits`` octaves)
+    of each element of a :func:`~accel_sim.foundations.compress.quantize_log2` tensor (exponent 0 where zero)."""
+    values = q.codebook[q.values]
+    magnitude = np.abs(values)
+    steps = np.log2(np.where(magnitude > 0, magnitude, 1.0)) * (1 << exponent_fraction_bits)
+    return np.sign(values).astype(np.int64), np.rint(steps).astype(np.int64)
+
+
+def log_domain_matmul(x: QuantizedTensor, w: QuantizedTensor, exponent_fraction_bits: int = 0) -> np.ndarray:
+    """``x @ w`` of two log-quantized matrices by exponent addition and integer shift-add.
+
+    Each operand's exponents are split into whole octaves and a remainder of
+    ``exponent_fraction_bits`` bits; per pair of remainders the products are integer shifts
+    summed exactly in int64, scaled once by ``2**(remainders / 2**f)``.
+    """
+    f = exponent_fraction_bits
+    sx, ex = log_exponents(x, f)
+    sw, ew = log_exponents(w, f)
+    low_x, low_w = int(ex.min()), int(ew.min())
+    if (int(ex.max()) - low_x) + (int(ew.max()) - low_w) >> f > MAX_SHIFT_BITS - int(np.ceil(np.log2(x.shape[1] + 1))):
+        raise ValueError("exponent range too wide for an exact int64 shift-add accumulator")
+    total = np.zeros((x.shape[0], w.shape[1]))
+    for rx in range(1 << f):
+        for rw in range(1 << f):
+            xi = np.where((ex - low_x) % (1 << f) == rx, sx << ((ex - low_x) >> f), 0)
+            wi = np.where((ew - low_w) % (1 << f) == rw, sw << ((ew - low_w) >> f), 0)
+            total += (xi @ wi).astype(np.float64) * 2.0 ** ((low_x + low_w + rx + rw) / (1 << f))
+    return total

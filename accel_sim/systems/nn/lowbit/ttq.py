@@ -1,0 +1,55 @@
+"""Trained ternary quantization (Zhu, Han, Mao & Dally, ICLR 2017).
+
+Weights ``W_p`` above ``delta = 0.05 max|w|``, ``-W_n`` below ``-delta``, 0 between
+(:func:`~accel_sim.foundations.compress.quantize_ttq`); the two scales are learned per layer (Eq. 7):
+``dL/dW_p = sum over the positive set of dL/dw_t``, ``dL/dW_n = -sum over the negative set``.
+The real weights get the scaled gradient of Eq. 8: ``W_p dL/dw_t`` on the positive set,
+``W_n dL/dw_t`` on the negative set, ``dL/dw_t`` in between. The scales start at the
+mean magnitude of the weights above / below the threshold (quantize_ttq's default) and are
+kept >= 0.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from accel_sim.foundations.compress.quantization.binary_ternary import quantize_ttq
+from accel_sim.systems.nn.lowbit.quantizer import WeightQuantizer
+
+NEGATIVE_CODE, POSITIVE_CODE = 0, 2   # quantize_ttq's codebook [-W_n, 0, +W_p]
+
+
+class TrainedTernaryWeights(WeightQuantizer):
+    method = "ttq"
+
+    def __init__(self) -> None:
+        self.scales: np.ndarray | None = None      # [W_p, W_n]
+        self._codes: np.ndarray | None = None
+        self._scale_gradients = np.zeros(2)
+
+    def after_update(self, w: np.ndarray) -> np.ndarray:
+        if self.scales is None:     # at initialisation
+            q = quantize_ttq(w)
+            self.scales = np.array([q.codebook[POSITIVE_CODE], -q.codebook[NEGATIVE_CODE]], dtype=np.float32)
+        return w
+
+    def forward(self, w: np.ndarray, train: bool = True) -> np.ndarray:
+        assert self.scales is not None
+        q = quantize_ttq(w, positive_scale=float(self.scales[0]), negative_scale=float(self.scales[1]))
+        if train:
+            self._codes = q.values
+        return q.dequantize().astype(w.dtype)
+
+    def backward(self, grad: np.ndarray) -> np.ndarray:
+        assert self.scales is not None
+        positive, negative = self._codes == POSITIVE_CODE, self._codes == NEGATIVE_CODE
+        self._scale_gradients = np.array([grad[positive].sum(), -grad[negative].sum()], dtype=np.float32)
+        return np.where(positive, self.scales[0] * grad, np.where(negative, self.scales[1] * grad, grad))
+
+    def parameters(self) -> list[np.ndarray]:
+        return [] if self.scales is None else [self.scales]
+
+    def parameter_gradients(self) -> list[np.ndarray]:
+        return [self._scale_gradients]
+
+    def set_parameters(self, values: list[np.ndarray]) -> None:
+        self.scales = np.maximum(values[0], 0.0).astype(np.float32)

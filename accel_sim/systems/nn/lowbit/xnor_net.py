@@ -1,0 +1,47 @@
+"""XNOR-Net (Rastegari, Ordonez, Redmon & Farhadi, ECCV 2016).
+
+Weights: ``W ~ alpha B`` with ``B = sign(W)`` and one ``alpha = mean|W|`` per filter (output
+column), :func:`~accel_sim.foundations.compress.quantize_binary` with the filter axis. The gradient for
+the real weights is the paper's Eq. 7 estimate ``dC/dW = dC/dW~ (1/n + alpha 1_{|W| <= 1})``
+(n = fan-in).
+
+Inputs: ``sign(I)`` and one scale ``beta`` per receptive field, the mean of ``|I|`` over it
+(the paper's ``K = A * k``: channel-mean of |I| convolved with an averaging box filter;
+for a fully connected layer one beta per sample). The layer multiplies each GEMM input row
+by its beta (:meth:`.quantizer.InputQuantizer.row_scale`); beta is a constant for the
+gradient, and sign's estimator is gated by the ``hardtanh`` activation before it.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from accel_sim.foundations.compress.quantization.binary_ternary import quantize_binary
+from accel_sim.systems.nn.lowbit.bnn import SignActivations
+from accel_sim.systems.nn.lowbit.quantizer import WeightQuantizer
+
+FILTER_AXIS = 1   # weight matrices are (fan_in, filters)
+
+
+class XnorWeights(WeightQuantizer):
+    method = "xnor-net"
+
+    def __init__(self) -> None:
+        self._gate: np.ndarray | None = None
+
+    def forward(self, w: np.ndarray, train: bool = True) -> np.ndarray:
+        q = quantize_binary(w, axis=FILTER_AXIS)
+        if train:
+            n = w.shape[0]
+            self._gate = (1.0 / n + q.scale * (np.abs(w) <= 1.0)).astype(w.dtype)
+        return q.dequantize().astype(w.dtype)
+
+    def backward(self, grad: np.ndarray) -> np.ndarray:
+        return grad * self._gate
+
+
+class XnorInputs(SignActivations):
+    method = "xnor-net"
+    scales_rows = True
+
+    def row_scale(self, patches_abs: np.ndarray) -> np.ndarray | None:
+        return patches_abs.mean(axis=1)

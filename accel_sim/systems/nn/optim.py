@@ -1,0 +1,64 @@
+"""Optimisers: SGD with momentum and Adam. The update of each parameter is a named tensor
+(``v{l}`` / ``vb{l}``) that goes through the number format before it is applied; the new
+parameters go through it again when stored. Adam's moment estimates stay in float32 (the
+host's state, not a datapath tensor).
+
+:meth:`Optimizer.updates` works on any list of parameter arrays (the low-bit networks of
+:mod:`accel_sim.systems.nn.lowbit` use it); :meth:`Optimizer.step` applies them to an :class:`MLP`.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from accel_sim.systems.nn.mlp import MLP
+from accel_sim.systems.nn.number_format import Float32, NumberFormat
+
+OPTIMIZERS = ("sgd", "adam")
+ADAM_BETAS = (0.9, 0.999)  # Kingma & Ba, ICLR 2015 defaults
+ADAM_EPSILON = 1e-8
+
+
+class Optimizer:
+    def __init__(self, model: MLP | Sequence[np.ndarray], kind: str, learning_rate: float, momentum: float = 0.9):
+        if kind not in OPTIMIZERS:
+            raise ValueError(f"unknown optimizer {kind!r}; expected one of {', '.join(OPTIMIZERS)}")
+        if not learning_rate > 0:
+            raise ValueError(f"learning_rate must be > 0, got {learning_rate}")
+        self.kind, self.learning_rate, self.momentum = kind, float(learning_rate), float(momentum)
+        params = model.weights + model.biases if isinstance(model, MLP) else list(model)
+        self.velocity = [np.zeros_like(p) for p in params]
+        self.second = [np.zeros_like(p) for p in params]
+        self.t = 0
+
+    def updates(self, grads: Sequence[np.ndarray], names: Sequence[str] | None = None,
+                fmt: NumberFormat | None = None) -> list[np.ndarray]:
+        """One step's update of each parameter (to be added to it), each named tensor through ``fmt``."""
+        self.t += 1
+        fmt = fmt if fmt is not None else Float32()
+        names = names if names is not None else [f"p{j}" for j in range(len(grads))]
+        result = []
+        for j, (name, g) in enumerate(zip(names, grads)):
+            if self.kind == "sgd":
+                update = fmt.quantize(name, self.momentum * self.velocity[j] - self.learning_rate * g)
+                self.velocity[j] = update
+            else:
+                b1, b2 = ADAM_BETAS
+                self.velocity[j] = b1 * self.velocity[j] + (1 - b1) * g
+                self.second[j] = b2 * self.second[j] + (1 - b2) * g * g
+                m_hat = self.velocity[j] / (1 - b1 ** self.t)
+                v_hat = self.second[j] / (1 - b2 ** self.t)
+                update = fmt.quantize(name, -self.learning_rate * m_hat / (np.sqrt(v_hat) + ADAM_EPSILON))
+            result.append(update)
+        return result
+
+    def step(self, model: MLP, grads_w: list[np.ndarray], grads_b: list[np.ndarray], fmt: NumberFormat) -> None:
+        n = model.layers
+        names = [f"v{i + 1}" for i in range(n)] + [f"vb{i + 1}" for i in range(n)]
+        for j, update in enumerate(self.updates(grads_w + grads_b, names, fmt)):
+            if j < n:
+                model.weights[j] = model.weights[j] + update
+            else:
+                model.biases[j - n] = model.biases[j - n] + update
+        model.store(fmt)
