@@ -258,7 +258,7 @@ def is_listed(mutant: Mutant, equivalents: dict[str, str]) -> bool:
 
 
 def target_files(family: str, extra: list[str]) -> list[Path]:
-    folder = ROOT / "accel_sim" / family
+    folder = ROOT / "accel_sim" / "models" / family
     files = []
     for role in MUTATED_ROLES:
         if (folder / f"{role}.py").exists():
