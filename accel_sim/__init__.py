@@ -12,7 +12,8 @@ and for design-space sweeps (``accel-sim sweep``)::
     run_sweep("sweeps/systolic_small.yaml", "out/small")
     pareto_front(load_results("out/small"))
 
-The package is built in tiers, each importing only those below it (``docs/architecture.md``):
+The package is built in tiers, each importing only those below it (README, "Layout";
+``tests/architecture/tiers.py`` declares them):
 ``cli`` and this API, ``studies``, ``systems``, ``pipeline``, ``models``, ``hardware``, ``foundations``.
 Every name here is imported on first use, so importing one module of a lower tier loads no more.
 """
