@@ -84,3 +84,13 @@ def test_a_run_says_how_far_to_trust_it():
     assert dense["validated_against"] == "a100_dense_gemm" and dense["validation_cases"] >= 5
     assert 0 < dense["validation_geomean_abs_error"] <= dense["validation_worst_abs_error"]
     assert MEASURED_DIR.is_dir()
+
+
+def test_the_written_comparison_csv_has_one_row_per_case(tmp_path):
+    from accel_sim.studies.registry import Study, write_study
+    dense = next(g for g in GROUPS if g.group == "a100_dense_gemm")
+    subset = MeasuredGroup(dense.group, dense.description, dense.cases[2:4])
+    write_study(Study("silicon-validation", "subset", lambda: run_groups((subset,))), tmp_path)
+    written = pd.read_csv(tmp_path / "comparison.csv")
+    assert list(written.columns) == COLUMNS and list(written.case) == [c.name for c in dense.cases[2:4]]
+    assert (tmp_path / "validation.csv").is_file() and (tmp_path / "groups.csv").is_file()
