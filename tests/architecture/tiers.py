@@ -40,6 +40,8 @@ PEERS: dict[str, tuple[str, ...]] = {
     "accel_sim.pipeline.report": ("accel_sim.pipeline.catalog", "accel_sim.pipeline.simulate",
                                   "accel_sim.pipeline.run_result", "accel_sim.pipeline.plot"),
     "accel_sim.pipeline.trace": ("accel_sim.pipeline.catalog",),
+    "accel_sim.pipeline.measured": ("accel_sim.pipeline.catalog", "accel_sim.pipeline.simulate",
+                                    "accel_sim.pipeline.run_result"),
     "accel_sim.systems.cluster": ("accel_sim.systems.training",),
     "accel_sim.systems.sweep": ("accel_sim.systems.training",),
 }

@@ -18,6 +18,7 @@ import numpy as np
 import yaml
 
 from accel_sim.foundations.config.schema import spec_to_dict
+from accel_sim.foundations.measured import trust_columns, trust_text
 from accel_sim.pipeline.run_result import RunResult, row_columns
 
 
@@ -79,6 +80,17 @@ def layer_table(run: RunResult) -> str:
     return "\n".join(text)
 
 
+def run_readme(run: RunResult) -> str:
+    """The run folder's README: what ran, the files, and how far to trust it (its family and device against
+    the measured-hardware groups, :func:`accel_sim.foundations.measured.trust_text`)."""
+    return "\n".join([
+        f"# {run.network.name} on {run.arch.name}", "",
+        f"Family {run.arch.family}, {len(run.layers)} layers. Files: `layers.csv` (one row per layer), `summary.csv` "
+        "(the network; its last columns `validated_against`, `validation_cases`, `validation_geomean_abs_error`, "
+        "`validation_worst_abs_error` say how far to trust it), `config.resolved.yaml`.", "",
+        trust_text(run.arch.family, run.arch.name), ""])
+
+
 def write_report(run: RunResult, out_dir: Path, figure: bool = True) -> dict[str, Path]:
     """Write the report files; returns them by role. Files are replaced atomically."""
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -89,7 +101,11 @@ def write_report(run: RunResult, out_dir: Path, figure: bool = True) -> dict[str
     }
     rows = run.layer_rows()
     _atomic_write_text(paths["layers"], csv_text(rows))
-    _atomic_write_text(paths["summary"], csv_text([run.summary_row()]))
+    # the trust columns come after every result column (a small lookup in measured_hardware/validation.csv)
+    _atomic_write_text(paths["summary"], csv_text([{**run.summary_row(),
+                                                    **trust_columns(run.arch.family, run.arch.name)}]))
+    paths["readme"] = out_dir / "README.md"
+    _atomic_write_text(paths["readme"], run_readme(run))
     from accel_sim.pipeline.report.vector_breakdown import vector_breakdown
     vector_rows = vector_breakdown(run)
     if vector_rows:  # the workload has non-matrix operators: their per-op breakdown

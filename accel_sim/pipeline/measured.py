@@ -1,0 +1,78 @@
+"""Simulate one measured-hardware case (:mod:`accel_sim.foundations.measured`) the way a user would: load its
+device and workload, keep its layer, :func:`~accel_sim.pipeline.simulate.simulate`, and read the measured
+quantity off the run's summary row.
+
+Quantities: ``time_s``; ``energy_j`` (dynamic energy); ``power_w`` (energy / time); ``dram_bytes`` (reads and
+writes); ``throughput_per_s`` and ``tokens_per_s`` (``conditions.batch`` items per run / time); ``speedup``
+(the baseline run's time / this run's); any other name is a column of the run's summary row.
+"""
+from __future__ import annotations
+
+import dataclasses
+import functools
+from dataclasses import dataclass
+
+from accel_sim.foundations.errors import InputError
+from accel_sim.foundations.measured import PER_ITEM, MeasuredCase, RunRef
+from accel_sim.foundations.workload.loader import load_workload
+from accel_sim.pipeline.catalog import load_arch
+from accel_sim.pipeline.simulate import simulate
+
+PICO = 1e-12
+
+
+@dataclass(frozen=True)
+class SimulatedRun:
+    """The summary of one run of a case: its arch's family and the summary row."""
+
+    family: str
+    summary: dict
+
+
+@dataclass(frozen=True)
+class SimulatedCase:
+    """A case's simulated figure (in the case's unit) and the family that produced it."""
+
+    value: float
+    family: str
+    time_s: float
+
+
+@functools.lru_cache(maxsize=256)
+def simulate_run(run: RunRef) -> SimulatedRun:
+    """Simulate ``run`` (remembered: several cases share a baseline run)."""
+    arch = load_arch(run.device)
+    network = load_workload(run.workload)
+    if run.layer is not None:
+        chosen = tuple(layer for layer in network.layers if layer.name == run.layer)
+        if not chosen:
+            raise InputError.single(run.workload, "layer", f"no layer named {run.layer!r} in {network.name}")
+        network = dataclasses.replace(network, layers=chosen)
+    return SimulatedRun(arch.family, simulate(arch, network).summary_row())
+
+
+def quantity_of(case: MeasuredCase, summary: dict) -> float:
+    """The case's quantity read off one run's summary row (speedup excepted: it needs two runs)."""
+    time_s = float(summary["time_s"])
+    energy_j = float(summary["energy_pj"]) * PICO
+    derived = {"time_s": time_s, "energy_j": energy_j, "power_w": energy_j / time_s,
+               "dram_bytes": float(summary["dram_read_bytes"]) + float(summary["dram_write_bytes"])}
+    if case.quantity in PER_ITEM:
+        return int(case.conditions["batch"]) / time_s
+    if case.quantity in derived:
+        return derived[case.quantity]
+    if case.quantity not in summary:
+        raise InputError.single(case.name, "quantity", f"{case.quantity!r} is neither a known quantity nor a "
+                                f"column of the run's summary ({', '.join(map(str, summary))})")
+    return float(summary[case.quantity])
+
+
+def simulate_case(case: MeasuredCase) -> SimulatedCase:
+    """The simulated counterpart of ``case``'s measured figure. Bad input (an unknown device, workload or
+    layer) raises :class:`~accel_sim.foundations.errors.InputError`."""
+    run = simulate_run(case.run)
+    time_s = float(run.summary["time_s"])
+    if case.quantity == "speedup":
+        baseline = simulate_run(case.baseline)
+        return SimulatedCase(float(baseline.summary["time_s"]) / time_s, run.family, time_s)
+    return SimulatedCase(quantity_of(case, run.summary), run.family, time_s)
