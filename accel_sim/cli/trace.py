@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from accel_sim.cli.args import add_output_options
+from accel_sim.cli.output import check_output_folder
 from accel_sim.foundations.errors import InputError
 from accel_sim.pipeline.trace import eie
 from accel_sim.pipeline.trace.perfetto import write_chrome_trace
@@ -17,6 +19,25 @@ from accel_sim.pipeline.trace.table import write_table
 from accel_sim.foundations.workload.layer import single_layers
 
 BUILDERS = {"eie": eie.build_trace}  # family -> its teaching trace
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("trace", help="write a per-cycle teaching trace (Perfetto JSON + text table) "
+                                   "of one layer")
+    parser.add_argument("--arch", required=True, help="accelerator config (path or name in arch_configs/)")
+    parser.add_argument("--workload", required=True, help="workload (path or name in workloads/)")
+    parser.add_argument("--out", required=True, help="output folder (trace.json, cycles.txt)")
+    parser.add_argument("--layer", default=None, help="layer name (default: the first layer)")
+    add_output_options(parser, quiet=False)
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    folder = check_output_folder(args.out, f"trace --arch {args.arch} --workload {args.workload}", args.force)
+    paths = write_trace(args.arch, args.workload, folder.path, args.layer)
+    folder.create()
+    print(f"wrote {paths['trace']} (open in https://ui.perfetto.dev) and {paths['table']}")
+    return 0
 
 
 def write_trace(arch_name: str, workload_name: str, out: Path, layer_name: str | None = None) -> dict[str, Path]:
@@ -40,24 +61,3 @@ def write_trace(arch_name: str, workload_name: str, out: Path, layer_name: str |
     trace = BUILDERS[arch.family](arch, layer)
     out.mkdir(parents=True, exist_ok=True)
     return {"trace": write_chrome_trace(trace, out / "trace.json"), "table": write_table(trace, out / "cycles.txt")}
-
-
-def _cmd_trace(args: argparse.Namespace) -> int:
-    from accel_sim.cli.output import check_output_folder
-
-    folder = check_output_folder(args.out, f"trace --arch {args.arch} --workload {args.workload}", args.force)
-    paths = write_trace(args.arch, args.workload, folder.path, args.layer)
-    folder.create()
-    print(f"wrote {paths['trace']} (open in https://ui.perfetto.dev) and {paths['table']}")
-    return 0
-
-
-def register(subparsers) -> None:
-    trace = subparsers.add_parser("trace", help="write a per-cycle teaching trace (Perfetto JSON + text table) of one layer")
-    trace.add_argument("--arch", required=True, help="accelerator config (path or name in arch_configs/)")
-    trace.add_argument("--workload", required=True, help="workload (path or name in workloads/)")
-    trace.add_argument("--out", required=True, help="output folder (trace.json, cycles.txt)")
-    trace.add_argument("--layer", default=None, help="layer name (default: the first layer)")
-    trace.add_argument("--force", action="store_true",
-                       help="write into an --out folder that holds another run's results (they are replaced)")
-    trace.set_defaults(handler=_cmd_trace)
