@@ -4,22 +4,22 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from accel_sim.cli.args import add_overrides_option, parse_overrides
+from accel_sim.cli.output import check_output_file
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("cluster", help="a data-parallel training cluster: step time, breakdown, "
                                    "scaling, energy, power (cluster_configs/)")
     parser.add_argument("config", help="cluster YAML (path or name in cluster_configs/)")
-    parser.add_argument("--set", action="append", default=[], metavar="PATH=VALUE",
-                        help="override a cluster field, e.g. --set devices=16 (repeatable)")
+    add_overrides_option(parser, "override a cluster field, e.g. --set devices=16 (repeatable)")
     parser.add_argument("--out", default=None, help="write the scaling table (1, 2, 4, ... devices) to this CSV")
-    parser.set_defaults(handler=run_cluster_command)
+    parser.set_defaults(handler=handle)
 
 
-def run_cluster_command(args: argparse.Namespace) -> int:
+def handle(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from accel_sim.cli.args import parse_overrides
-    from accel_sim.cli.output import check_output_file
     from accel_sim.systems.cluster.run import device_timing, run_cluster
     from accel_sim.systems.cluster.spec import load_cluster
 

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import argparse
 
+from accel_sim.cli.args import add_output_options
+from accel_sim.cli.output import check_output_folder
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -27,13 +30,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "arch's word)")
     parser.add_argument("--kv-bits", type=int, default=None,
                         help="stored bits of the K / V cache (e.g. 8; default: the arch's word)")
-    parser.add_argument("--force", action="store_true",
-                        help="write into an --out folder that holds another run's results (they are replaced)")
-    parser.set_defaults(handler=run_import)
+    add_output_options(parser, quiet=False)
+    parser.set_defaults(handler=handle)
 
 
-def run_import(args: argparse.Namespace) -> int:
-    from accel_sim.cli.output import check_output_folder
+def handle(args: argparse.Namespace) -> int:
     from accel_sim.foundations.workload.llm.compression import Compression
     from accel_sim.foundations.workload.llm.generator import InferenceStep
     from accel_sim.foundations.workload.llm.workload_file import write_llm_workload

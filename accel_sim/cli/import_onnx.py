@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import argparse
 
+from accel_sim.cli.args import add_output_options
+from accel_sim.cli.output import check_output_folder
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -13,13 +16,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="shape of a model input, e.g. 1,3,224,224 or input:1,3,224,224 (repeatable; needed "
                         "when the model has symbolic dimensions)")
     parser.add_argument("--name", default=None, help="workload name (default: the model file's stem)")
-    parser.add_argument("--force", action="store_true",
-                        help="write into an --out folder that holds another run's results (they are replaced)")
-    parser.set_defaults(handler=run_import)
+    add_output_options(parser, quiet=False)
+    parser.set_defaults(handler=handle)
 
 
-def run_import(args: argparse.Namespace) -> int:
-    from accel_sim.cli.output import check_output_folder
+def handle(args: argparse.Namespace) -> int:
     from accel_sim.foundations.workload.onnx_model import import_onnx, parse_input_shapes
 
     folder = check_output_folder(args.out, f"import-onnx {args.model}", args.force)

@@ -1,17 +1,81 @@
-"""What ``accel-sim run`` and ``reproduce all`` add around the Python API: progress on
-stderr, and a model's refusal of a config (a ``ValueError`` from planning a layer, e.g. an
-SRAM too small for the double buffer) reported as bad input naming the arch file and the layer."""
+"""``accel-sim run --arch A --workload W [--out DIR]``: simulate a workload on an accelerator and print
+(and with ``--out`` write) the per-layer report.
+
+Around the Python API it adds progress on stderr, and a model's refusal of a config (a ``ValueError``
+from planning a layer, e.g. an SRAM too small for the double buffer) reported as bad input naming the
+arch file and the layer."""
 from __future__ import annotations
 
-import time
-from pathlib import Path
-from typing import TextIO
+import argparse
+from typing import TYPE_CHECKING, TextIO
 
-from accel_sim.pipeline.catalog import ArchSpec
+from accel_sim.cli.args import add_output_options, add_overrides_option, parse_overrides, progress_stream
+from accel_sim.cli.output import check_output_folder
 from accel_sim.foundations.errors import InputError
-from accel_sim.pipeline.run_result import RunResult
-from accel_sim.pipeline.sweep.progress import LOG_INTERVAL_S, Progress, format_clock
-from accel_sim.foundations.workload.layer import Network, NetworkLayer
+
+if TYPE_CHECKING:
+    from accel_sim.foundations.workload.layer import Network, NetworkLayer
+    from accel_sim.pipeline.catalog import ArchSpec
+    from accel_sim.pipeline.run_result import RunResult
+
+DEFAULT_ARCH = "tpu_like_128x128_ws"
+DEFAULT_WORKLOAD = "resnet18"
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("run", help="simulate a workload on an accelerator and report per-layer results")
+    parser.add_argument("--arch", default=DEFAULT_ARCH,
+                        help="accel_sim YAML (path or name in arch_configs/) or a SCALE-Sim .cfg")
+    parser.add_argument("--workload", default=DEFAULT_WORKLOAD,
+                        help="accel_sim YAML (path or name in workloads/) or a SCALE-Sim topology .csv")
+    parser.add_argument("--out", default=None,
+                        help="report folder (layers.csv, summary.csv, config.resolved.yaml, PNG)")
+    add_overrides_option(parser, "override a config field, e.g. --set systolic.rows=64 (repeatable)")
+    parser.add_argument("--reference", action="store_true", help="use the per-event reference model (slow)")
+    parser.add_argument("--no-figure", action="store_true", help="skip the figure (layers.svg)")
+    parser.add_argument("--report-format", choices=("csv", "accelergy", "scalesim"), default="csv",
+                        help="with --out, also write Accelergy's action_counts.yaml + ERT.yaml, or SCALE-Sim v3's "
+                             "COMPUTE_REPORT.csv, BANDWIDTH_REPORT.csv, DETAILED_ACCESS_REPORT.csv")
+    add_output_options(parser)
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    from accel_sim.foundations.config.loader import ARCH_DIR, resolve_path
+    from accel_sim.foundations.workload.loader import load_workload
+    from accel_sim.pipeline.catalog import load_arch
+    from accel_sim.pipeline.report.files import layer_table, write_report
+
+    folder = check_output_folder(args.out, _identity(args), args.force) if args.out is not None else None
+    arch = load_arch(args.arch, parse_overrides(args.set))
+    network = load_workload(args.workload)
+    if args.report_format == "scalesim":
+        from accel_sim.pipeline.report.scalesim import check_scalesim_arch
+        check_scalesim_arch(arch)
+    args.on_interrupt = lambda: ("nothing was written (the report is written when every layer is done); "
+                                 "run the same command again")
+    arch_file = str(resolve_path(args.arch, ARCH_DIR, (".yaml", ".yml", ".cfg")))
+    run = simulate_checked(arch, network, f"--set (on {arch_file})" if args.set else arch_file,
+                           reference=args.reference, progress=progress_stream(args), always_show=args.reference)
+    print(f"{network.name} on {arch.name} ({arch.family}, {len(network.layers)} layers)")
+    print(layer_table(run))
+    if folder is not None:
+        out = folder.create()
+        paths = write_report(run, out, figure=not args.no_figure)
+        if args.report_format == "accelergy":
+            from accel_sim.pipeline.report.files import write_accelergy
+            paths.update(write_accelergy(run, out))
+        elif args.report_format == "scalesim":
+            from accel_sim.pipeline.report.scalesim import write_scalesim_reports
+            paths.update(write_scalesim_reports(run, out))
+        print(f"wrote {', '.join(str(p) for p in paths.values())}")
+    return 0
+
+
+def _identity(args: argparse.Namespace) -> str:
+    """Which run an ``--out`` folder holds: the inputs that decide its results."""
+    return " ".join(["run", "--arch", str(args.arch), "--workload", str(args.workload)]
+                    + [f"--set {pair}" for pair in sorted(args.set)])
 
 
 def simulate_checked(arch: ArchSpec, network: Network, arch_source: str, reference: bool = False,
@@ -19,6 +83,7 @@ def simulate_checked(arch: ArchSpec, network: Network, arch_source: str, referen
     """:func:`accel_sim.pipeline.simulate.simulate` with a per-layer progress line (shown from the start
     with ``always_show``, else only once the run has taken :data:`LOG_INTERVAL_S`)."""
     from accel_sim.pipeline.simulate import simulate
+    from accel_sim.pipeline.sweep.progress import LOG_INTERVAL_S, Progress
 
     meter = Progress(f"{network.name} on {arch.name}", len(network.layers), 0, progress, unit="layers",
                      start_after_s=0.0 if always_show else LOG_INTERVAL_S)
@@ -42,35 +107,3 @@ def simulate_checked(arch: ArchSpec, network: Network, arch_source: str, referen
     meter.advance()
     meter.finish(only_if_shown=not always_show)
     return run
-
-
-class StudyProgress:
-    """One line per study of ``reproduce all`` on stderr: which study starts, how far, elapsed time."""
-
-    def __init__(self, total: int, stream: TextIO | None):
-        self.total, self.stream = total, stream
-        self.started: list[str] = []
-        self.finished: list[str] = []
-        self._start = time.monotonic()
-
-    def start(self, name: str) -> None:
-        self.started.append(name)
-        self._write(f"reproduce all: study {len(self.started)}/{self.total} {name} "
-                    f"(elapsed {format_clock(time.monotonic() - self._start)})")
-
-    def done(self, name: str) -> None:
-        self.finished.append(name)
-
-    def finish(self) -> None:
-        self._write(f"reproduce all: {len(self.started)} studies in {format_clock(time.monotonic() - self._start)}")
-
-    def saved_line(self, out: Path) -> str:
-        done = self.finished
-        return (f"{len(done)} studies finished in {out}/<study>/ ({', '.join(done) or 'none'}); the gallery "
-                f"README was not written; run `accel-sim reproduce NAME --out {out}/NAME` for the others, or "
-                "the same command again with --force")
-
-    def _write(self, line: str) -> None:
-        if self.stream is not None:
-            self.stream.write(line + "\n")
-            self.stream.flush()

@@ -4,6 +4,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from accel_sim.cli.output import check_output_file
+
 PRINTED_COLUMNS = ("layer", "rows", "columns", "nnz", "density", "value_width_bits", "index_width_bits",
                    "dense_bits", "values_bits", "index_bits", "pointer_bits", "metadata_bits", "padding_bits",
                    "compressed_bits", "ratio")
@@ -25,14 +27,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--huffman", action="store_true",
                         help="also Huffman-code the weight-sharing codes and indices (with the entropy bound)")
     parser.add_argument("--out", default=None, help="write the table to this CSV file")
-    parser.set_defaults(handler=run_storage)
+    parser.set_defaults(handler=handle)
 
 
-def run_storage(args: argparse.Namespace) -> int:
-    from accel_sim.foundations.workload.storage import StorageOptions, storage_table
+def handle(args: argparse.Namespace) -> int:
     from accel_sim.foundations.workload.loader import load_workload
-
-    from accel_sim.cli.output import check_output_file
+    from accel_sim.foundations.workload.storage import StorageOptions, storage_table
 
     if args.out is not None:
         check_output_file(args.out, ".csv")

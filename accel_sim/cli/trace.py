@@ -1,63 +1,33 @@
 """``accel-sim trace --arch A --workload W --out DIR [--layer NAME]``: a teaching trace.
 
-Runs one layer on the family's reference and writes ``trace.json`` (Chrome /
-Perfetto trace events) and ``cycles.txt`` (one line per cycle). A family supports traces
-with a module ``accel_sim/pipeline/trace/<family>.py`` whose ``build_trace(arch, layer) -> Trace`` is
-listed in :data:`BUILDERS`.
+Runs one layer on the family's reference and writes ``trace.json`` (Chrome / Perfetto trace
+events) and ``cycles.txt`` (one line per cycle), through
+:func:`accel_sim.pipeline.trace.files.write_trace`.
 """
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
-from accel_sim.foundations.errors import InputError
-from accel_sim.pipeline.trace import eie
-from accel_sim.pipeline.trace.perfetto import write_chrome_trace
-from accel_sim.pipeline.trace.table import write_table
-from accel_sim.foundations.workload.layer import single_layers
-
-BUILDERS = {"eie": eie.build_trace}  # family -> its teaching trace
+from accel_sim.cli.args import add_output_options
+from accel_sim.cli.output import check_output_folder
 
 
-def write_trace(arch_name: str, workload_name: str, out: Path, layer_name: str | None = None) -> dict[str, Path]:
-    """Build the trace of one layer (the first, or ``layer_name``) and write its two files."""
-    from accel_sim.pipeline.catalog import load_arch
-    from accel_sim.foundations.workload.loader import load_workload
-
-    arch = load_arch(arch_name)
-    network = load_workload(workload_name)
-    layers = single_layers(network.layers)  # a batched GEMM's instances are traced one at a time: name[i]
-    if layer_name is None:
-        layer = layers[0]
-    else:
-        matches = [layer for layer in layers if layer.name == layer_name]
-        if not matches:
-            known = ", ".join(layer.name for layer in layers)
-            raise InputError.single(str(workload_name), "--layer", f"no layer {layer_name!r}; layers: {known}")
-        layer = matches[0]
-    if arch.family not in BUILDERS:
-        raise InputError.single(str(arch_name), "family", f"family {arch.family!r} has no teaching trace yet")
-    trace = BUILDERS[arch.family](arch, layer)
-    out.mkdir(parents=True, exist_ok=True)
-    return {"trace": write_chrome_trace(trace, out / "trace.json"), "table": write_table(trace, out / "cycles.txt")}
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("trace", help="write a per-cycle teaching trace (Perfetto JSON + text table) "
+                                   "of one layer")
+    parser.add_argument("--arch", required=True, help="accelerator config (path or name in arch_configs/)")
+    parser.add_argument("--workload", required=True, help="workload (path or name in workloads/)")
+    parser.add_argument("--out", required=True, help="output folder (trace.json, cycles.txt)")
+    parser.add_argument("--layer", default=None, help="layer name (default: the first layer)")
+    add_output_options(parser, quiet=False)
+    parser.set_defaults(handler=handle)
 
 
-def _cmd_trace(args: argparse.Namespace) -> int:
-    from accel_sim.cli.output import check_output_folder
+def handle(args: argparse.Namespace) -> int:
+    from accel_sim.pipeline.trace.files import write_trace
 
     folder = check_output_folder(args.out, f"trace --arch {args.arch} --workload {args.workload}", args.force)
     paths = write_trace(args.arch, args.workload, folder.path, args.layer)
     folder.create()
     print(f"wrote {paths['trace']} (open in https://ui.perfetto.dev) and {paths['table']}")
     return 0
-
-
-def register(subparsers) -> None:
-    trace = subparsers.add_parser("trace", help="write a per-cycle teaching trace (Perfetto JSON + text table) of one layer")
-    trace.add_argument("--arch", required=True, help="accelerator config (path or name in arch_configs/)")
-    trace.add_argument("--workload", required=True, help="workload (path or name in workloads/)")
-    trace.add_argument("--out", required=True, help="output folder (trace.json, cycles.txt)")
-    trace.add_argument("--layer", default=None, help="layer name (default: the first layer)")
-    trace.add_argument("--force", action="store_true",
-                       help="write into an --out folder that holds another run's results (they are replaced)")
-    trace.set_defaults(handler=_cmd_trace)

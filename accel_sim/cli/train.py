@@ -14,6 +14,43 @@ from accel_sim.systems.nn.lowbit.methods import METHODS, NETWORKS, LowBitConfig,
 SOURCE = "accel-sim train"
 
 
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("train", help="train a binary / ternary / low-bit network on the digits "
+                                   "(accel_sim.systems.nn.lowbit) and print its test accuracy")
+    parser.add_argument("--method", required=True, help=f"one of {', '.join(METHODS)}")
+    parser.add_argument("--network", default="mlp", help=f"{' or '.join(NETWORKS)} (default mlp)")
+    parser.add_argument("--weight-bits", type=int, default=None, help="dorefa / inq / log weight width")
+    parser.add_argument("--activation-bits", type=int, default=None, help="dorefa / log activation width")
+    parser.add_argument("--gradient-bits", type=int, default=None, help="dorefa gradient width (32 = float)")
+    parser.add_argument("--partition", default=None, help="inq cumulative fractions (default 0.5,0.75,0.875,1)")
+    parser.add_argument("--log-base", default="2", help="log: 2 or sqrt2")
+    parser.add_argument("--quantize-ends", action="store_true",
+                        help="quantize the first and last layers too (default: they stay float32)")
+    parser.add_argument("--shift-batch-norm", action="store_true", help="BNN's shift-based batch norm")
+    parser.add_argument("--epochs", type=int, default=20, help="training epochs (default 20)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of initialisation, batches and noise")
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    from accel_sim.systems.nn.digits import load_digits_split
+    from accel_sim.systems.nn.lowbit.train import LOWBIT_SCHEDULE, train_lowbit
+
+    config = config_from_arguments(args)
+    if args.epochs < 1:
+        raise InputError.single(SOURCE, "--epochs", f"expected an integer >= 1, got {args.epochs}")
+    schedule = replace(LOWBIT_SCHEDULE, epochs=args.epochs, seed=args.seed)
+    data = load_digits_split()
+    run = train_lowbit(data, config, schedule)
+    reference = train_lowbit(data, replace(config, method="fp32", weight_bits=None, activation_bits=None,
+                                           gradient_bits=None), schedule)
+    print(f"{config.method} on the digits {config.network} ({args.epochs} epochs, seed {args.seed}, "
+          f"{'float32' if config.full_precision_ends else 'quantized'} first/last layers): "
+          f"test accuracy {100 * run.test_accuracy:.2f} % (float32 {100 * reference.test_accuracy:.2f} %), "
+          f"{run.cpu_seconds:.1f} s CPU")
+    return 0
+
+
 def _option(field: str) -> str:
     return "--" + field.replace("_", "-")
 
@@ -36,40 +73,3 @@ def config_from_arguments(args: argparse.Namespace) -> LowBitConfig:
                           log_base=args.log_base, full_precision_ends=not args.quantize_ends,
                           shift_batch_norm=args.shift_batch_norm)
     return check_config(config, SOURCE, _option)
-
-
-def _cmd_train(args: argparse.Namespace) -> int:
-    from accel_sim.systems.nn.digits import load_digits_split
-    from accel_sim.systems.nn.lowbit.train import LOWBIT_SCHEDULE, train_lowbit
-
-    config = config_from_arguments(args)
-    if args.epochs < 1:
-        raise InputError.single(SOURCE, "--epochs", f"expected an integer >= 1, got {args.epochs}")
-    schedule = replace(LOWBIT_SCHEDULE, epochs=args.epochs, seed=args.seed)
-    data = load_digits_split()
-    run = train_lowbit(data, config, schedule)
-    reference = train_lowbit(data, replace(config, method="fp32", weight_bits=None, activation_bits=None,
-                                           gradient_bits=None), schedule)
-    print(f"{config.method} on the digits {config.network} ({args.epochs} epochs, seed {args.seed}, "
-          f"{'float32' if config.full_precision_ends else 'quantized'} first/last layers): "
-          f"test accuracy {100 * run.test_accuracy:.2f} % (float32 {100 * reference.test_accuracy:.2f} %), "
-          f"{run.cpu_seconds:.1f} s CPU")
-    return 0
-
-
-def register(subparsers) -> None:
-    train = subparsers.add_parser("train", help="train a binary / ternary / low-bit network on the digits "
-                                                "(accel_sim.systems.nn.lowbit) and print its test accuracy")
-    train.add_argument("--method", required=True, help=f"one of {', '.join(METHODS)}")
-    train.add_argument("--network", default="mlp", help=f"{' or '.join(NETWORKS)} (default mlp)")
-    train.add_argument("--weight-bits", type=int, default=None, help="dorefa / inq / log weight width")
-    train.add_argument("--activation-bits", type=int, default=None, help="dorefa / log activation width")
-    train.add_argument("--gradient-bits", type=int, default=None, help="dorefa gradient width (32 = float)")
-    train.add_argument("--partition", default=None, help="inq cumulative fractions (default 0.5,0.75,0.875,1)")
-    train.add_argument("--log-base", default="2", help="log: 2 or sqrt2")
-    train.add_argument("--quantize-ends", action="store_true",
-                       help="quantize the first and last layers too (default: they stay float32)")
-    train.add_argument("--shift-batch-norm", action="store_true", help="BNN's shift-based batch norm")
-    train.add_argument("--epochs", type=int, default=20, help="training epochs (default 20)")
-    train.add_argument("--seed", type=int, default=0, help="seed of initialisation, batches and noise")
-    train.set_defaults(handler=_cmd_train)

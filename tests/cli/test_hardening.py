@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import accel_sim.pipeline.sweep
+import accel_sim.systems.sweep
 from accel_sim.foundations.contract import Family
 
 from cli_helpers import assert_one_line_error, run_cli
@@ -106,7 +106,7 @@ def test_ctrl_c_says_what_was_saved_and_how_to_resume(tmp_path, capsys, monkeypa
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
-    monkeypatch.setattr(accel_sim.pipeline.sweep, "run_sweep", interrupted)
+    monkeypatch.setattr(accel_sim.systems.sweep, "run_sweep", interrupted)
     result = run_cli(capsys, "sweep", sweep, "--out", out)
     assert result.code == 130
     assert result.err_lines == [f"accel-sim: interrupted; 1 configs of sweep first are saved in {out}; run the "

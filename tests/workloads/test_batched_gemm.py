@@ -116,7 +116,7 @@ def test_bad_entries_name_the_layer(tmp_path, entry, message):
 
 def test_storage_and_trace_see_one_row_per_instance(tmp_path):
     from accel_sim.foundations.workload.storage import StorageOptions, storage_table
-    from accel_sim.cli.trace import write_trace
+    from accel_sim.pipeline.trace.files import write_trace
 
     net = Network("n", (LAYER,))
     table = storage_table(net, StorageOptions("csr"))
