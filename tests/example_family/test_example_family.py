@@ -19,21 +19,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import accel_sim.models
 from accel_sim.foundations.energy.cost import cost
 from accel_sim.foundations.energy.table import load_energy_table
 from accel_sim.foundations.errors import SimulationError
 from accel_sim.foundations.workload import GemmLayer
 from accel_sim.foundations.workload.layer import OperandSource
 from accel_sim.pipeline.catalog import MODEL_NAMES, arch_spec_class, import_models
+from tests.example_family import install_skipper
 
 HERE = Path(__file__).parent
 REPO = Path(__file__).resolve().parents[2]
 DOC = REPO / "docs" / "adding_a_model.md"
 
-# tests/example_family/ holds the folder skipper/: on the models' search path, it is accel_sim.models.skipper
-if str(HERE) not in accel_sim.models.__path__:
-    accel_sim.models.__path__.append(str(HERE))
+install_skipper()
 (FAMILY,) = import_models(["skipper"])
 SkipperSpec = FAMILY.section.spec
 # The catalog's ArchSpec with the skipper listed after the shipped models (step 1 of the walkthrough,
