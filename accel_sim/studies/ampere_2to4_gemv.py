@@ -64,8 +64,8 @@ def _tensor_core_row(arch_name: str, n: int, k: int, sparse: bool, loads_in_flig
 def _simt_row(kernel: str, n: int, k: int, label: str) -> dict:
     arch = load_arch(SIMT_ARCH, {"simt.kernel": kernel, "word_bits": FP16_BITS})
     r = simulate_layer(arch, _layer(n, k, kernel == "nm_tensor_core")).result
-    row = {"family": "simt", "kernel": label, "tile": "", "cycles": r.cycles, "dram_cycles": int(r.metrics["dram_cycles"]),
-           "ctas": int(r.metrics["ctas"]), "in_flight_per_sm": float("nan"), "busy_sms": float("nan"),
+    row = {"family": "simt", "kernel": label, "tile": "", "cycles": r.cycles,
+           "dram_cycles": int(r.metrics["dram_cycles"]), "ctas": int(r.metrics["ctas"]), "in_flight_per_sm": float("nan"), "busy_sms": float("nan"),
            "covers_latency": float("nan")}
     if "in_flight_bytes_per_sm" in r.metrics:     # dense_gemv: one 16-byte load per lane of every resident warp
         per_sm, sms = int(r.metrics["in_flight_bytes_per_sm"]), arch.tensor_core.sms

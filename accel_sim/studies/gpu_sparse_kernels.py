@@ -23,8 +23,9 @@ from accel_sim.foundations.workload import ConvLayer, GemmLayer, NMSparsity
 from accel_sim.foundations.workload.layer import OperandSource
 from accel_sim.pipeline.catalog import load_arch
 from accel_sim.pipeline.plot.studies.gpu_sparse_kernels import speedup_vs_sparsity, transpose_bars
-from accel_sim.studies.gpu_sparse_common import (ARCH, count, geomean, heavy_columns_layer, heavy_tailed_layer, kernel_arch,
-                                                 lognormal_layer, longest_warp_cycles, run, temporary_folder)
+from accel_sim.studies.gpu_sparse_common import (ARCH, count, geomean, heavy_columns_layer, heavy_tailed_layer,
+                                                 kernel_arch, lognormal_layer, longest_warp_cycles, run,
+                                                 temporary_folder)
 from accel_sim.studies.registry import Comparison, StudyOutput, study
 from accel_sim.studies.template import readme
 
@@ -55,7 +56,8 @@ def shape_layer(name: str, m: int, k: int, side: int | None, density: float = 1.
                      weight_density=density, weight_sparsity=nm, operands=operands)
 
 
-def _row(shape: str, m: int, k: int, own: dict, kernel: str, sparsity: float, result: LayerResult, baseline: str) -> dict:
+def _row(shape: str, m: int, k: int, own: dict, kernel: str, sparsity: float, result: LayerResult,
+         baseline: str) -> dict:
     return {"shape": shape, "m": m, "k": k, "sparsity": sparsity, "kernel": kernel, "cycles": result.cycles,
             "dense_own_cycles": own[baseline], "dense_tc_cycles": own["tc"],
             "speedup_own": own[baseline] / result.cycles, "speedup_tc": own["tc"] / result.cycles,
@@ -180,8 +182,8 @@ def gpu_sparse_kernels(shapes=SHAPES, sparsities=SPARSITIES) -> StudyOutput:
             comparisons.append(Comparison(f"crossover: lowest sparsity of the grid where {kernel} beats {what} "
                                           "(geometric mean; NaN: never up to 98 %)", "fraction", None,
                                           crossover(summary, kernel, column), "this model"))
-    text = readme(__name__, shapes=", ".join(s[0] for s in shapes), sparsities=", ".join(f"{s:.0%}" for s in sparsities),
-                  dl_merge=f"{geomean(dl.merge_speedup):.2f}")
+    text = readme(__name__, shapes=", ".join(s[0] for s in shapes),
+                  sparsities=", ".join(f"{s:.0%}" for s in sparsities), dl_merge=f"{geomean(dl.merge_speedup):.2f}")
     return StudyOutput(results=frame, figure=speedup_vs_sparsity(summary), readme=text,
                        comparisons=tuple(comparisons), tables={"summary": summary, "balance": balance})
 

@@ -160,15 +160,16 @@ def speedup(frame: pd.DataFrame, phase: str, variant: str, batch: int) -> float:
 
 def _readme(cross: pd.DataFrame, big: int, dlu: pd.DataFrame, systolic: pd.DataFrame) -> str:
     compute_bound = systolic[systolic.bound == "compute"].batch
+    crossovers = (f"- {r.variant}: {r.crossover_batch if r.crossover_batch is not None else f'none up to {big}'}"
+                  for r in cross.itertuples())
+    shares = (f"- {v}: " + ", ".join(f"batch {r.batch} {r.weight_gemm_stall_share:.2f}" for r in part.itertuples())
+              for v, part in dlu.groupby("variant", sort=False))
     return readme(
-        __name__,
-        crossovers="\n".join(f"- {r.variant}: {r.crossover_batch if r.crossover_batch is not None else f'none up to {big}'}"
-                             for r in cross.itertuples()),
-        int8_batch1=f"{_ratio(dlu, 'int8', 1):.2f}", dlu_largest=max(dlu.batch),
-        dlu_shares="\n".join(f"- {v}: " + ", ".join(f"batch {r.batch} {r.weight_gemm_stall_share:.2f}" for r in part.itertuples())
-                             for v, part in dlu.groupby("variant", sort=False)),
-        systolic_arch=SYSTOLIC_ARCH, first_compute=int(compute_bound.min()) if len(compute_bound) else "none",
-        systolic_ratios=", ".join(f"batch {r.batch} {r.cycles_over_stream:.3f} ({r.bound})" for r in systolic.itertuples()))
+        __name__, crossovers="\n".join(crossovers), dlu_shares="\n".join(shares),
+        int8_batch1=f"{_ratio(dlu, 'int8', 1):.2f}", dlu_largest=max(dlu.batch), systolic_arch=SYSTOLIC_ARCH,
+        first_compute=int(compute_bound.min()) if len(compute_bound) else "none",
+        systolic_ratios=", ".join(f"batch {r.batch} {r.cycles_over_stream:.3f} ({r.bound})"
+                                  for r in systolic.itertuples()))
 
 
 @study("llm-inference", "LLM inference (Llama-2-7B, A100-like): tokens/s and energy/token, sparse and INT4", cpu_s=6)
