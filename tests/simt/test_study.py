@@ -6,6 +6,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from accel_sim.foundations.workload import GemmLayer
 from accel_sim.models.simt.family import FAMILY
 from accel_sim.studies.gpu_sparse_common import (heavy_columns_layer, kernel_arch, lognormal_layer,
                                                  longest_warp_cycles, run)
@@ -98,3 +99,11 @@ def test_heavy_columns_make_csr_transpose_the_slow_direction(tmp_path):
     assert ratios[4096] > ratios[2048] > 1.0                     # the serialised adds grow with the rows
     layer = heavy_columns_layer(tmp_path, rows=4096, columns=4096)
     assert run(kernel_arch("csb"), layer).cycles == run(kernel_arch("csb", transpose=True), layer).cycles
+
+
+def test_only_a_kernel_that_states_its_loads_in_flight_reports_them():
+    """dense_gemv keeps one 16-byte load per lane in flight (every resident CTA's threads); other kernels state none."""
+    layer = GemmLayer("gemv", m=1, k=1024, n=512)
+    gemv = FAMILY.layer_result(kernel_arch("dense_gemv", threads_per_cta=128), layer)
+    assert gemv.metrics["in_flight_bytes_per_sm"] == gemv.metrics["ctas_per_sm"] * 128 * 16 > 0
+    assert "in_flight_bytes_per_sm" not in FAMILY.layer_result(kernel_arch("dense_simt"), layer).metrics
