@@ -23,18 +23,16 @@ from __future__ import annotations
 
 import pandas as pd
 
-from accel_sim.pipeline.catalog import load_arch
-from accel_sim.models.simt.family import FAMILY as SIMT
-from accel_sim.models.simt.plan.gemm import VECTOR_BYTES
-from accel_sim.models.tensor_core.family import FAMILY as TENSOR_CORE
-from accel_sim.models.tensor_core.plan.problem import BITS_PER_BYTE
-from accel_sim.models.tensor_core.plan.tiling import stage_fill_bits
-from accel_sim.models.tensor_core.spec import LOADS_IN_FLIGHT
+from accel_sim.foundations.results.layer_result import LayerResult
 from accel_sim.foundations.workload import GemmLayer, NMSparsity
+from accel_sim.pipeline.catalog import load_arch
+from accel_sim.pipeline.simulate import simulate_layer
 
 SIMT_ARCH = "ampere_a100_simt"
 FP16_BITS = 16                # the study's word: FP16 weights and activations (the brief's 2:4 FP16 pattern)
+BITS_PER_BYTE = 8
 TWO_FOUR = NMSparsity(2, 4)   # the FP16 hardware pattern (the whole ampere-2to4 study's)
+LOADS_IN_FLIGHT = ("unbounded", "stages")   # tensor_core.loads_in_flight: the shipped choice, CUTLASS's ring
 COLUMNS = ["family", "kernel", "tile", "cycles", "dram_cycles", "ctas", "in_flight_per_sm", "busy_sms",
            "covers_latency"]
 
@@ -43,29 +41,35 @@ def _layer(n: int, k: int, sparse: bool) -> GemmLayer:
     return GemmLayer("gemv", m=1, k=k, n=n, weight_sparsity=TWO_FOUR if sparse else None)
 
 
+def _tile(result: LayerResult) -> str:
+    """The kernel tile that ran, as CUTLASS names it (CTA tile / warp tile), with its stages."""
+    t = {name: int(result.metrics[name]) for name in ("tile_m", "tile_n", "tile_k", "warp_m", "warp_n", "stages")}
+    return f"{t['tile_m']}x{t['tile_n']}x{t['tile_k']}/w{t['warp_m']}x{t['warp_n']}, {t['stages']} stages"
+
+
 def _tensor_core_row(arch_name: str, n: int, k: int, sparse: bool, loads_in_flight: str = "unbounded") -> dict:
     arch = load_arch(arch_name, {"tensor_core.loads_in_flight": loads_in_flight})
-    plan, c = TENSOR_CORE.counters(arch, _layer(n, k, sparse))
-    tile = plan.kernels[c.kernel]
-    per_cta = (tile.stages - 2) * stage_fill_bits(plan.spec, plan.problem, tile) // BITS_PER_BYTE
-    sms = plan.spec.sms
-    last_wave = c.ctas - (c.waves - 1) * sms                     # one CTA per SM: the last wave is the smallest
+    r = simulate_layer(arch, _layer(n, k, sparse)).result
+    stages, fill_bits = int(r.metrics["stages"]), int(r.metrics["stage_fill_bits"])
+    per_cta = (stages - 2) * fill_bits // BITS_PER_BYTE
+    ctas, waves = int(r.metrics["ctas"]), int(r.metrics["waves"])
+    last_wave = ctas - (waves - 1) * arch.tensor_core.sms        # one CTA per SM: the last wave is the smallest
     family = "tensor_core" if loads_in_flight == "unbounded" else f"tensor_core, loads_in_flight: {loads_in_flight}"
     return {"family": family, "kernel": "2:4 tensor-core GEMM" if sparse else "dense tensor-core GEMM",
-            "tile": f"{tile}, {tile.stages} stages", "cycles": c.cycles, "dram_cycles": c.dram_busy_cycles,
-            "ctas": c.ctas, "in_flight_per_sm": per_cta, "busy_sms": last_wave,
-            "covers_latency": last_wave * per_cta / plan.spec.dram_bandwidth}
+            "tile": _tile(r), "cycles": r.cycles, "dram_cycles": int(r.metrics["dram_busy_cycles"]),
+            "ctas": ctas, "in_flight_per_sm": per_cta, "busy_sms": last_wave,
+            "covers_latency": last_wave * per_cta / arch.tensor_core.dram_bandwidth}
 
 
 def _simt_row(kernel: str, n: int, k: int, label: str) -> dict:
     arch = load_arch(SIMT_ARCH, {"simt.kernel": kernel, "word_bits": FP16_BITS})
-    plan, c = SIMT.counters(arch, _layer(n, k, kernel == "nm_tensor_core"))
-    m = plan.machine
-    row = {"family": "simt", "kernel": label, "tile": "", "cycles": c.cycles, "dram_cycles": c.dram_cycles,
-           "ctas": c.ctas, "in_flight_per_sm": float("nan"), "busy_sms": float("nan"), "covers_latency": float("nan")}
-    if kernel == "dense_gemv":     # one 16-byte load per lane of every resident warp
-        per_sm = c.ctas_per_sm * plan.spec.threads_per_cta * VECTOR_BYTES
-        row.update(in_flight_per_sm=per_sm, busy_sms=m.sms, covers_latency=m.sms * per_sm / m.dram_bandwidth)
+    r = simulate_layer(arch, _layer(n, k, kernel == "nm_tensor_core")).result
+    row = {"family": "simt", "kernel": label, "tile": "", "cycles": r.cycles,
+           "dram_cycles": int(r.metrics["dram_cycles"]), "ctas": int(r.metrics["ctas"]), "in_flight_per_sm": float("nan"), "busy_sms": float("nan"),
+           "covers_latency": float("nan")}
+    if "in_flight_bytes_per_sm" in r.metrics:     # dense_gemv: one 16-byte load per lane of every resident warp
+        per_sm, sms = int(r.metrics["in_flight_bytes_per_sm"]), arch.tensor_core.sms
+        row.update(in_flight_per_sm=per_sm, busy_sms=sms, covers_latency=sms * per_sm / arch.tensor_core.dram_bandwidth)
     return row
 
 

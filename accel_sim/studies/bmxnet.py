@@ -1,13 +1,5 @@
-"""BMXNet (Yang et al., ACM MM 2017): binary vs fp32 GEMM on a CPU, and ResNet-18's model size.
-
-Speed: the CPU SIMD model (:mod:`accel_sim.systems.cpu_simd`) runs BMXNet's GEMM shape, M = 64 filters,
-N = 12800 output positions x batch, K = 25 C (5 x 5 kernels, C = 256 input channels), as the
-xnor_64 kernel (XNOR + POPCNT on 64-bit words) and as an fp32 BLAS GEMM, on a Haswell core with
-the fp32 kernel on 128-bit SSE (the ISA the paper's CPU is named by) and on 256-bit AVX2 + FMA.
-Array: the same plans on the low-bit PE array (per-layer precision, family lowbit).
-Size: ResNet-18's weights (workloads/resnet18.yaml) stored dense at 32 bits per weight, then
-with every convolution and the classifier binary (1 bit) except the full-precision first layer,
-and with both first and last layers at full precision (accel_sim.storage's dense storage).
+"""BMXNet (Yang et al., ACM MM 2017): binary vs fp32 GEMM on a CPU (the CPU SIMD model), the same precision
+plans on the low-bit PE array, and ResNet-18's model size. The README (``templates/bmxnet.md``) says how and why.
 """
 from __future__ import annotations
 
@@ -22,6 +14,7 @@ from accel_sim.pipeline.plot.studies.bmxnet import speedup_and_size
 from accel_sim.pipeline.simulate import simulate
 from accel_sim.foundations.workload.storage import StorageOptions, storage_table
 from accel_sim.studies.registry import Comparison, StudyOutput, study
+from accel_sim.studies.template import readme
 from accel_sim.foundations.workload.layer import Network
 from accel_sim.foundations.workload.loader import load_workload
 
@@ -109,19 +102,6 @@ def run(workload: str = "resnet18") -> StudyOutput:
                    f"{PAPER} (the 1.5 MB figure is only reachable with a binary classifier)"),
     )
     results = pd.concat([speed.assign(table="speed"), size.assign(table="size")], ignore_index=True)
-    readme = (
-        "# BMXNet: binary GEMM speed-up and model size\n\n"
-        f"{__doc__}\n"
-        "Why not 32x faster: a 64-bit word holds 64 binary operands, but one word pair costs five "
-        "micro-operations (load, XOR, NOT, POPCNT, ADD) and POPCNT runs on one port, so a core does "
-        "about 51 binary MACs per cycle; an SSE core does 4 fp32 MACs per cycle (one multiply and one "
-        "add of 4 lanes), so the ratio is ~13x; with AVX2 + FMA (16 fp32 MACs per cycle) it is 3.2x. "
-        "Binarizing the fp32 input first reads 4 bytes per value from DRAM and halves the gain.\n\n"
-        "On the low-bit PE array (arch_configs/lowbit.yaml: 64 binary MACs or 1 FP32 MAC per PE per "
-        "cycle) the binary layers run ~50x faster, and the fp32 first layer then takes most of the "
-        "time: the network gains ~12x (results.csv, array_speedup, first_layer_share).\n\n"
-        "Why 29x and not 32x smaller: the full-precision first layer (and BMXNet's 1.5 MB only with a "
-        "binary classifier: keeping the 512 x 1000 classifier at fp32 adds 1.95 MiB, giving ~13x).\n"
-    )
-    return StudyOutput(results=results, figure=speedup_and_size(speed, size), readme=readme,
+    text = readme(__name__)
+    return StudyOutput(results=results, figure=speedup_and_size(speed, size), readme=text,
                        comparisons=comparisons)

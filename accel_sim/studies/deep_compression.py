@@ -28,6 +28,7 @@ from accel_sim.foundations.workload.storage import huffman_sizes, stored_matrix
 from accel_sim.foundations.compress.quantization.kmeans import quantize_kmeans
 from accel_sim.pipeline.plot.studies.deep_compression import ratios_per_layer
 from accel_sim.studies.registry import Comparison, StudyOutput, study
+from accel_sim.studies.template import readme
 from accel_sim.foundations.workload.layer import Layer
 from accel_sim.foundations.workload.loader import load_workload
 
@@ -133,38 +134,10 @@ def deep_compression(networks: tuple[str, ...] = DEFAULT_NETWORKS) -> StudyOutpu
         f"{PUBLISHED[name]['pruned_quantized']:.0f}x), + Huffman {total.huffman_ratio:.1f}x (published "
         f"{PUBLISHED[name]['huffman']:.0f}x), Huffman saves {100 * total.huffman_saving:.1f} %."
         for name, total in totals.iterrows() if name in PUBLISHED)
-    readme = f"""
-Networks: {', '.join(networks)} (`workloads/<name>.yaml`). Per layer: the layer's weights
-(`layer_operands`: seeded Gaussian weights, magnitude-pruned to the published density of Han et al.
-NIPS 2015) -> k-means weight sharing with linear initialisation and `2**weight_bits` shared
-weights (8-bit conv / 5-bit fc for AlexNet and VGG-16; widths in the workload files) -> relative-index
-CSC with `index_bits`-bit relative indices and filler entries, column pointers sized to fit, plus a
-codebook of 32-bit floats -> canonical Huffman coding of the code stream and the index stream (the
-entropy bound is in `entropy_bits`). Dense baseline: 32-bit floats.
-
-Columns: `network, layer, dense_bits, pruned_quantized_bits, huffman_bits` (the issue's columns),
-plus `pruned_bits` (pruned, 32-bit values, same sparse format), `entropy_bits`, the ratios of each
-stage, `huffman_saving` and the average Huffman code length per stored entry of weights and indices.
-Each network ends with a `total` row.
-
-Results against Han et al. ICLR 2016:
-
-{gap_lines}
-
-Why the gaps (honest accounting, no tuning):
-- The weights are synthetic: Gaussian weights magnitude-pruned to the published density, not
-  the trained and retrained weights of the paper. Trained weights after pruning and k-means are
-  far from uniform over the codebook (the paper's Fig. 5 shows a peaked distribution), so their
-  codes Huffman-code better; our pruned Gaussian tails give a flatter code distribution, so the
-  Huffman saving on the weight codes is small and the simulated "+ Huffman" ratios fall short.
-- The positions of the non-zeros are uniform-like, so the relative-index distribution is
-  geometric; the paper's indices are similar in spirit, but their exact distribution is not known.
-- The paper's per-layer "weight bits" of the Huffman stage and its treatment of pointers and
-  codebooks are not fully specified; here pointers and a 32-bit-float codebook are counted.
-- Code 0 of each codebook is reserved for the exact zero of filler entries, so `2**weight_bits - 1`
-  centroids are learned (the paper does not say how its fillers are coded).
-- The published P+Q ratios of the LeNets are the tables' "3.1 %" and "3.05 %" of the dense size;
-  the paper's Table 1 gives only the final ratios (40x, 39x, 35x, 49x).
-"""
-    return StudyOutput(results=frame, figure=ratios_per_layer(frame, PUBLISHED), readme=readme,
+    text = readme(
+        __name__,
+        networks=', '.join(networks),
+        gap_lines=gap_lines,
+    )
+    return StudyOutput(results=frame, figure=ratios_per_layer(frame, PUBLISHED), readme=text,
                        comparisons=tuple(comparisons))

@@ -17,6 +17,7 @@ from accel_sim.systems.nn.digits import load_digits_split
 from accel_sim.systems.nn.training import DEFAULT_SCHEDULE, Schedule
 from accel_sim.pipeline.plot.studies.dfp_training import training_formats
 from accel_sim.studies.registry import Comparison, StudyOutput, study
+from accel_sim.studies.template import readme
 
 ARCH = "dlu"
 WATCHED_TENSOR = "da2"   # gradient of the second hidden layer's activations (a GEMM result)
@@ -67,49 +68,30 @@ def dfp_training(schedule: Schedule = DEFAULT_SCHEDULE) -> StudyOutput:
     memory_share = {name: runs[key].step.memory_energy_pj / runs[key].step.energy_pj
                     for name, key in (("float32", "float32/-"), ("dfp8", "dfp8/overflow"))}
     nearest_gap = f32 - by[("dfp8-nearest", "overflow")].test_accuracy
-    readme = f"""
-Network: the LeNet-300-100-style MLP 64-300-100-10 on scikit-learn's handwritten digits (fixed
-stratified split, 1,257 train / 540 test images; one test image is 0.19 points). Schedule:
-{schedule.epochs} epochs, batch {schedule.batch_size}, SGD learning rate {schedule.learning_rate}, momentum
-{schedule.momentum}, seed {schedule.seed}, identical for every row (a single seed: differences of one or
-two test images are within run-to-run noise).
-
-Every tensor (input, weights, biases, pre-activations, output gradients, activation gradients,
-weight / bias gradients, updates) is narrowed to the format at its point; weights are stored in
-the format, so an update smaller than half an LSB is lost with round-to-nearest (row
-`dfp8-nearest`) and kept in expectation with stochastic rounding (the other 8-bit rows). The point
-of each tensor is chosen by the simulated statistics block
-(`accel_sim.foundations.compress.quantization.leading_bit_statistics`): a histogram of leading-bit positions
-observed in the 32-bit accumulator, read between steps, with
-the rule in column `rule` (overflow: Courbariaux et al.; max: Ristretto; percentile 99.99 %). A
-tensor whose own histogram calls for a point more than 2 bits away is re-run at once (this
-calibrates every tensor in the first step). `static8` sets each point once from its first
-statistics and never moves it. `overflow_rate` is the fraction of all narrowed values that
-saturated. `cycles_per_step` / `energy_pj_per_step`: the step's GEMMs (forward, weight gradients,
-activation gradients; element-wise work not counted) at batch {schedule.batch_size} on `arch_configs/dlu.yaml`
-with `dlu.data_type` set to the format (re-runs of GEMMs averaged in); energy is compute (datapath,
-requantization, statistics block) plus memory (local SRAM, HBM-like DRAM) from the 45 nm table.
-
-Results: 16-bit DFP is at most {100 * gap16:.2f} points below float32 (bar: 0.5); 8-bit with stochastic
-rounding at most {100 * gap8:.2f} points (bar: 3); with round-to-nearest instead, 8-bit loses
-{100 * nearest_gap:.2f} points (small updates vanish). The static 8-bit point ({100 * static.test_accuracy:.1f} %,
-{100 * static.overflow_rate:.1f} % of values saturated) is {static_verdict} dynamic 8-bit with the same
-rule ({100 * dynamic.test_accuracy:.1f} %): weights and activations outgrow the range fixed at step 0. A
-training step costs {energy16:.2f} x (16-bit) and {energy8:.2f} x (8-bit) the float32 step's energy on this
-organisation; memory traffic (local SRAM and DRAM) is {100 * memory_share['float32']:.0f} % of the float32 step's energy and
-{100 * memory_share['dfp8']:.0f} % of the 8-bit step's (see the `precision-energy` study for the per-MAC breakdown).
-
-The figure shows accuracy per row, the statistics histogram of `{WATCHED_TENSOR}` at four steps of the
-8-bit overflow-rule run (x axis: the power of two of each result's leading bit; the leftmost step of each
-curve is the bucket of results that round to 0 or -1, i.e. below the LSB: most of this heavy-tailed
-gradient, since the rules place the point by its largest values), and that tensor's point over training.
-The point drifts to more fraction bits as the gradients shrink; the step-to-step jitter comes from re-runs
-(max-rule estimate more than 2 bits away) alternating with the one-bit moves of the overflow rule.
-"""
+    text = readme(
+        __name__,
+        schedule_epochs=schedule.epochs,
+        schedule_batch_size=schedule.batch_size,
+        schedule_learning_rate=schedule.learning_rate,
+        schedule_momentum=schedule.momentum,
+        schedule_seed=schedule.seed,
+        gap16=f"{100 * gap16:.2f}",
+        gap8=f"{100 * gap8:.2f}",
+        nearest_gap=f"{100 * nearest_gap:.2f}",
+        static_test_accuracy=f"{100 * static.test_accuracy:.1f}",
+        static_overflow_rate=f"{100 * static.overflow_rate:.1f}",
+        static_verdict=static_verdict,
+        dynamic_test_accuracy=f"{100 * dynamic.test_accuracy:.1f}",
+        energy16=f"{energy16:.2f}",
+        energy8=f"{energy8:.2f}",
+        memory_share_float32=f"{100 * memory_share['float32']:.0f}",
+        memory_share_dfp8=f"{100 * memory_share['dfp8']:.0f}",
+        watched_tensor=WATCHED_TENSOR,
+    )
     comparisons = (
         Comparison("16-bit DFP accuracy loss vs float32, worst rule (published: almost none; digits MLP)", "points",
                    None, 100 * float(gap16), "brief: Fujitsu DLU reports"),
         Comparison("8-bit DFP accuracy loss vs float32, worst rule (published: small; digits MLP)", "points", None,
                    100 * float(gap8), "brief: Fujitsu DLU reports"),
     )
-    return StudyOutput(frame, training_formats(frame, runs, WATCHED_TENSOR), readme, comparisons)
+    return StudyOutput(frame, training_formats(frame, runs, WATCHED_TENSOR), text, comparisons)

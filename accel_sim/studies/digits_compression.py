@@ -17,6 +17,7 @@ from accel_sim.systems.nn.digits import load_digits_split
 from accel_sim.pipeline.plot.studies.digits_compression import accuracy_per_step
 from accel_sim.systems.nn.training import DEFAULT_SCHEDULE, Schedule, accuracy, train
 from accel_sim.studies.registry import Comparison, StudyOutput, study
+from accel_sim.studies.template import readme
 
 DENSITY = 0.10        # issue 3: prune to 10 % density
 CLUSTERS = 16         # 4-bit weight sharing (EIE uses 16 shared weights)
@@ -55,20 +56,20 @@ def digits_compression() -> StudyOutput:
     schedule = DEFAULT_SCHEDULE
     frame = digits_compression_table(schedule)
     acc = dict(zip(frame["step"], frame["test_accuracy"]))
-    readme = f"""
-The LeNet-300-100-style MLP 64-300-100-10 (50,200 weights) on scikit-learn's handwritten digits (fixed
-stratified split: 1,257 train / 540 test). Steps, each measured on the test split:
-
-1. `float32`: {schedule.epochs} epochs, batch {schedule.batch_size}, SGD lr {schedule.learning_rate} momentum {schedule.momentum}, seed {schedule.seed}.
-2. `pruned`: every weight matrix magnitude-pruned to {100 * DENSITY:.0f} % density (biases kept), no retraining.
-3. `pruned+retrained`: {RETRAIN_EPOCHS} more epochs at half the learning rate with the pruned weights held at zero
-   (Deep Compression's prune-then-retrain; needed: pruning alone drops accuracy to {100 * acc['pruned']:.1f} %).
-4. `pruned+retrained+kmeans16`: each layer's surviving weights replaced by the nearest of 15 k-means
-   centroids (linear initialisation) plus the exact zero, i.e. 4-bit codes; the codebook is not fine-tuned.
-"""
+    text = readme(
+        __name__,
+        schedule_epochs=schedule.epochs,
+        schedule_batch_size=schedule.batch_size,
+        schedule_learning_rate=schedule.learning_rate,
+        schedule_momentum=schedule.momentum,
+        schedule_seed=schedule.seed,
+        density=f"{100 * DENSITY:.0f}",
+        retrain_epochs=RETRAIN_EPOCHS,
+        acc_pruned=f"{100 * acc['pruned']:.1f}",
+    )
     comparisons = (Comparison(
         "LeNet-300-100 test accuracy change after pruning + weight sharing (published: MNIST error 1.64 % -> "
         "1.58 % at 8 / 9 / 26 % density; simulated: digits at 10 %)", "points",
         PUBLISHED_ACCURACY_CHANGE_POINTS, 100 * float(acc[frame["step"].iloc[-1]] - acc["float32"]),
         "Han et al., ICLR 2016, Table 1 (densities: networks.md)"),)
-    return StudyOutput(frame, accuracy_per_step(frame), readme, comparisons)
+    return StudyOutput(frame, accuracy_per_step(frame), text, comparisons)

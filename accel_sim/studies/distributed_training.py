@@ -19,9 +19,9 @@ from accel_sim.systems.cluster.plan import TOPOLOGIES, Techniques
 from accel_sim.systems.cluster.run import device_timing, run_cluster
 from accel_sim.systems.cluster.spec import DeviceSpec, LoadedCluster, load_cluster
 from accel_sim.pipeline.catalog import load_arch
-from accel_sim.models.dlu.spec import DATA_TYPE_BITS
 from accel_sim.pipeline.plot.studies.training import speedup_by_technique
 from accel_sim.studies.registry import Comparison, StudyOutput, study
+from accel_sim.studies.template import readme
 from accel_sim.foundations.workload.loader import load_workload
 
 CONFIG = "gpu2016_64_edr"    # the documented system of Fujitsu's experiment: the bar and press-release rows
@@ -29,8 +29,8 @@ DLU_CONFIG = "dlu_64_edr"    # the DLU line: ResNet-50, precision and power cap
 NETWORKS = ("alexnet_dense", "resnet50")
 DEVICES = (1, 2, 4, 8, 16, 32, 64)
 SWITCHES = ("backward_overlap", "forward_overlap", "host_pipelining")
-# DLU data type and its gradient bits (the DLU datapath widths, accel_sim/models/dlu/spec.py)
-PRECISIONS = tuple((data_type, DATA_TYPE_BITS[data_type]) for data_type in ("fp32", "fp16", "int16", "int8"))
+# DLU data types; the gradient bits on the wire are the datapath's width (the arch's ``dlu.bits``)
+DATA_TYPES = ("fp32", "fp16", "int16", "int8")
 BATCHES = (8, 16, 32, 64, 128)
 SWITCH_SHARING = (1, 2, 4)   # devices per PCIe switch uplink (sensitivity table, distributed-training-unknowns)
 # NUMA bound: with every device behind one root (one socket's PCIe) and the buffers in that socket's
@@ -106,9 +106,10 @@ def scaling_table(systems: tuple[tuple[LoadedCluster, tuple[str, ...]], ...]) ->
 
 def precision_table(base: LoadedCluster) -> pd.DataFrame:
     rows = []
-    for data_type, bits in PRECISIONS:
-        loaded = _with(base, bits=bits)
-        loaded = dataclasses.replace(loaded, arch=load_arch(base.spec.device.arch, {"dlu.data_type": data_type}))
+    for data_type in DATA_TYPES:
+        arch = load_arch(base.spec.device.arch, {"dlu.data_type": data_type})
+        bits = arch.dlu.bits
+        loaded = dataclasses.replace(_with(base, bits=bits), arch=arch)
         timing = device_timing(loaded)
         capped = run_cluster(loaded, None, ALL, timing).devices_in_power_cap or loaded.spec.devices
         result = run_cluster(loaded, capped, ALL, timing)
@@ -158,6 +159,78 @@ def sensitivity_table(base: LoadedCluster) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _all_vs_none_at(frame: pd.DataFrame, network: str, devices: int, cluster: str = CONFIG) -> float:
+    """Step time with no technique over the step with all three, from the scaling table."""
+    at = frame.set_index(["cluster", "network", "techniques", "devices"]).step_s
+    return float(at.loc[(cluster, network, _label(NONE), devices)] / at.loc[(cluster, network, _label(ALL), devices)])
+
+
+def _comparisons(frame: pd.DataFrame, precision: pd.DataFrame, dlu_ratio: float) -> tuple[Comparison, ...]:
+    speedup = frame.set_index(["cluster", "network", "techniques", "devices"]).speedup
+    every, p = _label(ALL), precision.set_index("data_type")
+    return (
+        Comparison(f"AlexNet, 64 devices: speed-up of the three techniques together vs none ({CONFIG}: GPUs at a "
+                   "measured 2016 speed; host and network as assumed; the range over the unpublished settings: "
+                   "study distributed-training-unknowns)", "x", 1.8, _all_vs_none_at(frame, "alexnet_dense", 64),
+                   OVERVIEW, tolerance=0.20),
+        Comparison(f"AlexNet, 64 devices: three techniques vs none on the DLU line ({DLU_CONFIG})", "x", 1.8,
+                   dlu_ratio, OVERVIEW),
+        Comparison("AlexNet, 64 devices: improvement over conventional (press release: 71 %)", "x", 1.71,
+                   _all_vs_none_at(frame, "alexnet_dense", 64), PRESS),
+        Comparison("AlexNet, 16 devices: improvement over conventional (press release: 46 %)", "x", 1.46,
+                   _all_vs_none_at(frame, "alexnet_dense", 16), PRESS),
+        Comparison("AlexNet, 64 devices with the techniques: speed-up over one device", "x", 27.0,
+                   float(speedup.loc[(CONFIG, "alexnet_dense", every, 64)]), PRESS),
+        Comparison("AlexNet, 16 devices with the techniques: speed-up over one device", "x", 14.7,
+                   float(speedup.loc[(CONFIG, "alexnet_dense", every, 16)]), PRESS),
+        Comparison("training samples per joule at the power cap, 16-bit (INT16) vs FP32 (published: 2-4x "
+                   "from 16 and 8 bits; 2x taken for 16 bits)", "ratio", 2.0,
+                   float(p.loc["int16", "samples_per_j_vs_fp32"]), OVERVIEW),
+        Comparison("training samples per joule at the power cap, 8-bit (INT8) vs FP32 (4x taken for 8 bits)", "ratio",
+                   4.0, float(p.loc["int8", "samples_per_j_vs_fp32"]), OVERVIEW),
+    )
+
+
+def _sensitivity_cases(base: LoadedCluster, sensitivity: pd.DataFrame) -> dict[str, str]:
+    """The README's one-resource-at-a-time ratios (all three techniques vs none), formatted."""
+    host = base.spec.host
+
+    def case(device: str = _device_label(base), batch: int = base.spec.device.batch,
+             topology: str = base.spec.network.topology, switch: int = host.devices_per_switch,
+             memory: str = "shared", update: bool = True) -> float:
+        row = sensitivity[(sensitivity.device == device) & (sensitivity.batch == batch) & (sensitivity.topology ==
+                          topology) & (sensitivity.devices_per_switch == switch) & (sensitivity.host_memory == memory)
+                          & (sensitivity["update"] == update)]
+        return float(row.all_vs_none.iloc[0])
+
+    return {"own_port": f"{case(switch=1):.2f}", "two_per_switch": f"{case(switch=2):.2f}",
+            "memory_off": f"{case(memory='off'):.2f}", "no_update": f"{case(update=False):.2f}",
+            "socket_memory_gbs": f"{host.memory_bandwidth / SOCKETS / 1e9:.0f}",
+            "one_socket": f"{case(memory='one socket'):.2f}",
+            "batch_cases": ", ".join(f"batch {b}: {case(batch=b):.2f}x" for b in BATCHES),
+            "other_device": f"{case(device=OTHER_DEVICE):.2f}", "tree": f"{case(topology='tree'):.2f}",
+            "parameter_server": f"{case(topology='parameter_server'):.2f}"}
+
+
+def _readme(base: LoadedCluster, dlu: LoadedCluster, frame: pd.DataFrame, sensitivity: pd.DataFrame,
+            dlu_ratio: float) -> str:
+    at = frame.set_index(["cluster", "network", "techniques", "devices"])
+    a_all, a_none = (at.loc[(CONFIG, "alexnet_dense", _label(t), 64)] for t in (ALL, NONE))
+    ms = {f"none_{name}_ms": f"{1e3 * a_none[column]:.1f}" for name, column in (
+        ("step", "step_s"), ("compute", "compute_s"), ("copy", "copy_busy_s"), ("reduce", "reduce_busy_s"),
+        ("update", "update_s"))}
+    ms.update({f"all_{name}_ms": f"{1e3 * a_all[column]:.1f}" for name, column in (
+        ("step", "step_s"), ("exposed", "exposed_communication_s"), ("memory", "memory_busy_s"))})
+    return readme(
+        __name__, config=CONFIG, device_arch=base.spec.device.arch, dlu_config=DLU_CONFIG,
+        batch0=base.spec.device.batch, host_memory_gbs=f"{base.spec.host.memory_bandwidth / 1e9:.0f}", **ms,
+        alexnet_ratio=f"{_all_vs_none_at(frame, 'alexnet_dense', 64):.2f}",
+        all_compute_ms=f"{1e3 * a_all['compute_s']:.0f}",
+        **_sensitivity_cases(base, sensitivity), dlu_ratio=f"{dlu_ratio:.2f}",
+        resnet50_dlu_ratio=f"{_all_vs_none_at(frame, 'resnet50', 64, DLU_CONFIG):.2f}",
+        power_cap_kw=f"{dlu.spec.power_cap / 1e3:.0f}", device_power=f"{dlu.spec.device.power:.0f}")
+
+
 @study("distributed-training", "Data-parallel training: speed-up vs devices with backward / forward overlap and "
                                "host pipelining (AlexNet, ResNet-50), precision and power cap", cpu_s=5)
 def distributed_training() -> StudyOutput:
@@ -165,107 +238,7 @@ def distributed_training() -> StudyOutput:
     frame = scaling_table(((base, (base.spec.workload,)), (dlu, ("resnet50",))))
     precision = precision_table(dlu)
     sensitivity = sensitivity_table(base)
-    at = frame.set_index(["cluster", "network", "techniques", "devices"])
-    every, none = _label(ALL), _label(NONE)
-
-    def ratio(network: str, devices: int, cluster: str = CONFIG) -> float:
-        return float(at.loc[(cluster, network, none, devices), "step_s"]
-                     / at.loc[(cluster, network, every, devices), "step_s"])
-
-    a_all, a_none = at.loc[(CONFIG, "alexnet_dense", every, 64)], at.loc[(CONFIG, "alexnet_dense", none, 64)]
-    p = precision.set_index("data_type")
     dlu_ratio = _all_vs_none(dlu)[0]
-    comparisons = (
-        Comparison(f"AlexNet, 64 devices: speed-up of the three techniques together vs none ({CONFIG}: GPUs at a "
-                   "measured 2016 speed; host and network as assumed; the range over the unpublished settings: "
-                   "study distributed-training-unknowns)", "x", 1.8, ratio("alexnet_dense", 64), OVERVIEW,
-                   tolerance=0.20),
-        Comparison(f"AlexNet, 64 devices: three techniques vs none on the DLU line ({DLU_CONFIG})", "x", 1.8,
-                   dlu_ratio, OVERVIEW),
-        Comparison("AlexNet, 64 devices: improvement over conventional (press release: 71 %)", "x", 1.71,
-                   ratio("alexnet_dense", 64), PRESS),
-        Comparison("AlexNet, 16 devices: improvement over conventional (press release: 46 %)", "x", 1.46,
-                   ratio("alexnet_dense", 16), PRESS),
-        Comparison("AlexNet, 64 devices with the techniques: speed-up over one device", "x", 27.0,
-                   float(a_all["speedup"]), PRESS),
-        Comparison("AlexNet, 16 devices with the techniques: speed-up over one device", "x", 14.7,
-                   float(at.loc[(CONFIG, "alexnet_dense", every, 16), "speedup"]), PRESS),
-        Comparison("training samples per joule at the power cap, 16-bit (INT16) vs FP32 (published: 2-4x "
-                   "from 16 and 8 bits; 2x taken for 16 bits)", "ratio", 2.0,
-                   float(p.loc["int16", "samples_per_j_vs_fp32"]), OVERVIEW),
-        Comparison("training samples per joule at the power cap, 8-bit (INT8) vs FP32 (4x taken for 8 bits)", "ratio",
-                   4.0, float(p.loc["int8", "samples_per_j_vs_fp32"]), OVERVIEW),
-    )
-    host = base.spec.host
-    batch0, ring, switch0 = base.spec.device.batch, base.spec.network.topology, host.devices_per_switch
-    own = _device_label(base)
-
-    def case(device: str = own, batch: int = batch0, topology: str = ring, switch: int = switch0,
-             memory: str = "shared", update: bool = True) -> float:
-        row = sensitivity[(sensitivity.device == device) & (sensitivity.batch == batch) & (sensitivity.topology ==
-                          topology) & (sensitivity.devices_per_switch == switch) & (sensitivity.host_memory == memory)
-                          & (sensitivity["update"] == update)]
-        return float(row.all_vs_none.iloc[0])
-
-    readme = f"""
-Bar row: `cluster_configs/{CONFIG}.yaml`, the system of Fujitsu's experiment as far as it is published
-(press release of August 2016: GPUs, Caffe, AlexNet, 16 and 64 GPUs in several computers on a "high-speed
-network"). Nothing else about it is published where this project's search reached (the press release and
-its reprints, the Fujitsu Journal article of January 2017, EE Times Japan; the 2017 overview itself was
-not found): not the GPU model, GPUs per computer, PCIe layout, CPUs, network, per-GPU batch, nor what the
-"conventional" path did beyond "before applying the technology". So the GPUs run at a *measured* 2016 speed
-(NVIDIA Titan X, Maxwell, AlexNet forward 27 ms + backward 53 ms per 128 images with cuDNN R4, from
-soumith/convnet-benchmarks; Caffe's guide recommends cuDNN), linear in the batch, split over the layers in
-the proportions the simulated `{base.spec.device.arch}` gives; its update streams the Titan X's 336 GB/s. Every
-unpublished host and network field keeps the assumption of `{DLU_CONFIG}.yaml`, unchanged: {batch0} samples per
-GPU, 4 per host behind one PCIe 3.0 x16 switch uplink, host memory {host.memory_bandwidth / 1e9:.0f} GB/s shared by the copies,
-the CPU adds and the NIC, InfiniBand EDR, ring all-reduce, buckets of 25 MiB, chunks of 4 MiB. The
-device's layers are simulated, the cluster step runs on the SimPy model, checked against its closed form
-(steps ending in a barrier; a fluid flow shop where pipelined stages share host memory) and its bounds.
-
-"None" is the conventional path: backward ends, the whole gradient is copied to the host, reduced and
-all-reduced, copied back, then the next forward starts. Backward overlap starts a bucket's
-communication when backward has produced it; forward overlap starts a layer's next forward when its own
-weights are back, the communication serving the layers the next forward needs first first; host
-pipelining splits buckets into chunks that flow through the three stages at once, where they contend
-for host memory (each running phase gets a max-min fair share).
-
-AlexNet at 64 GPUs: no technique {1e3 * a_none['step_s']:.1f} ms per step (compute {1e3 * a_none['compute_s']:.1f} ms,
-copies {1e3 * a_none['copy_busy_s']:.1f} ms, reduction {1e3 * a_none['reduce_busy_s']:.1f} ms, weight update
-{1e3 * a_none['update_s']:.1f} ms, all exposed); all three {1e3 * a_all['step_s']:.1f} ms (compute and update, then
-{1e3 * a_all['exposed_communication_s']:.1f} ms of exposed communication; host memory busy {1e3 * a_all['memory_busy_s']:.1f} ms
-at full bandwidth): **{ratio('alexnet_dense', 64):.2f}x** against the published 1.8x (bar: within 20 %). A 2016 GPU
-computes a step of 32 images in {1e3 * a_all['compute_s']:.0f} ms, well below the communication with four GPUs on
-one uplink: with every technique the step is bound by the busiest communication resource, with none it is
-the sum of compute and every stage.
-
-**The unknowns.** The study `distributed-training-unknowns` runs this comparison over every combination of
-the unpublished settings (device speed, per-device batch, devices per switch, EDR or FDR, ring / tree /
-parameter-server all-reduce), gives the range they span, and marks the settings that reproduce the press
-release's own scaling (27x at 64, 14.7x at 16); its README says in which order those were decided.
-
-One resource at a time on `{CONFIG}` (`sensitivity.csv`): every device on its own root port
-{case(switch=1):.2f}x, two per switch {case(switch=2):.2f}x; host memory not modelled {case(memory='off'):.2f}x; no
-update {case(update=False):.2f}x; host memory of one socket only ({host.memory_bandwidth / SOCKETS / 1e9:.0f} GB/s: the
-NUMA case where every device hangs off one socket and the buffers sit in its memory) {case(memory='one socket'):.2f}x;
-{', '.join(f"batch {b}: {case(batch=b):.2f}x" for b in BATCHES)}; an A100 (simulated,
-its update at its HBM2 rate): {case(device=OTHER_DEVICE):.2f}x; tree {case(topology='tree'):.2f}x, parameter
-server {case(topology='parameter_server'):.2f}x. On the DLU line (`{DLU_CONFIG}`, INT16, simulated) the same
-comparison gives {dlu_ratio:.2f}x (row of its own). ResNet-50 on the DLU line (about 2.4x fewer
-weights, 5.6x more compute per sample) is compute-bound: {ratio('resnet50', 64, DLU_CONFIG):.2f}x.
-
-Not modelled: compute slowed by copies into the device's memory (bounded: a copy uses at most the
-PCIe rate of the device's memory bandwidth, 15.75 / 336 GB/s = 4.7 % on the Titan X, so compute
-overlapped with copies is stretched by at most that), the two sockets' NUMA split of host memory (one
-pool here; the one-socket row above bounds it), the press release's second technique (choosing the reduction method by the size
-of the shared data), and whatever Fujitsu's "conventional" Caffe already overlapped.
-
-Precision and power (`precision.csv`, DLU line): the DLU's data type (FP32, FP16, INT16, INT8) sets the
-device's simulated speed and the gradient bits on the wire (32, 16, 16, 8); the power cap
-({dlu.spec.power_cap / 1e3:.0f} kW) with {dlu.spec.device.power:.0f} W per device (issue: 200-300 W per GPU) and a host share
-sets how many devices fit. Board power is taken as fixed per device (no published DLU power per data
-type), so the samples per joule follow throughput; `compute_energy_vs_fp32` gives the simulated dynamic
-energy of the GEMMs per sample (the 45 nm table), which falls much faster.
-"""
-    return StudyOutput(frame, speedup_by_technique(frame), readme, comparisons,
+    return StudyOutput(frame, speedup_by_technique(frame), _readme(base, dlu, frame, sensitivity, dlu_ratio),
+                       _comparisons(frame, precision, dlu_ratio),
                        tables={"precision": precision, "sensitivity": sensitivity})

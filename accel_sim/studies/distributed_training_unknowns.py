@@ -19,6 +19,7 @@ from accel_sim.pipeline.plot.studies.training import ratio_vs_scaling
 from accel_sim.studies.distributed_training import CONFIG, DLU_CONFIG, OVERVIEW, SWITCH_SHARING, _all_vs_none, \
     _with
 from accel_sim.studies.registry import Comparison, StudyOutput, study
+from accel_sim.studies.template import readme
 
 # The unknowns of Fujitsu's system (none published; fixed before any was run, except the topology, below):
 # the device's speed (Titan X measured with cuDNN R4 or with Caffe's own kernels, both soumith/
@@ -99,38 +100,23 @@ def distributed_training_unknowns() -> StudyOutput:
     by_one = "; ".join(f"{column} {value}: {span(unknowns[unknowns[column] == value])}"
                        for column, values in dimensions for value in values)
     ring = unknowns[unknowns.topology == "ring"]
-    readme = f"""
-What Fujitsu published about the experiment behind the 1.8x (issue 18) and the press release of August
-2016 (27x over one GPU at 64 GPUs, 14.7x at 16, +71 % / +46 % over the same software before the technique):
-GPUs, Caffe, AlexNet, several computers on a "high-speed network". Not published (searched: the press
-release and its reprints, the Fujitsu Journal article of January 2017, EE Times Japan, patents; the 2017
-overview itself was not found): the GPU, GPUs per computer, the PCIe layout, the CPUs, the network, the
-per-GPU batch, the all-reduce. `distributed-training`'s bar row (`{CONFIG}`) fixes one assumption for each;
-this study spans them, AlexNet, all three techniques vs none, at 64 and 16 devices:
-
-- device: {'; '.join(UNKNOWN_DEVICES)}. The Titan X (Maxwell, 2015) times are measured (soumith/
-  convnet-benchmarks: AlexNet forward + backward per 128 images, cuDNN R4 FP32 27 + 53 ms, Caffe's own kernels
-  121 + 203 ms), linear in the batch, split over the layers as the simulated `ampere_a100_dense` splits them;
-  the DLU is `{DLU_CONFIG}`'s, simulated;
-- per-device batch {UNKNOWN_BATCHES} (32: Goyal et al. 2017; 128: the measurement's, Krizhevsky's per worker);
-- devices per PCIe switch uplink {SWITCH_SHARING} (1: each on its own root port);
-- network: InfiniBand EDR 4x (100 Gb/s) or FDR 4x (54.5 Gb/s of data);
-- all-reduce among hosts: {', '.join(UNKNOWN_TOPOLOGIES)}.
-
-Order of decisions, stated because it matters: the device, batch, switch and network values and the
-press-scaling test (both 27x at 64 and 14.7x at 16 within 20 %) were fixed before any was run. The grid
-was first run with the ring all-reduce only ({len(ring)} settings: {span(ring)}; none reproduced the press
-scaling, because a ring's traffic per host does not grow with the hosts, so its efficiency hardly falls from 16
-to 64 devices, while Fujitsu's falls from 92 % to 42 %, and the press release itself says the time to share data
-grows with the computers). The topology dimension (every all-reduce the model has) was added after seeing
-that first grid, ratios included.
-
-Results over all {len(unknowns)} settings: the three techniques give **{span(unknowns)}** at 64 devices;
-{len(within)} settings are within 20 % of 1.8x. One unknown at a time (range over the others): {by_one}.
-{len(matching)} settings reproduce the press release's scaling; over them the ratio spans **{span(matching)}**
-({'; '.join(_setting(r) for _, r in matching.iterrows()) or 'none'}); at 16 devices the same settings give
-{span(matching, 'all_vs_none_16')} against the press release's 1.46x. No setting is chosen here: the
-published scaling narrows the unknowns, it does not identify Fujitsu's system, and the bar row keeps its
-config's assumptions.
-"""
-    return StudyOutput(unknowns, ratio_vs_scaling(unknowns, PRESS_64, 1.8), readme, comparisons)
+    text = readme(
+        __name__,
+        config=CONFIG,
+        unknown_devices='; '.join(UNKNOWN_DEVICES),
+        dlu_config=DLU_CONFIG,
+        unknown_batches=UNKNOWN_BATCHES,
+        switch_sharing=SWITCH_SHARING,
+        unknown_topologies=', '.join(UNKNOWN_TOPOLOGIES),
+        ring_settings=len(ring),
+        span_ring=span(ring),
+        settings=len(unknowns),
+        span_unknowns=span(unknowns),
+        within_count=len(within),
+        by_one=by_one,
+        matching_count=len(matching),
+        span_matching=span(matching),
+        matching_settings='; '.join(_setting(r) for _, r in matching.iterrows()) or 'none',
+        span_matching_16=span(matching, 'all_vs_none_16'),
+    )
+    return StudyOutput(unknowns, ratio_vs_scaling(unknowns, PRESS_64, 1.8), text, comparisons)

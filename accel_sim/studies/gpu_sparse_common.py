@@ -8,12 +8,11 @@ from pathlib import Path
 
 import numpy as np
 
-from accel_sim.pipeline.catalog import ArchSpec
-from accel_sim.pipeline.catalog import load_arch
-from accel_sim.models.simt.counters import SimtCounters
-from accel_sim.models.simt.family import FAMILY
+from accel_sim.foundations.results.layer_result import LayerResult
 from accel_sim.foundations.workload import GemmLayer
 from accel_sim.foundations.workload.layer import Layer, OperandSource
+from accel_sim.pipeline.catalog import ArchSpec, load_arch
+from accel_sim.pipeline.simulate import simulate_layer
 
 ARCH = "ampere_a100_simt"
 
@@ -24,18 +23,21 @@ def kernel_arch(kernel: str, arch_name: str = ARCH, **simt) -> ArchSpec:
 
 
 @lru_cache(maxsize=1024)
-def run(arch: ArchSpec, layer: Layer) -> SimtCounters:
-    """One layer's counters on its kernel (plan and fast path). Remembered: the study asks for some
-    pairs twice (the dense GEMM under warm L2 at each sparsity, merge at 90 % in the balance rows)."""
-    return FAMILY.counters(arch, layer)[1]
+def run(arch: ArchSpec, layer: Layer) -> LayerResult:
+    """One layer on its kernel. Remembered: the study asks for some pairs twice (the dense GEMM under warm
+    L2 at each sparsity, merge at 90 % in the balance rows)."""
+    return simulate_layer(arch, layer).result
+
+
+def count(result: LayerResult, metric: str) -> int:
+    """One of the run's counted metrics (cycles, CTAs, atomics), as the integer it counts."""
+    return int(result.metrics[metric])
 
 
 def longest_warp_cycles(arch: ArchSpec, layer: Layer) -> int:
     """The longest chain of issue and exposed latency of one warp of the layer's kernel (its fastest candidate): no
     launch order or CTA placement ends the kernel sooner."""
-    plan, counters = FAMILY.counters(arch, layer)
-    s = plan.candidates[counters.candidate].schedule
-    return int(np.bincount(s.group_warp, weights=s.group_issue + s.group_latency, minlength=s.warps).max())
+    return count(run(arch, layer), "longest_warp_cycles")
 
 
 def geomean(values) -> float:

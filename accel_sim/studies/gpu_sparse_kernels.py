@@ -18,13 +18,16 @@ import math
 
 import pandas as pd
 
-from accel_sim.pipeline.plot.studies.gpu_sparse_kernels import speedup_vs_sparsity, transpose_bars
-from accel_sim.studies.gpu_sparse_common import (geomean, heavy_columns_layer, heavy_tailed_layer, kernel_arch, lognormal_layer,
-                                                 longest_warp_cycles, run, temporary_folder)
-from accel_sim.models.simt.spec import SimtSpec
-from accel_sim.studies.registry import Comparison, StudyOutput, study
+from accel_sim.foundations.results.layer_result import LayerResult
 from accel_sim.foundations.workload import ConvLayer, GemmLayer, NMSparsity
 from accel_sim.foundations.workload.layer import OperandSource
+from accel_sim.pipeline.catalog import load_arch
+from accel_sim.pipeline.plot.studies.gpu_sparse_kernels import speedup_vs_sparsity, transpose_bars
+from accel_sim.studies.gpu_sparse_common import (ARCH, count, geomean, heavy_columns_layer, heavy_tailed_layer,
+                                                 kernel_arch, lognormal_layer, longest_warp_cycles, run,
+                                                 temporary_folder)
+from accel_sim.studies.registry import Comparison, StudyOutput, study
+from accel_sim.studies.template import readme
 
 # (name, output channels / features M, reduction K, spatial side or tokens): ResNet-50 1 x 1 convs at
 # batch 1 (He et al. 2016: bottleneck reduce / expand of each stage), BERT-base FFN (768 -> 3072, 128 tokens)
@@ -53,13 +56,14 @@ def shape_layer(name: str, m: int, k: int, side: int | None, density: float = 1.
                      weight_density=density, weight_sparsity=nm, operands=operands)
 
 
-def _row(shape: str, m: int, k: int, own: dict, kernel: str, sparsity: float, counters, baseline: str) -> dict:
-    return {"shape": shape, "m": m, "k": k, "sparsity": sparsity, "kernel": kernel, "cycles": counters.cycles,
+def _row(shape: str, m: int, k: int, own: dict, kernel: str, sparsity: float, result: LayerResult,
+         baseline: str) -> dict:
+    return {"shape": shape, "m": m, "k": k, "sparsity": sparsity, "kernel": kernel, "cycles": result.cycles,
             "dense_own_cycles": own[baseline], "dense_tc_cycles": own["tc"],
-            "speedup_own": own[baseline] / counters.cycles, "speedup_tc": own["tc"] / counters.cycles,
-            "ctas": counters.ctas, "latency_cycles": counters.latency_cycles, "issue_cycles": counters.issue_cycles,
-            "l1_cycles": counters.l1_cycles, "l2_port_cycles": counters.l2_port_cycles,
-            "dram_cycles": counters.dram_cycles}
+            "speedup_own": own[baseline] / result.cycles, "speedup_tc": own["tc"] / result.cycles,
+            "ctas": count(result, "ctas"), "latency_cycles": count(result, "latency_bound_cycles"),
+            "issue_cycles": count(result, "issue_bound_cycles"), "l1_cycles": count(result, "l1_bound_cycles"),
+            "l2_port_cycles": count(result, "l2_port_bound_cycles"), "dram_cycles": count(result, "dram_cycles")}
 
 
 def kernel_table(shapes=SHAPES, sparsities=SPARSITIES) -> pd.DataFrame:
@@ -71,13 +75,13 @@ def kernel_table(shapes=SHAPES, sparsities=SPARSITIES) -> pd.DataFrame:
         for sparsity in sparsities:
             density = round(1.0 - sparsity, 6)
             for kernel in CUDA_CORE:
-                counters = run(kernel_arch(kernel), shape_layer(name, m, k, side, density))
-                rows.append(_row(name, m, k, own, kernel, sparsity, counters, "simt"))
+                result = run(kernel_arch(kernel), shape_layer(name, m, k, side, density))
+                rows.append(_row(name, m, k, own, kernel, sparsity, result, "simt"))
             for b in BLOCKS:
-                counters = run(kernel_arch("bsr", block=b), shape_layer(name, m, k, side, density, b))
-                rows.append(_row(name, m, k, own, f"bsr_{b}x{b}", sparsity, counters, "tc"))
-        counters = run(kernel_arch("nm_tensor_core"), shape_layer(name, m, k, side, nm=NMSparsity(2, 4)))
-        rows.append(_row(name, m, k, own, "2:4_tensor_core", 0.5, counters, "tc"))
+                result = run(kernel_arch("bsr", block=b), shape_layer(name, m, k, side, density, b))
+                rows.append(_row(name, m, k, own, f"bsr_{b}x{b}", sparsity, result, "tc"))
+        result = run(kernel_arch("nm_tensor_core"), shape_layer(name, m, k, side, nm=NMSparsity(2, 4)))
+        rows.append(_row(name, m, k, own, "2:4_tensor_core", 0.5, result, "tc"))
     return pd.DataFrame(rows)
 
 
@@ -178,82 +182,21 @@ def gpu_sparse_kernels(shapes=SHAPES, sparsities=SPARSITIES) -> StudyOutput:
             comparisons.append(Comparison(f"crossover: lowest sparsity of the grid where {kernel} beats {what} "
                                           "(geometric mean; NaN: never up to 98 %)", "fraction", None,
                                           crossover(summary, kernel, column), "this model"))
-    readme = README.format(shapes=", ".join(s[0] for s in shapes), sparsities=", ".join(f"{s:.0%}" for s in sparsities),
-                           dl_merge=geomean(dl.merge_speedup))
-    return StudyOutput(results=frame, figure=speedup_vs_sparsity(summary), readme=readme,
+    text = readme(__name__, shapes=", ".join(s[0] for s in shapes),
+                  sparsities=", ".join(f"{s:.0%}" for s in sparsities), dl_merge=f"{geomean(dl.merge_speedup):.2f}")
+    return StudyOutput(results=frame, figure=speedup_vs_sparsity(summary), readme=text,
                        comparisons=tuple(comparisons), tables={"summary": summary, "balance": balance})
 
 
-README = """# Sparse kernels on an A100-like SIMT GPU
-
-Arch: `ampere_a100_simt` (the A100 of `ampere_a100.yaml`, family `simt`). Layers: {shapes}; sparsities
-{sparsities}. Every kernel is a warp schedule built from the layer's real pruned weights (unstructured for
-the CUDA-core kernels, block-pruned for BSR, 2:4 for the 2:4 tensor core). `results.csv` has one row per
-shape x sparsity x kernel with the per-CTA bound sums that say what limited each run; `summary.csv` the
-geometric means; `balance.csv` row-per-warp against row swizzle and merge.
-
-Baselines: FP32 SGEMM on the CUDA cores (CUTLASS SIMT tiles, split-K) for CSR / Sputnik-style / merge;
-FP16 tensor-core GEMM (CUTLASS tiles, split-K) for BSR and 2:4; `speedup_tc` compares everything with the
-dense tensor-core GEMM, the fastest dense option.
-
-What the model captures and misses (no factor is tuned to a published figure):
-- Cold (the default), an isolated kernel reads its activations from DRAM and writes its outputs back: at
-  batch 1 the early 1 x 1 layers are then DRAM-bound at about 2.2x (activations and outputs are most of
-  the bytes, sparsity removes only the weights'). The warm-L2 rows keep activations and outputs in the
-  40 MB L2, as a benchmark loop or a chain of layers does.
-- SparseRT (3.4x at 90 %, 5.4x at 95 %) generates code per matrix: the `sparsert` kernel follows its
-  code generator (github.com/marsupialtail/gpu-sparsert): per CTA Ny output rows x Tsz columns, one
-  thread per column, one load of B per distinct B row the CTA's rows touch, one FMA with an immediate
-  per non-zero, no index or value loads, no shared-memory staging; its code (16 B per instruction) is
-  fetched per CTA; each layer keeps the fastest of the autotuner's (Ny, Tsz). Its B loads go through the
-  SM's L1, shared by the CTAs the SM runs (`simt.sm_l1_kernels`), but the fastest kernels have grids of
-  64-392 CTAs, mostly one per SM at a time, and consecutive CTAs (the row blocks of one column tile, which
-  share B rows) land on different SMs: the L1 serves 0-26 % of B's sectors (`l1_hits` in the layer
-  metrics). What still limits it here: the L2 bandwidth (BERT; warm, also res2 expand, res3 and res5
-  expand), the SMs (res4 and res5 reduce: few CTAs of long straight-line warps) and, cold, DRAM for res2
-  and res3 (activations and outputs are most of their bytes). The Sputnik-style kernel loads values and
-  indices and stages them; at batch 1 the late ResNet stages (7 x 7 outputs) give it few CTAs, so it is
-  latency-bound (see `latency_cycles`) while the dense SGEMM fills the GPU with split-K.
-  SparseRT's own harness (code_fragments.py END_NONFUSED) launches each kernel 1000 times before timing
-  1000 more, so its activations and outputs sit in L2: the warm-L2 rows are its measurement condition.
-- Yang et al.'s merge figures are over cuSPARSE csrmm2 on SuiteSparse matrices; here merge is compared
-  with a row per warp on DL shapes (geometric mean {dl_merge:.2f}x) and one power-law matrix, where a row
-  per warp is bound by its longest row's chain and the merge path cuts every row into equal shares.
-- Row swizzle reorders rows but cannot cut one: on the power-law matrix a single row as long as K
-  bounds both the swizzled and the plain kernel. The matrix (Pareto 1.1 row lengths, scale 16, capped at
-  K = 4096; seed 0: mean 93, median 31, coefficient of variation 3.5, 15 rows fully dense) is a
-  power-law graph in the SuiteSparse style that merge-based SpMM targets, far more skewed than DL
-  weights, whose rows Gale et al. (SC 2020) describe as moderate in length with much less variability;
-  on the DL shapes (`balance.csv`) row swizzle and a row per warp are close. The matrix was not changed
-  to meet the bar. The model does charge what swizzle removes: a CTA holds its slot until its slowest
-  warp ends (rows sorted by length give a CTA's warps similar work) and CTAs start in launch order
-  (longest rows first). An extra matrix, labelled as such (`lognormal_rows`: log-normal row lengths,
-  median 32, sigma 1, an assumption, no row longer than about 830), shows the same limit milder: swizzle
-  cuts the summed CTA latency but the longest row's chain still bounds the kernel.
-- The swizzle model follows Sputnik's code (github.com/google-research/sputnik): `SortedRowSwizzle`
-  (matrix_utils) argsorts the rows by length, longest first, and the SpMM kernel reads its row as
-  `row_indices[blockIdx.x * kBlockItemsY + threadIdx.y]` with column tiles on `blockIdx.y`, so consecutive
-  sorted rows share a CTA and the hardware launches the longest rows' CTAs first (the longest-processing-time
-  heuristic; no round-robin or snake placement). `balance.csv`'s `reorder_bound` is the row-per-warp time
-  over the longest single warp's chain (`longest_warp_cycles`, the same in any order): no reordering of whole
-  rows can beat it. It is 1.02x on the power-law matrix and 1.09x on the log-normal one, where a CTA slot's
-  average work is a small fraction of that one warp (2,048 CTAs on 1,728 slots), so the row-swizzle bar of
-  1.3x is out of reach for any row-to-warp kernel on these matrices; only splitting rows (merge) helps.
-"""
-
-
-TURN = SimtSpec.__dataclass_fields__["l2_atomic_cycles"].default     # the shipped atomic-unit turn per request
-
-
-def bound_of(c) -> str:
+def bound_of(result: LayerResult) -> str:
     """Which of the kernel's bounds sets its cycles (the first of equals: SMs, L2, DRAM, atomic units)."""
-    return next(name for name, value in (("sm", c.sm_cycles), ("l2", c.l2_cycles), ("dram", c.dram_cycles),
-                                         ("atomic", c.atomic_cycles)) if value == c.cycles)
+    return next(name for name in ("sm", "l2", "dram", "atomic") if count(result, f"{name}_cycles") == result.cycles)
 
 
 @study("csb-transpose", "A x vs A^T x on a GPU: CSR scatters with atomics, CSB serves both", cpu_s=7.5)
 def csb_transpose(size: int = 4096, sparsity: float = 0.95) -> StudyOutput:
     rows = []
+    turn = load_arch(ARCH).simt.l2_atomic_cycles     # the shipped atomic-unit turn per request
     with temporary_folder() as folder:
         matrices = (GemmLayer("fc_uniform", m=1, k=size, n=size, weight_density=round(1 - sparsity, 6)),
                     heavy_tailed_layer(folder, rows=size, columns=size, batch=1),
@@ -262,12 +205,12 @@ def csb_transpose(size: int = 4096, sparsity: float = 0.95) -> StudyOutput:
             for kernel in ("csr_scalar", "csr_vector", "csb"):
                 ax, atx = run(kernel_arch(kernel), layer), run(kernel_arch(kernel, transpose=True), layer)
                 # what-if, not the shipped model: every atomic request holds its slice's unit twice as long
-                slow = run(kernel_arch(kernel, transpose=True, l2_atomic_cycles=2 * TURN), layer)
+                slow = run(kernel_arch(kernel, transpose=True, l2_atomic_cycles=2 * turn), layer)
                 rows.append({"matrix": layer.name, "kernel": kernel, "ax_cycles": ax.cycles, "atx_cycles": atx.cycles,
-                             "ratio": atx.cycles / ax.cycles, "atx_atomics": atx.atomics,
-                             "ax_sm_cycles": ax.sm_cycles, "atx_sm_cycles": atx.sm_cycles,
-                             "ax_dram_cycles": ax.dram_cycles, "atx_l2_cycles": atx.l2_cycles,
-                             "atx_atomic_cycles": atx.atomic_cycles, "atx_bound": bound_of(atx),
+                             "ratio": atx.cycles / ax.cycles, "atx_atomics": count(atx, "atomics"),
+                             "ax_sm_cycles": count(ax, "sm_cycles"), "atx_sm_cycles": count(atx, "sm_cycles"),
+                             "ax_dram_cycles": count(ax, "dram_cycles"), "atx_l2_cycles": count(atx, "l2_cycles"),
+                             "atx_atomic_cycles": count(atx, "atomic_cycles"), "atx_bound": bound_of(atx),
                              "what_if_two_turns_ratio": slow.cycles / ax.cycles})
     frame = pd.DataFrame(rows)
     comparisons = []
@@ -278,47 +221,5 @@ def csb_transpose(size: int = 4096, sparsity: float = 0.95) -> StudyOutput:
         else:
             comparisons.append(Comparison(f"{r.matrix}: {r.kernel} CSR A^T x over A x (issue bar >= 2)", "x", None,
                                           float(r.ratio), "issue 17 bar"))
-    readme = CSB_README.format(size=size, sparsity=sparsity)
-    return StudyOutput(results=frame, figure=transpose_bars(frame), readme=readme, comparisons=tuple(comparisons))
-
-
-CSB_README = """# A x vs A^T x: CSR against CSB on an A100-like SIMT GPU
-
-SpMV (batch 1) with a {size} x {size} sparse operand: uniformly pruned to {sparsity:.0%} sparsity, a
-power-law matrix (Pareto row lengths: `heavy_tailed`) and that matrix transposed (Pareto column lengths, a
-graph's in-degree: `heavy_columns`; short even rows, and a few columns with a non-zero in most rows).
-CSR A x gathers x; CSR A^T x walks the same rows and scatters
-its products into y with atomic adds. CSB stages the input segment of each block in shared memory and
-accumulates the output segment with shared-memory atomics; A x walks block rows and A^T x block columns of
-the same blocks.
-
-Atomics as the model executes them: a warp instruction's adds into one 32-byte sector are one request; it
-crosses the SM's L2 port once (a RED carries its data, no reply) and goes to the atomic unit of its L2 slice
-(sector modulo 160 slices: Accel-Sim's A100 configuration, whose 160 x 32 B per clock is the whitepaper's
-L2 bandwidth), which spends one turn on it per add to its most-updated address (adds to one address are
-serialised; NVIDIA: atomics run nearly as fast as loads since compute capability 3.x, so one request per
-slice per cycle, as a load's sector). Each slice serves the CTAs' requests in start order; the kernel ends
-when every slice is done (`atx_atomic_cycles`). `atx_bound` says which bound set A^T x's time.
-
-What it gives (no constant tuned to the bar): on the uniform matrix a row per warp scatters about 31
-requests per instruction over y's 512 sectors, so the busiest slices (4 of y's sectors where most hold 3)
-need about 5,700 cycles, under the 6,130 cycles in which DRAM streams A once (which A x and A^T x both do):
-A^T x is as fast as A x, not 2x slower. On the power-law matrix both directions wait on the longest row's
-chain, and A x's chain is the longer (each iteration waits for its gather of x; the scatter's adds are
-fire-and-forget). On the transposed power-law matrix CSR's A^T x is the slow direction: its heavy columns
-are addresses of y that most rows add into, adds to one address are serialised, and the busiest slice's
-atomic unit sets the time (`atx_bound` atomic): csr_vector's A^T x is about 3x slower than its A x, whose
-rows are short and even and whose gathers of the same heavy x words are plain loads (a CTA's L1 keeps what
-it fetched; the rest are L2 reads, about one per CTA per heavy sector, a small fraction of the thousands of
-serialised adds a heavy column's slice executes for A^T x). Those adds grow with the rows, so the ratio
-grows with the matrix's height (smaller, below 2x, at half this size). So CSR's A^T x loses where the
-scatter collides, not by its atomics' rate alone; csr_scalar's A^T x is faster than its A x on all three
-matrices (its A x waits on one dependent gather per non-zero per thread). CSB keeps A^T x equal to A x on all
-three: its blocks accumulate in shared memory, not in L2.
-The column `what_if_two_turns_ratio` (not the shipped model) doubles the turn per request, as if the slice
-read and wrote the sector in two data-array accesses: the uniform matrix's csr_vector then reaches about
-1.85x, still under 2x. On the uniform and the row-heavy matrix the bar's 2x needs atomics slower than
-NVIDIA's statement gives; no A100 or V100 measurement of the atomic unit's rate was found (see the issue's
-notes). The third matrix was added to show where the scatter's collisions bite, with the model unchanged;
-the two matrices that do not reach 2x stay in the table.
-"""
+    text = readme("csb_transpose", size=size, sparsity=f"{sparsity:.0%}")
+    return StudyOutput(results=frame, figure=transpose_bars(frame), readme=text, comparisons=tuple(comparisons))

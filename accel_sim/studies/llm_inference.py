@@ -1,44 +1,28 @@
-"""LLM inference on the A100-like tensor core: tokens per second and energy per token, prefill
-vs decode, dense vs 2:4 vs INT4 (weight-only) vs both, batch 1 to 256, with the roofline of each
-point and the batch where decode turns from DRAM-bound to compute-bound.
-
-Model: Llama-2-7B (``workloads/llm/configs/llama_2_7b.json``), FP16 activations, on
-``ampere_a100`` (tensor core for the GEMMs, the vector unit for norms / rotary / softmax /
-SwiGLU / residuals, serial). Decode: one token per sequence at context 1024; prefill: 1024-token
-prompts. The 32 transformer blocks have one shape, so one block is simulated and counted 32
-times; the final norm and the LM head once. Each GEMM is counted through the family's plan, fast
-path and accounting without generating operand tensors (a shape study: the generated 2:4 weights
-are N:M by construction), so the whole study runs in seconds.
-
-Roofline: arithmetic intensity = 2 x MACs / DRAM bytes; attainable = min(peak FP16 dense math,
-DRAM bandwidth x intensity); the step is DRAM-bound when the layers whose limiting path
-(:attr:`~accel_sim.models.tensor_core.counters.TensorCoreCounters.bound`) is DRAM take most of its cycles.
+"""LLM inference on the A100-like tensor core (Llama-2-7B): tokens per second and energy per token,
+prefill vs decode, dense vs 2:4 vs INT4 (weight-only) vs both, batch 1 to 256, with the roofline of each
+point and the batch where decode turns from DRAM-bound to compute-bound; decode on the DLU and on a
+streaming systolic array. The README (``templates/llm_inference.md``) says how and why.
 """
 from __future__ import annotations
 
 import dataclasses
-from types import MappingProxyType
 
 import pandas as pd
 
-from accel_sim.pipeline.catalog import ArchSpec
-from accel_sim.pipeline.catalog import load_arch
-from accel_sim.pipeline.simulate import simulate
-from accel_sim.foundations.energy.cost import cost
+from accel_sim.foundations.config.loader import REPO_ROOT
 from accel_sim.foundations.energy.table import load_energy_table
-from accel_sim.pipeline.plot.studies.llm_inference import throughput_and_roofline
-from accel_sim.foundations.results.layer_result import LayerResult
-from accel_sim.studies.registry import Comparison, StudyOutput, study
-from accel_sim.models.systolic.family import FAMILY as SYSTOLIC
-from accel_sim.models.tensor_core.family import FAMILY
-from accel_sim.models.vector_unit.family import vector_layer_result
-from accel_sim.foundations.workload.layer import BatchedGemmLayer, NetworkLayer, VectorLayer
+from accel_sim.foundations.workload.layer import BatchedGemmLayer, VectorLayer
 from accel_sim.foundations.workload.llm.compression import Compression
 from accel_sim.foundations.workload.llm.generator import InferenceStep, transformer_network
 from accel_sim.foundations.workload.llm.hf_config import read_hf_config
+from accel_sim.pipeline.catalog import ArchSpec, load_arch
+from accel_sim.pipeline.plot.studies.llm_inference import throughput_and_roofline
+from accel_sim.pipeline.simulate import simulate, simulate_layer
+from accel_sim.studies.registry import Comparison, StudyOutput, study
+from accel_sim.studies.template import readme
 
 ARCH = "ampere_a100"
-MODEL = "workloads/llm/configs/llama_2_7b.json"
+MODEL = REPO_ROOT / "workloads" / "llm" / "configs" / "llama_2_7b.json"
 CONTEXT = 1024
 BATCHES = (1, 4, 16, 64, 256)
 PREFILL_BATCHES = (1, 4, 16)   # prefill is compute-bound from batch 1: larger batches change little
@@ -50,16 +34,6 @@ WHITEPAPER = "NVIDIA A100 Tensor Core GPU Architecture whitepaper (2020): 2:4 sp
 COLUMNS = ["phase", "variant", "batch", "context", "tokens", "cycles", "time_s", "tokens_per_s", "energy_j",
            "energy_per_token_mj", "macs", "dram_bytes", "intensity_flop_per_byte", "attainable_tflops",
            "achieved_tflops", "dram_bound_share", "weight_gemm_dram_bound_share", "vector_share"]
-
-
-def layer_result(arch: ArchSpec, layer: NetworkLayer) -> LayerResult:
-    """One layer counted from its shape: the vector unit, or the tensor core's plan + fast path +
-    accounting (a batched GEMM as one grouped kernel) without operand tensors."""
-    if isinstance(layer, VectorLayer):
-        return vector_layer_result(arch.vector_unit, layer)
-    plan = FAMILY.plan(arch, layer.as_grouped() if isinstance(layer, BatchedGemmLayer) else layer)
-    plan.__dict__["operand_hashes"] = MappingProxyType({})  # shape study: no operand tensors generated
-    return FAMILY.account(plan, FAMILY.fast(plan, None))
 
 
 def step_row(arch: ArchSpec, phase: str, variant: str, batch: int, context: int = CONTEXT,
@@ -75,9 +49,10 @@ def step_row(arch: ArchSpec, phase: str, variant: str, batch: int, context: int 
         if in_block and not layer.name.startswith("l00_"):
             continue  # the other blocks have the same shapes: block 0 counted `layers` times
         times = config.layers if in_block else 1
-        result = layer_result(arch, layer)
+        run = simulate_layer(arch, layer, table)   # from the shape: generated operands are never drawn
+        result = run.result
         cycles += times * result.cycles
-        energy += times * cost(result.actions, table).total_pj
+        energy += times * run.energy.total_pj
         macs += times * result.macs_dense
         dram += times * (result.dram_read_bytes + result.dram_write_bytes)
         dram_bound += times * result.cycles * result.metrics.get("bound_dram", 0.0)
@@ -163,7 +138,7 @@ def systolic_decode(batches: tuple[int, ...] = SYSTOLIC_BATCHES) -> pd.DataFrame
     for batch in batches:
         layers = [layer for layer in transformer_network(one_block, InferenceStep("decode", CONTEXT, batch)).layers
                   if not isinstance(layer, (VectorLayer, BatchedGemmLayer))]
-        results = [SYSTOLIC.layer_result(arch, layer) for layer in layers]
+        results = [simulate_layer(arch, layer).result for layer in layers]
         weight_words = sum(layer.weight_elements for layer in layers)
         cycles, compute = sum(r.cycles for r in results), sum(r.compute_cycles for r in results)
         stream = weight_words / words_per_cycle
@@ -183,6 +158,20 @@ def speedup(frame: pd.DataFrame, phase: str, variant: str, batch: int) -> float:
     return float(at.loc[variant, "tokens_per_s"] / at.loc["dense", "tokens_per_s"])
 
 
+def _readme(cross: pd.DataFrame, big: int, dlu: pd.DataFrame, systolic: pd.DataFrame) -> str:
+    compute_bound = systolic[systolic.bound == "compute"].batch
+    crossovers = (f"- {r.variant}: {r.crossover_batch if r.crossover_batch is not None else f'none up to {big}'}"
+                  for r in cross.itertuples())
+    shares = (f"- {v}: " + ", ".join(f"batch {r.batch} {r.weight_gemm_stall_share:.2f}" for r in part.itertuples())
+              for v, part in dlu.groupby("variant", sort=False))
+    return readme(
+        __name__, crossovers="\n".join(crossovers), dlu_shares="\n".join(shares),
+        int8_batch1=f"{_ratio(dlu, 'int8', 1):.2f}", dlu_largest=max(dlu.batch), systolic_arch=SYSTOLIC_ARCH,
+        first_compute=int(compute_bound.min()) if len(compute_bound) else "none",
+        systolic_ratios=", ".join(f"batch {r.batch} {r.cycles_over_stream:.3f} ({r.bound})"
+                                  for r in systolic.itertuples()))
+
+
 @study("llm-inference", "LLM inference (Llama-2-7B, A100-like): tokens/s and energy/token, sparse and INT4", cpu_s=6)
 def llm_inference(batches: tuple[int, ...] = BATCHES, prefill_batches: tuple[int, ...] = PREFILL_BATCHES,
                   arch_name: str = ARCH) -> StudyOutput:
@@ -200,35 +189,8 @@ def llm_inference(batches: tuple[int, ...] = BATCHES, prefill_batches: tuple[int
                    "(published: the math-rate ceiling)", "x", 2.0, speedup(frame, "prefill", "2:4", prefill_big),
                    WHITEPAPER),
     )
-    lines = [__doc__.strip(), "",
-             "Decode at batch 1 streams every weight once per token: it is DRAM-bound, so INT4 weights (4x fewer "
-             "weight bytes) pay and 2:4 pays through its smaller A operand (values + 2-bit metadata: 9/16 of FP16). "
-             "Prefill is compute-bound: 2:4 math pays there (up to the 2x math ceiling, less where the dense "
-             "operand, shared memory or attention limit), INT4 weight-only does not (the math stays FP16).", "",
-             "Decode crossover batch (first batch whose weight GEMMs are no longer DRAM-bound; attention reads each "
-             "sequence's own KV cache and stays DRAM-bound at every batch):", ""]
-    lines += [f"- {r.variant}: {r.crossover_batch if r.crossover_batch is not None else f'none up to {big}'}"
-              for r in cross.itertuples()]
-    dlu = dlu_decode()
-    lines += ["", "On the DLU (`dlu.csv`: INT16 datapath of 1024 MACs per cycle, 128 B per cycle per DRAM stream) "
-              "the weight GEMMs stop waiting on DRAM between batch 4 and 16 (ridge: 1024 MACs per cycle against "
-              "64 two-byte weights per cycle = batch 16). INT8 weights make a batch-1 block "
-              f"{_ratio(dlu, 'int8', 1):.2f}x as fast and change nothing at batch {max(dlu.batch)} (compute-bound). "
-              "Share of the weight GEMMs' cycles stalled on DRAM:", ""]
-    lines += [f"- {v}: " + ", ".join(f"batch {r.batch} {r.weight_gemm_stall_share:.2f}" for r in part.itertuples())
-              for v, part in dlu.groupby("variant", sort=False)]
-    systolic = systolic_decode()
-    compute_bound = systolic[systolic.bound == "compute"].batch
-    lines += ["", f"On the systolic array streaming its operands (`systolic.csv`, `{SYSTOLIC_ARCH}`: 128 x 128 WS, "
-              "8-bit words, 32 B/cycle per stream) a weight fold computes for 3 x 128 - 2 + B cycles against 512 "
-              "cycles of its 16 KiB weight block, so decode weight GEMMs are DRAM-bound up to B = 130 (first "
-              "compute-bound batch simulated: "
-              f"{int(compute_bound.min()) if len(compute_bound) else 'none'}); from about B = 30 the buffer's "
-              "two halves expose the 100-cycle DRAM latency once per fold. Cycles over the weight-stream time:", ""]
-    lines += ["- " + ", ".join(f"batch {r.batch} {r.cycles_over_stream:.3f} ({r.bound})" for r in systolic.itertuples())]
-    lines += ["", "Not modelled: group-wise quantization scales (0.125-0.25 bit a weight), dequantization "
-              "cost in the CUDA cores, kernel launch overheads, the KV cache's growth across a generation "
-              "(each row is one step at context 1024)."]
-    return StudyOutput(results=frame, figure=throughput_and_roofline(frame, arch_name), readme="\n".join(lines),
+    dlu, systolic = dlu_decode(), systolic_decode()
+    text = _readme(cross, big, dlu, systolic)
+    return StudyOutput(results=frame, figure=throughput_and_roofline(frame, arch_name), readme=text,
                        comparisons=comparisons, tables={"crossover": cross, "dlu": dlu, "systolic": systolic})
 

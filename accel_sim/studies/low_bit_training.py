@@ -16,6 +16,7 @@ from accel_sim.systems.nn.lowbit.train import INQ_STAGE_EPOCHS, LOWBIT_SCHEDULE,
 from accel_sim.systems.nn.training import Schedule
 from accel_sim.pipeline.plot.studies.low_bit_training import accuracy_per_method
 from accel_sim.studies.registry import Comparison, StudyOutput, study
+from accel_sim.studies.template import readme
 
 COLUMNS = ["network", "label", "method", "weight_bits", "activation_bits", "gradient_bits", "full_precision_ends",
            "test_accuracy", "loss_vs_fp32_points", "paper_dataset", "paper_network", "paper_fp32_accuracy",
@@ -146,33 +147,14 @@ def low_bit_training() -> StudyOutput:
     frame = low_bit_training_table()
     mlp, cnn = LOWBIT_SCHEDULE, replace(LOWBIT_SCHEDULE, epochs=CNN_EPOCHS)
     fp = {n: 100 * _row(frame, "fp32", n).test_accuracy for n in ("mlp", "cnn")}
-    readme = f"""
-Every method of `accel_sim/systems/nn/lowbit/` trained from the same seed on scikit-learn's handwritten digits (fixed
-stratified split: 1,257 train / 540 test images; one test image is 0.19 points, and a single seed is run, so
-differences of one or two images are noise). Networks (`accel_sim/systems/nn/lowbit/network.py`): the MLP 64-300-100-10
-and a LeNet-5-like CNN (conv 3x3 16, pool, conv 3x3 32, pool, fc 64, fc 10), batch norm after every layer
-(also the last), Adam, learning rate {mlp.learning_rate} decaying 10x over the run, batch {mlp.batch_size}:
-{mlp.epochs} epochs for the MLP, {cnn.epochs} for the CNN; INQ trains the same schedule in float32, then
-{INQ_STAGE_EPOCHS} epochs per partition stage (50 / 75 / 87.5 / 100 %). float32: MLP {fp['mlp']:.2f} %, CNN {fp['cnn']:.2f} %.
-
-`full_precision_ends` True: the first layer's weights and the last layer's weights and input stay in float32
-(XNOR-Net's, DoReFa's and BMXNet's choice); the network input (digit pixels, 17 levels) is never quantized.
-The binary and ternary methods are also run on the MLP with every layer quantized (`full_precision_ends`
-False, BNN's and BinaryConnect's setting). BinaryConnect stochastic is tested with its real-valued weights
-(the paper's test-time choice) and starts its real weights uniform over [-1, 1] (with the He initialisation
-of the other methods every sampled weight is a fair coin and it does not train here); it is the method that
-suffers most from these small layers (the sampling noise of +-1 weights against a few hundred inputs).
-
-The `paper_*` columns are the papers' own figures on THEIR data sets and networks (MNIST, CIFAR-10,
-ImageNet): reference points for the size of the effect, not predictions of digits accuracy. The papers
-report trends only for TWN, INQ and log quantization in the text checked here; their rows carry no
-published number. DoReFa W1A2G6 (1-bit weights, 2-bit activations, 6-bit gradients) is the configuration of
-the paper's headline AlexNet figure; log quantization uses 4-bit weights (sign + 7 exponents) and 3-bit
-unsigned activations (7 exponents up to 2, underflow to zero), the products being exponent additions
-(`log_domain_matmul` computes them exactly by integer shift-add and matches the float products).
-
-Comparison rows: published vs simulated where a number exists (marked DIFFERENT data set), then the issue's
-bars (BNN and XNOR-Net MLPs >= 90 %; TWN, TTQ and 4-bit DoReFa within 2 points of float32; INQ 5-bit within 1).
-CPU time per run: `python benchmarks/bench_lowbit_training.py` (bar: < 60 s each).
-"""
-    return StudyOutput(frame, accuracy_per_method(frame), readme, comparisons(frame))
+    text = readme(
+        __name__,
+        mlp_learning_rate=mlp.learning_rate,
+        mlp_batch_size=mlp.batch_size,
+        mlp_epochs=mlp.epochs,
+        cnn_epochs=cnn.epochs,
+        inq_stage_epochs=INQ_STAGE_EPOCHS,
+        fp_mlp=f"{fp['mlp']:.2f}",
+        fp_cnn=f"{fp['cnn']:.2f}",
+    )
+    return StudyOutput(frame, accuracy_per_method(frame), text, comparisons(frame))

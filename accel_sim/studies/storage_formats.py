@@ -19,6 +19,7 @@ from accel_sim.foundations.compress.formats import FORMATS
 from accel_sim.pipeline.plot.studies.storage_formats import bits_per_element
 from accel_sim.foundations.workload.storage import STORAGE_PARTS, stored_matrix
 from accel_sim.studies.registry import Comparison, StudyOutput, study
+from accel_sim.studies.template import readme
 from accel_sim.foundations.workload.loader import load_workload
 
 DEFAULT_LAYER = ("alexnet", "conv3")
@@ -112,33 +113,13 @@ def storage_formats(layer_ref: tuple[str, str] = DEFAULT_LAYER, densities: tuple
             "the saving)", "x", 1.0, float(1 / csr.ratio_vs_dense),
             "lowprec_compression_energy.md (Deep Compression, Han et al. ICLR 2016)"))
     widths = ", ".join(str(b) for b in value_bits)
-    readme = f"""
-Layer: {layer_ref[0]} {layer_ref[1]} from `workloads/{layer_ref[0]}.yaml`, weights from `layer_operands`
-(seeded Gaussian, unstructured magnitude pruning to each density, exact to one element), stored
-as rows = output filters, columns = reduction (`C x R x S`), like `accel-sim storage`.
-Each format is encoded once per density and costed at {widths}-bit values; the relative-index /
-zero-run formats (eie, rle, scnn) at {', '.join(str(b) for b in relative_index_bits)}-bit indices
-(4 = EIE, 8 = Deep Compression's conv width). Other formats use their own default widths
-(CSR / CSC / BSR / COO indices of `ceil(log2(dimension))` bits, pointers sized to fit; EIE 64 PEs
-with pointers sized to fit; BSR 4 x 4 blocks; CSB beta = sqrt(columns)). N:M storage is left out:
-it needs N:M-pruned weights (see the Ampere study).
-
-Columns: `bits_per_element` = total stored bits / dense elements (dense = the value width),
-`bits_per_nonzero`, the parts `values_bits`, `index_bits`, `pointer_bits`, `metadata_bits`,
-`padding_bits`, `ratio_vs_dense`, and `smallest` (the format with the fewest bits at that
-density and width).
-
-What it shows: index overhead is a fixed number of bits per non-zero, so it matters more the
-narrower the values. Highest swept density at which each format is still smaller than dense:
-
-{_break_even_text(frame)}
-
-Smallest format at each swept point:
-
-{_winners_text(frame)}
-
-Gaps: the weights are synthetic (pruned Gaussian), not trained weights; the position of the
-non-zeros is uniform-like, which is what unstructured magnitude pruning of a Gaussian gives.
-Trained layers with clustered non-zeros would favour BSR / CSB more than this.
-"""
-    return StudyOutput(results=frame, figure=bits_per_element(frame), readme=readme, comparisons=tuple(comparisons))
+    text = readme(
+        __name__,
+        network=layer_ref[0],
+        layer=layer_ref[1],
+        widths=widths,
+        index_widths=', '.join(str(b) for b in relative_index_bits),
+        break_even=_break_even_text(frame),
+        winners=_winners_text(frame),
+    )
+    return StudyOutput(results=frame, figure=bits_per_element(frame), readme=text, comparisons=tuple(comparisons))

@@ -6,6 +6,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from accel_sim.foundations.workload import GemmLayer
 from accel_sim.models.simt.family import FAMILY
 from accel_sim.studies.gpu_sparse_common import (heavy_columns_layer, kernel_arch, lognormal_layer,
                                                  longest_warp_cycles, run)
@@ -42,7 +43,7 @@ def test_row_swizzle_balances_the_warps_of_a_cta_but_not_the_longest_row(tmp_pat
     layer = lognormal_layer(tmp_path, rows=512, columns=512, batch=32)
     plain, swizzled = (run(kernel_arch(**config), layer) for config in (ROW_SPLIT, SWIZZLE))
     # sorted rows give each CTA warps of similar length: the CTAs' summed slowest-warp chains drop
-    assert swizzled.latency_cycles < 0.8 * plain.latency_cycles
+    assert swizzled.metrics["latency_bound_cycles"] < 0.8 * plain.metrics["latency_bound_cycles"]
     # but neither kernel ends before the longest row's warp: the kernel time moves much less
     assert swizzled.cycles > 0.8 * plain.cycles
     longest = longest_warp_cycles(kernel_arch(**SWIZZLE), layer)
@@ -62,6 +63,7 @@ def test_swizzle_launches_the_longest_rows_first_in_row_blocks_then_column_tiles
     for tile in range(2):
         part = warp_chain_by_cta[tile * per_tile:(tile + 1) * per_tile]
         assert part == sorted(part, reverse=True)                              # longest first in launch order
+    assert FAMILY.layer_result(kernel_arch(**SWIZZLE), layer).metrics["longest_warp_cycles"] == chains.max()
 
 
 def test_crossover_is_the_lowest_sparsity_reaching_one():
@@ -89,10 +91,19 @@ def test_heavy_columns_make_csr_transpose_the_slow_direction(tmp_path):
     for size in (2048, 4096):
         layer = heavy_columns_layer(tmp_path, rows=size, columns=size)
         ax, atx = run(kernel_arch("csr_vector"), layer), run(kernel_arch("csr_vector", transpose=True), layer)
-        assert atx.atomic_cycles == atx.cycles > max(atx.sm_cycles, atx.l2_cycles, atx.dram_cycles)
-        assert ax.atomics == 0 and atx.atomics > 0
+        m = atx.metrics
+        assert m["atomic_cycles"] == atx.cycles > max(m["sm_cycles"], m["l2_cycles"], m["dram_cycles"])
+        assert ax.metrics["atomics"] == 0 and m["atomics"] > 0
         ratios[size] = atx.cycles / ax.cycles
     assert ratios[4096] >= 2.0                                   # the issue's bar, on this matrix
     assert ratios[4096] > ratios[2048] > 1.0                     # the serialised adds grow with the rows
     layer = heavy_columns_layer(tmp_path, rows=4096, columns=4096)
     assert run(kernel_arch("csb"), layer).cycles == run(kernel_arch("csb", transpose=True), layer).cycles
+
+
+def test_only_a_kernel_that_states_its_loads_in_flight_reports_them():
+    """dense_gemv keeps one 16-byte load per lane in flight (every resident CTA's threads); other kernels state none."""
+    layer = GemmLayer("gemv", m=1, k=1024, n=512)
+    gemv = FAMILY.layer_result(kernel_arch("dense_gemv", threads_per_cta=128), layer)
+    assert gemv.metrics["in_flight_bytes_per_sm"] == gemv.metrics["ctas_per_sm"] * 128 * 16 > 0
+    assert "in_flight_bytes_per_sm" not in FAMILY.layer_result(kernel_arch("dense_simt"), layer).metrics

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from accel_sim.studies.llm_inference import crossover, inference_table, llm_inference, speedup, systolic_decode
+from accel_sim.foundations.workload.llm.hf_config import read_hf_config
+from accel_sim.studies.llm_inference import MODEL, crossover, inference_table, llm_inference, speedup, systolic_decode
 
 
 @pytest.fixture(scope="module")
@@ -52,3 +53,10 @@ def test_systolic_streaming_decode_crosses_over_between_batch_128_and_256():
     assert list(table.bound) == ["dram", "dram", "compute"]
     assert 1.0 <= table.cycles_over_stream[1] <= 1.01
     assert table.compute_cycles[256] >= table.weight_stream_cycles[256]
+
+
+def test_the_model_config_is_found_from_any_working_folder(tmp_path, monkeypatch):
+    """``accel-sim reproduce llm-inference`` run outside the clone: the model's config is read from the
+    repository, not from the working folder."""
+    monkeypatch.chdir(tmp_path)
+    assert MODEL.is_absolute() and read_hf_config(MODEL).layers == 32

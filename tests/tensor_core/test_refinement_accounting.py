@@ -24,7 +24,8 @@ def test_two_four_example_by_hand():
     # A: 16 rows x 36 slots = 576 slots of 16 + 2 bits at every level; B: 70 x 8 = 560 elements;
     # C: 128 elements. 3 sparse MMAs (m16n8k16 volume each: 2048 products, 6144 executed; useful
     # 16 x 8 x (17 x 2 + 2) = 4608). Register file per MMA: A 4096 + metadata 512 + B 4096 + C 4096
-    # bits read, D 4096 written; ldmatrix writes what the warp read.
+    # bits read, D 4096 written; ldmatrix writes what the warp read. A stage (3 by default) fills 16 rows x
+    # 32 slots of A at 18 bits and 64 x 8 B elements at 16.
     arch = a100(sms=1, kernels=(KernelTile(16, 8, 64, 16, 8),))
     result = FAMILY.layer_result(arch, GemmLayer("g", m=8, k=70, n=16, weight_sparsity=NMSparsity(2, 4)))
     assert result.actions == (
@@ -55,7 +56,8 @@ def test_two_four_example_by_hand():
         "l2_busy_cycles": 38.0, "dram_busy_cycles": 3.0,
         "bound_math": 0.0, "bound_register_file": 0.0, "bound_shared_memory": 0.0, "bound_l2": 0.0, "bound_dram": 0.0,
         "bound_latency": 1.0, "sparse": 1.0, "tile_m": 16.0, "tile_n": 8.0, "tile_k": 64.0, "warp_m": 16.0,
-        "warp_n": 8.0, "waves": 1.0, "ctas": 1.0, "executed_macs": 6144.0, "padding_macs": 1536.0,
+        "warp_n": 8.0, "stages": 3.0, "stage_fill_bits": 16 * 32 * 18 + 64 * 8 * 16.0,
+        "waves": 1.0, "ctas": 1.0, "executed_macs": 6144.0, "padding_macs": 1536.0,
         "l2_resident": 1.0, "dram_metadata_bytes": 144.0}
     assert set(result.operand_hashes) == {"weight_hash", "input_hash"}
 

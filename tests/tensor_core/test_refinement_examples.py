@@ -275,6 +275,15 @@ def test_the_plan_checks_the_weights_when_their_hashes_are_asked_for(tmp_path):
         _ = plan.operand_hashes
 
 
+def test_generated_two_four_weights_are_never_drawn_to_be_checked(monkeypatch):
+    # the operand generator prunes them to the declared 2:4, which the plan has checked: hashing needs no tensor
+    import accel_sim.foundations.workload.operands as operands
+    monkeypatch.setattr(operands.LayerOperands, "weights", property(lambda ops: pytest.fail("weights drawn")))
+    layer = GemmLayer("fc_generated", m=4, k=16, n=8, weight_sparsity=NMSparsity(2, 4))
+    plan = FAMILY.plan(a100(), layer)
+    assert plan.problem.sparse and set(plan.operand_hashes) == {"weight_hash", "input_hash"}
+
+
 def test_the_plan_both_paths_share_is_immutable():
     plan = FAMILY.plan(a100(kernels=(TILE,)), GemmLayer("g", m=8, k=64, n=16, weight_sparsity=NMSparsity(2, 4)))
     counters = FAMILY.fast(plan, None)

@@ -5,11 +5,16 @@ import dataclasses
 import pytest
 
 from accel_sim import load_arch
-from accel_sim.studies.ampere_2to4 import TWO_FOUR, gemm_counters
+from accel_sim.studies.ampere_2to4_gemv import TWO_FOUR
 from accel_sim.models.tensor_core.family import FAMILY
 from accel_sim.foundations.workload import GemmLayer
 
 BIG = 8192
+
+
+def gemm_counters(arch, m: int, n: int, k: int, sparse: bool):
+    """One GEMM (output m x n = input m x k @ weights k x n), the weights 2:4 when ``sparse``: its counters."""
+    return FAMILY.counters(arch, GemmLayer("gemm", m=m, k=k, n=n, weight_sparsity=TWO_FOUR if sparse else None))[1]
 
 
 @pytest.fixture(scope="module")

@@ -52,7 +52,10 @@ def account(plan: SimtPlan, counters: SimtCounters) -> LayerResult:
         "l1_hits": float(counters.l1_hits), "l1_misses": float(counters.l1_misses),
         "executed_macs": float(counters.fmas + counters.tensor_macs), "transpose": float(spec.transpose),
         "tensor_core": float(s.tensor_core), "candidate": float(counters.candidate),
+        "longest_warp_cycles": float(s.longest_warp_cycles()),
     })
+    if s.in_flight_bytes_per_cta:   # Little's law: the SM's resident CTAs' loads in flight per memory latency
+        metrics["in_flight_bytes_per_sm"] = float(counters.ctas_per_sm * s.in_flight_bytes_per_cta)
     return LayerResult(
         layer=layer.name, cycles=counters.cycles, compute_cycles=counters.sm_cycles,
         stall_cycles=counters.cycles - counters.sm_cycles, macs_dense=layer.macs, macs_issued=macs_issued,

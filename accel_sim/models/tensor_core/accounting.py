@@ -18,6 +18,7 @@ from accel_sim.models.tensor_core.counters import LATENCY_BOUND, PATHS, TensorCo
 from accel_sim.models.tensor_core.plan import TensorCorePlan
 from accel_sim.models.tensor_core.plan.mma import REGISTER_BITS, mma_bits, mma_read_bits
 from accel_sim.models.tensor_core.plan.problem import BITS_PER_BYTE
+from accel_sim.models.tensor_core.plan.tiling import stage_fill_bits
 
 
 def _bytes(bits: int) -> int:
@@ -79,6 +80,8 @@ def account(plan: TensorCorePlan, counters: TensorCoreCounters) -> LayerResult:
         "sparse": float(problem.sparse),
         "tile_m": float(tile.m), "tile_n": float(tile.n), "tile_k": float(tile.k),
         "warp_m": float(tile.warp_m), "warp_n": float(tile.warp_n),
+        # the kernel's software pipeline: its stages and the shared memory one stage fills (A with metadata, B)
+        "stages": float(tile.stages), "stage_fill_bits": float(stage_fill_bits(spec, problem, tile)),
         "waves": float(counters.waves), "ctas": float(counters.ctas),
         "executed_macs": float(products), "padding_macs": float(products - useful),
         "l2_resident": float(plan.l2_resident),

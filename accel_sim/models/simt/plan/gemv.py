@@ -69,4 +69,5 @@ def dense_gemv(p: SparseProblem, m: Machine, spec: SimtSpec) -> Schedule:
         dram_read_bytes=rows * row_bytes + p.k * columns * eb, dram_write_bytes=rows * columns * eb,
         dense_operand_bytes=p.k * columns * eb, fmas=rows * p.k * columns, tensor_macs=0,
         products=rows * p.k * columns, atomics=0, tensor_core=False,
-        cached_ptr=np.arange(ctas + 1, dtype=np.int64) * b_sectors, cached_sectors=cached)
+        cached_ptr=np.arange(ctas + 1, dtype=np.int64) * b_sectors, cached_sectors=cached,
+        in_flight_bytes_per_cta=spec.threads_per_cta * VECTOR_BYTES)              # one 16-byte load per lane

@@ -49,6 +49,8 @@ class Schedule:
     atomic_cta: np.ndarray | None = None       # (atomics,) CTA of each atomic request (one warp instruction, one sector)
     atomic_sector: np.ndarray | None = None    # (atomics,) its sector (global sector number of the array added into)
     atomic_serial: np.ndarray | None = None    # (atomics,) operations on its most-updated address (>= 1)
+    in_flight_bytes_per_cta: int = 0           # bytes of loads a CTA keeps in flight at once, where the kernel's
+    #                                            model states it (dense_gemv: one iteration's); 0: not stated
 
     @property
     def ctas(self) -> int:
@@ -57,6 +59,12 @@ class Schedule:
     @property
     def warps(self) -> int:
         return int(self.warp_cta.size)
+
+    def longest_warp_cycles(self) -> int:
+        """The longest chain of issue and exposed latency of one warp: no launch order or CTA placement
+        ends the kernel sooner."""
+        return int(np.bincount(self.group_warp, weights=self.group_issue + self.group_latency,
+                               minlength=self.warps).max())
 
 
 def occupancy(m: Machine, schedule: Schedule, where: str) -> int:

@@ -9,9 +9,12 @@ The kernel that runs is chosen like cuBLAS / cuSPARSELt heuristics do: of the el
 kernels, the fastest (the first on ties). That takes timing, so the plan lists the candidates
 and each counting path (:mod:`..fast`, :mod:`..reference`) times them all and keeps the best.
 
-The operand tensors are not needed to count a GEMM: the plan loads them (and checks weights
-marked N:M against the hardware pattern) on first use of :attr:`TensorCorePlan.operand_hashes`,
-which accounting asks for. A shape study that only counts never generates them.
+The operand tensors are not needed to count a GEMM: the plan hashes them (and checks weights
+loaded from a payload and marked N:M against the hardware pattern) on first use of
+:attr:`TensorCorePlan.operand_hashes`, which accounting asks for. Generated weights are pruned to the
+declared pattern by the operand generator, and :func:`.sparsity.runs_sparse` has checked that pattern
+guarantees the hardware's, so they are never drawn just to be checked: a run on generated operands
+(a shape study, a large GEMM) never allocates them.
 """
 from __future__ import annotations
 
@@ -49,9 +52,10 @@ class TensorCorePlan:
 
     @cached_property
     def operand_hashes(self) -> Mapping[str, str]:
-        """The layer's operand hashes; weights of a sparse run are checked N:M first (InputError)."""
+        """The layer's operand hashes; weights of a sparse run given in a payload are checked N:M first
+        (InputError)."""
         ops = layer_operands(self.layer)
-        if self.problem.sparse:
+        if self.problem.sparse and self.layer.operands.payload is not None:
             check_weights(self.spec, self.arch.word_bits, self.layer, weight_matrix(self.layer, ops.weights))
         return MappingProxyType(dict(ops.hashes))
 
