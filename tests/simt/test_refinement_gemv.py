@@ -71,7 +71,7 @@ def test_few_warps_in_flight_bound_the_rate_by_littles_law():
         cycles[threads] = c
     assert cycles[128].sm_cycles > cycles[256].sm_cycles > cycles[2048].sm_cycles     # more in flight, faster
     assert cycles[128].cycles > 1.5 * cycles[128].dram_cycles                         # latency-bound, not DRAM
-    # 64 warps x 512 B per SM cover DRAM bandwidth x latency (~4 KB per SM at 400 cycles): DRAM-bound
+    # 64 warps x 512 B per SM cover DRAM bandwidth x latency (~5.6 KB per SM at 575 cycles): DRAM-bound
     assert cycles[2048].cycles == cycles[2048].dram_cycles < cycles[128].cycles
 
 
@@ -82,7 +82,7 @@ def test_schedule_counted_by_hand():
     s = FAMILY.plan(arch, GemmLayer("g", m=2, k=300, n=3)).candidates[0].schedule
     # per warp: 2 iterations x (2 loads + 8 FMAs x 2 issue cycles + 1 loop) + 2 set-up + 5 halvings x (1 + 2) + 1 store
     assert s.group_issue.tolist() == [56] * 6
-    assert s.group_latency.tolist() == [800] * 6                   # 2 iterations x the 400-cycle memory latency
+    assert s.group_latency.tolist() == [2 * 575] * 6               # 2 iterations x the 575-cycle DRAM latency (gpu-benches)
     assert (s.shared_memory_per_cta, s.tensor_core, s.tensor_macs) == (0, False, 0)   # CUDA cores, no staging
     warm = FAMILY.plan(dataclasses.replace(arch, simt=dataclasses.replace(arch.simt, warm_l2=True)),
                        GemmLayer("g", m=2, k=300, n=3))

@@ -307,3 +307,12 @@ def test_weight_only_int4_moves_a_at_four_bits(count):
     assert result == dict(kernel=0, cycles=460, compute_cycles=32, math_busy_cycles=32, register_file_busy_cycles=18,
                           shared_memory_busy_cycles=24, l2_busy_cycles=24, dram_busy_cycles=2, waves=1, ctas=1,
                           dram_a=1024, dram_b=512, fill_a=1024, fill_b=512, read_a=1024, read_b=512, mmas=4, c=128)
+
+
+@pytest.mark.parametrize("count", PATHS)
+@pytest.mark.parametrize("launch", [0, 1, 1886])
+def test_the_launch_gap_comes_before_the_first_wave(count, launch):
+    # the CTA of test_one_cta_two_stages (492 cycles) starts kernel_launch_cycles after the call; nothing else moves
+    result = counts(a100(sms=1, kernels=(TILE,), kernel_launch_cycles=launch), GemmLayer("g", m=8, k=64, n=16), count)
+    assert result["cycles"] == 492 + launch
+    assert result["compute_cycles"] == 32 and result["shared_memory_busy_cycles"] == 48

@@ -17,7 +17,9 @@ def test_study_table_and_comparisons():
     # or k < 4 (metadata and a stage of padding for one product)
     slow = frame[frame.speedup < 0.95]
     assert len(slow) and ((slow.n == 1) | (slow.k == 1)).all()
-    assert frame[frame.n == 1].speedup.min() < 0.6
+    # a launch gap (kernel_launch_cycles, 1886 on the A100) is paid by both runs: it dilutes the padded sparse
+    # slow-down of the tiniest shapes (0.55 without it, 0.69 with it; issue 33)
+    assert frame[frame.n == 1].speedup.min() < 0.75
     large = frame[(frame.m == 4096) & (frame.n == 4096) & (frame.k == 4096)].iloc[0]
     assert 1.3 < large.speedup < 2.0
     quantities = " ".join(c.quantity for c in output.comparisons)

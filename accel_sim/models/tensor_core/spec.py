@@ -128,12 +128,19 @@ class TensorCoreSpec:
                               40 * 1024 * 1024, unit="size", positive=True,
                               source=f"{WHITEPAPER}: 40 MB L2")
     dram_bandwidth: float = spec_field(
-        "DRAM (HBM2) bandwidth, all SMs together.", 1102.8, unit="bandwidth", positive=True,
+        "DRAM (HBM2) bandwidth a streaming kernel sustains, all SMs together (the shipped A100 configs set the "
+        "measured read-stream rate, below the datasheet's pin rate).", 1102.8, unit="bandwidth", positive=True,
         source=f"{WHITEPAPER}: 1555 GB/s at the 1410 MHz clock = 1102.8 B/clk")
     memory_latency: int = spec_field(
         "Cycles from a stage's first request to its data in shared memory (pipeline fill, paid once per "
         "wave of CTAs).", 400, unit="cycles", minimum=0,
-        source="estimate (brief: uncertain): a few hundred cycles, as GPU microbenchmarks report")
+        source="estimate (brief: uncertain): a few hundred cycles, as GPU microbenchmarks report; the shipped A100 "
+        "configs set the measured DRAM pointer-chase latency (te42kyfo/gpu-benches gpu-latency)")
+    kernel_launch_cycles: int = spec_field(
+        "Cycles every kernel (every tensor-core layer) costs before its first CTA starts: the GPU-side gap between "
+        "back-to-back kernels (launch, CTA rasterisation, drain). 0: kernels start back to back.", 0, unit="cycles",
+        minimum=0, source="the shipped A100 configs set the measured back-to-back time of a minimal kernel under a "
+        "CUDA graph (te42kyfo/gpu-benches gpu-small-kernels/a100_80_graph.txt)")
     loads_in_flight: str = spec_field(
         "How far a CTA's loads may run ahead of its tensor cores. 'unbounded': a stage's load is posted as soon as "
         "the load path is free (every stage's memory latency overlaps: an upper bound). 'stages': CUTLASS multistage, "

@@ -1,5 +1,6 @@
 """Fast path: every candidate kernel timed from per-CTA numpy arrays and the pipeline's closed form.
 
+The kernel starts ``kernel_launch_cycles`` after the call (the GPU-side gap between kernels); then
 CTAs run in waves of ``sms`` (one CTA per SM), in launch order; a wave ends when its slowest
 CTA has written its C tile, then the next starts. Every quantity of a stage is linear in a
 CTA's rows and columns, so each wave's path times come from a few ``reduceat`` calls over the
@@ -55,7 +56,7 @@ def kernel_counters(plan: TensorCorePlan, index: int) -> TensorCoreCounters:
     else:
         finish = pipeline_finish(spec.memory_latency, stages, full, last)
     epilogue = l2_cycles(spec, grid.rows * grid.cols * bits.c_value, starts)
-    cycles = int(np.sum(finish + epilogue))
+    cycles = spec.kernel_launch_cycles + int(np.sum(finish + epilogue))
 
     def busy(path: str) -> int:
         per_wave = (stages - 1) * np.asarray(full[path]) + np.asarray(last[path])

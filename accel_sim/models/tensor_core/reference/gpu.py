@@ -1,6 +1,6 @@
 """Reference, the GPU running one kernel: the CTA scheduler, the SMs and the memory system.
 
-The scheduler puts the kernel's CTAs, in launch order, into one queue (a store) the SMs take
+The scheduler waits the kernel's launch gap (``kernel_launch_cycles``), then puts the kernel's CTAs, in launch order, into one queue (a store) the SMs take
 them from; one CTA is resident per SM, so it launches as many CTAs as there are SMs (a wave)
 and the next ones when the wave's SMs have all written their C tiles.
 """
@@ -15,7 +15,9 @@ from accel_sim.models.tensor_core.reference.sm import Cta, StreamingMultiprocess
 from accel_sim.models.tensor_core.reference.tally import Tally
 
 
-def _scheduler(env: simpy.Environment, ctas: list[Cta], sms: int, queue: simpy.Store, memory: MemorySystem):
+def _scheduler(env: simpy.Environment, ctas: list[Cta], sms: int, queue: simpy.Store, memory: MemorySystem,
+               launch: int):
+    yield env.timeout(launch)               # the kernel's launch gap before its first wave
     for number, first in enumerate(range(0, len(ctas), sms)):
         launch = ctas[first:first + sms]
         wave = memory.open_wave(number, len(launch))
@@ -36,7 +38,7 @@ def run_kernel(plan: TensorCorePlan, index: int, limit: int | None) -> TensorCor
         StreamingMultiprocessor(env, number, plan, tile, queue, tally)
     ctas = [Cta(*cta) for cta in zip(grid.rows.tolist(), grid.cols.tolist(), grid.row_panel.tolist(),
                                      grid.col_panel.tolist())]
-    kernel = env.process(_scheduler(env, ctas, plan.spec.sms, queue, memory))
+    kernel = env.process(_scheduler(env, ctas, plan.spec.sms, queue, memory, plan.spec.kernel_launch_cycles))
     env.run(until=kernel if limit is None else limit)
     if not kernel.triggered:
         return None
