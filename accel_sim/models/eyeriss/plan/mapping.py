@@ -17,8 +17,8 @@ The paper's own choice of these parameters is an energy optimisation (its ref. [
 are not published. This mapper's rules, fixed before any comparison: ``q`` as large as the ifmap and
 filter spads allow; ``p`` the largest power of two the psum and filter spads allow (Table III uses
 p = 16 in every AlexNet layer); copies to filters first (``t``), the rest to channels (``r``); the
-strip width that keeps the most PEs busy (ties: less padding, then the narrower strip, so that
-more sets share each ifmap value); ``n`` and ``m`` the pair that fits the global buffer with the
+strip widths that keep the most PEs busy, the one whose best ``n`` and ``m`` need the fewest DRAM
+words (then the narrower); ``p`` halved until a pass fits the global buffer; ``n`` and ``m`` the pair that fits the global buffer with the
 fewest DRAM words (filters are re-read for every image block and strip, ifmaps for every block of
 ``m`` filters), ties to the larger ``m`` then the larger ``n``.
 """
@@ -119,17 +119,16 @@ def _placement(spec: EyerissSpec, shape: ConvShape, e: int, p: int, q: int) -> t
     return segments, sets, r, t
 
 
-def _strip_width(spec: EyerissSpec, shape: ConvShape, p: int, q: int) -> int:
-    rows, height = spec.pe_rows, shape.filter_rows
-    if height * math.ceil(shape.out_rows / spec.pe_cols) <= rows:
-        return shape.out_rows
-    best = None
+def _strip_widths(spec: EyerissSpec, shape: ConvShape, p: int, q: int) -> list[int]:
+    """The strip widths that keep the most PEs busy (the whole set when it fits)."""
+    height = shape.filter_rows
+    if height * math.ceil(shape.out_rows / spec.pe_cols) <= spec.pe_rows:
+        return [shape.out_rows]
+    busy = {}
     for e in range(1, min(shape.out_rows, spec.pe_cols) + 1):
         _, _, r, t = _placement(spec, shape, e, p, q)
-        padding = math.ceil(shape.out_rows / e) * e - shape.out_rows
-        key = (-height * e * r * t, padding, e)
-        best = key if best is None or key < best else best
-    return best[2]
+        busy[e] = height * e * r * t
+    return [e for e, pes in busy.items() if pes == max(busy.values())]
 
 
 def _glb_bytes(spec: EyerissSpec, shape: ConvShape, word_bits: int, e: int, qr: int, n: int, m: int) -> int:
@@ -138,9 +137,10 @@ def _glb_bytes(spec: EyerissSpec, shape: ConvShape, word_bits: int, e: int, qr: 
     return math.ceil((ifmaps + psums) * word_bits / BITS_PER_BYTE)
 
 
-def _buffering(spec: EyerissSpec, shape: ConvShape, word_bits: int, e: int, p: int, q: int, r: int, t: int,
-               layer: Layer) -> tuple[int, int]:
-    """(n, m): images per pass and filters kept in the global buffer, fewest DRAM words that fit."""
+def _buffering(spec: EyerissSpec, shape: ConvShape, word_bits: int, e: int, p: int, q: int, r: int,
+               t: int) -> tuple[int, int, int] | None:
+    """(DRAM words, n, m): images per pass and filters kept in the global buffer, the fewest DRAM words
+    that fit (None: nothing fits)."""
     strips = strip_rows(shape, e)
     filter_words = shape.filters * shape.channels * shape.filter_rows * shape.filter_cols
     ifmap_words = shape.images * shape.channels * shape.width * sum(window_rows(shape, rows) for rows in strips)
@@ -155,11 +155,7 @@ def _buffering(spec: EyerissSpec, shape: ConvShape, word_bits: int, e: int, p: i
                      + ifmap_words * math.ceil(shape.filters / m))
             key = (words, -m, -n)
             best = key if best is None or key < best else best
-    if best is None:
-        need = _glb_bytes(spec, shape, word_bits, e, q * r, 1, min(block, shape.filters))
-        raise InputError.single(layer.name, "eyeriss.glb_size", f"{spec.glb_size} B cannot hold one processing "
-                                f"pass of this layer (ifmaps and psums need {need} B)")
-    return -best[2], -best[1]
+    return None if best is None else (best[0], -best[2], -best[1])
 
 
 def rs_mapping(spec: EyerissSpec, shape: ConvShape, word_bits: int, layer: Layer) -> RsMapping:
@@ -168,7 +164,20 @@ def rs_mapping(spec: EyerissSpec, shape: ConvShape, word_bits: int, layer: Layer
                                 f"{spec.pe_rows} PE rows of the array (eyeriss.pe_rows); Eyeriss maps no "
                                 "PE set taller than the array")
     p, q = _interleaving(spec, shape, layer)
-    e = _strip_width(spec, shape, p, q)
-    segments, sets, r, t = _placement(spec, shape, e, p, q)
-    n, m = _buffering(spec, shape, word_bits, e, p, q, r, t, layer)
-    return RsMapping(e, segments, sets, p, q, r, t, n, m, shape.filter_rows, shape.out_rows)
+    best = None
+    for e in _strip_widths(spec, shape, p, q):
+        p_e = p
+        while True:      # fewer filters a PE (halving p) until one pass's ifmaps and psums fit the global buffer
+            segments, sets, r, t = _placement(spec, shape, e, p_e, q)
+            found = _buffering(spec, shape, word_bits, e, p_e, q, r, t)
+            if found is not None or p_e == 1:
+                break
+            p_e //= 2
+        if found is not None and (best is None or (found[0], e) < best[0]):
+            best = ((found[0], e), RsMapping(e, segments, sets, p_e, q, r, t, found[1], found[2], shape.filter_rows,
+                                             shape.out_rows))
+    if best is None:
+        need = _glb_bytes(spec, shape, word_bits, 1, q, 1, 1)
+        raise InputError.single(layer.name, "eyeriss.glb_size", f"{spec.glb_size} B cannot hold one processing "
+                                f"pass of this layer (ifmaps and psums need at least {need} B)")
+    return best[1]
