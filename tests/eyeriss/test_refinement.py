@@ -209,3 +209,40 @@ def test_fc_layer_runs_as_a_one_by_one_convolution():
     assert FAMILY.refinement(arch, layer) == []
     plan = FAMILY.plan(arch, layer)
     assert (plan.shape.images, plan.shape.channels, plan.shape.filters, plan.mapping.active_pes) == (4, 40, 30, 8)
+
+
+def test_worked_example_capacities_metrics_and_blocks(tiny):
+    arch = eyeriss(**TINY_ARCH)
+    result = FAMILY.layer_result(arch, tiny)
+    glb = {a.capacity_bytes for a in result.actions if a.component == "glb"}
+    assert glb == {100_000 + 8_000}                    # JSSC 2017 Table IV: the 108 kB global buffer
+    assert result.metrics["glb_bytes"] == (17 + 17) * 2
+    blocks = {(c.name, c.component_class): (c.count, c.bits, c.capacity_bytes) for c in FAMILY.components(arch)}
+    assert blocks[("spads", "register")] == (4, (12 + 24) * 16, 0)
+    assert blocks[("spads", "sram")] == (4, 16, 448) and blocks[("glb", "sram")] == (1, 64, 108_000)
+
+
+def test_sparse_plane_codes_to_one_word(tmp_path):
+    """An 8 x 8 plane with one non-zero (first): (0, v), then 63 zeros in two closing pairs = 1 word."""
+    x = np.zeros((1, 1, 8, 8), dtype=np.float32)
+    x[0, 0, 0, 0] = 3
+    path = tmp_path / "one.npz"
+    np.savez(path, inputs=x, weights=np.ones((1, 1, 1, 1), dtype=np.float32))
+    layer = ConvLayer("one", in_h=8, in_w=8, in_channels=1, out_channels=1, kernel_h=1, kernel_w=1,
+                      operands=OperandSource(payload=str(path)))
+    plan = FAMILY.plan(eyeriss(pe_rows=2, pe_cols=8), layer)
+    assert int(plan.ifmap_bits.sum()) == 64 and int(plan.ofmap_bits.sum()) == 64
+
+
+def test_a_set_exactly_as_tall_as_the_array_is_not_strip_mined():
+    """R = 6, E = 27: two segments of 6 rows fill the 12 rows exactly; no strip mining."""
+    layer = ConvLayer("tall", in_h=32, in_w=32, in_channels=1, out_channels=4, kernel_h=6, kernel_w=2)
+    mp = rs_mapping(eyeriss().eyeriss, conv_shape(layer), 16, layer)
+    assert (mp.e, mp.segments, mp.sets, mp.active_pes) == (27, 2, 1, 6 * 27)
+
+
+def test_glb_error_names_the_space_needed():
+    from accel_sim.foundations.errors import InputError
+    layer = ConvLayer("big", in_h=20, in_w=20, in_channels=1, out_channels=1, kernel_h=3, kernel_w=3)
+    with pytest.raises(InputError, match=r"eyeriss.glb_size: 100 B .* need at least 156 B"):
+        FAMILY.plan(eyeriss(glb_size=100), layer)   # 3 ifmap rows x 20 + 18 psums = 78 words
