@@ -1,0 +1,77 @@
+"""Eyeriss conservation laws, bad input and the shipped config on the measured workload."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from accel_sim import load_arch
+from accel_sim.foundations.errors import InputError
+from accel_sim.foundations.workload import ConvLayer
+from accel_sim.foundations.workload.layer import OperandSource
+from accel_sim.foundations.workload.operands import layer_operands
+from accel_sim.models.eyeriss.family import FAMILY
+from accel_sim.models.eyeriss.plan.rlc import rlc_words
+from accel_sim.pipeline.simulate import simulate_layer
+from tests.cli.cli_helpers import assert_one_line_error, run_cli
+
+
+def eyeriss(**options):
+    return load_arch("eyeriss_v1", {f"eyeriss.{k}": v for k, v in options.items()})
+
+
+@given(st.integers(1, 3), st.integers(3, 12), st.sampled_from([0.1, 0.5, 0.9]), st.integers(1, 3), st.integers(0, 9))
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_conservation(kernel, size, density, pe_cols, seed):
+    layer = ConvLayer("c", in_h=size, in_w=size, in_channels=3, out_channels=5, kernel_h=kernel, kernel_w=kernel,
+                      batch=2, input_density=density, operands=OperandSource(seed=seed))
+    arch = eyeriss(pe_rows=kernel + 1, pe_cols=pe_cols, glb_size=4000)
+    plan, counters = FAMILY.counters(arch, layer)
+    assert counters.macs_issued + counters.macs_gated == layer.macs
+    # the coded footprint: every ifmap plane as one stream, read at least once
+    planes = layer_operands(layer).inputs.reshape(2 * 3, -1) != 0
+    footprint = int(rlc_words(planes, arch.eyeriss.max_run, arch.eyeriss.rlc_pairs_per_word).sum()) * 64
+    assert counters.dram_ifmap_read_bits >= footprint
+    result = FAMILY.account(plan, counters)
+    assert result.cycles >= counters.processing_cycles >= layer.macs / (arch.eyeriss.pes * 1)
+    assert result.macs_issued <= result.macs_dense
+
+
+def test_gating_saves_energy_not_cycles():
+    layer = ConvLayer("c", in_h=9, in_w=9, in_channels=4, out_channels=8, kernel_h=3, kernel_w=3, input_density=0.3)
+    gated, plain = (simulate_layer(eyeriss(zero_gating=g), layer) for g in (True, False))
+    assert gated.result.cycles == plain.result.cycles
+    assert gated.energy.total_pj < plain.energy.total_pj
+
+
+@pytest.mark.parametrize("options, layer, field", [
+    ({}, ConvLayer("tall", in_h=20, in_w=20, in_channels=1, out_channels=1, kernel_h=13, kernel_w=3), "kernel_h"),
+    ({"glb_size": 100}, ConvLayer("big", in_h=20, in_w=20, in_channels=1, out_channels=1, kernel_h=3, kernel_w=3),
+     "eyeriss.glb_size"),
+    ({}, ConvLayer("wide", in_h=20, in_w=20, in_channels=1, out_channels=1, kernel_h=3, kernel_w=13), "kernel_w"),
+])
+def test_bad_layers_name_the_field(options, layer, field):
+    with pytest.raises(InputError) as err:
+        FAMILY.plan(eyeriss(**options), layer)
+    assert field in str(err.value) and "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("setting, expected", [
+    ("eyeriss.filter_spad_entries=0", "eyeriss.filter_spad_entries"),
+    ("eyeriss.glb_size=64", "eyeriss.glb_size"),
+    ("eyeriss.pe_rows=2", "kernel_h"),
+])
+def test_cli_bad_input_exits_2_with_one_line(capsys, tmp_path, setting, expected):
+    result = run_cli(capsys, "run", "--arch", "eyeriss_v1", "--workload", "tiny_conv", "--set", setting,
+                     "--out", tmp_path)
+    assert_one_line_error(result, expected)
+
+
+def test_shipped_config_runs_a_small_layer():
+    layer = ConvLayer("c", in_h=15, in_w=15, in_channels=8, out_channels=16, kernel_h=3, kernel_w=3, pad_top=1,
+                      pad_bottom=1, pad_left=1, pad_right=1, input_density=0.4)
+    run = simulate_layer(load_arch("eyeriss_v1"), layer)
+    result, energy = run.result, run.energy
+    assert result.macs_issued + result.metrics["macs_gated"] == result.macs_dense
+    assert energy.total_pj > 0 and np.isfinite(energy.total_pj)
