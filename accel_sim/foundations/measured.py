@@ -70,8 +70,8 @@ class MeasuredCase:
     unit: str = spec_field("Unit of the measured figure.")
     measured: float = spec_field("The measured figure.", positive=True)
     source: str = spec_field("Where it was measured: paper + table / figure, or URL + section.")
-    tolerance: float = spec_field("Relative tolerance on |simulated / measured - 1|, set before simulating.",
-                                  positive=True)
+    tolerance: float = spec_field("Relative tolerance on |simulated / measured - 1|, set before simulating "
+                                  "(0: the figure must be exact, as a count of active PEs).", minimum=0)
     layer: str | None = spec_field("One layer of the workload; absent: the whole workload.", None)
     baseline: RunRef | None = spec_field("For quantity speedup: the run whose time is divided by this one's.", None)
     note: str = spec_field("What the simulator cannot run for this case, or the mechanism of a known gap.", "")

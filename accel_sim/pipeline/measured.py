@@ -2,9 +2,11 @@
 device and workload, keep its layer, :func:`~accel_sim.pipeline.simulate.simulate`, and read the measured
 quantity off the run's summary row.
 
-Quantities: ``time_s``; ``energy_j`` (dynamic energy); ``power_w`` (energy / time); ``dram_bytes`` (reads and
+Quantities: ``time_s``; ``energy_j`` (dynamic energy, plus leakage where the family lists its blocks);
+``power_w`` (that energy / time: a chip's measured power includes its leakage); ``dram_bytes`` (reads and
 writes); ``throughput_per_s`` and ``tokens_per_s`` (``conditions.batch`` items per run / time); ``speedup``
-(the baseline run's time / this run's); any other name is a column of the run's summary row.
+(the baseline run's time / this run's); any other name is a column of the run's summary row or, for a case of
+one layer, of that layer's row (a model metric such as ``active_pes``).
 """
 from __future__ import annotations
 
@@ -23,7 +25,8 @@ PICO = 1e-12
 
 @dataclass(frozen=True)
 class SimulatedRun:
-    """The summary of one run of a case: its arch's family and the summary row."""
+    """The summary of one run of a case: its arch's family and the summary row (with, for a run of one layer,
+    that layer's model metrics where the summary has no column of the name)."""
 
     family: str
     summary: dict
@@ -48,13 +51,17 @@ def simulate_run(run: RunRef) -> SimulatedRun:
         if not chosen:
             raise InputError.single(run.workload, "layer", f"no layer named {run.layer!r} in {network.name}")
         network = dataclasses.replace(network, layers=chosen)
-    return SimulatedRun(arch.family, simulate(arch, network).summary_row())
+    result = simulate(arch, network)
+    summary = result.summary_row()
+    if len(network.layers) == 1:
+        summary = {**result.layer_rows()[0], **summary}
+    return SimulatedRun(arch.family, summary)
 
 
 def quantity_of(case: MeasuredCase, summary: dict) -> float:
     """The case's quantity read off one run's summary row (speedup excepted: it needs two runs)."""
     time_s = float(summary["time_s"])
-    energy_j = float(summary["energy_pj"]) * PICO
+    energy_j = (float(summary["energy_pj"]) + float(summary.get("static_energy_pj", 0.0))) * PICO
     derived = {"time_s": time_s, "energy_j": energy_j, "power_w": energy_j / time_s,
                "dram_bytes": float(summary["dram_read_bytes"]) + float(summary["dram_write_bytes"])}
     if case.quantity in PER_ITEM:

@@ -57,8 +57,11 @@ def _summary(part: pd.DataFrame) -> dict:
     ran = part[part["status"] == "simulated"]
     errors = ran["relative_error"].abs()
     worst = errors.idxmax() if len(ran) else None
+    # exact counts (tolerance 0, e.g. active PEs) are reported by "within", not averaged: one exact zero would
+    # make a geometric mean of the others zero
+    graded = errors[ran["tolerance"] > 0]
     return {"cases": len(part), "simulated_cases": len(ran), "within": int(ran["within"].sum()),
-            "geomean_abs_error": math.exp(errors.clip(lower=1e-12).map(math.log).mean()) if len(ran) else math.nan,
+            "geomean_abs_error": math.exp(graded.clip(lower=1e-12).map(math.log).mean()) if len(graded) else math.nan,
             "worst_case": "" if worst is None else part.loc[worst, "case"],
             "worst_abs_error": math.nan if worst is None else float(errors[worst])}
 

@@ -18,7 +18,7 @@ CONSTANTS_DIR = MEASURED_DIR / "constants"
 KINDS = {"datasheet", "isa", "programming_guide", "microbenchmark", "kernel_source", "derived", "model_choice",
          "estimate"}
 # what the timing model of each family reads besides ``clock`` and ``word_bits``
-SECTIONS = {"tensor_core": ("tensor_core", "vector_unit")}
+SECTIONS = {"tensor_core": ("tensor_core", "vector_unit"), "eyeriss": ("eyeriss",)}
 WHOLE = {"tensor_core.kernels", "tensor_core.sparse_kernels"}      # a kernel list is one constant
 # constants with no source yet (docs/silicon_validation.md, "Constants without a source")
 KNOWN_ESTIMATES = {"tensor_core.l2_to_sm_bandwidth", "tensor_core.kernels", "vector_unit.fifo_depth",
@@ -73,7 +73,7 @@ DEVICES = _devices()
 
 
 def test_the_runnable_groups_use_listed_devices():
-    assert DEVICES == ["ampere_a100", "ampere_a100_80gb", "ampere_a100_dense"]
+    assert DEVICES == ["ampere_a100", "ampere_a100_80gb", "ampere_a100_dense", "eyeriss_v1"]
 
 
 @pytest.mark.parametrize("device", DEVICES)

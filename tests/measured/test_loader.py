@@ -39,7 +39,7 @@ def test_a_case_without_a_field_is_refused_naming_file_case_and_field(tmp_path, 
 
 
 @pytest.mark.parametrize("field, value, says", [
-    ("conditions", {}, "conditions"), ("source", "  ", "source"), ("unit", "", "unit"), ("tolerance", 0, "tolerance"),
+    ("conditions", {}, "conditions"), ("source", "  ", "source"), ("unit", "", "unit"), ("tolerance", -0.1, "tolerance"),
     ("measured", -1.0, "measured"), ("unit", "ms", "unit: quantity time_s is measured in 's'"),
 ])
 def test_empty_or_wrong_values_are_refused(tmp_path, field, value, says):
