@@ -55,7 +55,14 @@ import re
 from dataclasses import dataclass
 
 from accel_sim.foundations.errors import InputError
-from accel_sim.foundations.workload.layer import BatchedGemmLayer, GemmLayer, Network, NetworkLayer, VectorLayer
+from accel_sim.foundations.workload.layer import (
+    BatchedGemmLayer,
+    GemmLayer,
+    Network,
+    NetworkLayer,
+    ResidentMemory,
+    VectorLayer,
+)
 from accel_sim.foundations.workload.llm.compression import DENSE, Compression
 from accel_sim.foundations.workload.llm.hf_config import TransformerConfig
 
@@ -198,7 +205,8 @@ def transformer_network(config: TransformerConfig, step: InferenceStep, compress
     suffix = "" if compression == DENSE else "_" + re.sub(r"[^A-Za-z0-9]+", "_", compression.label)
     return Network(name=workload_name(config, step) + suffix,
                    layers=compression.apply(transformer_layers(config, step, vector_ops)),
-                   source=f"Hugging Face config {config.source}", description=describe(config, step, compression))
+                   source=f"Hugging Face config {config.source}", description=describe(config, step, compression),
+                   memory=ResidentMemory(batch=step.batch, other_weight_elements=config.unsimulated_parameters))
 
 
 def describe(config: TransformerConfig, step: InferenceStep, compression: Compression = DENSE) -> str:
