@@ -110,3 +110,10 @@ def test_the_step_network_states_its_batch_and_embeddings():
     config = read_hf_config(CONFIGS / "llama_2_7b.json")
     memory = transformer_network(config, InferenceStep("decode", 128, 3)).memory
     assert memory.batch == 3 and memory.other_weight_elements == 32000 * 4096 + 4096 * 65
+
+
+def test_import_hf_prints_the_largest_batch(tmp_path, capsys):
+    result = run_cli(capsys, "import-hf", CONFIGS / "llama_3_8b.json", "--phase", "decode", "--context", "4096",
+                     "--batch", "8", "--out", tmp_path / "w", "--fit", "ampere_a100_80gb")
+    assert result.code == 0, result
+    assert "fits ampere_a100_80gb (80 GiB): largest batch at context 4096: 129" in result.out
