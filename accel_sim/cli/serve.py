@@ -31,6 +31,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--max-batch", type=int, default=256, help="sequences running at once (default 256)")
     parser.add_argument("--kv-capacity-tokens", type=int, default=None,
                         help="KV-cache capacity in tokens (default: the device memory left after weights and activations)")
+    parser.add_argument("--tp", type=int, default=1, help="tensor-parallel devices (default 1); must divide the heads "
+                        "and the KV heads")
     parser.add_argument("--weights", default="dense", help="block weights: dense, 2:4 or unstructured:D")
     parser.add_argument("--weight-bits", type=int, default=None, help="weight-only quantization width")
     parser.add_argument("--kv-bits", type=int, default=None, help="stored bits of the KV cache")
@@ -57,9 +59,10 @@ def handle(args: argparse.Namespace) -> int:
         args.requests, args.rate, args.prompt_tokens, args.output_tokens, args.lengths, args.seed))
     config = read_hf_config(args.model)
     arch = load_arch(args.arch)
-    result = serve(arch, config, requests, serving, compression, progress=progress_stream(args))
+    result = serve(arch, config, requests, serving, compression, progress=progress_stream(args), tp=args.tp)
     s = result.summary
-    print(f"{config.name} on {arch.name}, {s['scheduler']}: {s['requests']} requests, {s['tokens_generated']:,} tokens "
+    devices = f"{args.tp} x {arch.name} (tensor parallel)" if args.tp > 1 else arch.name
+    print(f"{config.name} on {devices}, {s['scheduler']}: {s['requests']} requests, {s['tokens_generated']:,} tokens "
           f"generated of {s['tokens_requested']:,} requested, in {s['makespan_s']:.2f} s ({s['iterations']:,} iterations)")
     print(f"  throughput {s['output_tokens_per_s']:.1f} output tokens/s, {s['requests_per_s']:.2f} requests/s; "
           f"energy {s['energy_per_token_j'] * 1e3:.1f} mJ per output token")

@@ -36,6 +36,7 @@ from accel_sim.foundations.workload.llm.memory import step_footprint
 from accel_sim.foundations.workload.memory import refusal
 from accel_sim.pipeline.catalog import ArchSpec
 from accel_sim.pipeline.sweep.progress import Progress
+from accel_sim.systems.serving.parallel import TensorParallel, shard
 from accel_sim.systems.serving.requests import Request
 from accel_sim.systems.serving.step import Iteration, StepModel, kv_bytes_per_token
 
@@ -215,12 +216,14 @@ def _percentiles(values: np.ndarray, name: str) -> dict:
 
 def serve(arch: ArchSpec, config: TransformerConfig, requests: Sequence[Request], serving: ServingConfig = ServingConfig(),
           compression: Compression = DENSE, step: StepModel | None = None,
-          progress: TextIO | None = None) -> ServingResult:
-    """Simulate serving ``requests`` of ``config`` on ``arch`` (see the module doc)."""
+          progress: TextIO | None = None, tp: int = 1) -> ServingResult:
+    """Simulate serving ``requests`` of ``config`` on ``arch`` (see the module doc); with ``tp`` > 1 on that many
+    devices in tensor parallel (:mod:`.parallel`: each holds 1 / tp of the weights and of the KV cache)."""
     if not requests:
         raise InputError.single("requests", "", "no requests to serve")
-    capacity = kv_capacity_tokens(arch, config, serving, requests, compression)
-    step = step or StepModel(arch, config, compression)
+    parallel = TensorParallel(tp, arch.device_link_bandwidth, arch.device_link_latency)
+    capacity = kv_capacity_tokens(arch, shard(config, tp), serving, requests, compression)
+    step = step or StepModel(arch, config, compression, tp=parallel)
     meter = Progress(f"serving {config.name} on {arch.name}", len(requests), 0, progress, unit="requests")
     env = simpy.Environment()
     engine = Engine(env, step, sorted(requests, key=lambda r: (r.arrival_s, r.index)), serving, capacity, meter)
@@ -243,7 +246,7 @@ def serve(arch: ArchSpec, config: TransformerConfig, requests: Sequence[Request]
     iterations["kv_share"] = iterations.kv_tokens / capacity
     makespan = float(frame.finish_s.max() - frame.arrival_s.min())
     generated = int(frame.generated_tokens.sum())
-    summary = {"model": config.name, "arch": arch.name, "scheduler": serving.scheduler, "requests": len(frame),
+    summary = {"model": config.name, "arch": arch.name, "tp": tp, "scheduler": serving.scheduler, "requests": len(frame),
                "tokens_requested": int(frame.output_tokens.sum()), "tokens_generated": generated,
                "prompt_tokens": int(frame.prompt_tokens.sum()), "makespan_s": makespan,
                "output_tokens_per_s": generated / makespan if makespan > 0 else math.nan,

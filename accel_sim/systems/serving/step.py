@@ -9,7 +9,9 @@ An iteration runs, through every transformer block and then the LM head:
 - the prefill attention of one chunk of ``prefill`` tokens attending to ``prefill_span`` positions
   (the prompt's prefix so far plus the chunk: the full square for an unchunked prompt, as the
   generator's prefill step);
-- the LM head (and final norm) over the ``heads`` sequences that produce a token.
+- the LM head (and final norm) over the ``heads`` sequences that produce a token;
+- with tensor parallelism (:mod:`.parallel`), one device's slice of all of it, plus two all-reduces of the
+  rows' activations per block.
 
 Every layer is built by the generator (:mod:`accel_sim.foundations.workload.llm.generator`) and timed by
 :func:`accel_sim.pipeline.simulate.simulate_layer` on the arch, once per shape: the blocks are identical, so
@@ -40,6 +42,7 @@ from accel_sim.foundations.workload.llm.generator import InferenceStep, attentio
 from accel_sim.foundations.workload.llm.hf_config import TransformerConfig
 from accel_sim.pipeline.catalog import ArchSpec
 from accel_sim.pipeline.simulate import simulate_layer
+from accel_sim.systems.serving.parallel import TensorParallel, shard
 
 ATTENTION = ("attn_score", "attn_softmax", "attn_context")
 PREFIX = "l0_"
@@ -83,9 +86,10 @@ class StepModel:
     """Times iterations of ``config`` on ``arch`` (weights and KV cache as ``compression`` says)."""
 
     def __init__(self, arch: ArchSpec, config: TransformerConfig, compression: Compression = DENSE,
-                 row_bucket: int = 16, span_bucket: int = 128, anchor: int = 8):
-        self.arch, self.config, self.compression = arch, config, compression
-        self.block = dataclasses.replace(config, layers=1)
+                 row_bucket: int = 16, span_bucket: int = 128, anchor: int = 8, tp: TensorParallel | None = None):
+        self.tp = tp or TensorParallel()
+        self.arch, self.config, self.compression = arch, shard(config, self.tp.degree), compression
+        self.block = dataclasses.replace(self.config, layers=1)
         self.row_bucket, self.span_bucket, self.anchor = row_bucket, span_bucket, anchor
         self.table = load_energy_table(arch.energy_table)
         self._layers: dict[NetworkLayer, StepCost] = {}
@@ -106,10 +110,14 @@ class StepModel:
     # -- composition ---------------------------------------------------------------------------------
 
     def _cost(self, it: Iteration) -> StepCost:
-        block = self._weights(_up(it.rows, self.row_bucket)) + self._decode_attention(it.decode, it.decode_span)
+        """One device's time; the energy of all ``tp.degree`` devices (each runs its slice)."""
+        rows = _up(it.rows, self.row_bucket)
+        block = self._weights(rows) + self._decode_attention(it.decode, it.decode_span)
         if it.prefill:
             block = block + self._run(attention_layers(self.block, PREFIX, 1, it.prefill, it.prefill_span))
-        return block.scaled(self.config.layers) + self._head(it.heads)
+        block = block + StepCost(self.tp.block_seconds(rows, self.config.hidden, self.arch.word_bits), 0.0)
+        total = block.scaled(self.config.layers) + self._head(it.heads)
+        return StepCost(total.seconds, total.energy_j * self.tp.degree)
 
     def _weights(self, rows: int) -> StepCost:
         if rows == 0:
