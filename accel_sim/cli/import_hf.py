@@ -30,6 +30,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "arch's word)")
     parser.add_argument("--kv-bits", type=int, default=None,
                         help="stored bits of the K / V cache (e.g. 8; default: the arch's word)")
+    parser.add_argument("--fit", default=None, metavar="ARCH",
+                        help="also print the step's device memory on ARCH (a name in arch_configs/ or a path) and the "
+                        "largest batch and context that fit its memory_capacity")
     add_output_options(parser, quiet=False)
     parser.set_defaults(handler=handle)
 
@@ -49,4 +52,25 @@ def handle(args: argparse.Namespace) -> int:
                                  compression=compression)
     print(f"{written.description}: {written.layers} layers, {written.macs:,} MACs")
     print(f"wrote {written.path}")
+    if args.fit is not None:
+        print(_fit_line(args.config, step, compression, args.fit))
     return 0
+
+
+def _fit_line(config_path: str, step: object, compression: object, arch_name: str) -> str:
+    """The step's footprint on ``arch_name`` and the largest batch and context that fit its memory."""
+    from accel_sim.foundations.workload.llm.hf_config import read_hf_config
+    from accel_sim.foundations.workload.llm.memory import largest_batch, largest_context, step_footprint
+    from accel_sim.pipeline.catalog import load_arch
+
+    arch = load_arch(arch_name)
+    config = read_hf_config(config_path)
+    footprint = step_footprint(config, step, arch.word_bits, compression)
+    if arch.memory_capacity is None:
+        return f"device memory: needs {footprint.describe()}; {arch.name} states no capacity"
+    capacity = arch.memory_capacity
+    batch = largest_batch(config, step.phase, step.context, capacity, arch.word_bits, compression)
+    context = largest_context(config, step.phase, step.batch, capacity, arch.word_bits, compression)
+    verdict = "fits" if footprint.fits(capacity) else "does NOT fit"
+    return (f"device memory: needs {footprint.describe()}; {verdict} {arch.name} ({capacity / 2**30:g} GiB): "
+            f"largest batch at context {step.context}: {batch}; largest context at batch {step.batch}: {context}")

@@ -16,11 +16,11 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from accel_sim.cli import (cluster, encode, import_hf, import_onnx, reproduce, run, storage, sweep, trace,
-                           train)
+from accel_sim.cli import (cluster, encode, import_hf, import_onnx, reproduce, run, serve, storage, sweep,
+                           trace, train)
 from accel_sim.foundations.errors import InputError
 
-COMMANDS = (run, encode, reproduce, sweep, storage, import_onnx, import_hf, trace, train, cluster)
+COMMANDS = (run, encode, reproduce, sweep, storage, import_onnx, import_hf, trace, train, cluster, serve)
 
 
 def build_parser() -> argparse.ArgumentParser:

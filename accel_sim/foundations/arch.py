@@ -49,6 +49,19 @@ class ArchBase:
     energy_table: str = spec_field(
         "Energy table: a name in accel_sim/foundations/energy/tables/ or a path to a YAML table.", "horowitz_45nm")
     dram: DramSpec = spec_field("Off-chip memory.", default_factory=DramSpec)
+    memory_capacity: float | None = spec_field(
+        "Device memory that holds the weights, KV cache and activations (HBM / DRAM capacity). A run whose "
+        "footprint exceeds it is refused with the largest batch that fits (accel_sim/foundations/workload/memory.py). "
+        "null: the source states no capacity (a generic array, or a paper that leaves off-chip memory unbounded); "
+        "runs are not checked.", None, unit="size", positive=True,
+        source="each shipped config cites its device's datasheet, or says why it has none")
+    device_link_bandwidth: float | None = spec_field(
+        "Bandwidth of one device's link to its peers, each direction (NVLink through NVSwitch): the rate of the "
+        "tensor-parallel all-reduce (accel_sim/systems/serving/parallel.py). null: not stated; tensor parallelism "
+        "needs it.", None, unit="rate", positive=True, source="the device's datasheet, cited in its config")
+    device_link_latency: float = spec_field(
+        "Fixed time per step of a ring all-reduce between devices.", 0.0, unit="time", minimum=0,
+        source="no microbenchmark at hand: 0, so the all-reduce time is a lower bound")
     technology_node: int = spec_field(
         "Process node (nm) the run is costed at: energy, area and leakage tables are scaled from their "
         "node to this one (accel_sim/foundations/energy/technology.py).", 45, choices=NODES_NM,

@@ -26,6 +26,7 @@ from accel_sim.foundations.results.layer_result import LayerResult
 from accel_sim.pipeline.run_result import RunResult
 from accel_sim.models.vector_unit.family import vector_layer_result
 from accel_sim.foundations.workload.layer import BatchedGemmLayer, Network, NetworkLayer, VectorLayer
+from accel_sim.foundations.workload.memory import network_footprint, refusal
 from accel_sim.foundations.workload.work import check_work
 
 
@@ -103,16 +104,29 @@ def simulate_layer(arch: ArchSpec, layer: NetworkLayer, table: EnergyTable | Non
     return LayerRun(result, cost(result.actions, table, energy_factor(arch, table)), static)
 
 
+def check_device_memory(arch: ArchSpec, network: Network) -> None:
+    """Refuse (an :class:`InputError`, one line) a network whose weights + KV cache + activations exceed
+    the arch's ``memory_capacity``: the need, the capacity and the largest batch that fits
+    (:mod:`accel_sim.foundations.workload.memory`). An arch with no stated capacity is not checked."""
+    if arch.memory_capacity is None:
+        return
+    footprint = network_footprint(network, arch.word_bits)
+    if not footprint.fits(arch.memory_capacity):
+        raise InputError.single(network.name, "memory", refusal(footprint, arch.name, arch.memory_capacity))
+
+
 def simulate(arch: ArchSpec, network: Network, reference: bool = False,
              on_layer: Callable[[NetworkLayer], None] | None = None) -> RunResult:
     """Simulate every layer of ``network`` on ``arch`` and apply the arch's energy table (and,
     when the family lists its blocks, its area table: area, leakage and static energy).
 
     ``on_layer`` is called with each layer before it is simulated (progress, error context).
+    A network that does not fit the arch's device memory is refused (:func:`check_device_memory`).
     Vector layers in overlapped mode hide under the cycles of the latest matrix layer that
     earlier vector layers have not already used."""
     for layer in network.layers:  # every layer's size, before the first is simulated
         _checked_family(arch, layer)
+    check_device_memory(arch, network)   # a model that does not fit its device is never simulated
     table = load_energy_table(arch.energy_table)
     area = chip_area(arch)
     runs = []

@@ -409,6 +409,22 @@ def single_layers(layers: tuple[NetworkLayer, ...]) -> tuple[Layer, ...]:
 
 
 @dataclass(frozen=True)
+class ResidentMemory:
+    """What a workload states about its device memory beyond its layers (``memory:`` of a workload
+    file); :mod:`accel_sim.foundations.workload.memory` counts the rest."""
+
+    batch: int | None = None            # sequences (or samples) per step: KV cache and activations scale with it
+    other_weight_elements: int = 0      # parameters no layer reads (embeddings, norm gains)
+    other_weight_bits: int | None = None  # their stored width (None: the arch's word)
+
+    def __post_init__(self) -> None:
+        if self.batch is not None and self.batch < 1:
+            raise ValueError(f"memory.batch must be >= 1, got {self.batch}")
+        if self.other_weight_elements < 0:
+            raise ValueError(f"memory.other_weight_elements must be >= 0, got {self.other_weight_elements}")
+
+
+@dataclass(frozen=True)
 class Network:
     """An ordered list of layers, as read from one workload file."""
 
@@ -416,6 +432,7 @@ class Network:
     layers: tuple[NetworkLayer, ...]
     source: str = ""
     description: str = ""
+    memory: ResidentMemory | None = None   # device memory beyond the layers (batch, embeddings)
 
     def __post_init__(self) -> None:
         if not self.layers:

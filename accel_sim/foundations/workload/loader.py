@@ -7,7 +7,7 @@ from accel_sim.foundations.config.loader import REPO_ROOT, resolve_path
 from accel_sim.foundations.config.schema import build
 from accel_sim.foundations.config.yaml_io import read_yaml
 from accel_sim.foundations.errors import InputError, Problem
-from accel_sim.foundations.workload.layer import Network
+from accel_sim.foundations.workload.layer import Network, ResidentMemory
 from accel_sim.foundations.workload.operands import check_payload, check_precision_payload
 from accel_sim.foundations.workload.scalesim_topology import read_scalesim_topology
 from accel_sim.foundations.workload.spec import WorkloadSpec
@@ -37,6 +37,9 @@ def load_workload(workload: str | Path) -> Network:
     if problems:
         raise InputError(problems)
     try:
-        return Network(name=spec.name, layers=tuple(layers), source=spec.source, description=spec.description)
+        memory = None if spec.memory is None else ResidentMemory(
+            spec.memory.batch, spec.memory.other_weight_elements, spec.memory.other_weight_bits)
+        return Network(name=spec.name, layers=tuple(layers), source=spec.source, description=spec.description,
+                       memory=memory)
     except ValueError as err:
         raise InputError.single(str(path), "layers", str(err)) from None

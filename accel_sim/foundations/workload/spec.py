@@ -177,9 +177,25 @@ def _pick(*values):
 
 
 @dataclass(frozen=True)
+class MemoryEntry:
+    batch: int | None = spec_field(
+        "Sequences (or samples) per step: the KV cache and activations scale with it, so a run that does not "
+        "fit device memory is told the largest batch that does.", None, positive=True)
+    other_weight_elements: int = spec_field(
+        "Parameters resident in device memory that no layer reads (token and position embeddings, norm gains; "
+        "written by import-hf).", 0, minimum=0)
+    other_weight_bits: int | None = spec_field("Stored width of those parameters (default: the arch's word).",
+                                               None, positive=True)
+
+
+@dataclass(frozen=True)
 class WorkloadSpec:
     name: str = spec_field("Short name used in reports.")
     layers: tuple[LayerEntry, ...] = spec_field("The layers, in execution order.")
     description: str = spec_field("Free text: what this network is.", "")
     source: str = spec_field("Where the layer shapes come from (paper, model zoo).", "")
     seed: int = spec_field("Seed of the generated operands (weights, activations) of every layer.", 0)
+    memory: MemoryEntry | None = spec_field(
+        "Device memory beyond the layers (accel_sim/foundations/workload/memory.py): the batch and the "
+        "parameters no layer reads. Without it the footprint is the layers' weights, KV cache and activations.",
+        None)

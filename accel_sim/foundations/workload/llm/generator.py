@@ -55,7 +55,14 @@ import re
 from dataclasses import dataclass
 
 from accel_sim.foundations.errors import InputError
-from accel_sim.foundations.workload.layer import BatchedGemmLayer, GemmLayer, Network, NetworkLayer, VectorLayer
+from accel_sim.foundations.workload.layer import (
+    BatchedGemmLayer,
+    GemmLayer,
+    Network,
+    NetworkLayer,
+    ResidentMemory,
+    VectorLayer,
+)
 from accel_sim.foundations.workload.llm.compression import DENSE, Compression
 from accel_sim.foundations.workload.llm.hf_config import TransformerConfig
 
@@ -118,7 +125,7 @@ def transformer_layers(config: TransformerConfig, step: InferenceStep,
     """The step's layers, in execution order (see the module doc); ``vector_ops=False``: GEMMs only."""
     check_step(config, step)
     rows = step.batch * step.tokens
-    d, g, span = config.head_dim, config.group_size, attention_span(config, step)
+    d, span = config.head_dim, attention_span(config, step)
     width = len(str(config.layers - 1))
     layers: list[NetworkLayer] = []
 
@@ -142,13 +149,8 @@ def transformer_layers(config: TransformerConfig, step: InferenceStep,
         if config.rotary:
             layers.append(VectorLayer(p + "attn_rotary", "rotary", rows=rows * (config.heads + config.kv_heads),
                                       width=d))
-        layers += [
-            BatchedGemmLayer(p + "attn_score", instances=step.batch * config.kv_heads, m=step.tokens * g, k=d, n=span),
-            VectorLayer(p + "attn_softmax", "softmax", rows=step.batch * config.heads * step.tokens, width=span),
-            BatchedGemmLayer(p + "attn_context", instances=step.batch * config.kv_heads, m=step.tokens * g, k=span,
-                             n=d),
-            GemmLayer(p + "attn_o", m=rows, k=config.heads * d, n=config.hidden),
-        ]
+        layers += attention_layers(config, p, step.batch, step.tokens, span)
+        layers.append(GemmLayer(p + "attn_o", m=rows, k=config.heads * d, n=config.hidden))
         layers += residual(p, "attn")
         layers += norm(p + "mlp_norm", rows) if config.pre_norm else []
         layers += _moe(config, p, rows) if config.experts else _mlp(config, p, rows)
@@ -164,6 +166,16 @@ def transformer_layers(config: TransformerConfig, step: InferenceStep,
     if not vector_ops:
         return tuple(layer for layer in layers if not isinstance(layer, VectorLayer))
     return tuple(layers)
+
+
+def attention_layers(config: TransformerConfig, prefix: str, batch: int, tokens: int, span: int
+                     ) -> list[NetworkLayer]:
+    """Scores, softmax and context of ``batch`` sequences of ``tokens`` queries each attending to ``span``
+    positions (one GEMM per sequence and KV head, the query heads of a group stacked into m)."""
+    d, g = config.head_dim, config.group_size
+    return [BatchedGemmLayer(prefix + "attn_score", instances=batch * config.kv_heads, m=tokens * g, k=d, n=span),
+            VectorLayer(prefix + "attn_softmax", "softmax", rows=batch * config.heads * tokens, width=span),
+            BatchedGemmLayer(prefix + "attn_context", instances=batch * config.kv_heads, m=tokens * g, k=span, n=d)]
 
 
 def _mlp(config: TransformerConfig, prefix: str, rows: int) -> list[NetworkLayer]:
@@ -198,7 +210,8 @@ def transformer_network(config: TransformerConfig, step: InferenceStep, compress
     suffix = "" if compression == DENSE else "_" + re.sub(r"[^A-Za-z0-9]+", "_", compression.label)
     return Network(name=workload_name(config, step) + suffix,
                    layers=compression.apply(transformer_layers(config, step, vector_ops)),
-                   source=f"Hugging Face config {config.source}", description=describe(config, step, compression))
+                   source=f"Hugging Face config {config.source}", description=describe(config, step, compression),
+                   memory=ResidentMemory(batch=step.batch, other_weight_elements=config.unsimulated_parameters))
 
 
 def describe(config: TransformerConfig, step: InferenceStep, compression: Compression = DENSE) -> str:

@@ -46,11 +46,14 @@ class Dialect:
     norm: str = "layernorm"          # the block's normalisation (vector unit op): layernorm or rmsnorm
     rotary: bool = False             # rotary position embedding on Q and K (RoFormer), else learned positions
     pre_norm: bool = True            # norm before attention / MLP (GPT-2, Llama); False: after the residual (BERT)
+    tied_embeddings: bool = True     # default of tie_word_embeddings (transformers' PretrainedConfig: True;
+                                     # LlamaConfig, MistralConfig, MixtralConfig, Qwen2Config: False)
 
 
 _LLAMA = dict(hidden="hidden_size", heads="num_attention_heads", layers="num_hidden_layers", vocab="vocab_size",
               activation="hidden_act", intermediate="intermediate_size", kv_heads="num_key_value_heads",
-              gated_mlp=True, max_positions="max_position_embeddings", norm="rmsnorm", rotary=True)
+              gated_mlp=True, max_positions="max_position_embeddings", norm="rmsnorm", rotary=True,
+              tied_embeddings=False)
 _BERT = dict(hidden="hidden_size", heads="num_attention_heads", layers="num_hidden_layers", vocab="vocab_size",
              activation="hidden_act", intermediate="intermediate_size", decoder=False,
              max_positions="max_position_embeddings", pre_norm=False)
@@ -96,6 +99,20 @@ class TransformerConfig:
     norm: str = "layernorm"          # layernorm or rmsnorm (Dialect.norm)
     rotary: bool = False             # rotary embedding on Q and K
     pre_norm: bool = True            # norms before attention / MLP (else after the residual)
+    tied_embeddings: bool = True     # the LM head is the token-embedding table (tie_word_embeddings)
+
+    @property
+    def unsimulated_parameters(self) -> int:
+        """Parameters resident in device memory that no generated layer reads: the token embeddings
+        (unless tied to the LM head, whose layer holds them), learned position embeddings, and the norm
+        gains (RMSNorm: one vector of hidden; LayerNorm: gain and bias) of every block and of the final or
+        embedding norm. Biases of the projections (GPT-2, OPT, BERT) and BERT's token-type embeddings are
+        not counted (under 0.2 % of those models)."""
+        width = self.embed_dim or self.hidden
+        tokens = 0 if (self.decoder and self.tied_embeddings) else self.vocab * width
+        positions = 0 if self.rotary or self.max_positions is None else self.max_positions * self.hidden
+        per_norm = self.hidden * (1 if self.norm == "rmsnorm" else 2)
+        return tokens + positions + per_norm * (2 * self.layers + 1)
 
     @property
     def group_size(self) -> int:
@@ -162,6 +179,9 @@ def config_from_dict(data: dict[str, Any], where: str, default_name: str = "mode
                                 f"exceed the {experts} experts ({dialect.experts})"))
     if problems:
         raise InputError(problems)
+    tied = data.get("tie_word_embeddings", dialect.tied_embeddings)
+    if not isinstance(tied, bool):
+        raise InputError.single(where, "tie_word_embeddings", f"expected true or false, got {tied!r}")
     name = str(data.get("_name_or_path") or default_name).rstrip("/").split("/")[-1]
     return TransformerConfig(
         name=name, model_type=model_type, hidden=hidden, heads=heads, kv_heads=kv_heads,
@@ -169,7 +189,8 @@ def config_from_dict(data: dict[str, Any], where: str, default_name: str = "mode
         intermediate=intermediate, layers=layers, vocab=vocab, activation=activation,
         gated_mlp=dialect.gated_mlp, decoder=dialect.decoder, max_positions=max_positions, experts=experts,
         experts_per_token=per_token, sliding_window=window, embed_dim=embed_dim if embed_dim != hidden else None,
-        source=where, norm=dialect.norm, rotary=dialect.rotary, pre_norm=dialect.pre_norm)
+        source=where, norm=dialect.norm, rotary=dialect.rotary, pre_norm=dialect.pre_norm,
+        tied_embeddings=tied)
 
 
 _MISSING = object()

@@ -107,6 +107,9 @@ def render(config: TransformerConfig, step: InferenceStep, layers: tuple[Network
     ]
     body = [f"name: {name}", f"description: {json.dumps(describe(config, step, compression))}",
             f"source: {json.dumps(f'Hugging Face config {Path(config.source).as_posix()} (accel-sim import-hf)')}",
+            "# device memory beyond the layers: the batch (the KV cache and activations scale with it) and the",
+            "# parameters no layer reads (embeddings, norm gains); a run that does not fit its device is refused",
+            f"memory: {{batch: {step.batch}, other_weight_elements: {config.unsimulated_parameters}}}",
             "layers:"]
     for layer in layers:
         if isinstance(layer, VectorLayer):

@@ -1,0 +1,87 @@
+"""``accel-sim serve --model CONFIG.json --arch A [--requests N --rate R | --trace FILE] --out DIR``: LLM
+serving over time (continuous batching, a KV cache of the device's capacity, FCFS or chunked prefill),
+each iteration timed by the family's step model (:mod:`accel_sim.systems.serving`). Prints TTFT, TPOT,
+latency percentiles, tokens/s and energy per token; ``--out`` writes ``requests.csv``, ``iterations.csv``,
+``summary.csv`` and ``serving.png``."""
+from __future__ import annotations
+
+import argparse
+import math
+
+from accel_sim.cli.args import add_output_options, progress_stream
+from accel_sim.cli.output import check_output_folder
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("serve", help="simulate LLM serving over time: requests, continuous batching, "
+                                   "KV-cache capacity; TTFT, TPOT, tokens/s, energy per token")
+    parser.add_argument("--model", required=True, help="Hugging Face config.json (e.g. workloads/llm/configs/llama_2_7b.json)")
+    parser.add_argument("--arch", default="ampere_a100", help="accelerator config (default ampere_a100)")
+    parser.add_argument("--trace", default=None, help="CSV of requests: arrival_s, prompt_tokens, output_tokens "
+                        "(instead of the seeded distribution)")
+    parser.add_argument("--requests", type=int, default=100, help="requests drawn from the distribution (default 100)")
+    parser.add_argument("--rate", type=float, default=math.inf,
+                        help="Poisson arrivals, requests per second (default inf: all at time 0)")
+    parser.add_argument("--prompt-tokens", type=int, default=512, help="mean prompt length (default 512)")
+    parser.add_argument("--output-tokens", type=int, default=128, help="mean output length (default 128)")
+    parser.add_argument("--lengths", default="uniform", help="fixed, uniform on [mean/2, 3 mean/2] (default) or exponential")
+    parser.add_argument("--seed", type=int, default=0, help="seed of arrivals and lengths (default 0)")
+    parser.add_argument("--scheduler", default="fcfs", help="fcfs (whole prompts first) or chunked (chunked prefill)")
+    parser.add_argument("--chunk-tokens", type=int, default=512, help="chunked: tokens per iteration (default 512)")
+    parser.add_argument("--max-batch", type=int, default=256, help="sequences running at once (default 256)")
+    parser.add_argument("--kv-capacity-tokens", type=int, default=None,
+                        help="KV-cache capacity in tokens (default: the device memory left after weights and activations)")
+    parser.add_argument("--tp", type=int, default=1, help="tensor-parallel devices (default 1); must divide the heads "
+                        "and the KV heads")
+    parser.add_argument("--weights", default="dense", help="block weights: dense, 2:4 or unstructured:D")
+    parser.add_argument("--weight-bits", type=int, default=None, help="weight-only quantization width")
+    parser.add_argument("--kv-bits", type=int, default=None, help="stored bits of the KV cache")
+    parser.add_argument("--out", default=None, help="folder for requests.csv, iterations.csv, summary.csv, serving.png")
+    parser.add_argument("--no-figure", action="store_true", help="skip serving.png")
+    add_output_options(parser)
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from accel_sim.foundations.workload.llm.compression import Compression
+    from accel_sim.foundations.workload.llm.hf_config import read_hf_config
+    from accel_sim.pipeline.catalog import load_arch
+    from accel_sim.systems.serving.engine import ServingConfig, serve
+    from accel_sim.systems.serving.requests import RequestSource, generate, read_trace
+
+    identity = " ".join(f"{k}={v}" for k, v in sorted(vars(args).items()) if k not in ("handler", "force", "quiet"))
+    folder = check_output_folder(args.out, "serve " + identity, args.force) if args.out is not None else None
+    compression = Compression.parse(args.weights, args.weight_bits, args.kv_bits)
+    serving = ServingConfig(args.scheduler, args.chunk_tokens, args.max_batch, args.kv_capacity_tokens)
+    requests = read_trace(args.trace) if args.trace else generate(RequestSource(
+        args.requests, args.rate, args.prompt_tokens, args.output_tokens, args.lengths, args.seed))
+    config = read_hf_config(args.model)
+    arch = load_arch(args.arch)
+    result = serve(arch, config, requests, serving, compression, progress=progress_stream(args), tp=args.tp)
+    s = result.summary
+    devices = f"{args.tp} x {arch.name} (tensor parallel)" if args.tp > 1 else arch.name
+    print(f"{config.name} on {devices}, {s['scheduler']}: {s['requests']} requests, {s['tokens_generated']:,} tokens "
+          f"generated of {s['tokens_requested']:,} requested, in {s['makespan_s']:.2f} s ({s['iterations']:,} iterations)")
+    print(f"  throughput {s['output_tokens_per_s']:.1f} output tokens/s, {s['requests_per_s']:.2f} requests/s; "
+          f"energy {s['energy_per_token_j'] * 1e3:.1f} mJ per output token")
+    for name, label in (("ttft_s", "TTFT"), ("tpot_s", "TPOT"), ("latency_s", "latency")):
+        scale, unit = (1e3, "ms") if name != "latency_s" else (1, "s")
+        print(f"  {label:8s} p50 {s[name + '_p50'] * scale:.2f} {unit}, p90 {s[name + '_p90'] * scale:.2f} {unit}, "
+              f"p99 {s[name + '_p99'] * scale:.2f} {unit}")
+    print(f"  KV cache {s['kv_capacity_tokens']:,} tokens, peak use {100 * s['kv_peak_share']:.1f} %")
+    if folder is not None:
+        out = folder.create()
+        result.requests.to_csv(out / "requests.csv", index=False)
+        result.iterations.to_csv(out / "iterations.csv", index=False)
+        pd.DataFrame([s]).to_csv(out / "summary.csv", index=False)
+        written = [out / "requests.csv", out / "iterations.csv", out / "summary.csv"]
+        if not args.no_figure:
+            from accel_sim.pipeline.plot.save import save_figure
+            from accel_sim.pipeline.plot.serving import serving_figure
+            written.append(save_figure(serving_figure(result.requests, result.iterations,
+                                                      f"{config.name} on {arch.name}, {s['scheduler']}"),
+                                       out / "serving.png"))
+        print(f"wrote {', '.join(str(p) for p in written)}")
+    return 0

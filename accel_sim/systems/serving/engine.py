@@ -1,0 +1,260 @@
+"""Continuous batching over time, as a SimPy model: requests arrive, an engine admits them into the KV
+cache and runs one iteration after another, each timed by :class:`~.step.StepModel`.
+
+- **Admission** (both schedulers): first come, first served, while the running batch has fewer than
+  ``max_batch`` sequences and the KV cache can hold the request's prompt and all its output tokens
+  (no request is ever evicted: TensorRT-LLM's ``GUARANTEED_NO_EVICT`` capacity policy). The KV
+  capacity in tokens is the device memory left after the weights and the largest iteration's
+  activations, over the KV bytes of one token (:func:`kv_capacity_tokens`), or given.
+- **fcfs**: an admitted prompt is prefilled whole, alone, in its own iteration, before the running
+  sequences decode again (prefill first, as vLLM's default scheduler before chunked prefill);
+  otherwise every running sequence decodes one token.
+- **chunked** (chunked prefill, Sarathi-Serve; vLLM's ``enable_chunked_prefill``): every iteration
+  decodes one token of every running sequence that has its prompt, and fills the rest of a budget of
+  ``chunk_tokens`` tokens with the next piece of the oldest prompt still being prefilled.
+
+A prompt's last prefill iteration produces its first token (TTFT is measured at that iteration's end);
+each decode iteration one more. Events are per arrival and per iteration, never per token.
+"""
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TextIO
+
+import numpy as np
+import pandas as pd
+import simpy
+
+from accel_sim.foundations.errors import InputError
+from accel_sim.foundations.workload.llm.compression import DENSE, Compression
+from accel_sim.foundations.workload.llm.generator import InferenceStep
+from accel_sim.foundations.workload.llm.hf_config import TransformerConfig
+from accel_sim.foundations.workload.llm.memory import step_footprint
+from accel_sim.foundations.workload.memory import refusal
+from accel_sim.pipeline.catalog import ArchSpec
+from accel_sim.pipeline.sweep.progress import Progress
+from accel_sim.systems.serving.parallel import TensorParallel, shard
+from accel_sim.systems.serving.requests import Request
+from accel_sim.systems.serving.step import Iteration, StepModel, kv_bytes_per_token
+
+SCHEDULERS = ("fcfs", "chunked")
+PERCENTILES = (50, 90, 99)
+
+
+@dataclass(frozen=True)
+class ServingConfig:
+    scheduler: str = "fcfs"
+    chunk_tokens: int = 512            # chunked: tokens per iteration (vLLM's max_num_batched_tokens default with chunking)
+    max_batch: int = 256               # sequences running at once (vLLM's max_num_seqs default)
+    kv_capacity_tokens: int | None = None   # None: from the device memory
+
+    def __post_init__(self) -> None:
+        if self.scheduler not in SCHEDULERS:
+            raise InputError.single("--scheduler", self.scheduler, f"expected one of {', '.join(SCHEDULERS)}")
+        for option, value in (("--chunk-tokens", self.chunk_tokens), ("--max-batch", self.max_batch)):
+            if value < 1:
+                raise InputError.single(option, str(value), "must be >= 1")
+        if self.scheduler == "chunked" and self.chunk_tokens <= 1:
+            raise InputError.single("--chunk-tokens", str(self.chunk_tokens), "chunked prefill needs a budget > 1 "
+                                    "token (one for decodes, the rest for a prompt chunk)")
+        if self.kv_capacity_tokens is not None and self.kv_capacity_tokens < 1:
+            raise InputError.single("--kv-capacity-tokens", str(self.kv_capacity_tokens), "must be >= 1")
+
+
+@dataclass
+class _Sequence:
+    request: Request
+    prefilled: int = 0
+    generated: int = 0
+    first_token_s: float = math.nan
+    finish_s: float = math.nan
+
+    @property
+    def reserved(self) -> int:
+        return self.request.prompt_tokens + self.request.output_tokens
+
+    @property
+    def stored(self) -> int:
+        return self.prefilled + self.generated
+
+
+@dataclass(frozen=True)
+class ServingResult:
+    requests: pd.DataFrame        # one row per request
+    iterations: pd.DataFrame      # one row per engine iteration
+    summary: dict = field(default_factory=dict)
+
+
+def kv_capacity_tokens(arch: ArchSpec, config: TransformerConfig, serving: ServingConfig,
+                       requests: Sequence[Request], compression: Compression = DENSE) -> int:
+    """Tokens the KV cache holds: (device memory - weights - the largest iteration's activations) / the KV
+    bytes of one token; an :class:`InputError` when the weights and one request do not fit."""
+    if config.max_positions is not None:
+        over = next((r for r in requests if r.prompt_tokens + r.output_tokens > config.max_positions), None)
+        if over is not None:
+            raise InputError.single(f"request {over.index}", "prompt_tokens + output_tokens",
+                                    f"{over.prompt_tokens + over.output_tokens} tokens exceed the model's "
+                                    f"{config.max_positions} positions ({config.source})")
+    if serving.kv_capacity_tokens is not None:
+        capacity = serving.kv_capacity_tokens
+    else:
+        if arch.memory_capacity is None:
+            raise InputError.single("--arch", arch.name, "states no memory_capacity: give --kv-capacity-tokens")
+        longest = max(r.prompt_tokens + r.output_tokens for r in requests)
+        prompt = max(r.prompt_tokens for r in requests)
+        prefill_rows = min(prompt, serving.chunk_tokens) if serving.scheduler == "chunked" else prompt
+        largest = [step_footprint(config, InferenceStep("prefill", prefill_rows, 1), arch.word_bits, compression),
+                   step_footprint(config, InferenceStep("decode", longest, min(serving.max_batch, len(requests))),
+                                  arch.word_bits, compression)]
+        weights = largest[0].weights_bytes
+        activations = max(f.activation_bytes for f in largest)
+        capacity = math.floor((arch.memory_capacity - weights - activations)
+                              / kv_bytes_per_token(config, arch.word_bits, compression))
+        if capacity < longest:
+            one = step_footprint(config, InferenceStep("decode", longest, 1), arch.word_bits, compression)
+            raise InputError.single(config.name, "memory", refusal(one, arch.name, arch.memory_capacity))
+    too_long = next((r for r in requests if r.prompt_tokens + r.output_tokens > capacity), None)
+    if too_long is not None:
+        raise InputError.single(f"request {too_long.index}", "prompt_tokens + output_tokens",
+                                f"{too_long.prompt_tokens + too_long.output_tokens} tokens exceed the KV cache's "
+                                f"{capacity} tokens")
+    return capacity
+
+
+class Engine:
+    """The SimPy processes of one serving run (see the module doc)."""
+
+    def __init__(self, env: simpy.Environment, step: StepModel, requests: Sequence[Request], serving: ServingConfig,
+                 capacity_tokens: int, progress: Progress | None = None):
+        self.env, self.step, self.serving, self.capacity = env, step, serving, capacity_tokens
+        self.requests = requests
+        self.waiting: deque[_Sequence] = deque()
+        self.running: list[_Sequence] = []
+        self.done: list[_Sequence] = []
+        self.reserved = 0
+        self.progress = progress
+        self.rows: list[tuple] = []
+        self._wake = env.event()
+        env.process(self._arrivals())
+        self.finished = env.process(self._engine())
+
+    def _arrivals(self):
+        for request in self.requests:
+            if request.arrival_s > self.env.now:
+                yield self.env.timeout(request.arrival_s - self.env.now)
+            self.waiting.append(_Sequence(request))
+            if not self._wake.triggered:
+                self._wake.succeed()
+
+    def _admit(self) -> None:
+        while (self.waiting and len(self.running) < self.serving.max_batch
+               and self.reserved + self.waiting[0].reserved <= self.capacity):
+            sequence = self.waiting.popleft()
+            self.reserved += sequence.reserved
+            self.running.append(sequence)
+
+    def _plan(self) -> tuple[Iteration, list[_Sequence], _Sequence | None, int]:
+        """The next iteration: its work, the decoding sequences, the prompt being prefilled and its chunk."""
+        prefilling = next((s for s in self.running if s.prefilled < s.request.prompt_tokens), None)
+        if self.serving.scheduler == "fcfs" and prefilling is not None:
+            prompt = prefilling.request.prompt_tokens
+            return Iteration(prefill=prompt, prefill_span=prompt, heads=1), [], prefilling, prompt
+        decoders = [s for s in self.running if s.prefilled == s.request.prompt_tokens]
+        chunk = 0
+        if prefilling is not None:
+            chunk = min(prefilling.request.prompt_tokens - prefilling.prefilled,
+                        self.serving.chunk_tokens - len(decoders))
+        if chunk <= 0:
+            prefilling, chunk = None, 0
+        span = round(sum(s.stored for s in decoders) / len(decoders)) if decoders else 0
+        completes = prefilling is not None and prefilling.prefilled + chunk == prefilling.request.prompt_tokens
+        return (Iteration(decode=len(decoders), decode_span=span, prefill=chunk,
+                          prefill_span=(prefilling.prefilled + chunk) if prefilling else 0,
+                          heads=len(decoders) + int(completes)), decoders, prefilling, chunk)
+
+    def _engine(self):
+        total = len(self.requests)
+        while len(self.done) < total:
+            self._admit()
+            if not self.running:
+                yield self._wake
+                self._wake = self.env.event()
+                continue
+            iteration, decoders, prefilling, chunk = self._plan()
+            cost = self.step.cost(iteration)
+            start = self.env.now
+            yield self.env.timeout(cost.seconds)
+            now = self.env.now
+            for sequence in decoders:   # each decoded one token
+                sequence.generated += 1
+            if prefilling is not None:
+                prefilling.prefilled += chunk
+                if prefilling.prefilled == prefilling.request.prompt_tokens:
+                    prefilling.generated, prefilling.first_token_s = 1, now
+            finished = [s for s in self.running if s.generated == s.request.output_tokens]
+            for sequence in finished:
+                sequence.finish_s = now
+                self.reserved -= sequence.reserved
+                self.done.append(sequence)
+                if self.progress is not None:
+                    self.progress.advance()
+            if finished:
+                self.running = [s for s in self.running if s.generated < s.request.output_tokens]
+            stored = sum(s.stored for s in self.running) + sum(s.stored for s in finished)
+            self.rows.append((start, cost.seconds, iteration.decode, iteration.prefill, len(self.running) + len(finished),
+                              stored, self.reserved + sum(s.reserved for s in finished), cost.energy_j))
+
+
+def _percentiles(values: np.ndarray, name: str) -> dict:
+    values = values[~np.isnan(values)]
+    return {f"{name}_p{p}": float(np.percentile(values, p)) if len(values) else math.nan for p in PERCENTILES} | {
+        f"{name}_mean": float(values.mean()) if len(values) else math.nan}
+
+
+def serve(arch: ArchSpec, config: TransformerConfig, requests: Sequence[Request], serving: ServingConfig = ServingConfig(),
+          compression: Compression = DENSE, step: StepModel | None = None,
+          progress: TextIO | None = None, tp: int = 1) -> ServingResult:
+    """Simulate serving ``requests`` of ``config`` on ``arch`` (see the module doc); with ``tp`` > 1 on that many
+    devices in tensor parallel (:mod:`.parallel`: each holds 1 / tp of the weights and of the KV cache)."""
+    if not requests:
+        raise InputError.single("requests", "", "no requests to serve")
+    parallel = TensorParallel(tp, arch.device_link_bandwidth, arch.device_link_latency)
+    capacity = kv_capacity_tokens(arch, shard(config, tp), serving, requests, compression)
+    step = step or StepModel(arch, config, compression, tp=parallel)
+    meter = Progress(f"serving {config.name} on {arch.name}", len(requests), 0, progress, unit="requests")
+    env = simpy.Environment()
+    engine = Engine(env, step, sorted(requests, key=lambda r: (r.arrival_s, r.index)), serving, capacity, meter)
+    env.run(until=engine.finished)
+    meter.finish()
+    done = sorted(engine.done, key=lambda s: s.request.index)
+    frame = pd.DataFrame({
+        "request": [s.request.index for s in done],
+        "arrival_s": [s.request.arrival_s for s in done],
+        "prompt_tokens": [s.request.prompt_tokens for s in done],
+        "output_tokens": [s.request.output_tokens for s in done],
+        "generated_tokens": [s.generated for s in done],
+        "first_token_s": [s.first_token_s for s in done],
+        "finish_s": [s.finish_s for s in done]})
+    frame["ttft_s"] = frame.first_token_s - frame.arrival_s
+    frame["tpot_s"] = ((frame.finish_s - frame.first_token_s) / (frame.output_tokens - 1)).where(frame.output_tokens > 1)
+    frame["latency_s"] = frame.finish_s - frame.arrival_s
+    iterations = pd.DataFrame(engine.rows, columns=["start_s", "duration_s", "decode_sequences", "prefill_tokens",
+                                                    "running_sequences", "kv_tokens", "kv_reserved_tokens", "energy_j"])
+    iterations["kv_share"] = iterations.kv_tokens / capacity
+    makespan = float(frame.finish_s.max() - frame.arrival_s.min())
+    generated = int(frame.generated_tokens.sum())
+    summary = {"model": config.name, "arch": arch.name, "tp": tp, "scheduler": serving.scheduler, "requests": len(frame),
+               "tokens_requested": int(frame.output_tokens.sum()), "tokens_generated": generated,
+               "prompt_tokens": int(frame.prompt_tokens.sum()), "makespan_s": makespan,
+               "output_tokens_per_s": generated / makespan if makespan > 0 else math.nan,
+               "requests_per_s": len(frame) / makespan if makespan > 0 else math.nan,
+               **_percentiles(frame.ttft_s.to_numpy(), "ttft_s"), **_percentiles(frame.tpot_s.to_numpy(), "tpot_s"),
+               **_percentiles(frame.latency_s.to_numpy(), "latency_s"),
+               "energy_j": float(iterations.energy_j.sum()),
+               "energy_per_token_j": float(iterations.energy_j.sum()) / generated,
+               "kv_capacity_tokens": capacity, "kv_peak_share": float(iterations.kv_share.max()),
+               "iterations": len(iterations), "layer_simulations": step.layer_simulations}
+    return ServingResult(frame, iterations, summary)
