@@ -28,6 +28,8 @@ LAYER_COUNTS = {
     "eie_4pe_example": 1,      # the paper's 4-PE worked example (Han et al. ISCA 2016, Fig. 2)
     "eie_benchmarks": 9, "eie_benchmarks_structured": 9,   # EIE's nine benchmark layers
     "scnn_googlenet": 54,      # the 54 inception convs of GoogLeNet
+    # files of the Eyeriss model: the CONV layers its chip was measured on (Chen et al., JSSC 2017)
+    "eyeriss_alexnet_conv": 5, "eyeriss_vgg16_conv": 13,
 }
 
 
