@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from accel_sim.foundations.version import __version__
-from accel_sim.pipeline.catalog import ArchSpec
+from accel_sim.pipeline.catalog import ArchSpec, unused_path_message
 from accel_sim.foundations.config.loader import load_arch_raw
 from accel_sim.foundations.config.schema import build, iter_fields, spec_field
 from accel_sim.foundations.config.yaml_io import read_yaml, set_dotted
@@ -315,6 +315,12 @@ def resolve_sweep(spec: SweepFileSpec, file: str, folder: Path) -> Sweep:
                     problems.append(Problem(file, location, f"{p.message} (arch field {p.path or '(top level)'}, "
                                             f"point {point.index}: {_describe(point)})"))
             continue
+        for path, _value in tuple(fixed.items()) + point.overrides:
+            message = unused_path_message(arch, path)
+            location = _locate(path, point, fixed, spec.points is not None)
+            if message is not None and (location, path, message) not in seen:
+                seen.add((location, path, message))
+                problems.append(Problem(file, location, f"{path}: {message}"))
         values = tuple((path, _resolve_value(arch, path)) for path in varied)
         resolved.append(ResolvedPoint(point.index, point.labels, point.overrides, values, raw, arch,
                                       point_key(arch, digest, __version__)))
