@@ -20,16 +20,26 @@ if TYPE_CHECKING:
 
 DEFAULT_ARCH = "tpu_like_128x128_ws"
 DEFAULT_WORKLOAD = "resnet18"
+# The main job (neither --arch nor --workload): the default network's compression variants on the default
+# array and on the same array with N:M sparsity support (accel_sim.pipeline.report.compression).
+MAIN_JOB_DESIGNS = (DEFAULT_ARCH, "tpu_like_128x128_ws_nm")
+COLUMNS_HELP = ("util: MACs issued / (PEs x cycles); energy_uJ: dynamic energy (actions x the energy table), "
+                "leakage is static_energy_pj in the CSVs; dram_write_bytes: SCALE-Sim's convention, partial "
+                "outputs written once per fold of the reduction (docs/user_guide.md)")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("run", help="simulate a workload on an accelerator and report per-layer results")
-    parser.add_argument("--arch", default=DEFAULT_ARCH,
-                        help="accel_sim YAML (path or name in arch_configs/) or a SCALE-Sim .cfg")
-    parser.add_argument("--workload", default=DEFAULT_WORKLOAD,
-                        help="accel_sim YAML (path or name in workloads/) or a SCALE-Sim topology .csv")
+    parser.add_argument("--arch", default=None,
+                        help=f"accel_sim YAML (path or name in arch_configs/) or a SCALE-Sim .cfg (default {DEFAULT_ARCH}; "
+                             "with neither --arch nor --workload: the main job, dense vs compressed variants on "
+                             f"{' and '.join(MAIN_JOB_DESIGNS)})")
+    parser.add_argument("--workload", default=None,
+                        help=f"accel_sim YAML (path or name in workloads/) or a SCALE-Sim topology .csv "
+                             f"(default {DEFAULT_WORKLOAD})")
     parser.add_argument("--out", default=None,
-                        help="report folder (layers.csv, summary.csv, config.resolved.yaml, PNG)")
+                        help="report folder (layers.csv, summary.csv, config.resolved.yaml, README.md, the figure "
+                             "layers.svg; the main job adds comparison.csv)")
     add_overrides_option(parser, "override a config field, e.g. --set systolic.rows=64 (repeatable)")
     parser.add_argument("--reference", action="store_true", help="use the per-event reference model (slow)")
     parser.add_argument("--no-figure", action="store_true", help="skip the figure (layers.svg)")
@@ -46,7 +56,13 @@ def handle(args: argparse.Namespace) -> int:
     from accel_sim.pipeline.catalog import load_arch
     from accel_sim.pipeline.report.files import layer_table, write_report
 
-    folder = check_output_folder(args.out, _identity(args), args.force) if args.out is not None else None
+    main_job = args.arch is None and args.workload is None and not args.reference
+    args.arch = args.arch or DEFAULT_ARCH
+    args.workload = args.workload or DEFAULT_WORKLOAD
+    identity = "run (main job)" + "".join(f" --set {pair}" for pair in sorted(args.set)) if main_job else _identity(args)
+    folder = check_output_folder(args.out, identity, args.force) if args.out is not None else None
+    if main_job:
+        return _main_job(args, folder)
     arch = load_arch(args.arch, parse_overrides(args.set))
     network = load_workload(args.workload)
     if args.report_format == "scalesim":
@@ -59,6 +75,7 @@ def handle(args: argparse.Namespace) -> int:
                            reference=args.reference, progress=progress_stream(args), always_show=args.reference)
     print(f"{network.name} on {arch.name} ({arch.family}, {len(network.layers)} layers)")
     print(layer_table(run))
+    print(COLUMNS_HELP)
     if folder is not None:
         out = folder.create()
         paths = write_report(run, out, figure=not args.no_figure)
@@ -68,6 +85,30 @@ def handle(args: argparse.Namespace) -> int:
         elif args.report_format == "scalesim":
             from accel_sim.pipeline.report.scalesim import write_scalesim_reports
             paths.update(write_scalesim_reports(run, out))
+        print(f"wrote {', '.join(str(p) for p in paths.values())}")
+    return 0
+
+
+def _main_job(args: argparse.Namespace, folder) -> int:  # noqa: ANN001
+    """The default network's dense, pruned, 2:4 and int4 variants on :data:`MAIN_JOB_DESIGNS`, side by side."""
+    from accel_sim.foundations.workload.loader import load_workload
+    from accel_sim.pipeline.catalog import load_arch
+    from accel_sim.pipeline.report.compression import compare_compression, comparison_frame_rows, comparison_table
+    from accel_sim.pipeline.report.files import csv_text, write_report
+
+    overrides = parse_overrides(args.set)
+    designs = [load_arch(name, overrides) for name in MAIN_JOB_DESIGNS]
+    network = load_workload(DEFAULT_WORKLOAD)
+    args.on_interrupt = lambda: "nothing was written; run the same command again"
+    rows = compare_compression(network, designs)
+    print(f"{network.name}: what compression buys, {len(network.layers)} layers on {' and '.join(MAIN_JOB_DESIGNS)} "
+          "(one design: --arch A --workload W)")
+    print(comparison_table(rows))
+    if folder is not None:
+        out = folder.create()
+        paths = write_report(rows[0].run, out, figure=not args.no_figure)
+        paths["comparison"] = out / "comparison.csv"
+        paths["comparison"].write_text(csv_text(comparison_frame_rows(rows)))
         print(f"wrote {', '.join(str(p) for p in paths.values())}")
     return 0
 
