@@ -35,7 +35,7 @@ def test_editable_install_puts_the_clone_on_sys_path():
 def _editable_roots() -> set[Path]:
     """The folders of every editable install of accel_sim this interpreter sees."""
     roots = set()
-    for dist in metadata.distributions(name="accel_sim"):
+    for dist in metadata.distributions(name="sparse-accel-sim"):
         info = json.loads(dist.read_text("direct_url.json") or "{}")
         if info.get("dir_info", {}).get("editable"):
             roots.add(Path(unquote(urlparse(info["url"]).path)).resolve())
