@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from accel_sim.cli.args import add_output_options, add_overrides_option, parse_overrides, progress_stream
 from accel_sim.cli.output import check_output_folder
-from accel_sim.foundations.errors import InputError
+from accel_sim.foundations.errors import InputError, Problem
 
 if TYPE_CHECKING:
     from accel_sim.foundations.workload.layer import Network, NetworkLayer
@@ -71,9 +71,11 @@ def handle(args: argparse.Namespace) -> int:
     args.on_interrupt = lambda: ("nothing was written (the report is written when every layer is done); "
                                  "run the same command again")
     arch_file = str(resolve_path(args.arch, ARCH_DIR, (".yaml", ".yml", ".cfg")))
+    label = f"{arch.name} with --set {', '.join(args.set)}" if args.set else arch.name  # not the base config's name alone
     run = simulate_checked(arch, network, f"--set (on {arch_file})" if args.set else arch_file,
-                           reference=args.reference, progress=progress_stream(args), always_show=args.reference)
-    print(f"{network.name} on {arch.name} ({arch.family}, {len(network.layers)} layers)")
+                           reference=args.reference, progress=progress_stream(args), always_show=args.reference,
+                           label=label)
+    print(f"{network.name} on {label} ({arch.family}, {len(network.layers)} layers)")
     print(layer_table(run))
     print(COLUMNS_HELP)
     if folder is not None:
@@ -120,20 +122,28 @@ def _identity(args: argparse.Namespace) -> str:
 
 
 def simulate_checked(arch: ArchSpec, network: Network, arch_source: str, reference: bool = False,
-                     progress: TextIO | None = None, always_show: bool = False) -> RunResult:
+                     progress: TextIO | None = None, always_show: bool = False, label: str | None = None) -> RunResult:
     """:func:`accel_sim.pipeline.simulate.simulate` with a per-layer progress line (shown from the start
-    with ``always_show``, else only once the run has taken :data:`LOG_INTERVAL_S`)."""
+    with ``always_show``, else only once the run has taken :data:`LOG_INTERVAL_S`). With ``always_show``
+    each layer's start is a line too (a reference run's first layer can take a minute). ``label`` names the
+    design in the lines (default: the arch's name)."""
     from accel_sim.pipeline.simulate import simulate
     from accel_sim.pipeline.sweep.progress import LOG_INTERVAL_S, Progress
 
-    meter = Progress(f"{network.name} on {arch.name}", len(network.layers), 0, progress, unit="layers",
+    name = f"{network.name} on {label or arch.name}"
+    meter = Progress(name, len(network.layers), 0, progress, unit="layers",
                      start_after_s=0.0 if always_show else LOG_INTERVAL_S)
     current: list[NetworkLayer] = []
+    started = [0]
 
     def on_layer(layer: NetworkLayer) -> None:
         if current:
             meter.advance()
         current[:] = [layer]
+        started[0] += 1
+        if always_show and progress is not None:
+            progress.write(f"{name}: layer {started[0]}/{len(network.layers)} ({layer.name}) started\n")
+            progress.flush()
 
     try:
         run = simulate(arch, network, reference=reference, on_layer=on_layer)
@@ -141,8 +151,12 @@ def simulate_checked(arch: ArchSpec, network: Network, arch_source: str, referen
         where = f"layer {current[0].name}" if current else "layers"
         raise InputError.single(str(arch_source), where, "the simulation needs more memory than this machine "
                                 "has; make the layer or the array smaller") from None
+    except InputError as err:  # a size limit names the config's name: name its file (or --set) instead
+        raise InputError([Problem(arch_source, p.path, p.message) if p.file == arch.name else
+                          Problem(p.file, p.path, p.message.replace(f" on {arch.name} ", f" on {arch_source} "))
+                          for p in err.problems]) from None
     except ValueError as err:
-        if isinstance(err, InputError) or not current:
+        if not current:
             raise
         raise InputError.single(str(arch_source), f"layer {current[0].name}", str(err)) from None
     meter.advance()
