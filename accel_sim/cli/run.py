@@ -153,7 +153,7 @@ def simulate_checked(arch: ArchSpec, network: Network, arch_source: str, referen
                                 "has; make the layer or the array smaller") from None
     except InputError as err:  # a size limit names the config's name: name its file (or --set) instead
         raise InputError([Problem(arch_source, p.path, p.message) if p.file == arch.name else
-                          Problem(p.file, p.path, p.message.replace(f" on {arch.name} ", f" on {arch_source} "))
+                          Problem(arch_source, f"{p.file}: {p.path}", p.message) if p.path == "size" else p
                           for p in err.problems]) from None
     except ValueError as err:
         if not current:
