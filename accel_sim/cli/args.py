@@ -12,8 +12,12 @@ from accel_sim.foundations.errors import InputError
 
 
 def add_overrides_option(parser: argparse.ArgumentParser, help_text: str) -> None:
-    """``--set PATH=VALUE`` (repeatable), read by :func:`parse_overrides`."""
+    """``--set PATH=VALUE`` (repeatable), read by :func:`parse_overrides`, and ``--allow-ignored`` (read by
+:func:`accel_sim.cli.main.main`)."""
     parser.add_argument("--set", action="append", default=[], metavar="PATH=VALUE", help=help_text)
+    parser.add_argument("--allow-ignored", action="store_true",
+                        help="no warning for inputs the run does not use (another family's config section, a "
+                             "workload field such as precision that the family does not honour)")
 
 
 def parse_overrides(pairs: Sequence[str]) -> dict:

@@ -8,17 +8,20 @@ command does not load the others.
 Exit codes: 0 success, 2 bad input (one line per problem, no traceback), 1 internal error,
 130 interrupted (Ctrl-C; the message says what was saved and how to go on: a handler may set
 ``args.on_interrupt`` to a function returning that text).
+An input the run does not use (another family's config section, a workload field the family does not
+honour) is one ``accel-sim: warning:`` line on stderr; ``--allow-ignored`` (with ``--set``) silences it.
 Every command checks its ``--out`` before any work (:mod:`accel_sim.cli.output`).
 """
 from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from collections.abc import Sequence
 
 from accel_sim.cli import (cluster, encode, import_hf, import_onnx, reproduce, run, serve, storage, sweep,
                            trace, train)
-from accel_sim.foundations.errors import InputError
+from accel_sim.foundations.errors import IgnoredInputWarning, InputError
 
 COMMANDS = (run, encode, reproduce, sweep, storage, import_onnx, import_hf, trace, train, cluster, serve)
 
@@ -32,8 +35,23 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001
+    """An ignored input as one line on stderr (other warnings as Python prints them)."""
+    if issubclass(category, IgnoredInputWarning):
+        print(f"accel-sim: warning: {' '.join(str(message).split())}", file=sys.stderr)
+    else:
+        sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore" if getattr(args, "allow_ignored", False) else "once", IgnoredInputWarning)
+        warnings.showwarning = _show_warning
+        return _handle(args)
+
+
+def _handle(args: argparse.Namespace) -> int:
     try:
         return args.handler(args)
     except InputError as err:

@@ -94,6 +94,12 @@ class Family(Generic[PlanT, CountersT]):
     # True: the family stores a layer's weights at its quantized_weight_bits (weight-only
     # quantization); False: a layer asking for a width other than the arch's word is refused.
     quantized_weights: bool = False
+    # True: the family builds its datapath from a layer's ``precision:`` (lowbit, dlu); False: a layer
+    # asking for one runs at the arch's arithmetic, with a warning (accel_sim.pipeline.honoured).
+    precisions: bool = False
+    # Other families' config sections this family reads (simt reads the A100 machine from tensor_core);
+    # any other family's section in a config is reported as unused (accel_sim.pipeline.catalog.load_arch).
+    reads_sections: tuple[str, ...] = ()
     # Its config section (None only for families built outside the catalog, in tests).
     section: Section | None = None
 

@@ -36,5 +36,11 @@ class InputError(ValueError):
         return cls([Problem(str(file), path, message)])
 
 
+class IgnoredInputWarning(UserWarning):
+    """An input the run does not use: a config section of another family, or a workload field the
+    chosen family does not honour. The run goes on; the CLI prints it as one ``accel-sim: warning:``
+    line (``--allow-ignored`` silences it; in Python, ``warnings.simplefilter("ignore", IgnoredInputWarning)``)."""
+
+
 class SimulationError(RuntimeError):
     """A model broke an internal invariant (e.g. ran past its max_cycles guard)."""

@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import warnings
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from accel_sim.foundations.arch import FAMILY_DOC, ArchBase
-from accel_sim.foundations.config.loader import load_config
+from accel_sim.foundations.config.loader import ARCH_DIR, find_file, load_config
 from accel_sim.foundations.config.schema import spec_field
 from accel_sim.foundations.contract import Family
+from accel_sim.foundations.errors import IgnoredInputWarning, InputError, Problem
 
 # The models, in the order of their sections in a resolved config. One name per model: its folder
 # under accel_sim/models/, whose family.py defines FAMILY.
@@ -65,4 +67,38 @@ def load_arch(arch: str | Path, overrides: Mapping[str, Any] | None = None) -> A
     ``arch`` is a path, or the name of a file in ``arch_configs/``. ``overrides`` maps
     dotted field paths to values (``{"systolic.rows": 64}``) applied before validation.
     """
-    return load_config(ArchSpec, arch, overrides)
+    spec = load_config(ArchSpec, arch, overrides)
+    _report_unused_sections(spec, arch, overrides or {})
+    return spec
+
+
+def unused_sections(spec: Any) -> list[str]:
+    """The family sections ``spec`` carries that its family does not read."""
+    family = family_of(spec)
+    used = {family.name, *family.reads_sections}
+    return [name for name in FAMILIES if name not in used and getattr(spec, name) is not None]
+
+
+def unused_path_message(spec: Any, path: str) -> str | None:
+    """Why setting dotted ``path`` changes nothing on ``spec`` (another family's section), or None."""
+    section = path.split(".")[0]
+    if section not in unused_sections(spec):
+        return None
+    return (f"the {section} section is not used: {spec.name} runs the {spec.family} family "
+            f"(set family={section} to run that one)")
+
+
+def _report_unused_sections(spec: Any, arch: str | Path, overrides: Mapping[str, Any]) -> None:
+    """A ``--set`` into another family's section is an error (it would change nothing); such a section
+    in the file is a warning (a config may keep one while ``family:`` is switched)."""
+    unused = unused_sections(spec)
+    if not unused:
+        return
+    problems = [Problem("--set", key, message) for key in overrides
+                if (message := unused_path_message(spec, key)) is not None]
+    if problems:
+        raise InputError(problems)
+    where = find_file(arch, ARCH_DIR, (".yaml", ".yml", ".cfg")) or arch
+    warnings.warn(f"{where}: config section{'s' if len(unused) > 1 else ''} {', '.join(unused)} "
+                  f"{'are' if len(unused) > 1 else 'is'} not used: {spec.name} runs the {spec.family} family "
+                  "(remove the section, or use --allow-ignored)", IgnoredInputWarning, stacklevel=3)

@@ -21,6 +21,7 @@ from accel_sim.foundations.energy.technology import scale_factors
 from accel_sim.foundations.errors import InputError
 from accel_sim.foundations.contract import Family
 from accel_sim.pipeline.catalog import family_of
+from accel_sim.pipeline.honoured import warn_unhonoured
 from accel_sim.foundations.results.instances import sequential_result
 from accel_sim.foundations.results.layer_result import LayerResult
 from accel_sim.pipeline.run_result import RunResult
@@ -40,6 +41,7 @@ def _checked_family(arch: ArchSpec, layer: NetworkLayer) -> Family:
                                 f"{quantized}: the {family.name} family stores every operand at the arch's "
                                 f"{arch.word_bits}-bit word (weight-only quantization runs on tensor_core, pe_array "
                                 f"and dlu); leave it out or set it to {arch.word_bits}")
+    warn_unhonoured(family, arch, layer)
     one = ((layer.as_grouped() if family.batched_as_groups else layer.instance(0))  # one launch, or one at a time
            if isinstance(layer, BatchedGemmLayer) else layer)
     check_work(one, arch.name, None if family.work_elements is None else lambda lay: family.work_elements(arch, lay))

@@ -33,7 +33,9 @@ TIERS = (
 # forbidden). Models never import each other; the pipeline's parts import in one direction.
 PEERS: dict[str, tuple[str, ...]] = {
     "accel_sim.pipeline.run_result": ("accel_sim.pipeline.catalog",),
-    "accel_sim.pipeline.simulate": ("accel_sim.pipeline.catalog", "accel_sim.pipeline.run_result"),
+    "accel_sim.pipeline.honoured": ("accel_sim.pipeline.catalog",),
+    "accel_sim.pipeline.simulate": ("accel_sim.pipeline.catalog", "accel_sim.pipeline.run_result",
+                                    "accel_sim.pipeline.honoured"),
     "accel_sim.pipeline.sweep": ("accel_sim.pipeline.catalog", "accel_sim.pipeline.simulate",
                                  "accel_sim.pipeline.run_result"),
     "accel_sim.pipeline.plot": ("accel_sim.pipeline.sweep",),

@@ -33,6 +33,17 @@ _CONV_ONLY = ("in_h", "in_w", "in_channels", "out_channels", "kernel", "kernel_h
               "stride", "stride_h", "stride_w", "padding", "pad_top", "pad_bottom", "pad_left",
               "pad_right", "groups")
 
+# Every field of a layer entry, by what it does (tests/input/test_fields_honoured.py walks them against
+# every family): its shape; a description of its operands (every family counts on operands generated or
+# loaded from these: a family without zero skipping computes the zeros, macs_skipped 0); or a request to
+# the hardware, which a family honours or reports (accel_sim.pipeline.honoured).
+FIELD_KINDS = {
+    "shape": ("name", "type", "op", *_CONV_ONLY, "in_features", "out_features", "batch", "m", "k", "n", "instances"),
+    "operands": ("weight_sparsity", "weight_density", "input_density", "weight_pattern", "activation_pattern",
+                 "block", "seed", "operands"),
+    "request": ("precision", "quantized_weight_bits", "weight_bits", "index_bits"),
+}
+
 
 def parse_nm(text: str) -> NMSparsity:
     """``"2:4"`` -> NMSparsity(2, 4); raises ValueError with the expected form."""
@@ -67,9 +78,9 @@ class LayerEntry:
     pad_left: int | None = spec_field("conv: zero columns left of the input.", None)
     pad_right: int | None = spec_field("conv: zero columns right of the input.", None)
     groups: int = spec_field("conv: channel groups (groups == in_channels is depthwise).", 1)
-    in_features: int | None = spec_field("fc: input vector length.", None)
-    out_features: int | None = spec_field("fc: output vector length.", None)
-    batch: int = spec_field("conv / fc: batch size.", 1)
+    in_features: int | None = spec_field("fc: input vector length.", None, minimum=1)
+    out_features: int | None = spec_field("fc: output vector length.", None, minimum=1)
+    batch: int = spec_field("conv / fc: batch size.", 1, minimum=1)
     m: int | None = spec_field("gemm: rows of the input and output matrices.", None)
     k: int | None = spec_field("gemm: reduction length.", None)
     n: int | None = spec_field("gemm: columns of the weight and output matrices.", None)
@@ -126,6 +137,9 @@ class LayerEntry:
                       precision=self.precision)
         if self.type == "conv":
             self._require("in_h", "in_w", "in_channels", "out_channels")
+            self._agree("kernel", "kernel_h", "kernel_w")
+            self._agree("stride", "stride_h", "stride_w")
+            self._agree("padding", "pad_top", "pad_bottom", "pad_left", "pad_right")
             kh = _pick(self.kernel_h, self.kernel, None)
             kw = _pick(self.kernel_w, self.kernel, None)
             if kh is None or kw is None:
@@ -157,6 +171,15 @@ class LayerEntry:
         self._require("m", "k", "n")
         self._forbid("in_features", "out_features")
         return GemmLayer(m=self.m, k=self.k, n=self.n, **common)
+
+    def _agree(self, both: str, *each: str) -> None:
+        """A field that sets both directions (``kernel``) may be given with a per-direction one
+        (``kernel_h``) only when they agree: which should win is not guessable."""
+        value = getattr(self, both)
+        clash = [f"{n}: {getattr(self, n)}" for n in each if value is not None and getattr(self, n) not in (None, value)]
+        if clash:
+            raise ValueError(f"{both}: {value} conflicts with {', '.join(clash)}; give {both} alone, or only "
+                             f"{' / '.join(each)}")
 
     def _require(self, *names: str) -> None:
         missing = [n for n in names if getattr(self, n) is None]

@@ -13,6 +13,6 @@ from accel_sim.foundations.contract import Family, Section
 from accel_sim.models.dlu.spec import DLUSpec
 
 FAMILY = Family(name="dlu", plan=plan, fast=fast, reference=reference, account=account,
-                quantized_weights=True,
+                quantized_weights=True, precisions=True,
                 section=Section(DLUSpec, "Statistics-driven dynamic fixed-point processor (Fujitsu "
                                 "DLU style) (family: dlu)."))

@@ -13,5 +13,6 @@ from accel_sim.models.lowbit.reference import reference
 from accel_sim.models.lowbit.spec import LowbitSpec
 
 FAMILY = Family(name="lowbit", plan=plan, fast=fast, reference=reference, account=account,
+                precisions=True,
                 section=Section(LowbitSpec, "Binary / ternary / low-bit PE array with per-layer "
                                 "precision (family: lowbit)."))

@@ -10,5 +10,6 @@ from accel_sim.models.simt.reference import reference
 from accel_sim.models.simt.spec import SimtSpec
 
 FAMILY = Family(name="simt", plan=plan, fast=fast, reference=reference, account=account,
+                reads_sections=("tensor_core",),
                 section=Section(SimtSpec, "SIMT GPU running sparse kernels as warp schedules; reads "
                                 "the A100 machine from tensor_core (family: simt)."))

@@ -14,6 +14,8 @@ from xml.sax.saxutils import escape
 COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
            "#17becf")
 BAR_PITCH, PANEL_HEIGHT, LEFT, RIGHT, TOP, LABELS = 18, 220, 80, 190, 40, 110   # px
+CHAR_WIDTH, AXIS_TITLE = 6.5, 24  # px: width of one character of a layer name (font size 10), the x-axis title
+X_TITLE = "layer (in execution order)"
 TICKS = 4  # horizontal grid lines above zero in each panel
 
 
@@ -79,7 +81,8 @@ def layer_overview_svg(rows: Sequence[dict[str, object]], title: str = "") -> st
     energy = [(column[len("energy_"):-len("_pj")], [float(row.get(column, 0.0)) / 1e6 for row in rows])
               for column in energy_columns]
     second = TOP + PANEL_HEIGHT + 30
-    total_w, total_h = LEFT + width + RIGHT, second + PANEL_HEIGHT + LABELS
+    labels = max(LABELS, int(CHAR_WIDTH * max((len(n) for n in names), default=0)) + 12)  # whole names, never cut
+    total_w, total_h = LEFT + width + RIGHT, second + PANEL_HEIGHT + labels + AXIS_TITLE
     body = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{total_w}" height="{total_h}" '
             f'viewBox="0 0 {total_w} {total_h}" font-family="sans-serif" font-size="11">',
             f'<rect width="{total_w}" height="{total_h}" fill="white"/>',
@@ -91,5 +94,6 @@ def layer_overview_svg(rows: Sequence[dict[str, object]], title: str = "") -> st
         x = LEFT + i * BAR_PITCH + BAR_PITCH / 2
         body.append(f'<text x="{x:.1f}" y="{base}" transform="rotate(-90 {x:.1f} {base})" text-anchor="end" '
                     f'dominant-baseline="middle" font-size="10">{escape(name)}</text>')
+    body.append(f'<text x="{LEFT + width / 2:.1f}" y="{total_h - 8}" text-anchor="middle">{X_TITLE}</text>')
     body.append("</svg>")
     return "\n".join(body) + "\n"

@@ -32,10 +32,10 @@ import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from accel_sim.foundations.version import __version__
-from accel_sim.pipeline.catalog import ArchSpec
+from accel_sim.pipeline.catalog import ArchSpec, unused_path_message
 from accel_sim.foundations.config.loader import load_arch_raw
 from accel_sim.foundations.config.schema import build, iter_fields, spec_field
 from accel_sim.foundations.config.yaml_io import read_yaml, set_dotted
@@ -43,10 +43,17 @@ from accel_sim.foundations.errors import InputError, Problem
 from accel_sim.pipeline.sweep.expand import Axis, AxisValue, SweepPoint, explicit, expand, grid_size
 from accel_sim.pipeline.sweep.keys import point_key, workload_hash
 from accel_sim.pipeline.sweep.metrics import DEFAULT_METRICS, METRICS
+from accel_sim.pipeline.sweep.progress import Progress
 from accel_sim.foundations.workload.layer import Network
 from accel_sim.foundations.workload.loader import load_workload
 
 MODES = ("grid", "zip", "random")
+# Most points a sweep runs unless the caller raises it (``--max-points``): counted from the axes before any
+# point is built. 10,000 points of a small workload (sweeps/systolic_small.yaml: about 0.05 s a point on
+# one core, measured) is minutes; of a ResNet-18-sized one (about 0.5 s) an hour and a half on one core,
+# and a store of about 10,000 rows; a larger sweep is more likely a typo in an axis than a plan.
+DEFAULT_MAX_POINTS = 10_000
+VALIDATION_QUIET_S = 0.2  # validation shows progress once it has lasted this long (first line within a second)
 EVALUATORS = ("simulate", "training_step")   # what a point computes (accel_sim.systems.sweep.POINT_FUNCTIONS)
 
 
@@ -188,6 +195,35 @@ def _build_axis(name: str, values: tuple[Any, ...], leaves: tuple[str, ...], fil
     return Axis(name, axis_values, linked), problems
 
 
+def point_count(spec: SweepFileSpec) -> tuple[int, str]:
+    """How many points ``spec`` has and how that number comes about (``"1000 x 1000 grid"``), from the
+    lengths of its axes alone: nothing is expanded or validated."""
+    if spec.points is not None:
+        return len(spec.points), "explicit points"
+    lengths = [len(values) for values in (spec.axes or {}).values()]
+    mode = spec.mode or "grid"
+    if mode == "zip":
+        return (min(lengths) if lengths else 0), "zipped axes"
+    grid_points = 1
+    for length in lengths:
+        grid_points *= length
+    shape = f"{' x '.join(str(n) for n in lengths)} grid"
+    if mode == "random" and spec.samples is not None:
+        return min(spec.samples, grid_points), f"{spec.samples} samples of a {shape}"
+    return grid_points, shape
+
+
+def check_point_count(spec: SweepFileSpec, file: str, max_points: int) -> int:
+    """The sweep's point count, or one problem naming the size and the limit if it exceeds ``max_points``."""
+    count, how = point_count(spec)
+    if count > max_points:
+        raise InputError.single(file, "axes" if spec.points is None else "points",
+                                f"{count:,} points ({how}) is more than the limit of {max_points:,} points; "
+                                f"make the axes shorter, or raise the limit with --max-points {count} "
+                                "(max_points= in Python)")
+    return count
+
+
 def _points_of(spec: SweepFileSpec, leaves: tuple[str, ...], file: str) -> tuple[tuple[SweepPoint, ...], list[Axis], list[Problem]]:
     """Expand the spec's axes or points, collecting every problem instead of stopping at the first."""
     problems: list[Problem] = []
@@ -273,8 +309,14 @@ def _describe(point: SweepPoint) -> str:
     return ", ".join(f"{name}={label}" for name, label in point.labels)
 
 
-def resolve_sweep(spec: SweepFileSpec, file: str, folder: Path) -> Sweep:
-    """Validate a parsed sweep against the arch schema and resolve every point (all problems together)."""
+def resolve_sweep(spec: SweepFileSpec, file: str, folder: Path, max_points: int = DEFAULT_MAX_POINTS,
+                  progress: TextIO | None = None) -> Sweep:
+    """Validate a parsed sweep against the arch schema and resolve every point (all problems together).
+
+    The points are counted from the axes first: more than ``max_points`` is refused before anything is
+    built. Validating the points reports progress on ``progress`` once it has taken
+    :data:`VALIDATION_QUIET_S` (a small sweep validates in milliseconds and prints nothing)."""
+    total = check_point_count(spec, file, max_points)
     leaves = arch_leaf_paths()
     problems: list[Problem] = []
     fixed = dict(spec.overrides or {})
@@ -301,7 +343,10 @@ def resolve_sweep(spec: SweepFileSpec, file: str, folder: Path) -> Sweep:
         base = set_dotted(base, path, value)
     digest = workload_hash(network)
     resolved, seen = [], set()
+    meter = Progress(f"{spec.name}: validating the {point_count(spec)[1]} (limit {max_points:,})", total, 0,
+                     progress, start_after_s=VALIDATION_QUIET_S)
     for point in points:
+        meter.advance()
         raw = base
         for path, value in point.overrides:
             raw = set_dotted(raw, path, value)
@@ -315,11 +360,18 @@ def resolve_sweep(spec: SweepFileSpec, file: str, folder: Path) -> Sweep:
                     problems.append(Problem(file, location, f"{p.message} (arch field {p.path or '(top level)'}, "
                                             f"point {point.index}: {_describe(point)})"))
             continue
+        for path, _value in tuple(fixed.items()) + point.overrides:
+            message = unused_path_message(arch, path)
+            location = _locate(path, point, fixed, spec.points is not None)
+            if message is not None and (location, path, message) not in seen:
+                seen.add((location, path, message))
+                problems.append(Problem(file, location, f"{path}: {message}"))
         values = tuple((path, _resolve_value(arch, path)) for path in varied)
         resolved.append(ResolvedPoint(point.index, point.labels, point.overrides, values, raw, arch,
                                       point_key(arch, digest, __version__)))
     if problems:
         raise InputError(problems)
+    meter.finish(only_if_shown=True)
     return Sweep(name=spec.name, description=spec.description, source=file, arch_file=arch_file,
                  network=network, workload_digest=digest, code_version=__version__,
                  axes=tuple(a.name for a in axes) or varied, linked_axes=tuple((a.name, tuple(v.label for v in a.values)) for a in axes if a.linked),
@@ -327,13 +379,15 @@ def resolve_sweep(spec: SweepFileSpec, file: str, folder: Path) -> Sweep:
                  evaluate=spec.evaluate)
 
 
-def sweep_from_mapping(raw: Any, file: str = "<sweep>", folder: Path | None = None) -> Sweep:
-    """A sweep from parsed YAML (a dict); ``folder`` is where relative arch/workload paths are tried first."""
+def sweep_from_mapping(raw: Any, file: str = "<sweep>", folder: Path | None = None,
+                       max_points: int = DEFAULT_MAX_POINTS, progress: TextIO | None = None) -> Sweep:
+    """A sweep from parsed YAML (a dict); ``folder`` is where relative arch/workload paths are tried first;
+    more than ``max_points`` points is refused before any is built (:func:`resolve_sweep`)."""
     spec = build(SweepFileSpec, raw, file)
-    return resolve_sweep(spec, file, folder if folder is not None else Path.cwd())
+    return resolve_sweep(spec, file, folder if folder is not None else Path.cwd(), max_points, progress)
 
 
-def load_sweep(path: str | Path) -> Sweep:
-    """Read, validate and resolve a sweep file."""
+def load_sweep(path: str | Path, max_points: int = DEFAULT_MAX_POINTS, progress: TextIO | None = None) -> Sweep:
+    """Read, validate and resolve a sweep file (:func:`sweep_from_mapping`)."""
     path = Path(path)
-    return sweep_from_mapping(read_yaml(path), str(path), path.parent)
+    return sweep_from_mapping(read_yaml(path), str(path), path.parent, max_points, progress)

@@ -164,6 +164,14 @@ def config_from_dict(data: dict[str, Any], where: str, default_name: str = "mode
     per_token = reader.positive(dialect.experts_per_token) if experts else 0
     window = reader.positive("sliding_window", default=None) if dialect.decoder and "sliding_window" in data else None
     embed_dim = reader.positive(dialect.embed_projection, default=hidden) if dialect.embed_projection else hidden
+    for what, key, value in (("layers", dialect.layers, layers), ("hidden", dialect.hidden, hidden),
+                             ("intermediate", dialect.intermediate, intermediate), ("vocab", dialect.vocab, vocab),
+                             ("heads", dialect.heads, heads), ("heads", dialect.kv_heads, kv_heads),
+                             ("experts", dialect.experts, experts), ("hidden", "head_dim", explicit_head_dim or 0)):
+        if value > SIZE_LIMITS[what]:
+            reader.problems.append(Problem(where, key or what, f"{value:,} is more than the limit of "
+                                           f"{SIZE_LIMITS[what]:,} (several times the largest published model; "
+                                           "refused before building anything)"))
     if reader.problems:
         raise InputError(reader.problems)
     problems = []
@@ -194,6 +202,19 @@ def config_from_dict(data: dict[str, Any], where: str, default_name: str = "mode
 
 
 _MISSING = object()
+
+# Largest sizes a config may declare, checked before anything is built (a config with 10**9 layers is
+# refused at once instead of growing without end). Each is several times the largest published model
+# (config.json of each on huggingface.co, and the papers):
+#   layers:        126 in Llama-3.1-405B (meta-llama/Llama-3.1-405B), 118 in PaLM 540B (Chowdhery et al.
+#                  2022, Table 1)                                                            -> 1,024
+#   hidden size:   16,384 in Llama-3.1-405B, 18,432 in PaLM 540B                              -> 131,072
+#   intermediate:  53,248 in Llama-3.1-405B, 73,728 in PaLM 540B (4 x 18,432)                 -> 524,288
+#   vocabulary:    256,000 in Gemma (google/gemma-7b), 262,144 in Gemma 3 (google/gemma-3-27b-it) -> 2,097,152
+#   heads:         128 in Llama-3.1-405B and PaLM 540B (48 in GPT-3 175B: Brown et al. 2020, Table 2.1) -> 4,096
+#   experts:       256 routed experts in DeepSeek-V3 (deepseek-ai/DeepSeek-V3)                 -> 4,096
+SIZE_LIMITS = {"layers": 1_024, "hidden": 131_072, "intermediate": 524_288, "vocab": 2_097_152,
+               "heads": 4_096, "experts": 4_096}
 
 
 class _Reader:
