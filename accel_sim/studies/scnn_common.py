@@ -10,9 +10,7 @@ import pandas as pd
 
 from accel_sim.pipeline.catalog import load_arch
 from accel_sim.pipeline.catalog import ArchSpec
-from accel_sim.foundations.energy.table import load_energy_table
-from accel_sim.pipeline.run_result import RunResult
-from accel_sim.pipeline.simulate import chip_area, simulate_layer
+from accel_sim.pipeline.simulate import simulate_many
 from accel_sim.foundations.workload.layer import Network
 from accel_sim.foundations.workload.loader import load_workload
 
@@ -173,18 +171,9 @@ def run_variants(network: Network, settings: tuple[tuple[str, dict], ...]) -> tu
 
 def run_archs(network: Network, archs: dict[str, ArchSpec]) -> dict[str, pd.DataFrame]:
     """Per-layer frame of every arch on ``network`` (each what ``simulate(arch, network).layers_frame()``
-    gives), run layer by layer with every arch of one layer together, so the layer's operands and
-    outputs are generated once (their caches hold a few layers, not a whole network per arch)."""
-    runs: dict[str, list] = {label: [] for label in archs}
-    tables = {label: load_energy_table(arch.energy_table) for label, arch in archs.items()}
-    areas = {label: chip_area(arch) for label, arch in archs.items()}
-    for layer in network.layers:
-        for label, arch in archs.items():
-            runs[label].append(simulate_layer(arch, layer, tables[label], area=areas[label]))
-    return {label: RunResult(arch=arch, network=network, layers=tuple(r.result for r in runs[label]),
-                             energy=tuple(r.energy for r in runs[label]), area=areas[label],
-                             static=() if areas[label] is None else tuple(r.static for r in runs[label])
-                             ).layers_frame() for label, arch in archs.items()}
+    gives), keyed as ``archs``, run together by :func:`~accel_sim.pipeline.simulate.simulate_many`."""
+    runs = simulate_many(tuple(archs.values()), network)
+    return {label: run.layers_frame() for label, run in zip(archs, runs)}
 
 
 def run_designs(network: Network, designs: tuple[str, ...]) -> pd.DataFrame:
