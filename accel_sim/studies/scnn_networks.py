@@ -13,7 +13,7 @@ from accel_sim.pipeline.plot.studies.scnn import gains_over_dcnn
 from accel_sim.studies.registry import Comparison, StudyOutput, study
 from accel_sim.studies.scnn_energy import (EVERY_DESIGN, SCNN_ONLY, SHIPPED_ORDER, breakdown, breakdown_markdown,
                                            buffered_archs, buffered_energy, component_totals, dram_order_rows,
-                                           implied_per_product_scale, min_traffic_runs, operands_once_penalty,
+                                           implied_per_product_scale, min_traffic_runs,
                                            partial_sums_rows, per_product_energy, tiling_penalty, with_min_traffic)
 from accel_sim.studies.scnn_common import (ABLATION, DESIGN_CONFIGS, DESIGN_LABELS, ENERGY_NOTES_SOURCE,
                                            NETWORK_SOURCE, PAPER_TEXT, PUBLISHED_DCNN_OPT_ENERGY_RATIO,
@@ -141,7 +141,7 @@ def scnn_networks(networks: tuple[str, ...] = ("alexnet", "googlenet", "vgg16"),
             [row for name in networks for row in dram_order_rows(name, runs[name], reruns[name])])
         tiled = {name: tiling_penalty(name, runs[name][runs[name].design == "scnn"]) for name in networks}
         tables["temporal_tiling"] = tiling = pd.concat(
-            [with_min_traffic(operands_once_penalty(name, tiled[name]), reruns[name]) for name in networks],
+            [with_min_traffic(tiled[name], reruns[name]) for name in networks],
             ignore_index=True)
         whole = max_layers is None and set(networks) == {"alexnet", "googlenet", "vgg16"}
         comparisons.append(Comparison("SCNN layers run in more than one pass (temporal tiles through DRAM), all "
