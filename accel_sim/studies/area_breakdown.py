@@ -60,7 +60,5 @@ def area_breakdown() -> StudyOutput:
             source = EIE_SOURCE if row.chip.startswith("EIE") else SCNN_SOURCE
             comparisons.append(Comparison(f"{row.chip} {row.module} area per PE", "mm2", row.published_mm2,
                                           float(row.simulated_mm2), source))
-    text = readme(__name__,
-        eie_area_total_mm2=f'{eie_area.total_mm2:.1f}',
-        scnn_area_total_mm2=f'{scnn_area.total_mm2:.2f}')
+    text = readme(__name__, eie_area_mm2=f"{eie_area.total_mm2:.1f}", scnn_area_mm2=f"{scnn_area.total_mm2:.2f}")
     return StudyOutput(frame, breakdown_bars(frame), text, tuple(comparisons))

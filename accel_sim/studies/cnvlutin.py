@@ -55,19 +55,13 @@ def readme_text(frame: pd.DataFrame) -> str:
         lines.append(f"  {net}: its first layer ({first.layer}, speed-up {first.speedup:.2f}x) is {share:.0%} of "
                      f"the baseline's conv cycles; the network's speed-up is {totals.speedup[net]:.2f}x.")
     per_net = "\n".join(lines)
-    return readme(__name__,
-        and_join_totals_index=' and '.join(totals.index),
-        zeros_mean=f'{zeros.mean():.0%}',
-        published_zero_fraction=f'{PUBLISHED_ZERO_FRACTION:.0%}',
-        densest_zeros=f'{1 - densest.input_density:.0%}',
-        densest_network=densest.network,
-        densest_layer=densest.layer,
-        sparsest_zeros=f'{1 - sparsest.input_density:.0%}',
-        sparsest_network=sparsest.network,
-        sparsest_layer=sparsest.layer,
-        later_speedup_min=f'{later.speedup.min():.2f}',
-        later_speedup_max=f'{later.speedup.max():.2f}',
-        per_net=per_net)
+    return readme(__name__, networks=" and ".join(totals.index), zeros_mean=f"{zeros.mean():.0%}",
+                  published_zero_fraction=f"{PUBLISHED_ZERO_FRACTION:.0%}",
+                  densest_zeros=f"{1 - densest.input_density:.0%}", densest_network=densest.network,
+                  densest_layer=densest.layer, sparsest_zeros=f"{1 - sparsest.input_density:.0%}",
+                  sparsest_network=sparsest.network, sparsest_layer=sparsest.layer,
+                  later_speedup_min=f"{later.speedup.min():.2f}", later_speedup_max=f"{later.speedup.max():.2f}",
+                  per_net=per_net)
 
 
 @study("cnvlutin", "Cnvlutin vs DaDianNao-like baseline: conv speed-ups on AlexNet and VGG-16")

@@ -61,9 +61,6 @@ def scalesim_validation() -> StudyOutput:
                     for row in frame[stalled].itertuples()]
     exact = int((calc["cycles"] == calc["scalesim_cycles"]).sum())
     worst_stall = float(user["stall_error"].abs().max()) if len(user) else 0.0
-    text = (readme(__name__,
-        len_calc=len(calc),
-        exact=exact,
-        len_user=len(user),
-        worst_stall_percent=f'{100 * worst_stall:.2f}'))
+    text = readme(__name__, calc_cases=len(calc), exact=exact, user_cases=len(user),
+                  worst_stall_percent=f"{100 * worst_stall:.2f}")
     return StudyOutput(frame, cycles_against_scalesim(frame), text, tuple(comparisons))

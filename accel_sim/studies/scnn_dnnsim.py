@@ -31,9 +31,7 @@ def readme_text(frame: pd.DataFrame) -> str:
     worst = frame.relative_error.abs().max()
     rows = "\n".join(f"| {r.network} | {r.layer} | {r.dnnsim_cycles} | {r.simulated_cycles} | {r.relative_error:+.3%} "
                      f"| {r.dnnsim_mults} | {r.simulated_mults} |" for r in frame.itertuples())
-    return readme(__name__,
-        worst=f'{worst:.3%}',
-        rows=rows)
+    return readme(__name__, worst=f"{worst:.3%}", rows=rows)
 
 
 @study("scnn-dnnsim", "SCNN with DNNsim's rules vs DNNsim's cycles on its five development layers")
