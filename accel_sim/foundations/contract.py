@@ -21,12 +21,20 @@ level, stalls by cause, all integers); the refinement test compares them field b
 (:func:`counter_differences`), so a wrong action count fails as surely as a wrong cycle count.
 Energy is not a hook: :func:`accel_sim.pipeline.simulate.simulate_layer` costs the actions afterwards.
 Area is priced the same way: a family only lists its blocks (``components``, optional).
+
+A family whose plan has pieces other archs can share on the same layer (the weights' non-zeros, an
+encoding that only some settings change) declares ``shares_work``: its plan then takes a third
+argument, the run's :class:`BatchMemo`, which :func:`accel_sim.pipeline.simulate.simulate_many` hands to
+every arch of one layer.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+import dataclasses
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, fields
 from typing import Any, Generic, TypeVar
+
+import numpy as np
 
 from accel_sim.foundations.arch import ArchBase
 from accel_sim.foundations.results.components import Component
@@ -69,6 +77,47 @@ class Section:
     attached: bool = False
 
 
+T = TypeVar("T")
+
+
+def _read_only(value: object) -> None:
+    if isinstance(value, np.ndarray):
+        value.flags.writeable = False
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            _read_only(item)
+    elif dataclasses.is_dataclass(value):
+        for f in fields(value):
+            _read_only(getattr(value, f.name))
+
+
+class BatchMemo:
+    """What the archs of one run share on the layer being run: pieces of their plans (or counts) that
+    depend on the layer and a few settings only, each kept under a key naming everything it is computed
+    from. It holds one layer's pieces: a piece of another layer drops them first (before that layer's
+    operands are made), so two layers' pieces are never held together. Arrays kept are made read-only:
+    one arch cannot change what another reads."""
+
+    def __init__(self) -> None:
+        self._layer: Layer | None = None
+        self._entries: dict[Hashable, object] = {}
+
+    def enter(self, layer: Layer) -> None:
+        """Start (or go on with) ``layer``: another layer's pieces are dropped now."""
+        if self._layer is not layer and self._layer != layer:
+            self._entries.clear()
+            self._layer = layer
+
+    def get(self, layer: Layer, key: Hashable, compute: Callable[[], T]) -> T:
+        """``compute()``, or what it returned for the same ``layer`` and ``key``."""
+        self.enter(layer)
+        if key not in self._entries:
+            value = compute()
+            _read_only(value)
+            self._entries[key] = value
+        return self._entries[key]  # type: ignore[return-value]
+
+
 PlanT = TypeVar("PlanT")
 CountersT = TypeVar("CountersT", bound=Counters)
 
@@ -78,7 +127,7 @@ class Family(Generic[PlanT, CountersT]):
     """One accelerator family: its config section's name and its four hooks."""
 
     name: str                                                   # the arch config section, e.g. "cnvlutin"
-    plan: Callable[[ArchBase, Layer], PlanT]                    # pure: tiling, mapping, work lists
+    plan: Callable[..., PlanT]     # pure: tiling, mapping, work lists; (arch, layer), + memo if shares_work
     fast: Callable[[PlanT, int | None], CountersT]              # vectorised counting
     reference: Callable[[PlanT, int | None], CountersT]         # discrete-event model (SimPy)
     account: Callable[[PlanT, CountersT], LayerResult]          # counters -> LayerResult
@@ -102,17 +151,20 @@ class Family(Generic[PlanT, CountersT]):
     reads_sections: tuple[str, ...] = ()
     # Its config section (None only for families built outside the catalog, in tests).
     section: Section | None = None
+    # True: plan(arch, layer, memo) also takes a BatchMemo, shared by the archs of one run on a layer.
+    shares_work: bool = False
 
     def counters(self, arch: ArchBase, layer: Layer, reference: bool = False,
-                 max_cycles: int | None = None) -> tuple[PlanT, CountersT]:
-        """Plan the layer once and count it with one of the two paths."""
-        plan = self.plan(arch, layer)
+                 max_cycles: int | None = None, memo: BatchMemo | None = None) -> tuple[PlanT, CountersT]:
+        """Plan the layer once and count it with one of the two paths (``memo``: pieces shared with
+        the other archs of a run, for a family that ``shares_work``)."""
+        plan = self.plan(arch, layer, memo) if self.shares_work and memo is not None else self.plan(arch, layer)
         count = self.reference if reference else self.fast
         return plan, count(plan, max_cycles)
 
     def layer_result(self, arch: ArchBase, layer: Layer, reference: bool = False,
-                     max_cycles: int | None = None) -> LayerResult:
-        plan, counters = self.counters(arch, layer, reference, max_cycles)
+                     max_cycles: int | None = None, memo: BatchMemo | None = None) -> LayerResult:
+        plan, counters = self.counters(arch, layer, reference, max_cycles, memo)
         return self.account(plan, counters)
 
     def refinement(self, arch: ArchBase, layer: Layer, max_cycles: int | None = None) -> list[str]:

@@ -1,7 +1,10 @@
 """The one path from specs to results: plan, count (fast path or reference), account, cost.
 
-Every caller (the CLI, sweeps, studies, notebooks) goes through :func:`simulate_layer` or
-:func:`simulate`; models never load energy tables themselves.
+Every caller (the CLI, sweeps, studies, notebooks) goes through :func:`simulate_layer`,
+:func:`simulate` or :func:`simulate_many` (several archs over one workload, layer by layer: every arch
+of a layer runs before the next layer, so the layer's operands are made once and the families that
+share work (``Family.shares_work``) share pieces of their plans); models never load energy tables
+themselves.
 
 A batched GEMM (:class:`~accel_sim.foundations.workload.layer.BatchedGemmLayer`) is run here, for every
 family alike: its instances one after the other, each a plain GEMM with its own operands,
@@ -9,7 +12,7 @@ their results added (:func:`accel_sim.foundations.results.instances.sequential_r
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from accel_sim.pipeline.catalog import ArchSpec
@@ -19,7 +22,7 @@ from accel_sim.foundations.energy.cost import EnergyBreakdown, cost
 from accel_sim.foundations.energy.table import EnergyTable, load_energy_table
 from accel_sim.foundations.energy.technology import scale_factors
 from accel_sim.foundations.errors import InputError
-from accel_sim.foundations.contract import Family
+from accel_sim.foundations.contract import BatchMemo, Family
 from accel_sim.pipeline.catalog import family_of
 from accel_sim.pipeline.honoured import warn_unhonoured
 from accel_sim.foundations.results.instances import sequential_result
@@ -77,7 +80,7 @@ def energy_factor(arch: ArchSpec, table: EnergyTable) -> float:
 
 def simulate_layer(arch: ArchSpec, layer: NetworkLayer, table: EnergyTable | None = None, reference: bool = False,
                    max_cycles: int | None = None, overlap_budget: int = 0,
-                   area: AreaBreakdown | None = None) -> LayerRun:
+                   area: AreaBreakdown | None = None, memo: BatchMemo | None = None) -> LayerRun:
     """Simulate one layer on ``arch`` and cost it with ``table`` (default: the arch's energy table).
 
     ``reference=True`` counts with the family's discrete-event reference instead of its fast
@@ -89,18 +92,18 @@ def simulate_layer(arch: ArchSpec, layer: NetworkLayer, table: EnergyTable | Non
     on the arch's vector unit (:mod:`accel_sim.models.vector_unit`); in overlapped mode up to
     ``overlap_budget`` of its cycles hide under matrix work.
     ``area`` (from :func:`chip_area`) charges the blocks' leakage for the layer's time as static energy.
+    ``memo``: what the other archs of a run share on this layer (:func:`simulate_many`).
     """
     family = _checked_family(arch, layer)
     if isinstance(layer, VectorLayer):
         result = vector_layer_result(arch.vector_unit, layer, reference, max_cycles, overlap_budget)
     elif isinstance(layer, BatchedGemmLayer) and family.batched_as_groups:
-        result = family.layer_result(arch, layer.as_grouped(), reference=reference, max_cycles=max_cycles)
+        result = family.layer_result(arch, layer.as_grouped(), reference, max_cycles, memo)
     elif isinstance(layer, BatchedGemmLayer):
-        result = sequential_result(layer.name, [
-            family.layer_result(arch, layer.instance(i), reference=reference, max_cycles=max_cycles)
-            for i in range(layer.instances)])
+        result = sequential_result(layer.name, [family.layer_result(arch, layer.instance(i), reference, max_cycles, memo)
+                                                for i in range(layer.instances)])
     else:
-        result = family.layer_result(arch, layer, reference=reference, max_cycles=max_cycles)
+        result = family.layer_result(arch, layer, reference, max_cycles, memo)
     table = table if table is not None else load_energy_table(arch.energy_table)
     static = None if area is None else static_energy(area, result.cycles / arch.clock)
     return LayerRun(result, cost(result.actions, table, energy_factor(arch, table)), static)
@@ -126,20 +129,35 @@ def simulate(arch: ArchSpec, network: Network, reference: bool = False,
     A network that does not fit the arch's device memory is refused (:func:`check_device_memory`).
     Vector layers in overlapped mode hide under the cycles of the latest matrix layer that
     earlier vector layers have not already used."""
-    for layer in network.layers:  # every layer's size, before the first is simulated
-        _checked_family(arch, layer)
-    check_device_memory(arch, network)   # a model that does not fit its device is never simulated
-    table = load_energy_table(arch.energy_table)
-    area = chip_area(arch)
-    runs = []
-    budget = 0  # matrix cycles not yet used to hide vector work
+    return simulate_many((arch,), network, reference, on_layer)[0]
+
+
+def simulate_many(archs: Sequence[ArchSpec], network: Network, reference: bool = False,
+                  on_layer: Callable[[NetworkLayer], None] | None = None) -> tuple[RunResult, ...]:
+    """:func:`simulate` of every arch of ``archs`` on ``network`` (the same results, in the same order),
+    run layer by layer: every arch of a layer before the next layer, so the layer's operands are made once
+    and the pieces of plans that several archs share are computed once (``Family.shares_work``; one
+    layer's pieces held at a time). ``on_layer`` is called with each layer before its archs run."""
+    for arch in archs:   # every layer's size on every arch, before the first is simulated
+        for layer in network.layers:
+            _checked_family(arch, layer)
+        check_device_memory(arch, network)   # a model that does not fit its device is never simulated
+    tables = [load_energy_table(arch.energy_table) for arch in archs]
+    areas = [chip_area(arch) for arch in archs]
+    runs: list[list[LayerRun]] = [[] for _ in archs]
+    budgets = [0] * len(archs)  # per arch: matrix cycles not yet used to hide vector work
+    memo = BatchMemo()
     for layer in network.layers:
         if on_layer is not None:
             on_layer(layer)
-        run = simulate_layer(arch, layer, table, reference, overlap_budget=budget, area=area)
-        hidden = int(run.result.metrics.get("vector_hidden_cycles", 0)) if isinstance(layer, VectorLayer) else 0
-        budget = budget - hidden if isinstance(layer, VectorLayer) else run.result.cycles
-        runs.append(run)
-    return RunResult(arch=arch, network=network, layers=tuple(r.result for r in runs),
-                     energy=tuple(r.energy for r in runs), area=area,
-                     static=() if area is None else tuple(r.static for r in runs))
+        for i, arch in enumerate(archs):
+            run = simulate_layer(arch, layer, tables[i], reference, overlap_budget=budgets[i], area=areas[i],
+                                 memo=memo)
+            vector = isinstance(layer, VectorLayer)
+            hidden = int(run.result.metrics.get("vector_hidden_cycles", 0)) if vector else 0
+            budgets[i] = budgets[i] - hidden if vector else run.result.cycles
+            runs[i].append(run)
+    return tuple(RunResult(arch=arch, network=network, layers=tuple(r.result for r in arch_runs),
+                           energy=tuple(r.energy for r in arch_runs), area=area,
+                           static=() if area is None else tuple(r.static for r in arch_runs))
+                 for arch, arch_runs, area in zip(archs, runs, areas))

@@ -6,6 +6,7 @@ import pandas as pd
 from accel_sim.pipeline.catalog import load_arch
 from accel_sim.pipeline.plot.studies.area_breakdown import breakdown_bars
 from accel_sim.pipeline.simulate import chip_area
+from accel_sim.studies.template import readme
 from accel_sim.studies.registry import Comparison, StudyOutput, study
 
 AREA_TOLERANCE = 0.20   # issue 20: chip area within 20 % of the published one
@@ -59,23 +60,5 @@ def area_breakdown() -> StudyOutput:
             source = EIE_SOURCE if row.chip.startswith("EIE") else SCNN_SOURCE
             comparisons.append(Comparison(f"{row.chip} {row.module} area per PE", "mm2", row.published_mm2,
                                           float(row.simulated_mm2), source))
-    readme = f"""
-Chip area from the area table alone (`accel_sim/foundations/energy/tables/cacti_aladdin_45nm_area.yaml`: SRAM from
-CACTI 7 at 45 nm, logic from Aladdin's 40 nm characterisation, scaled between nodes by Stillmaker & Baas
-2017), for the blocks each family lists from its config (`components` in `accel_sim/models/eie/accounting.py`
-and `accel_sim/models/scnn/accounting.py`). Nothing is fitted to the published areas.
-
-EIE: `arch_configs/eie.yaml` at 45 nm: {eie_area.total_mm2:.1f} mm2 against 40.8 mm2. SCNN:
-`arch_configs/scnn.yaml` costed at 16 nm (`technology_node: 16`, the paper's node; the shipped config
-stays at the default 45 nm so its energies do not move): {scnn_area.total_mm2:.2f} mm2 against 7.9 mm2.
-
-Per module (`results.csv`, per PE): EIE's SRAMs, which are 93 % of its area, come out close to the
-paper's (sparse-matrix SRAM -8 %, pointer SRAM -17 %); the small register-built modules (activation
-queue, activation registers, arithmetic) come out larger, and its filler cells are not modelled. SCNN's
-total lands near the paper's, but not module by module: the accumulator banks, taken as
-double-buffered registers (Aladdin's register cell), and the weight FIFO come out larger than the
-paper's, while the crossbar (a mux tree with no wiring), the 10 KB RAMs (CACTI low-power cells, scaled
-from 45 nm) and the PPU / control ("other", not modelled) come out smaller; the multipliers are close.
-These gaps are reported, not tuned away.
-"""
-    return StudyOutput(frame, breakdown_bars(frame), readme, tuple(comparisons))
+    text = readme(__name__, eie_area_mm2=f"{eie_area.total_mm2:.1f}", scnn_area_mm2=f"{scnn_area.total_mm2:.2f}")
+    return StudyOutput(frame, breakdown_bars(frame), text, tuple(comparisons))

@@ -12,6 +12,7 @@ import pandas as pd
 from accel_sim.pipeline.catalog import load_arch
 from accel_sim.pipeline.plot.studies.cnvlutin import speedup_per_layer
 from accel_sim.pipeline.simulate import simulate
+from accel_sim.studies.template import readme
 from accel_sim.studies.registry import Comparison, StudyOutput, study
 from accel_sim.foundations.workload.layer import Network
 from accel_sim.foundations.workload.loader import load_workload
@@ -39,7 +40,7 @@ def network_rows(name: str, max_layers: int | None = None) -> list[dict]:
     return rows
 
 
-def readme(frame: pd.DataFrame) -> str:
+def readme_text(frame: pd.DataFrame) -> str:
     """The study's README; every number in it comes from ``frame``."""
     layers = frame[frame.layer != "all conv"].copy()
     totals = frame[frame.layer == "all conv"].set_index("network")
@@ -54,31 +55,13 @@ def readme(frame: pd.DataFrame) -> str:
         lines.append(f"  {net}: its first layer ({first.layer}, speed-up {first.speedup:.2f}x) is {share:.0%} of "
                      f"the baseline's conv cycles; the network's speed-up is {totals.speedup[net]:.2f}x.")
     per_net = "\n".join(lines)
-    return f"""\
-Speed-up of Cnvlutin (zero-free activation bricks, lanes advancing independently within a
-window) over its DaDianNao-like baseline (16 units x 16 neuron lanes x 16 filters, one brick
-of 16 neurons per cycle), for every convolution of {" and ".join(totals.index)} at the activation
-densities of the shipped workloads (`input_density`, from networks.md; the first layer reads
-the dense image). `all conv` rows add the cycles of all conv layers of a network (their
-`input_density` is the MAC-weighted mean). Fully connected layers are not included (the
-paper's speed-ups are for the convolutional layers, where DaDianNao spends most time).
-
-How the gap to the paper arises (read before comparing):
-
-- Densities: the shipped workloads' conv inputs (first layers excluded) are {zeros.mean():.0%} zeros on
-  average (the paper: about {PUBLISHED_ZERO_FRACTION:.0%}), but they range from {1 - densest.input_density:.0%}
-  ({densest.network} {densest.layer}) to {1 - sparsest.input_density:.0%} ({sparsest.network} {sparsest.layer}) zeros,
-  and the per-layer speed-up follows them ({later.speedup.min():.2f}x to {later.speedup.max():.2f}x).
-- Synthetic activations: zeros are placed uniformly at random (seeded) at each layer's density;
-  real activation maps are spatially clustered, which changes the lane imbalance.
-- The first layer: a 3-channel image is padded to 16-channel slices; 13 of 16 lanes hold only
-  padding and spend one cycle per position (the empty-brick cost, an estimate), so conv1 gets
-  no speed-up:
-{per_net}
-- The lane-to-channel assignment (lane i takes the i-th contiguous slice of channels) and the
-  per-window barrier are our reading of the paper; they make Cnvlutin exactly as fast as the
-  baseline on dense inputs.
-"""
+    return readme(__name__, networks=" and ".join(totals.index), zeros_mean=f"{zeros.mean():.0%}",
+                  published_zero_fraction=f"{PUBLISHED_ZERO_FRACTION:.0%}",
+                  densest_zeros=f"{1 - densest.input_density:.0%}", densest_network=densest.network,
+                  densest_layer=densest.layer, sparsest_zeros=f"{1 - sparsest.input_density:.0%}",
+                  sparsest_network=sparsest.network, sparsest_layer=sparsest.layer,
+                  later_speedup_min=f"{later.speedup.min():.2f}", later_speedup_max=f"{later.speedup.max():.2f}",
+                  per_net=per_net)
 
 
 @study("cnvlutin", "Cnvlutin vs DaDianNao-like baseline: conv speed-ups on AlexNet and VGG-16")
@@ -96,4 +79,4 @@ def cnvlutin_study(networks=NETWORKS, max_layers: int | None = None) -> StudyOut
                                   "the workloads' densities)", "fraction", PUBLISHED_ZERO_FRACTION,
                                   float(zero_fraction), SOURCE))
     return StudyOutput(results=frame, figure=speedup_per_layer(frame, PUBLISHED_MEAN, PUBLISHED_RANGE),
-                       readme=readme(frame), comparisons=tuple(comparisons))
+                       readme=readme_text(frame), comparisons=tuple(comparisons))

@@ -5,6 +5,7 @@ import pandas as pd
 
 from accel_sim.pipeline.plot.studies.eie_fifo_depth import efficiency_vs_depth
 from accel_sim.studies.eie_common import EIE_PAPER, timing_sweep
+from accel_sim.studies.template import readme
 from accel_sim.studies.registry import Comparison, StudyOutput, study
 
 DEPTHS = tuple(2**i for i in range(9))  # 1..256, the paper's sweep (brief)
@@ -13,11 +14,11 @@ PUBLISHED_DEPTH_1_EFFICIENCY = 0.5      # brief: "at depth 1 about half of the c
 
 def fifo_depth_frame(layers: tuple[str, ...] | None = None, depths: tuple[int, ...] = DEPTHS) -> pd.DataFrame:
     """One row per (layer, depth): cycles, load efficiency, FIFO-full stalls. The encoding is
-    planned once per layer; only the timing is re-run per depth."""
-    rows = [{"layer": layer.name, "fifo_depth": depth, "cycles": result.compute_cycles,
-             "load_efficiency": result.metrics["load_efficiency"],
-             "stall_fifo_full_cycles": int(result.metrics["stall_fifo_full_cycles"])}
-            for layer, depth, result in timing_sweep("fifo_depth", depths, layers)]
+    made once per layer; only the timing is re-run per depth."""
+    rows = [{"layer": layer.name, "fifo_depth": depth, "cycles": run.result.compute_cycles,
+             "load_efficiency": run.result.metrics["load_efficiency"],
+             "stall_fifo_full_cycles": int(run.result.metrics["stall_fifo_full_cycles"])}
+            for layer, depth, run in timing_sweep("fifo_depth", depths, layers)]
     return pd.DataFrame(rows)
 
 
@@ -35,20 +36,5 @@ def eie_fifo_depth(layers: tuple[str, ...] | None = None, depths: tuple[int, ...
     )
     nt_we = frame.loc[frame["layer"] == "NT-We", "load_efficiency"]
     cap = f" (here at most {nt_we.max():.2f})" if len(nt_we) else ""
-    readme = f"""
-Load-balance efficiency (PE busy cycles, padding included, / (PEs x cycles)) of each benchmark layer
-(`workloads/eie_benchmarks.yaml`, one input vector, uniform-random sparsity) on `arch_configs/eie.yaml`
-with the activation FIFO depth swept over powers of two. The broadcast stalls while any PE's FIFO is
-full, so a shallow FIFO couples every PE to the slowest one on each column; a deeper FIFO lets a PE run
-ahead on columns where it has little work. `stall_fifo_full_cycles` counts the cycles the LNZD root held
-a ready broadcast. Every layer runs on chip (VGG-6 on wider pointers, see eie-benchmarks): no DRAM stall.
-
-Gaps and caveats:
-- At depth 1 the simulated layers are more efficient (see the table below) than the paper's "about
-  half the cycles are bubbles". Our matrices are uniformly random at the published densities, so the
-  work per PE per column varies less than in real pruned networks, whose non-zeros cluster in rows
-  and columns; the densities themselves are approximate (the brief). Compare the curve shapes.
-- NT-We (600 outputs: under 10 rows per PE, dense activations) gives each PE about one entry per
-  broadcast column, so the LNZD's one broadcast per cycle, not the FIFO, caps its efficiency{cap}.
-"""
-    return StudyOutput(frame, efficiency_vs_depth(frame), readme, comparisons)
+    text = readme(__name__, cap=cap)
+    return StudyOutput(frame, efficiency_vs_depth(frame), text, comparisons)

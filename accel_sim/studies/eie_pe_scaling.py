@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from accel_sim.models.eie.family import FAMILY
 from accel_sim.pipeline.plot.studies.eie_pe_scaling import scaling
-from accel_sim.studies.eie_common import EIE_PAPER, benchmark_layers, eie_arch
+from accel_sim.pipeline.simulate import simulate_many
+from accel_sim.studies.eie_common import EIE_PAPER, benchmark_network, eie_arch
+from accel_sim.studies.template import readme
 from accel_sim.studies.registry import Comparison, StudyOutput, study
 
 PE_COUNTS = tuple(2**i for i in range(9))  # 1..256 (brief)
@@ -16,11 +17,12 @@ def pe_scaling_frame(layers: tuple[str, ...] | None = None, pe_counts: tuple[int
     spills of PE counts whose slices overflow the per-PE SRAM are left out of the timing)."""
     # dram_spill, not eie.yaml's grow_on_chip: the column spill_bytes shows the PE counts whose slices
     # do not fit the 128 KB / 32 KB SRAMs (left out of the timing, see the README); one arch per PE count
-    archs = [(n_pes, eie_arch(n_pes=n_pes, sram_overflow="dram_spill")) for n_pes in pe_counts]
+    network = benchmark_network(layers)
+    runs = simulate_many(tuple(eie_arch(n_pes=n_pes, sram_overflow="dram_spill") for n_pes in pe_counts), network)
     rows = []
-    for layer in benchmark_layers(layers):
-        for n_pes, arch in archs:
-            r = FAMILY.layer_result(arch, layer)
+    for i, layer in enumerate(network.layers):
+        for n_pes, run in zip(pe_counts, runs):
+            r = run.layers[i]
             rows.append({"layer": layer.name, "n_pes": n_pes, "cycles": r.compute_cycles,
                          "padding_fraction": r.metrics["padding_fraction"],
                          "load_efficiency": r.metrics["load_efficiency"],
@@ -47,19 +49,5 @@ def eie_pe_scaling(layers: tuple[str, ...] | None = None, pe_counts: tuple[int, 
         Comparison(f"mean speed-up at {hi} PEs over {lo} (linear: {hi // lo}; published: a figure, no number in "
                    "the brief)", "x", None, float(last["speedup"].mean()), EIE_PAPER),
     )
-    readme = """
-Each benchmark layer (`workloads/eie_benchmarks.yaml`, one input vector) on `arch_configs/eie.yaml` with
-`eie.n_pes` swept over powers of two; the encoding is redone for each PE count (rows interleaved over
-the PEs). Speed-up is relative to the smallest PE count, on compute cycles: with few PEs the slices do
-not fit a PE's 128 KB / 32 KB SRAMs (column `spill_bytes`), which EIE would not run at all; the spill's
-DRAM time is left out so the curve shows the array's scaling. Padding entries fall with more PEs
-(a PE's slice has fewer local rows, so zero runs longer than 15 are rarer),
-while load balance worsens (fewer entries per PE per column, so more variance relative to work).
-
-Fewer padding entries can make the speed-up super-linear for a layer (its total work shrinks as PEs
-are added) until load imbalance and the LNZD's one broadcast per cycle take over (NT-We saturates at
-its 4,096 broadcasts).
-
-Caveat: densities approximate, random sparsity (the brief).
-"""
-    return StudyOutput(frame, scaling(frame), readme, comparisons)
+    text = readme(__name__)
+    return StudyOutput(frame, scaling(frame), text, comparisons)

@@ -4,7 +4,8 @@ from __future__ import annotations
 import pandas as pd
 
 from accel_sim.pipeline.plot.studies.eie_sram_width import reads_and_energy
-from accel_sim.studies.eie_common import EIE_PAPER, timing_sweep_runs
+from accel_sim.studies.eie_common import EIE_PAPER, timing_sweep
+from accel_sim.studies.template import readme
 from accel_sim.studies.registry import Comparison, StudyOutput, study
 
 WIDTHS = (8, 16, 32, 64, 128, 256, 512)  # bits: 1..64 entries of 8 bits per read
@@ -16,7 +17,7 @@ def sram_width_frame(layers: tuple[str, ...] | None = None, widths: tuple[int, .
     change what is stored: each layer is encoded once and only timed and costed per width."""
     rows = [{"layer": layer.name, "width_bits": width, "spmat_reads": int(run.result.metrics["spmat_reads"]),
              "read_energy_pj": run.energy.by_component_pj["spmat_read"]}
-            for layer, width, run in timing_sweep_runs("spmat_sram_width", widths, layers)]
+            for layer, width, run in timing_sweep("spmat_sram_width", widths, layers)]
     return pd.DataFrame(rows)
 
 
@@ -27,17 +28,5 @@ def eie_sram_width(layers: tuple[str, ...] | None = None, widths: tuple[int, ...
     best = int(total["read_energy_pj"].idxmin())
     comparisons = (Comparison("sparse-matrix SRAM width with the least total read energy", "bits",
                               PUBLISHED_BEST_WIDTH_BITS, float(best), f"{EIE_PAPER}: minimum at 64 bits"),)
-    readme = f"""
-Sparse-matrix SRAM reads and their energy, summed over the nine benchmark layers (one input vector each,
-`arch_configs/eie.yaml`, 64 PEs) for SRAM widths of {', '.join(map(str, widths))} bits. A read returns
-width / 8 entries; each broadcast column slice reads the lines its entries span (no line is kept from
-one slice to the next), so wide reads waste entries on short slices.
-
-Energy per read: the Horowitz 45 nm SRAM entry for a 128 KB array, scaled linearly with the width
-(`width_exponents.sram: 1` in the table). With that linear model the energy per bit is the same at
-every width, so narrower is never worse: the simulated minimum is at {best} bits, not the paper's
-64 bits. The paper's minimum comes from a fixed per-access cost (decoders, sense amplifiers, wordline)
-that makes narrow reads costly per bit; the energy table has no such term and no source for one, so
-the gap is reported, not tuned away. The read counts themselves are exact for the modelled layout.
-"""
-    return StudyOutput(frame, reads_and_energy(total), readme, comparisons)
+    text = readme(__name__, widths=', '.join(map(str, widths)), best=best)
+    return StudyOutput(frame, reads_and_energy(total), text, comparisons)

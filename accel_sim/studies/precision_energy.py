@@ -13,15 +13,15 @@ import math
 import pandas as pd
 
 from accel_sim.pipeline.catalog import load_arch
-from accel_sim.models.dlu.accounting import COMPUTE_COMPONENTS, mac_actions
-from accel_sim.models.dlu.spec import DLUSpec
 from accel_sim.foundations.energy.table import EnergyTable, load_energy_table
-from accel_sim.systems.nn.dlu_training import step_cost
+from accel_sim.systems.nn.dlu_training import COMPUTE_COMPONENTS, step_cost
 from accel_sim.systems.nn.mlp import MLP
 from accel_sim.systems.nn.training import DEFAULT_SCHEDULE, LENET_300_100_HIDDEN
 from accel_sim.pipeline.plot.studies.precision_energy import energy_and_throughput
 from accel_sim.pipeline.simulate import simulate_layer
+from accel_sim.studies.template import readme
 from accel_sim.studies.registry import Comparison, StudyOutput, study
+from accel_sim.foundations.results.layer_result import LayerResult
 from accel_sim.foundations.workload.layer import GemmLayer
 
 ARCH = "dlu"
@@ -31,17 +31,21 @@ PER_MAC_GEMM = GemmLayer("gemm", m=256, k=1024, n=1024)  # large: tile-edge wast
 FUJITSU_COMPUTE_POWER = {"int16": 0.5, "int8": 0.25}  # brief: about -50 % at 16 bit, -75 % at 8 bit
 
 
-def mac_energy_sources(table: EnergyTable, spec: DLUSpec) -> tuple[float, str]:
-    """Datapath energy of one MAC of ``spec``'s data type and the table entries it comes from (with
-    their sources)."""
+def mac_energy_sources(table: EnergyTable, result: LayerResult) -> tuple[float, str]:
+    """Datapath energy of one MAC of a run on the DLU and the table entries it comes from (with their
+    sources): the run's ``datapath`` actions charged per MAC (a count that is a whole multiple of the MACs
+    issued; the per-output scale of binary and ternary is not)."""
     total, cited = 0.0, []
-    for component_class, action, width, per_mac in mac_actions(spec):
-        energy = table.energy_per_action_pj(component_class, action, width)
+    for a in result.actions:
+        if a.component != "datapath" or a.count % result.macs_issued:
+            continue
+        per_mac, width = a.count // result.macs_issued, a.bits
+        energy = table.energy_per_action_pj(a.component_class, a.action, width)
         total += per_mac * energy
-        entries = [e for e in table.spec.entries if (e.component_class, e.action) == (component_class, action)]
+        entries = [e for e in table.spec.entries if (e.component_class, e.action) == (a.component_class, a.action)]
         nearest = min(entries, key=lambda e: (abs(math.log2(e.bits / width)), -e.bits))
         scaled = "" if nearest.bits == width else f", scaled from {nearest.bits} bits"
-        cited.append(f"{per_mac} x {component_class}@{width}b = {energy:.4g} pJ ({nearest.source}{scaled})")
+        cited.append(f"{per_mac} x {a.component_class}@{width}b = {energy:.4g} pJ ({nearest.source}{scaled})")
     return total, "; ".join(cited)
 
 
@@ -54,7 +58,7 @@ def precision_energy_table(gemm: GemmLayer = PER_MAC_GEMM, batch: int = DEFAULT_
         run = simulate_layer(arch, gemm, table)
         result, energy = run.result, run.energy.by_component_pj
         compute = sum(energy.get(c, 0.0) for c in COMPUTE_COMPONENTS)
-        mac_pj, sources = mac_energy_sources(table, arch.dlu)
+        mac_pj, sources = mac_energy_sources(table, result)
         step = step_cost(arch, model, batch)
         rows.append({
             "format": data_type, "bits": arch.dlu.bits, "lanes": arch.dlu.lanes,
@@ -76,39 +80,15 @@ def precision_energy_table(gemm: GemmLayer = PER_MAC_GEMM, batch: int = DEFAULT_
 def precision_energy() -> StudyOutput:
     frame = precision_energy_table()
     by = frame.set_index("format")
-    readme = f"""
-One organisation (`arch_configs/dlu.yaml`: 4 units x 16 elements x 8 lanes of 32 bits) with its
-datapath type swept. A type of b bits packs 32 / b MACs per lane (brief: half the width, twice the
-operations in the same area), so lanes go from {by.loc['fp32', 'lanes']} (FP32) to {by.loc['binary', 'lanes']} (binary).
-Per-MAC figures are on a 1024 x 1024 x 256 GEMM; per-step figures are one training step of the digits
-MLP 64-300-100-10 at batch 64 (its forward, weight-gradient and activation-gradient GEMMs; ternary and
-binary steps are costed as if that network trained in those types, which `dfp-training` does not do).
-`mac_pj` is the datapath alone (column `mac_energy_source` cites every table entry it uses);
-`compute_pj_per_mac` adds requantization and the statistics block; `total_pj_per_mac` adds on-chip
-memory and DRAM.
-
-Against Fujitsu's compute-unit power (about -50 % at 16 bit and -75 % at 8 bit): the table gives a
-16-bit MAC {by.loc['int16', 'mac_pj_vs_fp32']:.3f} x and an 8-bit MAC {by.loc['int8', 'mac_pj_vs_fp32']:.3f} x the FP32 MAC energy,
-far below 1/2 and 1/4. The Horowitz numbers are the arithmetic alone: an FP32 MAC is a 3.7 pJ multiply plus
-a 0.9 pJ float add, while a fixed-point MAC is an integer multiply that shrinks with the square of its
-width (3.1 pJ at 32 bits, 0.775 pJ at 16, 0.2 pJ at 8) plus a 0.1 pJ 32-bit integer accumulate. Fujitsu's
-figures are for a whole compute unit (registers, operand delivery, control, clock), parts that scale about
-linearly with width or not at all, so the unit saves less than its arithmetic. This model has no such fixed per-lane overhead: we do not add one without a source.
-With memory traffic included (the step energy), the saving follows the bytes moved, about linear in the
-width: {by.loc['int16', 'step_total_vs_fp32']:.2f} x at 16 bit and {by.loc['int8', 'step_total_vs_fp32']:.2f} x at 8 bit.
-
-Throughput: the GEMM's operands do not fit half of the 1 MiB on-chip memory, so tiles stream from DRAM
-(128 B per cycle per operand stream in `dlu.yaml`, an estimate) in blocks shaped for operand reuse.
-Achieved vs peak MACs per cycle: """ + ", ".join(
-        f"{t} {by.loc[t, 'macs_per_cycle']:.0f} of {by.loc[t, 'lanes']}" for t in DATA_TYPES) + """.
-Narrower types gain lanes in the same area and need fewer bytes per operand; where the achieved rate falls
-behind the lanes, the array waits on DRAM. INT16 runs slightly slower than FP16 with the same lanes because
-every result also passes the statistics block.
-"""
+    throughput = ", ".join(f"{t} {by.loc[t, 'macs_per_cycle']:.0f} of {by.loc[t, 'lanes']}" for t in DATA_TYPES)
+    text = readme(__name__, fp32_lanes=by.loc["fp32", "lanes"], binary_lanes=by.loc["binary", "lanes"],
+                  int16_mac=f"{by.loc['int16', 'mac_pj_vs_fp32']:.3f}", int8_mac=f"{by.loc['int8', 'mac_pj_vs_fp32']:.3f}",
+                  int16_step=f"{by.loc['int16', 'step_total_vs_fp32']:.2f}",
+                  int8_step=f"{by.loc['int8', 'step_total_vs_fp32']:.2f}", throughput=throughput)
     source = "brief: Fujitsu DLU compute-unit power; simulated: Horowitz ISSCC 2014 table"
     comparisons = tuple(row for t, ratio in FUJITSU_COMPUTE_POWER.items() for row in (
         Comparison(f"compute energy per MAC, {t} / FP32 (datapath)", "ratio", ratio,
                    float(by.loc[t, "mac_pj_vs_fp32"]), source),
         Comparison(f"compute energy of a training step, {t} / FP32", "ratio", ratio,
                    float(by.loc[t, "step_compute_vs_fp32"]), source)))
-    return StudyOutput(frame, energy_and_throughput(frame), readme, comparisons)
+    return StudyOutput(frame, energy_and_throughput(frame), text, comparisons)

@@ -21,15 +21,10 @@ from pathlib import Path
 
 import math
 
-from typing import TYPE_CHECKING
-
 import pandas as pd
 
 from accel_sim.pipeline.plot import save_figure
 from accel_sim.foundations.workload.operand_cache import shared_operands
-
-if TYPE_CHECKING:
-    from matplotlib.figure import Figure
 
 COMPARISON_COLUMNS = ("quantity", "unit", "published", "simulated", "relative_error", "tolerance", "source")
 
@@ -106,7 +101,7 @@ def comparison_markdown(comparisons: tuple[Comparison, ...], studies: tuple[str,
 @dataclass(frozen=True)
 class StudyOutput:
     results: pd.DataFrame
-    figure: Figure
+    figure: object   # a matplotlib Figure, made by accel_sim.pipeline.plot (registry never imports matplotlib)
     readme: str
     comparisons: tuple[Comparison, ...] = field(default_factory=tuple)
     tables: dict[str, pd.DataFrame] = field(default_factory=dict)   # more tables: written as <name>.csv

@@ -17,6 +17,7 @@ from accel_sim.foundations.config.loader import REPO_ROOT
 from accel_sim.pipeline.catalog import load_arch
 from accel_sim.pipeline.plot.studies.scalesim_validation import cycles_against_scalesim
 from accel_sim.pipeline.simulate import simulate
+from accel_sim.studies.template import readme
 from accel_sim.studies.registry import Comparison, StudyOutput, study
 from accel_sim.foundations.workload.loader import load_workload
 
@@ -60,9 +61,6 @@ def scalesim_validation() -> StudyOutput:
                     for row in frame[stalled].itertuples()]
     exact = int((calc["cycles"] == calc["scalesim_cycles"]).sum())
     worst_stall = float(user["stall_error"].abs().max()) if len(user) else 0.0
-    readme = (f"Every case in `tests/data/scalesim/` (SCALE-Sim 3.0.0 outputs; see the README there), run from "
-              f"its own `.cfg` and topology `.csv` as a SCALE-Sim user would. {len(calc)} CALC-bandwidth layers "
-              f"({exact} with identical total cycles), {len(user)} USER-bandwidth layers (worst stall-cycle error "
-              f"{100 * worst_stall:.2f} %). `cycles` is compared with SCALE-Sim's 'Total Cycles' column, "
-              f"`stall_cycles` with 'Stall Cycles'; `comparison.csv` has one row per layer and quantity.")
-    return StudyOutput(frame, cycles_against_scalesim(frame), readme, tuple(comparisons))
+    text = readme(__name__, calc_cases=len(calc), exact=exact, user_cases=len(user),
+                  worst_stall_percent=f"{100 * worst_stall:.2f}")
+    return StudyOutput(frame, cycles_against_scalesim(frame), text, tuple(comparisons))

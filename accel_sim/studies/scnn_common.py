@@ -10,9 +10,7 @@ import pandas as pd
 
 from accel_sim.pipeline.catalog import load_arch
 from accel_sim.pipeline.catalog import ArchSpec
-from accel_sim.foundations.energy.table import load_energy_table
-from accel_sim.pipeline.run_result import RunResult
-from accel_sim.pipeline.simulate import chip_area, simulate_layer
+from accel_sim.pipeline.simulate import simulate_many
 from accel_sim.foundations.workload.layer import Network
 from accel_sim.foundations.workload.loader import load_workload
 
@@ -85,20 +83,6 @@ SCATTER_ABLATION = (
 )
 SCATTER_SOURCE = ("Kim, Park, Park, 'Optimization of Scatter Network Architectures and Bank Allocations for Sparse "
                   "CNN Accelerators', IEEE Access 10 (2022) 85864-85879, doi 10.1109/ACCESS.2022.3199010")
-SCATTER_TEXT = (
-    "Kim, Park and Park (" + SCATTER_SOURCE + "; abstract, read from its DOAJ and AMiner records; the body "
-    "could not be read here) study exactly this block: \"the scatter network, which is the core block of SCNN "
-    "accelerators, delivers Cartesian products to the accumulator buffer, and certain products are not "
-    "immediately delivered owing to bus contention\"; they compare \"network topologies (such as window and "
-    "split queuing), which define the connection between the FIFOs and crossbar buses in the scatter network\" "
-    "and arbitration (fixed priority, round-robin, longest-queue-first). So an SCNN scatter network has FIFOs "
-    "in which products wait while the multipliers go on. Their depth and placement (per multiplier output, "
-    "with an arbiter per bus) are not readable here; the model's `scatter: fifo` puts one FIFO of "
-    "`scatter_fifo_depth` products in front of each bank (the multipliers stall only when a step's products do "
-    "not fit), and `fifo_unbounded` is the exact bound of any queueing for the bank mapping (banks add one "
-    "product per cycle, the multipliers never stall, each group ends when its banks have drained). FIFO "
-    "accesses are not charged any energy (no cited figure) and the model's energy has no time-dependent term, so "
-    "the energy gain does not move with the scatter choice.")
 
 # The dense-density diagnostic of scnn-density-sweep: the two assumptions behind SCNN's speed at density 1.0
 # (which weights share an F-vector, which bank an address maps to) flipped, alone and together. Never
@@ -112,30 +96,6 @@ DENSE_DIAGNOSTIC = (
 )
 DENSE_DIAGNOSTIC_LAYERS = 12   # GoogLeNet's inception 3a and 3b (1x1, 3x3, 5x5 and pool projections)
 
-# What the SCNN paper's text says about each modelling choice, as far as it could be read here: the
-# abstract from a stored copy of the paper (fdocuments.us), the body only as quoted by public notes
-# (GitHub notes on the paper found with the project's search tool; their repositories are not named by
-# the index) and by the issue's brief. Used by the scnn-networks README.
-PAPER_TEXT = """## What the paper's text says (and does not say)
-
-The paper's body could not be read here: the stored copy of arXiv 1708.04485 (fdocuments.us) holds only
-its first page. The abstract is quoted from it; the body from public notes that quote it section by
-section (marked "quoted by notes"), and from the brief (`../shared/papers/scnn.md`).
-
-| choice | the paper's text | model setting |
-|---|---|---|
-| vectors | Sec. 3.1 (quoted by notes): "we fetch a vector of F filter-weights from the weight buffer and a vector of I inputs from the input activation buffer. These values are delivered to an array of F x I multipliers to compute a full Cartesian product of output partial-sums." | F non-zeros of the weight block x I non-zeros of the channel's tile |
-| weight order | Sec. 3.2 (quoted by notes): "weights are grouped into compressed-sparse blocks at the granularity of an output-channel group, with [...] Kc x R x S weights encoded into one compressed block"; Fig. 7 (brief): the block linearised over R x S, then K | `weight_order: rs_then_k` (paper) |
-| activation order | Sec. 3.2 (quoted by notes): "input activations are encoded at the granularity of input channels, with a block of Wt x Ht encoded into one compressed block"; no order inside the block | raster (assumption) |
-| scatter | Sec. 3.2 (quoted by notes): "the multiplier outputs are not typically contiguous as they are in PT-IS-CP-dense. Thus the F x I multiplier outputs must be scattered to discontiguous addresses within the Kc x Wt x Ht output range." | products scattered by output address |
-| banks, crossbar | Sec. 4 / Table 3: A = 2 x F x I = 32 banks of 32 entries behind a 16 x 32 scatter crossbar, chosen (as the notes summarise it) "to cut bank conflicts" and to reduce "contention among products that hash to the same accumulate bank"; no bank hash, no arbitration policy, no buffering in front of the banks, nothing on two products for the SAME accumulator address in one cycle | `bank_mapping: linear` (assumption); one product per bank per cycle, a step ends when its busiest bank has all its products (assumption) |
-| Kc | Kc = 8 named for the late GoogLeNet 1x1 layers (intra-PE fragmentation); accumulators hold a group's Kc x Wt x Ht partial sums (plus halos), double-buffered | `kc_rule: max_fit` (assumption) |
-| barrier | PEs synchronise at output-channel-group boundaries (inter-PE imbalance; notes) | `barrier: group` (paper) |
-| halo, PPU | output halos: partial sums exchanged with neighbours at the end of a group; the PPU then applies ReLU / pooling and compresses into the OARAM (notes: "halo exchange then ReLU/pool/dropout then compress"); no link or PPU rate | `halo_charge: exchange`, 1 word / cycle, 4 outputs / cycle (assumptions for the rates) |
-| DRAM | notes: 9 of 72 layers (all VGGNet) do not fit on chip and are tiled temporally, DRAM traffic pipelined behind compute, performance degrading only below ~4 GB/s (nominal 50 GB/s) | `dram: modelled`, 50 B/cycle (paper) |
-| simulator | notes: a cycle-level simulator driven by real pruned weights and activation maps (pycaffe), plus the analytical TimeLoop model for energy; neither is public with the paper | - |
-| results | abstract (stored copy): "SCNN can improve both performance and energy by a factor of 2.7x and 2.3x, respectively, over a comparably provisioned dense CNN accelerator"; notes: AlexNet 2.37x, GoogLeNet 2.19x, VGGNet 3.52x; density sweep: 79 % of DCNN's performance at density 1.0, faster than DCNN below ~0.85, less energy below ~0.83 | comparison rows |
-"""
 
 
 def conv_network(name: str, max_layers: int | None = None) -> Network:
@@ -173,18 +133,9 @@ def run_variants(network: Network, settings: tuple[tuple[str, dict], ...]) -> tu
 
 def run_archs(network: Network, archs: dict[str, ArchSpec]) -> dict[str, pd.DataFrame]:
     """Per-layer frame of every arch on ``network`` (each what ``simulate(arch, network).layers_frame()``
-    gives), run layer by layer with every arch of one layer together, so the layer's operands and
-    outputs are generated once (their caches hold a few layers, not a whole network per arch)."""
-    runs: dict[str, list] = {label: [] for label in archs}
-    tables = {label: load_energy_table(arch.energy_table) for label, arch in archs.items()}
-    areas = {label: chip_area(arch) for label, arch in archs.items()}
-    for layer in network.layers:
-        for label, arch in archs.items():
-            runs[label].append(simulate_layer(arch, layer, tables[label], area=areas[label]))
-    return {label: RunResult(arch=arch, network=network, layers=tuple(r.result for r in runs[label]),
-                             energy=tuple(r.energy for r in runs[label]), area=areas[label],
-                             static=() if areas[label] is None else tuple(r.static for r in runs[label])
-                             ).layers_frame() for label, arch in archs.items()}
+    gives), keyed as ``archs``, run together by :func:`~accel_sim.pipeline.simulate.simulate_many`."""
+    runs = simulate_many(tuple(archs.values()), network)
+    return {label: run.layers_frame() for label, run in zip(archs, runs)}
 
 
 def run_designs(network: Network, designs: tuple[str, ...]) -> pd.DataFrame:

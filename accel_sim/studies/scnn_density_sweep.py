@@ -9,6 +9,7 @@ from concurrent.futures import ProcessPoolExecutor
 import pandas as pd
 
 from accel_sim.pipeline.plot.studies.scnn import density_sweep
+from accel_sim.studies.template import readme
 from accel_sim.studies.registry import Comparison, StudyOutput, study
 from accel_sim.studies.scnn_energy import (breakdown, breakdown_markdown, buffered_dense_energy, component_totals,
                                            implied_per_product_scale, per_product_energy)
@@ -113,23 +114,15 @@ def dense_energy_text(table: pd.DataFrame, totals: pd.DataFrame, density: float,
     dense-point energy implies (``totals``: component totals per design there; ``dcnn_buffered``: DCNN's energy
     there with ``dense_partial_sums: buffer``)."""
     dcnn, scnn = float(totals.loc["dcnn", "energy_pj"]), float(totals.loc["scnn", "energy_pj"])
-    text = (f"\n\n## Energy at density {density:g} (`energy_breakdown.csv`)\n\n"
-            "Each design's energy per component at the densest swept point, as in the scnn-networks README "
-            f"(which locates the networks' energy gap). SCNN spends {scnn / dcnn:.2f}x DCNN's energy here")
+    head = {"density": f"{density:g}", "scnn_over_dcnn": f"{scnn / dcnn:.2f}", "breakdown": breakdown_markdown(table)}
     if density != 1.0:
-        return text + ".\n\n" + breakdown_markdown(table)
+        return readme("scnn_density_sweep_energy", **head)
     scale = implied_per_product_scale([(dcnn, scnn, per_product_energy(totals))], 1 / PUBLISHED_DENSE_ENERGY)
     dram = table[table.component == "dram"].iloc[0]
-    return (text + f"; the paper: {PUBLISHED_DENSE_ENERGY:.2f}x (\"33% more energy\", public note on Sec. 6). "
-            "Everything else unchanged, the paper's figure needs SCNN's per-product crossbar and accumulator "
-            "energy at " + (f"{scale:.2f} of the table's" if scale is not None else "less than nothing (so they "
-                            "are not the whole gap here)") +
-            " (the networks' 2.3x gives a scale of the same order, scnn-networks README): both published points "
-            "put most of the energy gap in the per-product scatter and accumulate energy. SCNN's DRAM energy, "
-            f"{dram.scnn_pj / dram.dcnn_pj:.2f}x DCNN's here (4-bit indices on every value, and more layers tiled "
-            "through DRAM with 10 KB instead of 16 KB of IARAM / OARAM), is the rest. DCNN's partial sums in the "
-            f"buffer (`scnn.dense_partial_sums: buffer`, not shipped) would give {scnn / dcnn_buffered:.2f}x here, "
-            "still far from the paper's.\n\n" + breakdown_markdown(table))
+    return readme("scnn_density_sweep_dense_energy", **head, published=f"{PUBLISHED_DENSE_ENERGY:.2f}",
+                  scale=f"{scale:.2f} of the table's" if scale is not None else
+                  "less than nothing (so they are not the whole gap here)",
+                  dram_ratio=f"{dram.scnn_pj / dram.dcnn_pj:.2f}", buffered_ratio=f"{scnn / dcnn_buffered:.2f}")
 
 
 def dense_diagnostic_markdown(table: pd.DataFrame) -> str:
@@ -138,6 +131,25 @@ def dense_diagnostic_markdown(table: pd.DataFrame) -> str:
     lines += [f"| {r.choice} | {r.density:g} | {r.speedup:.2f}x | {r.busy_cycles_per_step:.2f} | "
               f"{100 * r.conflict_share:.0f} % |" for r in table.itertuples(index=False)]
     return "\n".join(lines)
+
+
+def diagnostic_text(table: pd.DataFrame, layers: int) -> str:
+    """README section on ``dense_diagnostic.csv``: why SCNN is slow at density 1.0 (``layers``: the inception
+    convolutions the diagnostic runs)."""
+    dense_rows = table[table.density == 1.0]
+    paper = dense_rows.iloc[0]
+    near = ", ".join(f"{r.choice} ({r.speedup:.2f}x)" for r in dense_rows.itertuples(index=False)
+                     if abs(r.speedup / PUBLISHED_DENSE_SPEEDUP - 1) <= 0.20) or "none"
+    sparse = table[table.density != 1.0]
+    busy_by_kernel = ", ".join(f"{c.removeprefix('busy_cycles_per_step_')} {paper[c]:.2f}" for c in table.columns
+                               if c.startswith("busy_cycles_per_step_"))
+    return readme("scnn_density_sweep_diagnostic", layers=layers, busy_by_kernel=busy_by_kernel,
+                  conflict_percent=f"{100 * paper.conflict_share:.0f}", paper_speedup=f"{paper.speedup:.2f}",
+                  busy_per_step=f"{paper.busy_cycles_per_step:.2f}", published_dense_speedup=PUBLISHED_DENSE_SPEEDUP,
+                  needed_utilization=f"{100 / (PUBLISHED_DENSE_SPEEDUP * paper.busy_cycles_per_step):.0f}",
+                  dcnn_utilization=f"{100 * paper.dcnn_utilization:.0f}", near=near,
+                  sparse_conflicts=", ".join(f"{100 * r.conflict_share:.0f} %" for r in sparse.itertuples(index=False)),
+                  table=dense_diagnostic_markdown(table))
 
 
 @study("scnn-density-sweep", "SCNN, its sparse-A / sparse-W variants and DCNN(-opt) vs density (synthetic GoogLeNet)", cpu_s=54)
@@ -178,60 +190,14 @@ def scnn_density_sweep(densities: tuple[float, ...] = DENSITIES, designs: tuple[
         comparisons.append(Comparison(f"SCNN speed-up over DCNN at density {dense:g}", "x",   # last: scnn-scatter's
                                       PUBLISHED_DENSE_SPEEDUP if dense == 1.0 else None,       # tests read it there
                                       float(pivot_c.loc[dense, "dcnn"] / pivot_c.loc[dense, "scnn"]), SWEEP_SOURCE))
-    readme = (
-        "GoogLeNet's 54 inception convolutions (shapes of `workloads/scnn_googlenet.yaml`) with every layer's "
-        "weight and input-activation density set to the same value, 1.0 down to 0.1, on the five designs of the "
-        "paper's Table 6 (`arch_configs/dcnn.yaml`, `dcnn_opt.yaml`, `scnn_sparse_a.yaml`, `scnn_sparse_w.yaml`, "
-        "`scnn.yaml`). `results.csv`: network totals per (density, design). Left: speed-up over DCNN; right: "
-        "energy relative to DCNN. DCNN-opt has DCNN's cycles by construction (gating and DRAM compression only "
-        "save energy). SCNN runs `arch_configs/scnn.yaml`, the paper's stated choices and named assumptions "
-        "(see the scnn-networks README and its ablation table). The crossover densities are interpolated "
-        "linearly in the speed-up (energy gain) between the two swept densities around 1; the published ones "
-        "are the paper's (Sec. 6, Fig. 9: faster than DCNN below ~0.85, less energy below ~0.83, 79 % of "
-        "DCNN's performance at density 1.0). The SCNN curves include same-bank conflicts in the scatter network "
-        "(products queue in FIFOs of depth 4 in front of the accumulator banks; see the scnn-networks README), "
-        "which lower SCNN's speed most at high density.")
+    text = readme(__name__)
     tables = {}
     if {"dcnn", "scnn"} <= set(designs):
         density, totals = dense_energy(parts[:len(densities)])
         tables["energy_breakdown"] = table = pd.DataFrame(breakdown(totals, f"density {density:g}"))
         buffered = buffered_dense_energy(with_density(conv_network("googlenet", max_layers), density), ("dcnn",))
-        readme += dense_energy_text(table, totals, density, buffered["dcnn"])
+        text += "\n" + dense_energy_text(table, totals, density, buffered["dcnn"])
     if diagnose:
         tables["dense_diagnostic"] = table = pd.DataFrame([row for part in diagnostic_parts for row in part])
-        dense_rows = table[table.density == 1.0]
-        paper = dense_rows.iloc[0]
-        near = ", ".join(f"{r.choice} ({r.speedup:.2f}x)" for r in dense_rows.itertuples(index=False)
-                         if abs(r.speedup / PUBLISHED_DENSE_SPEEDUP - 1) <= 0.20) or "none"
-        sparse = table[table.density != 1.0]
-        readme += (
-            "\n\n## Why SCNN is slow at density 1.0 (`dense_diagnostic.csv`, a diagnostic, never shipped)\n\n"
-            f"GoogLeNet's first {layers} inception convolutions at density 1.0. With the paper's Fig. 7 order (R x S "
-            "fastest) a full F-vector of a 3 x 3 kernel holds taps s = 0, 1, 2 of one kernel row, and the I-vector "
-            "four neighbouring activations of one row: products (x + i) - s coincide for equal i - s, so the "
-            "busiest OUTPUT ADDRESS of a step gets 3 of its 16 products, and any bank hash puts them on one bank. "
-            "Delivering one product per bank per cycle, a dense step takes (PE busy cycles per step, by kernel) "
-            + ", ".join(f"{c.removeprefix('busy_cycles_per_step_')} {paper[c]:.2f}" for c in table.columns
-                        if c.startswith("busy_cycles_per_step_")) +
-            " cycles; a 1 x 1 F-vector holds F output channels at one tap, so the 1 x 1 layers lose cycles only to "
-            "the assumed linear hash. Over these layers "
-            f"{100 * paper.conflict_share:.0f} % of SCNN's PE busy cycles are bank-conflict cycles and SCNN "
-            f"reaches {paper.speedup:.2f}x of DCNN's speed. A bound that needs no other part of the "
-            f"model: each step's products then take {paper.busy_cycles_per_step:.2f} cycles on average, so SCNN "
-            f"needs at least {paper.busy_cycles_per_step:.2f} x (dense MACs / 1,024) cycles at density 1.0, and "
-            f"the paper's {PUBLISHED_DENSE_SPEEDUP}x would require its DCNN to have run these layers at no more "
-            f"than 1 / ({PUBLISHED_DENSE_SPEEDUP} x {paper.busy_cycles_per_step:.2f}) = "
-            f"{100 / (PUBLISHED_DENSE_SPEEDUP * paper.busy_cycles_per_step):.0f} % multiplier utilisation (DCNN "
-            f"here: {100 * paper.dcnn_utilization:.0f} %). So the paper's simulator did not deliver the "
-            "same-address products of the Fig. 7 order one per cycle (or did not form vectors in that order). "
-            "What it did instead is not in the text that could be read here (see "
-            "the scnn-networks README: no arbitration, buffering or combining in front of the banks is "
-            "described), so the model keeps its stated assumption and the gap stays open. The rows below flip "
-            "the two assumptions that decide it (which weights share an F-vector; which bank an address maps "
-            "to). Within 20 % of the paper's 0.79x at density 1.0: " + near + "; no row but the first is what "
-            "the paper's text states. At the sparse point the same flips leave "
-            + ", ".join(f"{100 * r.conflict_share:.0f} %" for r in sparse.itertuples(index=False))
-            + " of the busy cycles as conflict cycles (rows in the order of the dense ones): sparse F-vectors "
-            "hold non-consecutive channels and several taps, whatever the order.\n\n"
-            + dense_diagnostic_markdown(table))
-    return StudyOutput(frame, fig, readme, tuple(comparisons), tables)
+        text += "\n" + diagnostic_text(table, layers)
+    return StudyOutput(frame, fig, text, tuple(comparisons), tables)

@@ -14,7 +14,6 @@ import pandas as pd
 from accel_sim.pipeline.catalog import ArchSpec
 from accel_sim.pipeline.catalog import load_arch
 from accel_sim.foundations.energy.table import load_energy_table
-from accel_sim.models.scnn.family import FAMILY as SCNN
 from accel_sim.studies.scnn_common import DESIGN_CONFIGS, conv_network, run_archs, scnn_variant
 from accel_sim.foundations.workload.layer import Network
 
@@ -125,44 +124,31 @@ def tiling_penalty(network: str, scnn_layers: pd.DataFrame) -> pd.DataFrame:
     """SCNN's layers of ``network`` that run in more than one pass (temporal tiles or channel chunks, from
     ``scnn_layers``: SCNN's per-layer frame of the whole network, in layer order), each run again in ONE pass
     (``dram: ignored``: same counts, no tiling): ``network, layer, temporal_tiles, energy_pj,
-    energy_one_pass_pj, penalty`` (energy as modelled over energy in one pass, minus 1)."""
+    energy_one_pass_pj, penalty`` (energy as modelled over energy in one pass, minus 1) and
+    ``penalty_operands_once``: the penalty if the layer's DRAM traffic were its weights, inputs and outputs
+    moved ONCE each (no weight re-read, no spilled halo, no carried partial sum; in the DRAM format of the
+    shipped cut: its ``operand_dram_bits``), what no order can go below on DRAM: the one-pass energy plus the
+    DRAM energy (the config's table) of those bytes beyond what the one-pass run moves (its ``dram_bits``). A
+    DRAM-only bound: the on-chip energy stays the one-pass run's (whose Kc may differ from the tiled run's)."""
     tiled = scnn_layers[multi_pass(scnn_layers)]
-    columns = ["network", "layer", "temporal_tiles", "energy_pj", "energy_one_pass_pj", "penalty"]
+    columns = ["network", "layer", "temporal_tiles", "energy_pj", "energy_one_pass_pj", "penalty",
+               "penalty_operands_once"]
     if tiled.empty:
         return pd.DataFrame(columns=columns)
     full = conv_network(network)
     layers = tuple(layer for layer in full.layers if layer.name in set(tiled.layer))
     one_pass = run_archs(Network(full.name, layers, full.source, full.description),
-                         {"one pass": scnn_variant({"dram": "ignored"})})["one pass"].set_index("layer").energy_pj
+                         {"one pass": scnn_variant({"dram": "ignored"})})["one pass"].set_index("layer")
     table = tiled[["layer", "temporal_tiles", "energy_pj"]].copy()
     table.insert(0, "network", network)
-    table["energy_one_pass_pj"] = table.layer.map(one_pass)
+    table["energy_one_pass_pj"] = table.layer.map(one_pass.energy_pj)
     table["penalty"] = table.energy_pj / table.energy_one_pass_pj - 1
+    per_byte = load_energy_table(load_arch(DESIGN_CONFIGS["scnn"]).energy_table).energy_per_action_pj(
+        "dram", "read", BITS_PER_BYTE)
+    beyond = (tiled.operand_dram_bits.to_numpy() - table.layer.map(one_pass.dram_bits).to_numpy()) / BITS_PER_BYTE
+    table["penalty_operands_once"] = [(energy + per_byte * extra) / energy - 1
+                                      for energy, extra in zip(table.energy_one_pass_pj, beyond)]
     return table[columns].reset_index(drop=True)
-
-
-def operands_once_penalty(network: str, tiling: pd.DataFrame) -> pd.DataFrame:
-    """``temporal_tiling.csv`` with ``penalty_operands_once``: the penalty if the layer's DRAM traffic were its
-    weights, inputs and outputs moved ONCE each (no weight re-read, no spilled halo, no carried partial sum; in
-    the DRAM format of the shipped cut), what no order can go below on DRAM: the one-pass energy plus the DRAM
-    energy (the config's table) of those bytes beyond what the one-pass run moves. A DRAM-only bound: the
-    on-chip energy stays the one-pass run's (whose Kc may differ from the tiled run's)."""
-    table = tiling.copy()
-    if table.empty:
-        return table.assign(penalty_operands_once=[])
-    arch, one = load_arch(DESIGN_CONFIGS["scnn"]), scnn_variant({"dram": "ignored"})
-    per_byte = load_energy_table(arch.energy_table).energy_per_action_pj("dram", "read", BITS_PER_BYTE)
-    layers = {layer.name: layer for layer in conv_network(network).layers}
-    bounds = []
-    for row in table.itertuples():
-        plan, single = SCNN.plan(arch, layers[row.layer]), SCNN.counters(one, layers[row.layer])[1]
-        once = sum(int(plan.weight_dram_bits.sum()) + int(plan.output_dram_bits[b].sum()) +
-                   sum(int(plan.input_dram_bits(b, g).sum()) for g in range(plan.view.groups))
-                   for b in range(plan.view.batch)) / BITS_PER_BYTE
-        moved = (single.dram_read_bits + single.dram_write_bits) / BITS_PER_BYTE
-        bounds.append((row.energy_one_pass_pj + per_byte * (once - moved)) / row.energy_one_pass_pj - 1)
-    table["penalty_operands_once"] = bounds
-    return table
 
 
 # DCNN's partial sums in the accumulator buffer (accel_sim/models/scnn/spec.py, dense_partial_sums): the input-stationary

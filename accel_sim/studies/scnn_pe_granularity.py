@@ -7,6 +7,7 @@ import pandas as pd
 from accel_sim.pipeline.catalog import load_arch
 from accel_sim.pipeline.simulate import simulate
 from accel_sim.pipeline.plot.studies.scnn import granularity
+from accel_sim.studies.template import readme
 from accel_sim.studies.registry import StudyOutput, study
 from accel_sim.studies.scnn_common import conv_network
 
@@ -41,11 +42,5 @@ def scnn_pe_granularity(max_layers: int | None = None) -> StudyOutput:
                                                     / frame.cycles.sum())})
     result = pd.DataFrame(rows)
     fig = granularity(result)
-    readme = (
-        "GoogLeNet's inception modules (`workloads/scnn_googlenet.yaml`) on SCNN with the same 1,024 multipliers "
-        "grouped as 64 PEs of 4x4, 16 of 8x8 and 4 of 16x16 (`arch_configs/scnn.yaml` with overrides: PE grid, "
-        "F = I, A = 2 x F x I accumulator banks of 32 entries (32, 128, 512 banks, as in the paper), IARAM / OARAM "
-        "and PPU rate scaled so the array's total storage is the same). Larger PEs "
-        "see fewer barrier losses (fewer, larger tiles) but more intra-PE fragmentation (partly filled F- and "
-        "I-vectors); the paper's design point is 64 PEs of 4x4 (Table 3).")
-    return StudyOutput(result, fig, readme, ())
+    text = readme(__name__)
+    return StudyOutput(result, fig, text, ())

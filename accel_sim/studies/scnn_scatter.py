@@ -15,11 +15,12 @@ import os
 import pandas as pd
 
 from accel_sim.pipeline.plot.studies.scnn import scatter_sweep as scatter_figure
+from accel_sim.studies.template import readme
 from accel_sim.studies.registry import Comparison, StudyOutput, study
 from accel_sim.studies.scnn_common import (NETWORK_SOURCE, PUBLISHED_DENSE_SPEEDUP, PUBLISHED_SOURCE, SWEEP_SOURCE, PUBLISHED_ENERGY_CROSSOVER,
                                            PUBLISHED_ENERGY_RATIO, PUBLISHED_NETWORK_SPEEDUP,
-                                           PUBLISHED_PERF_CROSSOVER, PUBLISHED_SPEEDUP, SCATTER_ABLATION,
-                                           SCATTER_TEXT, conv_network, overrides_text, run_variants, with_density)
+                                           PUBLISHED_PERF_CROSSOVER, PUBLISHED_SPEEDUP, SCATTER_ABLATION, SCATTER_SOURCE,
+                                           conv_network, overrides_text, run_variants, with_density)
 from accel_sim.studies.scnn_density_sweep import crossover, in_workers
 from accel_sim.studies.scnn_networks import ABLATION_LAYERS, ablation_frame, ablation_markdown
 
@@ -92,21 +93,9 @@ def scnn_scatter(networks: tuple[str, ...] = NETWORKS, layers: int | None = ABLA
     by_network = parts[0]
     sweep = pd.DataFrame([row for part in parts[1:] for row in part])
     fig = scatter_figure(sweep, PUBLISHED_DENSE_SPEEDUP, PUBLISHED_PERF_CROSSOVER)
-    readme = (
-        "SCNN (`arch_configs/scnn.yaml`: `scatter: fifo`, depth 4) against DCNN, and the same with the scatter "
-        "network changed one setting at a time (`scnn.scatter`, `scnn.scatter_fifo_depth`; docs/config_reference.md "
-        "gives the exact rule): no buffering (`serialise`: a step waits for its busiest bank), a FIFO of 16 and "
-        "the unbounded bound. The scnn-networks README says why the choice decides the gap to the paper.\n\n" + SCATTER_TEXT + "\n\n"
-        f"## Per network (`networks.csv`): first {layers or 'all'} convolution layers of each network\n\n"
-        "Speed-up and energy gain over DCNN on that subset (scnn-networks runs the shipped choice on whole "
-        "networks); the paper's whole-network figures below for scale.\n\n"
-        + scatter_markdown(by_network, networks) + "\n\n"
-        f"## Against density (`results.csv`): GoogLeNet's first {sweep_layers or 'all'} inception convolutions\n\n"
-        "SCNN's speed-up over DCNN and the crossover densities found as in scnn-density-sweep (\"none swept\": "
-        "SCNN is not faster, or uses no less energy, at any swept density), next to the paper's whole-GoogLeNet "
-        "figures.\n\n" + scatter_sweep_markdown(sweep) + "\n\n"
-        "The FIFOs are charged no energy (no cited figure for a FIFO access), so energy gains do not move.")
-    return StudyOutput(sweep, fig, readme, comparisons(by_network, sweep, networks, layers, sweep_layers),
+    text = readme(__name__, scatter_source=SCATTER_SOURCE, layers=layers or "all", networks=scatter_markdown(
+        by_network, networks), sweep_layers=sweep_layers or "all", sweep=scatter_sweep_markdown(sweep))
+    return StudyOutput(sweep, fig, text, comparisons(by_network, sweep, networks, layers, sweep_layers),
                        {"networks": by_network})
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import pandas as pd
 
 from accel_sim.pipeline.plot.studies.scnn import utilization_per_layer
+from accel_sim.studies.template import readme
 from accel_sim.studies.registry import StudyOutput, study
 from accel_sim.studies.scnn_common import conv_network, run_designs
 
@@ -21,12 +22,5 @@ def scnn_utilization(networks: tuple[str, ...] = ("alexnet", "googlenet", "vgg16
         frames.append(frame[COLUMNS])
     frame = pd.concat(frames, ignore_index=True)
     fig = utilization_per_layer(frame, networks)
-    readme = (
-        "SCNN (`arch_configs/scnn.yaml`) on the conv layers of pruned AlexNet, GoogLeNet's inception modules and "
-        "VGG-16. Per layer: `multiplier_utilization` = multiplier products issued / (cycles x 1,024); "
-        "`intra_pe_utilization` = products / (busy PE-cycles x 16), the loss inside a PE from partly filled F- and "
-        "I-vectors and bank conflicts (`bank_conflict_cycles` = busy cycles beyond one per step); "
-        "`barrier_idle_fraction` = PE-cycles spent waiting at the end-of-group barriers / (PEs x group cycles), "
-        "the inter-PE imbalance of planar tiling. The paper (Fig. 10) separates the same two losses; it gives "
-        "no numbers in the brief.")
-    return StudyOutput(frame, fig, readme, ())
+    text = readme(__name__)
+    return StudyOutput(frame, fig, text, ())

@@ -13,11 +13,12 @@ import dataclasses
 
 import pandas as pd
 
+from accel_sim.foundations.config.schema import choices_of
 from accel_sim.pipeline.catalog import load_arch
 from accel_sim.foundations.energy.table import load_energy_table
-from accel_sim.models.pe_array.spec import SUPPORT_LEVELS
 from accel_sim.pipeline.plot.studies.sparsity_ladder import ladder_figure
 from accel_sim.pipeline.simulate import simulate_layer
+from accel_sim.studies.template import readme
 from accel_sim.studies.registry import StudyOutput, study
 from accel_sim.foundations.workload.layer import Layer, NMSparsity, OperandSource
 from accel_sim.foundations.workload.loader import load_workload
@@ -37,8 +38,14 @@ def ladder_layer(base: Layer, pattern: str, density: float) -> Layer:
                                operands=OperandSource(weight_pattern=pattern, block=BLOCK))
 
 
+def support_levels(arch: str = "pe_array") -> tuple[str, ...]:
+    """The rungs of the ladder: every value ``pe_array.sparsity_support`` accepts, in the config's order."""
+    return choices_of(load_arch(arch).pe_array, "sparsity_support")
+
+
 def ladder_points(layer: Layer, densities=DENSITIES, patterns=PATTERNS, arch: str = "pe_array",
-                  levels=SUPPORT_LEVELS) -> pd.DataFrame:
+                  levels: tuple[str, ...] | None = None) -> pd.DataFrame:
+    levels = support_levels(arch) if levels is None else levels
     specs = {(level, fmt): load_arch(arch, {"pe_array.sparsity_support": level, "pe_array.weight_format": fmt})
              for level in levels for fmt in ("csr", "nm")}
     tables = {name: load_energy_table(name) for name in {spec.energy_table for spec in specs.values()}}
@@ -65,36 +72,6 @@ def memory_crossover(frame: pd.DataFrame) -> float | None:
     return float(below.max()) if len(below) else None
 
 
-README = """\
-Cycles, energy and DRAM read bytes of one layer ({workload} {layer}, batch 1, input density
-{input_density:g}) on the same 16 x 16 PE array (`arch_configs/pe_array.yaml`: 4 multipliers per PE,
-8-bit, CSR decoder 4 entries / cycle, decoder latency 2), changing only
-`pe_array.sparsity_support`. Weights: seeded Gaussian, magnitude-pruned to each density
-(`unstructured`), pruned in 4 x 4 blocks of the GEMM-view weight matrix (`block`), by whole
-filters (`channel`), or 2:4 along the reduction (`2:4`, density 0.5, N:M decoder).
-Energy: the 45 nm table (`horowitz_45nm`; gated MAC, decoder and crossbar costs are
-marked estimates there). DRAM is ideal (calc mode), so cycles are compute cycles.
-
-What to read in it:
-
-- `none` stores the weights dense: DRAM bytes and cycles do not change with density.
-- `memory` moves compressed weights: fewer DRAM bytes at low density, but CSR's indices make
-  the footprint *larger* than dense above some density (index overhead): {crossover}.
-- `gating` has exactly the cycles of `none` and `memory`; only the multiplier energy falls.
-- `skipping` falls with density, except for `channel` pruning: whole pruned filters leave
-  their rows idle while the tile waits for the surviving rows of the same tile.
-- `reassignment` (windows of 4 rows) recovers much of that imbalance, at a crossbar cost. It
-  gains nothing on 4 x 4 blocks: four consecutive filters share their block pattern, so the
-  rows of one window have identical work and nobody is idle early.
-- The whole layer's energy is dominated by DRAM and SRAM traffic, so the compute-side
-  levels (gating, skipping) change energy far less than memory-side compression.
-
-No published numbers exist for this generic array; the model's own bounds (gating cycles =
-dense cycles; reassignment <= skipping; issued + gated + skipped = dense MACs) are tested
-in `tests/pe_array/`.
-"""
-
-
 @study("sparsity-ladder", "One PE array, five levels of sparsity support (VGG-16 conv4_2)", cpu_s=6.6)
 def sparsity_ladder(densities=DENSITIES, patterns=PATTERNS, layer_name: str = "conv4_2",
                     workload: str = "vgg16") -> StudyOutput:
@@ -104,6 +81,6 @@ def sparsity_ladder(densities=DENSITIES, patterns=PATTERNS, layer_name: str = "c
     density = memory_crossover(frame)
     crossover = ("here compressed storage moves fewer bytes than dense only up to a density of "
                  f"{density:g} of those swept" if density is not None else "here it never moves fewer bytes")
-    readme = README.format(workload=workload, layer=layer_name, input_density=base.input_density,
-                           crossover=crossover)
-    return StudyOutput(results=frame, figure=fig, readme=readme)
+    text = readme(__name__, workload=workload, layer=layer_name, input_density=f"{base.input_density:g}",
+                  crossover=crossover)
+    return StudyOutput(results=frame, figure=fig, readme=text)

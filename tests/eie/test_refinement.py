@@ -248,7 +248,8 @@ def test_accounting_of_example_a(tmp):
         "load_efficiency": 0.5, "padding_fraction": 0.0, "ideal_cycles": 3.0, "broadcasts": 3.0, "entries": 6.0,
         "padding_entries": 0.0, "max_pe_entries": 3.0, "fifo_pushes": 6.0, "fifo_pops": 6.0, "pointer_reads": 12.0,
         "spmat_reads": 4.0, "codebook_lookups": 6.0, "accumulator_bypasses": 2.0, "stall_fifo_full_cycles": 1.0,
-        "stall_pe_starved_cycles": 6.0, "stall_pe_tail_cycles": 0.0, "pe_empty_slice_cycles": 0.0, "spill_bytes": 0.0}
+        "stall_pe_starved_cycles": 6.0, "stall_pe_tail_cycles": 0.0, "pe_empty_slice_cycles": 0.0, "spill_bytes": 0.0,
+        "pointer_bits": 16.0, "pointer_sram_bytes": 32.0 * 1024}
     assert dict(result.operand_hashes) == plan.operands.hashes
 
 
@@ -312,6 +313,8 @@ def test_grow_on_chip_sizes_what_does_not_fit_and_never_spills(tmp, overrides, p
     actions = {a.component: a for a in FAMILY.account(plan, counters).actions}
     assert (actions["pointer_read"].bits, actions["pointer_read"].capacity_bytes) == (pointer_bits, pointer_sram // 2)
     assert actions["spmat_read"].capacity_bytes == spmat_sram and "dram" not in actions
+    metrics = FAMILY.account(plan, counters).metrics
+    assert (metrics["pointer_bits"], metrics["pointer_sram_bytes"]) == (pointer_bits, pointer_sram)
 
 
 def test_vgg6_needs_17_bit_pointers_and_52_kib_of_pointer_sram():

@@ -104,8 +104,8 @@ def test_benchmark_workloads(name):
 
 def test_a_timing_sweep_costs_each_value_as_simulate_layer_does():
     from accel_sim.pipeline.simulate import simulate_layer
-    from accel_sim.studies.eie_common import benchmark_layers, eie_arch, timing_sweep_runs
+    from accel_sim.studies.eie_common import benchmark_layers, eie_arch, timing_sweep
     (layer,) = benchmark_layers(("NT-We",))
-    for swept, width, run in timing_sweep_runs("spmat_sram_width", (16, 128), ("NT-We",)):
+    for swept, width, run in timing_sweep("spmat_sram_width", (16, 128), ("NT-We",)):
         direct = simulate_layer(eie_arch(spmat_sram_width=width), layer)
         assert swept == layer and run.result == direct.result and run.energy == direct.energy

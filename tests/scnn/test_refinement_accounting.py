@@ -56,7 +56,11 @@ def test_actions_bytes_and_metrics_by_hand(tmp_path):
         "useful_utilization": 5 / (100 * 8), "intra_pe_utilization": 500 / (150 * 4),
         "barrier_idle_fraction": 40 / (80 * 2), "bank_conflict_cycles": 40.0, "kc": 1.0, "output_groups": 1.0,
         "temporal_tiles": 1.0, "channel_chunks": 1.0, "weight_fifo_overflow_blocks": 2.0, "halo_link_words": 9.0,
-        "spilled_partial_sums": 4.0}
+        "spilled_partial_sums": 4.0, "dram_bits": 801.0 + 17,
+        # each operand once in its DRAM format: the plan's encodings of weights, inputs and outputs
+        "operand_dram_bits": float(plan.weight_dram_bits.sum() + plan.input_dram_bits(0, 0).sum()
+                                   + plan.output_dram_bits.sum())}
+    assert result.metrics["operand_dram_bits"] == 42 + 84 + 63   # 2, 4 and 3 non-zeros in zero-run blocks
     assert result.operand_hashes == plan.operand_hashes
 
 
@@ -71,7 +75,8 @@ def test_dense_widths_and_no_partial_sums_in_the_oaram(tmp_path):
     assert actions[("weight_fifo", "read", 32)] == 21
     assert len(actions) == 14
     empty = account(plan, type(counters)(**ZERO))
-    assert empty.cycles == 0 and set(empty.metrics.values()) <= {0.0, 1.0}
+    counted = {k: v for k, v in empty.metrics.items() if k != "operand_dram_bits"}   # the plan's, not counted
+    assert empty.cycles == 0 and set(counted.values()) <= {0.0, 1.0}
 
 
 def test_components_for_area_and_leakage_by_hand():

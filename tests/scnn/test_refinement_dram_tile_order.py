@@ -126,18 +126,18 @@ def test_operands_once_bound_lies_between_one_pass_and_the_shipped_cut():
     pass (its inputs must come from DRAM) and less than the shipped cut (weights read 4 times, halos spilled)."""
     from accel_sim.pipeline.catalog import load_arch as arch_of
     from accel_sim.studies.scnn_common import conv_network, run_archs
-    from accel_sim.studies.scnn_energy import operands_once_penalty, tiling_penalty
+    from accel_sim.studies.scnn_energy import tiling_penalty
     from accel_sim.foundations.workload.layer import Network
 
     full = conv_network("vgg16")
     network = Network(full.name, tuple(layer for layer in full.layers if layer.name == "conv2_1"), full.source,
                       full.description)
     scnn = run_archs(network, {"scnn": arch_of("scnn")})["scnn"]
-    table = operands_once_penalty("vgg16", tiling_penalty("vgg16", scnn))
+    table = tiling_penalty("vgg16", scnn)
     row = table.iloc[0]
     assert 0 < row.penalty_operands_once < row.penalty
-    assert operands_once_penalty("vgg16", table.iloc[0:0]).empty
-    assert "penalty_operands_once" in operands_once_penalty("vgg16", table.iloc[0:0])
+    assert tiling_penalty("vgg16", scnn.iloc[0:0]).empty
+    assert "penalty_operands_once" in tiling_penalty("vgg16", scnn.iloc[0:0])
 
 
 @pytest.mark.parametrize("oaram, order, cut, read, write, psums_in_oaram", [

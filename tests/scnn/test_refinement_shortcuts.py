@@ -373,8 +373,6 @@ def test_fc_layers_read_as_their_non_zeros_count_what_the_full_weights_count(mon
     monkeypatch.setattr("accel_sim.models.scnn.plan.sparse_fc", lambda *a: False)
     monkeypatch.setattr(operands, "sparse_fc", lambda *a: False)
     operands.layer_outputs.cache_clear()
-    from accel_sim.models.scnn.plan.shared import forget
-    forget()
     dense = FAMILY.plan(arch, layer)
     assert fast(dense) == counted
     assert operands.layer_outputs(layer).tobytes() == sparse_outputs.tobytes()

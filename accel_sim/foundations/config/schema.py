@@ -54,6 +54,12 @@ def field_info(f: dataclasses.Field) -> FieldInfo:
     return f.metadata.get("spec", FieldInfo(doc=""))
 
 
+def choices_of(spec: object, name: str) -> tuple[Any, ...] | None:
+    """The values field ``name`` of a spec dataclass (or an instance of one) accepts, as declared
+    (None: no fixed list)."""
+    return field_info(next(f for f in dataclasses.fields(spec) if f.name == name)).choices
+
+
 class _Collector:
     def __init__(self, file: str):
         self.file = file

@@ -87,6 +87,8 @@ def account(plan: EIEPlan, counters: EIECounters) -> LayerResult:
         "stall_pe_tail_cycles": float(counters.pe_tail_cycles),
         "pe_empty_slice_cycles": float(counters.empty_slice_cycles),
         "spill_bytes": float(counters.dram_spill_bytes),
+        "pointer_bits": float(plan.pointer_bits),
+        "pointer_sram_bytes": float(plan.pointer_sram_size),
     }
     return LayerResult(
         layer=layer.name,

@@ -8,6 +8,6 @@ from accel_sim.foundations.contract import Family, Section
 from accel_sim.models.eie.spec import EIESpec
 
 FAMILY = Family(name="eie", plan=plan, fast=fast, reference=reference, account=account,
-                components=components,
+                components=components, shares_work=True,
                 section=Section(EIESpec, "EIE: sparse matrix x sparse vector engine (Han et al., ISCA "
                                 "2016) (family: eie)."))

@@ -24,6 +24,15 @@ from accel_sim.models.scnn.plan import Plan
 BITS_PER_BYTE = 8
 
 
+def operand_dram_bits(plan: Plan) -> int:
+    """Bits of the layer's weights, inputs and outputs in their DRAM formats of the plan's cut, each
+    counted once: the DRAM traffic no order of the passes can go below (no weight re-read, no spilled
+    halo, no carried partial sum)."""
+    view = plan.view
+    return sum(int(plan.weight_dram_bits.sum()) + int(plan.output_dram_bits[b].sum())
+               + sum(int(plan.input_dram_bits(b, g).sum()) for g in range(view.groups)) for b in range(view.batch))
+
+
 def account(plan: Plan, counters: SCNNCounters) -> LayerResult:
     spec, traits, c = plan.spec, plan.traits, counters
     stall = c.input_load_stall_cycles + c.dram_stream_stall_cycles
@@ -74,6 +83,8 @@ def account(plan: Plan, counters: SCNNCounters) -> LayerResult:
         "weight_fifo_overflow_blocks": float(c.weight_fifo_overflow_blocks),
         "halo_link_words": float(c.halo_link_words),
         "spilled_partial_sums": float(c.spilled_partial_sums),
+        "dram_bits": float(c.dram_read_bits + c.dram_write_bits),
+        "operand_dram_bits": float(operand_dram_bits(plan)),
     }
     sram_read_bits = c.iaram_reads * act_bits + c.psum_oaram_words * acc
     sram_write_bits = (iaram_writes + oaram_writes) * act_bits + c.psum_oaram_words * acc

@@ -7,6 +7,6 @@ from accel_sim.models.scnn.reference import reference
 from accel_sim.models.scnn.spec import SCNNSpec
 
 FAMILY = Family(name="scnn", plan=plan, fast=fast, reference=reference, account=account,
-                components=components,
+                components=components, shares_work=True,
                 section=Section(SCNNSpec, "SCNN and its dense baselines DCNN / DCNN-opt (Parashar et "
                                 "al., ISCA 2017) (family: scnn)."))

@@ -20,6 +20,7 @@ from types import MappingProxyType
 import numpy as np
 
 from accel_sim.foundations.arch import ArchBase
+from accel_sim.foundations.contract import BatchMemo
 from accel_sim.models.eie.plan.operands import StoredWeights, quantize_activations, stored_weights
 from accel_sim.models.eie.plan.slices import SliceStats, slice_stats
 from accel_sim.models.eie.plan.storage import storage_fit
@@ -62,16 +63,22 @@ class EIEPlan:
         return stored_weights(self.spec, self.operands.weights)
 
 
-def plan(arch: ArchBase, layer: Layer) -> EIEPlan:
-    """Operands, codes and storage of one layer, with the SRAM / pointer fit checks."""
+def plan(arch: ArchBase, layer: Layer, memo: BatchMemo | None = None) -> EIEPlan:
+    """Operands, codes and storage of one layer, with the SRAM / pointer fit checks. ``memo``: the
+    activation codes and slice sizes shared with the run's other archs on this layer (archs that differ
+    in :data:`TIMING_FIELDS` or other settings that do not change them encode the layer once)."""
     spec: EIESpec = arch.section("eie")
     if not isinstance(layer, GemmLayer):
         raise InputError.single(f"layer {layer.name}", "type", "EIE runs fully connected / LSTM matrix-vector "
                                 "layers (type fc or gemm); convolutions are not supported by this model")
+    memo = BatchMemo() if memo is None else memo
     ops = layer_operands(layer)
-    slices = slice_stats(ops.weights != 0, spec.n_pes, spec.max_run)
+    slices = memo.get(layer, ("slices", spec.n_pes, spec.max_run),
+                      lambda: slice_stats(ops.weights != 0, spec.n_pes, spec.max_run))
+    activations = memo.get(layer, ("activation codes", spec.arithmetic_bits),
+                           lambda: quantize_activations(spec, ops.inputs))
     fit = storage_fit(arch.name, layer.name, spec, layer.k, slices.entries_per_pe)
-    return EIEPlan(arch, spec, layer, ops, quantize_activations(spec, ops.inputs), slices, fit.pointer_bits,
+    return EIEPlan(arch, spec, layer, ops, activations, slices, fit.pointer_bits,
                    fit.spill_bytes, fit.pointer_sram_size, fit.spmat_sram_size)
 
 

@@ -30,7 +30,7 @@ from accel_sim.models.scnn.fast.scatter_fifo import terms_only
 from accel_sim.models.scnn.fast.timeline import PassTiming, pass_timing
 from accel_sim.models.scnn.fast.vectors import weight_vectors
 from accel_sim.models.scnn.plan import Plan
-from accel_sim.models.scnn.plan.shared import shared, spec_key
+from accel_sim.models.scnn.plan.keys import spec_key
 
 
 def fast(plan: Plan, max_cycles: int | None = None) -> SCNNCounters:
@@ -48,7 +48,7 @@ def fast(plan: Plan, max_cycles: int | None = None) -> SCNNCounters:
     traffic: list[PassTraffic] = []
     timings: list[PassTiming] = []    # per pass of every (conv group, image)
     for g in range(view.groups):
-        weights = None if plan.dcnn else shared(
+        weights = None if plan.dcnn else plan.memo.get(
             plan.layer, ("weight vectors", spec_key(spec), tiling.kc, tiling.out_groups, tiling.acc_h, tiling.acc_w,
                          plan.traits.skip_weights, per_weight, g),
             lambda g=g: weight_vectors(spec, view, tiling, None, plan.mask_nonzeros(g), per_weight))

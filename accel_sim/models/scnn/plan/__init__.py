@@ -24,12 +24,13 @@ from types import MappingProxyType
 import numpy as np
 
 from accel_sim.foundations.arch import ArchBase
+from accel_sim.foundations.contract import BatchMemo
 from accel_sim.models.scnn.plan.designs import DESIGN_TRAITS, DesignTraits
 from accel_sim.models.scnn.plan.encoding import chunk_storage_bits, plane_storage_bits, weight_storage_bits
 from accel_sim.models.scnn.plan.nonzeros import weight_nonzeros
 from accel_sim.models.scnn.plan.operands import (conv_inputs, conv_weights, fc_nonzero_mask, fc_nonzeros, layer_outputs,
                                           sparse_fc)
-from accel_sim.models.scnn.plan.shared import enter, shared, spec_key, tiling_key
+from accel_sim.models.scnn.plan.keys import spec_key, tiling_key
 from accel_sim.models.scnn.plan.temporal_tiling import fitting_tiling
 from accel_sim.models.scnn.plan.tiling import ConvView, Tiling, conv_view
 from accel_sim.models.scnn.spec import SCNNSpec
@@ -67,6 +68,7 @@ class Plan:
     weight_chip_bits: np.ndarray  # (groups, channel chunks) chip (weight-FIFO) bits of each chunk's weights
     weight_dram_bits: np.ndarray  # (groups, channel chunks) DRAM bits of each chunk's weights
     operand_hashes: Mapping[str, str]
+    memo: BatchMemo            # pieces shared with the other archs of the run on this layer (the fast path's too)
 
     def __post_init__(self):
         object.__setattr__(self, "_mask_nonzeros", {})   # per conv group; a replaced plan starts empty
@@ -126,35 +128,39 @@ def _output_bits(spec: SCNNSpec, tiling: Tiling, outputs: np.ndarray, compressed
                                for plane in image]) for image in outputs])
 
 
-def plan(arch: ArchBase, layer: Layer) -> Plan:
+def plan(arch: ArchBase, layer: Layer, memo: BatchMemo | None = None) -> Plan:
+    """``memo``: the pieces the run's other archs share on this layer (a fresh one: none shared). Keys name
+    everything a piece is computed from (:func:`~.keys.spec_key`, :func:`~.keys.tiling_key`, the design
+    traits it reads)."""
     spec: SCNNSpec = arch.section("scnn")
     traits = DESIGN_TRAITS[spec.design]
     view = conv_view(layer, spec.fc_layout)
-    enter(layer)   # the previous layer's shared pieces go before this layer's operands come
+    memo = BatchMemo() if memo is None else memo
+    memo.enter(layer)   # the previous layer's shared pieces go before this layer's operands come
     inputs = conv_inputs(layer, spec.fc_layout)
     key, tiles = spec_key(spec), (traits.cartesian, traits.skip_activations, arch.word_bits)
     weights_dram_compressed = traits.skip_weights or traits.compress_dram
     shape = (view.groups, view.out_channels, view.channels, view.r, view.s)
     if sparse_fc(layer, spec.fc_layout):   # the full-size weights and their mask only if read
         weights = Lazy(lambda: conv_weights(layer, spec.fc_layout))
-        nonzeros = shared(layer, ("weight non-zeros", spec.fc_layout), lambda: (fc_nonzeros(layer),)) \
+        nonzeros = memo.get(layer, ("weight non-zeros", spec.fc_layout), lambda: (fc_nonzeros(layer),)) \
             if weights_dram_compressed else None
-        nonzero = None if nonzeros is None else Lazy(lambda: shared(
+        nonzero = None if nonzeros is None else Lazy(lambda: memo.get(
             layer, ("weights != 0", spec.fc_layout), lambda: fc_nonzero_mask(layer, nonzeros[0])))
         weight_mask = nonzero if traits.skip_weights else Lazy(lambda: np.ones(shape, dtype=bool))
     else:
         weights = conv_weights(layer, spec.fc_layout)
-        nonzero = shared(layer, ("weights != 0", spec.fc_layout), lambda: weights != 0) \
+        nonzero = memo.get(layer, ("weights != 0", spec.fc_layout), lambda: weights != 0) \
             if weights_dram_compressed else None
         weight_mask = nonzero if traits.skip_weights else np.ones(shape, dtype=bool)
-        nonzeros = None if nonzero is None else shared(layer, ("weight non-zeros", spec.fc_layout),
+        nonzeros = None if nonzero is None else memo.get(layer, ("weight non-zeros", spec.fc_layout),
                                                        lambda: tuple(weight_nonzeros(mask) for mask in nonzero))
-    input_mask = shared(layer, ("inputs != 0", spec.fc_layout), lambda: inputs != 0) if traits.skip_activations \
+    input_mask = memo.get(layer, ("inputs != 0", spec.fc_layout), lambda: inputs != 0) if traits.skip_activations \
         else np.ones(inputs.shape, dtype=bool)
     outputs = layer_outputs(layer)
     if spec.dram_tile_order == "min_traffic":   # the DRAM traffic it minimises depends on every format
         tiles += (traits.skip_weights, traits.compress_dram)
-    tiling, input_bits = shared(layer, ("tiling", key, tiles),
+    tiling, input_bits = memo.get(layer, ("tiling", key, tiles),
                                 lambda: fitting_tiling(arch, spec, traits, view, layer, inputs, weights, nonzeros,
                                                        outputs))
     if not traits.cartesian:
@@ -163,11 +169,11 @@ def plan(arch: ArchBase, layer: Layer) -> Plan:
     at = (key, tiling_key(tiling), value_bits)
 
     def output_bits_of(compressed: bool) -> np.ndarray:
-        return shared(layer, ("output bits", at, compressed),
+        return memo.get(layer, ("output bits", at, compressed),
                       lambda: _output_bits(spec, tiling, outputs, compressed, value_bits))
 
     def weight_bits_of(compressed: bool) -> np.ndarray:
-        return shared(layer, ("weight bits", at, compressed), lambda: np.stack(
+        return memo.get(layer, ("weight bits", at, compressed), lambda: np.stack(
             [weight_storage_bits(spec, view, tiling, weights[g] if compressed and nonzeros is None else None,
                                  compressed, value_bits, None if nonzeros is None else nonzeros[g])
              for g in range(view.groups)]))
@@ -181,7 +187,7 @@ def plan(arch: ArchBase, layer: Layer) -> Plan:
         weight_bits_of(weights_dram_compressed)
     planned = Plan(layer, spec, traits, view, tiling, value_bits, weights, inputs, weight_mask, input_mask,
                    input_bits, output_bits, output_dram_bits, weight_chip_bits, weight_dram_bits,
-                   MappingProxyType(layer_operands(layer).hashes))
+                   MappingProxyType(layer_operands(layer).hashes), memo)
     if traits.skip_weights:   # the mask is the weights' non-zeros: found once, for the encoders and the fast path
         planned._mask_nonzeros.update(enumerate(nonzeros))
     return planned
