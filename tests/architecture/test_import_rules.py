@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.architecture.tiers import PEERS, TIERS
+from tests.architecture.tiers import NEVER, PEERS, TIERS
 
 PACKAGE = Path(__file__).resolve().parents[2] / "accel_sim"
 ROLES = ("spec", "plan", "counters", "fast", "reference", "accounting", "family", "functional")
@@ -140,6 +140,12 @@ PEERS_CHECKED = {index: ({part_of(n) for n in MODULES if tier_of(n) == index}
                  for index, tier in enumerate(TIERS)}
 
 
+def never_violations(graph: Mapping[str, set[str]]) -> list[str]:
+    """Imports of a lower tier that ``NEVER`` forbids (studies reaching into a model)."""
+    return [f"{name} imports {target}" for name, imported in graph.items() for source, banned in NEVER.items()
+            if within(name, source) for target in sorted(imported) if any(within(target, b) for b in banned)]
+
+
 def part_circles(graph: Mapping[str, set[str]]) -> list[list[str]]:
     parts: dict[str, set[str]] = {}
     for name, imported in graph.items():
@@ -180,6 +186,11 @@ def test_no_import_runs_up_a_tier_or_across_parts():
     assert not bad, "\n".join(bad)
 
 
+def test_studies_are_clients():
+    bad = never_violations(GRAPH)
+    assert not bad, "\n".join(bad)
+
+
 def test_no_circle_of_parts():
     found = part_circles(GRAPH)
     assert not found, "circles of parts:\n" + "\n".join(" -> ".join(c) for c in found[:10])
@@ -210,6 +221,8 @@ def test_a_planted_upward_import_fails():
     graph = {name: set(deps) for name, deps in GRAPH.items()}
     graph["accel_sim.models.eie.plan"] = graph["accel_sim.models.eie.plan"] | {"accel_sim.models.scnn.spec"}
     assert any("parts accel_sim.models.eie -> accel_sim.models.scnn" in v for v in layout_violations(graph))
+    graph["accel_sim.studies.planted"] = {"accel_sim.models.scnn.plan"}
+    assert never_violations(graph) == ["accel_sim.studies.planted imports accel_sim.models.scnn.plan"]
 
 
 # ---- the family contract, on every folder of accel_sim/models/ ----

@@ -47,3 +47,9 @@ PEERS: dict[str, tuple[str, ...]] = {
     "accel_sim.systems.cluster": ("accel_sim.systems.training",),
     "accel_sim.systems.sweep": ("accel_sim.systems.training",),
 }
+
+# Lower tiers a tier may not reach although they are below it: studies are clients of the public API, the
+# pipeline and plot, never of a model's internals or the references' blocks.
+NEVER: dict[str, tuple[str, ...]] = {
+    "accel_sim.studies": ("accel_sim.models", "accel_sim.hardware"),
+}
