@@ -1,0 +1,3 @@
+"""placeholder"""
+def reference(plan, max_cycles=None):
+    raise NotImplementedError
