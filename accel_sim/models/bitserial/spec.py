@@ -98,7 +98,7 @@ class BitSerialSpec:
             raise ValueError("bitserial.tactical and bitserial.diffy cannot both be on")
         if self.tactical and self.search_shape == "T" and (self.lookahead_h, self.lookaside_d) != (2, 5):
             raise ValueError("bitserial.search_shape 'T' is defined for lookahead_h 2 and lookaside_d 5 only")
-        if self.lookaside_d >= self.lanes:
+        if self.tactical and self.lookaside_d >= self.lanes:
             raise ValueError(f"bitserial.lookaside_d ({self.lookaside_d}) must be below lanes ({self.lanes})")
         if self.pe_width > 16:
             raise ValueError(f"bitserial.pe_width {self.pe_width}: values are held as 16-bit words (at most 16)")
