@@ -19,8 +19,7 @@ from accel_sim.foundations.contract import Family
 
 # The models, in the order of their sections in a resolved config. One name per model: its folder
 # under accel_sim/models/, whose family.py defines FAMILY.
-MODEL_NAMES = ("systolic", "eie", "scnn", "pe_array", "tensor_core", "cnvlutin", "dlu", "simt", "vector_unit", "lowbit",
-               "bitserial")
+MODEL_NAMES = ("systolic", "eie", "scnn", "pe_array", "tensor_core", "cnvlutin", "dlu", "simt", "vector_unit", "lowbit", "bitserial")
 
 
 def import_models(names: Iterable[str], package: str = "accel_sim.models") -> tuple[Family, ...]:

@@ -97,7 +97,7 @@ def test_walkthrough_shows_the_example_files():
         assert code == (HERE / "skipper" / name).read_text(), name
 
 
-ONE_LINE_ADDED = 'MODEL_NAMES = ("systolic", "eie", "scnn", "pe_array", "tensor_core", "cnvlutin", "dlu", "simt", "vector_unit", "lowbit")'
+ONE_LINE_ADDED = 'MODEL_NAMES = ("systolic", "eie", "scnn", "pe_array", "tensor_core", "cnvlutin", "dlu", "simt", "vector_unit", "lowbit", "bitserial")'
 
 
 def test_adding_the_family_is_its_folder_and_one_line(tmp_path):
