@@ -1,0 +1,76 @@
+"""Accounting checked by hand on both paths' counters, and hand-worked cases of the rarer switches."""
+import numpy as np
+
+from accel_sim.foundations.results.counts import ActionCount
+from accel_sim.models.bitserial.family import FAMILY
+from tests.bitserial._layers import arch, conv
+
+WEIGHTS = np.array([[[[3]], [[-2]]]])
+INPUTS = np.array([[[[5, 2, 9]], [[1, 0, 0]]]]).transpose(0, 1, 3, 2)   # 3 windows of 2 channels
+
+
+def _result(design: str):
+    plan = FAMILY.plan(arch(design=design, columns=2, lanes=2, rows=1, tiles=1), conv(f"acc_{design}", WEIGHTS, INPUTS))
+    counters = FAMILY.fast(plan)
+    assert counters == FAMILY.reference(plan)
+    return FAMILY.account(plan, counters)
+
+
+def test_stripes_actions_by_hand():
+    """2 steps of 16 cycles (p_a = 16); 3 windows x 1 filter -> 48 PE-cycles of a 2-lane serial unit."""
+    result = _result("stripes")
+    assert result.cycles == result.compute_cycles == 32 and result.stall_cycles == 0
+    assert (result.macs_dense, result.macs_issued, result.peak_macs_per_cycle) == (6, 6, 1)
+    assert (result.dram_read_bytes, result.dram_write_bytes) == (16, 6)
+    assert (result.sram_read_bytes, result.sram_write_bytes) == (20, 22)
+    assert set(result.actions) == {
+        ActionCount("dram", "dram", "read", 8, 16), ActionCount("dram", "dram", "write", 3, 16),
+        ActionCount("neuron_memory", "sram", "write", 9, 16, 4 * 2**20),
+        ActionCount("neuron_memory", "sram", "read", 6, 16, 4 * 2**20),
+        ActionCount("synapse_buffer", "sram", "write", 2, 16, 2 * 2**20),
+        ActionCount("synapse_buffer", "sram", "read", 4, 16, 2 * 2**20),
+        ActionCount("pe_array", "add_int", "op", 48, 2), ActionCount("pe_array", "add_int", "op", 48, 32)}
+    assert dict(result.metrics) == {"macs_skipped": 0.0, "steps": 2.0, "pe_utilization": 0.75,
+                                    "cycles_per_step": 16.0, "activation_bits": 16.0, "weight_bits": 16.0}
+
+
+def test_dadiannao_actions_by_hand():
+    """One cycle per step: 3 PE-cycles of 2 lanes = 6 16-bit products and 6 accumulations."""
+    result = _result("dadiannao")
+    assert result.cycles == 2 and result.peak_macs_per_cycle == 4
+    pe = {a for a in result.actions if a.component == "pe_array"}
+    assert pe == {ActionCount("pe_array", "mult_int", "op", 6, 16), ActionCount("pe_array", "add_int", "op", 6, 32)}
+
+
+def test_dynamic_loom_one_weight_group_by_hand():
+    """group_size >= rows: the tile's filters form one weight group. Weights 3 and -2 (signed): folded 3 and 1,
+    widths msb + 1 (sign) + 1 = 3 and 2 -> W = 3; with minor_bit, lsb 0: 1 + 1 - 0 + 1 = 3. Activations as in
+    the Stripes case: A = 3 then 4 -> 3 x 3 + 4 x 3 = 21."""
+    layer = conv("dynloom", np.array([[[[3]], [[-2]]], [[[1]], [[0]]]]), INPUTS)
+    for minor in (False, True):
+        machine = arch(design="loom", dynamic_weights=True, group_size=2, minor_bit=minor, columns=2, lanes=2,
+                       rows=2, tiles=1)
+        plan = FAMILY.plan(machine, layer)
+        assert FAMILY.fast(plan).cycles == 21 == FAMILY.reference(plan).cycles
+
+
+def test_shapeshifter_column_registers_and_trailing_group_by_hand():
+    """3 windows on 2 columns, 1 column register: set 0 columns cost 3 (5 = 0b101) and 2 (2 = 0b10), set 1
+    column 0 costs 4 (9) and the trailing group after it 1 (DNNsim). Column 0 ends at 3, column 1 at 2; step 1
+    may start on each column as soon as the column is free (one step of run-ahead): column 0 ends at 7,
+    column 1 at 3: 7 cycles (without the register: 3 + 4 = 7 too; with 2 lines, see the next case)."""
+    layer = conv("cr", WEIGHTS, INPUTS)
+    plan = FAMILY.plan(arch(design="shapeshifter", column_registers=1, columns=2, lanes=2, rows=1, tiles=1), layer)
+    assert FAMILY.fast(plan).cycles == 7 == FAMILY.reference(plan).cycles
+
+
+def test_column_registers_let_a_column_run_ahead_by_hand():
+    """2 windows, 2 lines (kernel 2 x 1). Column costs (Pragmatic, 0-bit stage): line 0: (2, 1), line 1: (1, 2).
+    Without registers: 2 + 2 = 4. With one: column 0 runs 0-2 then 2-3, column 1 runs 0-1 then 1-3: 3."""
+    weights = np.ones((1, 1, 2, 1))
+    inputs = np.array([[[[0b101], [0b1], [0b11]]]])           # (1, 1, 3, 1): windows (0, 1), lines (0, 1)
+    for registers, cycles in ((0, 4), (1, 3)):
+        machine = arch(design="pragmatic", bits_first_stage=0, column_registers=registers, columns=2, lanes=1,
+                       rows=1, tiles=1)
+        plan = FAMILY.plan(machine, conv(f"run_ahead{registers}", weights, inputs))
+        assert FAMILY.fast(plan).cycles == cycles == FAMILY.reference(plan).cycles
