@@ -54,11 +54,11 @@ class BitSerialSpec:
         positive=True, source=f"{SHAPESHIFTER}; {DNNSIM}")
     column_registers: int = spec_field(
         "shapeshifter / pragmatic: steps a column (group) may run ahead of the slowest one (0: every column "
-        "waits for the slowest at every step).", 0, minimum=0, source=f"{PRAGMATIC} (PRA-1R); {DNNSIM}")
+        "waits for the slowest at every step).", 0, minimum=0, maximum=64, source=f"{PRAGMATIC} (PRA-1R); {DNNSIM}")
     minor_bit: bool = spec_field(
         "shapeshifter: also trim the trailing zero bits (width = msb - lsb + 1).", False,
         source=f"{SHAPESHIFTER}; {DNNSIM}")
-    pe_serial_bits: int = spec_field("loom: activation bits processed per cycle.", 1, positive=True,
+    pe_serial_bits: int = spec_field("loom: activation bits processed per cycle.", 1, positive=True, maximum=16,
                                      source=f"{LOOM} (Loom-1b); {DNNSIM}")
     dynamic_weights: bool = spec_field(
         "loom: detect the weight width per step and tile at run time instead of using the profiled p_w.",
@@ -73,10 +73,10 @@ class BitSerialSpec:
         "Bit-Tactical weight scheduling on dadiannao (TCL), shapeshifter (TCLp) or pragmatic (TCLe): zero "
         "weights are replaced by non-zero ones promoted from the next lookahead_h steps and nearby lanes, and "
         "all-zero weight lines are skipped.", False, source=TACTICAL)
-    lookahead_h: int = spec_field("tactical: steps a weight may be promoted from.", 2, positive=True,
+    lookahead_h: int = spec_field("tactical: steps a weight may be promoted from.", 2, positive=True, maximum=16,
                                   source=f"{TACTICAL}; {DNNSIM}")
     lookaside_d: int = spec_field("tactical: lanes (besides the own lane) a weight may be promoted from.", 5,
-                                  positive=True, source=f"{TACTICAL}; {DNNSIM}")
+                                  positive=True, maximum=64, source=f"{TACTICAL}; {DNNSIM}")
     search_shape: str = spec_field("tactical: shape of the promotion window ('T' or 'L').", "T",
                                    choices=SEARCH_SHAPES, source=f"{TACTICAL}; {DNNSIM}")
     diffy: bool = spec_field(
