@@ -74,3 +74,13 @@ def test_column_registers_let_a_column_run_ahead_by_hand():
                        rows=1, tiles=1)
         plan = FAMILY.plan(machine, conv(f"run_ahead{registers}", weights, inputs))
         assert FAMILY.fast(plan).cycles == cycles == FAMILY.reference(plan).cycles
+
+
+def test_dynamic_loom_zero_weight_line_by_hand():
+    """Signed weights (-3 on line 0, 0 on line 1), one window of activations 1, 1. With minor_bit, line 0's
+    weight folds to 2 (bits 1..1 plus the sign: 2 wide); the all-zero line is 1 + sign = 2 wide; each line's
+    activation is 1 bit: 1 x 2 + 1 x 2 = 4 cycles."""
+    layer = conv("zero_line", np.array([[[[-3], [0]]]]), np.array([[[[1], [1]]]]))
+    machine = arch(design="loom", dynamic_weights=True, minor_bit=True, columns=1, lanes=1, rows=1, tiles=1)
+    plan = FAMILY.plan(machine, layer)
+    assert FAMILY.fast(plan).cycles == 4 == FAMILY.reference(plan).cycles
