@@ -84,3 +84,51 @@ def test_dynamic_loom_zero_weight_line_by_hand():
     machine = arch(design="loom", dynamic_weights=True, minor_bit=True, columns=1, lanes=1, rows=1, tiles=1)
     plan = FAMILY.plan(machine, layer)
     assert FAMILY.fast(plan).cycles == 4 == FAMILY.reference(plan).cycles
+
+
+def test_shapeshifter_signed_zero_group_and_wide_groups_by_hand():
+    """minor_bit with signed activations (one is -1): an all-zero group is 1 + sign = 2 wide. Windows (4, 2, 0, -1)
+    on 2 columns of groups of 2, one lane: set 0 group (4, 2): bits 2..1 + sign: 3 - 1 + 1 = 3; set 1 group
+    (0, -1 -> 0): 2. Total 5."""
+    layer = conv("signed_mb", np.array([[[[1]]]]), np.array([[[[4], [2], [0], [-1]]]]))
+    machine = arch(design="shapeshifter", minor_bit=True, group_size=2, columns=2, lanes=1, rows=1, tiles=1)
+    plan = FAMILY.plan(machine, layer)
+    assert FAMILY.fast(plan).cycles == 5 == FAMILY.reference(plan).cycles
+
+
+def test_trailing_group_after_a_partial_window_set_by_hand():
+    """DNNsim's trailing group (ShapeShifter.cpp:222-227). One register, 3 columns, 4 windows of one value
+    (1, 16, 1, 1): set 0 columns cost (1, 5, 1); set 1: column 0 costs 1 and the group after it (column 1), the
+    trailing group, 1. Column 1 ends set 0 at 5 and set 1 at 6: 6 cycles (5 without the trailing group)."""
+    layer = conv("trailing", np.array([[[[1]]]]), np.array([[[[1], [16], [1], [1]]]]))
+    machine = arch(design="shapeshifter", column_registers=1, columns=3, lanes=1, rows=1, tiles=1)
+    plan = FAMILY.plan(machine, layer)
+    assert FAMILY.fast(plan).cycles == 6 == FAMILY.reference(plan).cycles
+
+
+def test_laconic_ignores_empty_filter_rows_by_hand():
+    """One filter on 2 rows; its weight is 0 on lane 1 where the activation is 3 (2 terms): lane 0 is 1 x 1,
+    lane 1 is 2 x 0: the step costs 1 (an empty row must not count as one term)."""
+    layer = conv("laconic_rows", np.array([[[[1]], [[0]]]]), np.array([[[[1]], [[3]]]]))
+    machine = arch(design="laconic", columns=1, lanes=2, rows=2, tiles=1)
+    plan = FAMILY.plan(machine, layer)
+    assert FAMILY.fast(plan).cycles == 1 == FAMILY.reference(plan).cycles
+
+
+def test_real_valued_operands_are_quantised_to_the_layer_precision():
+    from accel_sim.models.bitserial.plan import fixed_point
+    assert list(fixed_point(np.array([0.5, -1.0, 0.0]), 4)) == [4, -7, 0]     # signed: top code 7
+    assert list(fixed_point(np.array([0.25, 1.0]), 3)) == [2, 7]              # unsigned: top code 7
+    assert list(fixed_point(np.array([3.0, -2.0]), 4)) == [3, -2]             # integers as they are
+    assert list(fixed_point(np.array([40000.0, 1.0]), 8)) == [255, 0]         # beyond 16 bits: quantised
+
+
+def test_padding_slots_hold_no_product_and_the_work_estimate():
+    """5 channels on 4 lanes and 3 filters on 2 rows: padding lanes and rows are not products."""
+    rng = np.random.default_rng(1)
+    layer = conv("padding", rng.integers(-9, 9, (3, 5, 1, 1)), rng.integers(0, 9, (1, 5, 2, 2)))
+    machine = arch(design="stripes", columns=2, lanes=4, rows=2, tiles=1)
+    plan = FAMILY.plan(machine, layer)
+    assert FAMILY.fast(plan).macs_issued == layer.macs == FAMILY.reference(plan).macs_issued
+    # windows 4 (2 sets of 2) x 8 lane slots + 2 filter sets x 2 rows x 8 x 3 (weights, steps, lanes)
+    assert FAMILY.work_elements(machine, layer) == 4 * 8 + 2 * 2 * 8 * 3
