@@ -132,3 +132,13 @@ def test_padding_slots_hold_no_product_and_the_work_estimate():
     assert FAMILY.fast(plan).macs_issued == layer.macs == FAMILY.reference(plan).macs_issued
     # windows 4 (2 sets of 2) x 8 lane slots + 2 filter sets x 2 rows x 8 x 3 (weights, steps, lanes)
     assert FAMILY.work_elements(machine, layer) == 4 * 8 + 2 * 2 * 8 * 3
+
+
+def test_dynamic_loom_weight_groups_are_separate_by_hand():
+    """minor_bit, one filter per group: filters 16 (bit 4) and 1 (bit 0) are each 1 bit wide, so W = 1 (their
+    union would be 5 wide); one activation of 1: 1 x 1 = 1 cycle."""
+    layer = conv("loom_groups", np.array([[[[16]]], [[[1]]]]), np.array([[[[1]]]]))
+    machine = arch(design="loom", dynamic_weights=True, minor_bit=True, group_size=1, columns=1, lanes=1, rows=2,
+                   tiles=1)
+    plan = FAMILY.plan(machine, layer)
+    assert FAMILY.fast(plan).cycles == 1 == FAMILY.reference(plan).cycles
