@@ -94,7 +94,7 @@ def _storage_problems(layer: ConvLayer | GemmLayer, gemm: GemmShape | None) -> l
         problems.append(f"weight_density {layer.weight_density} contradicts weight_sparsity {nm.n}:{nm.m}, "
                         f"which keeps at most {nm.n / nm.m:g} of the weights; give a density <= {nm.n / nm.m:g} "
                         "or leave it out")
-    for name in ("weight_bits", "index_bits", "quantized_weight_bits"):
+    for name in ("weight_bits", "index_bits", "quantized_weight_bits", "activation_bits"):
         bits = getattr(layer, name)
         if bits is not None and not 1 <= bits <= MAX_STORED_BITS:
             problems.append(f"{name} must be in [1, {MAX_STORED_BITS}], got {bits}")
@@ -148,6 +148,7 @@ class ConvLayer:
     index_bits: int | None = None
     quantized_weight_bits: int | None = None
     precision: str | None = None
+    activation_bits: int | None = None
     kind: str = field(default="conv", init=False)
 
     def __post_init__(self) -> None:
@@ -224,7 +225,11 @@ class GemmLayer:
     or an attention layer's KV cache) is stored and moved at this width and dequantized to the
     arch's word width before the multiply (INT8 / INT4 LLM weights, an INT8 KV cache); the math
     stays at the word width. Honoured by the tensor core, systolic, PE-array and DLU families;
-    None: the word width."""
+    None: the word width.
+
+    ``activation_bits`` (optional): the layer's activation precision (bits of each input value,
+    a per-layer precision profile as Stripes profiles it); with ``weight_bits`` it is the precision
+    the bit-serial family runs the layer at. None: the arch's word width."""
 
     name: str
     m: int
@@ -238,6 +243,7 @@ class GemmLayer:
     index_bits: int | None = None
     quantized_weight_bits: int | None = None
     precision: str | None = None
+    activation_bits: int | None = None
     kind: str = field(default="gemm", init=False)
 
     def __post_init__(self) -> None:
@@ -300,6 +306,7 @@ class BatchedGemmLayer:
     index_bits: int | None = None
     quantized_weight_bits: int | None = None
     precision: str | None = None
+    activation_bits: int | None = None
     kind: str = field(default="batched_gemm", init=False)
 
     def __post_init__(self) -> None:
@@ -317,7 +324,8 @@ class BatchedGemmLayer:
                          weight_sparsity=self.weight_sparsity, weight_density=self.weight_density,
                          input_density=self.input_density, operands=self.operands,
                          weight_bits=self.weight_bits, index_bits=self.index_bits,
-                         quantized_weight_bits=self.quantized_weight_bits, precision=self.precision)
+                         quantized_weight_bits=self.quantized_weight_bits, precision=self.precision,
+                         activation_bits=self.activation_bits)
 
     def as_grouped(self) -> ConvLayer:
         """The instances as one grouped layer: a 1 x 1 convolution over ``m`` positions with
@@ -329,7 +337,7 @@ class BatchedGemmLayer:
                          weight_sparsity=self.weight_sparsity, weight_density=self.weight_density,
                          input_density=self.input_density, operands=self.operands, weight_bits=self.weight_bits,
                          index_bits=self.index_bits, quantized_weight_bits=self.quantized_weight_bits,
-                         precision=self.precision)
+                         precision=self.precision, activation_bits=self.activation_bits)
 
     def gemm(self) -> GemmShape:
         """``instances`` independent m x k x n GEMMs (the ``groups`` of the GEMM view)."""

@@ -112,6 +112,10 @@ class LayerEntry:
         "stored in DRAM and on chip, dequantized to the arch's word width before the multiply (INT8 / INT4 "
         "LLM weights, INT8 KV cache). Honoured by tensor_core, systolic, pe_array and dlu; unset: the word width.",
         None, minimum=1, maximum=32)
+    activation_bits: int | None = spec_field(
+        "Bits of this layer's input activations (a per-layer precision profile, e.g. Stripes' 9-8-5-5-7 for "
+        "AlexNet's convolutions); with weight_bits, the precision the bitserial family runs the layer at. "
+        "Unset: the arch's word width.", None, minimum=1, maximum=32)
     precision: str | None = spec_field(
         "Arithmetic of this layer's datapath: fp32, fp16, int16 / int8 / int4, ternary, binary (XNOR + popcount) "
         "or log2 (signed powers of two, shift-add); honoured by the lowbit and dlu families. Unset: the "
@@ -134,7 +138,7 @@ class LayerEntry:
         common = dict(name=self.name, weight_sparsity=nm, weight_density=self.weight_density,
                       input_density=self.input_density, operands=source, weight_bits=self.weight_bits,
                       index_bits=self.index_bits, quantized_weight_bits=self.quantized_weight_bits,
-                      precision=self.precision)
+                      precision=self.precision, activation_bits=self.activation_bits)
         if self.type == "conv":
             self._require("in_h", "in_w", "in_channels", "out_channels")
             self._agree("kernel", "kernel_h", "kernel_w")
@@ -156,7 +160,7 @@ class LayerEntry:
         if self.type == "vector":
             self._require("op", "m", "n")
             self._forbid("k", "instances", "in_features", "out_features", "operands", "weight_sparsity",
-                         "weight_bits", "index_bits", "quantized_weight_bits")
+                         "weight_bits", "index_bits", "quantized_weight_bits", "activation_bits")
             return VectorLayer(name=self.name, op=self.op, rows=self.m, width=self.n)
         self._forbid("op")
         if self.type == "batched_gemm":

@@ -1,0 +1,1 @@
+"""Bit-serial and precision-exploiting accelerators on DaDianNao-style tiles (family: bitserial)."""

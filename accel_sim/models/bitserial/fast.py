@@ -1,0 +1,291 @@
+"""Fast path: every step's cost from the value bits, vectorised over steps, windows and lanes.
+
+Bit facts come from 2^16-entry tables (msb, lsb, popcount, Booth terms) indexed by the 16-bit words.
+A value v of a signed tensor is first folded to its magnitude form (v < 0: -v - 1, i.e. v XOR 0xFFFF)
+and its width grows by the sign bit s; Pragmatic and Laconic use |v|. msb(0) = 0, lsb(0) = 16.
+Per step, each issuing tile has a cost per unit (a column group, a column, or the whole tile):
+
+- dadiannao: 1; stripes: p_a;
+- shapeshifter: per group of ``group_size`` windows, (max msb + s) + 1 over its windows x lanes
+  (``minor_bit``: max msb + s - min lsb + 1, 1 + s for an all-zero group); with Bit-Tactical the
+  activations each filter slot selects;
+- loom: ceil(A / pe_serial_bits) x p_w, A the widest group as above; ``dynamic_weights``: x W_t,
+  the widest filter of the tile (max msb + s + 1 over its lanes);
+- pragmatic: per window, cycles of the two-stage shifter over its lanes' terms (each cycle every lane
+  retires its lowest term within 2^bits_first_stage - 1 positions of the lowest pending term of the
+  window); with Bit-Tactical the slowest filter's selection;
+- laconic: max(1, max over windows x filters x lanes of terms(a) x terms(w)).
+
+A unit's cost is the max over tiles; without column registers a step costs its slowest unit, with them
+each unit runs ahead up to ``column_registers`` steps (a short loop over steps, not over values).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from accel_sim.foundations.errors import SimulationError
+from accel_sim.models.bitserial.counters import BitSerialCounters
+from accel_sim.models.bitserial.plan import BitSerialPlan, Chunk, Pass
+
+WORDS = np.arange(1 << 16, dtype=np.int64)
+MSB = np.where(WORDS > 0, np.floor(np.log2(np.maximum(WORDS, 1))), 0).astype(np.int16)
+LSB = np.where(WORDS > 0, np.log2(np.maximum(WORDS & -WORDS, 1)), 16).astype(np.int16)
+POPCOUNT = np.unpackbits(WORDS.astype('>u2').view(np.uint8).reshape(-1, 2), axis=1).sum(axis=1).astype(np.int16)
+
+
+def _booth_table() -> np.ndarray:
+    """DNNsim's sequential Booth-like recoder (core/src/Utils.cpp:26-65) on every 16-bit word at once:
+    output bit j looks at bits (j, j-1, j-2) of n, most significant first, with a carry flag."""
+    out = np.zeros_like(WORDS)
+    flag = np.zeros(WORDS.shape, dtype=bool)
+    padded = WORDS << 2
+    for i in range(16):
+        code = (padded >> (15 - i)) & 0b111
+        out = (out << 1) & 0xFFFF
+        out |= (((code == 2) | (code == 3)) & flag) | (code == 4) | (((code == 5) | (code == 6)) & ~flag)
+        seven = (code == 7) & ~flag
+        out |= np.where(seven, 2, 0)
+        flag = np.where(code == 4, False, flag | seven)
+    return out
+
+
+BOOTH = _booth_table()
+BOOTH_TERMS = POPCOUNT[BOOTH]
+
+
+def folded(values: np.ndarray, signed: bool) -> np.ndarray:
+    """16-bit magnitude form of a two's complement tensor (negative v -> -v - 1 when signed)."""
+    words = values.astype(np.int64) & 0xFFFF
+    return np.where(signed & (words >= 1 << 15), words ^ 0xFFFF, words)
+
+
+def magnitudes(values: np.ndarray) -> np.ndarray:
+    return np.abs(values.astype(np.int64)) & 0xFFFF
+
+
+def pragmatic_cycles(terms: np.ndarray, first_stage_bits: int) -> np.ndarray:
+    """Cycles of Pragmatic's two-stage shifter over the last axis (lanes) of ``terms``: each cycle, every
+    lane retires its lowest pending term if it lies within 2^bits - 1 positions of the lowest pending term
+    of all lanes; at least one cycle. One vectorised pass per cycle, over the groups still busy."""
+    shape = terms.shape[:-1]
+    words = terms.reshape(-1, terms.shape[-1]).astype(np.int32)
+    cycles = np.zeros(words.shape[0], dtype=np.int32)
+    index = np.flatnonzero(words.any(axis=1))
+    words = words[index]
+    reach = (1 << first_stage_bits) - 1
+    while index.size:
+        low = LSB[words]
+        hit = low <= low.min(axis=1, keepdims=True) + reach
+        words = np.where(hit, words & (words - 1), words)
+        cycles[index] += 1
+        busy = words.any(axis=1)
+        index, words = index[busy], words[busy]
+    return np.maximum(cycles, 1).reshape(shape)
+
+
+class _Layer:
+    """The layer-wide facts every step's cost reads: signs, column groups and timeline units."""
+
+    def __init__(self, plan: BitSerialPlan) -> None:
+        self.plan, self.spec = plan, plan.spec
+        self.s_act, self.s_wgt = int(plan.act_signed), int(plan.wgt_signed)
+        columns = np.arange(plan.spec.columns)
+        self.groups = math.ceil(plan.spec.columns / plan.spec.group_size)
+        self.group_of_column = columns // plan.spec.group_size
+        design = plan.spec.design
+        self.units = {"shapeshifter": self.groups, "pragmatic": plan.spec.columns}.get(design, 1)
+        self.unit_of_column = {"shapeshifter": self.group_of_column, "pragmatic": columns}.get(
+            design, np.zeros_like(columns))
+
+    def widths(self, msb: np.ndarray, lsb: np.ndarray, present: np.ndarray) -> np.ndarray:
+        """Group widths ``(WS, ..., groups)`` from per-column ``msb`` (+s) and ``lsb`` ``(WS, ..., columns)``;
+        a group without a present window: 0."""
+        member = self.group_of_column[None, :] == np.arange(self.groups)[:, None]     # (groups, columns)
+        inside = member[None] & present[:, None, :]                                      # (WS, groups, columns)
+        inside = inside.reshape(inside.shape[0], *([1] * (msb.ndim - 2)), *member.shape)
+        top = np.where(inside, msb[..., None, :], 0).max(axis=-1)
+        width = top + 1
+        if self.spec.minor_bit:
+            low = np.where(inside, lsb[..., None, :], 16).min(axis=-1)
+            width = np.where(low > top, 1 + self.s_act, top - low + 1)
+        return np.where(inside.any(axis=-1), width, 0)
+
+
+def _lines(chunk: Chunk) -> tuple[np.ndarray, np.ndarray]:
+    """(line, issuing) of each (call, tile); line clipped to 0 where the tile issues nothing."""
+    return np.maximum(chunk.lines, 0), chunk.lines >= 0
+
+
+def _activation_widths(facts: _Layer, p: Pass, chunk: Chunk, ws: slice) -> np.ndarray:
+    """ShapeShifter / Loom group widths per (window set, call, tile, group)."""
+    plan = facts.plan
+    words = folded(p.acts[ws], facts.s_act)
+    msb, lsb = MSB[words] + facts.s_act, LSB[words]                       # (WS, T, columns, lanes)
+    line, issuing = _lines(chunk)
+    present = p.present[ws]
+    if not plan.spec.tactical:
+        col_msb, col_lsb = msb.max(axis=-1), lsb.min(axis=-1)              # (WS, T, columns)
+        width = facts.widths(col_msb, col_lsb, present)                    # (WS, T, groups)
+        return np.where(issuing[None, :, :, None], width[:, line], 0)
+    h = plan.spec.lookahead_h
+    tiles = np.arange(line.shape[1])[None, :, None, None]
+    src_t = chunk.source_step[tiles, line[:, :, None, None], np.arange(plan.spec.rows)[None, None, :, None],
+                              np.arange(plan.spec.lanes)[None, None, None, :]]
+    src_l = chunk.source_lane[tiles, line[:, :, None, None], np.arange(plan.spec.rows)[None, None, :, None],
+                              np.arange(plan.spec.lanes)[None, None, None, :]]
+    offset = src_t - line[:, :, None, None]
+    keep = (offset >= 0) & chunk.filters[np.arange(line.shape[1])][None, :, :, None]
+    used = np.zeros(line.shape + (h + 1, plan.spec.lanes), dtype=bool)      # (calls, tiles, h+1, lanes)
+    c_i, t_i, _, _ = np.nonzero(keep)
+    used[c_i, t_i, offset[keep], src_l[keep]] = True
+    rows = np.minimum(line[:, :, None] + np.arange(h + 1), msb.shape[1] - 1)     # (calls, tiles, h+1)
+    sel_msb = np.where(used[None, :, :, :, None, :], msb[:, rows], 0).max(axis=(3, 5))     # (WS, calls, tiles, cols)
+    sel_lsb = np.where(used[None, :, :, :, None, :], lsb[:, rows], 16).min(axis=(3, 5))
+    width = facts.widths(sel_msb, sel_lsb, present)
+    return np.where(issuing[None, :, :, None], width, 0)
+
+
+def _weight_widths(facts: _Layer, chunk: Chunk) -> np.ndarray:
+    """Loom's run-time weight width per (tile, line): the widest filter group of the tile."""
+    spec = facts.spec
+    words = folded(chunk.weights, facts.s_wgt)
+    msb = (MSB[words] + facts.s_wgt).max(axis=-1)                            # (tiles, T, rows)
+    lsb = LSB[words].min(axis=-1)
+    groups = math.ceil(spec.rows / spec.group_size)
+    member = (np.arange(spec.rows)[None, :] // spec.group_size) == np.arange(groups)[:, None]
+    inside = member[None, None] & chunk.filters[:, None, None, :]             # (tiles, 1, groups, rows)
+    top = np.where(inside, msb[:, :, None, :], 0).max(axis=-1)
+    width = top + 1
+    if spec.minor_bit:
+        low = np.where(inside, lsb[:, :, None, :], 16).min(axis=-1)
+        width = np.where(low > top, 1 + facts.s_wgt, top - low + 1)
+    return np.where(inside.any(axis=-1), width, 0).max(axis=-1)               # (tiles, T)
+
+
+def _pragmatic(facts: _Layer, p: Pass, chunk: Chunk, ws: slice) -> np.ndarray:
+    """Pragmatic cycles per (window set, call, tile, column)."""
+    spec = facts.spec
+    terms = magnitudes(p.acts[ws])
+    if spec.booth_encoding:
+        terms = BOOTH[terms]
+    line, issuing = _lines(chunk)
+    present = p.present[ws][:, None, None, :]
+    if not spec.tactical:
+        cycles = pragmatic_cycles(terms, spec.bits_first_stage)             # (WS, T, columns)
+        return np.where(issuing[None, :, :, None] & present, cycles[:, line], 0)
+    tiles = np.arange(line.shape[1])[None, :, None, None]
+    rows = np.arange(spec.rows)[None, None, :, None]
+    lanes = np.arange(spec.lanes)[None, None, None, :]
+    src_t = chunk.source_step[tiles, line[:, :, None, None], rows, lanes]   # (calls, tiles, rows, lanes)
+    src_l = chunk.source_lane[tiles, line[:, :, None, None], rows, lanes]
+    keep = src_t >= line[:, :, None, None]
+    picked = terms.transpose(0, 2, 1, 3)[:, :, src_t, src_l]                 # (WS, columns, calls, tiles, rows, lanes)
+    picked = np.where(keep[None, None], picked, 0)
+    cycles = pragmatic_cycles(picked, spec.bits_first_stage)                # (WS, columns, calls, tiles, rows)
+    cycles = np.where(chunk.filters[None, None, None], cycles, 0).max(axis=-1).transpose(0, 2, 3, 1)
+    return np.where(issuing[None, :, :, None] & present, cycles, 0)
+
+
+def _tile_costs(facts: _Layer, p: Pass, chunk: Chunk, ws: slice) -> np.ndarray:
+    """Cost of each (window set, call, issuing tile, unit); 0 where the tile issues nothing or the unit is absent."""
+    plan, spec = facts.plan, facts.spec
+    line, issuing = _lines(chunk)
+    count = p.acts[ws].shape[0]
+    flat = np.broadcast_to(issuing[None, :, :, None], (count, *issuing.shape, 1)).astype(np.int64)
+    if spec.design == "dadiannao":
+        return flat
+    if spec.design == "stripes":
+        return flat * plan.act_bits
+    if spec.design == "shapeshifter":
+        return _activation_widths(facts, p, chunk, ws)
+    if spec.design == "pragmatic":
+        return _pragmatic(facts, p, chunk, ws)
+    if spec.design == "loom":
+        serial = -(-_activation_widths(facts, p, chunk, ws).max(axis=-1, keepdims=True) // spec.pe_serial_bits)
+        if not spec.dynamic_weights:
+            return serial * plan.wgt_bits
+        weight = _weight_widths(facts, chunk)[np.arange(line.shape[1])[None, :], line]     # (calls, tiles)
+        return serial * weight[None, :, :, None]
+    # laconic
+    act_terms = _terms(plan, magnitudes(p.acts[ws])).max(axis=2)                             # (WS, T, lanes)
+    wgt_terms = np.where(chunk.filters[:, None, :, None], _terms(plan, magnitudes(chunk.weights)), 0).max(axis=2)
+    tiles = np.arange(line.shape[1])[None, :]
+    products = (act_terms[:, line] * wgt_terms[tiles, line][None]).max(axis=-1)           # (WS, calls, tiles)
+    return np.where(issuing[None], np.maximum(products, 1), 0)[..., None]
+
+
+def _terms(plan: BitSerialPlan, mags: np.ndarray) -> np.ndarray:
+    return (BOOTH_TERMS if plan.spec.booth_encoding else POPCOUNT)[mags]
+
+
+def _timeline(spec, unit_costs: np.ndarray) -> int:
+    """Cycles of the steps' unit costs ``(steps, units)`` in order (column registers: run-ahead)."""
+    if spec.design not in ("shapeshifter", "pragmatic") or spec.column_registers == 0:
+        return int(unit_costs.max(axis=1).sum())
+    ring = [0] * spec.column_registers
+    done = [0] * unit_costs.shape[1]
+    ready, slot = 0, 0
+    for costs in unit_costs.tolist():
+        done = [max(ready, end) + cost for end, cost in zip(done, costs)]
+        ready, ring[slot] = ring[slot], max(done)
+        slot = (slot + 1) % len(ring)
+    return max(done)
+
+
+def _batches(p: Pass, chunk: Chunk, spec) -> list[slice]:
+    per_set = max(1, chunk.lines.size * spec.columns * spec.rows * spec.lanes)
+    size = max(1, 8_000_000 // per_set)
+    return [slice(i, i + size) for i in range(0, p.acts.shape[0], size)]
+
+
+def fast(plan: BitSerialPlan, max_cycles: int | None = None) -> BitSerialCounters:
+    spec = plan.spec
+    facts = _Layer(plan)
+    blocks, totals = [], dict(steps=0, tile_steps=0, pe_steps=0, idle_pe_steps=0, serial_cycles=0,
+                              activation_reads=0, weight_reads=0, macs_issued=0)
+    for p in plan.passes:
+        per_chunk = []
+        windows = p.present.sum(axis=1)                                         # (WS,)
+        for chunk in plan.chunks[p.group]:
+            line, issuing = _lines(chunk)
+            filters = chunk.filters.sum(axis=1)                                 # (tiles,)
+            held = chunk.real & (chunk.source_step >= np.arange(chunk.real.shape[1])[None, :, None, None])
+            slots = held.sum(axis=(2, 3))[np.arange(line.shape[1])[None, :], line] * issuing     # (calls, tiles)
+            costs = np.concatenate([_tile_costs(facts, p, chunk, ws) for ws in _batches(p, chunk, spec)])
+            unit = costs.max(axis=2)                                             # (WS, calls, units)
+            if spec.design == "shapeshifter":
+                _phantom(facts, p, unit)
+            per_chunk.append(unit)
+            column_cost = costs[..., facts.unit_of_column] * p.present[:, None, None, :]   # (WS, calls, tiles, cols)
+            calls = line.shape[0]
+            n_issuing = int(issuing.sum())
+            totals["steps"] += len(windows) * calls
+            totals["tile_steps"] += len(windows) * n_issuing
+            pe = int(windows.sum()) * int((issuing * filters[None, :]).sum())
+            totals["pe_steps"] += pe
+            totals["idle_pe_steps"] += len(windows) * n_issuing * spec.columns * spec.rows - pe
+            totals["serial_cycles"] += int((column_cost.sum(axis=3) * filters[None, None, :]).sum())
+            totals["activation_reads"] += int(windows.sum()) * calls * spec.lanes
+            totals["weight_reads"] += len(windows) * int((issuing * filters[None, :]).sum()) * spec.lanes
+            totals["macs_issued"] += int(windows.sum()) * int(slots.sum())
+        if per_chunk:
+            blocks.append(np.concatenate(per_chunk, axis=1).reshape(-1, facts.units))
+    cycles = _timeline(spec, np.concatenate(blocks)) if blocks else 0
+    if max_cycles is not None and cycles > max_cycles:
+        raise SimulationError(f"{plan.layer.name}: {cycles} cycles exceed max_cycles={max_cycles}")
+    return BitSerialCounters(cycles=cycles, **totals)
+
+
+def _phantom(facts: _Layer, p: Pass, unit: np.ndarray) -> None:
+    """DNNsim closes a trailing group after the windows of a partial window set: the first group after
+    the last present window (when the windows fill whole groups) costs an empty group's width
+    (ShapeShifter.cpp:222-227; it matters only with column registers)."""
+    spec = facts.spec
+    windows = p.present.sum(axis=1)
+    ws = np.flatnonzero((windows % spec.group_size == 0) & (windows < spec.columns))
+    if ws.size:
+        group = windows[ws] // spec.group_size
+        empty = 1 + facts.s_act if spec.minor_bit else 1
+        unit[ws, :, group] = np.maximum(unit[ws, :, group], empty)

@@ -1,0 +1,206 @@
+"""Plan of a bit-serial layer (pure numpy): the tiles' step order and the operands of every step.
+
+DaDianNao-style tiling, as DNNsim's ``WindowFirstOutS`` dataflow lays it out (isakedo/DNNsim 4748a60,
+core/src/OutputStationary.cpp, WindowFirstOutS.cpp; the Stripes and Pragmatic papers' 16-tile organisation):
+
+- a layer is cut into **passes** (one per convolution group and image), each into **window sets** of
+  ``columns`` output windows (row-major, height fastest), the filters into **filter sets** of ``rows``
+  filters, and the filter sets into **chunks** of ``tiles`` sets: tile ``t`` of chunk ``k`` computes set
+  ``k * tiles + t``;
+- a window's reduction is ``T = ceil(C / lanes) * R * S`` **lines** of ``lanes`` channels, ordered kernel
+  column (outer), kernel row, channel brick (inner); a missing channel is zero;
+- steps run pass -> window set -> chunk -> line. Without Bit-Tactical every tile issues line ``i`` at
+  call ``i``; with it each tile walks its own scheduled buffer (:mod:`.tactical`) issuing one
+  non-skipped line per call, and a chunk takes as many calls as its busiest tile has lines.
+
+Operands: integer tensors are taken as 16-bit fixed-point integers (DNNsim's ``quantised: true``);
+real-valued tensors are quantised linearly to the layer's precision (largest magnitude on the top code).
+The layer's precisions are ``activation_bits`` / ``weight_bits`` of the workload, else ``pe_width``.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Mapping
+
+import numpy as np
+
+from accel_sim.foundations.arch import ArchBase
+from accel_sim.foundations.errors import InputError
+from accel_sim.foundations.workload.layer import ConvLayer, Layer
+from accel_sim.foundations.workload.operands import layer_operands
+from accel_sim.models.bitserial.plan.tactical import schedule, search_offsets
+from accel_sim.models.bitserial.spec import BitSerialSpec
+
+WORD_RANGE = (-(1 << 15), (1 << 15) - 1)   # values are held as 16-bit two's complement words
+
+
+@dataclass(frozen=True)
+class Pass:
+    """The window sets of one convolution group of one image."""
+
+    group: int
+    acts: np.ndarray      # (window sets, T, columns, lanes) int32: each slot's activation (Diffy: its delta)
+    present: np.ndarray   # (window sets, columns) bool: the window exists
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """The filter sets the tiles compute together; ``tiles`` = the sets present (<= spec.tiles)."""
+
+    weights: np.ndarray      # (tiles, T, rows, lanes) int32: the weight in each slot (Tactical: scheduled)
+    source_step: np.ndarray  # (tiles, T, rows, lanes): the line whose activation a slot multiplies
+    source_lane: np.ndarray  # (tiles, T, rows, lanes): the lane whose activation a slot multiplies
+    real: np.ndarray         # (tiles, T, rows, lanes) bool: the slot holds a weight of the layer
+    filters: np.ndarray      # (tiles, rows) bool: the filter row holds a filter
+    lines: np.ndarray        # (calls, tiles) int64: the line each tile issues in each call, -1: none
+
+
+@dataclass(frozen=True)
+class BitSerialPlan:
+    arch: ArchBase
+    spec: BitSerialSpec
+    layer: Layer
+    act_bits: int                          # p_a: the layer's activation precision
+    wgt_bits: int                          # p_w: the layer's weight precision
+    act_signed: bool                       # activations hold negative values (or Diffy deltas)
+    wgt_signed: bool                       # weights hold negative values
+    steps_per_window: int                  # T
+    real_lanes: np.ndarray                 # (T, lanes) bool: the slot carries a channel of the layer
+    passes: tuple[Pass, ...]
+    chunks: tuple[tuple[Chunk, ...], ...]  # per group
+    operand_hashes: Mapping[str, str]
+
+
+def fixed_point(values: np.ndarray, bits: int) -> np.ndarray:
+    """Integers as they are (16-bit words); real values quantised to ``bits`` (signed if any is negative)."""
+    rounded = np.rint(values)
+    if np.array_equal(rounded, values) and (values.size == 0 or (rounded.min() >= WORD_RANGE[0]
+                                                                  and rounded.max() <= WORD_RANGE[1])):
+        return rounded.astype(np.int64)
+    signed = bool(values.min() < 0)
+    top = (1 << (bits - signed)) - 1
+    peak = float(np.abs(values).max())
+    return np.rint(values * (top / peak)).astype(np.int64) if peak else np.zeros(values.shape, np.int64)
+
+
+def _precision(layer: Layer, field: str, spec: BitSerialSpec) -> int:
+    bits = getattr(layer, field)
+    if bits is None:
+        return spec.pe_width
+    if not 1 <= bits <= spec.pe_width:
+        raise InputError.single(f"layer {layer.name}", field, f"{bits} bits: the {spec.design} datapath takes "
+                                f"1 to {spec.pe_width} bits (bitserial.pe_width)")
+    return bits
+
+
+def _conv_view(layer: Layer, inputs: np.ndarray, weights: np.ndarray):
+    """(inputs (N, C, H, W), weights (K, C/g, R, S), groups, stride, padding) of a conv or GEMM layer."""
+    if isinstance(layer, ConvLayer):
+        return (inputs, weights, layer.groups, (layer.stride_h, layer.stride_w),
+                ((layer.pad_top, layer.pad_bottom), (layer.pad_left, layer.pad_right)))
+    # a GEMM: m one-pixel windows along the height, k channels, n filters
+    return inputs.T[None, :, :, None], weights.T[:, :, None, None], 1, (1, 1), ((0, 0), (0, 0))
+
+
+def _wrap16(values: np.ndarray) -> np.ndarray:
+    return ((values + (1 << 15)) & 0xFFFF) - (1 << 15)
+
+
+def window_buffer(padded: np.ndarray, kernel: tuple[int, int], stride: tuple[int, int], lanes: int,
+                  columns: int, diffy: bool) -> tuple[np.ndarray, np.ndarray]:
+    """``(acts (WS, T, columns, lanes), present (WS, columns))`` of one padded image ``(C, Hp, Wp)``."""
+    channels, hp, wp = padded.shape
+    (r_max, s_max), (sh, sw) = kernel, stride
+    out_h, out_w = (hp - r_max) // sh + 1, (wp - s_max) // sw + 1
+    windows = out_h * out_w
+    x = np.arange(windows) % out_h          # window row (DNNsim's x, the height axis, fastest)
+    y = np.arange(windows) // out_h
+    bricks = math.ceil(channels / lanes)
+    sets = math.ceil(windows / columns)
+    buf = np.zeros((s_max * r_max, sets * columns, bricks * lanes), dtype=np.int32)
+    for s in range(s_max):
+        for r in range(r_max):
+            vals = padded[:, x * sh + r, y * sw + s]                     # (C, windows)
+            if diffy:
+                prev = np.where(x > 0, padded[:, np.maximum(x * sh + r - sh, 0), y * sw + s], 0)
+                vals = _wrap16(vals - prev)
+            buf[s * r_max + r, :windows, :channels] = vals.T
+    # line t = (s * R + r) * bricks + brick
+    lines = buf.reshape(s_max * r_max, sets * columns, bricks, lanes).transpose(0, 2, 1, 3)
+    acts = lines.reshape(-1, sets, columns, lanes).transpose(1, 0, 2, 3)
+    present = (np.arange(sets * columns) < windows).reshape(sets, columns)
+    return np.ascontiguousarray(acts), present
+
+
+def weight_buffer(weights: np.ndarray, rows: int, lanes: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(values (FS, T, rows, lanes), filters (FS, rows))`` of one group's weights ``(K, C, R, S)``."""
+    filters, channels, r_max, s_max = weights.shape
+    bricks = math.ceil(channels / lanes)
+    sets = math.ceil(filters / rows)
+    padded = np.zeros((sets * rows, bricks * lanes, r_max, s_max), dtype=np.int32)
+    padded[:filters, :channels] = weights
+    # line t = (s * R + r) * bricks + brick
+    lines = padded.reshape(sets, rows, bricks, lanes, r_max, s_max).transpose(0, 5, 4, 2, 1, 3)
+    values = lines.reshape(sets, s_max * r_max * bricks, rows, lanes)
+    present = (np.arange(sets * rows) < filters).reshape(sets, rows)
+    return np.ascontiguousarray(values), present
+
+
+def _chunks(spec: BitSerialSpec, values: np.ndarray, present: np.ndarray, real: np.ndarray) -> tuple[Chunk, ...]:
+    sets, steps, rows, lanes = values.shape
+    slots = present[:, None, :, None] & real[None, :, None, :]
+    if spec.tactical:
+        offsets = search_offsets(spec.search_shape, spec.lookahead_h, spec.lookaside_d)
+        plan = schedule(values, slots, spec.lookahead_h, offsets)
+        vals, src_t, src_l, held, issued = plan.values, plan.source_step, plan.source_lane, plan.real, plan.issued
+    else:
+        vals = values.astype(np.int64)
+        src_t = np.where(slots, np.arange(steps)[None, :, None, None], 0)
+        src_l = np.where(slots, np.arange(lanes)[None, None, None, :], 0)
+        held = slots
+        issued = np.ones((sets, steps), dtype=bool)
+    out = []
+    for start in range(0, sets, spec.tiles):
+        part = slice(start, min(start + spec.tiles, sets))
+        counts = issued[part].sum(axis=1)
+        lines = np.full((int(counts.max()), len(counts)), -1, dtype=np.int64)
+        for tile, row in enumerate(issued[part]):
+            lines[:counts[tile], tile] = np.flatnonzero(row)
+        out.append(Chunk(vals[part].astype(np.int32), src_t[part].astype(np.int32), src_l[part].astype(np.int32),
+                         held[part], present[part], lines))
+    return tuple(out)
+
+
+def plan(arch: ArchBase, layer: Layer) -> BitSerialPlan:
+    spec: BitSerialSpec = arch.section("bitserial")
+    act_bits, wgt_bits = _precision(layer, "activation_bits", spec), _precision(layer, "weight_bits", spec)
+    ops = layer_operands(layer)
+    inputs, weights = fixed_point(ops.inputs, act_bits), fixed_point(ops.weights, wgt_bits)
+    inputs, weights, groups, stride, padding = _conv_view(layer, inputs, weights)
+    cg, kg = inputs.shape[1] // groups, weights.shape[0] // groups
+    kernel = weights.shape[2:]
+    passes, chunks, real = [], [], None
+    for g in range(groups):
+        values, present = weight_buffer(weights[g * kg:(g + 1) * kg], spec.rows, spec.lanes)
+        if real is None:
+            t = np.arange(values.shape[1]) % math.ceil(cg / spec.lanes)
+            real = (t[:, None] * spec.lanes + np.arange(spec.lanes)[None, :]) < cg
+        chunks.append(_chunks(spec, values, present, real))
+        for image in inputs:
+            padded = np.pad(image[g * cg:(g + 1) * cg], ((0, 0), *padding))
+            acts, windows = window_buffer(padded, kernel, stride, spec.lanes, spec.columns, spec.diffy)
+            passes.append(Pass(g, acts, windows))
+    return BitSerialPlan(arch, spec, layer, act_bits, wgt_bits, spec.diffy or bool(inputs.min() < 0),
+                         bool(weights.min() < 0), int(real.shape[0]), real, tuple(passes), tuple(chunks),
+                         MappingProxyType(dict(ops.hashes)))
+
+
+def work_elements(arch: ArchBase, layer: Layer) -> int:
+    """Values the plan holds: the window buffer (every window's lines) and the weight buffers."""
+    spec: BitSerialSpec = arch.section("bitserial")
+    g = layer.gemm()
+    lanes_k = math.ceil(g.k / spec.lanes) * spec.lanes
+    windows = math.ceil(g.m / spec.columns) * spec.columns
+    return g.groups * (windows * lanes_k + math.ceil(g.n / spec.rows) * spec.rows * lanes_k * 3)
