@@ -41,12 +41,12 @@ def unhonoured(family: Family, arch: ArchBase, layer: object) -> list[tuple[str,
         found.append(("precision", f"workload field precision: {precision} is not honoured by the {family.name} "
                       f"family ({arch.name}): those layers run at its {arch.word_bits}-bit word "
                       f"(per-layer precision runs on {_precision_families()}; leave it out, or use --allow-ignored)"))
-    for name in ("weight_bits", "index_bits"):
-        value = getattr(layer, name, None)
-        if value is not None:
-            found.append((name, f"workload field {name} is not honoured by the {family.name} family "
-                          f"({arch.name}): the simulation stores weights as its config says; {name} sizes stored "
-                          "weights in `accel-sim storage` only (use --allow-ignored to run without this warning)"))
+    bits = getattr(layer, "activation_bits", None)
+    if bits is not None and not family.activation_precision:
+        found.append(("activation_bits", f"workload field activation_bits: {bits} is not honoured by the "
+                      f"{family.name} family ({arch.name}): activations run at its {arch.word_bits}-bit word "
+                      "(a per-layer activation precision runs on the bitserial family; leave it out, or use "
+                      "--allow-ignored)"))
     return found
 
 

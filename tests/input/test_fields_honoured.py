@@ -18,9 +18,9 @@ from accel_sim.pipeline.simulate import simulate_layer
 # One shipped config per family (arch_configs/).
 FAMILY_ARCH = {"systolic": "tpu_like_128x128_ws", "eie": "eie", "scnn": "scnn", "pe_array": "pe_array",
                "tensor_core": "ampere_a100", "cnvlutin": "cnvlutin", "dlu": "dlu", "simt": "ampere_a100_simt",
-               "lowbit": "lowbit", "eyeriss": "eyeriss_v1"}
+               "lowbit": "lowbit", "eyeriss": "eyeriss_v1", "bitserial": "bitserial_dnnsim_stripes"}
 # A value other than the default for each request field.
-REQUEST_VALUES = {"precision": "int8", "quantized_weight_bits": 4, "weight_bits": 5, "index_bits": 5}
+REQUEST_VALUES = {"precision": "int8", "quantized_weight_bits": 4, "activation_bits": 5}
 FC = dict(name="fc", type="fc", in_features=64, out_features=16, batch=4)
 CONV = dict(name="c", type="conv", in_h=8, in_w=8, in_channels=8, out_channels=8, kernel=3, padding=1)
 
@@ -158,3 +158,14 @@ def test_sweep_axis_on_another_familys_section_is_an_error(tmp_path):
     with pytest.raises(InputError, match="eie section is not used"):
         sweep_from_mapping({"name": "s", "arch": "scalesim_32x32_ws", "workload": "tiny_conv",
                             "axes": {"eie.n_pes": [4, 8]}})
+
+
+@pytest.mark.parametrize("field", FIELD_KINDS["storage"])
+def test_storage_fields_size_the_stored_weights(field):
+    """weight_bits and index_bits describe the model as stored: `accel-sim storage` reads them (for the
+    relative-index format, where a layer's index width applies)."""
+    from accel_sim.foundations.workload.storage import StorageOptions, layer_storage_row
+    options = StorageOptions(format="eie")
+    plain = layer_storage_row(_layer(**FC, weight_density=0.3), options)
+    sized = layer_storage_row(_layer(**FC, weight_density=0.3, **{field: 3}), options)
+    assert sized != plain

@@ -41,7 +41,11 @@ FIELD_KINDS = {
     "shape": ("name", "type", "op", *_CONV_ONLY, "in_features", "out_features", "batch", "m", "k", "n", "instances"),
     "operands": ("weight_sparsity", "weight_density", "input_density", "weight_pattern", "activation_pattern",
                  "block", "seed", "operands"),
-    "request": ("precision", "quantized_weight_bits", "weight_bits", "index_bits"),
+    # ask the hardware for a datapath width: honoured, or reported (pipeline/honoured.py), or refused
+    "request": ("precision", "quantized_weight_bits", "activation_bits"),
+    # describe the model as stored (Deep Compression's code widths, read by `accel-sim storage`); the
+    # bitserial family also runs at weight_bits. Not a request to the other families: nothing to report
+    "storage": ("weight_bits", "index_bits"),
 }
 
 

@@ -12,6 +12,6 @@ from accel_sim.models.bitserial.reference import reference
 from accel_sim.models.bitserial.spec import BitSerialSpec
 
 FAMILY = Family(name="bitserial", plan=plan, fast=fast, reference=reference, account=account,
-                work_elements=work_elements,
+                work_elements=work_elements, activation_precision=True,
                 section=Section(BitSerialSpec, "DaDianNao, Stripes, ShapeShifter, Loom, Bit-Pragmatic, Laconic and "
                                 "Bit-Tactical on DaDianNao-style tiles (family: bitserial)."))
