@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import pandas as pd
 
-from accel_sim import load_arch, load_workload, simulate
 from accel_sim.foundations.measured import MEASURED_DIR, MeasuredCase, load_group
+from accel_sim.foundations.workload.loader import load_workload
+from accel_sim.pipeline.catalog import load_arch
 from accel_sim.pipeline.measured import simulate_case
 from accel_sim.pipeline.plot.studies.eyeriss import measured_vs_simulated
+from accel_sim.pipeline.simulate import simulate
 from accel_sim.studies.registry import Comparison, StudyOutput, study
 from accel_sim.studies.template import readme
 
