@@ -21,7 +21,7 @@ from accel_sim.foundations.errors import IgnoredInputWarning, InputError, Proble
 
 # The models, in the order of their sections in a resolved config. One name per model: its folder
 # under accel_sim/models/, whose family.py defines FAMILY.
-MODEL_NAMES = ("systolic", "eie", "scnn", "pe_array", "tensor_core", "cnvlutin", "dlu", "simt", "vector_unit", "lowbit", "eyeriss", "bitserial")
+MODEL_NAMES = ("systolic", "eie", "scnn", "pe_array", "tensor_core", "cnvlutin", "dlu", "simt", "vector_unit", "lowbit", "eyeriss", "bitserial", "eyeriss_v2")
 
 
 def import_models(names: Iterable[str], package: str = "accel_sim.models") -> tuple[Family, ...]:

@@ -18,7 +18,8 @@ from accel_sim.pipeline.simulate import simulate_layer
 # One shipped config per family (arch_configs/).
 FAMILY_ARCH = {"systolic": "tpu_like_128x128_ws", "eie": "eie", "scnn": "scnn", "pe_array": "pe_array",
                "tensor_core": "ampere_a100", "cnvlutin": "cnvlutin", "dlu": "dlu", "simt": "ampere_a100_simt",
-               "lowbit": "lowbit", "eyeriss": "eyeriss_v1", "bitserial": "bitserial_dnnsim_stripes"}
+               "lowbit": "lowbit", "eyeriss": "eyeriss_v1", "bitserial": "bitserial_dnnsim_stripes",
+               "eyeriss_v2": "eyeriss_v2"}
 # A value other than the default for each request field.
 REQUEST_VALUES = {"precision": "int8", "quantized_weight_bits": 4, "activation_bits": 5}
 FC = dict(name="fc", type="fc", in_features=64, out_features=16, batch=4)

@@ -30,6 +30,8 @@ LAYER_COUNTS = {
     "scnn_googlenet": 54,      # the 54 inception convs of GoogLeNet
     # files of the Eyeriss model: the CONV layers its chip was measured on (Chen et al., JSSC 2017)
     "eyeriss_alexnet_conv": 5, "eyeriss_vgg16_conv": 13,
+    # files of the Eyeriss v2 model: the networks of its post-layout benchmarks (Chen et al., JETCAS 2019)
+    "eyeriss_v2_sparse_alexnet": 8, "eyeriss_v2_mobilenet": 28,
 }
 
 
