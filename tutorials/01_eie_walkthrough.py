@@ -45,7 +45,7 @@ OUT.mkdir(parents=True, exist_ok=True)
 # columns (inputs). Row i lives on PE `i mod 4`, so PE 0 holds rows 0, 4, 8 and 12. Those
 # four rows have exactly the non-zero pattern of the paper's Figure 2 (each non-zero is
 # written `100 i + j + 1`, so W[12, 5] = 1206); the other PEs' rows are random. The input
-# vector is ours (the brief does not give the figure's): six of its eight activations are
+# vector is ours (the paper gives none for the figure): six of its eight activations are
 # non-zero.
 #
 # `arch_configs/eie_4pe_example.yaml` is the EIE chip shrunk to 4 PEs with 2-entry FIFOs.

@@ -5,8 +5,8 @@ from dataclasses import dataclass
 
 from accel_sim.foundations.config.schema import spec_field
 
-CNV = "Albericio et al., Cnvlutin, ISCA 2016 (brief ampere_cnvlutin_tools.md)"
-DADN = "Chen et al., DaDianNao, MICRO 2014, as the Cnvlutin baseline (brief ampere_cnvlutin_tools.md)"
+CNV = "Albericio et al., Cnvlutin: Ineffectual-Neuron-Free Deep Neural Network Computing, ISCA 2016"
+DADN = "Chen et al., DaDianNao, MICRO 2014, as the baseline of Albericio et al., Cnvlutin, ISCA 2016"
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ histogram counters); a settings block holds the point position per tensor; an up
 picks the next point from the histogram between steps (numerics:
 :mod:`accel_sim.foundations.compress.quantization.leading_bit_statistics`).
 
-Facts the brief gives are cited to it; what Fujitsu has not published is a parameter with
+Facts Fujitsu has published are cited to where it published them; what Fujitsu has not published is a parameter with
 an ``estimate:`` source saying how the default was chosen.
 """
 from __future__ import annotations
@@ -19,10 +19,13 @@ from accel_sim.foundations.compress.quantization.leading_bit_statistics import U
 from accel_sim.foundations.compress.quantization.tensor import ROUNDING_MODES
 from accel_sim.foundations.config.schema import spec_field
 
-BRIEF = "brief lowprec_compression_energy.md (Fujitsu DLU)"
-COURBARIAUX = "Courbariaux, Bengio & David 2014 (brief)"
+DLU_TALK = ("T. Maruyama, Fujitsu HPC and AI processors, ISC 2017, as reported by TOP500.org (M. Feldman, "
+            "'Fujitsu Will Pursue AI with Custom-Built Processor', 10 July 2017)")
+STATS = ("Fujitsu Laboratories press release, 24 April 2017 (xSIG 2017), 'Fujitsu Develops Circuit Technology to "
+         "Improve Energy Efficiency of Hardware Used for Deep Learning'")
+COURBARIAUX = "Courbariaux, Bengio & David, Training deep neural networks with low precision multiplications, arXiv 1412.7024 (2014)"
 # Data types of the datapath: name -> bits of one operand. FP32, FP16, INT16, INT8 are the DLU's
-# native types (brief); INT4, ternary (2-bit codes) and binary (XNOR-popcount) are the extensions
+# native types (Fujitsu, ISC 2017); INT4, ternary (2-bit codes) and binary (XNOR-popcount) are the extensions
 # the issue asks for.
 DATA_TYPE_BITS = {"fp32": 32, "fp16": 16, "int16": 16, "int8": 8, "int4": 4, "ternary": 2, "binary": 1}
 FIXED_POINT_TYPES = ("int16", "int8", "int4")
@@ -34,31 +37,32 @@ class DLUSpec:
 
     processing_units: int = spec_field(
         "Processing units (DLU 'DPUs') on the chip; work is spread evenly over them.", 4, positive=True,
-        source="estimate: the brief says 'several'; Fujitsu has not published the count, so 4 is a parameter")
+        source=f"estimate: {DLU_TALK} shows several units but no count, so 4 is a parameter")
     elements_per_unit: int = spec_field(
-        "Processing elements per unit (DLU 'DPEs').", 16, positive=True, source=f"{BRIEF}: units of 16 elements")
+        "Processing elements per unit (DLU 'DPEs').", 16, positive=True, source=f"{DLU_TALK}: 16 DPEs per DPU")
     simd_lanes: int = spec_field(
-        "SIMD lanes per element at the full lane width.", 8, positive=True, source=f"{BRIEF}: 8-lane SIMD")
+        "SIMD lanes per element at the full lane width.", 8, positive=True, source=f"{DLU_TALK}: 8 SIMD units per DPE")
     lane_bits: int = spec_field(
         "Width of one SIMD lane; a type of b bits packs lane_bits / b operations into a lane.", 32,
-        positive=True, source=f"{BRIEF}: half the width gives twice the operations for the same area (FP32 lanes)")
+        positive=True, source="estimate: FP32 lanes (the widest native type), narrower types packed into them: half the width, twice the "
+               "operations in the same area, as subword-parallel SIMD does")
     data_type: str = spec_field(
         "Datapath type: fp32, fp16, int16 / int8 / int4 (dynamic fixed point), ternary or binary "
         "(XNOR + popcount with a scale).", "int16", choices=tuple(DATA_TYPE_BITS),
-        source=f"{BRIEF}: DLU native types FP32, FP16, INT16, INT8")
+        source=f"{DLU_TALK}: native types FP32, FP16, INT16, INT8")
     accumulator_bits: int = spec_field(
         "Width of each lane's accumulator (fixed-point types; float types accumulate in FP32).", 32,
         positive=True, source="common practice: 32-bit accumulators for 8/16-bit MACs (TPU v1)")
     rounding: str = spec_field(
         "Rounding when a result is narrowed to the data type: nearest or stochastic "
         "(floor(x 2^f + U[0,1)), needs a random source per result).", "nearest", choices=ROUNDING_MODES,
-        source=BRIEF)
+        source="nearest; stochastic as Gupta et al., Deep Learning with Limited Numerical Precision, ICML 2015")
     statistics: bool = spec_field(
         "Statistics block present: every fixed-point result goes through the leading-bit detector "
-        "and its histogram counter.", True, source=BRIEF)
+        "and its histogram counter.", True, source=f"{STATS}: a block that analyses the results and a store of their distribution")
     split_by_sign: bool = spec_field(
         "Keep separate histograms for positive and negative results (twice the counters).", False,
-        source=f"{BRIEF}: 'optionally split by sign'")
+        source="estimate: an option (off by default); the press release does not say whether signs are counted apart")
     stats_results_per_cycle: int = spec_field(
         "Results one unit's statistics block takes per cycle.", 16, positive=True,
         source="estimate: one leading-bit detector per element, so one result per element per cycle")
@@ -77,7 +81,9 @@ class DLUSpec:
         source="estimate: Fujitsu has not published the DPU local memory size")
     update_rule: str = spec_field(
         "How the next point position is picked from the histogram: overflow (Courbariaux et al.), "
-        "max (Ristretto) or percentile.", "overflow", choices=UPDATE_RULES, source=BRIEF)
+        "max (Ristretto) or percentile.", "overflow", choices=UPDATE_RULES,
+        source=f"{STATS} (the rule itself is not published); overflow: {COURBARIAUX}; max: Gysel et al., Ristretto, "
+               "arXiv 1604.03168 (2016)")
     max_overflow_rate: float = spec_field(
         "Overflow rule: largest tolerated fraction of results that saturate.", 1e-4, minimum=0, maximum=1,
         source=f"{COURBARIAUX}: 0.01 %")
@@ -99,8 +105,8 @@ class DLUSpec:
         40, source="estimate: wide enough for 8-bit gradients of order 2^-30")
     rerun_threshold: int = spec_field(
         "Re-run a layer when the new point differs from the one it ran with by more than this many "
-        "bits (-1: never re-run).", 2, minimum=-1, source=f"{BRIEF}: 'a variant re-runs a layer when the "
-        "new point differs too much'; the threshold is not published")
+        "bits (-1: never re-run).", 2, minimum=-1, source="estimate: re-running a layer whose point moved is an option here; Fujitsu publishes no such "
+        "threshold")
 
     @property
     def bits(self) -> int:

@@ -1,7 +1,7 @@
 """The ``eie:`` section of an arch config (family: eie).
 
-Every default is a fact of the EIE brief (Han et al., ISCA 2016; ``/work/shared/papers/eie.md``);
-facts the brief marks uncertain (?) are parameters whose source says so.
+Every default is a fact of the EIE paper (Han et al., ISCA 2016, arXiv 1602.01528, its hardware
+implementation section); facts the paper leaves uncertain (?) are parameters whose source says so.
 """
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from dataclasses import dataclass
 
 from accel_sim.foundations.config.schema import spec_field
 
-EIE = "Han et al., EIE, ISCA 2016 (brief: shared/papers/eie.md)"
+EIE = "Han et al., EIE, ISCA 2016 (arXiv 1602.01528), hardware implementation section"
 OVERFLOW_POLICIES = ("error", "dram_spill", "grow_on_chip")
-POINTER_BANKS = 2  # brief: column pointers in two single-ported banks (even / odd j), p_j and p_j+1 in one cycle
+POINTER_BANKS = 2  # EIE paper: column pointers in two single-ported banks (even / odd j), p_j and p_j+1 in one cycle
 
 
 @dataclass(frozen=True)
@@ -22,7 +22,7 @@ class EIESpec:
                             positive=True, source=f"{EIE}: 64 PEs")
     fifo_depth: int = spec_field(
         "Entries of each PE's activation FIFO; the broadcast stalls while any FIFO is full.", 8,
-        positive=True, source=f"{EIE}: depth swept 1..256, 8 chosen")
+        positive=True, source="Han et al., EIE, ISCA 2016 (arXiv 1602.01528), FIFO-depth study: depth swept 1..256, 8 chosen")
     spmat_sram_width: int = spec_field(
         "Width of one sparse-matrix SRAM read in bits (a multiple of the entry width).", 64,
         positive=True, source=f"{EIE}: 64 bits = 8 entries per read")
@@ -44,7 +44,7 @@ class EIESpec:
         32 * 1024, unit="size", positive=True, source=f"{EIE}: 32 KB per PE")
     activation_sram_size: int = spec_field(
         "Activation SRAM per PE, for vectors longer than the activation register files.", 2 * 1024,
-        unit="size", positive=True, source=f"{EIE}: 2 KB per PE (?)")
+        unit="size", positive=True, source=f"{EIE}: 2 KB per PE (?: how longer vectors are batched through it is not detailed)")
     activation_registers: int = spec_field(
         "Entries of each source / destination activation register file per PE (16-bit each).", 64,
         positive=True, source=f"{EIE}: 64 x 16-bit per PE")
@@ -53,10 +53,10 @@ class EIESpec:
     lnzd_cycles_per_level: int = spec_field(
         "Pipeline latency of one LNZD quadtree level; the first broadcast leaves the root after "
         "levels x this many cycles, later ones follow one per cycle.", 1, minimum=0,
-        source=f"estimate: the brief gives no LNZD latency ({EIE}); one register per tree level assumed")
+        source=f"estimate: the paper gives no LNZD latency ({EIE}); one register per tree level assumed")
     empty_column_costs_cycle: bool = spec_field(
         "Whether a broadcast activation whose column slice is empty on a PE (p_j = p_j+1) still costs that "
-        "PE one cycle.", False, source=f"{EIE}: not stated; a parameter (?)")
+        "PE one cycle.", False, source=f"estimate: not stated in {EIE}; a parameter (?)")
     sram_overflow: str = spec_field(
         "What happens when a PE's slice does not fit its sparse-matrix / pointer SRAM or pointer width: "
         "'error' refuses the layer; 'dram_spill' loads the excess bytes from DRAM before the layer "
@@ -65,7 +65,8 @@ class EIESpec:
         "are widened and the SRAMs sized to what the layer needs (a deviation from the configured sizes, "
         "per layer, in the plan: pointer_bits, pointer_sram_size, spmat_sram_size).",
         "error", choices=OVERFLOW_POLICIES,
-        source="issue 4 (clear error, or DRAM spill if the config asks for it); issue 15 (the paper's layers on chip)")
+        source="design choice: a clear error unless the config asks for a DRAM spill; 'grow_on_chip' runs the layers "
+               "on chip as Han et al., EIE, ISCA 2016 (arXiv 1602.01528) runs all nine of its benchmark layers")
 
     def __post_init__(self) -> None:
         if self.spmat_sram_width % self.entry_bits:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from accel_sim.foundations.config.schema import spec_field
 
-XNOR_NET = "Rastegari et al., XNOR-Net, ECCV 2016 (brief lowprec_compression_energy.md)"
+XNOR_NET = "Rastegari et al., XNOR-Net, ECCV 2016"
 BMXNET = "Yang et al., BMXNet, ACM MM 2017 (64-bit words: xnor_64)"
 LOWBIT_PRECISIONS = ("fp32", "int16", "int8", "int4", "ternary", "binary", "log2")
 

@@ -13,7 +13,10 @@ from accel_sim.foundations.config.schema import spec_field
 SUPPORT_LEVELS = ("none", "memory", "gating", "skipping", "reassignment")
 WEIGHT_FORMATS = ("csr", "bitmap", "nm")
 REASSIGN_POLICIES = ("in_order", "longest_first")
-ISSUE6 = "issue 6 (sparsity-support ladder)"
+LADDER = ("design choice: the storage / gating / skipping distinctions of Wu et al., Sparseloop, MICRO 2022, "
+          "made one switch; gating as in Moons et al., ENVISION, ISSCC 2017")
+POLICY = "estimate: no published policy for row reassignment; two simple ones offered"
+A100_NM = "NVIDIA A100 Tensor Core GPU Architecture whitepaper (2020): 2:4 fine-grained structured sparsity"
 ESTIMATE = "estimate: a small generic design point (not a specific chip)"
 
 
@@ -37,16 +40,16 @@ class PEArraySpec:
         "not), 'skipping' (each row's decoder feeds only its non-zero weights; rows finish on their own "
         "and the tile waits for the slowest), 'reassignment' (as skipping, and idle rows take decoded "
         "weights of busier rows in their window through a crossbar).", "none", choices=SUPPORT_LEVELS,
-        source=ISSUE6)
+        source=LADDER)
     weight_format: str = spec_field(
         "Compressed weight format of every level but 'none' (per filter, along the reduction): 'csr' "
         "(values + column indices), 'bitmap' (one presence bit per position) or 'nm' (N:M slots with "
         "position metadata; a layer whose weights are not N:M is an error, never pruned silently).",
         "csr", choices=WEIGHT_FORMATS, source="accel_sim.foundations.compress formats CSR, Bitmap, NOfM")
     nm_n: int = spec_field("N of the N:M format (kept slots per group).", 2, positive=True,
-                           source="NVIDIA A100 2:4 (brief ampere_cnvlutin_tools.md)")
+                           source=A100_NM)
     nm_m: int = spec_field("M of the N:M format (group length).", 4, positive=True,
-                           source="NVIDIA A100 2:4 (brief ampere_cnvlutin_tools.md)")
+                           source=A100_NM)
     csr_entries_per_cycle: int = spec_field(
         "CSR decoder throughput: (value, index) entries one row's decoder delivers per cycle (one chunk "
         "per cycle).", 4, positive=True, source=ESTIMATE)
@@ -66,7 +69,7 @@ class PEArraySpec:
     reassign_policy: str = spec_field(
         "Which busy rows the spare MAC slots of a window serve first each cycle: 'in_order' (lowest row "
         "first) or 'longest_first' (most remaining work in the current chunk first).", "longest_first",
-        choices=REASSIGN_POLICIES, source=ISSUE6)
+        choices=REASSIGN_POLICIES, source=POLICY)
     weight_sram_size: int = spec_field("Weight buffer (holds one filter tile's weights).", 512 * 1024,
                                        unit="size", positive=True, source=ESTIMATE)
     input_sram_size: int = spec_field("Input activation buffer.", 1024 * 1024, unit="size", positive=True,

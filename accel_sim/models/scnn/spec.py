@@ -88,8 +88,8 @@ class SCNNSpec:
         "'fixed': the value of 'kc' (an error if it does not fit); 'output_tile': floor(A x entries / "
         "(ceil(out_w / PE columns) x ceil(out_h / PE rows))), the OUTPUT tile with no room for halo partial sums, "
         "not rounded, the last group partial.", "max_fit", choices=KC_RULES,
-        source="(?) brief: the accumulator capacity bounds Kc (the paper sizes it for the halo-extended "
-               f"Kc (Wt+R-1)(Ht+S-1) tile); choice: the largest Kc that fits; output_tile is {DNNSIM}")
+        source=f"(?) {PAPER}, Sec. 4: the accumulators hold one output-channel group's partial sums (sized for the "
+               f"halo-extended Kc (Wt+R-1)(Ht+S-1) tile); choice: the largest Kc that fits; output_tile is {DNNSIM}")
     kc: int = spec_field("Kc when kc_rule is 'fixed' (capped at the output channels of the layer).", 8, positive=True,
                          source=f"{PAPER} (Kc = 8 for late GoogLeNet 1x1 layers)")
     halo_words_per_cycle: int = spec_field(
@@ -126,7 +126,7 @@ class SCNNSpec:
         "'modelled': DRAM transfers take time at dram_bandwidth and the IARAM bounds the tiling (temporal "
         "tiles, channel chunks); 'ignored': transfers are counted but take no time and every layer runs in "
         "one pass, whatever the buffers hold.", "modelled", choices=DRAM_MODES,
-        source=f"brief: DRAM at 50 GB/s; ignored is {DNNSIM} (DRAM and buffers not in SCNN cycles)")
+        source=f"{PAPER}, Sec. 6: temporal tiling through DRAM at a nominal 50 GB/s; ignored is {DNNSIM} (DRAM and buffers not in SCNN cycles)")
     stride_phases: str = spec_field(
         "Which activations meet which weights when the stride is above 1. 'aligned': the convolution's "
         "arithmetic, an activation at padded row y + pad meets the weight rows r with (y + pad - r) % stride == 0, "
@@ -188,7 +188,7 @@ class SCNNSpec:
                f"min_traffic picks the least traffic, as a mapper does: {TIMELOOP}")
     dram_bandwidth: float = spec_field("DRAM bandwidth for temporal tiles, weights and spilled outputs.", 50.0,
                                        unit="bandwidth", positive=True,
-                                       source="brief: nominal DRAM bandwidth 50 GB/s = 50 B/cycle at the paper's 1 GHz")
+                                       source=f"{PAPER}, Sec. 6: nominal DRAM bandwidth 50 GB/s = 50 B/cycle at the paper's 1 GHz")
 
     def __post_init__(self) -> None:
         dense = self.design in ("dcnn", "dcnn_opt")

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 from accel_sim.foundations.config.schema import spec_field
 
-BRIEF = "brief ampere_cnvlutin_tools.md (NVIDIA A100 whitepaper, 2020)"
 WHITEPAPER = "NVIDIA A100 Tensor Core GPU Architecture whitepaper (2020)"
+SPARSITY = f"{WHITEPAPER}, fine-grained structured sparsity section; Mishra et al., arXiv 2104.08378 (2021)"
 PTX = "NVIDIA PTX ISA (mma.sync.m16n8k16 dense / mma.sp.m16n8k32 sparse, FP16)"
 CUTLASS = "CUTLASS 2.x sm80 defaults (DefaultGemmConfiguration: 128x256x64 CTA, 64x64 warps, 3 stages)"
 CUTLASS_MULTISTAGE = ("CUTLASS include/cutlass/gemm/threadblock/mma_multistage.h and mma_sparse_multistage.h: the prologue "
@@ -72,27 +72,27 @@ class TensorCoreSpec:
     """Ampere-style sparse tensor core (2:4 structured sparsity)."""
 
     sms: int = spec_field("Streaming multiprocessors (one CTA runs per SM at a time).", 108,
-                          positive=True, source=f"{BRIEF}: 108 SMs")
+                          positive=True, source=f"{WHITEPAPER}: 108 SMs")
     tensor_cores_per_sm: int = spec_field(
         "Tensor cores per SM, one per SM sub-partition; a CTA's warps are spread over them round robin.",
-        4, positive=True, source=f"{BRIEF}: 4 tensor cores per SM")
+        4, positive=True, source=f"{WHITEPAPER}: 4 tensor cores per SM")
     dense_macs_per_cycle: int = spec_field(
         "Dense multiply-accumulates per cycle of one tensor core at the arch's word width.", 256,
-        positive=True, source=f"{BRIEF}: 256 FP16 FMA per clock per tensor core (312 TFLOPS)")
+        positive=True, source=f"{WHITEPAPER}: 256 FP16 FMA per clock per tensor core (312 TFLOPS)")
     sparse_support: bool = spec_field(
         "Run layers marked N:M (matching the hardware pattern) on the sparse tensor core path; false "
-        "runs every layer dense (the dense-only GPU).", True, source=BRIEF)
+        "runs every layer dense (the dense-only GPU).", True, source=SPARSITY)
     nm_n: int = spec_field("N of the hardware pattern for 8- and 16-bit words (kept values per group).", 2,
-                           positive=True, source=f"{BRIEF}: 2:4 for FP16 / BF16 / INT8")
+                           positive=True, source=f"{SPARSITY}: 2:4 for FP16 / BF16 / INT8")
     nm_m: int = spec_field("M of the hardware pattern for 8- and 16-bit words (group length along K).", 4,
-                           positive=True, source=f"{BRIEF}: 2:4")
+                           positive=True, source=f"{SPARSITY}: 2:4")
     nm_n_32bit: int = spec_field("N of the hardware pattern for 32-bit (TF32) words.", 1, positive=True,
-                                 source=f"{BRIEF}: 1:2 for TF32")
+                                 source=f"{SPARSITY}: 1:2 for TF32")
     nm_m_32bit: int = spec_field("M of the hardware pattern for 32-bit (TF32) words.", 2, positive=True,
-                                 source=f"{BRIEF}: 1:2 for TF32")
+                                 source=f"{SPARSITY}: 1:2 for TF32")
     metadata_bits_per_value: int = spec_field(
         "Metadata bits stored and fetched with every kept value of the 2:4 operand.", 2, positive=True,
-        source=f"{BRIEF}: two 2-bit positions per group of 4 (FP16 2:4 = 36 bits per 4 values)")
+        source=f"{SPARSITY}: two 2-bit positions per group of 4 (FP16 2:4 = 36 bits per 4 values)")
     accumulator_bits: int = spec_field("Width of the C / D accumulator fragments (FP32 accumulate).", 32,
                                        positive=True, source=f"{WHITEPAPER}: FP16 inputs, FP32 accumulation")
     mma_m: int = spec_field("MMA instruction rows (per warp).", 16, positive=True, source=PTX)
@@ -107,7 +107,7 @@ class TensorCoreSpec:
         "lets every sparse MMA issue back to back, as the whitepaper's 2x sparse peaks need: INT8 m16n8k64 "
         "reads A 512 B + metadata 128 B + B 512 B + C 512 B per 8 cycles = 208 B/clk (FP16 m16n8k32: "
         "200 B/clk).", 208.0, unit="bandwidth", positive=True,
-        source="estimate (brief: uncertain; see doc)")
+        source="estimate: NVIDIA publishes no number (reasoning in the description)")
     shared_memory_bandwidth: float = spec_field(
         "Shared-memory bandwidth of one SM, reads (ldmatrix into registers) and writes (cp.async fills) "
         "together.", 128.0, unit="bandwidth", positive=True,
@@ -123,7 +123,7 @@ class TensorCoreSpec:
                                      source=f"{WHITEPAPER}: L2 read bandwidth 5120 bytes/clk")
     l2_to_sm_bandwidth: float = spec_field(
         "Bandwidth of one SM's port to L2 (caps a CTA's fill rate when few CTAs share the L2).", 64.0,
-        unit="bandwidth", positive=True, source="estimate (brief: uncertain): 64 B/clk per SM, as on Volta")
+        unit="bandwidth", positive=True, source="estimate: NVIDIA publishes no per-SM L2 port width; 64 B/clk per SM, as on Volta")
     l2_size: int = spec_field("L2 capacity: operands that fit together are read from DRAM once.",
                               40 * 1024 * 1024, unit="size", positive=True,
                               source=f"{WHITEPAPER}: 40 MB L2")
@@ -134,7 +134,7 @@ class TensorCoreSpec:
     memory_latency: int = spec_field(
         "Cycles from a stage's first request to its data in shared memory (pipeline fill, paid once per "
         "wave of CTAs).", 400, unit="cycles", minimum=0,
-        source="estimate (brief: uncertain): a few hundred cycles, as GPU microbenchmarks report; the shipped A100 "
+        source="estimate: NVIDIA publishes no latency; a few hundred cycles, as GPU microbenchmarks report; the shipped A100 "
         "configs set the measured DRAM pointer-chase latency (te42kyfo/gpu-benches gpu-latency)")
     kernel_launch_cycles: int = spec_field(
         "Cycles every kernel (every tensor-core layer) costs before its first CTA starts: the GPU-side gap between "

@@ -20,7 +20,10 @@ from accel_sim.foundations.workload.layer import Network
 from accel_sim.foundations.workload.loader import load_workload
 
 CLUSTER_DIR = REPO_ROOT / "cluster_configs"
-ISSUE = "issue 18's description of Fujitsu's 2017 deep-learning overview"
+PRESS = ("Fujitsu Laboratories press release, 9 Aug 2016 (SWoPP 2016), 'Fujitsu Develops High-Speed Technology to "
+         "Process Deep Learning' (reprinted by HPCwire)")
+PRECISION = ("Fujitsu Laboratories press release, 24 April 2017 (xSIG 2017): 16- and 8-bit dynamic fixed point "
+             "in training")
 GRADIENT_BITS = (32, 16, 8)
 
 
@@ -43,7 +46,8 @@ class DeviceSpec:
     memory: int = spec_field("Device memory; the training-memory planner checks the step fits.", unit="size",
                              positive=True)
     power: float = spec_field("Board power of a device while it trains.", unit="power", positive=True,
-                              source=f"{ISSUE}: 200-300 W per GPU")
+                              source="estimate: board power of 2016 data-centre GPUs, 250 W (GTX Titan X, Tesla P100 PCIe) "
+                              "to 300 W (Tesla P100 SXM2), NVIDIA datasheets")
     update_bandwidth: float | None = spec_field(
         "Device memory bandwidth the optimizer's weight update streams at (once a step, each layer when its "
         "reduced gradient is back). Absent: the update is not modelled.", None, unit="rate", positive=True)
@@ -91,17 +95,20 @@ class GradientSpec:
     chunk: int = spec_field("Chunk size of host pipelining (a bucket crosses the stages in chunks).", unit="size",
                             positive=True)
     bits: int = spec_field("Bits per gradient value on the wire (32 float; 16 / 8 dynamic fixed point).", 32,
-                           choices=GRADIENT_BITS, source=f"{ISSUE}: 16- and 8-bit data halve and quarter the bus use")
+                           choices=GRADIENT_BITS, source=f"{PRECISION}; bytes on the wire scale with the bits")
 
 
 @dataclass(frozen=True)
 class TechniquesSpec:
     backward_overlap: bool = spec_field("Communicate a bucket as soon as backward has produced it.", False,
-                                        source=ISSUE)
+                                        source=f"{PRESS}: communication and computation executed simultaneously")
     forward_overlap: bool = spec_field("Start a layer's next forward when its own weights are back (and serve "
-                                       "the communication of the layers needed first first).", False, source=ISSUE)
+                                       "the communication of the layers needed first first).", False,
+                                       source=f"{PRESS}: transmission in the priority order the next learning step needs")
     host_pipelining: bool = spec_field("Split buckets into chunks through device->host copy, host reduction and "
-                                       "host->device copy, overlapping the three stages.", False, source=ISSUE)
+                                       "host->device copy, overlapping the three stages.", False,
+                                       source="estimate: a host-side reduction pipeline; Fujitsu's press releases say only that the "
+                                              "sharing method changes with the size of the shared data")
 
 
 @dataclass(frozen=True)
