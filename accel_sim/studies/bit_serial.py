@@ -1,0 +1,137 @@
+"""Bit-serial designs against DaDianNao on AlexNet conv2-conv5: speed-up and energy vs the papers' abstracts.
+
+Every design runs as its DNNsim preset (``arch_configs/bitserial_dnnsim_*.yaml``, exact against DNNsim's
+``compute_cycles``) on the shipped DNNsim tensor set B (``tests/data/dnnsim_bitserial/B_alexnet_split.yaml``:
+AlexNet conv2-conv5, quantized values, each grouped layer as its two halves) with that set's per-layer
+precision profile. The published figures are the averages the papers state in their abstracts.
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pandas as pd
+
+from accel_sim.foundations.workload.layer import Network
+from accel_sim.foundations.workload.loader import load_workload
+from accel_sim.pipeline.catalog import load_arch
+from accel_sim.pipeline.plot.studies.bit_serial import speedup_per_design
+from accel_sim.pipeline.simulate import simulate_many
+from accel_sim.studies.registry import Comparison, StudyOutput, study
+from accel_sim.studies.template import readme
+
+WORKLOAD = Path(__file__).resolve().parents[2] / "tests" / "data" / "dnnsim_bitserial" / "B_alexnet_split.yaml"
+BASELINE = "dadiannao"
+DESIGNS = (BASELINE, "stripes", "shapeshifter_gs1_cr0", "loom_gs1_psb1", "bitpragmatic_b2_cr0",
+           "bitpragmatic_b2_cr1_booth", "laconic_booth", "bittacticalp", "bittacticale")
+# Serial designs whose DNNsim grid (16 tiles x 16 windows x 16 filters x 16 lanes) does 1 x 1-bit products per
+# lane and cycle: 1/16 of DaDianNao's peak bit-products (4096 16b x 16b MACs); the others match it.
+PEAK_FRACTION = {"loom_gs1_psb1": 1 / 16, "laconic_booth": 1 / 16}
+TOLERANCE = 0.20   # issue 40's bar on each published speed-up
+
+STRIPES = "Judd et al., Stripes, MICRO 2016, abstract"
+DSTRIPES = "Delmas et al., Dynamic Stripes, arXiv 1706.00504, abstract"
+LOOM = "Sharify et al., Loom, DAC 2018 (arXiv 1706.07853v2), abstract"
+PRA = "Albericio et al., Bit-Pragmatic, MICRO 2017 (preprint arXiv 1610.06920v1), abstract"
+PRA_ICLR = "Albericio et al., Bit-Pragmatic, ICLR 2017 workshop (openreview ryeF7mVFl), abstract"
+LACONIC = "Sharify et al., Laconic, ISCA 2019 (preprint arXiv 1805.04513), abstract"
+TCL = "Delmas Lascorz et al., Bit-Tactical, ASPLOS 2019 (preprint arXiv 1803.03688), abstract"
+# (design, quantity, published, source, metric, reference design): metric "speedup" or "energy" over the
+# reference's cycles / energy. One row per published figure.
+PUBLISHED = (
+    ("stripes", "Stripes speed-up over DaDianNao (mean of its networks)", 1.92, STRIPES, "speedup", BASELINE),
+    ("stripes", "Stripes energy efficiency over DaDianNao (57 % more)", 1.57, STRIPES, "energy", BASELINE),
+    ("shapeshifter_gs1_cr0", "Dynamic Stripes speed-up over Stripes (41 % more)", 1.41, DSTRIPES, "speedup",
+     "stripes"),
+    ("loom_gs1_psb1", "Loom (LM-1b) speed-up over a bit-parallel accelerator", 4.38, LOOM, "speedup", BASELINE),
+    ("loom_gs1_psb1", "Loom energy efficiency over a bit-parallel accelerator", 3.54, LOOM, "energy", BASELINE),
+    ("bitpragmatic_b2_cr0", "Pragmatic (straightforward variant) speed-up over DaDianNao", 2.6, PRA, "speedup",
+     BASELINE),
+    ("bitpragmatic_b2_cr0", "Pragmatic energy efficiency over DaDianNao (28 % more)", 1.28, PRA, "energy",
+     BASELINE),
+    ("bitpragmatic_b2_cr1_booth", "Pragmatic (improved cross-lane synchronisation) speed-up over DaDianNao",
+     3.1, PRA, "speedup", BASELINE),
+    ("bitpragmatic_b2_cr1_booth", "Pragmatic speed-up over DaDianNao", 4.3, PRA_ICLR, "speedup", BASELINE),
+    ("laconic_booth", "Laconic (128-wire weight interface) speed-up over a 2K-wire bit-parallel accelerator",
+     2.3, LACONIC, "speedup", BASELINE),
+    ("laconic_booth", "Laconic (128 wires) energy efficiency over the 2K-wire bit-parallel accelerator", 2.13,
+     LACONIC, "energy", BASELINE),
+    ("laconic_booth", "Laconic (1K-wire weight interface) speed-up over a 2K-wire bit-parallel accelerator",
+     15.4, LACONIC, "speedup", BASELINE),
+    ("laconic_booth", "Laconic (1K wires) energy efficiency over the 2K-wire bit-parallel accelerator", 1.95,
+     LACONIC, "energy", BASELINE),
+    ("bittacticalp", "Bit-Tactical TCLp speed-up over an equivalent data-parallel accelerator", 5.05, TCL,
+     "speedup", BASELINE),
+    ("bittacticalp", "Bit-Tactical TCLp energy efficiency over the data-parallel accelerator", 2.98, TCL,
+     "energy", BASELINE),
+)
+COLUMNS = ["design", "layer", "activation_bits", "weight_bits", "cycles", "energy_pj", "speedup",
+           "energy_efficiency", "speedup_equal_peak"]
+
+
+def run_designs(designs: tuple[str, ...], layers: tuple[str, ...] | None = None) -> pd.DataFrame:
+    """Cycles and energy of every design on every layer of set B, relative to DaDianNao, plus an ``all`` row
+    per design (sums)."""
+    network = load_workload(str(WORKLOAD))
+    if layers is not None:
+        network = Network(network.name, tuple(layer for layer in network.layers if layer.name in layers))
+    names = (BASELINE, *[d for d in designs if d != BASELINE])
+    runs = simulate_many([load_arch(f"bitserial_dnnsim_{d}") for d in names], network)
+    rows = []
+    for design, run in zip(names, runs):
+        for layer, result, energy in zip(network.layers, run.layers, run.energy):
+            rows.append({"design": design, "layer": layer.name, "activation_bits": layer.activation_bits,
+                         "weight_bits": layer.weight_bits, "cycles": result.cycles, "energy_pj": energy.total_pj})
+        rows.append({"design": design, "layer": "all", "activation_bits": None, "weight_bits": None,
+                     "cycles": sum(r.cycles for r in run.layers), "energy_pj": sum(e.total_pj for e in run.energy)})
+    frame = pd.DataFrame(rows)
+    base = frame[frame.design == BASELINE].set_index("layer")
+    frame["speedup"] = [base.cycles[l] / c for l, c in zip(frame.layer, frame.cycles)]
+    frame["energy_efficiency"] = [base.energy_pj[l] / e for l, e in zip(frame.layer, frame.energy_pj)]
+    frame["speedup_equal_peak"] = [s / PEAK_FRACTION[d] if d in PEAK_FRACTION else math.nan
+                                   for d, s in zip(frame.design, frame.speedup)]
+    return frame[COLUMNS]
+
+
+def comparisons(frame: pd.DataFrame) -> tuple[Comparison, ...]:
+    """One row per published figure whose design (and reference design) ran."""
+    total = frame[frame.layer == "all"].set_index("design")
+    rows = []
+    for design, quantity, published, source, metric, reference in PUBLISHED:
+        if design not in total.index or reference not in total.index:
+            continue
+        column = "cycles" if metric == "speedup" else "energy_pj"
+        simulated = float(total[column][reference] / total[column][design])
+        rows.append(Comparison(f"{quantity}; simulated: DNNsim preset {design} on AlexNet conv2-5 (set B)", "x",
+                               published, simulated, source, TOLERANCE))
+    return tuple(rows)
+
+
+def readme_text(frame: pd.DataFrame, rows: tuple[Comparison, ...]) -> str:
+    """The study's README; every number in it comes from ``frame`` and ``rows``."""
+    total = frame[frame.layer == "all"].set_index("design")
+    layers = frame[(frame.layer != "all") & (frame.design == BASELINE)]
+    profile = ", ".join(f"{l} {a}/{w}" for l, a, w in zip(layers.layer, layers.activation_bits, layers.weight_bits))
+    table = "\n".join(f"| {d} | {total.cycles[d]:,} | {total.speedup[d]:.2f}x | {total.energy_efficiency[d]:.2f}x |"
+                      for d in total.index)
+    within = sum(1 for r in rows if r.within_tolerance)
+
+    def speed(design: str) -> str:
+        return f"{total.speedup[design]:.2f}x" if design in total.index else "n/a"
+
+    def peak(design: str) -> str:
+        return f"{total.speedup_equal_peak[design]:.2f}x" if design in total.index else "n/a"
+    return readme(__name__, profile=profile, table=table, within=within, rows=len(rows),
+                  stripes=speed("stripes"), loom=speed("loom_gs1_psb1"), loom_peak=peak("loom_gs1_psb1"),
+                  laconic=speed("laconic_booth"), laconic_peak=peak("laconic_booth"),
+                  pra0=speed("bitpragmatic_b2_cr0"), pra1=speed("bitpragmatic_b2_cr1_booth"),
+                  tclp=speed("bittacticalp"), tcle=speed("bittacticale"), ss=speed("shapeshifter_gs1_cr0"))
+
+
+@study("bit-serial", "Bit-serial designs (Stripes, Dynamic Stripes, Loom, Pragmatic, Laconic, Bit-Tactical) "
+       "over DaDianNao on AlexNet conv2-5 vs the papers' published speed-ups", cpu_s=45.0)
+def bit_serial_study(designs: tuple[str, ...] = DESIGNS, layers: tuple[str, ...] | None = None) -> StudyOutput:
+    frame = run_designs(designs, layers)
+    rows = comparisons(frame)
+    return StudyOutput(results=frame, figure=speedup_per_design(frame, rows), readme=readme_text(frame, rows),
+                       comparisons=rows)
