@@ -18,7 +18,7 @@ from typing import Any
 
 import simpy
 
-from accel_sim.hardware.dram_channel import LogEntry
+from accel_sim.hardware.log import LogEntry
 from accel_sim.hardware.fifo import Fifo
 
 

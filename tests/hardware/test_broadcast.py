@@ -4,7 +4,7 @@ import pytest
 import simpy
 
 from accel_sim.hardware.broadcast import Broadcast
-from accel_sim.hardware.dram_channel import LogEntry
+from accel_sim.hardware.log import LogEntry
 from accel_sim.hardware.fifo import Fifo
 
 

@@ -71,4 +71,4 @@ class LnzdRoot:
                     log.append(BroadcastLog(t, int(column), code, cycle - start))
                 yield self.env.timeout(1)          # the root sends at most one entry per cycle
             self.logs.append(log)
-            yield self.vector_end.wait()
+            yield self.vector_end.put()

@@ -83,5 +83,5 @@ class ProcessingElement:
             self.vector_nonzeros.append(self.alu.entries - self.alu.padding - nonzeros_before)
             self.outputs.append(self.alu.accumulators.copy())
             self.logs.append(log)
-            yield vector_end.wait()
+            yield vector_end.put()
             self.tail_cycles += int(self.env.now) - free
