@@ -64,7 +64,7 @@ class ProcessingElement:
             nonzeros_before = self.alu.entries - self.alu.padding
             log: list[SliceLog] = []
             for _ in range(broadcasts):
-                entry = yield from bus.receive(self.index)
+                entry = yield bus.get(self.index)
                 popped = int(self.env.now)
                 self.starved_cycles += popped - free
                 begin, end = self.pointers.slice_bounds(entry.column)
