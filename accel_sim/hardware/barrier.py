@@ -1,8 +1,8 @@
 """A reusable barrier: ``parties`` processes wait until all of them have arrived.
 
-``yield barrier.wait()`` returns when the last party of the current round arrives; the
-barrier then opens the next round. It counts rounds and, per round, the cycles the first
-arrival waited (the imbalance a barrier costs).
+``yield barrier.put()`` (a party puts its arrival) returns when the last party of the current
+round arrives; the barrier then opens the next round. It counts rounds and, per round, the cycles
+the first arrival waited (the imbalance a barrier costs).
 """
 from __future__ import annotations
 
@@ -22,7 +22,8 @@ class Barrier:
         self._first_arrival = 0
         self._open = env.event()
 
-    def wait(self) -> simpy.Event:
+    def put(self) -> simpy.Event:
+        """Arrive; the event fires (with the round's number) when every party of the round has arrived."""
         if self._arrived == 0:
             self._first_arrival = int(self.env.now)
         self._arrived += 1

@@ -1,13 +1,14 @@
 """A broadcast bus into several FIFOs, with credit-based flow control.
 
-One sender writes the same entry into every receiver's :class:`~accel_sim.hardware.Fifo` in
-one cycle (e.g. EIE's LNZD root broadcasting (a_j, j) to every PE's activation FIFO). It may
-send only when every FIFO has a free slot: it holds one credit per free slot of each FIFO (a
-:class:`simpy.Container` of ``depth`` credits per receiver), takes one credit from every
-receiver before it sends (waiting while any FIFO is full) and a receiver returns its credit
-in the cycle it pops the entry, so a slot freed by a pop can be refilled in the same cycle.
-The entry lands in the FIFOs ``latency`` cycles after it was sent: with 1, a receiver pops it
-at the earliest in the cycle after the broadcast.
+One sender puts the same entry into every receiver's :class:`~accel_sim.hardware.Fifo` in one
+cycle (e.g. EIE's LNZD root broadcasting (a_j, j) to every PE's activation FIFO). It may send only
+when every FIFO has a free slot: it holds one credit per free slot of each FIFO (a
+:class:`simpy.Container` of ``depth`` credits per receiver). ``put(item)`` takes one credit from
+every receiver (its event fires when it has them all, waiting while any FIFO is full: the send
+cycle); ``get(index)`` pops the head of FIFO ``index`` and returns its credit in the cycle of the
+pop, so a slot freed by a pop can be refilled in the same cycle. The entry lands in the FIFOs
+``latency`` cycles after it was sent: with 1, a receiver pops it at the earliest in the cycle after
+the broadcast.
 
 It counts the entries sent and the cycles a ready entry waited for a full FIFO, and keeps a
 ``(who, what, when)`` log of the sends when given a list.
@@ -18,8 +19,8 @@ from typing import Any
 
 import simpy
 
-from accel_sim.hardware.dram_channel import LogEntry
 from accel_sim.hardware.fifo import Fifo
+from accel_sim.hardware.log import LogEntry
 
 
 class Broadcast:
@@ -38,16 +39,18 @@ class Broadcast:
         self.full_stall_cycles = 0    # cycles ready entries waited for a slot in every FIFO
         self.log = log
 
-    def send(self, item: Any):
-        """A process that sends ``item`` to every FIFO as soon as all have room; returns the send cycle."""
-        ready = self.env.now
-        yield self.env.all_of([credits.get(1) for credits in self.credits])
+    def put(self, item: Any) -> simpy.Event:
+        """Send ``item`` to every FIFO as soon as all have room; the event fires in the send cycle."""
+        credits = self.env.all_of([credits.get(1) for credits in self.credits])
+        credits.callbacks.append(lambda _, ready=self.env.now: self._send(item, ready))
+        return credits
+
+    def _send(self, item: Any, ready: float) -> None:
         self.full_stall_cycles += int(self.env.now - ready)
         self.sent += 1
         if self.log is not None:
             self.log.append(LogEntry(self.name, "send", int(self.env.now)))
         self.env.process(self._land(item))
-        return int(self.env.now)
 
     def _land(self, item: Any):
         if self.latency:
@@ -55,9 +58,9 @@ class Broadcast:
         for fifo in self.fifos:
             yield fifo.put(item)      # a credit was taken for this slot: never waits
 
-    def receive(self, index: int):
-        """A process that pops the head of FIFO ``index`` (waiting while it is empty), returns the
-        credit and returns the entry."""
-        item = yield self.fifos[index].get()
-        yield self.credits[index].put(1)
-        return item
+    def get(self, index: int) -> simpy.Event:
+        """Pop the head of FIFO ``index`` (waiting while it is empty); the event's value is the entry,
+        and the credit goes back when it fires."""
+        popped = self.fifos[index].get()
+        popped.callbacks.append(lambda _: self.credits[index].put(1))
+        return popped

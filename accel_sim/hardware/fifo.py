@@ -11,7 +11,7 @@ from typing import Any
 
 import simpy
 
-from accel_sim.hardware.dram_channel import LogEntry
+from accel_sim.hardware.log import LogEntry
 
 
 class Fifo(simpy.Store):

@@ -1,56 +1,121 @@
-"""A bandwidth-limited link: transfers of whole cycles at a rate of any bytes per cycle.
+"""One bandwidth-limited block: a DRAM channel, a DRAM bus, an on-chip link or port.
 
-One :class:`Link` is one path data crosses at a fixed rate: an L2 read path shared by many
-clients, one client's port, an HBM interface, a shared-memory bank array, a register-file read
-port. A transfer of ``bits`` holds the link's one-slot port for ``ceil(bits / (8 x
-bytes_per_cycle))`` whole cycles (none for nothing); transfers queue for the port in request
-order. The rate may be fractional (an A100's HBM2 moves 1102.8 bytes per 1410 MHz clock), which
-:class:`~accel_sim.hardware.dram_channel.DramChannel` (whole words per cycle, a latency per
-transfer) does not express; a latency, where a model has one, is the caller's.
+A :class:`Link` moves amounts through a one-slot port at the rate its :mod:`~accel_sim.hardware.rate`
+sets (whole words per cycle, or any bytes per cycle). The verbs are SimPy's:
 
-The link counts transfers and bits, and logs ``(who, what, when)`` tuples when given a log.
+- ``get(amount, who)``: a read (data out of the block: a DRAM read, a fill);
+- ``put(amount, who)``: a write (data into it: a drain, posted writes);
+- ``burst(reads, writes, who)``: a burst list, reads and writes back to back on the same pins.
+
+Each returns a :class:`simpy.Process` (an event) that ends when the data is in place and returns
+that cycle. A transfer queues for the port in request order, holds it ``cycles = rate.cycles(amount)``
+cycles from the cycle ``first`` it gets it (a transfer of no cycles takes its turn and no time), and
+its data is in place in cycle ``first + cycles - 1 + latency``: ``latency`` counts from the cycle
+of the last beat, so the default 1 makes the data usable the cycle after it (a plain link), a
+DRAM adds its access latency and posted writes have 0. The amount that sets the time may differ
+from the one counted (``timed``): a design compressing a transfer for energy only moves it in the
+time of the uncompressed data. ``at=first`` issues a transfer the caller schedules itself (not
+through the port): SCALE-Sim's prefetcher, whose bursts run ahead of the requests claiming them;
+one whose first cycle is already past ends at once, logged when it is issued.
+
+The link counts what it moves (reads and writes in the rate's unit, ``word_bits`` bits each;
+transfers; busy cycles) through the :meth:`Link._count` hook, which a block built on a link
+(the scatter crossbar) overrides, and logs ``(who, "read start" | "write end" | ..., when)``
+tuples when given a log.
 """
 from __future__ import annotations
 
-import math
+from typing import Any, Protocol
 
 import simpy
 
-from accel_sim.hardware.dram_channel import LogEntry
+from accel_sim.hardware.counters import AccessCounter
+from accel_sim.hardware.log import LogEntry
 
-BITS_PER_BYTE = 8
+READ = "read"
+WRITE = "write"
+BURST = "burst"
+
+
+class Rate(Protocol):
+    def cycles(self, amount: Any) -> int: ...
 
 
 class Link:
-    def __init__(self, env: simpy.Environment, name: str, bytes_per_cycle: float, log: list[LogEntry] | None = None):
-        if not bytes_per_cycle > 0:
-            raise ValueError(f"{name}: a link moves a positive number of bytes per cycle, got {bytes_per_cycle}")
+    def __init__(self, env: simpy.Environment, name: str, rate: Rate, latency: int = 1, word_bits: int = 1,
+                 log: list[LogEntry] | None = None):
+        if latency < 0:
+            raise ValueError(f"{name}: negative latency {latency}")
         self.env = env
         self.name = name
-        self.bytes_per_cycle = bytes_per_cycle
+        self.rate = rate
+        self.latency = latency
         self.port = simpy.Resource(env, capacity=1)
+        self.counter = AccessCounter(name, word_bits)
         self.transfers = 0
-        self.bits = 0
+        self.busy_cycles = 0
         self.log = log
 
-    def cycles_for(self, bits: int) -> int:
-        """Whole cycles the link is busy moving ``bits``."""
-        return math.ceil(bits / (BITS_PER_BYTE * self.bytes_per_cycle))
+    def cycles_for(self, amount: Any) -> int:
+        """Whole cycles ``amount`` holds the port."""
+        return self.rate.cycles(amount)
 
-    def transfer(self, bits: int, who: str = "") -> simpy.Process:
-        """Move ``bits`` when the port is free; the process ends with the last bit, returning that cycle."""
-        if bits < 0:
-            raise ValueError(f"{self.name}: negative transfer of {bits} bits")
+    def end_cycle(self, first: int, cycles: int) -> int:
+        """Cycle the data of a transfer holding the port ``cycles`` cycles from ``first`` is in place."""
+        return first + cycles - 1 + self.latency
+
+    def get(self, amount: Any, who: str = "", *, at: int | None = None, timed: Any = None) -> simpy.Process:
+        """Read ``amount``; the process returns the cycle its data is in place."""
+        return self._issue(READ, amount, 0, who, at, timed)
+
+    def put(self, amount: Any, who: str = "", *, at: int | None = None, timed: Any = None) -> simpy.Process:
+        """Write ``amount``; the process returns the cycle it is in place."""
+        return self._issue(WRITE, 0, amount, who, at, timed)
+
+    def burst(self, reads: Any, writes: Any, who: str = "", *, timed: Any = None) -> simpy.Process:
+        """A burst list reading ``reads`` then writing ``writes`` in one turn on the port."""
+        return self._issue(BURST, reads, writes, who, None, timed)
+
+    def _count(self, reads: Any, writes: Any, cycles: int) -> None:
+        """The hook counting one transfer when it is issued."""
+        self.counter.read(reads)
+        self.counter.write(writes)
+
+    def _issue(self, kind: str, reads: Any, writes: Any, who: str, at: int | None, timed: Any) -> simpy.Process:
+        if timed is not None and timed < 0:
+            raise ValueError(f"{self.name}: negative transfer time from {who}")
+        cycles = self.rate.cycles(reads + writes if timed is None else timed)
+        self._count(reads, writes, cycles)
         self.transfers += 1
-        self.bits += bits
-        return self.env.process(self._transfer(bits, who))
+        self.busy_cycles += cycles
+        who = who or self.name
+        if at is None:
+            return self.env.process(self._serve(kind, cycles, who))
+        return self.env.process(self._scheduled(kind, at, cycles, who))
 
-    def _transfer(self, bits: int, who: str):
-        with self.port.request() as slot:
-            yield slot
-            if self.log is not None:
-                self.log.append(LogEntry(who, f"{self.name} start", int(self.env.now)))
-            yield self.env.timeout(self.cycles_for(bits))
+    def _log(self, who: str, what: str, when: int) -> None:
         if self.log is not None:
-            self.log.append(LogEntry(who, f"{self.name} end", int(self.env.now)))
-        return int(self.env.now)
+            self.log.append(LogEntry(who, what, when))
+
+    def _serve(self, kind: str, cycles: int, who: str):
+        with self.port.request() as turn:
+            yield turn
+            first = int(self.env.now)
+            self._log(who, f"{kind} start", first)
+            if cycles:
+                yield self.env.timeout(cycles)
+        end = self.end_cycle(first, cycles)
+        if end > self.env.now:
+            yield self.env.timeout(end - self.env.now)
+        self._log(who, f"{kind} end", end)
+        return end
+
+    def _scheduled(self, kind: str, first: int, cycles: int, who: str):
+        end = self.end_cycle(first, cycles)
+        if first > self.env.now:
+            yield self.env.timeout(first - self.env.now)
+        self._log(who, f"{kind} start", first)
+        if end > self.env.now:
+            yield self.env.timeout(end - self.env.now)
+        self._log(who, f"{kind} end", end)
+        return end

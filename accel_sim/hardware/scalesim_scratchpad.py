@@ -1,4 +1,4 @@
-"""Double-buffered on-chip scratchpads in front of a DRAM channel (SimPy components).
+"""Double-buffered on-chip scratchpads in front of a DRAM channel (a :class:`~accel_sim.hardware.link.Link`; SimPy components).
 
 Both reproduce SCALE-Sim 3.0.0's double-buffered scratchpad
 (``memory/double_buffered_scratchpad_mem.py``): half of the buffer serves the array
@@ -43,7 +43,7 @@ import simpy
 
 from accel_sim.foundations.errors import SimulationError
 from accel_sim.hardware.counters import AccessCounter
-from accel_sim.hardware.dram_channel import READ, WRITE, DramChannel
+from accel_sim.hardware.link import Link
 
 SETS = 100            # SCALE-Sim tracks a read buffer's contents in 100 address sets
 ACTIVE_FRACTION = 0.5  # double buffering: half serves the array, half fills / drains
@@ -160,14 +160,14 @@ class ReadScratchpad:
     """Double-buffered read scratchpad in front of ``channel`` (see the module docstring)."""
 
     def __init__(self, env: simpy.Environment, name: str, capacity_words: int, fetch: np.ndarray,
-                 channel: DramChannel, hit_latency: int = HIT_LATENCY):
+                 channel: Link, hit_latency: int = HIT_LATENCY):
         fetch = np.asarray(fetch)
         valid = fetch[fetch != NO_ADDRESS]
         self.env = env
         self.name = name
         self.channel = channel
         self.hit_latency = hit_latency
-        self.geometry = ReadBufferGeometry(capacity_words, channel.words_per_cycle, fetch.size, valid.size)
+        self.geometry = ReadBufferGeometry(capacity_words, channel.rate.words, fetch.size, valid.size)
         g = self.geometry
         self._sets = [np.unique(valid[i * g.set_words:(i + 1) * g.set_words]) for i in range(g.sets)]
         self.window = (0, g.active_sets)  # [start, end) of resident sets, wrapping around
@@ -199,10 +199,10 @@ class ReadScratchpad:
         """Fill the active half so the last line lands in ``ready_cycle`` (the cycle before compute)."""
         g = self.geometry
         lines = g.initial_lines
-        first = ready_cycle - lines + 1 - self.channel.latency[READ]
+        first = ready_cycle - lines + 1 - self.channel.latency
         self.last_ready = ready_cycle
         self.fills.write(lines * g.words_per_cycle)
-        return self.channel.transfer_at(READ, first, lines, lines * g.words_per_cycle, f"{self.name} fill")
+        return self.channel.get(lines * g.words_per_cycle, f"{self.name} fill", at=first)
 
     def claim_burst(self) -> simpy.Process:
         """Slide the window by the prefetch half and claim the next burst, issued the cycle after the
@@ -217,9 +217,9 @@ class ReadScratchpad:
         self.bursts += 1
         words = g.burst_lines * g.words_per_cycle
         self.fills.write(words)
-        burst = self.channel.transfer_at(READ, first, g.burst_lines, words, f"{self.name} burst {self.bursts}")
+        burst = self.channel.get(words, f"{self.name} burst {self.bursts}", at=first)
         self.pending.append(burst)
-        self.last_ready = self.channel.end_cycle(READ, first, g.burst_lines)
+        self.last_ready = self.channel.end_cycle(first, g.burst_lines)
         return burst
 
     def _claims(self, addresses: np.ndarray):
@@ -270,11 +270,11 @@ class ReadScratchpad:
 class WriteScratchpad:
     """Double-buffered write scratchpad draining to ``channel`` (see the module docstring)."""
 
-    def __init__(self, env: simpy.Environment, name: str, capacity_words: int, channel: DramChannel):
+    def __init__(self, env: simpy.Environment, name: str, capacity_words: int, channel: Link):
         self.env = env
         self.name = name
         self.channel = channel
-        self.geometry = WriteBufferGeometry(capacity_words, channel.words_per_cycle)
+        self.geometry = WriteBufferGeometry(capacity_words, channel.rate.words)
         self.free_words = capacity_words
         self.drain_end = 0
         self._closed_lines: deque[int] = deque()  # word count of each closed, undrained line
@@ -303,9 +303,8 @@ class WriteScratchpad:
         words = (lines - 1) * self.geometry.words_per_cycle + taken[-1]
         self.free_words += words
         self.drained.read(words)
-        self.drains.append(self.channel.transfer_at(WRITE, cycle, lines, words,
-                                                    f"{self.name} drain {len(self.drains) + 1}"))
-        end = self.channel.end_cycle(WRITE, cycle, lines)
+        self.drains.append(self.channel.put(words, f"{self.name} drain {len(self.drains) + 1}", at=cycle))
+        end = self.channel.end_cycle(cycle, lines)
         self.drain_starts.append(cycle)
         self.drain_ends.append(end)
         return end

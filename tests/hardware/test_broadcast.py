@@ -3,9 +3,7 @@ a slot freed by a pop is refilled in the same cycle; receivers see an entry ``la
 import pytest
 import simpy
 
-from accel_sim.hardware.broadcast import Broadcast
-from accel_sim.hardware.dram_channel import LogEntry
-from accel_sim.hardware.fifo import Fifo
+from accel_sim.hardware import Broadcast, Fifo, LogEntry
 
 
 def test_a_full_fifo_holds_the_broadcast_for_every_receiver():
@@ -17,12 +15,12 @@ def test_a_full_fifo_holds_the_broadcast_for_every_receiver():
 
     def sender():
         for item in "abc":
-            yield from bus.send(item)
+            yield bus.put(item)
             yield env.timeout(1)
 
     def receiver(index, work):
         for _ in range(3):
-            item = yield from bus.receive(index)
+            item = yield bus.get(index)
             popped.append((index, item, int(env.now)))
             yield env.timeout(work)
 
@@ -44,11 +42,11 @@ def test_zero_latency_delivers_in_the_send_cycle():
     got = []
 
     def receiver():
-        item = yield from bus.receive(0)
+        item = yield bus.get(0)
         got.append((item, int(env.now)))
 
     env.process(receiver())
-    env.process(bus.send("x"))
+    bus.put("x")
     env.run()
     assert got == [("x", 0)]
 

@@ -5,7 +5,7 @@ import pytest
 import simpy
 
 from accel_sim.foundations.errors import SimulationError
-from accel_sim.hardware.dram_channel import DramChannel
+from accel_sim.hardware import Link, WordsPerCycle
 from accel_sim.hardware.scalesim_scratchpad import ReadBufferGeometry, ReadScratchpad, WriteBufferGeometry, WriteScratchpad
 
 
@@ -32,7 +32,7 @@ def test_write_geometry():
 def read_setup():
     """8-word buffer (sets of one word; 4 resident), 12-word sequence, 2 words/cycle, latency 1."""
     env = simpy.Environment(initial_time=-3)
-    channel = DramChannel(env, "dram", words_per_cycle=2, read_latency=1, word_bits=8)
+    channel = Link(env, "dram", WordsPerCycle(2), latency=1, word_bits=8, log=[])
     buffer = ReadScratchpad(env, "buf", capacity_words=8, fetch=np.arange(12), channel=channel)
     return env, channel, buffer
 
@@ -79,7 +79,7 @@ def test_an_address_in_no_set_is_an_error():
 
 def write_setup(capacity, words_per_cycle):
     env = simpy.Environment()
-    channel = DramChannel(env, "dram", words_per_cycle=words_per_cycle, read_latency=1, word_bits=8)
+    channel = Link(env, "dram", WordsPerCycle(words_per_cycle), latency=0, word_bits=8, log=[])   # posted writes
     return env, channel, WriteScratchpad(env, "out", capacity_words=capacity, channel=channel)
 
 

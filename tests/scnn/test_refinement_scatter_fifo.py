@@ -55,7 +55,7 @@ def fast_cycles(load: np.ndarray, depth: int | None) -> int:
 def reference_cycles(load: np.ndarray, depth: int | None) -> int:
     env = simpy.Environment()
     scatter = FifoScatter(env, load.shape[1], depth)
-    done = env.process(scatter.scatter(load))
+    done = scatter.put(load)
     env.run(until=done)
     return done.value
 

@@ -14,7 +14,7 @@ import simpy
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from accel_sim.hardware.dram_channel import DramChannel
+from accel_sim.hardware import Link, WordsPerCycle
 from accel_sim.hardware.scalesim_scratchpad import (NO_ADDRESS, ReadBufferGeometry, ReadScratchpad, WriteBufferGeometry,
                                                     WriteScratchpad)
 from accel_sim.models.systolic.fast.demand import DemandStream, FoldRequests, demand_stream, first_demand_line, streamed_requests
@@ -74,7 +74,7 @@ def test_demand_streams_equal_scalesim_style_demand_matrices(dataflow, rows, col
 def test_drain_timeline_jumps_like_the_word_by_word_write_buffer(counts, capacity, words_per_cycle, latency):
     """Lines of output words issued back to back; each line waits what the buffer charges."""
     env = simpy.Environment()
-    channel = DramChannel(env, "ofmap_dram", words_per_cycle, 1, 8, write_latency=latency)
+    channel = Link(env, "ofmap_dram", WordsPerCycle(words_per_cycle), latency, 8)
     literal = WriteScratchpad(env, "ofmap_sram", capacity, channel)
     stall, waits = 0, []
     for line, words in enumerate(counts):
@@ -123,7 +123,7 @@ def test_vectorised_miss_scan_claims_the_bursts_of_the_literal_buffer(data, capa
     assert (renewed.lines.tolist(), renewed.bursts.tolist()) == (fast.lines.tolist(), fast.bursts.tolist())
 
     env = simpy.Environment(initial_time=-1000)
-    literal = ReadScratchpad(env, "buf", capacity, fetch, DramChannel(env, "dram", words_per_cycle, 1, 8))
+    literal = ReadScratchpad(env, "buf", capacity, fetch, Link(env, "dram", WordsPerCycle(words_per_cycle), 1, 8))
     literal.prefill(-1)
     claimed = {}
     for line in np.unique(lines):

@@ -67,7 +67,7 @@ def _lane(env: simpy.Environment, plan: CnvlutinPlan, lane: int, barrier: Barrie
                     tally.macs += real_channels * r_max * s_max * filters
                 if busy:
                     yield env.timeout(busy)
-                yield barrier.wait()
+                yield barrier.put()
 
 
 def _count_window_contents(plan: CnvlutinPlan, tally: _Tally) -> None:

@@ -6,7 +6,7 @@ linked by one-entry stores (the registers between them) and meeting at a step
 only when every stage is done with its tile: a lock-step pipeline):
 
 - **loader**: per tile, reads the tile's new input and weight words from DRAM, each operand
-  stream on its own :class:`~accel_sim.hardware.DramChannel` (``dram.bandwidth`` bytes per
+  stream on its own :class:`~accel_sim.hardware.Link` (``dram.bandwidth`` whole bytes per
   cycle, both streams at once), and puts the tile into ``loaded`` (the half of the local
   memory that is not being computed);
 - **array**: takes the loaded tile, spends one cycle per reduction step of its chunk (one
@@ -29,8 +29,8 @@ whichever is longer; load stall what the loader adds to that, write-back stall t
 
 DRAM timing: a transfer of ``lines`` bus lines (``ceil(bytes / dram.bandwidth)``) issued in
 cycle ``t`` delivers its data ``dram.latency`` cycles after its last line, in cycle
-``t + lines + dram.latency``; in :class:`DramChannel`'s terms (the last line's own cycle counts
-as the first of the latency) the read latency is ``dram.latency + 1``. Writes are posted
+``t + lines + dram.latency``; in :class:`~accel_sim.hardware.Link`'s terms (latency counts from the
+last line's own cycle) the read latency is ``dram.latency + 1``. Writes are posted
 (latency 0). ``calc`` mode has no DRAM time: the words are counted, the transfers take none.
 A channel moves at least one byte per cycle: the reference refuses ``dram.bandwidth < 1``.
 """
@@ -43,12 +43,13 @@ import simpy
 from accel_sim.models.dlu.counters import DLUCounters
 from accel_sim.models.dlu.plan import DLUPlan
 from accel_sim.foundations.errors import SimulationError
-from accel_sim.hardware import Barrier, DramChannel, Fifo, LogEntry
+from accel_sim.hardware import Barrier, Fifo, Link, LogEntry, WordsPerCycle
 
 BITS_PER_BYTE = 8
 REGISTER_DEPTH = 1   # one tile between two stages: the other half of the double buffer, the output block
 PIPELINE_STEPS = 3   # a tile is loaded, computed, then drained (statistics and write-back side by side)
 BUBBLE = None        # an empty pipeline slot
+POSTED = 0           # the latency of a posted write
 STAGES = ("load", "array", "statistics", "writeback")
 
 
@@ -112,15 +113,16 @@ class _Group:
         dram = plan.arch.dram
         self.channels = None
         if dram.bandwidth_mode == "user":
-            self.channels = {name: DramChannel(env, name, dram.bandwidth, dram.latency + 1, BITS_PER_BYTE, log=log)
-                             for name in ("inputs", "weights", "outputs")}
+            self.channels = {name: Link(env, name, WordsPerCycle(dram.bandwidth), latency, BITS_PER_BYTE, log=log)
+                             for name, latency in (("inputs", dram.latency + 1), ("weights", dram.latency + 1),
+                                                   ("outputs", POSTED))}
 
     def bytes_of(self, words: int, bits: int | None = None) -> int:
         return -(-words * (bits or self.plan.spec.bits) // BITS_PER_BYTE)
 
     def _end_step(self, stage: str, step: int):
         self.tally.finish(stage, step, int(self.env.now))
-        yield self.barrier.wait()
+        yield self.barrier.put()
 
     def load(self):
         for step in range(self.steps):
@@ -130,7 +132,7 @@ class _Group:
                 self.tally.input_fill_words += tile.input_words
                 self.tally.weight_fill_words += tile.weight_words
                 if self.channels is not None:
-                    reads = [self.channels[name].read(self.bytes_of(words, bits), f"load tile {tile.index}")
+                    reads = [self.channels[name].get(self.bytes_of(words, bits), f"load tile {tile.index}")
                              for name, words, bits in (("inputs", tile.input_words, None),
                                                        ("weights", tile.weight_words, self.plan.weight_bits))
                              if words]
@@ -175,7 +177,7 @@ class _Group:
                 outputs = tile.rows * tile.cols
                 self.tally.output_words += outputs
                 if self.channels is not None:
-                    yield self.channels["outputs"].write(self.bytes_of(outputs), f"write tile {tile.index}")
+                    yield self.channels["outputs"].put(self.bytes_of(outputs), f"write tile {tile.index}")
             yield from self._end_step("writeback", step)
 
     def run(self):

@@ -70,7 +70,7 @@ def reference(plan: LowbitPlan, max_cycles: int | None = None) -> LowbitCounters
             tally.scaled += rows if precision in ("binary", "ternary") else 0
             tally.scaled += rows if precision == "binary" and spec.activation_scale else 0
         arrivals.append(int(env.now))
-        yield barrier.wait()
+        yield barrier.put()
 
     def array():
         yield env.process(binarizer())

@@ -16,7 +16,7 @@ cycles), and each SM's shared schedulers, L1 and L2 port as FIFO servers of its 
   starts (in launch order) and then filled; only misses take the L2 port. Which SM a CTA lands on
   depends on the earlier CTAs' times, so dispatch and L1 walk the CTAs together (one numpy lookup
   per CTA on sorted line tags).
-- The L2 and DRAM bandwidths bound the whole kernel (:class:`~accel_sim.hardware.dram_bus.DramBus`
+- The L2 and DRAM bandwidths bound the whole kernel (:class:`~accel_sim.hardware.Link`
   rounding).
 - Atomic adds execute in the atomic unit of their sector's L2 slice, a FIFO server per slice of each
   CTA's demand on it, arriving when the CTA starts (the same drain); the kernel ends when every slice
@@ -41,7 +41,7 @@ def link_cycles(bits: np.ndarray, bytes_per_cycle: float) -> np.ndarray:
 
 
 def bus_cycles(bits: int, bytes_per_cycle: float) -> int:
-    """Whole cycles a DramBus of ``bytes_per_cycle`` is busy with one burst list."""
+    """Whole cycles a bus of ``bytes_per_cycle`` is busy with one burst list (the reference's :class:`~accel_sim.hardware.Link`)."""
     return int(np.ceil(bits / BITS_PER_BYTE / bytes_per_cycle))
 
 

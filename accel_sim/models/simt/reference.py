@@ -5,13 +5,13 @@ slot, having seen every slot freed in the cycle: :class:`~accel_sim.hardware.cyc
 ``sms x ctas_per_sm`` CTA slots (slot ``s`` on SM ``s % sms``); per CTA one process per warp (a
 timeout per instruction group: its issue and exposed latency) and the CTA's stand-alone use of the
 SM's schedulers, L1 and L2 port (timeouts of the SM's links' whole-cycle times); per SM three
-:class:`~accel_sim.hardware.link.Link` servers (schedulers, L1, L2 port) to which every CTA hands
+:class:`~accel_sim.hardware.Link` servers (schedulers, L1, L2 port) to which every CTA hands
 its demands when it starts, served in arrival order; per SM an L1 data cache (an ordered table of
 128-byte lines and their valid 32-byte sectors, least recently used first) that a CTA starting on
 the SM consults for its read-only load sectors before filling them, its misses joining its L2-port
 demand; the L2 and DRAM as shared
-:class:`~accel_sim.hardware.dram_bus.DramBus` blocks moving the kernel's traffic while the SMs run; per
-L2 slice an atomic unit (a :class:`~accel_sim.hardware.link.Link` of one cycle per cycle of work) to
+:class:`~accel_sim.hardware.Link` s (burst lists at a fractional bandwidth) moving the kernel's traffic while the
+SMs run; per L2 slice an atomic unit (a :class:`~accel_sim.hardware.Link` of one cycle per cycle of work) to
 which every CTA hands its atomic requests' cycles on that slice when it starts, served in arrival order.
 Events per group, CTA and transfer, never per thread or cycle."""
 from __future__ import annotations
@@ -23,10 +23,7 @@ import numpy as np
 import simpy
 
 from accel_sim.foundations.errors import SimulationError
-from accel_sim.hardware import run_until_done
-from accel_sim.hardware.cycle_phase import EndOfCycle
-from accel_sim.hardware.dram_bus import DramBus
-from accel_sim.hardware.link import Link
+from accel_sim.hardware import BytesPerCycle, EndOfCycle, Link, WordsPerCycle, run_until_done
 from accel_sim.models.simt.counters import SimtCounters
 from accel_sim.models.simt.plan import SimtPlan
 
@@ -55,9 +52,9 @@ def run_candidate(plan: SimtPlan, index: int, max_cycles: int | None) -> SimtCou
     warp_bounds = np.searchsorted(s.warp_cta, np.arange(s.ctas + 1))
     group_bounds = np.searchsorted(s.group_warp, np.arange(s.warps + 1))
     issue, latency = s.group_issue.tolist(), s.group_latency.tolist()
-    schedulers = [Link(env, f"sm{k}.schedulers", m.schedulers) for k in range(m.sms)]
-    l1 = [Link(env, f"sm{k}.l1", m.l1_bandwidth) for k in range(m.sms)]
-    ports = [Link(env, f"sm{k}.l2_port", m.l2_port_bandwidth) for k in range(m.sms)]
+    schedulers = [Link(env, f"sm{k}.schedulers", WordsPerCycle(m.schedulers)) for k in range(m.sms)]
+    l1 = [Link(env, f"sm{k}.l1", BytesPerCycle(m.l1_bandwidth)) for k in range(m.sms)]
+    ports = [Link(env, f"sm{k}.l2_port", BytesPerCycle(m.l2_port_bandwidth)) for k in range(m.sms)]
     tally = dict(chain=0, issue=0, l1=0, l2=0, cta=0, slots=0, end=0, done=0, hits=0, misses=0, sectors=0, begun=0)
     per_line = m.line // m.sector
     atomic_bounds = np.searchsorted(c.atomic_cta, np.arange(s.ctas + 1))
@@ -105,20 +102,20 @@ def run_candidate(plan: SimtPlan, index: int, max_cycles: int | None) -> SimtCou
         for e in range(atomic_bounds[index_], atomic_bounds[index_ + 1]):    # the CTA's adds join each slice's queue
             k = int(c.atomic_slice[e])
             if k not in atomic_units:
-                atomic_units[k] = Link(env, f"l2_slice{k}.atomics", 1)
-            atomic_served.append(atomic_units[k].transfer(int(c.atomic_cycles[e]) * BITS_PER_BYTE, f"cta{index_}"))
+                atomic_units[k] = Link(env, f"l2_slice{k}.atomics", WordsPerCycle(1))   # a cycle of work per cycle
+            atomic_served.append(atomic_units[k].put(int(c.atomic_cycles[e]), f"cta{index_}"))
         tally["misses"] += misses
         tally["sectors"] += int(s.cta_l2_sectors[index_]) + misses
         tally["begun"] += 1
         if tally["begun"] == s.ctas:
             started.succeed()
-        demands = ((schedulers[sm], cta_issue * BITS_PER_BYTE, "issue"),
+        demands = ((schedulers[sm], cta_issue, "issue"),                 # issue slots; bits on L1 and L2 port
                    (l1[sm], int(s.cta_l1_bytes[index_]) * BITS_PER_BYTE, "l1"),
                    (ports[sm], (int(s.cta_l2_sectors[index_]) + misses) * m.sector * BITS_PER_BYTE, "l2"))
         alone = []
-        for link, bits, name in demands:
-            served.append(link.transfer(bits, f"cta{index_}"))
-            alone.append(link.cycles_for(bits))
+        for link, amount, name in demands:
+            served.append(link.get(amount, f"cta{index_}"))
+            alone.append(link.cycles_for(amount))
             tally[name] += alone[-1]
         yield env.all_of([*warps, env.timeout(max(1, *alone))])
         tally["chain"] += max(w.value for w in warps) - start
@@ -146,8 +143,8 @@ def run_candidate(plan: SimtPlan, index: int, max_cycles: int | None) -> SimtCou
             env.process(cta(next_cta, slot))
 
     env.process(dispatcher())
-    l2_bus = DramBus(env, m.l2_bandwidth, "l2")
-    dram = DramBus(env, m.dram_bandwidth, "dram")
+    l2_bus = Link(env, "l2", BytesPerCycle(m.l2_bandwidth))
+    dram = Link(env, "dram", BytesPerCycle(m.dram_bandwidth))
 
     def memory():
         """The L2 and DRAM move the kernel's traffic, busy from launch; the amount is known once every CTA
@@ -160,7 +157,7 @@ def run_candidate(plan: SimtPlan, index: int, max_cycles: int | None) -> SimtCou
         busy = []
         for bus, read_bits, write_bits in ((l2_bus, sectors * m.sector * BITS_PER_BYTE, 0),
                                            (dram, read * BITS_PER_BYTE, c.dram_write_bytes * BITS_PER_BYTE)):
-            yield bus.transfer(read_bits, write_bits, "kernel", timed_bits=0)
+            yield bus.burst(read_bits, write_bits, "kernel", timed=0)
             busy.append(bus.cycles_for(read_bits + write_bits))
         yield env.timeout(max(0, max(busy) - int(env.now)))
         return busy
@@ -189,7 +186,7 @@ def run_candidate(plan: SimtPlan, index: int, max_cycles: int | None) -> SimtCou
         l2_cycles=l2_cycles, dram_cycles=dram_cycles, atomic_cycles=atomic.value, ctas=s.ctas, warps=s.warps,
         ctas_per_sm=r, cta_cycles=int(tally["cta"]), latency_cycles=int(tally["chain"]),
         issue_cycles=int(tally["issue"]), l1_cycles=int(tally["l1"]), l2_port_cycles=int(tally["l2"]),
-        issue_slots=int(tally["slots"]), l1_bytes=sum(link.bits for link in l1) // BITS_PER_BYTE,
-        l2_sectors=l2_bus.read_bits // (m.sector * BITS_PER_BYTE), dram_read_bytes=dram.read_bits // BITS_PER_BYTE,
-        dram_write_bytes=dram.write_bits // BITS_PER_BYTE, fmas=s.fmas, tensor_macs=s.tensor_macs, atomics=s.atomics,
+        issue_slots=int(tally["slots"]), l1_bytes=sum(link.counter.reads for link in l1) // BITS_PER_BYTE,
+        l2_sectors=l2_bus.counter.reads // (m.sector * BITS_PER_BYTE),
+        dram_read_bytes=dram.counter.reads // BITS_PER_BYTE, dram_write_bytes=dram.counter.writes // BITS_PER_BYTE, fmas=s.fmas, tensor_macs=s.tensor_macs, atomics=s.atomics,
         l1_hits=tally["hits"], l1_misses=tally["misses"])

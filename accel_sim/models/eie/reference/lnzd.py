@@ -66,9 +66,10 @@ class LnzdRoot:
                 yield self.env.timeout(self.latency)
             for t, column in enumerate(columns):
                 code = int(values[column])
-                cycle = yield from self.bus.send(ActivationEntry(t, int(column), code))
+                yield self.bus.put(ActivationEntry(t, int(column), code))
+                cycle = int(self.env.now)
                 if self.record:
                     log.append(BroadcastLog(t, int(column), code, cycle - start))
                 yield self.env.timeout(1)          # the root sends at most one entry per cycle
             self.logs.append(log)
-            yield self.vector_end.wait()
+            yield self.vector_end.put()

@@ -64,7 +64,7 @@ class ProcessingElement:
             nonzeros_before = self.alu.entries - self.alu.padding
             log: list[SliceLog] = []
             for _ in range(broadcasts):
-                entry = yield from bus.receive(self.index)
+                entry = yield bus.get(self.index)
                 popped = int(self.env.now)
                 self.starved_cycles += popped - free
                 begin, end = self.pointers.slice_bounds(entry.column)
@@ -83,5 +83,5 @@ class ProcessingElement:
             self.vector_nonzeros.append(self.alu.entries - self.alu.padding - nonzeros_before)
             self.outputs.append(self.alu.accumulators.copy())
             self.logs.append(log)
-            yield vector_end.wait()
+            yield vector_end.put()
             self.tail_cycles += int(self.env.now) - free

@@ -9,7 +9,7 @@ Agents (one module per hardware block):
   columns' activation register files;
 - :mod:`.reassignment`: per window, the crossbar arbiter that gives idle rows other rows' chunks;
 - :mod:`.array`: the controller running the tiles in order, each ending when all its rows are done;
-- :mod:`.memory`: the buffers' traffic and the DRAM streams (:class:`~accel_sim.hardware.DramChannel`).
+- :mod:`.memory`: the buffers' traffic and the DRAM streams (:class:`~accel_sim.hardware.Link` s).
 
 Events are per tile, per FIFO entry (chunk or vector), per crossbar grant and per DRAM
 transfer; every pixel tile is run. The layer ends when the array and the DRAM streams are done.

@@ -9,7 +9,7 @@ buffer (counted at its first filter tile); every tile drains its rows' accumulat
 output buffer, which is written to DRAM.
 
 With ``dram.bandwidth_mode: user`` each operand has its own
-:class:`~accel_sim.hardware.DramChannel` (weights, inputs, outputs) moving ``dram.bandwidth``
+:class:`~accel_sim.hardware.Link` s (weights, inputs, outputs) moving ``dram.bandwidth``
 bytes per cycle; a line's data is in place ``dram.latency`` cycles after its cycle on the
 interface. The streams run from the start of the layer, overlapped with compute (double
 buffering), each one continuous transfer of the layer's traffic. ``calc``: no DRAM time.
@@ -19,7 +19,7 @@ from __future__ import annotations
 import simpy
 
 from accel_sim.foundations.errors import SimulationError
-from accel_sim.hardware import DramChannel
+from accel_sim.hardware import Link, WordsPerCycle
 from accel_sim.models.pe_array.plan import PEArrayPlan
 from accel_sim.models.pe_array.reference.array import tiles
 from accel_sim.models.pe_array.reference.tally import Tally
@@ -51,10 +51,9 @@ def dram_streams(env: simpy.Environment, plan: PEArrayPlan, tally: Tally) -> lis
         raise SimulationError(f"{plan.layer.name}: the reference's DRAM channels move whole bits per cycle; "
                               f"dram.bandwidth {dram.bandwidth} B/cycle is {bits_per_cycle} bits")
 
-    def channel(name: str) -> DramChannel:   # one bit per word: the streams move bit counts
-        return DramChannel(env, name, int(bits_per_cycle), dram.latency + 1, word_bits=1,
-                           write_latency=dram.latency + 1)
+    def channel(name: str) -> Link:   # one bit per word: the streams move bit counts
+        return Link(env, name, WordsPerCycle(int(bits_per_cycle)), dram.latency + 1)
 
-    return [channel("weights").read(tally.weight_dram_bits, "weights"),
-            channel("inputs").read(tally.input_dram_bits, "inputs"),
-            channel("outputs").write(tally.output_words * plan.arch.word_bits, "outputs")]
+    return [channel("weights").get(tally.weight_dram_bits, "weights"),
+            channel("inputs").get(tally.input_dram_bits, "inputs"),
+            channel("outputs").put(tally.output_words * plan.arch.word_bits, "outputs")]

@@ -8,7 +8,7 @@ Hardware agents and where they live:
   dense dot-product array (:mod:`.dense`);
 - two accumulator buffers per PE, a per-group :class:`~accel_sim.hardware.Barrier` and one drain
   unit (halo exchange, barrier, PPU; :mod:`.drain`), run by :mod:`.array`;
-- one :class:`~accel_sim.hardware.DramBus` loading each pass's inputs and streaming weights,
+- one DRAM :class:`~accel_sim.hardware.Link` loading each pass's inputs and streaming weights,
   partial sums and outputs during its compute (:mod:`.dram`).
 
 Written from the dataflow, not from the fast path's algebra: it imports only the family's
@@ -135,7 +135,7 @@ class _Layer:
             weight_fifo_writes=self.fifo_writes, weight_fifo_overflow_blocks=self.fifo_overflow,
             psum_oaram_words=self.dram.psum_oaram_words, halo_link_words=self.drain_unit.link_words,
             spilled_partial_sums=self.drain_unit.spilled_words, ppu_outputs=self.drain_unit.ppu_outputs,
-            dram_read_bits=self.dram.bus.read_bits, dram_write_bits=self.dram.bus.write_bits)
+            dram_read_bits=self.dram.bus.counter.reads, dram_write_bits=self.dram.bus.counter.writes)
 
 
 def reference(plan: Plan, max_cycles: int | None = None) -> SCNNCounters:

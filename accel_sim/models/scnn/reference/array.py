@@ -45,7 +45,7 @@ class PeArray:
             yield self.env.timeout(work.beats)
         else:
             loads = work.steps_of(group, channel, self.plan.view.stride_h * self.plan.view.stride_w)
-            yield self.env.process(self.crossbars[pe].scatter(loads, f"pe{pe} group {group}"))
+            yield self.crossbars[pe].put(loads, f"pe{pe} group {group}")
             # the multiplier array issues one step per cycle at least, even when no product reaches a bank
             # (a FIFO scatter network times such steps itself)
             unbanked = int((loads.max(axis=1, initial=0) == 0).sum()) * isinstance(self.crossbars[pe], ScatterCrossbar)
@@ -54,7 +54,7 @@ class PeArray:
                 yield self.env.timeout(unbanked)
 
     def _meet(self, arrived: float):
-        yield self.group_done.wait()
+        yield self.group_done.put()
         self.barrier_idle += int(self.env.now - arrived)
 
     def _pe(self, pe: int, work: PeProducts | DenseWork, buffers: simpy.Store, drains: simpy.Store,

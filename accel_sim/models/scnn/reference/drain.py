@@ -108,7 +108,7 @@ class DrainUnit:
     def _pe(self, temporal_tile: int, pe: int, channels: int):
         halo_words = channels * int(self.owners.halo[temporal_tile, pe])
         yield self.env.timeout(_cycles(halo_words, self.spec.halo_words_per_cycle))
-        yield self.exchanged.wait()
+        yield self.exchanged.put()
         yield self.env.timeout(_cycles(channels * int(self.owners.owned[temporal_tile, pe]),
                                        self.spec.ppu_outputs_per_cycle))
 

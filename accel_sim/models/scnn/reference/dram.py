@@ -1,4 +1,4 @@
-"""DRAM traffic, reference: what each pass moves over the DRAM bus (:class:`~accel_sim.hardware.DramBus`).
+"""DRAM traffic, reference: what each pass moves over the DRAM bus (a :class:`~accel_sim.hardware.Link`).
 
 The modelling choices (the paper leaves them open):
 
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import simpy
 
-from accel_sim.hardware.dram_bus import DramBus
+from accel_sim.hardware import BytesPerCycle, Link
 from accel_sim.models.scnn.plan import Plan
 from accel_sim.models.scnn.reference.drain import Ownership
 
@@ -32,7 +32,7 @@ BITS_PER_BYTE = 8
 class DramTraffic:
     def __init__(self, env: simpy.Environment, plan: Plan, owners: Ownership):
         self.plan = plan
-        self.bus = DramBus(env, plan.spec.dram_bandwidth)
+        self.bus = Link(env, "dram", BytesPerCycle(plan.spec.dram_bandwidth))
         spec, tiling = plan.spec, plan.tiling
         self.through_dram = tiling.passes > 1
         self.psum_words = owners.owned.sum(axis=1) * plan.view.out_channels       # (temporal tiles,)
@@ -54,7 +54,7 @@ class DramTraffic:
         chip = int(self.plan.input_bits[image, conv_group, temporal_tile, chunk].sum())
         self.iaram_write_bits += chip
         dram = int(self.plan.input_dram_bits(image, conv_group)[temporal_tile, chunk])
-        return self.bus.transfer(dram, 0, f"inputs {temporal_tile}.{chunk}", timed_bits=chip if self.timed else 0)
+        return self.bus.get(dram, f"inputs {temporal_tile}.{chunk}", timed=chip if self.timed else 0)
 
     def stream(self, image: int, conv_group: int, temporal_tile: int, chunk: int) -> simpy.Process:
         """The burst list streaming during the pass's compute."""
@@ -75,4 +75,4 @@ class DramTraffic:
         if last and self.outputs_to_dram(image, conv_group):
             write += int(plan.output_dram_bits[image, conv_group, t])
             timed += int(plan.output_bits[image, conv_group, t].sum())
-        return self.bus.transfer(read, write, f"stream {t}.{chunk}", timed_bits=timed if self.timed else 0)
+        return self.bus.burst(read, write, f"stream {t}.{chunk}", timed=timed if self.timed else 0)

@@ -80,9 +80,12 @@ class FifoScatter:
         self.busy_cycles = 0
         self.conflict_cycles = 0   # cycles beyond one per step (stalls and the banks' drain)
 
-    def scatter(self, bank_load: np.ndarray, who: str = ""):
-        """A process running one batch of steps, ``bank_load[step, bank]`` products each, until the
-        banks have drained; returns the cycles it took."""
+    def put(self, bank_load: np.ndarray, who: str = "") -> simpy.Process:
+        """Deliver one batch of steps, ``bank_load[step, bank]`` products each (the verb of
+        :class:`~accel_sim.hardware.ScatterCrossbar`); the process returns the cycle the banks have drained."""
+        return self.env.process(self._scatter(bank_load))
+
+    def _scatter(self, bank_load: np.ndarray):
         load = np.asarray(bank_load, dtype=np.int64).reshape(-1, self.banks)
         env, start = self.env, self.env.now
         banks = [_Bank(env) for _ in range(self.banks)]
@@ -106,7 +109,7 @@ class FifoScatter:
         self.steps += load.shape[0]
         self.busy_cycles += cycles
         self.conflict_cycles += cycles - load.shape[0]
-        return cycles
+        return int(env.now)
 
 
 def scatter_network(env: simpy.Environment, spec, name: str) -> ScatterCrossbar | FifoScatter:

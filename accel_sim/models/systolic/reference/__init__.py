@@ -23,7 +23,8 @@ from dataclasses import fields
 import simpy
 
 from accel_sim.foundations.errors import SimulationError
-from accel_sim.hardware.dram_channel import READ, LogEntry
+from accel_sim.hardware.link import READ
+from accel_sim.hardware.log import LogEntry
 from accel_sim.models.systolic.counters import SystolicCounters
 from accel_sim.models.systolic.plan import SystolicPlan
 from accel_sim.models.systolic.plan.operands import READ_OPERANDS

@@ -16,7 +16,7 @@ import numpy as np
 import simpy
 
 from accel_sim.foundations.errors import SimulationError
-from accel_sim.hardware.dram_channel import LogEntry
+from accel_sim.hardware.log import LogEntry
 from accel_sim.hardware.scalesim_scratchpad import NO_ADDRESS, ReadScratchpad
 from accel_sim.models.systolic.plan import SystolicPlan
 from accel_sim.models.systolic.plan.operands import READ_OPERANDS, OperandMatrices, fold_block

@@ -1,6 +1,6 @@
 """The output side of the reference: the array's output words into SCALE-Sim's double-buffered
 :class:`~accel_sim.hardware.WriteScratchpad`, drained to DRAM by posted writes on its own
-:class:`~accel_sim.hardware.DramChannel` (``ofmap_line_words`` words per cycle).
+:class:`~accel_sim.hardware.Link` (``ofmap_line_words`` words per cycle).
 
 A write that finds the buffer full while a drain runs waits for that drain's DRAM process to
 end; after the last demand cycle what is left drains one drain after the other.
@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import simpy
 
-from accel_sim.hardware.dram_channel import DramChannel, LogEntry
+from accel_sim.hardware.link import Link
+from accel_sim.hardware.log import LogEntry
+from accel_sim.hardware.rate import WordsPerCycle
 from accel_sim.hardware.scalesim_scratchpad import WriteScratchpad
 from accel_sim.models.systolic.plan import SystolicPlan
 from accel_sim.models.systolic.plan.buffers import OFMAP_WRITE_LATENCY
@@ -18,8 +20,8 @@ from accel_sim.models.systolic.plan.buffers import OFMAP_WRITE_LATENCY
 class OfmapDrain:
     def __init__(self, env: simpy.Environment, plan: SystolicPlan, log: list[LogEntry]):
         arch = plan.arch
-        channel = DramChannel(env, "ofmap_dram", plan.ofmap_line_words, arch.dram.latency, arch.word_bits,
-                              write_latency=OFMAP_WRITE_LATENCY, log=log)
+        channel = Link(env, "ofmap_dram", WordsPerCycle(plan.ofmap_line_words), OFMAP_WRITE_LATENCY, arch.word_bits,
+                       log=log)
         self.env = env
         self.buffer = WriteScratchpad(env, "ofmap_sram", plan.capacity_words["ofmap"], channel)
         self.written = 0  # words the array wrote into the buffer

@@ -1,8 +1,8 @@
 """The ifmap and filter read buffers of the reference.
 
 USER bandwidth: SCALE-Sim's double-buffered :class:`~accel_sim.hardware.ReadScratchpad` in
-front of its own :class:`~accel_sim.hardware.DramChannel` (``dram.bandwidth`` bytes and
-``dram.latency`` cycles): its active half is filled before cycle 0, and each request outside
+front of its own DRAM :class:`~accel_sim.hardware.Link` (``dram.bandwidth`` bytes per cycle in
+whole words, ``dram.latency`` cycles): its active half is filled before cycle 0, and each request outside
 the resident window claims the next prefetch burst, a DRAM process the array waits for.
 
 CALC bandwidth: :class:`EstimatingReadBuffer`, SCALE-Sim's stall-free estimate buffer, its window
@@ -16,7 +16,9 @@ import numpy as np
 import simpy
 
 from accel_sim.hardware.counters import AccessCounter
-from accel_sim.hardware.dram_channel import DramChannel, LogEntry
+from accel_sim.hardware.link import Link
+from accel_sim.hardware.log import LogEntry
+from accel_sim.hardware.rate import WordsPerCycle
 from accel_sim.hardware.scalesim_scratchpad import (ESTIMATE_FILL_WORDS_PER_CYCLE, NO_ADDRESS, EstimateBufferGeometry,
                                                     ReadScratchpad)
 from accel_sim.models.systolic.plan import SystolicPlan
@@ -27,7 +29,8 @@ PREFILL_READY_CYCLE = -1  # SCALE-Sim times the initial fills to end the cycle b
 def user_read_buffer(env: simpy.Environment, plan: SystolicPlan, operand: str, log: list[LogEntry]) -> ReadScratchpad:
     """The operand's scratchpad and DRAM stream, its active half filling so it is ready in cycle -1."""
     arch = plan.arch
-    channel = DramChannel(env, f"{operand}_dram", plan.dram_words_per_cycle, arch.dram.latency, arch.word_bits, log=log)
+    channel = Link(env, f"{operand}_dram", WordsPerCycle(plan.dram_words_per_cycle), arch.dram.latency, arch.word_bits,
+                   log=log)
     buffer = ReadScratchpad(env, f"{operand}_sram", plan.capacity_words[operand], plan.fetch_sequences[operand], channel)
     buffer.prefill(PREFILL_READY_CYCLE)
     return buffer

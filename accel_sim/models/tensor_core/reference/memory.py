@@ -17,8 +17,7 @@ from dataclasses import dataclass
 
 import simpy
 
-from accel_sim.hardware.barrier import Barrier
-from accel_sim.hardware.link import Link
+from accel_sim.hardware import Barrier, BytesPerCycle, Link
 from accel_sim.models.tensor_core.plan import TensorCorePlan
 from accel_sim.models.tensor_core.reference.tally import Tally
 
@@ -67,9 +66,9 @@ class MemorySystem:
         self.latency = spec.memory_latency
         self.keeps_tags = plan.l2_resident
         self.tags: set[Hashable] = set()
-        self.l2 = Link(env, "l2", spec.l2_bandwidth)
-        self.dram = Link(env, "dram", spec.dram_bandwidth)
-        self.ports = [Link(env, f"sm{number} port", spec.l2_to_sm_bandwidth) for number in range(spec.sms)]
+        self.l2 = Link(env, "l2", BytesPerCycle(spec.l2_bandwidth))
+        self.dram = Link(env, "dram", BytesPerCycle(spec.dram_bandwidth))
+        self.ports = [Link(env, f"sm{number} port", BytesPerCycle(spec.l2_to_sm_bandwidth)) for number in range(spec.sms)]
 
     def open_wave(self, number: int, parties: int) -> Wave:
         wave = Wave(self.env, number, parties)
@@ -94,9 +93,10 @@ class MemorySystem:
         while True:
             requests = yield self.env.process(self._gather(wave))
             start = self.env.now
-            ports = [self.ports[r.sm].transfer(r.bits, "round") for r in requests]
-            l2 = self.l2.transfer(sum(r.bits for r in requests), "round")
-            if requests[0].arrived is None:     # the epilogue: C tiles out
+            moves = Link.put if requests[0].arrived is None else Link.get   # C tiles out, or operands in
+            ports = [moves(self.ports[r.sm], r.bits, "round") for r in requests]
+            l2 = moves(self.l2, sum(r.bits for r in requests), "round")
+            if requests[0].arrived is None:     # the epilogue
                 yield self.env.all_of([l2, *ports])
                 for r in requests:
                     self.tally.count("c", sum(s.count for s in r.slices))
@@ -108,7 +108,7 @@ class MemorySystem:
                     if self._miss(s.tag):
                         self.tally.count(f"dram_{s.operand}", s.count)
                         dram_bits += s.bits
-            dram = self.dram.transfer(dram_bits, "round")
+            dram = self.dram.get(dram_bits, "round")
             yield self.env.all_of([l2, dram, *ports])
             self.tally.step("l2", wave.number, stage, max(p.value for p in [l2, *ports]) - start)
             self.tally.step("dram", wave.number, stage, dram.value - start)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import simpy
 
-from accel_sim.hardware.link import Link
+from accel_sim.hardware import BytesPerCycle, Link
 from accel_sim.models.tensor_core.plan import TensorCorePlan
 from accel_sim.models.tensor_core.plan.mma import cycles_per_mma, mma_read_bits, mmas_per_warp
 from accel_sim.models.tensor_core.reference.memory import Request, Slice, Wave
@@ -45,13 +45,13 @@ class StreamingMultiprocessor:
                  queue: simpy.Store, tally: Tally):
         spec = plan.spec
         self.env, self.number, self.plan, self.tile, self.queue, self.tally = env, number, plan, tile, queue, tally
-        self.shared_memory = Link(env, f"sm{number} shared memory", spec.shared_memory_bandwidth)
+        self.shared_memory = Link(env, f"sm{number} shared memory", BytesPerCycle(spec.shared_memory_bandwidth))
         warps = [0] * spec.tensor_cores_per_sm
         for warp in range(tile.warps):
             warps[warp % spec.tensor_cores_per_sm] += 1
         # the sub-partitions that hold warps: (their register file's read port, their warps)
-        self.sub_partitions = [(Link(env, f"sm{number} sub-partition {t} register file", spec.register_file_bandwidth),
-                                count) for t, count in enumerate(warps) if count]
+        self.sub_partitions = [(Link(env, f"sm{number} sub-partition {t} register file",
+                                     BytesPerCycle(spec.register_file_bandwidth)), count) for t, count in enumerate(warps) if count]
         env.process(self._run())
 
     def _run(self):
@@ -118,15 +118,15 @@ class StreamingMultiprocessor:
             read_a, read_b = a_rows * problem.slots(extent), b_cols * extent
             self.tally.count("read_a", read_a)
             self.tally.count("read_b", read_b)
-            yield self.shared_memory.transfer(request.bits + read_a * bits.a_slot + read_b * bits.b_value)
-            yield wave.shared_memory_done.wait()
+            yield self.shared_memory.burst(read_a * bits.a_slot + read_b * bits.b_value, request.bits)   # ldmatrix reads, fills
+            yield wave.shared_memory_done.put()
             self.tally.step("shared_memory", wave.number, stage, self.env.now - start)
             yield staged.put(stage)
 
     def _sub_partition(self, register_file: Link, mmas: int):
         start = self.env.now
         math = mmas * cycles_per_mma(self.plan.spec)
-        operands = register_file.transfer(mmas * mma_read_bits(self.plan.spec, self.plan.problem))
+        operands = register_file.get(mmas * mma_read_bits(self.plan.spec, self.plan.problem))
         yield self.env.all_of([self.env.timeout(math), operands])
         return math, operands.value - start
 
