@@ -9,7 +9,6 @@ JSSC 2017 Sec. VI-A).
 """
 from __future__ import annotations
 
-import math
 
 import numpy as np
 

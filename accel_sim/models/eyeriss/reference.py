@@ -2,7 +2,7 @@
 
 Agents:
 
-- the **DRAM link** (:class:`~accel_sim.hardware.dram_bus.DramBus`, ``link_bits`` at ``link_clock``
+- the **DRAM link** (a :class:`~accel_sim.hardware.Link` at :class:`~accel_sim.hardware.BytesPerCycle`: ``link_bits`` at ``link_clock``
   in core cycles): ifmap tiles, each pass's filters, ofmap tiles;
 - the **PE array**: one process per processing pass; it ramps up (the pass's weights over the
   filter network, ``filter_gin_words`` a cycle) and computes (the busiest PE's MACs, one a cycle);
@@ -17,8 +17,7 @@ from __future__ import annotations
 
 import simpy
 
-from accel_sim.hardware import run_until_done
-from accel_sim.hardware.dram_bus import DramBus
+from accel_sim.hardware import BytesPerCycle, Link, run_until_done
 from accel_sim.models.eyeriss.counters import EyerissCounters
 from accel_sim.models.eyeriss.plan import EyerissPlan, blocks, window_rows
 
@@ -57,7 +56,7 @@ def _array(env: simpy.Environment, plan: EyerissPlan, images: int, channels: int
               * (shape.filter_rows * _ceil(channels, mp.q) - 1))
 
 
-def _control(env: simpy.Environment, plan: EyerissPlan, bus: DramBus, tally: _Tally):
+def _control(env: simpy.Environment, plan: EyerissPlan, bus: Link, tally: _Tally):
     shape, mp, word = plan.shape, plan.mapping, plan.arch.word_bits
     image_blocks = blocks(shape.images, mp.n)
     channel_blocks = blocks(shape.channels, mp.q * mp.r)
@@ -71,7 +70,7 @@ def _control(env: simpy.Environment, plan: EyerissPlan, bus: DramBus, tally: _Ta
                     for c_index, channels in enumerate(channel_blocks):
                         start = env.now
                         bits = int(plan.ifmap_bits[g, n0:n0 + images, c0:c0 + channels, s].sum())
-                        yield bus.transfer(bits, 0, f"ifmap g{g} s{s}")
+                        yield bus.get(bits, f"ifmap g{g} s{s}")
                         tally.add(ifmap_load_cycles=int(env.now - start),
                                   glb_ifmap_writes=images * channels * window_rows(shape, rows) * shape.width)
                         if plan.spec.zero_gating:
@@ -81,7 +80,7 @@ def _control(env: simpy.Environment, plan: EyerissPlan, bus: DramBus, tally: _Ta
                             start = env.now
                             weights = filters * channels * shape.filter_rows * shape.filter_cols
                             yield env.all_of([env.process(_array(env, plan, images, channels, filters, rows, tally)),
-                                              bus.transfer(weights * word, 0, f"filters g{g} s{s}")])
+                                              bus.get(weights * word, f"filters g{g} s{s}")])
                             tally.add(pass_cycles=int(env.now - start))
                         if c_index:
                             tally.add(glb_psum_reads=images * m_size * rows * shape.out_cols)
@@ -89,7 +88,7 @@ def _control(env: simpy.Environment, plan: EyerissPlan, bus: DramBus, tally: _Ta
                     start = env.now
                     tally.add(glb_psum_reads=images * m_size * rows * shape.out_cols)
                     bits = int(plan.ofmap_bits[g, n0:n0 + images, m0:m0 + m_size, s].sum())
-                    yield bus.transfer(0, bits, f"ofmap g{g} s{s}")
+                    yield bus.put(bits, f"ofmap g{g} s{s}")
                     tally.add(ofmap_dump_cycles=int(env.now - start))
                     m0 += m_size
                 n0 += images
@@ -97,7 +96,7 @@ def _control(env: simpy.Environment, plan: EyerissPlan, bus: DramBus, tally: _Ta
 
 def reference(plan: EyerissPlan, max_cycles: int | None = None) -> EyerissCounters:
     env = simpy.Environment()
-    bus = DramBus(env, plan.bus_bytes_per_cycle, "dram_link")
+    bus = Link(env, "dram_link", BytesPerCycle(plan.bus_bytes_per_cycle))   # amounts in bits
     tally = _Tally()
     done = env.process(_control(env, plan, bus, tally))
     run_until_done(env, done, max_cycles, plan.layer.name)
@@ -107,8 +106,8 @@ def reference(plan: EyerissPlan, max_cycles: int | None = None) -> EyerissCounte
         cycles=int(env.now), processing_cycles=c["processing_cycles"],
         filter_wait_cycles=c["pass_cycles"] - c["processing_cycles"], ifmap_load_cycles=c["ifmap_load_cycles"],
         ofmap_dump_cycles=c["ofmap_dump_cycles"], passes=c["passes"], macs_issued=c["macs_dense"] - c["macs_gated"],
-        macs_gated=c["macs_gated"], dram_ifmap_read_bits=bus.read_bits - filter_bits,
-        dram_filter_read_bits=filter_bits, dram_ofmap_write_bits=bus.write_bits,
+        macs_gated=c["macs_gated"], dram_ifmap_read_bits=bus.counter.read_bits - filter_bits,
+        dram_filter_read_bits=filter_bits, dram_ofmap_write_bits=bus.counter.write_bits,
         glb_ifmap_writes=c["glb_ifmap_writes"], glb_ifmap_reads=c["glb_ifmap_reads"],
         glb_filter_words=c["glb_filter_words"], glb_psum_reads=c["glb_psum_reads"],
         glb_psum_writes=c["glb_psum_writes"], ifmap_spad_writes=c["ifmap_spad_writes"],

@@ -19,7 +19,6 @@ images, block of ``m`` filters (its psums stay in the global buffer), block of `
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Mapping
