@@ -14,7 +14,8 @@ from accel_sim.foundations.workload import ConvLayer, GemmLayer
 from accel_sim.foundations.workload.layer import OperandSource
 from accel_sim.foundations.workload.loader import load_workload
 from accel_sim.models.eyeriss.family import FAMILY
-from accel_sim.models.eyeriss.plan.mapping import conv_shape, rs_mapping
+from accel_sim.foundations.workload.loop_nest import loop_nest
+from accel_sim.models.eyeriss.plan.mapping import rs_mapping
 from accel_sim.models.eyeriss.plan.rlc import rlc_pairs, rlc_words
 
 TOP_LEVEL = ("word_bits", "clock")
@@ -39,7 +40,7 @@ ALEXNET = {"conv1": (7, 16, 1, 1, 2, 1, 96, 154), "conv2": (27, 16, 2, 1, 1, 1, 
 def test_alexnet_mapping_and_active_pes(name):
     arch = eyeriss()
     layer = next(layer for layer in load_workload("eyeriss_alexnet_conv").layers if layer.name == name)
-    mp = rs_mapping(arch.eyeriss, conv_shape(layer), 16, layer)
+    mp = rs_mapping(arch.eyeriss, loop_nest(layer), 16, layer)
     assert (mp.e, mp.p, mp.q, mp.r, mp.t, mp.n, mp.m, mp.active_pes) == ALEXNET[name]
 
 
@@ -47,9 +48,9 @@ def test_segments_and_strip_mining():
     """CONV2's 5 x 27 set in two segments; CONV1's 11 x 55 set strip-mined to 8 strips of <= 7 rows."""
     arch = eyeriss()
     layers = {layer.name: layer for layer in load_workload("eyeriss_alexnet_conv").layers}
-    conv2 = rs_mapping(arch.eyeriss, conv_shape(layers["conv2"]), 16, layers["conv2"])
+    conv2 = rs_mapping(arch.eyeriss, loop_nest(layers["conv2"]), 16, layers["conv2"])
     assert (conv2.segments, conv2.sets) == (2, 1)
-    conv1 = conv_shape(layers["conv1"])
+    conv1 = loop_nest(layers["conv1"])
     assert (conv1.height, conv1.out_rows, conv1.stride, conv1.channels) == (227, 55, 4, 3)
     from accel_sim.models.eyeriss.plan.mapping import strip_rows, window_rows
     assert strip_rows(conv1, 7) == (7,) * 7 + (6,)
@@ -237,7 +238,7 @@ def test_sparse_plane_codes_to_one_word(tmp_path):
 def test_a_set_exactly_as_tall_as_the_array_is_not_strip_mined():
     """R = 6, E = 27: two segments of 6 rows fill the 12 rows exactly; no strip mining."""
     layer = ConvLayer("tall", in_h=32, in_w=32, in_channels=1, out_channels=4, kernel_h=6, kernel_w=2)
-    mp = rs_mapping(eyeriss().eyeriss, conv_shape(layer), 16, layer)
+    mp = rs_mapping(eyeriss().eyeriss, loop_nest(layer), 16, layer)
     assert (mp.e, mp.segments, mp.sets, mp.active_pes) == (27, 2, 1, 6 * 27)
 
 

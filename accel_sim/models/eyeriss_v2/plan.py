@@ -32,26 +32,9 @@ import numpy as np
 from accel_sim.foundations.arch import ArchBase
 from accel_sim.foundations.errors import InputError
 from accel_sim.foundations.workload.layer import ConvLayer, Layer
+from accel_sim.foundations.workload.loop_nest import LoopNest, loop_nest
 from accel_sim.foundations.workload.operands import layer_operands
 from accel_sim.models.eyeriss_v2.spec import EyerissV2Spec
-
-
-@dataclass(frozen=True)
-class Shape:
-    """A layer in the paper's letters (Table I), per group; a GEMM / FC layer is a 1 x 1 convolution."""
-
-    images: int        # N
-    channels: int      # C of one group
-    filters: int       # M of one group
-    groups: int        # G
-    height: int        # H, padded
-    width: int         # W, padded
-    filter_rows: int   # R
-    filter_cols: int   # S
-    out_rows: int      # E
-    out_cols: int      # F
-    stride: int        # U (vertical)
-    stride_w: int      # horizontal stride
 
 
 @dataclass(frozen=True)
@@ -59,7 +42,7 @@ class EyerissV2Plan:
     arch: ArchBase
     spec: EyerissV2Spec
     layer: Layer
-    shape: Shape
+    shape: LoopNest
     c0: int                          # channels of a work unit
     m0: int                          # filters of a work unit
     c_sizes: tuple[int, ...]         # channels of each channel block
@@ -85,17 +68,7 @@ def blocks(total: int, size: int) -> tuple[int, ...]:
     return tuple(min(size, total - start) for start in range(0, total, size))
 
 
-def shape_of(layer: Layer) -> Shape:
-    if isinstance(layer, ConvLayer):
-        return Shape(layer.batch, layer.in_channels // layer.groups, layer.out_channels // layer.groups,
-                     layer.groups, layer.in_h + layer.pad_top + layer.pad_bottom,
-                     layer.in_w + layer.pad_left + layer.pad_right, layer.kernel_h, layer.kernel_w,
-                     layer.out_h, layer.out_w, layer.stride_h, layer.stride_w)
-    gemm = layer.gemm()
-    return Shape(gemm.m, gemm.k, gemm.n, gemm.groups, 1, 1, 1, 1, 1, 1, 1, 1)
-
-
-def _operands(layer: Layer, shape: Shape) -> tuple[np.ndarray, np.ndarray, Mapping[str, str]]:
+def _operands(layer: Layer, shape: LoopNest) -> tuple[np.ndarray, np.ndarray, Mapping[str, str]]:
     ops = layer_operands(layer)
     if isinstance(layer, ConvLayer):
         x = np.pad(ops.inputs, ((0, 0), (0, 0), (layer.pad_top, layer.pad_bottom), (layer.pad_left, layer.pad_right)))
@@ -123,7 +96,7 @@ def block_words(cnt: np.ndarray, c0: int, simd: int) -> np.ndarray:
     return padded.reshape(g, mb, -1, c0, r, s).sum(axis=(3, 5))
 
 
-def _filters_per_unit(spec: EyerissV2Spec, shape: Shape, w_nz: np.ndarray, c0: int) -> int:
+def _filters_per_unit(spec: EyerissV2Spec, shape: LoopNest, w_nz: np.ndarray, c0: int) -> int:
     m0 = 1 << (min(spec.psum_spad_entries, shape.filters).bit_length() - 1)
     while m0 > 1 and block_words(column_counts(w_nz, m0), c0, spec.simd_width).max() > spec.weight_data_entries:
         m0 //= 2
@@ -132,7 +105,7 @@ def _filters_per_unit(spec: EyerissV2Spec, shape: Shape, w_nz: np.ndarray, c0: i
 
 def plan(arch: ArchBase, layer: Layer) -> EyerissV2Plan:
     spec: EyerissV2Spec = arch.section("eyeriss_v2")
-    shape = shape_of(layer)
+    shape = loop_nest(layer)
     s = shape.filter_cols
     if s > min(spec.iact_spad_entries, spec.weight_addr_entries):
         raise InputError.single(layer.name, "kernel_w", f"a filter row of S={s} weights does not fit the "

@@ -28,11 +28,12 @@ import numpy as np
 from accel_sim.foundations.arch import ArchBase
 from accel_sim.foundations.workload.layer import ConvLayer, Layer
 from accel_sim.foundations.workload.operands import layer_operands
-from accel_sim.models.eyeriss.plan.mapping import ConvShape, RsMapping, conv_shape, rs_mapping, strip_rows, window_rows
+from accel_sim.foundations.workload.loop_nest import LoopNest, loop_nest
+from accel_sim.models.eyeriss.plan.mapping import RsMapping, rs_mapping, strip_rows, window_rows
 from accel_sim.models.eyeriss.plan.rlc import rlc_words
 from accel_sim.models.eyeriss.spec import EyerissSpec
 
-__all__ = ["ConvShape", "EyerissPlan", "RsMapping", "blocks", "plan", "window_rows"]
+__all__ = ["LoopNest", "EyerissPlan", "RsMapping", "blocks", "plan", "window_rows"]
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,7 @@ class EyerissPlan:
     arch: ArchBase
     spec: EyerissSpec
     layer: Layer
-    shape: ConvShape
+    shape: LoopNest
     mapping: RsMapping
     strips: tuple[int, ...]          # ofmap rows of each strip
     strip_starts: tuple[int, ...]    # first ofmap row of each strip
@@ -56,7 +57,7 @@ def blocks(total: int, size: int) -> tuple[int, ...]:
     return tuple(min(size, total - start) for start in range(0, total, size))
 
 
-def _padded_inputs(layer: Layer, shape: ConvShape, inputs: np.ndarray) -> np.ndarray:
+def _padded_inputs(layer: Layer, shape: LoopNest, inputs: np.ndarray) -> np.ndarray:
     """(G, N, C, H, W) ifmaps with their zero padding."""
     if isinstance(layer, ConvLayer):
         x = np.pad(inputs, ((0, 0), (0, 0), (layer.pad_top, layer.pad_bottom), (layer.pad_left, layer.pad_right)))
@@ -65,7 +66,7 @@ def _padded_inputs(layer: Layer, shape: ConvShape, inputs: np.ndarray) -> np.nda
     return x.reshape(shape.images, shape.groups, shape.channels, shape.height, shape.width).swapaxes(0, 1)
 
 
-def _outputs(layer: Layer, shape: ConvShape, x: np.ndarray, weights: np.ndarray) -> np.ndarray:
+def _outputs(layer: Layer, shape: LoopNest, x: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """(G, N, M, E, F) ReLU(conv) of the padded ifmaps."""
     stride_w = layer.stride_w if isinstance(layer, ConvLayer) else 1
     w = weights.reshape(shape.groups, shape.filters, shape.channels, shape.filter_rows, shape.filter_cols)
@@ -79,7 +80,7 @@ def _outputs(layer: Layer, shape: ConvShape, x: np.ndarray, weights: np.ndarray)
     return np.maximum(out, 0)
 
 
-def _row_uses(shape: ConvShape, starts: tuple[int, ...], strips: tuple[int, ...]) -> np.ndarray:
+def _row_uses(shape: LoopNest, starts: tuple[int, ...], strips: tuple[int, ...]) -> np.ndarray:
     """(strips, H): how many (ofmap row, filter row) pairs of each strip read each ifmap row."""
     uses = np.zeros((len(strips), shape.height), dtype=np.int64)
     for i, (start, rows) in enumerate(zip(starts, strips)):
@@ -88,7 +89,7 @@ def _row_uses(shape: ConvShape, starts: tuple[int, ...], strips: tuple[int, ...]
     return uses
 
 
-def _col_uses(layer: Layer, shape: ConvShape) -> np.ndarray:
+def _col_uses(layer: Layer, shape: LoopNest) -> np.ndarray:
     stride_w = layer.stride_w if isinstance(layer, ConvLayer) else 1
     uses = np.zeros(shape.width, dtype=np.int64)
     for x in range(shape.out_cols):
@@ -116,7 +117,7 @@ def _strip_bits(spec: EyerissSpec, planes: np.ndarray, spans: list[tuple[int, in
 
 def plan(arch: ArchBase, layer: Layer) -> EyerissPlan:
     spec: EyerissSpec = arch.section("eyeriss")
-    shape = conv_shape(layer)
+    shape = loop_nest(layer)
     mapping = rs_mapping(spec, shape, arch.word_bits, layer)
     strips = strip_rows(shape, mapping.e)
     starts = tuple(range(0, shape.out_rows, mapping.e))

@@ -28,27 +28,11 @@ import math
 from dataclasses import dataclass
 
 from accel_sim.foundations.errors import InputError
-from accel_sim.foundations.workload.layer import ConvLayer, Layer
+from accel_sim.foundations.workload.layer import Layer
+from accel_sim.foundations.workload.loop_nest import LoopNest
 from accel_sim.models.eyeriss.spec import EyerissSpec
 
 BITS_PER_BYTE = 8
-
-
-@dataclass(frozen=True)
-class ConvShape:
-    """A layer in the paper's letters (Table I), per group; a GEMM / FC layer is a 1 x 1 convolution."""
-
-    images: int        # N
-    channels: int      # C of one group
-    filters: int       # M of one group
-    groups: int        # G
-    height: int        # H, padded
-    width: int         # W, padded
-    filter_rows: int   # R
-    filter_cols: int   # S
-    out_rows: int      # E
-    out_cols: int      # F
-    stride: int        # U (vertical; the horizontal stride only sets F)
 
 
 @dataclass(frozen=True)
@@ -72,23 +56,12 @@ class RsMapping:
         return self.set_height * self.e * self.r * self.t
 
 
-def conv_shape(layer: Layer) -> ConvShape:
-    if isinstance(layer, ConvLayer):
-        height = layer.in_h + layer.pad_top + layer.pad_bottom
-        width = layer.in_w + layer.pad_left + layer.pad_right
-        return ConvShape(layer.batch, layer.in_channels // layer.groups, layer.out_channels // layer.groups,
-                         layer.groups, height, width, layer.kernel_h, layer.kernel_w, layer.out_h, layer.out_w,
-                         layer.stride_h)
-    gemm = layer.gemm()
-    return ConvShape(gemm.m, gemm.k, gemm.n, gemm.groups, 1, 1, 1, 1, 1, 1, 1)
-
-
-def window_rows(shape: ConvShape, rows: int) -> int:
+def window_rows(shape: LoopNest, rows: int) -> int:
     """Ifmap rows ``rows`` ofmap rows read."""
     return (rows - 1) * shape.stride + shape.filter_rows
 
 
-def strip_rows(shape: ConvShape, e: int) -> tuple[int, ...]:
+def strip_rows(shape: LoopNest, e: int) -> tuple[int, ...]:
     """Ofmap rows of every strip."""
     return tuple(min(e, shape.out_rows - start) for start in range(0, shape.out_rows, e))
 
@@ -97,7 +70,7 @@ def _largest_power_of_two(limit: int) -> int:
     return 1 << (limit.bit_length() - 1)
 
 
-def _interleaving(spec: EyerissSpec, shape: ConvShape, layer: Layer) -> tuple[int, int]:
+def _interleaving(spec: EyerissSpec, shape: LoopNest, layer: Layer) -> tuple[int, int]:
     """(p, q): channels and filters a PE interleaves."""
     s = shape.filter_cols
     q = min(spec.ifmap_spad_entries // s, spec.filter_spad_entries // s, shape.channels)
@@ -109,7 +82,7 @@ def _interleaving(spec: EyerissSpec, shape: ConvShape, layer: Layer) -> tuple[in
     return p, q
 
 
-def _placement(spec: EyerissSpec, shape: ConvShape, e: int, p: int, q: int) -> tuple[int, int, int, int]:
+def _placement(spec: EyerissSpec, shape: LoopNest, e: int, p: int, q: int) -> tuple[int, int, int, int]:
     """(segments, sets, r, t) of sets ``e`` ofmap rows wide."""
     segments = math.ceil(e / spec.pe_cols)
     side_by_side = spec.pe_cols // e if segments == 1 else 1
@@ -119,7 +92,7 @@ def _placement(spec: EyerissSpec, shape: ConvShape, e: int, p: int, q: int) -> t
     return segments, sets, r, t
 
 
-def _strip_widths(spec: EyerissSpec, shape: ConvShape, p: int, q: int) -> list[int]:
+def _strip_widths(spec: EyerissSpec, shape: LoopNest, p: int, q: int) -> list[int]:
     """The strip widths that keep the most PEs busy (the whole set when it fits)."""
     height = shape.filter_rows
     if height * math.ceil(shape.out_rows / spec.pe_cols) <= spec.pe_rows:
@@ -131,13 +104,13 @@ def _strip_widths(spec: EyerissSpec, shape: ConvShape, p: int, q: int) -> list[i
     return [e for e, pes in busy.items() if pes == max(busy.values())]
 
 
-def _glb_bytes(spec: EyerissSpec, shape: ConvShape, word_bits: int, e: int, qr: int, n: int, m: int) -> int:
+def _glb_bytes(spec: EyerissSpec, shape: LoopNest, word_bits: int, e: int, qr: int, n: int, m: int) -> int:
     ifmaps = n * qr * window_rows(shape, e) * shape.width
     psums = n * m * e * shape.out_cols
     return math.ceil((ifmaps + psums) * word_bits / BITS_PER_BYTE)
 
 
-def _buffering(spec: EyerissSpec, shape: ConvShape, word_bits: int, e: int, p: int, q: int, r: int,
+def _buffering(spec: EyerissSpec, shape: LoopNest, word_bits: int, e: int, p: int, q: int, r: int,
                t: int) -> tuple[int, int, int] | None:
     """(DRAM words, n, m): images per pass and filters kept in the global buffer, the fewest DRAM words
     that fit (None: nothing fits)."""
@@ -158,7 +131,7 @@ def _buffering(spec: EyerissSpec, shape: ConvShape, word_bits: int, e: int, p: i
     return None if best is None else (best[0], -best[2], -best[1])
 
 
-def rs_mapping(spec: EyerissSpec, shape: ConvShape, word_bits: int, layer: Layer) -> RsMapping:
+def rs_mapping(spec: EyerissSpec, shape: LoopNest, word_bits: int, layer: Layer) -> RsMapping:
     if shape.filter_rows > spec.pe_rows:
         raise InputError.single(layer.name, "kernel_h", f"filter rows R={shape.filter_rows} exceed the "
                                 f"{spec.pe_rows} PE rows of the array (eyeriss.pe_rows); Eyeriss maps no "
