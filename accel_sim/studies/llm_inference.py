@@ -15,6 +15,7 @@ from accel_sim.foundations.workload.layer import BatchedGemmLayer, VectorLayer
 from accel_sim.foundations.workload.llm.compression import Compression
 from accel_sim.foundations.workload.llm.generator import InferenceStep, transformer_network
 from accel_sim.foundations.workload.llm.hf_config import read_hf_config
+from accel_sim.foundations.workload.memory import network_footprint
 from accel_sim.pipeline.catalog import ArchSpec, load_arch
 from accel_sim.pipeline.plot.studies.llm_inference import throughput_and_roofline
 from accel_sim.pipeline.simulate import simulate, simulate_layer
@@ -33,7 +34,8 @@ GPTQ = ("Frantar et al., GPTQ, ICLR 2023 (abstract): end-to-end generation speed
 WHITEPAPER = "NVIDIA A100 Tensor Core GPU Architecture whitepaper (2020): 2:4 sparse tensor cores double the math rate"
 COLUMNS = ["phase", "variant", "batch", "context", "tokens", "cycles", "time_s", "tokens_per_s", "energy_j",
            "energy_per_token_mj", "macs", "dram_bytes", "intensity_flop_per_byte", "attainable_tflops",
-           "achieved_tflops", "dram_bound_share", "weight_gemm_dram_bound_share", "vector_share"]
+           "achieved_tflops", "dram_bound_share", "weight_gemm_dram_bound_share", "vector_share", "memory_gb",
+           "fits_device_memory"]
 
 
 def step_row(arch: ArchSpec, phase: str, variant: str, batch: int, context: int = CONTEXT,
@@ -61,7 +63,8 @@ def step_row(arch: ArchSpec, phase: str, variant: str, batch: int, context: int 
             weight_cycles += times * result.cycles
             weight_dram_bound += times * result.cycles * result.metrics.get("bound_dram", 0.0)
     tc = arch.tensor_core
-    tokens = batch * (context if phase == "prefill" else 1)
+    footprint = network_footprint(network, arch.word_bits)   # each step is timed layer by layer: the device
+    tokens = batch * (context if phase == "prefill" else 1)  # memory check of simulate() is made here
     time_s = cycles / arch.clock
     intensity = 2 * macs / dram
     peak_flops = 2 * tc.sms * tc.tensor_cores_per_sm * tc.dense_macs_per_cycle * arch.clock
@@ -71,7 +74,8 @@ def step_row(arch: ArchSpec, phase: str, variant: str, batch: int, context: int 
             "intensity_flop_per_byte": intensity,
             "attainable_tflops": min(peak_flops, tc.dram_bandwidth * arch.clock * intensity) / 1e12,
             "achieved_tflops": 2 * macs / time_s / 1e12, "dram_bound_share": dram_bound / cycles,
-            "weight_gemm_dram_bound_share": weight_dram_bound / weight_cycles, "vector_share": vector / cycles}
+            "weight_gemm_dram_bound_share": weight_dram_bound / weight_cycles, "vector_share": vector / cycles,
+            "memory_gb": footprint.total_bytes / 1e9, "fits_device_memory": footprint.fits(arch.memory_capacity)}
 
 
 def inference_table(batches: tuple[int, ...] = BATCHES, prefill_batches: tuple[int, ...] = PREFILL_BATCHES,
@@ -158,14 +162,20 @@ def speedup(frame: pd.DataFrame, phase: str, variant: str, batch: int) -> float:
     return float(at.loc[variant, "tokens_per_s"] / at.loc["dense", "tokens_per_s"])
 
 
-def _readme(cross: pd.DataFrame, big: int, dlu: pd.DataFrame, systolic: pd.DataFrame) -> str:
+def _unfit(frame: pd.DataFrame) -> str:
+    """The steps whose weights + KV cache + activations exceed the device's memory, named."""
+    over = frame[~frame.fits_device_memory]
+    return ", ".join(f"{r.phase} {r.variant} batch {r.batch} ({r.memory_gb:.1f} GB)" for r in over.itertuples()) or "none"
+
+
+def _readme(cross: pd.DataFrame, big: int, dlu: pd.DataFrame, systolic: pd.DataFrame, unfit: str) -> str:
     compute_bound = systolic[systolic.bound == "compute"].batch
     crossovers = (f"- {r.variant}: {r.crossover_batch if r.crossover_batch is not None else f'none up to {big}'}"
                   for r in cross.itertuples())
     shares = (f"- {v}: " + ", ".join(f"batch {r.batch} {r.weight_gemm_stall_share:.2f}" for r in part.itertuples())
               for v, part in dlu.groupby("variant", sort=False))
     return readme(
-        __name__, crossovers="\n".join(crossovers), dlu_shares="\n".join(shares),
+        __name__, crossovers="\n".join(crossovers), dlu_shares="\n".join(shares), unfit=unfit,
         int8_batch1=f"{_ratio(dlu, 'int8', 1):.2f}", dlu_largest=max(dlu.batch), systolic_arch=SYSTOLIC_ARCH,
         first_compute=int(compute_bound.min()) if len(compute_bound) else "none",
         systolic_ratios=", ".join(f"batch {r.batch} {r.cycles_over_stream:.3f} ({r.bound})"
@@ -190,7 +200,7 @@ def llm_inference(batches: tuple[int, ...] = BATCHES, prefill_batches: tuple[int
                    WHITEPAPER),
     )
     dlu, systolic = dlu_decode(), systolic_decode()
-    text = _readme(cross, big, dlu, systolic)
+    text = _readme(cross, big, dlu, systolic, _unfit(frame))
     return StudyOutput(results=frame, figure=throughput_and_roofline(frame, arch_name), readme=text,
                        comparisons=comparisons, tables={"crossover": cross, "dlu": dlu, "systolic": systolic})
 
