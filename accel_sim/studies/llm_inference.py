@@ -165,7 +165,8 @@ def speedup(frame: pd.DataFrame, phase: str, variant: str, batch: int) -> float:
 def _unfit(frame: pd.DataFrame) -> str:
     """The steps whose weights + KV cache + activations exceed the device's memory, named."""
     over = frame[~frame.fits_device_memory]
-    return ", ".join(f"{r.phase} {r.variant} batch {r.batch} ({r.memory_gb:.1f} GB)" for r in over.itertuples()) or "none"
+    steps = (f"{r.phase} {r.variant} batch {r.batch} ({r.memory_gb:.1f} GB)" for r in over.itertuples())
+    return ", ".join(steps) or "none"
 
 
 def _readme(cross: pd.DataFrame, big: int, dlu: pd.DataFrame, systolic: pd.DataFrame, unfit: str) -> str:
