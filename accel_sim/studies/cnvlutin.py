@@ -21,7 +21,7 @@ NETWORKS = ("alexnet", "vgg16")
 PUBLISHED_MEAN = 1.37          # Albericio et al. ISCA 2016: average speed-up (brief ampere_cnvlutin_tools.md)
 PUBLISHED_RANGE = (1.24, 1.55)
 PUBLISHED_ZERO_FRACTION = 0.44  # conv inputs are about 44 % zeros on average (same source)
-SOURCE = "Albericio et al., Cnvlutin, ISCA 2016 (brief ampere_cnvlutin_tools.md)"
+SOURCE = "Albericio et al., Cnvlutin: Ineffectual-Neuron-Free Deep Neural Network Computing, ISCA 2016"
 COLUMNS = ["network", "layer", "input_density", "dadiannao_cycles", "cnvlutin_cycles", "speedup"]
 
 

@@ -21,6 +21,9 @@ from accel_sim.studies.template import readme
 
 ARCH = "dlu"
 WATCHED_TENSOR = "da2"   # gradient of the second hidden layer's activations (a GEMM result)
+DLU_RELEASE = ("Fujitsu Laboratories press release, 24 April 2017 (xSIG 2017), 'Fujitsu Develops Circuit Technology "
+               "to Improve Energy Efficiency of Hardware Used for Deep Learning': 16- and 8-bit dynamic fixed point "
+               "on LeNet")
 COLUMNS = ["format", "rule", "bits", "test_accuracy", "overflow_rate", "cycles_per_step", "energy_pj_per_step"]
 # (format label, dlu.data_type, rule, rounding, static)
 CONFIGURATIONS = (
@@ -90,8 +93,8 @@ def dfp_training(schedule: Schedule = DEFAULT_SCHEDULE) -> StudyOutput:
     )
     comparisons = (
         Comparison("16-bit DFP accuracy loss vs float32, worst rule (published: almost none; digits MLP)", "points",
-                   None, 100 * float(gap16), "brief: Fujitsu DLU reports"),
+                   None, 100 * float(gap16), DLU_RELEASE),
         Comparison("8-bit DFP accuracy loss vs float32, worst rule (published: small; digits MLP)", "points", None,
-                   100 * float(gap8), "brief: Fujitsu DLU reports"),
+                   100 * float(gap8), DLU_RELEASE),
     )
     return StudyOutput(frame, training_formats(frame, runs, WATCHED_TENSOR), text, comparisons)

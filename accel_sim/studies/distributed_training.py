@@ -39,7 +39,8 @@ SWITCH_SHARING = (1, 2, 4)   # devices per PCIe switch uplink (sensitivity table
 SOCKETS = 2
 OTHER_DEVICE = "ampere_a100_dense"
 OTHER_DEVICE_UPDATE_BANDWIDTH = 1555e9   # arch_configs/ampere_a100.yaml: HBM2 1555 GB/s (A100 whitepaper)
-OVERVIEW = "issue 18's description of Fujitsu's 2017 overview"
+OVERVIEW = ("estimate: figures attributed at second hand to Fujitsu's 2017 overview of its deep-learning "
+            "technologies (document not located; unverified)")
 PRESS = ("Fujitsu Laboratories press release, Aug 2016, presented at SWoPP 2016 (AlexNet, Caffe, 16 / 64 GPUs; "
          "https://www.eetindia.co.in/fujitsu-uses-gpu-parallelisation-to-speed-deep-learning/)")
 ALL, NONE = Techniques(True, True, True), Techniques()

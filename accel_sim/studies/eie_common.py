@@ -11,7 +11,7 @@ from accel_sim.foundations.workload.loader import load_workload
 
 ARCH = "eie"
 WORKLOAD = "eie_benchmarks"
-EIE_PAPER = "Han et al., EIE, ISCA 2016 (brief: shared/papers/eie.md)"
+EIE_PAPER = "Han et al., EIE: Efficient Inference Engine on Compressed Deep Neural Network, ISCA 2016"
 
 
 def benchmark_network(layers: tuple[str, ...] | None = None, workload: str = WORKLOAD) -> Network:

@@ -47,7 +47,7 @@ def eie_pe_scaling(layers: tuple[str, ...] | None = None, pe_counts: tuple[int, 
                    "fraction", None, float(last["load_efficiency"].mean() - first["load_efficiency"].mean()),
                    EIE_PAPER),
         Comparison(f"mean speed-up at {hi} PEs over {lo} (linear: {hi // lo}; published: a figure, no number in "
-                   "the brief)", "x", None, float(last["speedup"].mean()), EIE_PAPER),
+                   "the text)", "x", None, float(last["speedup"].mean()), EIE_PAPER),
     )
     text = readme(__name__)
     return StudyOutput(frame, scaling(frame), text, comparisons)

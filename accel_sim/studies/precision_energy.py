@@ -28,6 +28,8 @@ ARCH = "dlu"
 DATA_TYPES = ("fp32", "fp16", "int16", "int8", "int4", "ternary", "binary")
 DIGITS_SIZES = (64, *LENET_300_100_HIDDEN, 10)
 PER_MAC_GEMM = GemmLayer("gemm", m=256, k=1024, n=1024)  # large: tile-edge waste negligible
+FUJITSU_RELEASE = ("Fujitsu Laboratories press release, 24 April 2017 (xSIG 2017), 'Fujitsu Develops Circuit "
+                   "Technology to Improve Energy Efficiency of Hardware Used for Deep Learning'")
 FUJITSU_COMPUTE_POWER = {"int16": 0.5, "int8": 0.25}  # brief: about -50 % at 16 bit, -75 % at 8 bit
 
 
@@ -85,7 +87,8 @@ def precision_energy() -> StudyOutput:
                   int16_mac=f"{by.loc['int16', 'mac_pj_vs_fp32']:.3f}", int8_mac=f"{by.loc['int8', 'mac_pj_vs_fp32']:.3f}",
                   int16_step=f"{by.loc['int16', 'step_total_vs_fp32']:.2f}",
                   int8_step=f"{by.loc['int8', 'step_total_vs_fp32']:.2f}", throughput=throughput)
-    source = "brief: Fujitsu DLU compute-unit power; simulated: Horowitz ISSCC 2014 table"
+    source = (f"{FUJITSU_RELEASE}: compute-unit power about -50 % at 16 bit, -75 % at 8 bit; simulated: Horowitz "
+              "ISSCC 2014 table")
     comparisons = tuple(row for t, ratio in FUJITSU_COMPUTE_POWER.items() for row in (
         Comparison(f"compute energy per MAC, {t} / FP32 (datapath)", "ratio", ratio,
                    float(by.loc[t, "mac_pj_vs_fp32"]), source),

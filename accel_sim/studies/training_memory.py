@@ -18,7 +18,8 @@ NETWORKS = ("alexnet_dense", "vgg16_dense", "resnet50")
 BATCH = 32                  # Goyal et al. 2017: 32 images per worker (the distributed-training study's batch too)
 DEVICE_MEMORY = 12 * 2**30  # assumption: a 2016 training GPU's memory (Tesla K40 / GTX Titan X: 12 GB)
 GIB = 2**30
-OVERVIEW = "issue 18's description of Fujitsu's 2017 overview"
+OVERVIEW = ("estimate: figures attributed at second hand to Fujitsu's 2017 overview of its deep-learning "
+            "technologies (document not located; unverified)")
 PRESS = ("Fujitsu Laboratories press release, 21 Sept 2016 (AlexNet, VGGNet in Caffe; http://www.acnnewswire.com/"
          "press-release/english/32431/)")
 

@@ -3,9 +3,12 @@
 A user has the paper, the datasheet, the repository and its files; a user does not have this
 project's issue tracker, the maintainers' notes under ``../shared`` (the "briefs") or a copy of a
 paper on a document-sharing site. Configs, docs, study README templates, measured-hardware cases,
-tutorials and every spec field's ``source=`` text (docs/config_reference.md) must not point to them.
-Code comments and docstrings of accel_sim/ and tests/ are developer-facing and are not scanned.
+tutorials, every spec field's ``source=`` text (docs/config_reference.md) and the string constants of
+the studies (accel_sim/studies/*.py: comparison.csv's quantity and source columns, results tables, README
+values) must not point to them. Code comments and docstrings of accel_sim/ and tests/ are developer-facing
+and are not scanned.
 """
+import ast
 import re
 from pathlib import Path
 
@@ -74,3 +77,34 @@ def test_every_spec_source_cites_openable_sources():
             for h in hits(getattr(info, "source", "") or ""):
                 found.append(f"{title} {field_path}: {h}")
     assert not found, "spec source= texts (docs/config_reference.md) cite what a user cannot open:\n" + "\n".join(found)
+
+
+def study_strings(path: Path) -> list[tuple[int, str]]:
+    """Every str constant of a study module (f-string parts included) that is not a docstring, with its line."""
+    tree = ast.parse(path.read_text())
+    docstrings = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+                docstrings.add(id(first.value))
+    return [(node.lineno, node.value) for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings]
+
+
+def test_study_strings_scan_skips_docstrings_and_comments(tmp_path):
+    module = tmp_path / "study.py"
+    module.write_text('"""Module docstring: brief."""\n# issue 17 comment\n'
+                      'def f(x):\n    """Docstring: issue 16."""\n    return f"bar {x} (issue 16 bar)", "brief: DLU"\n')
+    assert sorted(s for _, s in study_strings(module)) == [" (issue 16 bar)", "bar ", "brief: DLU"]
+    assert all(hits(s) for _, s in study_strings(module) if s != "bar ")
+
+
+STUDY_MODULES = sorted((ROOT / "accel_sim" / "studies").glob("*.py"))
+
+
+@pytest.mark.parametrize("path", STUDY_MODULES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_study_strings_cite_openable_sources(path):
+    found = [f"line {line}: {h.split(': ', 1)[1]}" for line, text in study_strings(path) for h in hits(text)]
+    assert not found, f"{path.relative_to(ROOT)}: string constants that reach study outputs cite what a user cannot open:\n" + \
+        "\n".join(found)

@@ -7,6 +7,7 @@ import pandas as pd
 from accel_sim.systems.nn.lowbit.train import LOWBIT_SCHEDULE
 from accel_sim.studies.low_bit_training import (
     BAR_MAX_LOSS_POINTS,
+    BAR_SOURCE,
     QUANTIZED_ENDS,
     VARIANTS,
     comparisons,
@@ -25,8 +26,8 @@ def test_study_table_rows_reference_columns_and_bar_rows():
     xnor = frame[(frame.label == "XNOR-Net") & frame.full_precision_ends].iloc[0]
     assert xnor.paper_dataset == "ImageNet" and xnor.paper_method_accuracy == 44.2 and "ECCV 2016" in xnor.paper_source
     table = comparison_frame(comparisons(frame))
-    published = table[table.published.notna() & ~table.source.eq("issue 16 bar")]
+    published = table[table.published.notna() & ~table.source.eq(BAR_SOURCE)]
     assert published.quantity.str.contains("DIFFERENT data set").all() and len(published) == 5
-    bars = table[table.source == "issue 16 bar"]
+    bars = table[table.source == BAR_SOURCE]
     assert len(bars) == 2 + len(BAR_MAX_LOSS_POINTS) and bars.tolerance.notna().all()
     assert isinstance(table, pd.DataFrame) and "low-bit-training" in all_studies()
