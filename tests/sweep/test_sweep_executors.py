@@ -115,3 +115,16 @@ def test_progress_line_on_stderr(tmp_path, capsys):
     run_sweep(sweep_from_mapping(SMALL_SWEEP), tmp_path, evaluate=fake_point, progress=sys.stderr)
     err = capsys.readouterr().err
     assert "sweep small: 12/12 points (100%)" in err and "points/s" in err and "ETA 0:00:00" in err
+
+
+def test_progress_line_sizes_the_store_from_the_points_already_in_it(tmp_path, capsys):
+    """The store's size now and at the end, extrapolated from the bytes the computed points added (measured)."""
+    from accel_sim.pipeline.sweep.runner import store_size_estimate
+    run_sweep(sweep_from_mapping(SMALL_SWEEP), tmp_path, evaluate=fake_point, progress=sys.stderr)
+    assert ", store " in capsys.readouterr().err
+    store = tmp_path / "grow.bin"
+    store.write_bytes(b"x" * 1000)
+    line = store_size_estimate(store, todo=10)
+    assert line(0) == ", store 0.0 MB"
+    store.write_bytes(b"x" * (1000 + 2 * 500_000))        # two points added 1 MB
+    assert line(2) == ", store 1.0 MB, about 5.0 MB when done"

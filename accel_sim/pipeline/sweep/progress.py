@@ -25,10 +25,11 @@ class Progress:
 
     def __init__(self, name: str, total: int, already_done: int, stream: TextIO | None,
                  clock: Callable[[], float] = time.monotonic, unit: str = "points",
-                 start_after_s: float = 0.0):
+                 start_after_s: float = 0.0, extra: Callable[[int], str] | None = None):
         self.name = name
         self.unit = unit
         self.start_after_s = start_after_s  # no line before the run has lasted this long
+        self.extra = extra  # more of the line, from the items computed so far (e.g. the store's size)
         self.total = total
         self.already_done = already_done
         self.computed = 0
@@ -46,8 +47,9 @@ class Progress:
         eta = format_clock(remaining / rate) if rate > 0 else ("0:00:00" if remaining <= 0 else "?")
         percent = 100 * done / self.total if self.total else 100.0
         stored = f", {self.already_done} already stored" if self.already_done else ""
+        more = self.extra(self.computed) if self.extra is not None else ""
         return (f"{self.name}: {done}/{self.total} {self.unit} ({percent:.0f}%), {rate:.2f} {self.unit}/s, "
-                f"elapsed {format_clock(elapsed)}, ETA {eta}{stored}")
+                f"elapsed {format_clock(elapsed)}, ETA {eta}{stored}{more}")
 
     def advance(self, points: int = 1) -> None:
         self.computed += points

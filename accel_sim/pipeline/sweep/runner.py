@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
@@ -44,6 +45,20 @@ class SweepSummary:
 
 def _executor_label(jobs: int, scheduler: str | None) -> str:
     return f"dask {scheduler}" if scheduler else ("serial" if jobs == 1 else f"process pool, {jobs} jobs")
+
+
+def store_size_estimate(store_file: Path, todo: int) -> Callable[[int], str]:
+    """``", store X MB, about Y MB when done"``: the store's size now and, from the bytes the points computed
+    so far added to it (measured, not assumed), its size once all ``todo`` points are in."""
+    start = store_file.stat().st_size if store_file.exists() else 0
+
+    def line(computed: int) -> str:
+        now = store_file.stat().st_size if store_file.exists() else 0
+        if not computed:
+            return f", store {now / 1e6:.1f} MB"
+        final = now + (now - start) / computed * (todo - computed)
+        return f", store {now / 1e6:.1f} MB, about {final / 1e6:.1f} MB when done"
+    return line
 
 
 def point_function(sweep: Sweep) -> PointFunction:
@@ -90,7 +105,8 @@ def run_sweep(sweep: str | Path | Sweep, out_dir: str | Path, jobs: int = 1, sch
         stored = store.stored_keys() & tasks_by_key.keys()
         todo = [task for key, task in tasks_by_key.items() if key not in stored]
         store.start_run(run_id, _executor_label(jobs, scheduler), len(todo))
-        meter = Progress(f"sweep {sweep.name}", len(tasks_by_key), len(stored), progress)
+        meter = Progress(f"sweep {sweep.name}", len(tasks_by_key), len(stored), progress,
+                         extra=store_size_estimate(store_file, len(todo)))
         computed = 0
         if todo:
             context = WorkerContext(str(sweep.arch_file), sweep.network, evaluate)
