@@ -17,7 +17,7 @@ from accel_sim.systems.nn.digits import load_digits_split
 from accel_sim.systems.nn.training import DEFAULT_SCHEDULE, Schedule
 from accel_sim.pipeline.plot.studies.dfp_training import training_formats
 from accel_sim.studies.registry import Comparison, StudyOutput, study
-from accel_sim.studies.template import readme
+from accel_sim.studies.template import readme, schedule_values
 
 ARCH = "dlu"
 WATCHED_TENSOR = "da2"   # gradient of the second hidden layer's activations (a GEMM result)
@@ -73,11 +73,7 @@ def dfp_training(schedule: Schedule = DEFAULT_SCHEDULE) -> StudyOutput:
     nearest_gap = f32 - by[("dfp8-nearest", "overflow")].test_accuracy
     text = readme(
         __name__,
-        schedule_epochs=schedule.epochs,
-        schedule_batch_size=schedule.batch_size,
-        schedule_learning_rate=schedule.learning_rate,
-        schedule_momentum=schedule.momentum,
-        schedule_seed=schedule.seed,
+        **schedule_values(schedule),
         gap16=f"{100 * gap16:.2f}",
         gap8=f"{100 * gap8:.2f}",
         nearest_gap=f"{100 * nearest_gap:.2f}",

@@ -17,7 +17,7 @@ from accel_sim.systems.nn.digits import load_digits_split
 from accel_sim.pipeline.plot.studies.digits_compression import accuracy_per_step
 from accel_sim.systems.nn.training import DEFAULT_SCHEDULE, Schedule, accuracy, train
 from accel_sim.studies.registry import Comparison, StudyOutput, study
-from accel_sim.studies.template import readme
+from accel_sim.studies.template import readme, schedule_values
 
 DENSITY = 0.10        # issue 3: prune to 10 % density
 CLUSTERS = 16         # 4-bit weight sharing (EIE uses 16 shared weights)
@@ -58,11 +58,7 @@ def digits_compression() -> StudyOutput:
     acc = dict(zip(frame["step"], frame["test_accuracy"]))
     text = readme(
         __name__,
-        schedule_epochs=schedule.epochs,
-        schedule_batch_size=schedule.batch_size,
-        schedule_learning_rate=schedule.learning_rate,
-        schedule_momentum=schedule.momentum,
-        schedule_seed=schedule.seed,
+        **schedule_values(schedule),
         density=f"{100 * DENSITY:.0f}",
         retrain_epochs=RETRAIN_EPOCHS,
         acc_pruned=f"{100 * acc['pruned']:.1f}",

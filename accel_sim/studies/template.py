@@ -16,3 +16,9 @@ def readme(module: str, **values: object) -> str:
     name = module.rpartition(".")[2]
     return Template((TEMPLATES / f"{name}.md").read_text(encoding="utf-8")).substitute(
         {key: str(value) for key, value in values.items()})
+
+
+def schedule_values(schedule: object) -> dict[str, object]:
+    """A training schedule's fields as the templates name them (``$schedule_epochs``, ...)."""
+    return {f"schedule_{name}": getattr(schedule, name)
+            for name in ("epochs", "batch_size", "learning_rate", "momentum", "seed")}
