@@ -186,6 +186,15 @@ def test_no_import_runs_up_a_tier_or_across_parts():
     assert not bad, "\n".join(bad)
 
 
+def test_every_peer_permission_is_used():
+    """PEERS says what the code does: a permission no import uses is stale and is removed."""
+    used = {(part_of(name), part_of(target)) for name, imported in GRAPH.items() for target in imported
+            if target in GRAPH and tier_of(target) == tier_of(name) and part_of(target) != part_of(name)}
+    stale = [f"{source} -> {target}" for source, targets in PEERS.items() for target in targets
+             if (source, target) not in used]
+    assert not stale, f"PEERS permissions no import uses: {stale}"
+
+
 def test_studies_are_clients():
     bad = never_violations(GRAPH)
     assert not bad, "\n".join(bad)

@@ -32,18 +32,15 @@ TIERS = (
 # Parts of one tier that may import another part of the same tier (everything else within a tier is
 # forbidden). Models never import each other; the pipeline's parts import in one direction.
 PEERS: dict[str, tuple[str, ...]] = {
-    "accel_sim.pipeline.run_result": ("accel_sim.pipeline.catalog",),
     "accel_sim.pipeline.honoured": ("accel_sim.pipeline.catalog",),
     "accel_sim.pipeline.simulate": ("accel_sim.pipeline.catalog", "accel_sim.pipeline.run_result",
                                     "accel_sim.pipeline.honoured"),
-    "accel_sim.pipeline.sweep": ("accel_sim.pipeline.catalog", "accel_sim.pipeline.simulate",
-                                 "accel_sim.pipeline.run_result"),
+    "accel_sim.pipeline.sweep": ("accel_sim.pipeline.catalog", "accel_sim.pipeline.simulate"),
     "accel_sim.pipeline.plot": ("accel_sim.pipeline.sweep",),
     "accel_sim.pipeline.report": ("accel_sim.pipeline.catalog", "accel_sim.pipeline.simulate",
                                   "accel_sim.pipeline.run_result", "accel_sim.pipeline.plot"),
     "accel_sim.pipeline.trace": ("accel_sim.pipeline.catalog",),
-    "accel_sim.pipeline.measured": ("accel_sim.pipeline.catalog", "accel_sim.pipeline.simulate",
-                                    "accel_sim.pipeline.run_result"),
+    "accel_sim.pipeline.measured": ("accel_sim.pipeline.catalog", "accel_sim.pipeline.simulate"),
     "accel_sim.systems.cluster": ("accel_sim.systems.training",),
     "accel_sim.systems.sweep": ("accel_sim.systems.training",),
 }
