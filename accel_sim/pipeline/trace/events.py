@@ -1,4 +1,10 @@
-"""What a trace holds: slices on named tracks, counter samples and a per-cycle table."""
+"""What a trace holds: slices on named tracks, flows between tracks, counter samples and a
+per-cycle table. One schema for every family: a family's builder fills it from its reference's
+event log, the writers (Perfetto JSON, text table, HTML viewer) read only this.
+
+Track kinds (``Trace.track_kinds``) tell a viewer how to draw an agent: one of
+:data:`TRACK_KINDS`. Cumulative counters for the viewer ("the counters so far") are columns of
+the cycle table named in ``Trace.counter_columns``; row ``i`` of the table is cycle ``i``."""
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -19,6 +25,24 @@ class Slice:
     def __post_init__(self) -> None:
         if self.start < 0 or self.duration < 1:
             raise ValueError(f"slice {self.name!r} on {self.track!r}: start {self.start}, duration {self.duration}")
+
+
+TRACK_KINDS = ("pe", "fifo", "buffer", "crossbar", "network", "dram", "control")
+
+
+@dataclass(frozen=True)
+class Flow:
+    """A value ``name`` leaving track ``source`` at cycle ``start`` and arriving on ``target`` at ``end``."""
+
+    name: str
+    source: str
+    target: str
+    start: int
+    end: int
+
+    def __post_init__(self) -> None:
+        if self.start < 0 or self.end < self.start:
+            raise ValueError(f"flow {self.name!r} {self.source!r} -> {self.target!r}: start {self.start}, end {self.end}")
 
 
 @dataclass(frozen=True)
@@ -54,8 +78,18 @@ class Trace:
     counters: tuple[CounterSample, ...]
     table: CycleTable
     notes: tuple[str, ...] = ()
+    flows: tuple[Flow, ...] = ()
+    track_kinds: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    counter_columns: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         unknown = {s.track for s in self.slices} - set(self.tracks)
+        unknown |= {t for f in self.flows for t in (f.source, f.target)} - set(self.tracks)
         if unknown:
-            raise ValueError(f"slices on undeclared tracks: {sorted(unknown)}")
+            raise ValueError(f"slices or flows on undeclared tracks: {sorted(unknown)}")
+        kinds = set(self.track_kinds.values()) - set(TRACK_KINDS)
+        if kinds:
+            raise ValueError(f"unknown track kinds {sorted(kinds)}; known: {TRACK_KINDS}")
+        missing = set(self.counter_columns) - set(self.table.columns)
+        if missing:
+            raise ValueError(f"counter columns {sorted(missing)} are not columns of the cycle table")
