@@ -50,8 +50,13 @@ class ServingConfig:
     chunk_tokens: int = 512            # chunked: tokens per iteration (vLLM's max_num_batched_tokens default with chunking)
     max_batch: int = 256               # sequences running at once (vLLM's max_num_seqs default)
     kv_capacity_tokens: int | None = None   # None: from the device memory
+    slo_ttft_s: float | None = None    # service-level objective on the time to first token (None: none)
+    slo_tpot_s: float | None = None    # on the time per output token
 
     def __post_init__(self) -> None:
+        for option, value in (("--slo-ttft-ms", self.slo_ttft_s), ("--slo-tpot-ms", self.slo_tpot_s)):
+            if value is not None and not value > 0:
+                raise InputError.single(option, str(value * 1e3), "must be > 0 milliseconds")
         if self.scheduler not in SCHEDULERS:
             raise InputError.single("--scheduler", self.scheduler, f"expected one of {', '.join(SCHEDULERS)}")
         for option, value in (("--chunk-tokens", self.chunk_tokens), ("--max-batch", self.max_batch)):
@@ -256,5 +261,22 @@ def serve(arch: ArchSpec, config: TransformerConfig, requests: Sequence[Request]
                "energy_j": float(iterations.energy_j.sum()),
                "energy_per_token_j": float(iterations.energy_j.sum()) / generated,
                "kv_capacity_tokens": capacity, "kv_peak_share": float(iterations.kv_share.max()),
-               "iterations": len(iterations), "layer_simulations": step.layer_simulations}
+               "iterations": len(iterations), "layer_simulations": step.layer_simulations,
+               **_attainment(frame, serving, makespan)}
     return ServingResult(frame, iterations, summary)
+
+
+def _attainment(frame: pd.DataFrame, serving: ServingConfig, makespan: float) -> dict:
+    """With service-level objectives: the share of requests meeting every objective (TTFT, TPOT; a one-token
+    request has no TPOT and meets that one) and the goodput, those requests per second and their output tokens
+    per second (DistServe's goodput, Zhong et al., OSDI 2024)."""
+    if serving.slo_ttft_s is None and serving.slo_tpot_s is None:
+        return {}
+    met = pd.Series(True, index=frame.index)
+    if serving.slo_ttft_s is not None:
+        met &= frame.ttft_s <= serving.slo_ttft_s
+    if serving.slo_tpot_s is not None:
+        met &= frame.tpot_s.isna() | (frame.tpot_s <= serving.slo_tpot_s)
+    return {"slo_ttft_s": serving.slo_ttft_s, "slo_tpot_s": serving.slo_tpot_s, "slo_attainment": float(met.mean()),
+            "goodput_requests_per_s": float(met.sum()) / makespan if makespan > 0 else math.nan,
+            "goodput_tokens_per_s": float(frame.generated_tokens[met].sum()) / makespan if makespan > 0 else math.nan}
