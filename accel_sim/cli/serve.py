@@ -33,6 +33,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="KV-cache capacity in tokens (default: the device memory left after weights and activations)")
     parser.add_argument("--tp", type=int, default=1, help="tensor-parallel devices (default 1); must divide the heads "
                         "and the KV heads")
+    parser.add_argument("--pp", type=int, default=1, help="pipeline-parallel stages (default 1), each of --tp devices "
+                        "holding num_hidden_layers / pp blocks; must divide the layers")
     parser.add_argument("--weights", default="dense", help="block weights: dense, 2:4 or unstructured:D")
     parser.add_argument("--weight-bits", type=int, default=None, help="weight-only quantization width")
     parser.add_argument("--kv-bits", type=int, default=None, help="stored bits of the KV cache")
@@ -65,9 +67,11 @@ def handle(args: argparse.Namespace) -> int:
         args.requests, args.rate, args.prompt_tokens, args.output_tokens, args.lengths, args.seed))
     config = read_hf_config(args.model)
     arch = load_arch(args.arch)
-    result = serve(arch, config, requests, serving, compression, progress=progress_stream(args), tp=args.tp)
+    result = serve(arch, config, requests, serving, compression, progress=progress_stream(args), tp=args.tp,
+                   pp=args.pp)
     s = result.summary
     devices = f"{args.tp} x {arch.name} (tensor parallel)" if args.tp > 1 else arch.name
+    devices = f"{args.pp} pipeline stages of {devices}" if args.pp > 1 else devices
     weights = "" if compression.label == "dense" else f", weights {compression.label}"
     print(f"{config.name}{weights} on {devices}, {s['scheduler']}: {s['requests']} requests, {s['tokens_generated']:,} tokens "
           f"generated of {s['tokens_requested']:,} requested, in {s['makespan_s']:.2f} s ({s['iterations']:,} iterations)")

@@ -38,6 +38,7 @@ from accel_sim.pipeline.catalog import ArchSpec
 from accel_sim.pipeline.sweep.progress import Progress
 from accel_sim.systems.serving.parallel import TensorParallel, shard
 from accel_sim.systems.serving.requests import Request
+from accel_sim.systems.serving.pipeline import PipelineStepModel, stage_config
 from accel_sim.systems.serving.step import Iteration, StepModel, kv_bytes_per_token
 
 SCHEDULERS = ("fcfs", "chunked")
@@ -221,14 +222,19 @@ def _percentiles(values: np.ndarray, name: str) -> dict:
 
 def serve(arch: ArchSpec, config: TransformerConfig, requests: Sequence[Request], serving: ServingConfig = ServingConfig(),
           compression: Compression = DENSE, step: StepModel | None = None,
-          progress: TextIO | None = None, tp: int = 1) -> ServingResult:
+          progress: TextIO | None = None, tp: int = 1, pp: int = 1) -> ServingResult:
     """Simulate serving ``requests`` of ``config`` on ``arch`` (see the module doc); with ``tp`` > 1 on that many
-    devices in tensor parallel (:mod:`.parallel`: each holds 1 / tp of the weights and of the KV cache)."""
+    devices in tensor parallel (:mod:`.parallel`: each holds 1 / tp of the weights and of the KV cache), with ``pp``
+    > 1 in that many pipeline stages of tp devices each (:mod:`.pipeline`: each stage holds 1 / pp of the blocks;
+    the embeddings and the LM head are counted on every stage's memory, an over-count of one stage's share)."""
     if not requests:
         raise InputError.single("requests", "", "no requests to serve")
     parallel = TensorParallel(tp, arch.device_link_bandwidth, arch.device_link_latency)
-    capacity = kv_capacity_tokens(arch, shard(config, tp), serving, requests, compression)
-    step = step or StepModel(arch, config, compression, tp=parallel)
+    per_device = shard(stage_config(config, pp), tp)
+    capacity = kv_capacity_tokens(arch, per_device, serving, requests, compression)
+    if step is None:
+        step = (PipelineStepModel(arch, config, pp, compression=compression, tp=parallel) if pp > 1
+                else StepModel(arch, config, compression, tp=parallel))
     meter = Progress(f"serving {config.name} on {arch.name}", len(requests), 0, progress, unit="requests")
     env = simpy.Environment()
     engine = Engine(env, step, sorted(requests, key=lambda r: (r.arrival_s, r.index)), serving, capacity, meter)
@@ -251,7 +257,7 @@ def serve(arch: ArchSpec, config: TransformerConfig, requests: Sequence[Request]
     iterations["kv_share"] = iterations.kv_tokens / capacity
     makespan = float(frame.finish_s.max() - frame.arrival_s.min())
     generated = int(frame.generated_tokens.sum())
-    summary = {"model": config.name, "arch": arch.name, "tp": tp, "scheduler": serving.scheduler, "requests": len(frame),
+    summary = {"model": config.name, "arch": arch.name, "tp": tp, "pp": pp, "scheduler": serving.scheduler, "requests": len(frame),
                "tokens_requested": int(frame.output_tokens.sum()), "tokens_generated": generated,
                "prompt_tokens": int(frame.prompt_tokens.sum()), "makespan_s": makespan,
                "output_tokens_per_s": generated / makespan if makespan > 0 else math.nan,
