@@ -28,7 +28,9 @@ def test_every_case_has_device_conditions_unit_locator_and_tolerance(group, case
     assert LOCATOR.search(case.source), f"{group.group}/{case.name}: the source names no table, figure or thread"
     runnable = case.device in SHIPPED_ARCHS
     assert runnable or case.note, f"{case.name}: a device with no arch config needs a note saying so"
-    if runnable:
+    if runnable and case.serving is not None:     # a serving run: the workload is the model's config
+        assert case.workload == case.serving.model and (WORKLOAD_DIR / case.serving.model).is_file(), case.workload
+    elif runnable:
         assert (WORKLOAD_DIR / f"{case.workload}.yaml").is_file(), case.workload
         if case.baseline is not None:
             assert case.baseline.device in SHIPPED_ARCHS and (WORKLOAD_DIR / f"{case.baseline.workload}.yaml").is_file()
