@@ -26,7 +26,8 @@ DRAM = "dram"                # a DRAM burst (dram_bytes)
 TRANSFER = "transfer"        # a value or entry moving between agents (FIFO entry, broadcast, scatter, fill)
 CONFLICT = "bank conflict"   # cycles lost to items serialised on one bank
 BARRIER = "barrier wait"     # an agent idle at a barrier until the slowest arrives
-WHATS = (COMPUTE, STALL, DRAM, TRANSFER, CONFLICT, BARRIER)
+BUSY = "busy"                # other work taking cycles (a pipeline drain, a tree's latency, a readout)
+WHATS = (COMPUTE, STALL, DRAM, TRANSFER, CONFLICT, BARRIER, BUSY)
 
 
 @dataclass(frozen=True)
