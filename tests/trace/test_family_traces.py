@@ -27,7 +27,7 @@ def _example(source):
 
 
 NOT_YET = {"scnn", "pe_array", "tensor_core", "dlu", "simt",
-           "bitserial", "eyeriss_v2"}
+           "bitserial"}
 
 
 def test_every_registered_family_has_a_trace_builder():
