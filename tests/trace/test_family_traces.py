@@ -26,7 +26,7 @@ def _example(source):
     return load_arch(example.arch), layer
 
 
-NOT_YET = {"scnn", "pe_array", "tensor_core", "dlu", "simt",
+NOT_YET = {"scnn", "pe_array", "tensor_core", "simt",
            "bitserial"}
 
 
