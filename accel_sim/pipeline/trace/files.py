@@ -18,7 +18,7 @@ from accel_sim.pipeline.trace.perfetto import write_chrome_trace
 from accel_sim.pipeline.trace.source import TraceSource, build_trace
 from accel_sim.pipeline.trace.table import write_table
 
-TRACED = ("systolic", "eie", "lowbit", "vector_unit", "cnvlutin", "eyeriss", "eyeriss_v2", "dlu", "bitserial", "simt", "tensor_core", "scnn")    # families with a recorded-events source (trace/families/<name>.py)
+TRACED = ("systolic", "eie", "lowbit", "vector_unit", "cnvlutin", "eyeriss", "eyeriss_v2", "dlu", "bitserial", "simt", "tensor_core", "scnn", "pe_array")    # families with a recorded-events source (trace/families/<name>.py)
 SOURCES: dict[str, TraceSource] = {name: importlib.import_module(f"accel_sim.pipeline.trace.families.{name}").SOURCE
                                    for name in TRACED}
 BUILDERS = {"eie": eie.build_trace, **{name: partial(build_trace, source) for name, source in SOURCES.items()

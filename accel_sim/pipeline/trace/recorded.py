@@ -80,7 +80,7 @@ def trace_from_recording(recorder: Recorder, title: str, clock_hz: float, notes:
                                **({"cause": e.cause} if e.cause else {})})
                    for e in events)
     flows = tuple(Flow(e.label, e.source, e.agent, e.start - origin, max(e.start, e.end) - origin)
-                  for e in events if e.source)
+                  for e in events if e.source in recorder.agents)
     fifos = [a for a, kind in recorder.agents.items() if kind == "fifo"]
     shift = ((f"cycle 0 of the trace is cycle {origin} of the run (work before the array's cycle 0)",)
              if origin else ())

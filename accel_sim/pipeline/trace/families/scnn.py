@@ -26,4 +26,4 @@ def estimate(plan) -> int:
 
 
 SOURCE = TraceSource("scnn", lambda plan, recorder: reference(plan, None, recorder), totals, estimate,
-                     Example("scnn", "trace_examples", "conv_small"))
+                     Example("scnn", "tiny_conv", "conv1"))
