@@ -36,7 +36,7 @@ def cases(draw):
                 sparsert_tile_n=draw(st.sampled_from([(64,), (8, 40), (33, 128)])),
                 instruction_bytes=draw(st.sampled_from([8, 16])),
                 sm_l1_kernels=draw(st.sampled_from([(), ("sparsert", "sputnik", "merge", "sparsert_conv", "csb_spmm")])),
-                csb_balance=draw(st.booleans()),
+                csb_balance=draw(st.booleans()), reverse_offset_alignment=draw(st.booleans()),
                 l1_shared_memory_bytes=draw(st.sampled_from([512, 192 * 1024])),
                 shared_memory_carveouts=draw(st.sampled_from([(0, 256), (0, 384, 512)])),
                 l2_slices=draw(st.sampled_from([1, 3, 160])), l2_atomic_cycles=draw(st.sampled_from([1, 7, 300])))
@@ -53,7 +53,8 @@ def cases(draw):
                                weight_density=density)
     groups = 1 if kernel == "sparsert_conv" else draw(st.integers(1, 2))
     pad = draw(st.integers(0, 1)) if kernel == "sparsert_conv" else 0
-    return arch, ConvLayer("conv", in_h=draw(st.integers(3, 5)), in_w=draw(st.integers(2, 5)), in_channels=2 * groups,
+    return arch, ConvLayer("conv", in_h=draw(st.integers(3, 5)), in_w=draw(st.integers(3 if kernel == "sparsert_conv" else 2, 5)),
+                           in_channels=2 * groups,
                            out_channels=groups * draw(st.integers(1, 8)), kernel_h=draw(st.integers(1, 3)),
                            kernel_w=draw(st.integers(1, 3)) if kernel == "sparsert_conv" else 1, groups=groups,
                            stride_w=draw(st.integers(1, 2)) if kernel == "sparsert_conv" else 1,

@@ -111,3 +111,28 @@ def test_csb_spmm_worked_example_on_both_paths(three_blocks):
     whole = FAMILY.plan(simt({"sms": 1}, kernel="csb_spmm", csb_beta=2, threads_per_cta=64, csb_balance=False),
                         three_blocks).candidates[0].schedule
     assert (whole.ctas, whole.atomics, whole.atomic_cta) == (4, 0, None)
+
+
+def test_sputnik_reverse_offset_alignment_loads_a_in_aligned_vectors(tmp_path):
+    """Rows of 3, 6 and 1 non-zeros (row pointers 0, 3, 9, 10), B 8 columns wide: subwarps of 2 lanes (float4 B),
+    one warp. Scalar A loads: batches of 2 (2, 3, 1 per row: the warp takes 3). Reverse-offset alignment: batches of
+    2 x 4 from the row start backed up to a multiple of 4 (offsets 0, 3, 1: spans 3, 9, 2 -> 1, 2, 1 batches)."""
+    weights = np.zeros((8, 3), dtype=np.float32)                      # A^T: A is 3 x 8
+    weights[[0, 1, 2], 0] = 1.0
+    weights[[0, 1, 2, 3, 4, 5], 1] = 2.0
+    weights[7, 2] = 3.0
+    layer = payload_layer(tmp_path, "g", 8, weights)
+    plans = {roma: FAMILY.plan(simt({"sms": 1}, kernel="sputnik", vector_width=4, tile_n=64,
+                                    loop_overhead_instructions=3, reverse_offset_alignment=roma), layer)
+             for roma in (False, True)}
+    scalar, aligned = (plans[r].candidates[0].schedule for r in (False, True))
+    assert scalar.group_issue[0] - aligned.group_issue[0] == (3 - 2) * (2 + 2 + 1 + 3)
+    # values and indices at bytes 4 e (sectors 0 and 1: entries 8, 9): per batch its distinct sectors, twice
+    # scalar: rows 2 + 4 + 1 sectors; aligned: 1 + 2 + 1
+    assert scalar.cta_l2_sectors[0] - aligned.cta_l2_sectors[0] == 2 * ((2 + 4 + 1) - (1 + 2 + 1))
+    # the masked entries are staged in shared memory: (3 + 9 + 2) - (3 + 6 + 1) more entries, written and read
+    assert aligned.cta_l1_bytes[0] - scalar.cta_l1_bytes[0] == 2 * 4 * 8 - 2 * ((2 + 4 + 1) - (1 + 2 + 1)) * 32
+    assert (scalar.shared_memory_per_cta, aligned.shared_memory_per_cta) == (128 * 8, 128 * 4 * 8)
+    assert aligned.products == scalar.products == 10 * 8
+    for plan in plans.values():
+        assert FAMILY.fast(plan, None) == FAMILY.reference(plan, None)

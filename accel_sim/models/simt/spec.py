@@ -163,6 +163,10 @@ class SimtSpec:
                                    positive=True, source=f"{SPUTNIK} (vector memory instructions)")
     row_swizzle: bool = spec_field("sputnik: launch rows longest first (row swizzle load balancing).", True,
                                    source=SPUTNIK)
+    reverse_offset_alignment: bool = spec_field(
+        "sputnik: load A's values and indices as vectors of vector_width from each row's start backed up to a vector "
+        "boundary (reverse-offset memory alignment; the leading entries masked); false: scalar loads, subwarp "
+        "non-zeros per batch.", False, source=f"{SPUTNIK} (reverse-offset memory alignment, ROMA)")
     merge_items_per_thread: int = spec_field(
         "merge: merge-path items (non-zeros plus row ends) per thread; a warp takes warp_size times this.", 8,
         positive=True, source=f"{MERGE} (equal merge-path shares per warp); 8 per thread: estimate")
