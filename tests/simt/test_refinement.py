@@ -14,7 +14,7 @@ from accel_sim.models.simt.spec import SgemmTile
 from accel_sim.foundations.workload import ConvLayer, GemmLayer, NMSparsity
 from tests.simt.archs import simt
 
-SPARSE = ("csr_scalar", "csr_vector", "sputnik", "merge", "csb", "sparsert", "csb_spmm")
+SPARSE = ("csr_scalar", "csr_vector", "sputnik", "merge", "csb", "sparsert", "csb_spmm", "merge_spmv")
 
 
 @st.composite
@@ -48,7 +48,7 @@ def cases(draw):
         return arch, GemmLayer("gemm", m=draw(st.integers(1, 40)), k=block * draw(st.integers(1, 4)),
                                n=block * draw(st.integers(1, 4)), weight_density=density)
     if kernel != "sparsert_conv" and draw(st.booleans()):
-        m = draw(st.integers(1, 3)) if kernel in ("csr_scalar", "csr_vector", "csb") else draw(st.integers(1, 70))
+        m = draw(st.integers(1, 3)) if kernel in ("csr_scalar", "csr_vector", "csb", "merge_spmv") else draw(st.integers(1, 70))
         return arch, GemmLayer("gemm", m=m, k=draw(st.integers(1, 90)), n=draw(st.integers(1, 90)),
                                weight_density=density)
     groups = 1 if kernel == "sparsert_conv" else draw(st.integers(1, 2))

@@ -136,3 +136,33 @@ def test_sputnik_reverse_offset_alignment_loads_a_in_aligned_vectors(tmp_path):
     assert aligned.products == scalar.products == 10 * 8
     for plan in plans.values():
         assert FAMILY.fast(plan, None) == FAMILY.reference(plan, None)
+
+
+def test_merge_spmv_worked_example_on_both_paths(tmp_path):
+    """A (3 x 64): row 0 in columns 0-19, row 1 empty, row 2 in columns 40-54; x is 64 long. One item per thread,
+    32 threads per CTA: the 38 merge items (35 non-zeros, 3 row ends) are CTA 0's 32 (non-zeros 0-29, the ends of
+    rows 0 and 1) and CTA 1's 6 (non-zeros 30-34, row 2's end). CTA 0 ends inside row 2: one atomic carry-out."""
+    weights = np.zeros((64, 3), dtype=np.float32)                      # A^T
+    weights[:20, 0] = 1.0
+    weights[40:55, 2] = 2.0
+    layer = payload_layer(tmp_path, "spmv", 1, weights)
+    arch = simt({"sms": 1, "memory_latency": 400}, kernel="merge_spmv", merge_items_per_thread=1, threads_per_cta=32,
+                loop_overhead_instructions=3, l2_latency=100, shared_memory_latency=10)
+    plan = FAMILY.plan(arch, layer)
+    s = plan.candidates[0].schedule
+    assert (s.ctas, s.warps, s.shared_memory_per_cta) == (2, 2, 32 * 4 + 32 * 4)
+    # search 6 probes x 4; a batch of 32 (2 loads, gather, multiply x 2, store, loop 3); row-end loads 2; the walk
+    # (1 item: 2 + 2 + 3); the reduce-by-key 5 x 3
+    assert s.group_issue.tolist() == [24 + 9 + 2 + 7 + 15] * 2
+    assert s.group_latency.tolist() == [6 * 10 + 400 + 100 + 10] * 2
+    # CTA 0: values 4 + indices 4 + row ends 1 sectors, y 1, x 5 (sectors 0-2, 5, 6), its carry-out 1; CTA 1: 2 + 2 +
+    # 1, y 1, x 1 (sector 6)
+    assert s.cta_l2_sectors.tolist() == [9 + 1 + 5 + 1, 5 + 1 + 1]
+    assert s.cta_l1_bytes.tolist() == [(9 + 5 + 1) * 32 + 2 * 32 * 4, (5 + 1 + 1) * 32 + 2 * 6 * 4]
+    assert (s.atomic_cta.tolist(), s.atomic_sector.tolist(), s.atomics) == ([0], [0], 1)
+    assert (s.dram_read_bytes, s.dram_write_bytes, s.products) == (35 * 8 + 4 * 4 + 64 * 4, 3 * 4, 35)
+    counters = [path(plan, None) for path in (FAMILY.fast, FAMILY.reference)]
+    assert counters[0] == counters[1] and counters[0].atomics == 1
+    two = FAMILY.plan(simt({"sms": 1}, kernel="merge_spmv", merge_items_per_thread=1, threads_per_cta=32),
+                      payload_layer(tmp_path, "spmm", 2, weights)).candidates[0].schedule
+    assert (two.ctas, two.atomics, two.atomic_sector.tolist()) == (4, 2, [0, 1])   # column 1's y one sector on
