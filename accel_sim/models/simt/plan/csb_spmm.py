@@ -97,7 +97,6 @@ def csb_spmm(p: SparseProblem, m: Machine, spec: SimtSpec) -> Schedule:
     tile_bytes = out_rows[:, None] * widths[None, :] * vb
     l1 = (stream_c[:, None] + pointers[:, None] + b_chunk + output) * sector + red + 2 * tile_bytes
     l2 = stream_c[:, None] + pointers[:, None] + output
-    ctas = chunks * tiles
     cta_of = (np.arange(tiles)[:, None] * chunks + np.arange(chunks)[None, :])   # CTA (tile t, chunk c), tile-major
     atomic = {}
     shared_rows = np.flatnonzero(shared)
