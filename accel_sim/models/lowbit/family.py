@@ -13,6 +13,6 @@ from accel_sim.models.lowbit.reference import reference
 from accel_sim.models.lowbit.spec import LowbitSpec
 
 FAMILY = Family(name="lowbit", plan=plan, fast=fast, reference=reference, account=account,
-                precisions=True,
+                precisions=True, activation_precision=True,   # the stored width of a layer's input
                 section=Section(LowbitSpec, "Binary / ternary / low-bit PE array with per-layer "
                                 "precision (family: lowbit)."))
