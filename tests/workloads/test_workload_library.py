@@ -21,6 +21,7 @@ LAYER_COUNTS = {
     "resnet18_scalesim": 21,
     "resnet18_cifar10": 21,    # the CIFAR-10 variant: 3x3 stem, no max-pool, 512 -> 10 classifier
     "resnet50": 54,            # conv1 + 16 bottlenecks x 3 + 4 downsample + fc
+    "resnet152": 156,          # conv1 + 50 bottlenecks x 3 + 4 downsample + fc
     "googlenet": 58,           # 3 stem convs + 9 x 6 inception convs + classifier
     "mobilenet_v2": 53,        # conv1 + (2 + 16 x 3) bottleneck convs + conv_last + fc
     "bert_base_seq128": 360,   # 12 layers x (q, k, v, 12 x (qk, av), o, ffn1, ffn2)
