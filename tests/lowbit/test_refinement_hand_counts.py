@@ -101,3 +101,16 @@ def test_max_cycles_is_the_last_cycle_allowed():
         assert count(plan, 53).cycles == 53
         with pytest.raises(SimulationError, match="max_cycles"):
             count(plan, 52)
+
+
+@pytest.mark.parametrize("buffer_bytes, fits", [(108, True), (107, False)])
+def test_packed_input_of_a_grouped_batched_conv(buffer_bytes, fits):
+    """Binary 1x1 conv, batch 2, 3 x 3 pixels, 2 groups of 20 channels, 8-bit words: each pixel's 20 channels
+    of a group pack into 3 words (24 bits), so a group's input is 2 x 3 x 3 x 24 = 432 bits and the layer's
+    864 bits = 108 bytes: it fits a 108-byte input buffer exactly, not a 107-byte one (then each pass reloads
+    its groups' input: the 4 columns on 2 PEs take a pass per group)."""
+    layer = ConvLayer("c", in_h=3, in_w=3, in_channels=40, out_channels=4, kernel_h=1, kernel_w=1, groups=2, batch=2)
+    plan = FAMILY.plan(small(precision="binary", pes=2, word_bits=8, input_buffer=buffer_bytes), layer)
+    assert plan.input_group_bits == 432 and plan.input_fits == fits
+    for count in (FAMILY.fast, FAMILY.reference):
+        assert count(plan, None).input_buffer_write_bits == 864
