@@ -50,9 +50,8 @@ from accel_sim.foundations.compress.activations import synthetic_activations
 from accel_sim.foundations.compress.pruning import (
     block_mask,
     filter_mask,
-    kernel_mask,
+    granularity_mask,
     nm_mask,
-    vector_mask,
 )
 from accel_sim.foundations.errors import InputError
 from accel_sim.foundations.workload.layer import ConvLayer, Layer
@@ -287,16 +286,9 @@ def _stored(layer: Layer, matrix: np.ndarray, shape: tuple[int, ...]) -> np.ndar
 
 
 def _layout_mask(layer: Layer, pattern: str, weights: np.ndarray) -> np.ndarray:
-    """Vector / kernel / channel keep-mask of weights in the stored layout (conv ``(K, C/g, R, S)``,
-    GEMM ``(k, n)``), Mao et al. 2017's grains: conv vector = kernel rows (length S), GEMM vector =
-    runs of ``block`` weights along the reduction; kernel = R x S kernels; channel = input channels."""
-    density, conv = layer.weight_density, isinstance(layer, ConvLayer)
-    if pattern == "vector":
-        return (vector_mask(weights, density=density, axis=-1) if conv
-                else vector_mask(weights, density=density, axis=0, length=layer.operands.block))
-    if pattern == "kernel":
-        return kernel_mask(weights, density=density)
-    return filter_mask(weights, density=density, axis=1 if conv else 0)  # channel
+    """Vector / kernel / channel keep-mask of weights in the stored layout (:func:`granularity_mask`;
+    a GEMM's vectors are runs of ``block`` weights along the reduction)."""
+    return granularity_mask(weights, pattern, density=layer.weight_density, run=layer.operands.block)
 
 
 # At or below this density the unstructured pruning keeps only the candidate entries
