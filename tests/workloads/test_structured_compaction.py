@@ -73,3 +73,15 @@ def test_pruning_the_same_channels_twice_and_a_payload_neighbour_are_refused(tmp
     reader = dataclasses.replace(conv("b", 128, 64), operands=OperandSource(payload=str(tmp_path / "b.npz")))
     with pytest.raises(InputError, match="payload"):
         compact_network(Network("n", (conv("a", 32, 128, 0.5, "filter"), reader)))
+
+
+@pytest.mark.parametrize("pattern", ["vector", "kernel"])
+def test_vector_and_kernel_pruning_reach_a_sparse_family_as_zeros(pattern):
+    """The finer grains stay zeros in the full-size tensor: a dense array computes them, a PE array with
+    skipping skips them (every weight of a pruned kernel row / kernel is zero)."""
+    layer = conv("a", 32, 32, 0.5, pattern)
+    dense = simulate(load_arch("pe_array"), Network("n", (layer,))).layers[0]
+    skipping = simulate(load_arch("pe_array_skipping"), Network("n", (layer,))).layers[0]
+    assert dense.macs_dense == skipping.macs_dense == layer.macs and dense.macs_issued + dense.metrics.get(
+        "macs_skipped", 0) == layer.macs
+    assert skipping.macs_issued <= 0.5 * layer.macs and skipping.cycles < dense.cycles
