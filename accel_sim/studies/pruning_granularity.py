@@ -116,7 +116,9 @@ def claims(frame: pd.DataFrame) -> tuple[Comparison, ...]:
        cpu_s=18)
 def pruning_granularity() -> StudyOutput:
     frame = pd.concat([speed_points(), accuracy_points()], ignore_index=True)
+    rows = claims(frame)
+    findings = "\n".join(f"- {row.quantity}: {row.simulated:.2f} {row.unit}" for row in rows if "confirmed" in row.quantity)
     text = readme(__name__, layers=", ".join(LAYERS), pruned=PRUNED, archs=", ".join(ARCHS),
                   densities=", ".join(f"{100 * d:g} %" for d in DENSITIES), prune_epochs=PRUNE_EPOCHS,
-                  fine_tune_epochs=FINE_TUNE_EPOCHS)
-    return StudyOutput(frame, granularity_figure(frame), text, claims(frame))
+                  fine_tune_epochs=FINE_TUNE_EPOCHS, findings=findings)
+    return StudyOutput(frame, granularity_figure(frame), text, rows)

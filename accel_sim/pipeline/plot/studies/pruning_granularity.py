@@ -16,9 +16,12 @@ def granularity_figure(frame: pd.DataFrame) -> Figure:
     order = list(dict.fromkeys(pruned.granularity))
     x = np.arange(len(order))
     accuracy = pruned[pruned.kind == "accuracy"]
-    for (net, density), part in accuracy.groupby(["subject", "density"], sort=False):
-        part = part.set_index("granularity").reindex(order)
-        left.plot(x, 100 * part.test_accuracy, "o-" if net == "mlp" else "s--", label=f"digits {net}, {100 * density:g} %")
+    position = {granularity: i for i, granularity in enumerate(order)}
+    for i, ((net, density), part) in enumerate(accuracy.groupby(["subject", "density"], sort=False)):
+        grains, nm = part[part.granularity != "2:4"], part[part.granularity == "2:4"]   # 2:4: a point of its own
+        left.plot(grains.granularity.map(position), 100 * grains.test_accuracy, "o-" if net == "mlp" else "s--",
+                  color=f"C{i}", label=f"digits {net}, {100 * density:g} %")
+        left.plot(nm.granularity.map(position), 100 * nm.test_accuracy, "o" if net == "mlp" else "s", color=f"C{i}")
     left.set_xticks(x, order)
     left.set_ylabel("test accuracy after gradual pruning + fine-tuning (%)")
     left.set_title("accuracy (finer granularity to the left)")
