@@ -3,7 +3,8 @@
 A layer runs as one GEMM kernel on the GPU (conv layers as implicit GEMM on their GEMM view, B
 being the im2col matrix). Blocks, one module each: :mod:`.problem` (the GEMM, widths, L2
 residency), :mod:`.sparsity` (does the layer run on the 2:4 path: declaration and weights),
-:mod:`.mma` (the MMA instruction), :mod:`.tiling` (eligible kernels, CTAs in launch order).
+:mod:`.mma` (the MMA instruction), :mod:`.tiling` (eligible kernels, CTAs in launch order),
+:mod:`.block_scaling` (MX / NVFP4 operands: narrow elements, scales per block of K).
 
 The kernel that runs is chosen like cuBLAS / cuSPARSELt heuristics do: of the eligible
 kernels, the fastest (the first on ties). That takes timing, so the plan lists the candidates
@@ -23,7 +24,10 @@ from dataclasses import dataclass
 from functools import cached_property
 from types import MappingProxyType
 
+import dataclasses
+
 from accel_sim.foundations.arch import ArchBase
+from accel_sim.models.tensor_core.plan.block_scaling import block_scaling, check_layer
 from accel_sim.models.tensor_core.plan.problem import (
     ElementBits,
     TCProblem,
@@ -65,6 +69,10 @@ def plan(arch: ArchBase, layer: Layer) -> TensorCorePlan:
     gemm = layer.gemm()
     problem = gemm_problem(arch.word_bits, gemm.m, gemm.n, gemm.k, gemm.groups, runs_sparse(spec, arch.word_bits, layer),
                            hardware_pattern(spec, arch.word_bits), layer.quantized_weight_bits)
+    scaling = block_scaling(spec, arch.name)
+    if scaling is not None:   # block-scaled A and B (:mod:`.block_scaling`)
+        check_layer(scaling, layer, problem.sparse)
+        problem = dataclasses.replace(problem, scaling=scaling, a_bits=0)
     bits = element_bits(spec, problem)
     kernels = eligible_kernels(spec, problem)
     return TensorCorePlan(arch, spec, layer, problem, bits, kernels, tuple(cta_grid(problem, t) for t in kernels),
