@@ -59,6 +59,7 @@ def test_scale_actions_at_every_level_and_the_scale_unit():
     for fmt, combine in (("mxfp4", "add_int"), ("nvfp4", "mult_fp")):
         result = run(b200(fmt), gemm).result
         actions = {(a.component, a.component_class, a.action, a.bits): a.count for a in result.actions}
+        assert all(type(count) is int for count in actions.values())     # counts, never floats
         assert actions[("dram", "dram", "read", 8)] == (256 * 512 + 512 * 256) // result.metrics["block_size"]
         for level in ("l2", "shared_memory"):
             assert actions[(level, "sram", "read", 8)] > 0

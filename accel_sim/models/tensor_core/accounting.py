@@ -41,8 +41,8 @@ def _moved(component: str, component_class: str, action: str, *parts: tuple[int,
     return [ActionCount(component, component_class, action, count, bits, capacity) for bits, count in widths.items()]
 
 
-def _math_classes(word_bits: int) -> tuple[str, str]:
-    return ("mult_int", "add_int") if word_bits == 8 else ("mult_fp", "add_fp")
+def _math_classes(integer: bool) -> tuple[str, str]:
+    return ("mult_int", "add_int") if integer else ("mult_fp", "add_fp")
 
 
 def _block_scale_actions(plan: TensorCorePlan, counters: TensorCoreCounters) -> list[ActionCount]:
@@ -52,6 +52,7 @@ def _block_scale_actions(plan: TensorCorePlan, counters: TensorCoreCounters) -> 
     if scaling is None:
         return []
     sb, l2_size, smem_size = bits.scale_bits, spec.l2_size, spec.shared_memory_size
+
     def s(elements: int) -> int:   # scales of whole blocks of K (the plan checked divisibility)
         return elements // bits.block
 
@@ -79,7 +80,7 @@ def account(plan: TensorCorePlan, counters: TensorCoreCounters) -> LayerResult:
                            + counters.mmas * mma["d"]) / REGISTER_BITS)
     l2_size, smem_size = spec.l2_size, spec.shared_memory_size
     scaling = problem.scaling
-    mult, add = _math_classes(w if scaling is None else (8 if scaling.integer else 0))
+    mult, add = _math_classes(w == 8 if scaling is None else scaling.integer)   # INT8 / MXINT8: integer math
     a = bits.a_value  # = w unless the weights are quantized (then A and B move at their own widths)
     b, c = bits.b_value, bits.c_value   # = w unless block-scaled (narrow elements, C at the word width)
     actions = [
