@@ -117,8 +117,8 @@ class StreamingMultiprocessor:
             if ring is not None and stage >= ahead:
                 yield ring.get()
             a_slots, b_elements = cta.rows * problem.slots(extent), cta.cols * extent
-            slices = (Slice("a", ("a", cta.a_panel, stage), a_slots, a_slots * bits.a_slot),
-                      Slice("b", ("b", cta.b_panel, stage), b_elements, b_elements * bits.b_value))
+            slices = (Slice("a", ("a", cta.a_panel, stage), a_slots, bits.a_stream(a_slots)),
+                      Slice("b", ("b", cta.b_panel, stage), b_elements, bits.b_stream(b_elements)))
             request = Request(self.number, slices, self.env.event(), self.env.event())
             yield wave.requests.put(request)
             yield in_flight.put(request)
@@ -134,7 +134,7 @@ class StreamingMultiprocessor:
             read_a, read_b = a_rows * problem.slots(extent), b_cols * extent
             self.tally.count("read_a", read_a)
             self.tally.count("read_b", read_b)
-            yield self.shared_memory.burst(read_a * bits.a_slot + read_b * bits.b_value, request.bits)   # ldmatrix reads, fills
+            yield self.shared_memory.burst(bits.a_stream(read_a) + bits.b_stream(read_b), request.bits)   # ldmatrix reads, fills
             if self.recorder is not None:
                 self.recorder.record(self.smem, TRANSFER, start, self.env.now, f"stage {stage}: fill + ldmatrix",
                                      source=L2_AGENT)
@@ -144,7 +144,7 @@ class StreamingMultiprocessor:
 
     def _sub_partition(self, register_file: Link, mmas: int):
         start = self.env.now
-        math = mmas * cycles_per_mma(self.plan.spec)
+        math = mmas * cycles_per_mma(self.plan.spec, self.plan.problem)
         operands = register_file.get(mmas * mma_read_bits(self.plan.spec, self.plan.problem))
         yield self.env.all_of([self.env.timeout(math), operands])
         return math, operands.value - start
