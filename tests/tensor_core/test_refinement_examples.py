@@ -252,8 +252,8 @@ def test_problem_widths_and_mma_facts():
     assert (k_span_per_mma(spec, dense), k_span_per_mma(spec, sparse), k_span_per_mma(spec, one_of_four)) == (16, 32, 64)
     three_of_four = TCProblem(m=16, n=8, k=7, groups=1, word_bits=16, sparse=True, nm_n=3, nm_m=4)
     assert k_span_per_mma(spec, three_of_four) == 21   # whole dense K: 16 x 4 / 3 rounded down
-    assert cycles_per_mma(spec) == 8
-    assert cycles_per_mma(a100(dense_macs_per_cycle=300).tensor_core) == 7   # 2048 / 300 -> 7
+    assert cycles_per_mma(spec, dense) == 8
+    assert cycles_per_mma(a100(dense_macs_per_cycle=300).tensor_core, dense) == 7   # 2048 / 300 -> 7
     assert mma_bits(spec, sparse) == {"a": 4096, "metadata": 512, "b": 4096, "c": 4096, "d": 4096}
     assert mma_read_bits(spec, dense) == 4096 + 2048 + 4096
     tile = KernelTile(64, 16, 96, 32, 16)

@@ -44,8 +44,8 @@ def kernel_counters(plan: TensorCorePlan, index: int) -> TensorCoreCounters:
 
     times = []  # per extent: dict path -> per-wave array (or scalar)
     for extent in extents:
-        a = problem.slots(extent) * bits.a_slot      # bits per A row of this stage
-        b = extent * bits.b_value                   # bits per B column
+        a = bits.a_stream(problem.slots(extent))     # bits per A row of this stage (block scales included)
+        b = bits.b_stream(extent)                   # bits per B column
         fill = grid.rows * a + grid.cols * b
         reads = warp_cols * grid.rows * a + warp_rows * grid.cols * b
         l2 = l2_cycles(spec, fill, starts)

@@ -4,7 +4,8 @@ A layer runs as one GEMM kernel on the GPU (conv layers as implicit GEMM on thei
 being the im2col matrix). Blocks, one module each: :mod:`.problem` (the GEMM, widths, L2
 residency), :mod:`.sparsity` (does the layer run on the 2:4 path: declaration and weights),
 :mod:`.mma` (the MMA instruction), :mod:`.tiling` (eligible kernels, CTAs in launch order), :mod:`.split`
-(each kernel's split-K factor, chosen as TensorRT-LLM and FlashAttention choose it).
+(each kernel's split-K factor, chosen as TensorRT-LLM and FlashAttention choose it), :mod:`.block_scaling`
+(MX / NVFP4 operands: narrow elements, scales per block of K).
 
 The kernel that runs is chosen like cuBLAS / cuSPARSELt heuristics do: of the eligible
 kernels, the fastest (the first on ties). Each tile is a candidate unsplit and, when the library's rule
@@ -26,7 +27,10 @@ from dataclasses import dataclass
 from functools import cached_property
 from types import MappingProxyType
 
+import dataclasses
+
 from accel_sim.foundations.arch import ArchBase
+from accel_sim.models.tensor_core.plan.block_scaling import block_scaling, check_layer
 from accel_sim.models.tensor_core.plan.problem import (
     ElementBits,
     TCProblem,
@@ -70,6 +74,10 @@ def plan(arch: ArchBase, layer: Layer) -> TensorCorePlan:
     gemm = layer.gemm()
     problem = gemm_problem(arch.word_bits, gemm.m, gemm.n, gemm.k, gemm.groups, runs_sparse(spec, arch.word_bits, layer),
                            hardware_pattern(spec, arch.word_bits), layer.quantized_weight_bits)
+    scaling = block_scaling(spec, arch.name)
+    if scaling is not None:   # block-scaled A and B (:mod:`.block_scaling`)
+        check_layer(scaling, layer, problem.sparse)
+        problem = dataclasses.replace(problem, scaling=scaling, a_bits=0)
     bits = element_bits(spec, problem)
     eligible = eligible_kernels(spec, problem)
     candidates = [(tile, split) for tile in eligible for split in dict.fromkeys((1, split_factor(spec, problem, tile)))]

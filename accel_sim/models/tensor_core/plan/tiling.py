@@ -22,7 +22,7 @@ from accel_sim.models.tensor_core.spec import KernelTile, TensorCoreSpec
 def stage_fill_bits(spec: TensorCoreSpec, problem: TCProblem, tile: KernelTile) -> int:
     """Shared memory one full pipeline stage occupies (A slots with metadata, B elements)."""
     bits = element_bits(spec, problem)
-    return tile.m * problem.slots(tile.k) * bits.a_slot + tile.k * tile.n * bits.b_value
+    return tile.m * bits.a_stream(problem.slots(tile.k)) + tile.n * bits.b_stream(tile.k)
 
 
 def fits_shared_memory(spec: TensorCoreSpec, problem: TCProblem, tile: KernelTile) -> bool:
@@ -34,9 +34,10 @@ def eligible_kernels(spec: TensorCoreSpec, problem: TCProblem) -> tuple[KernelTi
     Sparse problems choose from ``sparse_kernels`` when the config lists any."""
     span = k_span_per_mma(spec, problem)
     library = spec.sparse_kernels if problem.sparse and spec.sparse_kernels else spec.kernels
-    kernels = tuple(t for t in library if t.k % span == 0 and fits_shared_memory(spec, problem, t))
+    block = problem.scaling.block if problem.scaling is not None else 1     # a stage holds whole scale blocks
+    kernels = tuple(t for t in library if t.k % span == 0 and t.k % block == 0 and fits_shared_memory(spec, problem, t))
     if not kernels:
-        mode = "sparse" if problem.sparse else "dense"
+        mode = "sparse" if problem.sparse else ("block-scaled" if problem.scaling is not None else "dense")
         field = "sparse_kernels" if library is not spec.kernels else "kernels"
         raise InputError.single("tensor_core", field, f"no kernel fits shared memory "
                                 f"({spec.shared_memory_size} B) with whole {mode} MMAs per stage")

@@ -26,7 +26,8 @@ import simpy
 from accel_sim.hardware import BytesPerCycle, Link
 from accel_sim.models.tensor_core.plan import TensorCorePlan
 from accel_sim.models.tensor_core.plan.mma import cycles_per_mma, mma_read_bits, mmas_per_warp
-from accel_sim.models.tensor_core.reference.memory import Request, Slice, Wave
+from accel_sim.hardware.recorder import COMPUTE, TRANSFER, Recorder
+from accel_sim.models.tensor_core.reference.memory import L2_AGENT, Request, Slice, Wave
 from accel_sim.models.tensor_core.reference.tally import Tally
 from accel_sim.models.tensor_core.spec import KernelTile
 
@@ -42,8 +43,10 @@ class Cta:
 
 class StreamingMultiprocessor:
     def __init__(self, env: simpy.Environment, number: int, plan: TensorCorePlan, tile: KernelTile, split: int,
-                 queue: simpy.Store, tally: Tally):
+                 queue: simpy.Store, tally: Tally, recorder: Recorder | None = None):
         spec = plan.spec
+        self.recorder = recorder
+        self.cores, self.smem = f"SM {number} tensor cores", f"SM {number} shared memory"
         self.env, self.number, self.plan, self.tile, self.queue, self.tally = env, number, plan, tile, queue, tally
         self.split = split
         self.shared_memory = Link(env, f"sm{number} shared memory", BytesPerCycle(spec.shared_memory_bandwidth))
@@ -59,6 +62,9 @@ class StreamingMultiprocessor:
         while True:
             cta, wave = yield self.queue.get()
             self.tally.ctas += 1
+            if self.recorder is not None:
+                self.recorder.agent(self.smem, "buffer")
+                self.recorder.agent(self.cores, "pe")
             yield from self._compute(cta, wave)
 
     def _stages(self) -> list[int]:
@@ -111,8 +117,8 @@ class StreamingMultiprocessor:
             if ring is not None and stage >= ahead:
                 yield ring.get()
             a_slots, b_elements = cta.rows * problem.slots(extent), cta.cols * extent
-            slices = (Slice("a", ("a", cta.a_panel, stage), a_slots, a_slots * bits.a_slot),
-                      Slice("b", ("b", cta.b_panel, stage), b_elements, b_elements * bits.b_value))
+            slices = (Slice("a", ("a", cta.a_panel, stage), a_slots, bits.a_stream(a_slots)),
+                      Slice("b", ("b", cta.b_panel, stage), b_elements, bits.b_stream(b_elements)))
             request = Request(self.number, slices, self.env.event(), self.env.event())
             yield wave.requests.put(request)
             yield in_flight.put(request)
@@ -128,14 +134,17 @@ class StreamingMultiprocessor:
             read_a, read_b = a_rows * problem.slots(extent), b_cols * extent
             self.tally.count("read_a", read_a)
             self.tally.count("read_b", read_b)
-            yield self.shared_memory.burst(read_a * bits.a_slot + read_b * bits.b_value, request.bits)   # ldmatrix reads, fills
-            yield wave.shared_memory_done.put()
+            yield self.shared_memory.burst(bits.a_stream(read_a) + bits.b_stream(read_b), request.bits)   # ldmatrix reads, fills
+            if self.recorder is not None:
+                self.recorder.record(self.smem, TRANSFER, start, self.env.now, f"stage {stage}: fill + ldmatrix",
+                                     source=L2_AGENT)
+            yield wave.shared_memory_done.put(self.smem)
             self.tally.step("shared_memory", wave.number, stage, self.env.now - start)
             yield staged.put(stage)
 
     def _sub_partition(self, register_file: Link, mmas: int):
         start = self.env.now
-        math = mmas * cycles_per_mma(self.plan.spec)
+        math = mmas * cycles_per_mma(self.plan.spec, self.plan.problem)
         operands = register_file.get(mmas * mma_read_bits(self.plan.spec, self.plan.problem))
         yield self.env.all_of([self.env.timeout(math), operands])
         return math, operands.value - start
@@ -151,6 +160,10 @@ class StreamingMultiprocessor:
             parts = [self.env.process(self._sub_partition(rf, warps * per_warp)) for rf, warps in self.sub_partitions]
             yield self.env.all_of(parts)
             self.tally.count("mmas", sum(warps * per_warp for _, warps in self.sub_partitions))
+            if self.recorder is not None:
+                mmas = sum(warps * per_warp for _, warps in self.sub_partitions)
+                self.recorder.record(self.cores, COMPUTE, start, self.env.now, f"stage {stage}: {mmas} MMAs",
+                                     macs=mmas * spec.mma_m * spec.mma_n * spec.mma_k, source=self.smem)
             self.tally.step("math", wave.number, stage, max(p.value[0] for p in parts))
             self.tally.step("register_file", wave.number, stage, max(p.value[1] for p in parts))
             self.tally.step("compute", wave.number, stage, self.env.now - start)
