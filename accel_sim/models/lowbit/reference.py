@@ -93,7 +93,7 @@ def reference(plan: LowbitPlan, max_cycles: int | None = None, recorder: Recorde
             tally.scaled += rows if precision in ("binary", "ternary") else 0
             tally.scaled += rows if precision == "binary" and spec.activation_scale else 0
         arrivals.append(int(env.now))
-        yield barrier.put(f"PE {index}")
+        yield barrier.put(f"PE {index}" if recorder is not None else "")
 
     dram = Link(env, "dram", BytesPerCycle(spec.dram_bandwidth), plan.arch.dram.latency + 1, recorder=recorder)
     groups_total = plan.layer.gemm().groups
