@@ -18,6 +18,7 @@ from accel_sim.foundations.errors import InputError
 from accel_sim.foundations.measured import MEASURED_DIR, VALIDATION_COLUMNS, MeasuredCase, MeasuredGroup, load_registry
 from accel_sim.pipeline.catalog import load_arch
 from accel_sim.pipeline.measured import simulate_case
+from accel_sim.systems.serving.measured import simulate_serving_case
 from accel_sim.pipeline.plot.studies.silicon_validation import predicted_vs_measured
 from accel_sim.studies.registry import Comparison, StudyOutput, study
 from accel_sim.studies.template import readme
@@ -46,7 +47,8 @@ def case_row(group: MeasuredGroup, case: MeasuredCase) -> dict:
            "relative_error": math.nan, "tolerance": case.tolerance, "within": False, "status": "",
            "source": case.source, "note": case.note}
     try:
-        simulated = simulate_cpu_case(case) or simulate_case(case)
+        simulated = simulate_serving_case(case) if case.serving is not None else \
+            simulate_cpu_case(case) or simulate_case(case)
     except (InputError, ValueError) as err:
         first = str(err).splitlines()[0]
         return {**row, "family": _family(case.device), "status": f"not runnable: {first}"}

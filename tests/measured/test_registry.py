@@ -30,7 +30,9 @@ def test_every_case_has_device_conditions_unit_locator_and_tolerance(group, case
     runnable = case.device in SHIPPED_ARCHS
     on_cpu = case.device in CPU_DEVICES and (WORKLOAD_DIR / f"{case.workload}.yaml").is_file()
     assert runnable or on_cpu or case.note, f"{case.name}: a device with no arch config or CPU preset needs a note"
-    if runnable:
+    if runnable and case.serving is not None:     # a serving run: the workload is the model's config
+        assert case.workload == case.serving.model and (WORKLOAD_DIR / case.serving.model).is_file(), case.workload
+    elif runnable:
         assert (WORKLOAD_DIR / f"{case.workload}.yaml").is_file(), case.workload
     if (runnable or on_cpu) and case.baseline is not None:
         devices = SHIPPED_ARCHS if runnable else set(CPU_DEVICES)
