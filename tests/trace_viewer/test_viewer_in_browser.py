@@ -1,0 +1,103 @@
+"""Every family with a trace builder: its viewer page opens in headless Chromium without a console
+error or a network request, stepping and jumping show the cycle asked for, the counters shown at a
+cycle are that row of the cycle table, hovering a box tells its state, play moves on and pause
+stops; a screenshot of each family's page is saved and is not blank."""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+from matplotlib import image
+
+from accel_sim.pipeline.trace.files import build
+from accel_sim.pipeline.trace.html import write_html
+from tests.trace_viewer.examples import FAMILIES, example
+
+pytestmark = pytest.mark.usefixtures("browser")
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory):
+    """family -> (its trace, its page), built once."""
+    out = tmp_path_factory.mktemp("viewer")
+    built = {}
+    for family in FAMILIES:
+        trace = build(*example(family))
+        built[family] = trace, write_html(trace, out / f"{family}.html")
+    return built
+
+
+def by_id(driver, element_id):
+    return driver.find_element("id", element_id)
+
+
+def shown_cycle(driver) -> int:
+    return int(by_id(driver, "cycle-number").text)
+
+
+def jump(driver, cycle: int) -> None:
+    box = by_id(driver, "jump-input")
+    box.clear()
+    box.send_keys(str(cycle), "\n")
+
+
+def severe(driver) -> list[dict]:
+    return [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_page_steps_through_cycles(browser, pages, family, tmp_path):
+    trace, page = pages[family]
+    browser.get(page.as_uri())
+    assert not severe(browser), severe(browser)
+    assert browser.execute_script("return performance.getEntriesByType('resource').length") == 0   # nothing fetched
+    last = len(trace.table.rows) - 1
+    assert shown_cycle(browser) == 0 and by_id(browser, "cycle-last").text == str(last)
+    by_id(browser, "btn-step").click()
+    by_id(browser, "btn-step").click()
+    assert shown_cycle(browser) == min(2, last)
+    by_id(browser, "btn-back").click()
+    assert shown_cycle(browser) == min(1, last)
+    columns = trace.table.columns
+    assert trace.counter_columns, f"{family}: the trace names no counter columns"
+    for cycle in sorted({0, last // 3, last // 2, last}):
+        jump(browser, cycle)
+        assert shown_cycle(browser) == cycle
+        shown = {row.get_attribute("data-column"): row.find_element("css selector", "td").text
+                 for row in browser.find_elements("css selector", "#counters tr")}
+        assert shown == {c: trace.table.rows[cycle][columns.index(c)] for c in trace.counter_columns}, cycle
+    assert not severe(browser), severe(browser)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_hover_play_pause_and_screenshot(browser, pages, family, tmp_path):
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.support.wait import WebDriverWait
+
+    trace, page = pages[family]
+    browser.get(page.as_uri() + "#cycle=1")
+    assert shown_cycle(browser) == min(1, len(trace.table.rows) - 1)   # a link can open a cycle
+    busy = next(s for s in sorted(trace.slices, key=lambda s: s.start) if s.start >= 0)
+    jump(browser, busy.start)
+    box = browser.find_element("css selector", f'#datapath g.el[data-track="{busy.track}"]')
+    ActionChains(browser).move_to_element(box).perform()
+    tip = by_id(browser, "tooltip")
+    assert tip.is_displayed() and busy.track in tip.text and busy.name in tip.text
+    assert busy.track in by_id(browser, "details").text
+    if len(trace.table.rows) > 2:
+        jump(browser, 0)
+        browser.execute_script("document.getElementById('speed').value = '5'")   # 200 ms a cycle
+        by_id(browser, "btn-play").click()
+        assert "pause" in by_id(browser, "btn-play").text
+        WebDriverWait(browser, 5).until(lambda driver: shown_cycle(driver) > 0)
+        by_id(browser, "btn-play").click()                                   # pause
+        stopped = shown_cycle(browser)
+        time.sleep(0.5)
+        assert shown_cycle(browser) == stopped and "play" in by_id(browser, "btn-play").text
+    shot = tmp_path / f"{family}.png"
+    assert browser.save_screenshot(str(shot))
+    pixels = image.imread(shot)[..., :3]
+    colours = np.unique((pixels * 255).astype(np.uint8).reshape(-1, 3), axis=0)
+    assert pixels.std() > 0.05 and len(colours) > 50, f"{family}: the screenshot looks blank"
+    assert not severe(browser), severe(browser)
