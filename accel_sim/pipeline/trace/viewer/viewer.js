@@ -60,6 +60,9 @@
     t.slices.sort(function (a, b) { return a.start - b.start; });
     if (t.counter) t.counterMax = Math.max.apply(null, t.counter.map(function (c) { return c[1]; }).concat([0]));
   });
+  var kindMax = {};   // one scale per kind: four FIFOs' bars compare (a FIFO that peaked at 1 is not "full")
+  tracks.forEach(function (t) { kindMax[t.kind] = Math.max(kindMax[t.kind] || 0, t.counterMax); });
+  tracks.forEach(function (t) { t.counterMax = kindMax[t.kind]; });
   var flows = D.flows.map(function (r) { return { name: String(r[0]), src: r[1], dst: r[2], start: r[3], end: r[4] }; });
   flows.sort(function (a, b) { return a.start - b.start; });
   var maxFlowLen = flows.reduce(function (m, f) { return Math.max(m, f.end - f.start); }, 0);
@@ -119,11 +122,11 @@
   var y = TOP;
   bands.forEach(function (b) {
     var n = b.tracks.length;
-    var cols = n <= 8 ? n : Math.min(16, Math.ceil(Math.sqrt(n)));
+    var cols = n <= 8 ? n : n <= 64 ? Math.min(16, Math.ceil(Math.sqrt(n))) : Math.min(24, Math.ceil(Math.sqrt(n * 1.5)));
     var rows = Math.ceil(n / cols);
     var avail = W - LABEL_W - 12;
     var w = Math.min(180, (avail - (cols - 1) * GAP) / cols);
-    var h = n > 8 ? 50 : 62;
+    var h = n > 64 ? 36 : n > 8 ? 50 : 62;   // many boxes: compact ones
     var x0 = LABEL_W + (avail - (cols * w + (cols - 1) * GAP)) / 2;
     b.y = y; b.h = rows * h + (rows - 1) * GAP;
     b.tracks.forEach(function (t, k) {
@@ -170,11 +173,12 @@
     var box = el("rect", { "class": "box", width: L.w, height: L.h, rx: 5 }, g);
     var name = el("text", { "class": "tname", x: 5, y: 12 }, g);
     name.textContent = clip(t.name, L.w, 5.6);
-    var val = el("text", { "class": "tval", x: 5, y: L.h > 55 ? 32 : 29 }, g);
+    var val = el("text", { "class": "tval", x: 5, y: L.h > 55 ? 32 : L.h > 40 ? 29 : 25 }, g);
     var bar = null;
     if (t.counter) {
-      el("rect", { "class": "bar-bg", x: 5, y: L.h - 10, width: L.w - 10, height: 5, rx: 2 }, g);
-      bar = el("rect", { "class": "bar", x: 5, y: L.h - 10, width: 0, height: 5, rx: 2 }, g);
+      var barY = L.h - (L.h > 40 ? 10 : 6);
+      el("rect", { "class": "bar-bg", x: 5, y: barY, width: L.w - 10, height: 4, rx: 2 }, g);
+      bar = el("rect", { "class": "bar", x: 5, y: barY, width: 0, height: 4, rx: 2 }, g);
     }
     var badge = el("g", { "class": "badge", visibility: "hidden" }, g);
     var badgeRect = el("rect", { x: L.w - 62, y: -7, width: 60, height: 13, rx: 6 }, badge);
@@ -249,7 +253,7 @@
     row(function (s) {
       el("rect", { x: 1, y: 5, width: 32, height: 6, rx: 2, fill: "#e4e4e4" }, s);
       el("rect", { x: 1, y: 5, width: 20, height: 6, rx: 2, fill: "#333", opacity: 0.55 }, s);
-    }, "fill bar: the box's counter (e.g. FIFO entries) against its maximum");
+    }, "fill bar: the box's counter (e.g. FIFO entries) against the largest of its kind");
   })();
 
   // ---- the timeline strip ------------------------------------------------------------------------
