@@ -216,6 +216,7 @@
   if (!counterColumns.length) document.getElementById("counters").outerHTML = '<p class="hint">This trace names no counters.</p>';
   var otherColumns = columns.filter(function (c) { return c !== "cycle" && counterColumns.indexOf(c) < 0; });
   var cycleCells = tableRows("this-cycle", otherColumns, "data-column");
+  var MANY_COLUMNS = 24, IDLE_CELL = ".";   // the table's idle cell
   var gaugeCells = tableRows("gauges", gaugeNames, "data-counter");
   if (!gaugeNames.length) document.getElementById("gauges-box").hidden = true;
   (function legend() {
@@ -358,6 +359,15 @@
     }
     fill(counterCells, counterColumns);
     fill(cycleCells, otherColumns);
+    if (otherColumns.length > MANY_COLUMNS) {   // a long list: only the parts doing something
+      var idle = 0;
+      otherColumns.forEach(function (n) {
+        var quiet = cycleCells[n].td.textContent === IDLE_CELL;
+        cycleCells[n].tr.hidden = quiet;
+        idle += quiet ? 1 : 0;
+      });
+      document.getElementById("idle-count").textContent = idle ? "(" + idle + " idle parts not listed)" : "";
+    }
     gaugeNames.forEach(function (n) {
       var v = counterAt(D.counters[n], cycle);
       gaugeCells[n].td.textContent = v === null ? "-" : fmt(v);
