@@ -15,8 +15,8 @@ from numbers import Integral, Real
 from pathlib import Path
 
 import numpy as np
-import yaml
 
+from accel_sim.foundations.config.yaml_io import dump_yaml
 from accel_sim.foundations.config.schema import spec_to_dict
 from accel_sim.foundations.measured import trust_columns, trust_text
 from accel_sim.pipeline.run_result import RunResult, row_columns
@@ -114,7 +114,7 @@ def write_report(run: RunResult, out_dir: Path, figure: bool = True) -> dict[str
     resolved = {"arch": spec_to_dict(run.arch), "workload": {
         "name": run.network.name, "source": run.network.source,
         "layers": [spec_to_dict(layer) for layer in run.network.layers]}}
-    _atomic_write_text(paths["config"], yaml.safe_dump(resolved, sort_keys=False))
+    _atomic_write_text(paths["config"], dump_yaml(resolved))
     if figure:
         from accel_sim.pipeline.plot.layers_svg import layer_overview_svg
         paths["figure"] = out_dir / "layers.svg"
