@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from matplotlib import image
 
+from accel_sim.pipeline.trace.events import CounterSample, CycleTable, Flow, Slice, Trace
 from accel_sim.pipeline.trace.files import build
 from accel_sim.pipeline.trace.html import write_html
 from tests.trace_viewer.examples import FAMILIES, example
@@ -101,3 +102,28 @@ def test_hover_play_pause_and_screenshot(browser, pages, family, tmp_path):
     colours = np.unique((pixels * 255).astype(np.uint8).reshape(-1, 3), axis=0)
     assert pixels.std() > 0.05 and len(colours) > 50, f"{family}: the screenshot looks blank"
     assert not severe(browser), severe(browser)
+
+
+def test_a_trace_with_no_kinds_no_counters(browser, tmp_path):
+    """A builder that names no kinds and no counter columns still gets a datapath: kinds guessed
+    from the track names, states from args['state'] or the slice's words."""
+    trace = Trace(title="bare", clock_hz=0, tracks=("DRAM", "global buffer", "PE 0", "PE 1"),
+                  slices=(Slice("DRAM", "read", 0, 2), Slice("global buffer", "fill", 2),
+                          Slice("PE 0", "mac", 3, args={"state": "zero"}), Slice("PE 1", "stall: bank conflict", 3),
+                          Slice("PE 0", "skip 3 zeros", 4, args={"state": "skip", "skipped": 3})),
+                  counters=(CounterSample("occupancy", 2, 5),),
+                  table=CycleTable(("cycle", "note"), tuple((str(c), ".") for c in range(6))),
+                  flows=(Flow("x", "DRAM", "global buffer", 1, 2),))
+    browser.get(write_html(trace, tmp_path / "bare.html").as_uri() + "#cycle=3")
+    assert not severe(browser), severe(browser)
+    labels = [e.text for e in browser.find_elements("css selector", "#datapath .band-label")]
+    assert labels == ["DRAM", "buffers", "PEs"]
+
+    def state(track):
+        return browser.find_element("css selector", f'#datapath g.el[data-track="{track}"]').get_attribute("class")
+
+    assert "st-zero" in state("PE 0") and "st-stall" in state("PE 1") and "idle" in state("DRAM")
+    jump(browser, 4)
+    assert "st-skip" in state("PE 0") and "skip 3 zeros" in browser.find_element("id", "datapath").text
+    assert "names no counters" in browser.find_element("id", "side").text
+    assert browser.find_element("css selector", '#gauges tr[data-counter="occupancy"] td').text == "5"
