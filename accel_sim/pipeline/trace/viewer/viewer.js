@@ -68,6 +68,7 @@
   var maxFlowLen = flows.reduce(function (m, f) { return Math.max(m, f.end - f.start); }, 0);
   var gaugeNames = Object.keys(D.counters).filter(function (n) { return !byName[n]; });
   var columns = D.table.columns;
+  var cycleColumn = columns.indexOf("cycle");   // a run that starts before 0 numbers its rows its own way
   var counterColumns = D.counter_columns.filter(function (c) { return columns.indexOf(c) >= 0; });
 
   function lastAtOrBefore(arr, c, key) {   // index of the last element whose key <= c, or -1
@@ -310,8 +311,10 @@
     document.getElementById("cycle-number").textContent = String(cycle);
     document.getElementById("cycle-last").textContent = String(CYCLES - 1);
     var t = D.clock_hz > 0 ? cycle / D.clock_hz * 1e9 : null;
-    document.getElementById("cycle-time").textContent = t === null ? "" :
-      "= " + t.toPrecision(4) + " ns at " + (D.clock_hz / 1e6).toPrecision(4) + " MHz";
+    var own = cycleColumn >= 0 && D.table.rows[cycle] ? D.table.rows[cycle][cycleColumn] : String(cycle);
+    document.getElementById("cycle-time").textContent = (t === null ? "" :
+      "= " + t.toPrecision(4) + " ns at " + (D.clock_hz / 1e6).toPrecision(4) + " MHz") +
+      (own !== String(cycle) ? "; the run's cycle " + own + " (see About this run)" : "");
     document.getElementById("slider").value = String(cycle);
     var jump = document.getElementById("jump-input");
     if (document.activeElement !== jump) jump.value = String(cycle);
