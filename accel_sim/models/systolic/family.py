@@ -20,5 +20,5 @@ def work_elements(arch: ArchBase, layer: Layer) -> int:
 
 
 FAMILY = Family(name="systolic", plan=plan, fast=fast, reference=reference, account=account,
-                work_elements=work_elements, components=components,
+                work_elements=work_elements, components=components, counts_from_shape=True,
                 section=Section(SystolicSpec, "Dense systolic array (family: systolic)."))

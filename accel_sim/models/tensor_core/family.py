@@ -21,7 +21,7 @@ from accel_sim.models.tensor_core.reference import reference
 from accel_sim.models.tensor_core.spec import TensorCoreSpec
 
 FAMILY = Family(name="tensor_core", plan=plan, fast=fast, reference=reference, account=account,
-                batched_as_groups=True,
+                batched_as_groups=True, counts_from_shape=True,
                 quantized_weights=True,
                 section=Section(TensorCoreSpec, "Ampere-style sparse tensor core (2:4 structured sparsity) "
                                 "(family: tensor_core)."))
