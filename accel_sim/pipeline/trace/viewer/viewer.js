@@ -208,8 +208,9 @@
       tr.setAttribute(attr, n);
       var th = document.createElement("th"); th.textContent = n; tr.appendChild(th);
       var td = document.createElement("td"); td.className = "value"; tr.appendChild(td);
+      var delta = document.createElement("td"); delta.className = "delta"; tr.appendChild(delta);
       table.appendChild(tr);
-      cells[n] = { tr: tr, td: td };
+      cells[n] = { tr: tr, td: td, delta: delta };
     });
     return cells;
   }
@@ -358,6 +359,9 @@
         var was = before ? before[columns.indexOf(n)] : v;   // red: changed in this cycle
         cells[n].td.textContent = v;
         cells[n].tr.className = v !== was ? "changed" : "";
+        var step = Number(v) - Number(was);   // a counter's growth in this cycle
+        cells[n].delta.textContent = cells === counterCells && v !== was && isFinite(step) && v !== "" && was !== "" ?
+          (step > 0 ? "+" : "") + fmt(Math.round(step * 10) / 10) : "";
       });
     }
     fill(counterCells, counterColumns);
