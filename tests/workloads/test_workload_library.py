@@ -24,6 +24,7 @@ LAYER_COUNTS = {
     "mobilenet_v2": 53,        # conv1 + (2 + 16 x 3) bottleneck convs + conv_last + fc
     "bert_base_seq128": 360,   # 12 layers x (q, k, v, 12 x (qk, av), o, ffn1, ffn2)
     "lenet_300_100": 3, "lenet5": 4, "neuraltalk": 3, "tiny_conv": 3,
+    "trace_examples": 3,       # tiny conv, fc and softmax layers of the teaching traces
     # files of the EIE and SCNN models
     "eie_4pe_example": 1,      # the paper's 4-PE worked example (Han et al. ISCA 2016, Fig. 2)
     "eie_benchmarks": 9, "eie_benchmarks_structured": 9,   # EIE's nine benchmark layers

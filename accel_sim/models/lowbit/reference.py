@@ -14,6 +14,7 @@ import math
 import simpy
 
 from accel_sim.hardware import Barrier, run_until_done
+from accel_sim.hardware.recorder import BUSY, COMPUTE, Recorder
 from accel_sim.models.lowbit.counters import LowbitCounters
 from accel_sim.models.lowbit.plan import LowbitPlan
 
@@ -31,8 +32,16 @@ class _Tally:
         self.operations[what] = self.operations.get(what, 0) + count
 
 
-def reference(plan: LowbitPlan, max_cycles: int | None = None) -> LowbitCounters:
+ARRAY = "array"   # the recorder's agents: the binarizer and the pipeline drain on the array, PE i
+
+
+def reference(plan: LowbitPlan, max_cycles: int | None = None, recorder: Recorder | None = None) -> LowbitCounters:
+    """``recorder`` (teaching traces) gets the binarizer's work, each PE's column and barrier wait, the drains."""
     env = simpy.Environment()
+    if recorder is not None:
+        recorder.agent(ARRAY, "control")
+        for i in range(spec.pes if (spec := plan.spec) else 0):
+            recorder.agent(f"PE {i}", "pe")
     spec, precision, rows, k = plan.spec, plan.precision, plan.rows, plan.reduction
     columns = [int(e) for e in plan.column_elements]
     n = plan.layer.gemm().n
@@ -43,13 +52,16 @@ def reference(plan: LowbitPlan, max_cycles: int | None = None) -> LowbitCounters
         start = env.now
         yield env.timeout(math.ceil(plan.binarize_values / spec.binarizer_width))
         tally.binarize += int(env.now - start)
+        if recorder is not None and env.now > start:
+            recorder.record(ARRAY, BUSY, start, env.now, "binarize inputs")
         if plan.binarize_values:
             tally.binarized_words += plan.binarize_values // k * words
             tally.beta_adds += plan.binarize_values if spec.activation_scale else 0
 
-    def pe(column: int | None, barrier: Barrier, arrivals: list[int]):
+    def pe(column: int | None, barrier: Barrier, arrivals: list[int], index: int):
         if column is not None:
             elements = columns[column]
+            start = env.now
             yield env.timeout(rows * math.ceil(elements / plan.lanes))
             done = rows * elements
             if precision == "binary":
@@ -67,18 +79,21 @@ def reference(plan: LowbitPlan, max_cycles: int | None = None) -> LowbitCounters
                     tally.add("mult" if precision in INTEGER_PRECISIONS else "fp", rows * k)
                     tally.issued += rows * k
             tally.outputs += rows
+            if recorder is not None:
+                macs = done if precision in ("ternary", "log2") else rows * k   # what the branch above issued
+                recorder.record(f"PE {index}", COMPUTE, start, env.now, f"column {column}", macs=macs)
             tally.scaled += rows if precision in ("binary", "ternary") else 0
             tally.scaled += rows if precision == "binary" and spec.activation_scale else 0
         arrivals.append(int(env.now))
-        yield barrier.put()
+        yield barrier.put(f"PE {index}")
 
     def array():
         yield env.process(binarizer())
         for first in range(0, len(columns), spec.pes):
             start, arrivals = int(env.now), []
-            barrier = Barrier(env, spec.pes, "pass")
+            barrier = Barrier(env, spec.pes, "pass", recorder)
             members = list(range(first, min(first + spec.pes, len(columns))))
-            yield env.all_of([env.process(pe(members[i] if i < len(members) else None, barrier, arrivals))
+            yield env.all_of([env.process(pe(members[i] if i < len(members) else None, barrier, arrivals, i))
                               for i in range(spec.pes)])
             end = int(env.now)
             tally.passes += 1
@@ -88,6 +103,8 @@ def reference(plan: LowbitPlan, max_cycles: int | None = None) -> LowbitCounters
             tally.input_bits += groups * rows * (words * spec.word_bits if precision == "binary"
                                                  else k * plan.input_bits)
             yield env.timeout(plan.pipeline_depth)
+            if recorder is not None and plan.pipeline_depth:
+                recorder.record(ARRAY, BUSY, env.now - plan.pipeline_depth, env.now, "pipeline drain")
             tally.drain += plan.pipeline_depth
 
     cycles = run_until_done(env, env.process(array()), max_cycles, plan.layer.name)

@@ -14,13 +14,16 @@ from accel_sim.models.eie.family import FAMILY
 from accel_sim.models.eie.reference import VectorLog, run
 from accel_sim.foundations.errors import InputError
 from accel_sim.pipeline.trace.events import CounterSample, CycleTable, Flow, Slice, Trace
+from accel_sim.hardware.recorder import Recorder
+from accel_sim.pipeline.trace.families.eie import SOURCE
+from accel_sim.pipeline.trace.recorded import AMOUNT, COUNTER_COLUMNS, cumulative, format_amount
 from accel_sim.foundations.workload.layer import Layer
 
 MAX_TRACE_CYCLES = 20_000  # a teaching trace; larger runs make unreadable files (use `accel-sim run`)
 BROADCAST_TRACK = "LNZD broadcast"
 # The cumulative counters of the cycle table (``Trace.counter_columns``), at the end of each cycle.
-COUNTER_COLUMNS = ("broadcasts", "zero activations skipped", "MACs", "padding entries", "empty slices",
-                   "broadcast stalls")
+# (with the recorded events' macs, stall_cycles and dram_bytes of every family's trace)
+EIE_COUNTERS = ("broadcasts", "zero activations skipped", "padding entries", "empty slices", "broadcast stalls")
 
 
 def pe_track(pe: int) -> str:
@@ -142,15 +145,17 @@ def build_trace(arch: ArchSpec, layer: Layer, vector: int = 0) -> Trace:
     if cycles > MAX_TRACE_CYCLES:
         raise InputError.single(f"layer {layer.name}", "trace", f"{cycles:,} cycles; a teaching trace is "
                                 f"limited to {MAX_TRACE_CYCLES:,} (use a smaller layer, or `accel-sim run`)")
+    SOURCE.check_size(arch, layer, plan)
     spec = plan.spec
-    log = run(plan, record=True).vectors[vector]
+    recorder = Recorder()
+    log = run(plan, record=True, recorder=recorder).vectors[vector]
     n_pes = spec.n_pes
     records = cycle_records(log, n_pes)
     contents = _fifo_contents(log, records, n_pes)
     skipped = _skipped_zeros(log, layer.k)
     broadcast_cycles = [b.cycle for b in log.broadcasts]
     slices, counters, rows = _fifo_slices(contents, n_pes), [], []
-    totals = dict.fromkeys(COUNTER_COLUMNS, 0)
+    totals = dict.fromkeys(EIE_COUNTERS, 0)
     occupancy = [0] * n_pes
     for pe in range(n_pes):
         counters.append(CounterSample(fifo_track(pe), 0, 0))
@@ -176,15 +181,18 @@ def build_trace(arch: ArchSpec, layer: Layer, vector: int = 0) -> Trace:
                                     args={"column": action.column, "row": action.row, "code": action.code,
                                           "kind": action.kind, "popped_fifo": action.pop, "state": state,
                                           **({"skipped": 1} if free else {})}))
-            if action is not None and action.kind != "empty":
-                totals["MACs" if action.kind == "mac" else "padding entries"] += 1
+            if action is not None and action.kind == "pad":
+                totals["padding entries"] += 1
             if record.fifo[pe] != occupancy[pe]:
                 occupancy[pe] = record.fifo[pe]
                 counters.append(CounterSample(fifo_track(pe), record.cycle, record.fifo[pe]))
         broadcast = "." if record.broadcast is None else f"a{record.broadcast[1]}={record.broadcast[2]}"
         rows.append((str(record.cycle), broadcast, *(_cell(a) for a in record.pe), " ".join(map(str, record.fifo)),
-                     *(str(totals[c]) for c in COUNTER_COLUMNS)))
-    columns = ("cycle", "broadcast", *(pe_track(p) for p in range(n_pes)), "FIFO occupancy", *COUNTER_COLUMNS)
+                     *(str(totals[c]) for c in EIE_COUNTERS)))
+    so_far = [cumulative(recorder.events, AMOUNT[name], log.start, len(rows)) for name in COUNTER_COLUMNS]
+    rows = [(*row, *(format_amount(column[i]) for column in so_far)) for i, row in enumerate(rows)]
+    columns = ("cycle", "broadcast", *(pe_track(p) for p in range(n_pes)), "FIFO occupancy", *EIE_COUNTERS,
+               *COUNTER_COLUMNS)
     notes = (f"{layer.name}: {layer.n} x {layer.k} matrix on {n_pes} PEs, FIFO depth {spec.fifo_depth}, "
              f"LNZD latency {spec.lnzd_latency} cycles; {log.cycles} cycles, {len(log.broadcasts)} broadcasts",
              "PE cells: c<column> r<output row> v<codebook index> = one entry (multiply-accumulate); "
@@ -192,11 +200,13 @@ def build_trace(arch: ArchSpec, layer: Layer, vector: int = 0) -> Trace:
              "FIFO occupancy is at the end of the cycle (after the PEs' pops and the broadcast's push)",
              "The LNZD broadcasts only non-zero activations: the zero ones are skipped at no cycle; "
              "a padding entry (a zero weight kept to bound the relative index) costs a cycle",
-             "Counter columns (" + ", ".join(COUNTER_COLUMNS) + ") are totals so far, at the end of the cycle")
+             "Counter columns (" + ", ".join(EIE_COUNTERS) + ") are totals so far, at the end of the cycle; "
+             "macs (entries multiplied, padding included), stall_cycles (FIFO full, PE starved, PE waiting at the "
+             "vector barrier), dram_bytes: the run's counters so far")
     tracks = (BROADCAST_TRACK, *(fifo_track(p) for p in range(n_pes)), *(pe_track(p) for p in range(n_pes)))
     kinds = {BROADCAST_TRACK: "network", **{fifo_track(p): "fifo" for p in range(n_pes)},
              **{pe_track(p): "pe" for p in range(n_pes)}}
     return Trace(title=f"EIE {arch.name} / {layer.name} (vector {vector})", clock_hz=arch.clock,
                  tracks=tracks, slices=tuple(slices), counters=tuple(counters),
                  table=CycleTable(columns, tuple(rows)), notes=notes, flows=tuple(_flows(log, n_pes)),
-                 track_kinds=MappingProxyType(kinds), counter_columns=COUNTER_COLUMNS)
+                 track_kinds=MappingProxyType(kinds), counter_columns=(*EIE_COUNTERS, *COUNTER_COLUMNS))

@@ -26,7 +26,8 @@ import simpy
 from accel_sim.hardware import BytesPerCycle, Link
 from accel_sim.models.tensor_core.plan import TensorCorePlan
 from accel_sim.models.tensor_core.plan.mma import cycles_per_mma, mma_read_bits, mmas_per_warp
-from accel_sim.models.tensor_core.reference.memory import Request, Slice, Wave
+from accel_sim.hardware.recorder import COMPUTE, TRANSFER, Recorder
+from accel_sim.models.tensor_core.reference.memory import L2_AGENT, Request, Slice, Wave
 from accel_sim.models.tensor_core.reference.tally import Tally
 from accel_sim.models.tensor_core.spec import KernelTile
 
@@ -42,8 +43,10 @@ class Cta:
 
 class StreamingMultiprocessor:
     def __init__(self, env: simpy.Environment, number: int, plan: TensorCorePlan, tile: KernelTile,
-                 queue: simpy.Store, tally: Tally):
+                 queue: simpy.Store, tally: Tally, recorder: Recorder | None = None):
         spec = plan.spec
+        self.recorder = recorder
+        self.cores, self.smem = f"SM {number} tensor cores", f"SM {number} shared memory"
         self.env, self.number, self.plan, self.tile, self.queue, self.tally = env, number, plan, tile, queue, tally
         self.shared_memory = Link(env, f"sm{number} shared memory", BytesPerCycle(spec.shared_memory_bandwidth))
         warps = [0] * spec.tensor_cores_per_sm
@@ -58,6 +61,9 @@ class StreamingMultiprocessor:
         while True:
             cta, wave = yield self.queue.get()
             self.tally.ctas += 1
+            if self.recorder is not None:
+                self.recorder.agent(self.smem, "buffer")
+                self.recorder.agent(self.cores, "pe")
             yield from self._compute(cta, wave)
 
     def _stages(self) -> list[int]:
@@ -119,7 +125,10 @@ class StreamingMultiprocessor:
             self.tally.count("read_a", read_a)
             self.tally.count("read_b", read_b)
             yield self.shared_memory.burst(read_a * bits.a_slot + read_b * bits.b_value, request.bits)   # ldmatrix reads, fills
-            yield wave.shared_memory_done.put()
+            if self.recorder is not None:
+                self.recorder.record(self.smem, TRANSFER, start, self.env.now, f"stage {stage}: fill + ldmatrix",
+                                     source=L2_AGENT)
+            yield wave.shared_memory_done.put(self.smem)
             self.tally.step("shared_memory", wave.number, stage, self.env.now - start)
             yield staged.put(stage)
 
@@ -141,6 +150,10 @@ class StreamingMultiprocessor:
             parts = [self.env.process(self._sub_partition(rf, warps * per_warp)) for rf, warps in self.sub_partitions]
             yield self.env.all_of(parts)
             self.tally.count("mmas", sum(warps * per_warp for _, warps in self.sub_partitions))
+            if self.recorder is not None:
+                mmas = sum(warps * per_warp for _, warps in self.sub_partitions)
+                self.recorder.record(self.cores, COMPUTE, start, self.env.now, f"stage {stage}: {mmas} MMAs",
+                                     macs=mmas * spec.mma_m * spec.mma_n * spec.mma_k, source=self.smem)
             self.tally.step("math", wave.number, stage, max(p.value[0] for p in parts))
             self.tally.step("register_file", wave.number, stage, max(p.value[1] for p in parts))
             self.tally.step("compute", wave.number, stage, self.env.now - start)
