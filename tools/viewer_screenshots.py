@@ -13,7 +13,7 @@ from accel_sim.pipeline.trace.teaching import families, write_page
 from tests.trace_viewer.browser import chromium_reason, start_chromium
 
 IMAGES = Path(__file__).resolve().parents[1] / "docs" / "images"
-SHOTS = {"eie": 3, "scnn": 6}   # family -> the cycle shown (EIE: an empty slice skipped, three FIFOs full)
+SHOTS = {"eie": 3, "scnn": 30}   # family -> the cycle shown (EIE: an empty slice skipped, three FIFOs full; SCNN: the operands still streaming in while all 64 PEs multiply)
 
 
 def main() -> None:
