@@ -11,9 +11,9 @@ import pytest
 from matplotlib import image
 
 from accel_sim.pipeline.trace.events import CounterSample, CycleTable, Flow, Slice, Trace
-from accel_sim.pipeline.trace.files import build
 from accel_sim.pipeline.trace.html import write_html
-from tests.trace_viewer.examples import FAMILIES, example
+from accel_sim.pipeline.trace.teaching import write_page
+from tests.trace_viewer.examples import FAMILIES
 
 pytestmark = pytest.mark.usefixtures("browser")
 
@@ -24,8 +24,7 @@ def pages(tmp_path_factory):
     out = tmp_path_factory.mktemp("viewer")
     built = {}
     for family in FAMILIES:
-        trace = build(*example(family))
-        built[family] = trace, write_html(trace, out / f"{family}.html")
+        built[family] = write_page(family, out)
     return built
 
 

@@ -5,6 +5,7 @@ A family's example is its trace source's (``files.SOURCES[family].example``) whe
 the one in :data:`EXAMPLES`."""
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 
 from accel_sim.pipeline.trace import files
@@ -29,7 +30,10 @@ def example(family: str) -> tuple[str, str, str | None]:
     return EXAMPLES[family]
 
 
+@lru_cache(maxsize=None)
 def example_trace(family: str) -> Trace:
+    """The family's example trace (built once per process: a Trace is immutable, and SCNN's takes
+    seconds to build)."""
     return files.build(*example(family))
 
 
