@@ -128,6 +128,8 @@ class _Tile:
             return {0: 1}
         if design == "stripes":
             return {0: plan.act_bits}
+        if design == "bitfusion":
+            return {0: plan.fusion_cycles}
         if design == "shapeshifter":
             return self.group_widths()
         if design == "loom":

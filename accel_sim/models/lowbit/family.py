@@ -15,6 +15,6 @@ plan = Hook("accel_sim.models.lowbit.plan", "plan")
 reference = Hook("accel_sim.models.lowbit.reference", "reference")
 
 FAMILY = Family(name="lowbit", plan=plan, fast=fast, reference=reference, account=account,
-                precisions=True,
+                precisions=True, activation_precision=True,   # the stored width of a layer's input
                 section=Section(LowbitSpec, "Binary / ternary / low-bit PE array with per-layer "
                                 "precision (family: lowbit)."))

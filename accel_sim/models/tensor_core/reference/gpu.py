@@ -37,11 +37,11 @@ def run_kernel(plan: TensorCorePlan, index: int, limit: int | None,
     queue = simpy.Store(env)
     tile, grid = plan.kernels[index], plan.grids[index]
     for number in range(plan.spec.sms):
-        StreamingMultiprocessor(env, number, plan, tile, queue, tally, recorder)
+        StreamingMultiprocessor(env, number, plan, tile, grid.split, queue, tally, recorder)
     ctas = [Cta(*cta) for cta in zip(grid.rows.tolist(), grid.cols.tolist(), grid.row_panel.tolist(),
-                                     grid.col_panel.tolist())]
+                                     grid.col_panel.tolist(), grid.slice.tolist())]
     kernel = env.process(_scheduler(env, ctas, plan.spec.sms, queue, memory, plan.spec.kernel_launch_cycles))
     env.run(until=kernel if limit is None else limit)
     if not kernel.triggered:
         return None
-    return tally.counters(index, kernel.value)
+    return tally.counters(index, kernel.value, grid.split)

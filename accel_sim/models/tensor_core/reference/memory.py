@@ -8,7 +8,8 @@ all of them are done; then the SMs post the next stage, and the data lands in sh
 ``memory_latency`` cycles after the round. The L2 keeps a tag per operand slice it has read (an
 A row panel or B column panel over one stage of K); when A and B do not fit the L2 together, the
 next wave's slices displace them (the tags are dropped when a wave ends). The epilogue is a
-write round: every SM's C tile through its port and the L2 path.
+write round: every SM's C tile (with split-K, its FP32 partial tile written and, after the first
+slice, the running one read; the last slice writes C) through its port and the L2 path.
 """
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ L2_AGENT = "L2"   # the recorder's agent for the L2 rounds
 class Slice:
     """Part of an operand one SM moves in a round: an A or B slice read, or its C tile written."""
 
-    operand: str          # "a", "b" (read) or "c" (written)
+    operand: str          # "a", "b" (read), "c" (written) or "partial" (split-K partial tiles read and written)
     tag: Hashable         # what the L2 holds: the panel over one stage of K (reads)
     count: int            # A slots, B or C elements
     bits: int
@@ -108,7 +109,8 @@ class MemorySystem:
                 if self.recorder is not None:
                     self.recorder.record(L2_AGENT, TRANSFER, start, self.env.now, "C tiles written")
                 for r in requests:
-                    self.tally.count("c", sum(s.count for s in r.slices))
+                    for s in r.slices:
+                        self.tally.count(s.operand, s.count)
                 break
             dram_bits = 0
             for r in requests:
