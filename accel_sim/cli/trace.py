@@ -1,8 +1,9 @@
-"""``accel-sim trace --arch A --workload W --out DIR [--layer NAME]``: a teaching trace.
+"""``accel-sim trace --arch A --workload W --out DIR [--layer NAME] [--html]``: a teaching trace.
 
 Runs one layer on the family's reference (every family; docs/traces.md lists an example for
-each) and writes ``trace.json`` (Chrome / Perfetto trace events) and ``cycles.txt`` (one line per
-cycle), through
+each) and writes ``trace.json`` (Chrome / Perfetto trace events), ``cycles.txt`` (one line per
+cycle) and with ``--html`` ``trace.html`` (a self-contained page that draws the datapath and steps
+through the cycles), through
 :func:`accel_sim.pipeline.trace.files.write_trace`.
 """
 from __future__ import annotations
@@ -33,6 +34,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--workload", required=True, help="workload (path or name in workloads/)")
     parser.add_argument("--out", required=True, help="output folder (trace.json, cycles.txt)")
     parser.add_argument("--layer", default=None, help="layer name (default: the first layer)")
+    parser.add_argument("--html", action="store_true", help="also write trace.html: the datapath, cycle by "
+                        "cycle, in one self-contained page to open in a browser (no network needed)")
     add_output_options(parser, quiet=False)
     parser.set_defaults(handler=handle)
 
@@ -41,7 +44,9 @@ def handle(args: argparse.Namespace) -> int:
     from accel_sim.pipeline.trace.files import write_trace
 
     folder = check_output_folder(args.out, f"trace --arch {args.arch} --workload {args.workload}", args.force)
-    paths = write_trace(args.arch, args.workload, folder.path, args.layer)
+    paths = write_trace(args.arch, args.workload, folder.path, args.layer, html=args.html)
     folder.create()
     print(f"wrote {paths['trace']} (open in https://ui.perfetto.dev) and {paths['table']}")
+    if "html" in paths:
+        print(f"wrote {paths['html']} (open in a browser: the datapath, cycle by cycle)")
     return 0
