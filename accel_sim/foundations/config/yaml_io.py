@@ -20,8 +20,14 @@ class DuplicateKeyError(yaml.MarkedYAMLError):
     """A mapping key given twice (the mark is the second one)."""
 
 
-class _StrictLoader(yaml.SafeLoader):
-    """``SafeLoader`` that refuses duplicate mapping keys (merge keys ``<<`` excepted)."""
+# libyaml's parser where PyYAML was built with it (the wheels on the package index are): it parses
+# about five times faster than the pure-Python one and gives the same documents and marks; the
+# construction (and the duplicate-key check below) stays in Python either way.
+_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _StrictLoader(_SAFE_LOADER):
+    """A safe loader that refuses duplicate mapping keys (merge keys ``<<`` excepted)."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
         first_line: dict[Any, int] = {}
@@ -75,6 +81,19 @@ def read_yaml(path: Path) -> Any:
     except (UnicodeDecodeError, OSError) as err:
         raise InputError.single(str(path), "", f"unreadable YAML: {err}") from None
     return parse_yaml(text, str(path))
+
+
+# libyaml's emitter where PyYAML has it: the same text as the pure-Python one (a test dumps every
+# shipped config and workload both ways), an order of magnitude faster (a Llama step's resolved config
+# took half a second to write with the Python emitter).
+_SAFE_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+def dump_yaml(data: Any, **options: Any) -> str:
+    """``data`` as YAML text (``yaml.safe_dump``'s options), keys in their given order unless
+    ``sort_keys=True``."""
+    options.setdefault("sort_keys", False)
+    return yaml.dump(data, Dumper=_SAFE_DUMPER, **options)
 
 
 def deep_merge(base: dict, override: dict) -> dict:

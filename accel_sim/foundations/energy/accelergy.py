@@ -27,6 +27,7 @@ from pathlib import Path
 
 import yaml
 
+from accel_sim.foundations.config.yaml_io import dump_yaml
 from accel_sim.foundations.energy.lookup import BlockCost
 from accel_sim.foundations.errors import InputError
 from accel_sim.foundations.results.components import Component
@@ -153,7 +154,7 @@ def action_counts_yaml(system: str, actions: tuple[ActionCount, ...]) -> str:
                                                                               "capacity": capacity}, "counts": count})
     body = {"version": VERSION, "subtree": [{"name": system, "local": [
         {"name": name, "action_counts": counts} for name, counts in local.items()]}]}
-    return yaml.safe_dump({"action_counts": body}, sort_keys=False)
+    return dump_yaml({"action_counts": body})
 
 
 def ert_yaml(system: str, actions: tuple[ActionCount, ...], energy_per_action) -> str:
@@ -169,4 +170,4 @@ def ert_yaml(system: str, actions: tuple[ActionCount, ...], energy_per_action) -
         tables.setdefault(a.component, []).append({"name": a.action, "arguments": _arguments(a),
                                                    "energy": float(energy_per_action(a))})
     body = {"version": VERSION, "tables": [{"name": f"{system}.{name}", "actions": acts} for name, acts in tables.items()]}
-    return yaml.safe_dump({"ERT": body}, sort_keys=False)
+    return dump_yaml({"ERT": body})

@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
+from accel_sim.foundations.config.yaml_io import dump_yaml
 from accel_sim.foundations.errors import InputError
 
 ONNX_EXTRA_HINT = ("the ONNX importer needs the optional extra 'onnx': python -m pip install -e '.[onnx]' "
@@ -315,5 +315,5 @@ def _write_workload(path: Path, name: str, model: Path, entries: list[dict], ski
     ]
     body = {"name": name, "description": f"{model.name} imported from ONNX",
             "source": f"ONNX model {model.name} (accel-sim import-onnx)", "layers": entries}
-    text = yaml.safe_dump(body, sort_keys=False, default_flow_style=None, width=200)
+    text = dump_yaml(body, default_flow_style=None, width=200)
     path.write_text("\n".join(header) + "\n" + text, encoding="utf-8")
