@@ -209,3 +209,32 @@ def test_csb_spmm_splits_a_lone_block_row_to_fill_the_sms(tmp_path):
     assert split.cta_l2_sectors.tolist() == [2 + 1 + 8, 4 + 2 + 8, 2 + 1 + 2, 4 + 2 + 2]
     plan = schedule(4)
     assert FAMILY.fast(plan, None) == FAMILY.reference(plan, None)
+
+
+def _conv_payload(tmp_path, weights: np.ndarray, **shape) -> ConvLayer:
+    path = tmp_path / "w.npz"
+    np.savez(path, weights=weights)
+    return ConvLayer("conv", out_channels=weights.shape[0], in_channels=weights.shape[1], kernel_h=weights.shape[2],
+                     kernel_w=weights.shape[3], operands=OperandSource(payload=str(path)), **shape)
+
+
+def test_sparsert_conv_loads_the_first_input_element(tmp_path):
+    """A 1 x 1 input of 2 channels (elements 0 and 1, both in sector 0), one filter on both: each of the two loads
+    covers one sector, the first one element 0's."""
+    layer = _conv_payload(tmp_path, np.ones((1, 2, 1, 1), dtype=np.float32), in_h=1, in_w=1)
+    s = FAMILY.plan(simt({"sms": 1}, kernel="sparsert_conv", sparsert_rows=(1,), sparsert_tile_n=(32,)),
+                    layer).candidates[0].schedule
+    assert s.cta_l1_bytes.tolist() == [(1 + 1 + 1) * 32]                # two loads' sectors and C's one
+    assert (s.cached_ptr.tolist(), s.cached_sectors.tolist()) == ([0, 1], [0])
+
+
+def test_sparsert_conv_ctas_list_their_own_channels_sectors(tmp_path):
+    """Two 2 x 16 channels (channel c at bytes 128 c), filter f reads channel f only; a row per CTA: CTA 0 loads
+    sectors 0-3, CTA 1 sectors 4-7."""
+    weights = np.zeros((2, 2, 1, 1), dtype=np.float32)
+    weights[0, 0] = weights[1, 1] = 1.0
+    layer = _conv_payload(tmp_path, weights, in_h=2, in_w=16)
+    plan = FAMILY.plan(simt({"sms": 2}, kernel="sparsert_conv", sparsert_rows=(1,), sparsert_tile_n=(32,)), layer)
+    s = plan.candidates[0].schedule
+    assert (s.cached_ptr.tolist(), s.cached_sectors.tolist()) == ([0, 4, 8], [0, 1, 2, 3, 4, 5, 6, 7])
+    assert FAMILY.fast(plan, None) == FAMILY.reference(plan, None)
