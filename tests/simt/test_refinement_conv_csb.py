@@ -85,6 +85,8 @@ def test_chunks_cut_block_rows_at_multiples_of_the_target():
     assert chunks_of(block_row, block_nnz, 20, 4, True).tolist() == [0, 0, 0, 1, 2, 3]
     assert chunks_of(block_row, block_nnz, 20, 8, True).tolist() == [0, 1, 1, 2, 3, 4]   # target 3: 0, 3, 4 // 3
     assert chunks_of(block_row, block_nnz, 20, 8, False).tolist() == [0, 0, 0, 1, 2, 2]
+    # a row's cuts count the work before its blocks within the row (12 before row 1: its 0 and 3 stay one chunk)
+    assert chunks_of(np.array([0, 0, 1, 1]), np.array([6, 6, 3, 5]), 20, 4, True).tolist() == [0, 1, 2, 2]
 
 
 def test_csb_spmm_worked_example_on_both_paths(three_blocks):
@@ -238,3 +240,7 @@ def test_sparsert_conv_ctas_list_their_own_channels_sectors(tmp_path):
     s = plan.candidates[0].schedule
     assert (s.cached_ptr.tolist(), s.cached_sectors.tolist()) == ([0, 4, 8], [0, 1, 2, 3, 4, 5, 6, 7])
     assert FAMILY.fast(plan, None) == FAMILY.reference(plan, None)
+    # 16-column tiles: CTA (tile t, row block b) = 2 t + b reads its channel's pixels 16 t .. 16 t + 15 (2 sectors)
+    s = FAMILY.plan(simt({"sms": 2}, kernel="sparsert_conv", sparsert_rows=(1,), sparsert_tile_n=(16,)),
+                    layer).candidates[0].schedule
+    assert (s.cached_ptr.tolist(), s.cached_sectors.tolist()) == ([0, 2, 4, 6, 8], [0, 1, 4, 5, 2, 3, 6, 7])
