@@ -11,7 +11,7 @@ from accel_sim.foundations.workload.layer import BatchedGemmLayer, GemmLayer
 from accel_sim.foundations.workload.llm.generator import attention_layers
 from accel_sim.foundations.workload.llm.hf_config import read_hf_config
 from accel_sim.models.tensor_core.family import FAMILY
-from accel_sim.models.tensor_core.plan.split import batched_split, gemm_split
+from accel_sim.models.tensor_core.plan.split import batched_split, gemm_split, split_factor
 from accel_sim.models.tensor_core.spec import KernelTile
 from accel_sim.pipeline.simulate import simulate_layer
 from tests.tensor_core.archs import a100
@@ -31,6 +31,19 @@ def test_flash_attention_example_two_splits():
     # 87 blocks fill 80 % of 108 SMs: no split
     full = FAMILY.plan(arch, BatchedGemmLayer("attn", instances=87, m=1, k=4096, n=64).as_grouped())
     assert batched_split(arch.tensor_core, full.problem, tile) == 1
+    # 90 blocks (0.83 of a wave) fill 80 %: no split, though 6 splits of K's 12 blocks would make 5 whole waves
+    ninety = FAMILY.plan(arch, BatchedGemmLayer("attn", instances=90, m=1, k=768, n=64).as_grouped())
+    assert batched_split(arch.tensor_core, ninety.problem, tile) == 1
+
+
+def test_batched_gemms_take_flash_attentions_rule_and_single_ones_tensor_rt_llms():
+    arch = a100(sms=108, split_k_limit=7, batched_split_limit=128)
+    tile = KernelTile(64, 8, 64, 16, 8)
+    # two instances, K of 12 blocks: FlashAttention's rule takes 12 splits (24 CTAs, the best efficiency 0.22);
+    # TensorRT-LLM's rule on the same tiles takes 6 (12 CTAs; 7 does not cut 12 blocks evenly)
+    two = FAMILY.plan(arch, BatchedGemmLayer("attn", instances=2, m=1, k=768, n=64).as_grouped()).problem
+    assert split_factor(arch.tensor_core, two, tile) == batched_split(arch.tensor_core, two, tile) == 12
+    assert gemm_split(arch.tensor_core, two, tile) == 6
 
 
 def test_tensor_rt_llm_rule_by_hand():
@@ -40,8 +53,9 @@ def test_tensor_rt_llm_rule_by_hand():
     # idle share of the last wave: 1 - 12/108 = 0.89, 0.78, 0.67, 0.56, 1 - 72/108 = 0.33 -> 6
     problem = FAMILY.plan(arch, GemmLayer("down", m=1, k=3072, n=768)).problem
     assert gemm_split(arch.tensor_core, problem, tile) == 6
-    # an output side of 256 x 108 features or more is never split
-    wide = FAMILY.plan(arch, GemmLayer("wide", m=1, k=3072, n=256 * 108)).problem
+    # an output side of 256 x 108 features or more is never split: 27,712 outputs are 433 tiles, 4.01 waves
+    # (idle share 0.99), which split 2 would make 8.02 waves (0.98)
+    wide = FAMILY.plan(arch, GemmLayer("wide", m=1, k=3072, n=256 * 108 + 64)).problem
     assert gemm_split(arch.tensor_core, wide, tile) == 1
 
 
