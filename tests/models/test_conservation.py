@@ -87,8 +87,10 @@ def test_conservation_on_generated_layers(layer, dataflow, mode, nm):
 @pytest.mark.parametrize("path", sorted(ARCH_DIR.glob("*.yaml")), ids=lambda p: p.stem)
 def test_every_shipped_arch_runs_with_conservation(path):
     arch = load_arch(path)
-    conv = ConvLayer("c", in_h=12, in_w=12, in_channels=8, out_channels=16, kernel_h=3, kernel_w=3,
-                     pad_top=1, pad_bottom=1, pad_left=1, pad_right=1, weight_sparsity=NMSparsity(2, 4))
+    block_scaled = arch.family == "tensor_core" and arch.tensor_core.block_format != "none"
+    conv = ConvLayer("c", in_h=12, in_w=12, in_channels=32 if block_scaled else 8, out_channels=16, kernel_h=3,
+                     kernel_w=3, pad_top=1, pad_bottom=1, pad_left=1, pad_right=1,
+                     weight_sparsity=None if block_scaled else NMSparsity(2, 4))   # MX: whole blocks of K, dense
     fc = GemmLayer("fc", m=1, k=256, n=10, weight_density=0.3, input_density=0.5)
     network = Network("tiny", (fc,) if arch.family in MATRIX_VECTOR_ONLY else (conv, fc))
     check_laws(arch, network, simulate(arch, network))
