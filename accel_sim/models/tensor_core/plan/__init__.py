@@ -72,7 +72,7 @@ def plan(arch: ArchBase, layer: Layer) -> TensorCorePlan:
     scaling = block_scaling(spec, arch.name)
     if scaling is not None:   # block-scaled A and B (:mod:`.block_scaling`)
         check_layer(scaling, layer, problem.sparse)
-        problem = dataclasses.replace(problem, scaling=scaling, a_bits=0)
+        problem = dataclasses.replace(problem, scaling=scaling)   # its elements replace any weight-only width
     bits = element_bits(spec, problem)
     kernels = eligible_kernels(spec, problem)
     return TensorCorePlan(arch, spec, layer, problem, bits, kernels, tuple(cta_grid(problem, t) for t in kernels),
