@@ -30,6 +30,7 @@ every arch of one layer.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import threading
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, fields
@@ -148,6 +149,30 @@ class ShapeMemo:
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
+
+
+class Hook:
+    """A family's hook named by its module and attribute, imported on its first call: loading the
+    catalog imports each family's spec only, so a run imports the model code of its own family and no
+    other (SimPy and the references only when a reference runs)."""
+
+    __slots__ = ("module", "attribute", "_target")
+
+    def __init__(self, module: str, attribute: str) -> None:
+        self.module, self.attribute = module, attribute
+        self._target: Callable[..., Any] | None = None
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        target = self._target
+        if target is None:
+            target = self._target = getattr(importlib.import_module(self.module), self.attribute)
+        return target(*args, **kwargs)
+
+    def __reduce__(self) -> tuple:
+        return Hook, (self.module, self.attribute)
+
+    def __repr__(self) -> str:
+        return f"Hook({self.module}.{self.attribute})"
 
 
 PlanT = TypeVar("PlanT")

@@ -34,6 +34,7 @@ from accel_sim.models.vector_unit.family import vector_layer_result
 from accel_sim.foundations.workload.layer import BatchedGemmLayer, Network, NetworkLayer, VectorLayer
 from accel_sim.foundations.workload.memory import network_footprint, refusal
 from accel_sim.foundations.workload.operands import layer_operands
+from accel_sim.foundations.workload.structured import compact_layer, compact_network
 from accel_sim.foundations.workload.work import check_work
 
 
@@ -96,7 +97,9 @@ def simulate_layer(arch: ArchSpec, layer: NetworkLayer, table: EnergyTable | Non
     ``overlap_budget`` of its cycles hide under matrix work.
     ``area`` (from :func:`chip_area`) charges the blocks' leakage for the layer's time as static energy.
     ``memo``: what the other archs of a run share on this layer (:func:`simulate_many`).
+    A filter- or channel-pruned layer runs compacted (:mod:`accel_sim.foundations.workload.structured`).
     """
+    layer = compact_layer(layer)
     family = _checked_family(arch, layer)
     table = table if table is not None else load_energy_table(arch.energy_table)
     key = _shape_key(family, arch, layer, reference, max_cycles, overlap_budget)
@@ -188,7 +191,10 @@ def simulate_many(archs: Sequence[ArchSpec], network: Network, reference: bool =
     """:func:`simulate` of every arch of ``archs`` on ``network`` (the same results, in the same order),
     run layer by layer: every arch of a layer before the next layer, so the layer's operands are made once
     and the pieces of plans that several archs share are computed once (``Family.shares_work``; one
-    layer's pieces held at a time). ``on_layer`` is called with each layer before its archs run."""
+    layer's pieces held at a time). ``on_layer`` is called with each layer before its archs run.
+    Filter- and channel-pruned layers and their neighbours are compacted first, for every family
+    (:func:`~accel_sim.foundations.workload.structured.compact_network`); the results hold that network."""
+    network = compact_network(network)
     for arch in archs:   # every layer's size on every arch, before the first is simulated
         for layer in network.layers:
             _checked_family(arch, layer)

@@ -4,7 +4,9 @@ Memory hierarchy, per element: DRAM -> L2 (written once per DRAM read) -> shared
 fills: an L2 read and a shared-memory write) -> registers (ldmatrix: a shared-memory read and a
 register write) -> tensor core (register reads of A, metadata, B and C per MMA; D written back).
 Outputs go through L2 to DRAM. With 2:4 weights the metadata rides with A at every level and the
-core selects B by it (one operand select per product). Products counted are the executed ones
+core selects B by it (one operand select per product). Split-K partial tiles stay in L2: each
+slice but the last writes its FP32 partial there and each but the first reads the running one
+(as many reads as writes). Products counted are the executed ones
 (padding included); ``macs_issued`` the useful ones (kept positions inside K).
 """
 from __future__ import annotations
@@ -92,6 +94,9 @@ def account(plan: TensorCorePlan, counters: TensorCoreCounters) -> LayerResult:
         *_moved("shared_memory", "sram", "read", (counters.read_a, a), (counters.read_b, b), capacity=smem_size),
         ActionCount("register_file", "register_file", "read", rf_reads, REGISTER_BITS, spec.register_file_size),
         ActionCount("register_file", "register_file", "write", rf_writes, REGISTER_BITS, spec.register_file_size),
+        *([ActionCount("l2", "sram", "write", counters.partial // 2, spec.accumulator_bits, l2_size),
+           ActionCount("l2", "sram", "read", counters.partial // 2, spec.accumulator_bits, l2_size)]
+          if counters.partial else []),
         ActionCount("tensor_core", mult, "op", products, w if scaling is None else scaling.element_bits),
         ActionCount("tensor_core", add, "op", products, spec.accumulator_bits),
     ]
@@ -116,7 +121,7 @@ def account(plan: TensorCorePlan, counters: TensorCoreCounters) -> LayerResult:
         "warp_m": float(tile.warp_m), "warp_n": float(tile.warp_n),
         # the kernel's software pipeline: its stages and the shared memory one stage fills (A with metadata, B)
         "stages": float(tile.stages), "stage_fill_bits": float(stage_fill_bits(spec, problem, tile)),
-        "waves": float(counters.waves), "ctas": float(counters.ctas),
+        "waves": float(counters.waves), "ctas": float(counters.ctas), "split_k": float(counters.split),
         "executed_macs": float(products), "padding_macs": float(products - useful),
         "l2_resident": float(plan.l2_resident),
         "dram_metadata_bytes": float(_bytes(counters.dram_a * meta)),
@@ -136,9 +141,11 @@ def account(plan: TensorCorePlan, counters: TensorCoreCounters) -> LayerResult:
         dram_read_bytes=_bytes(bits.a_stream(counters.dram_a) + bits.b_stream(counters.dram_b)),
         dram_write_bytes=_bytes(counters.c * bits.c_value),
         sram_read_bytes=_bytes(bits.a_stream(counters.fill_a + counters.read_a)
-                               + bits.b_stream(counters.fill_b + counters.read_b)),
+                               + bits.b_stream(counters.fill_b + counters.read_b)
+                               + counters.partial // 2 * spec.accumulator_bits),
         sram_write_bytes=_bytes(bits.a_stream(counters.dram_a + counters.fill_a)
-                                + bits.b_stream(counters.dram_b + counters.fill_b) + counters.c * bits.c_value),
+                                + bits.b_stream(counters.dram_b + counters.fill_b) + counters.c * bits.c_value
+                                + counters.partial // 2 * spec.accumulator_bits),
         actions=tuple(actions),
         metrics=MappingProxyType(metrics),
         operand_hashes=plan.operand_hashes,

@@ -26,6 +26,13 @@ CUTLASS_MULTISTAGE = ("CUTLASS include/cutlass/gemm/threadblock/mma_multistage.h
                       "issues kStages - 1 stages of cp.async copies; each main-loop iteration issues the copies of the stage "
                       "kStages - 1 ahead while computing one, then waits with cp_async_wait<kStages - 2>")
 LOADS_IN_FLIGHT = ("unbounded", "stages")
+TRTLLM_SPLIT_K = ("TensorRT-LLM cpp/tensorrt_llm/kernels/cutlass_kernels/cutlass_heuristic.cpp (estimate_best_config_from_occupancies: "
+                  "the split-K factor whose last wave leaves the smallest fraction of the SMs idle, fewer waves within 0.1; "
+                  "no split when N >= 256 x SMs; is_valid_split_k_factor) and fpA_intB_gemm/fpA_intB_gemm.h (SPLIT_K_LIMIT = 7, "
+                  "SPLIT_K_SERIAL); github.com/NVIDIA/TensorRT-LLM")
+FLASH_SPLITS = ("FlashAttention csrc/flash_attn/flash_api.cpp, num_splits_heuristic (no split when the (batch, head) "
+                "blocks fill 80 % of the SMs; else the fewest splits whose wave efficiency is within 85 % of the best; at most "
+                "128) and set_params_splitkv; github.com/Dao-AILab/flash-attention")
 BLOCK_FORMAT_CHOICES = ("none", *BLOCK_FORMATS)
 OCP_MX = "OCP Microscaling Formats (MX) v1.0 Specification (2023); NVIDIA NVFP4 blog (2025): E2M1, E4M3 scale per 16"
 CUTLASS_SPARSE = ("CUTLASS sm80 sparse FP16 GEMMs: test/unit/gemm/device/gemm_f16t_f16n_f32t_tensor_op_f32_sparse_sm80.cu "
@@ -161,6 +168,16 @@ class TensorCoreSpec:
         "own tile list: CUTLASS's SparseGemm instantiations, cuSPARSELt); empty: the sparse runs choose from "
         "``kernels`` like the dense ones. Tile k is in dense (uncompressed) K, as CUTLASS's ThreadblockShape.",
         default_factory=tuple, source=CUTLASS_SPARSE)
+    split_k_limit: int = spec_field(
+        "Largest split-K factor a single GEMM may take: K is cut into that many slices of whole stages, one CTA per C "
+        "tile and slice, and the slices add their FP32 partial tiles in the kernel's epilogue (serial split-K: each "
+        "slice reads the running partial from the L2 workspace and writes it back; the last writes C). Per kernel the "
+        "factor is TensorRT-LLM's wave-quantization choice (``accel_sim/models/tensor_core/plan/split.py``); a factor "
+        "must split K into equal whole stages. 1: no split-K.", 1, positive=True, source=TRTLLM_SPLIT_K)
+    batched_split_limit: int = spec_field(
+        "Largest number of splits along K (the KV length of a decode-attention kernel) a batched / grouped GEMM may "
+        "take, chosen by FlashAttention's split-KV rule (``plan/split.py``); the splits reduce in the epilogue as "
+        "``split_k_limit``'s do. 1: no split.", 1, positive=True, source=FLASH_SPLITS)
 
     block_format: str = spec_field(
         "Operand format of every GEMM: 'none' runs the arch's word_bits; a block-scaled format (MX: mxfp8_e4m3, "

@@ -3,11 +3,14 @@
 A layer runs as one GEMM kernel on the GPU (conv layers as implicit GEMM on their GEMM view, B
 being the im2col matrix). Blocks, one module each: :mod:`.problem` (the GEMM, widths, L2
 residency), :mod:`.sparsity` (does the layer run on the 2:4 path: declaration and weights),
-:mod:`.mma` (the MMA instruction), :mod:`.tiling` (eligible kernels, CTAs in launch order),
-:mod:`.block_scaling` (MX / NVFP4 operands: narrow elements, scales per block of K).
+:mod:`.mma` (the MMA instruction), :mod:`.tiling` (eligible kernels, CTAs in launch order), :mod:`.split`
+(each kernel's split-K factor, chosen as TensorRT-LLM and FlashAttention choose it), :mod:`.block_scaling`
+(MX / NVFP4 operands: narrow elements, scales per block of K).
 
 The kernel that runs is chosen like cuBLAS / cuSPARSELt heuristics do: of the eligible
-kernels, the fastest (the first on ties). That takes timing, so the plan lists the candidates
+kernels, the fastest (the first on ties). Each tile is a candidate unsplit and, when the library's rule
+(:mod:`.split`) splits K for it, split: the rule proposes the factor, and the split kernel runs when it is
+the faster, as TensorRT-LLM's GEMM profiler picks among its split-K tactics. That takes timing, so the plan lists the candidates
 and each counting path (:mod:`..fast`, :mod:`..reference`) times them all and keeps the best.
 
 The operand tensors are not needed to count a GEMM: the plan hashes them (and checks weights
@@ -37,6 +40,7 @@ from accel_sim.models.tensor_core.plan.problem import (
     tensor_core_spec,
 )
 from accel_sim.models.tensor_core.plan.sparsity import check_weights, hardware_pattern, runs_sparse
+from accel_sim.models.tensor_core.plan.split import split_factor
 from accel_sim.models.tensor_core.plan.tiling import CtaGrid, cta_grid, eligible_kernels
 from accel_sim.models.tensor_core.spec import KernelTile, TensorCoreSpec
 from accel_sim.foundations.workload.layer import Layer
@@ -50,8 +54,9 @@ class TensorCorePlan:
     layer: Layer
     problem: TCProblem
     bits: ElementBits
-    kernels: tuple[KernelTile, ...]     # the eligible kernels, in config order
-    grids: tuple[CtaGrid, ...]          # each kernel's CTAs in launch order
+    kernels: tuple[KernelTile, ...]     # the candidate kernels: each eligible tile in config order, unsplit, then
+                                        # split as the library's split-K rule says (when it splits)
+    grids: tuple[CtaGrid, ...]          # each kernel's CTAs in launch order (its split-K slices included)
     l2_resident: bool                   # A and B fit the L2 together
 
     @cached_property
@@ -74,6 +79,9 @@ def plan(arch: ArchBase, layer: Layer) -> TensorCorePlan:
         check_layer(scaling, layer, problem.sparse)
         problem = dataclasses.replace(problem, scaling=scaling)   # its elements replace any weight-only width
     bits = element_bits(spec, problem)
-    kernels = eligible_kernels(spec, problem)
-    return TensorCorePlan(arch, spec, layer, problem, bits, kernels, tuple(cta_grid(problem, t) for t in kernels),
+    eligible = eligible_kernels(spec, problem)
+    candidates = [(tile, split) for tile in eligible for split in dict.fromkeys((1, split_factor(spec, problem, tile)))]
+    kernels = tuple(tile for tile, _ in candidates)
+    grids = tuple(cta_grid(problem, tile, split) for tile, split in candidates)
+    return TensorCorePlan(arch, spec, layer, problem, bits, kernels, grids,
                           l2_resident(spec, problem, bits))
