@@ -77,7 +77,7 @@ def plan(arch: ArchBase, layer: Layer) -> TensorCorePlan:
     scaling = block_scaling(spec, arch.name)
     if scaling is not None:   # block-scaled A and B (:mod:`.block_scaling`)
         check_layer(scaling, layer, problem.sparse)
-        problem = dataclasses.replace(problem, scaling=scaling, a_bits=0)
+        problem = dataclasses.replace(problem, scaling=scaling)   # its elements replace any weight-only width
     bits = element_bits(spec, problem)
     eligible = eligible_kernels(spec, problem)
     candidates = [(tile, split) for tile in eligible for split in dict.fromkeys((1, split_factor(spec, problem, tile)))]
