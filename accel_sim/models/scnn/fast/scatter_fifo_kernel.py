@@ -344,6 +344,113 @@ def product_kernel(meet, unit, i_bounds, i_elem, a_term, a_pos, f_bounds, f_weig
     return in_plane
 
 
+XOR_WEIGHT_CODES = 128   # (tap_y mod 4, tap_x mod 4, k mod 8): all DNNsim's hash reads of a weight
+
+
+def xor_codes(a_pos: np.ndarray, w_pos: np.ndarray, banks: int, interior: np.ndarray) -> tuple:
+    """:func:`serialise_kernel`'s ``codes`` for DNNsim's XOR hash on untruncated coordinates: the hash reads bits
+    0-1 of the output row and column and bits 0-2 of the filter, and ``(qy - tap_y) mod 4`` depends on each
+    operand mod 4 only, so a product's bank is ``table[a_code + w_code]`` with ``a_code = 128 (4 (qy mod 4) +
+    qx mod 4)`` and ``w_code = 8 (4 (tap_y mod 4) + tap_x mod 4) + k mod 8`` (two's complement ``& 3`` is the
+    floor modulo, negatives too). ``interior``: per I-vector, whether all its products land in the plane."""
+    a = np.arange(16 * XOR_WEIGHT_CODES)
+    a_y, a_x, w = (a >> 9) & 3, (a >> 7) & 3, a & (XOR_WEIGHT_CODES - 1)
+    table = xor_hash(w & 7, (a_y - (w >> 5)) & 3, (a_x - ((w >> 3) & 3)) & 3, banks).astype(np.int64)
+    a_code = XOR_WEIGHT_CODES * (4 * (a_pos[:, 0] & 3) + (a_pos[:, 1] & 3))
+    w_code = 8 * (4 * (w_pos[:, 0] & 3) + (w_pos[:, 1] & 3)) + (w_pos[:, 2] & 7)
+    return a_code.astype(np.int64), w_code.astype(np.int64), table, interior
+
+
+def no_codes() -> tuple:
+    """:func:`serialise_kernel`'s ``codes`` when the banks need each product's coordinates."""
+    empty = np.zeros(0, dtype=np.int64)
+    return empty, empty, empty, np.zeros(0, dtype=np.bool_)
+
+
+def serialise_kernel(meet, i_bounds, i_elem, a_term, a_pos, f_bounds, f_weight, w_term, w_pos, rule, n_seg, banks,
+                     busy, codes):
+    """:func:`product_kernel` at depth 0 (``scatter: serialise``) under a coordinate rule (``rule[COORDINATES]``):
+    a step costs ``max(1, its busiest bank's products)`` and leaves the banks empty, so a step keeps its own
+    counts only (reset lazily by a step stamp) and no drain times; the cost is added per (pass, PE, group,
+    segment). Each product's bank is :func:`coordinate_bank`'s, written out with the rule's fields read once
+    and the modulo of a power-of-two bank count taken by a mask (numba divides by a run-time ``banks`` at
+    every product otherwise: most of the loop's time, measured on DNNsim's preset); DNNsim's hash is
+    :func:`~accel_sim.models.scnn.plan.bank_mapping.xor_hash` with ``k mod 4 = k & 3`` (``k >= 0``) and its
+    sum below 32. ``codes``: (``a_code``, ``w_code``, ``table``, ``interior``) of :func:`xor_codes` (an empty
+    ``table``: none); an ``interior`` I-vector's products all land in the plane and take bank
+    ``table[a_code[e] + w_code[w]]``. Returns the products whose output lies in the plane."""
+    a_code, w_code, table, interior = codes
+    coded = table.size > 0
+    passes, pes, groups = busy.shape[0], busy.shape[1], busy.shape[2]
+    count = np.zeros(banks, dtype=np.int64)
+    stamp = np.full(banks, -1, dtype=np.int64)
+    xor, slot_only = rule[XOR] != 0, rule[SLOT_ONLY] != 0
+    truncate_y, truncate_x = rule[TRUNCATE_Y] != 0, rule[TRUNCATE_X] != 0
+    acc_w, out_h, out_w = rule[ACC_W], rule[OUT_H], rule[OUT_W]
+    mask = banks - 1 if banks & (banks - 1) == 0 else -1   # -1: not a power of two (then a modulo)
+    in_plane = 0
+    step = 0
+    for t in range(passes):
+        for p in range(pes):
+            for m in range(meet.size):
+                s = meet[m]
+                key = (t * n_seg + s) * pes + p
+                v_lo, v_hi = i_bounds[key], i_bounds[key + 1]
+                if v_lo == v_hi:
+                    continue
+                for g in range(groups):
+                    f_lo, f_hi = f_bounds[s * groups + g], f_bounds[s * groups + g + 1]
+                    total = 0
+                    for v in range(v_lo, v_hi):
+                        e_lo, e_hi = i_elem[v], i_elem[v + 1]
+                        for f in range(f_lo, f_hi):
+                            step += 1
+                            top = 0
+                            if coded and interior[v]:   # every product in the plane: its bank by the codes
+                                in_plane += (e_hi - e_lo) * (f_weight[f + 1] - f_weight[f])
+                                for w in range(f_weight[f], f_weight[f + 1]):
+                                    wc = w_code[w]
+                                    for e in range(e_lo, e_hi):
+                                        b = table[a_code[e] + wc]
+                                        if stamp[b] != step:
+                                            stamp[b] = step
+                                            count[b] = 0
+                                        c = count[b] + 1
+                                        count[b] = c
+                                        if c > top:
+                                            top = c
+                                total += max(top, 1)
+                                continue
+                            for w in range(f_weight[f], f_weight[f + 1]):
+                                tap_y, tap_x, k, wt = w_pos[w, 0], w_pos[w, 1], w_pos[w, 2], w_term[w]
+                                k_bit, k_low = (k >> 2) & 1, k & 3
+                                for e in range(e_lo, e_hi):
+                                    floor_y, floor_x = a_pos[e, 0] - tap_y, a_pos[e, 1] - tap_x
+                                    oy = floor_y + 1 if truncate_y and floor_y < 0 else floor_y
+                                    ox = floor_x + 1 if truncate_x and floor_x < 0 else floor_x
+                                    plane = 0 <= oy < out_h and 0 <= ox < out_w
+                                    in_plane += plane
+                                    if slot_only and not plane:   # out of the plane: a slot, no bank
+                                        continue
+                                    if xor:
+                                        b = 16 * ((k_bit ^ (oy >> 1) ^ (ox >> 1)) & 1) + 8 * (oy & 1) + 4 * (ox & 1) \
+                                            + k_low
+                                    else:
+                                        b = a_term[e] + wt + acc_w * (oy - floor_y) + (ox - floor_x)
+                                    b = b & mask if mask >= 0 else b % banks
+                                    if stamp[b] != step:
+                                        stamp[b] = step
+                                        count[b] = 0
+                                    c = count[b] + 1
+                                    count[b] = c
+                                    if c > top:
+                                        top = c
+                            total += max(top, 1)
+                    if total:
+                        busy[t, p, g, s] += total
+    return in_plane
+
+
 def _with(function, **names):
     """``function`` calling ``names`` in place of the module's functions of those names."""
     scope = dict(function.__globals__, **names)
@@ -366,9 +473,10 @@ def compiled() -> dict | None:
     step = jit(_with(settle, lane_max=maximum, lane_drain=jit(lane_drain), lane_drain_one=jit(lane_drain_one)),
                inline="always")
     helpers = {"lane_max": maximum, "settle": step, "product_words": jit(_with(product_words, coordinate_bank=bank))}
-    return {"packed": jit(_with(packed_kernel, **helpers)), "product": jit(_with(product_kernel, coordinate_bank=bank))}
+    return {"packed": jit(_with(packed_kernel, **helpers)), "product": jit(_with(product_kernel, coordinate_bank=bank)),
+            "serialise": jit(serialise_kernel)}
 
 
 def python_kernels() -> dict:
     """The same loops as plain Python (slow: for tests on small layers)."""
-    return {"packed": packed_kernel, "product": product_kernel}
+    return {"packed": packed_kernel, "product": product_kernel, "serialise": serialise_kernel}
