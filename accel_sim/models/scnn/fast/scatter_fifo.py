@@ -24,11 +24,11 @@ from __future__ import annotations
 import numpy as np
 
 from accel_sim.foundations.errors import SimulationError
-from accel_sim.models.scnn.fast.products import (SegmentLoads, border_split, near_edge, needs_coordinates,
-                                                 product_busy, segment_loads)
+from accel_sim.models.scnn.fast.products import (SegmentLoads, border_split, needs_coordinates, product_busy,
+                                                 segment_loads)
 from accel_sim.models.scnn.fast.bank_codes import class_codes
 from accel_sim.models.scnn.fast.scatter_fifo_kernel import (TRUNCATE_X, TRUNCATE_Y, WORDS, XOR, compiled, no_codes,
-                                                            packed_fits, product_rule, xor_codes)
+                                                            packed_fits, product_rule, xor_classes)
 from accel_sim.models.scnn.fast.scatter_fifo_rows import additive_rows, edge_vectors, xor_rows
 from accel_sim.models.scnn.fast.vectors import WeightVectors, _vector_ids, activation_elements, phase_counts
 from accel_sim.models.scnn.plan import Plan
@@ -200,22 +200,21 @@ def kernel_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors,
     in_plane = 0
     if serialise:   # depth 0: the step costs alone (coordinates: the packed loop above did not run)
         in_plane = kernels["serialise"](meet, i_bounds, i_elem, term, a_pos, f_bounds, f_weight, w_term, w_pos, rule,
-                                        n_seg, banks, busy, _serialise_codes(plan, i_elem, a_pos, w_pos, rule))
+                                        n_seg, banks, busy,
+                                        _serialise_codes(plan, i_elem, a_pos, w_pos, rule, seg[i_elem[:-1]]))
     elif todo.any():
         in_plane = kernels["product"](meet, unit, i_bounds, i_elem, term, a_pos, f_bounds, f_weight, w_term, w_pos,
                                       rule, n_seg, banks, -1 if depth is None else depth, busy, todo)
     return busy, (int(in_plane) if counted else None)
 
 
-def _serialise_codes(plan: Plan, i_elem: np.ndarray, a_pos: np.ndarray, w_pos: np.ndarray, rule: np.ndarray) -> tuple:
-    """The ``codes`` of :func:`.scatter_fifo_kernel.serialise_kernel`: DNNsim's XOR hash on untruncated coordinates
-    by operand codes for the I-vectors away from the plane's edges (:func:`.products.near_edge` against every
-    weight of the conv group), else none."""
+def _serialise_codes(plan: Plan, i_elem: np.ndarray, a_pos: np.ndarray, w_pos: np.ndarray, rule: np.ndarray,
+                     v_segment: np.ndarray) -> tuple:
+    """The ``codes`` of :func:`.scatter_fifo_kernel.serialise_kernel`: the I-vectors' classes under DNNsim's XOR
+    hash on untruncated coordinates (:func:`.scatter_fifo_kernel.xor_classes`), else none."""
     if rule[XOR] == 0 or rule[TRUNCATE_Y] != 0 or rule[TRUNCATE_X] != 0 or w_pos.shape[0] == 0:
         return no_codes()
-    edge = near_edge(plan.view, a_pos[:, 0], a_pos[:, 1], w_pos[:, 0], w_pos[:, 1])
-    interior = ~np.logical_or.reduceat(edge, i_elem[:-1])
-    return xor_codes(a_pos, w_pos, plan.spec.accumulator_banks, interior)
+    return xor_classes(a_pos, w_pos, plan.view.out_h, plan.view.out_w, plan.spec.accumulator_banks, v_segment, i_elem)
 
 
 def serialised_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors) -> tuple[np.ndarray, int | None]:
