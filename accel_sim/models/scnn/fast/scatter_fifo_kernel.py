@@ -394,6 +394,36 @@ def no_codes() -> tuple:
     return empty, empty, empty, np.zeros(0, dtype=np.bool_), empty, empty, empty
 
 
+def edge_costs(v, f_lo, f_hi, i_elem, a_code, a_pos, f_weight, w_code, w_pos, table, rule, count, stamp, step):
+    """:func:`vector_costs` of an I-vector near an edge under :func:`xor_classes`: each product's landing from
+    its output coordinate, its bank ``table[a_code + w_code]``: (summed step costs, products in the plane,
+    the step stamp after)."""
+    slot_only, out_h, out_w = rule[SLOT_ONLY] != 0, rule[OUT_H], rule[OUT_W]
+    e_lo, e_hi = i_elem[v], i_elem[v + 1]
+    total, in_plane = 0, 0
+    for f in range(f_lo, f_hi):
+        step += 1
+        top = 0
+        for w in range(f_weight[f], f_weight[f + 1]):
+            wc, tap_y, tap_x = w_code[w], w_pos[w, 0], w_pos[w, 1]
+            for e in range(e_lo, e_hi):
+                oy, ox = a_pos[e, 0] - tap_y, a_pos[e, 1] - tap_x
+                plane = 0 <= oy < out_h and 0 <= ox < out_w
+                in_plane += plane
+                if slot_only and not plane:   # out of the plane: a slot, no bank
+                    continue
+                b = table[a_code[e] + wc]
+                if stamp[b] != step:
+                    stamp[b] = step
+                    count[b] = 0
+                c = count[b] + 1
+                count[b] = c
+                if c > top:
+                    top = c
+        total += max(top, 1)
+    return total, in_plane, step
+
+
 def table_costs(v, f_lo, f_hi, i_elem, a_code, f_weight, w_code, table, count, stamp, step):
     """:func:`vector_costs` of an I-vector whose products all land in the plane, each product's bank
     ``table[a_code + w_code]`` (:func:`xor_classes`): (summed step costs, the step stamp after)."""
@@ -463,7 +493,7 @@ def vector_costs(v, f_lo, f_hi, i_elem, a_term, a_pos, f_weight, w_term, w_pos, 
 def coded_costs(codes, groups, i_elem, a_term, a_pos, f_bounds, f_weight, w_term, w_pos, rule, banks):
     """``(len(u_rep), groups, 2)``: the summed step costs and in-plane products of each class's I-vector
     ``u_rep[u]`` against the F-vectors of each group of its segment ``u_seg[u]`` (:func:`table_costs` for an
-    interior class, else :func:`vector_costs`); ``codes``: :func:`xor_classes`'."""
+    interior class, else :func:`edge_costs`); ``codes``: :func:`xor_classes`'."""
     _, u_rep, u_seg, u_inner, a_code, w_code, table = codes
     out = np.zeros((u_rep.size, groups, 2), dtype=np.int64)
     count = np.zeros(banks, dtype=np.int64)
@@ -477,8 +507,8 @@ def coded_costs(codes, groups, i_elem, a_term, a_pos, f_bounds, f_weight, w_term
                 total, step = table_costs(v, f_lo, f_hi, i_elem, a_code, f_weight, w_code, table, count, stamp, step)
                 in_plane = (i_elem[v + 1] - i_elem[v]) * (f_weight[f_hi] - f_weight[f_lo])
             else:
-                total, in_plane, step = vector_costs(v, f_lo, f_hi, i_elem, a_term, a_pos, f_weight, w_term, w_pos,
-                                                     rule, banks, count, stamp, step)
+                total, in_plane, step = edge_costs(v, f_lo, f_hi, i_elem, a_code, a_pos, f_weight, w_code, w_pos,
+                                                   table, rule, count, stamp, step)
             out[u, g, 0] = total
             out[u, g, 1] = in_plane
     return out
@@ -554,7 +584,8 @@ def compiled() -> dict | None:
 def _serialise_compiled(jit):
     """:func:`serialise_kernel` compiled, :func:`vector_costs` inlined into both its callers."""
     costs = jit(vector_costs, inline="always")
-    coded = jit(_with(coded_costs, vector_costs=costs, table_costs=jit(table_costs, inline="always")))
+    coded = jit(_with(coded_costs, edge_costs=jit(edge_costs, inline="always"),
+                      table_costs=jit(table_costs, inline="always")))
     return jit(_with(serialise_kernel, vector_costs=costs, coded_costs=coded))
 
 
