@@ -31,6 +31,7 @@ from accel_sim.models.eie import functional, reference
 from accel_sim.models.eie.family import FAMILY
 from accel_sim.studies.eie_fifo_depth import fifo_depth_frame
 from accel_sim.pipeline.trace.eie import build_trace, cycle_records
+from accel_sim.pipeline.trace.html import write_html
 from accel_sim.pipeline.trace.perfetto import write_chrome_trace
 from accel_sim.pipeline.trace.table import format_table, write_table
 from accel_sim.foundations.workload.layer import Network
@@ -118,6 +119,7 @@ trace = build_trace(arch, layer)
 print(format_table(trace.table))
 write_chrome_trace(trace, OUT / "01_example_trace.json")
 write_table(trace, OUT / "01_example_cycles.txt")
+write_html(trace, OUT / "01_example_trace.html")
 run = reference.run(plan, record=True)
 (vector,) = run.vectors
 log = cycle_records(vector, arch.eie.n_pes)
@@ -133,9 +135,10 @@ print(f"{EXAMPLE_CYCLES} cycles; broadcasts at cycles {EXAMPLE_BROADCAST_CYCLES}
 # most work (14 entries) and is busy from cycle 2 to cycle 15; PE 2 (6 entries) idles most
 # of the time. That idling is **load imbalance**.
 #
-# Open `01_example_trace.json` in https://ui.perfetto.dev (1 us there = 1 cycle): one track
-# per PE, the broadcast track, and the FIFO occupancies as counters. The figure below draws
-# the same thing.
+# Open `01_example_trace.html` in a browser to step through these cycles on a drawing of the
+# datapath (no network needed; `docs/teaching/eie.md` says which cycles to stop at), or
+# `01_example_trace.json` in https://ui.perfetto.dev (1 us there = 1 cycle): one track per PE,
+# the broadcast track, and the FIFO occupancies as counters. The figure below draws the same thing.
 
 # %%
 fig, (ax, ax2) = plt.subplots(2, 1, figsize=(9, 5), sharex=True, gridspec_kw={"height_ratios": [3, 2]})

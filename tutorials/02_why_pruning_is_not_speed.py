@@ -154,14 +154,15 @@ plt.close(fig)
 #
 # We take VGG-16's conv5_1 (14 x 14 x 512 -> 512, input density 0.34) from the shipped
 # workload, prune its weights to a few densities, unstructured (the largest weights kept
-# anywhere) or by whole filters ("channel" pruning), and run all five levels.
+# anywhere) or by whole filters ("filter" pruning, the pruned filters kept in the layer as zeros), and run all five
+# levels.
 
 # %%
 vgg = load_workload("vgg16")
 conv5_1 = next(layer for layer in vgg.layers if layer.name == "conv5_1")
 LEVELS = ["none", "memory", "gating", "skipping", "reassignment"]
 points = []
-for pattern in ("unstructured", "channel"):
+for pattern in ("unstructured", "filter"):
     for density in (1.0, 0.5, 0.2, 0.1):
         layer = ladder_layer(conv5_1, pattern, density)
         for level in LEVELS:
@@ -193,27 +194,29 @@ assert (check.total == conv5_1.macs).all()
 at = ladder.set_index(["pattern", "density", "support"])
 SKIP_SPEEDUP_02 = at.cycles[("unstructured", 0.2, "none")] / at.cycles[("unstructured", 0.2, "skipping")]
 GATING_ENERGY_SAVING_02 = 1 - at.energy_pj[("unstructured", 0.2, "gating")] / at.energy_pj[("unstructured", 0.2, "memory")]
-CHANNEL_SKIP_SPEEDUP_01 = at.cycles[("channel", 0.1, "none")] / at.cycles[("channel", 0.1, "skipping")]
-CHANNEL_REASSIGN_SPEEDUP_01 = at.cycles[("channel", 0.1, "none")] / at.cycles[("channel", 0.1, "reassignment")]
+FILTER_SKIP_SPEEDUP_01 = at.cycles[("filter", 0.1, "none")] / at.cycles[("filter", 0.1, "skipping")]
+FILTER_REASSIGN_SPEEDUP_01 = at.cycles[("filter", 0.1, "none")] / at.cycles[("filter", 0.1, "reassignment")]
 MEMORY_DRAM_RATIO_05 = at.dram_read_bytes[("unstructured", 0.5, "memory")] / at.dram_read_bytes[("unstructured", 0.5, "none")]
 print(f"unstructured, density 0.2: skipping is {SKIP_SPEEDUP_02:.2f}x faster than none (ideal 5x); "
       f"gating saves {GATING_ENERGY_SAVING_02:.0%} of memory-level energy at the same cycles")
 print(f"unstructured, density 0.5: compressed (CSR) weights make DRAM reads {MEMORY_DRAM_RATIO_05:.2f}x the dense level's")
-print(f"channel pruning, density 0.1: skipping {CHANNEL_SKIP_SPEEDUP_01:.2f}x, reassignment "
-      f"{CHANNEL_REASSIGN_SPEEDUP_01:.2f}x (ideal 10x)")
+print(f"filter pruning, density 0.1: skipping {FILTER_SKIP_SPEEDUP_01:.2f}x, reassignment "
+      f"{FILTER_REASSIGN_SPEEDUP_01:.2f}x (ideal 10x)")
 
 # %% [markdown]
-# Channel pruning is the surprise. Removing whole filters is "structured" and hardware
+# Filter pruning is the surprise. Removing whole filters is "structured" and hardware
 # friendly, yet `skipping` barely helps: a pruned filter leaves its PE row idle with nothing
 # to skip *to*, while the surviving rows of the same tile do their full work. The tile takes
 # as long as before. `reassignment` lets the idle rows take chunks of the busy rows' work
-# (through a crossbar whose transfers cost energy) and recovers most of the speed-up. (A
-# compiler could also simply drop the pruned filters from the layer; the hardware alone
-# cannot.)
+# (through a crossbar whose transfers cost energy) and recovers most of the speed-up. (Here
+# the pruned filters stay in the layer as zeros, `compact: false`, so the hardware must cope
+# alone. By default accel_sim drops them from the layer, and their inputs from the next
+# layer, as a compiler would: then every family, dense ones included, runs the smaller
+# layer; `accel-sim reproduce pruning-granularity` compares the two.)
 
 # %%
 fig, axes = plt.subplots(1, 3, figsize=(14, 4))
-for ax, pattern in zip(axes[:2], ("unstructured", "channel")):
+for ax, pattern in zip(axes[:2], ("unstructured", "filter")):
     part = ladder[ladder.pattern == pattern]
     for level in LEVELS:
         curve = part[part.support == level]

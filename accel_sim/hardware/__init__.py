@@ -30,6 +30,9 @@ The blocks:
 - :class:`Barrier`: ``put`` a party's arrival; the event fires when every party has arrived;
 - :class:`EndOfCycle` (``cycle_phase``): an event after every other event of the current cycle;
 - :func:`run_until_done`: run a model to its end under a ``max_cycles`` guard;
+- :class:`Recorder` (``recorder``): the optional event log of a run for teaching traces; the blocks
+  above take one (``recorder=``) and record their FIFO entries, DRAM bursts, sends, barrier waits
+  and bank conflicts; without one they pay a comparison per place they could record;
 - SCALE-Sim's double-buffered scratchpads (``scalesim_scratchpad``) in front of a :class:`Link`, used
   by the systolic family. They keep SCALE-Sim's ``yield from buffer.read(addresses, cycle)`` /
   ``write(words, cycle)``: what they return is SCALE-Sim's charge for a demand cycle (an offset it
@@ -45,9 +48,10 @@ from accel_sim.hardware.fifo import Fifo
 from accel_sim.hardware.link import Link
 from accel_sim.hardware.log import LogEntry
 from accel_sim.hardware.rate import BytesPerCycle, LockstepBanks, WordsPerCycle
+from accel_sim.hardware.recorder import Recorder
 from accel_sim.hardware.scalesim_scratchpad import ReadBufferGeometry, ReadScratchpad, WriteBufferGeometry, WriteScratchpad
 from accel_sim.hardware.scatter_crossbar import ScatterCrossbar
 
 __all__ = ["AccessCounter", "Barrier", "Broadcast", "BytesPerCycle", "EndOfCycle", "Fifo", "Link", "LockstepBanks",
-           "LogEntry", "ReadBufferGeometry", "ReadScratchpad", "ScatterCrossbar", "WordsPerCycle",
+           "LogEntry", "ReadBufferGeometry", "ReadScratchpad", "Recorder", "ScatterCrossbar", "WordsPerCycle",
            "WriteBufferGeometry", "WriteScratchpad", "run_until_done"]

@@ -103,8 +103,10 @@ class Link:
         return (reads + writes) * self.counter.word_bits / 8
 
     def _record(self, kind: str, who: str, first: int, end: int, amount: float) -> None:
-        """The hook recording one transfer: a DRAM burst from its first beat until its data is in place."""
-        self.recorder.record(self.name, DRAM, first, max(first, end), f"{kind} {who}", dram_bytes=amount)
+        """The hook recording one transfer: a DRAM burst from its first beat until its data is in place
+        (a posted write: until its last beat is out)."""
+        beats = end + 1 - self.latency - first
+        self.recorder.record(self.name, DRAM, first, max(end, first + beats), f"{kind} {who}", dram_bytes=amount)
 
     def _log(self, who: str, what: str, when: int) -> None:
         if self.log is not None:

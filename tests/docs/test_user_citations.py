@@ -39,7 +39,7 @@ def user_files():
     for d in CONFIG_DIRS:
         files += [p for p in sorted((ROOT / d).rglob("*")) if p.is_file() and p.suffix in {".yaml", ".yml", ".md", ".py", ".csv", ".txt", ".cfg"}]
     files += sorted((ROOT / "measured_hardware").rglob("*.yaml"))
-    files += sorted((ROOT / "docs").glob("*.md"))
+    files += sorted((ROOT / "docs").rglob("*.md"))   # docs/teaching/ too
     files += [ROOT / "README.md"]
     files += sorted((ROOT / "accel_sim" / "studies" / "templates").glob("*.md"))
     return files

@@ -67,9 +67,13 @@ def test_trace_files_show_every_broadcast_and_pe_cycle(tmp_path):
     doc = json.loads((tmp_path / "trace.json").read_text())
     events = doc["traceEvents"]
     names = {e["args"]["name"] for e in events if e.get("name") == "thread_name"}
-    assert names == {BROADCAST_TRACK, "PE 0", "PE 1", "PE 2", "PE 3"}
+    assert names == {BROADCAST_TRACK, *(f"PE {p}" for p in range(4)), *(f"FIFO PE {p}" for p in range(4))}
     tid = {e["args"]["name"]: e["tid"] for e in events if e.get("name") == "thread_name"}
-    broadcasts = [e for e in events if e["ph"] == "X" and e["tid"] == tid[BROADCAST_TRACK]]
+    broadcasts = [e for e in events if e["ph"] == "X" and e["tid"] == tid[BROADCAST_TRACK]
+                  and e["args"]["state"] == "work"]
+    stalls = [e["ts"] for e in events if e["ph"] == "X" and e["tid"] == tid[BROADCAST_TRACK]
+              and e["args"]["state"] == "stall"]
+    assert stalls == [4, 6, 7, 9]     # the root waits for room in every FIFO (depth 2)
     assert [(e["ts"], e["name"]) for e in broadcasts] == [(1, "a0"), (2, "a2"), (3, "a3"), (5, "a4"), (8, "a5"),
                                                           (10, "a7")]
     pe0 = [e for e in events if e["ph"] == "X" and e["tid"] == tid["PE 0"]]

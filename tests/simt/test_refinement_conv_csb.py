@@ -85,6 +85,8 @@ def test_chunks_cut_block_rows_at_multiples_of_the_target():
     assert chunks_of(block_row, block_nnz, 20, 4, True).tolist() == [0, 0, 0, 1, 2, 3]
     assert chunks_of(block_row, block_nnz, 20, 8, True).tolist() == [0, 1, 1, 2, 3, 4]   # target 3: 0, 3, 4 // 3
     assert chunks_of(block_row, block_nnz, 20, 8, False).tolist() == [0, 0, 0, 1, 2, 2]
+    # a row's cuts count the work before its blocks within the row (12 before row 1: its 0 and 3 stay one chunk)
+    assert chunks_of(np.array([0, 0, 1, 1]), np.array([6, 6, 3, 5]), 20, 4, True).tolist() == [0, 1, 2, 2]
 
 
 def test_csb_spmm_worked_example_on_both_paths(three_blocks):
@@ -106,6 +108,11 @@ def test_csb_spmm_worked_example_on_both_paths(three_blocks):
     assert s.atomic_cta.tolist() == [0] * 8 + [1] * 8 + [3, 3, 4, 4]
     assert s.atomic_sector.tolist() == [0, 1, 2, 3, 5, 6, 7, 8] * 2 + [4, 9, 4, 9]
     assert (s.atomics, s.dram_read_bytes) == (20, 5 * 8 + 5 * 4 + 640)
+    # L1: A, pointers, B requests (3 non-zeros x 4 sectors, or 1 each) and C in sectors, plus the red.shared adds
+    # (non-zeros x columns x 4 B) and the tile zeroed and read back (rows x columns x 4 B, twice)
+    assert s.cta_l1_bytes.tolist() == [(2 + 1 + 12 + 8) * 32 + 384 + 512, (2 + 1 + 4 + 8) * 32 + 128 + 512,
+                                       (2 + 1 + 4 + 8) * 32 + 128 + 512, (2 + 1 + 3 + 2) * 32 + 96 + 128,
+                                       (2 + 1 + 1 + 2) * 32 + 32 + 128, (2 + 1 + 1 + 2) * 32 + 32 + 128]
     counters = [path(plan, None) for path in (FAMILY.fast, FAMILY.reference)]
     assert counters[0] == counters[1] and counters[0].atomics == 20
     whole = FAMILY.plan(simt({"sms": 1}, kernel="csb_spmm", csb_beta=2, threads_per_cta=64, csb_balance=False),
@@ -166,3 +173,74 @@ def test_merge_spmv_worked_example_on_both_paths(tmp_path):
     two = FAMILY.plan(simt({"sms": 1}, kernel="merge_spmv", merge_items_per_thread=1, threads_per_cta=32),
                       payload_layer(tmp_path, "spmm", 2, weights)).candidates[0].schedule
     assert (two.ctas, two.atomics, two.atomic_sector.tolist()) == (4, 2, [0, 1])   # column 1's y one sector on
+    assert (two.products, two.fmas, two.dram_read_bytes) == (70, 70, 35 * 8 + 4 * 4 + 2 * 64 * 4)
+
+
+def test_merge_spmv_warp_of_row_ends_only_waits_for_no_load(tmp_path):
+    """40 rows, only the last holds non-zeros (3): warp 0's 32 items are the ends of the empty rows 0-31, so it loads
+    no non-zero and exposes only its search and the walk's shared-memory latencies; warp 1 also its loads'."""
+    weights = np.zeros((8, 40), dtype=np.float32)                     # A^T
+    weights[[1, 4, 6], 39] = 1.0
+    arch = simt({"sms": 1, "memory_latency": 400}, kernel="merge_spmv", merge_items_per_thread=1, threads_per_cta=32,
+                l2_latency=100, shared_memory_latency=10)
+    plan = FAMILY.plan(arch, payload_layer(tmp_path, "spmv", 1, weights))
+    s = plan.candidates[0].schedule
+    assert s.group_latency.tolist() == [6 * 10 + 10, 6 * 10 + 400 + 100 + 10]
+    assert FAMILY.fast(plan, None) == FAMILY.reference(plan, None)
+
+
+def test_csb_spmm_splits_a_lone_block_row_to_fill_the_sms(tmp_path):
+    """A (2 x 16), one block row of 2 x 2 blocks: block columns 0 (2 non-zeros), 3 and 7 (1 each); B 16 x 40 (2 tiles).
+    One SM: one work unit, no cut. Four SMs: ceil(4 / 2 tiles) = 2 units, target 2: the work before the blocks
+    (0, 2, 3) cuts after block column 0; chunk 1's two blocks go to its warps 0 and 1 of 4."""
+    weights = np.zeros((16, 2), dtype=np.float32)                     # A^T
+    weights[[0, 1], 0] = 1.0
+    weights[6, 1] = 2.0
+    weights[15, 0] = 3.0
+    layer = payload_layer(tmp_path, "g", 40, weights)
+    def schedule(sms):
+        arch = simt({"sms": sms}, kernel="csb_spmm", csb_beta=2, threads_per_cta=128, loop_overhead_instructions=3)
+        return FAMILY.plan(arch, layer)
+    whole, split = (schedule(sms).candidates[0].schedule for sms in (1, 4))
+    assert (whole.ctas, whole.atomics, split.ctas, split.atomics) == (2, 0, 4, 2 * 2 * (4 + 1))
+    # blocks (2 non-zeros: 5 + 18 issue; 1: 5 + 9) and every warp's tile epilogue (2 x ceil(2 / 4) + 2)
+    assert split.group_issue.tolist()[:8] == [23 + 4, 4, 4, 4, 14 + 4, 14 + 4, 4, 4]
+    assert whole.group_issue.tolist()[:4] == [23 + 4, 14 + 4, 14 + 4, 4]
+    # block pointers: block ids 0-7 (36 bytes from 0: 2 sectors) whole; ids 0 (1) and 3-7 (24 bytes from 12: 2) split
+    assert whole.cta_l2_sectors.tolist() == [6 + 2 + 8, 6 + 2 + 2]
+    assert split.cta_l2_sectors.tolist() == [2 + 1 + 8, 4 + 2 + 8, 2 + 1 + 2, 4 + 2 + 2]
+    plan = schedule(4)
+    assert FAMILY.fast(plan, None) == FAMILY.reference(plan, None)
+
+
+def _conv_payload(tmp_path, weights: np.ndarray, **shape) -> ConvLayer:
+    path = tmp_path / "w.npz"
+    np.savez(path, weights=weights)
+    return ConvLayer("conv", out_channels=weights.shape[0], in_channels=weights.shape[1], kernel_h=weights.shape[2],
+                     kernel_w=weights.shape[3], operands=OperandSource(payload=str(path)), **shape)
+
+
+def test_sparsert_conv_loads_the_first_input_element(tmp_path):
+    """A 1 x 1 input of 2 channels (elements 0 and 1, both in sector 0), one filter on both: each of the two loads
+    covers one sector, the first one element 0's."""
+    layer = _conv_payload(tmp_path, np.ones((1, 2, 1, 1), dtype=np.float32), in_h=1, in_w=1)
+    s = FAMILY.plan(simt({"sms": 1}, kernel="sparsert_conv", sparsert_rows=(1,), sparsert_tile_n=(32,)),
+                    layer).candidates[0].schedule
+    assert s.cta_l1_bytes.tolist() == [(1 + 1 + 1) * 32]                # two loads' sectors and C's one
+    assert (s.cached_ptr.tolist(), s.cached_sectors.tolist()) == ([0, 1], [0])
+
+
+def test_sparsert_conv_ctas_list_their_own_channels_sectors(tmp_path):
+    """Two 2 x 16 channels (channel c at bytes 128 c), filter f reads channel f only; a row per CTA: CTA 0 loads
+    sectors 0-3, CTA 1 sectors 4-7."""
+    weights = np.zeros((2, 2, 1, 1), dtype=np.float32)
+    weights[0, 0] = weights[1, 1] = 1.0
+    layer = _conv_payload(tmp_path, weights, in_h=2, in_w=16)
+    plan = FAMILY.plan(simt({"sms": 2}, kernel="sparsert_conv", sparsert_rows=(1,), sparsert_tile_n=(32,)), layer)
+    s = plan.candidates[0].schedule
+    assert (s.cached_ptr.tolist(), s.cached_sectors.tolist()) == ([0, 4, 8], [0, 1, 2, 3, 4, 5, 6, 7])
+    assert FAMILY.fast(plan, None) == FAMILY.reference(plan, None)
+    # 16-column tiles: CTA (tile t, row block b) = 2 t + b reads its channel's pixels 16 t .. 16 t + 15 (2 sectors)
+    s = FAMILY.plan(simt({"sms": 2}, kernel="sparsert_conv", sparsert_rows=(1,), sparsert_tile_n=(16,)),
+                    layer).candidates[0].schedule
+    assert (s.cached_ptr.tolist(), s.cached_sectors.tolist()) == ([0, 2, 4, 6, 8], [0, 1, 4, 5, 2, 3, 6, 7])

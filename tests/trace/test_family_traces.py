@@ -6,6 +6,7 @@ refused before it is simulated."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -76,3 +77,9 @@ def test_a_layer_past_the_event_limit_is_refused_before_simulating(capsys, tmp_p
     assert len(err.splitlines()) == 1
     assert "limited to 3 events" in err and "accel-sim trace --arch scalesim_32x32_ws" in err
     assert not (tmp_path / "t").exists()
+
+
+def test_docs_list_every_family_example():
+    text = (Path(__file__).resolve().parents[2] / "docs" / "traces.md").read_text()
+    for family, source in SOURCES.items():
+        assert f"| {family} |" in text and source.example.command() in text, family

@@ -14,6 +14,7 @@ def test_figures_and_trace_are_written(tutorial):
     for name in ("01_example_timeline.png", "01_fifo_depth.png"):
         assert (out / name).stat().st_size > 10_000, name
     assert (out / "01_example_trace.json").stat().st_size > 1_000
+    assert (out / "01_example_trace.html").stat().st_size > 10_000
     assert len((out / "01_example_cycles.txt").read_text().splitlines()) > 16
 
 

@@ -35,4 +35,4 @@ def test_ladder_results(tutorial):
     assert 4.0 < g["SKIP_SPEEDUP_02"] < 5.0
     assert g["GATING_ENERGY_SAVING_02"] > 0.05
     assert g["MEMORY_DRAM_RATIO_05"] > 1.0          # CSR at 50 % density moves more bytes than dense
-    assert g["CHANNEL_SKIP_SPEEDUP_01"] < 1.5 < 3.0 < g["CHANNEL_REASSIGN_SPEEDUP_01"]
+    assert g["FILTER_SKIP_SPEEDUP_01"] < 1.5 < 3.0 < g["FILTER_REASSIGN_SPEEDUP_01"]

@@ -43,7 +43,8 @@ ARRAY = "array"   # the recorder's agents: the binarizer and the pipeline drain 
 
 
 def reference(plan: LowbitPlan, max_cycles: int | None = None, recorder: Recorder | None = None) -> LowbitCounters:
-    """``recorder`` (teaching traces) gets the binarizer's work, each PE's column and barrier wait, the drains."""
+    """``recorder`` (teaching traces) gets the binarizer's work, each PE's column and barrier wait, the
+    drains, the array's waits on DRAM and the DRAM transfers."""
     env = simpy.Environment()
     if recorder is not None:
         recorder.agent(ARRAY, "control")
@@ -92,7 +93,7 @@ def reference(plan: LowbitPlan, max_cycles: int | None = None, recorder: Recorde
             tally.scaled += rows if precision in ("binary", "ternary") else 0
             tally.scaled += rows if precision == "binary" and spec.activation_scale else 0
         arrivals.append(int(env.now))
-        yield barrier.put(f"PE {index}")
+        yield barrier.put(f"PE {index}" if recorder is not None else "")
 
     dram = Link(env, "dram", BytesPerCycle(spec.dram_bandwidth), plan.arch.dram.latency + 1, recorder=recorder)
     groups_total = plan.layer.gemm().groups
@@ -130,15 +131,17 @@ def reference(plan: LowbitPlan, max_cycles: int | None = None, recorder: Recorde
         tally.drain += plan.pipeline_depth
         return int(env.now) - start
 
-    def waited(event_or_none):
+    def waited(event_or_none, cause: str = ""):
         start = int(env.now)
         if event_or_none is not None:
             yield event_or_none
         tally.stall += int(env.now) - start
+        if recorder is not None and env.now > start:
+            recorder.stall(ARRAY, start, env.now, cause)
 
     def array():
         first = load(0)
-        yield env.process(waited(dram.get(first, "load pass 0") if first else None))
+        yield env.process(waited(dram.get(first, "load pass 0") if first else None, "first pass's weights from DRAM"))
         yield env.process(binarizer())
         written = 0
         for index, first_column in enumerate(starts):
@@ -149,9 +152,11 @@ def reference(plan: LowbitPlan, max_cycles: int | None = None, recorder: Recorde
             events = [work] + ([dram.burst(reads, written, f"pass {index}")] if reads or written else [])
             yield env.all_of(events)
             tally.stall += int(env.now) - start - work.value   # the burst outlasting the pass
+            if recorder is not None and env.now > start + work.value:
+                recorder.stall(ARRAY, start + work.value, env.now, "next pass's loads / write-back on DRAM")
             written = rows * len(members) * plan.output_bits
             tally.outputs_written += written
-        yield env.process(waited(dram.put(written, "write back") if written else None))
+        yield env.process(waited(dram.put(written, "write back") if written else None, "last outputs to DRAM"))
 
     cycles = run_until_done(env, env.process(array()), max_cycles, plan.layer.name)
     ops = tally.operations

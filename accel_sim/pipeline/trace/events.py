@@ -4,7 +4,11 @@ event log, the writers (Perfetto JSON, text table, HTML viewer) read only this.
 
 Track kinds (``Trace.track_kinds``) tell a viewer how to draw an agent: one of
 :data:`TRACK_KINDS`. Cumulative counters for the viewer ("the counters so far") are columns of
-the cycle table named in ``Trace.counter_columns``; row ``i`` of the table is cycle ``i``."""
+the cycle table named in ``Trace.counter_columns``; row ``i`` of the table is cycle ``i``.
+
+A slice may say what kind of cycle it was in ``args["state"]``, one of :data:`SLICE_STATES`, and
+how many zeros it passed over at no cycle cost in ``args["skipped"]`` (an int): the HTML viewer
+colours and badges them so a student sees where zeros were gated or skipped."""
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -28,6 +32,10 @@ class Slice:
 
 
 TRACK_KINDS = ("pe", "fifo", "buffer", "crossbar", "network", "dram", "control")
+# work: a useful operation; zero: a cycle spent on a zero operand (gated, or a padding entry);
+# skip: zeros passed over at no cycle cost, and nothing else done in the cycle; stall: waiting (a full
+# FIFO, a barrier, a bank conflict, memory).
+SLICE_STATES = ("work", "zero", "skip", "stall")
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,6 @@
-"""One layer's teaching trace, written as its two files: ``trace.json`` (Chrome / Perfetto trace
-events) and ``cycles.txt`` (one line per cycle). Every family has a builder in :data:`BUILDERS`:
+"""One layer's teaching trace, written as its files: ``trace.json`` (Chrome / Perfetto trace
+events), ``cycles.txt`` (one line per cycle) and, when asked, ``trace.html`` (the cycle-by-cycle
+viewer, one self-contained page). Every family has a builder in :data:`BUILDERS`:
 EIE's own (:mod:`.eie`, the PEs' entries cycle by cycle), the others the generic trace of their
 reference's recorded events (:mod:`.source`, one module per family in :mod:`.families`). A vector
 layer (softmax, norms, ...) runs on the arch's vector unit and is traced as the vector unit's."""
@@ -14,6 +15,8 @@ from accel_sim.foundations.workload.layer import BatchedGemmLayer, VectorLayer
 from accel_sim.foundations.workload.loader import load_workload
 from accel_sim.pipeline.catalog import MODEL_NAMES, load_arch
 from accel_sim.pipeline.trace import eie
+from accel_sim.pipeline.trace.events import Trace
+from accel_sim.pipeline.trace.html import write_html
 from accel_sim.pipeline.trace.perfetto import write_chrome_trace
 from accel_sim.pipeline.trace.source import TraceSource, build_trace
 from accel_sim.pipeline.trace.table import write_table
@@ -36,8 +39,20 @@ def _layers(network) -> list:
     return out
 
 
-def write_trace(arch_name: str, workload_name: str, out: Path, layer_name: str | None = None) -> dict[str, Path]:
-    """Build the trace of one layer (the first, or ``layer_name``) and write its two files."""
+def write_trace(arch_name: str, workload_name: str, out: Path, layer_name: str | None = None,
+                html: bool = False) -> dict[str, Path]:
+    """Build the trace of one layer (the first, or ``layer_name``) and write its files (``html``: also
+    the viewer page)."""
+    trace = build(arch_name, workload_name, layer_name)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {"trace": write_chrome_trace(trace, out / "trace.json"), "table": write_table(trace, out / "cycles.txt")}
+    if html:
+        paths["html"] = write_html(trace, out / "trace.html")
+    return paths
+
+
+def build(arch_name: str, workload_name: str, layer_name: str | None = None) -> Trace:
+    """The trace of one layer (the first, or ``layer_name``) of a workload on an arch."""
     arch = load_arch(arch_name)
     network = load_workload(workload_name)
     layers = _layers(network)
@@ -52,9 +67,7 @@ def write_trace(arch_name: str, workload_name: str, out: Path, layer_name: str |
     family = "vector_unit" if isinstance(layer, VectorLayer) else arch.family
     if family not in BUILDERS:
         raise InputError.single(str(arch_name), "family", f"family {family!r} has no teaching trace yet")
-    trace = BUILDERS[family](arch, layer)
-    out.mkdir(parents=True, exist_ok=True)
-    return {"trace": write_chrome_trace(trace, out / "trace.json"), "table": write_table(trace, out / "cycles.txt")}
+    return BUILDERS[family](arch, layer)
 
 
 assert set(BUILDERS) <= set(MODEL_NAMES)

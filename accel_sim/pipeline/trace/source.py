@@ -57,7 +57,8 @@ class TraceSource:
     def check_size(self, arch: ArchSpec, layer: Layer, plan: Any) -> None:
         """Refuse (one line) a layer whose trace would pass the limits, before simulating it."""
         events = self.estimate(plan)
-        cycles = self.totals(plan, self.model.fast(plan, None)).get("cycles", 0)
+        fast = self.model.fast(plan, None)
+        cycles = self.totals(plan, fast).get("cycles", getattr(fast, "cycles", 0))
         if events > MAX_TRACE_EVENTS or cycles > MAX_TRACE_CYCLES:
             raise InputError.single(f"layer {layer.name}", "trace",
                                     f"about {events:,} events over {cycles:,} cycles; a teaching trace is limited to "

@@ -80,7 +80,7 @@ class PeArray:
                 yield self.env.timeout(unbanked)
 
     def _meet(self, arrived: float, pe: int = 0):
-        yield self.group_done.put(f"PE {pe}")
+        yield self.group_done.put(f"PE {pe}" if self.recorder is not None else "")
         self.barrier_idle += int(self.env.now - arrived)
 
     def _pe(self, pe: int, work: PeProducts | DenseWork, buffers: simpy.Store, drains: simpy.Store,

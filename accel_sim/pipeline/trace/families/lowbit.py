@@ -1,5 +1,6 @@
 """The low-bit array's trace: the binarizer, each PE's column per pass (its MACs), each PE's wait
-at the pass barrier for the slowest (the idle PE-cycles) and the pipeline drain after each pass."""
+at the pass barrier for the slowest (the idle PE-cycles), the pipeline drain after each pass, the
+array's waits on DRAM (memory stalls) and the DRAM transfers."""
 from __future__ import annotations
 
 from accel_sim.models.lowbit.reference import reference
@@ -7,12 +8,14 @@ from accel_sim.pipeline.trace.source import Example, TraceSource
 
 
 def totals(plan, counters) -> dict[str, float]:
-    return {"cycles": counters.cycles, "macs": counters.macs_issued, "stall_cycles": counters.idle_pe_cycles}
+    return {"cycles": counters.cycles, "macs": counters.macs_issued,
+            "stall_cycles": counters.idle_pe_cycles + counters.memory_stall_cycles,
+            "dram_bytes": (counters.dram_read_bits + counters.dram_write_bits) / 8}
 
 
 def estimate(plan) -> int:
     passes = -(-len(plan.column_elements) // plan.spec.pes)
-    return passes * (2 * plan.spec.pes + 1) + 1
+    return passes * (2 * plan.spec.pes + 3) + 4
 
 
 SOURCE = TraceSource("lowbit", lambda plan, recorder: reference(plan, None, recorder), totals, estimate,

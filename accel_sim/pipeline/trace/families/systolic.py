@@ -14,11 +14,11 @@ from accel_sim.pipeline.trace.source import Example, TraceSource
 def totals(plan, counters) -> dict[str, float]:
     out = {"macs": counters.macs_issued, "stall_cycles": counters.read_stall_cycles + counters.write_stall_cycles}
     if plan.user_bandwidth and plan.mapping.groups == 1:
-        # the last event is the last ofmap drain, ending when its data is in DRAM:
+        # the last event is the last ofmap drain (posted writes), ending the cycle after its last beat,
         # SCALE-Sim's cycles including prefetch counted from the first DRAM read's data
         fill_lines = max(math.ceil(plan.fetch_sequences[op].size / plan.dram_words_per_cycle) for op in READ_OPERANDS)
-        first_dram = PREFILL_READY_CYCLE - fill_lines  # + 1: the first read's data lands
-        out["cycles"] = first_dram + 1 + counters.cycles_incl_prefetch
+        first_dram = PREFILL_READY_CYCLE - fill_lines  # + 1: the first read's data lands; + 1: past the last beat
+        out["cycles"] = first_dram + 2 + counters.cycles_incl_prefetch
     if plan.user_bandwidth:
         words = counters.ifmap_dram_reads + counters.filter_dram_reads + counters.ofmap_dram_writes
         out["dram_bytes"] = words * plan.arch.word_bits / 8
