@@ -233,3 +233,37 @@ def test_xor_rows_hold_each_vectors_bank_counts_under_the_hash():
 def test_packed_fits_only_what_its_lanes_hold():
     assert packed_fits(32, 4, 16) and packed_fits(32, None, 16) and packed_fits(32, 111, 16)
     assert not packed_fits(32, 112, 16) and not packed_fits(33, 4, 16)
+
+
+SERIALISE_CHOICES = (
+    # DNNsim's rules (classes of I-vectors only on stride 1 layers, or aligned strides)
+    {"bank_mapping": "dnnsim_xor", "out_of_plane": "slot_only", "stride_phases": "dnnsim", "barrier": "group_channel"},
+    {"bank_mapping": "dnnsim_xor", "out_of_plane": "slot_only", "barrier": "group_channel"},
+    {"bank_mapping": "dnnsim_xor", "stride_phases": "dnnsim", "accumulator_banks": 48},   # a modulo, not a mask
+    {"stride_phases": "dnnsim"})                                                          # additive: no classes
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("choices", SERIALISE_CHOICES, ids=lambda c: "-".join(f"{v}" for v in c.values()))
+def test_serialise_loop_equals_the_reference_and_the_numpy_path(monkeypatch, backend, choices):
+    """``scatter: serialise`` under a coordinate rule: the depth-0 loop (:func:`serialise_kernel`, I-vectors
+    of one class counted once) gives the reference's and the numpy path's counters. Planes of at least
+    12 x 12 (interior I-vectors too), dense-ish operands."""
+    kernels = kernels_of(backend)()
+    ran = []
+
+    def serialise(*args):
+        ran.append(1)
+        return kernels["serialise"](*args)
+
+    for seed in range(3 if backend == "python" else 8):
+        arch, layer = small_case(seed, "scnn")
+        layer = dataclasses.replace(layer, in_h=max(layer.in_h, 12), in_w=max(layer.in_w, 12), input_density=0.8,
+                                    weight_density=0.8)
+        arch = variant(arch, scatter="serialise", mult_f=4, mult_i=4, **{"accumulator_banks": 32, **choices})
+        monkeypatch.setattr(scatter_fifo, "KERNELS", lambda: dict(kernels, serialise=serialise))
+        assert FAMILY.refinement(arch, layer) == [], (seed, layer, arch.scnn)
+        looped = FAMILY.counters(arch, layer)[1]
+        monkeypatch.setattr(scatter_fifo, "KERNELS", lambda: None)
+        assert FAMILY.counters(arch, layer)[1] == looped, (seed, layer, arch.scnn)
+    assert ran

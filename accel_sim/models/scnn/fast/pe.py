@@ -21,7 +21,7 @@ from accel_sim.models.scnn.fast.bank_codes import class_codes, xor_class_busy
 from accel_sim.models.scnn.fast.crossbar import (EMPTY_SHIFT, bit_sliced, mask_shifts, max_bank_load, rotation_classes,
                                           shift_masks, step_cost_table, step_cycles)
 from accel_sim.models.scnn.fast.products import border_split, border_vectors, product_busy, product_level
-from accel_sim.models.scnn.fast.scatter_fifo import fifo_busy
+from accel_sim.models.scnn.fast.scatter_fifo import fifo_busy, serialised_busy
 from accel_sim.models.scnn.fast.vectors import (ActivationVectors, WeightVectors, activation_elements,
                                          activation_vectors)
 from accel_sim.models.scnn.plan import Plan
@@ -313,7 +313,7 @@ def cartesian_work(plan: Plan, image: int, conv_group: int, weights: WeightVecto
             per_segment = product_busy(plan, image, conv_group, weights, border)[0] + busy_cycles(
                 spec, tiling, _without(acts, border, spec.accumulator_banks), weights, per_segment=True)
         elif product_level(plan):   # serialise: needs_coordinates
-            per_segment, in_plane = product_busy(plan, image, conv_group, weights)
+            per_segment, in_plane = serialised_busy(plan, image, conv_group, weights)
         else:
             per_segment = busy_cycles(spec, tiling, acts, weights, per_segment=True)
         # a channel's stride phases run one after the other on the PE

@@ -24,9 +24,11 @@ from __future__ import annotations
 import numpy as np
 
 from accel_sim.foundations.errors import SimulationError
-from accel_sim.models.scnn.fast.products import SegmentLoads, border_split, needs_coordinates, segment_loads
+from accel_sim.models.scnn.fast.products import (SegmentLoads, border_split, needs_coordinates, product_busy,
+                                                 segment_loads)
 from accel_sim.models.scnn.fast.bank_codes import class_codes
-from accel_sim.models.scnn.fast.scatter_fifo_kernel import WORDS, compiled, packed_fits, product_rule
+from accel_sim.models.scnn.fast.scatter_fifo_kernel import (TRUNCATE_X, TRUNCATE_Y, WORDS, XOR, compiled, no_codes,
+                                                            packed_fits, product_rule, xor_classes)
 from accel_sim.models.scnn.fast.scatter_fifo_rows import additive_rows, edge_vectors, xor_rows
 from accel_sim.models.scnn.fast.vectors import WeightVectors, _vector_ids, activation_elements, phase_counts
 from accel_sim.models.scnn.plan import Plan
@@ -153,19 +155,21 @@ def _operands(plan: Plan, image: int, conv_group: int, weights: WeightVectors, e
 
 
 def kernel_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors, kernels: dict,
-                elements: tuple | None = None) -> tuple[np.ndarray, int | None]:
+                elements: tuple | None = None, serialise: bool = False) -> tuple[np.ndarray, int | None]:
     """:func:`fifo_busy` by the loops of :mod:`.scatter_fifo_kernel` (``kernels``: compiled or plain Python):
     the packed loop on an additive bank mapping or DNNsim's XOR hash with banked products and aligned strides
     (:mod:`.scatter_fifo_rows`), the product loop on what it cannot hold and on the other coordinate rules
     (each product's bank from its output coordinate). The in-plane products are counted (the second value) only
     under ``stride_phases: dnnsim``, the one rule whose counters use them (:mod:`accel_sim.models.scnn.fast`), by the
-    product loop. ``elements``: :func:`~.vectors.activation_elements` of the image and conv group, when known."""
+    product loop. ``elements``: :func:`~.vectors.activation_elements` of the image and conv group, when known.
+    ``serialise``: depth 0 whatever the spec's scatter (:func:`serialised_busy`; the in-plane products counted
+    under every coordinate rule, as :func:`.products.product_busy` counts them)."""
     spec, view, tiling = plan.spec, plan.view, plan.tiling
     n_seg, groups, pes, banks = weights.seg_start.size - 1, tiling.out_groups, spec.pes, spec.accumulator_banks
     busy = np.zeros((tiling.passes, pes, groups, n_seg), dtype=np.int64)
     coordinates = needs_coordinates(spec)
     (tile, seg, pe, term), a_pos, w_pos, rule = _operands(plan, image, conv_group, weights, elements)
-    counted = spec.stride_phases == "dnnsim"   # (then class_codes is False: the product loop runs every sequence)
+    counted = spec.stride_phases == "dnnsim" or (serialise and coordinates)   # (then the product loop runs every sequence)
     if tile.size == 0 or weights.term.size == 0:
         return busy, (0 if counted else None)
     key = (tile * n_seg + seg) * pes + pe
@@ -178,12 +182,12 @@ def kernel_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors,
     meet = np.flatnonzero(meet) if order is None else order[meet[order]]
     nph_h, nph_w = phase_counts(view)
     unit = meet // (nph_h * nph_w) if spec.barrier == "group_channel" else np.zeros_like(meet)
-    depth = None if spec.scatter == "fifo_unbounded" else spec.scatter_fifo_depth
+    depth = 0 if serialise else None if spec.scatter == "fifo_unbounded" else spec.scatter_fifo_depth
     term, w_term = term.astype(np.int64, copy=False), weights.term   # int64 or int32 (terms_only)
     todo = np.ones(busy.shape[:3], dtype=bool)
     xor = class_codes(plan)   # DNNsim's XOR hash, banked, aligned strides: banks from the operands' codes
     slot = border_split(plan)   # slot_only, additive mapping, aligned strides: additive but near the edges
-    if (xor or slot or not coordinates) and packed_fits(banks, depth, spec.mult_f * spec.mult_i):
+    if not serialise and (xor or slot or not coordinates) and packed_fits(banks, depth, spec.mult_f * spec.mult_i):
         rows = xor_rows(plan, i_elem, a_pos, seg[i_elem[:-1]], n_seg, w_pos) if xor else \
             additive_rows(i_elem, term, seg[i_elem[:-1]], n_seg, banks, w_term)
         i_local = np.where(edge_vectors(plan, i_elem, a_pos, w_pos), -1, rows.i_local) if slot else rows.i_local
@@ -194,10 +198,39 @@ def kernel_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors,
                           rows.w_key, (i_elem, term, a_pos, w_term, w_pos, rule, banks), n_seg, banks,
                           -1 if depth is None else depth, busy, todo, loads)
     in_plane = 0
-    if todo.any():
+    if serialise:   # depth 0: the step costs alone (coordinates: the packed loop above did not run)
+        in_plane = kernels["serialise"](meet, i_bounds, i_elem, term, a_pos, f_bounds, f_weight, w_term, w_pos, rule,
+                                        n_seg, banks, busy,
+                                        _serialise_codes(plan, i_elem, a_pos, w_pos, rule, seg[i_elem[:-1]]))
+    elif todo.any():
         in_plane = kernels["product"](meet, unit, i_bounds, i_elem, term, a_pos, f_bounds, f_weight, w_term, w_pos,
                                       rule, n_seg, banks, -1 if depth is None else depth, busy, todo)
     return busy, (int(in_plane) if counted else None)
+
+
+def _serialise_codes(plan: Plan, i_elem: np.ndarray, a_pos: np.ndarray, w_pos: np.ndarray, rule: np.ndarray,
+                     v_segment: np.ndarray) -> tuple:
+    """The ``codes`` of :func:`.scatter_fifo_kernel.serialise_kernel`: the I-vectors' classes under DNNsim's XOR
+    hash on untruncated coordinates (:func:`.scatter_fifo_kernel.xor_classes`), else none."""
+    if rule[XOR] == 0 or rule[TRUNCATE_Y] != 0 or rule[TRUNCATE_X] != 0 or w_pos.shape[0] == 0:
+        return no_codes()
+    return xor_classes(a_pos, w_pos, plan.view.out_h, plan.view.out_w, plan.spec.accumulator_banks, v_segment, i_elem)
+
+
+def serialised_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors) -> tuple[np.ndarray, int | None]:
+    """:func:`.products.product_busy` (``scatter: serialise`` under a coordinate rule that neither
+    :func:`~.bank_codes.class_codes` nor :func:`~.products.border_split` covers) by the compiled product loop at
+    FIFO depth 0, which is ``serialise`` (the module docstring): a step costs ``max(1, its busiest bank's
+    products)`` and the banks are empty after it. Numpy lists every product's bank and output coordinate in
+    arrays (DNNsim's 20-layer preset: ~10 s of CPU in :func:`.products.segment_loads` and the XOR hash); the
+    loop keeps one step's counts (benchmarks/bench_scnn_dnnsim_preset.py). Without numba, or F-vectors not
+    sorted by (segment, group), the numpy path."""
+    kernels = KERNELS()
+    f_key = weights.segment * plan.tiling.out_groups + weights.group
+    if kernels is None or not needs_coordinates(plan.spec) or class_codes(plan) or border_split(plan) or \
+            not bool(np.all(f_key[1:] >= f_key[:-1])):
+        return product_busy(plan, image, conv_group, weights)
+    return kernel_busy(plan, image, conv_group, weights, kernels, serialise=True)
 
 
 def fifo_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors,

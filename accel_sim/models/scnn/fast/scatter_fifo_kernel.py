@@ -344,6 +344,217 @@ def product_kernel(meet, unit, i_bounds, i_elem, a_term, a_pos, f_bounds, f_weig
     return in_plane
 
 
+XOR_WEIGHT_CODES = 128   # (tap_y mod 4, tap_x mod 4, k mod 8): all DNNsim's hash reads of a weight
+
+
+def xor_classes(a_pos: np.ndarray, w_pos: np.ndarray, out_h: int, out_w: int, banks: int, v_segment: np.ndarray,
+                i_elem: np.ndarray) -> tuple:
+    """:func:`serialise_kernel`'s ``codes`` under DNNsim's XOR hash on untruncated coordinates: the hash reads
+    bits 0-1 of the output row ``qy - tap_y`` (and column), which depend on ``qy mod 4`` only, and a row
+    ``qy`` away from the edges (``tap_y.max() <= qy < tap_y.min() + out_h``, every tap of the conv group)
+    lands every product in the plane. So an activation's *class*, its row (column) where near an edge, else
+    ``qy mod 4`` marked interior, fixes the bank and landing of each of its products, and the I-vectors of
+    one segment with the same classes in order have the same step costs and in-plane products: ``uid``
+    numbers those (segment, classes), ``u_rep`` is one I-vector of each, ``u_seg`` its segment, ``u_inner``
+    whether all its activations are interior (then a product's bank is ``table[a_code + w_code]``, with
+    ``a_code = 128 (4 (qy mod 4) + qx mod 4)`` and ``w_code = 8 (4 (tap_y mod 4) + tap_x mod 4) + k mod 8``;
+    two's complement ``& 3`` is the floor modulo, negatives too). ``v_segment``: each I-vector's segment."""
+    qy, qx, tap_y, tap_x = a_pos[:, 0], a_pos[:, 1], w_pos[:, 0], w_pos[:, 1]
+    edge_y = (qy < tap_y.max()) | (qy - tap_y.min() >= out_h)
+    edge_x = (qx < tap_x.max()) | (qx - tap_x.min() >= out_w)
+    span_x = int(qx.max()) + 5 if qx.size else 5
+    cls = np.where(edge_y, qy + 4, 3 - (qy & 3)) * span_x + np.where(edge_x, qx + 4, 3 - (qx & 3))
+    _, dense = np.unique(cls, return_inverse=True)
+    dense = dense.reshape(-1).astype(np.int64) + 1   # 0: an empty slot (a shorter I-vector differs)
+    sizes = np.diff(i_elem)
+    slot = np.arange(qy.size) - np.repeat(i_elem[:-1], sizes)
+    base = int(dense.max()) + 1 if dense.size else 1
+    width = int(sizes.max()) if sizes.size else 1
+    if (int(v_segment.max()) + 1) * float(base) ** width < 2.0 ** 62:
+        key = v_segment.astype(np.int64) * base ** width + np.add.reduceat(dense * base ** slot, i_elem[:-1])
+        _, u_rep, uid = np.unique(key, return_index=True, return_inverse=True)
+    else:   # (keys past int64: rows)
+        rows = np.zeros((sizes.size, 1 + width), dtype=np.int64)
+        rows[:, 0] = v_segment
+        rows[np.repeat(np.arange(sizes.size), sizes), 1 + slot] = dense
+        _, u_rep, uid = np.unique(rows, axis=0, return_index=True, return_inverse=True)
+    u_inner = np.logical_and.reduceat(~(edge_y | edge_x), i_elem[:-1])[u_rep]
+    a = np.arange(16 * XOR_WEIGHT_CODES)
+    a_y, a_x, w = (a >> 9) & 3, (a >> 7) & 3, a & (XOR_WEIGHT_CODES - 1)
+    table = xor_hash(w & 7, (a_y - (w >> 5)) & 3, (a_x - ((w >> 3) & 3)) & 3, banks).astype(np.int64)
+    a_code = XOR_WEIGHT_CODES * (4 * (qy & 3) + (qx & 3))
+    w_code = 8 * (4 * (tap_y & 3) + (tap_x & 3)) + (w_pos[:, 2] & 7)
+    return (uid.reshape(-1).astype(np.int64), u_rep.astype(np.int64), v_segment[u_rep].astype(np.int64), u_inner,
+            a_code.astype(np.int64), w_code.astype(np.int64), table)
+
+
+def no_codes() -> tuple:
+    """:func:`serialise_kernel`'s ``codes`` when the I-vectors are not classed (every step counted)."""
+    empty = np.zeros(0, dtype=np.int64)
+    return empty, empty, empty, np.zeros(0, dtype=np.bool_), empty, empty, empty
+
+
+def edge_costs(v, f_lo, f_hi, i_elem, a_code, a_pos, f_weight, w_code, w_pos, table, rule, count, stamp, step):
+    """:func:`vector_costs` of an I-vector near an edge under :func:`xor_classes`: each product's landing from
+    its output coordinate, its bank ``table[a_code + w_code]``: (summed step costs, products in the plane,
+    the step stamp after)."""
+    slot_only, out_h, out_w = rule[SLOT_ONLY] != 0, rule[OUT_H], rule[OUT_W]
+    e_lo, e_hi = i_elem[v], i_elem[v + 1]
+    total, in_plane = 0, 0
+    for f in range(f_lo, f_hi):
+        step += 1
+        top = 0
+        for w in range(f_weight[f], f_weight[f + 1]):
+            wc, tap_y, tap_x = w_code[w], w_pos[w, 0], w_pos[w, 1]
+            for e in range(e_lo, e_hi):
+                oy, ox = a_pos[e, 0] - tap_y, a_pos[e, 1] - tap_x
+                plane = 0 <= oy < out_h and 0 <= ox < out_w
+                in_plane += plane
+                if slot_only and not plane:   # out of the plane: a slot, no bank
+                    continue
+                b = table[a_code[e] + wc]
+                if stamp[b] != step:
+                    stamp[b] = step
+                    count[b] = 0
+                c = count[b] + 1
+                count[b] = c
+                if c > top:
+                    top = c
+        total += max(top, 1)
+    return total, in_plane, step
+
+
+def table_costs(v, f_lo, f_hi, i_elem, a_code, f_weight, w_code, table, count, stamp, step):
+    """:func:`vector_costs` of an I-vector whose products all land in the plane, each product's bank
+    ``table[a_code + w_code]`` (:func:`xor_classes`): (summed step costs, the step stamp after)."""
+    e_lo, e_hi = i_elem[v], i_elem[v + 1]
+    total = 0
+    for f in range(f_lo, f_hi):
+        step += 1
+        top = 0
+        for w in range(f_weight[f], f_weight[f + 1]):
+            wc = w_code[w]
+            for e in range(e_lo, e_hi):
+                b = table[a_code[e] + wc]
+                if stamp[b] != step:
+                    stamp[b] = step
+                    count[b] = 0
+                c = count[b] + 1
+                count[b] = c
+                if c > top:
+                    top = c
+        total += max(top, 1)
+    return total, step
+
+
+def vector_costs(v, f_lo, f_hi, i_elem, a_term, a_pos, f_weight, w_term, w_pos, rule, banks, count, stamp, step):
+    """I-vector ``v`` against F-vectors ``f_lo:f_hi`` at depth 0: (summed step costs, products in the plane,
+    the step stamp after). Each product's bank is :func:`coordinate_bank`'s, written out with the rule's
+    fields read once and the modulo of a power-of-two bank count taken by a mask (numba divides by a run-time
+    ``banks`` at every product otherwise: half the loop's time, measured on DNNsim's preset); DNNsim's hash
+    is :func:`~accel_sim.models.scnn.plan.bank_mapping.xor_hash` with ``k mod 4 = k & 3`` (``k >= 0``) and
+    its sum below 32. A step's counts are reset lazily (``stamp[b]``: the step that last counted bank b)."""
+    xor, slot_only = rule[XOR] != 0, rule[SLOT_ONLY] != 0
+    truncate_y, truncate_x = rule[TRUNCATE_Y] != 0, rule[TRUNCATE_X] != 0
+    acc_w, out_h, out_w = rule[ACC_W], rule[OUT_H], rule[OUT_W]
+    mask = banks - 1 if banks & (banks - 1) == 0 else -1   # -1: not a power of two (then a modulo)
+    e_lo, e_hi = i_elem[v], i_elem[v + 1]
+    total, in_plane = 0, 0
+    for f in range(f_lo, f_hi):
+        step += 1
+        top = 0
+        for w in range(f_weight[f], f_weight[f + 1]):
+            tap_y, tap_x, k, wt = w_pos[w, 0], w_pos[w, 1], w_pos[w, 2], w_term[w]
+            k_bit, k_low = (k >> 2) & 1, k & 3
+            for e in range(e_lo, e_hi):
+                floor_y, floor_x = a_pos[e, 0] - tap_y, a_pos[e, 1] - tap_x
+                oy = floor_y + 1 if truncate_y and floor_y < 0 else floor_y
+                ox = floor_x + 1 if truncate_x and floor_x < 0 else floor_x
+                plane = 0 <= oy < out_h and 0 <= ox < out_w
+                in_plane += plane
+                if slot_only and not plane:   # out of the plane: a slot, no bank
+                    continue
+                if xor:
+                    b = 16 * ((k_bit ^ (oy >> 1) ^ (ox >> 1)) & 1) + 8 * (oy & 1) + 4 * (ox & 1) + k_low
+                else:
+                    b = a_term[e] + wt + acc_w * (oy - floor_y) + (ox - floor_x)
+                b = b & mask if mask >= 0 else b % banks
+                if stamp[b] != step:
+                    stamp[b] = step
+                    count[b] = 0
+                c = count[b] + 1
+                count[b] = c
+                if c > top:
+                    top = c
+        total += max(top, 1)
+    return total, in_plane, step
+
+
+def coded_costs(codes, groups, i_elem, a_term, a_pos, f_bounds, f_weight, w_term, w_pos, rule, banks):
+    """``(len(u_rep), groups, 2)``: the summed step costs and in-plane products of each class's I-vector
+    ``u_rep[u]`` against the F-vectors of each group of its segment ``u_seg[u]`` (:func:`table_costs` for an
+    interior class, else :func:`edge_costs`); ``codes``: :func:`xor_classes`'."""
+    _, u_rep, u_seg, u_inner, a_code, w_code, table = codes
+    out = np.zeros((u_rep.size, groups, 2), dtype=np.int64)
+    count = np.zeros(banks, dtype=np.int64)
+    stamp = np.full(banks, -1, dtype=np.int64)
+    step = 0
+    for u in range(u_rep.size):
+        s, v = u_seg[u], u_rep[u]
+        for g in range(groups):
+            f_lo, f_hi = f_bounds[s * groups + g], f_bounds[s * groups + g + 1]
+            if u_inner[u]:
+                total, step = table_costs(v, f_lo, f_hi, i_elem, a_code, f_weight, w_code, table, count, stamp, step)
+                in_plane = (i_elem[v + 1] - i_elem[v]) * (f_weight[f_hi] - f_weight[f_lo])
+            else:
+                total, in_plane, step = edge_costs(v, f_lo, f_hi, i_elem, a_code, a_pos, f_weight, w_code, w_pos,
+                                                   table, rule, count, stamp, step)
+            out[u, g, 0] = total
+            out[u, g, 1] = in_plane
+    return out
+
+
+def serialise_kernel(meet, i_bounds, i_elem, a_term, a_pos, f_bounds, f_weight, w_term, w_pos, rule, n_seg, banks,
+                     busy, codes):
+    """:func:`product_kernel` at depth 0 (``scatter: serialise``) under a coordinate rule (``rule[COORDINATES]``):
+    a step costs ``max(1, its busiest bank's products)`` and leaves the banks empty, so a step keeps its own
+    counts only and no drain times (:func:`vector_costs`); the costs are added per (pass, PE, group, segment).
+    ``codes``: :func:`xor_classes`' (an empty ``uid``: none), then each I-vector takes
+    the costs of its class, found once (:func:`coded_costs`). Returns the products whose output lies in the
+    plane."""
+    uid = codes[0]
+    coded = uid.size > 0
+    passes, pes, groups = busy.shape[0], busy.shape[1], busy.shape[2]
+    count = np.zeros(banks, dtype=np.int64)
+    stamp = np.full(banks, -1, dtype=np.int64)
+    known = coded_costs(codes, groups, i_elem, a_term, a_pos, f_bounds, f_weight, w_term, w_pos, rule, banks)
+    in_plane = 0
+    step = 0
+    for t in range(passes):
+        for p in range(pes):
+            for m in range(meet.size):
+                s = meet[m]
+                key = (t * n_seg + s) * pes + p
+                v_lo, v_hi = i_bounds[key], i_bounds[key + 1]
+                if v_lo == v_hi:
+                    continue
+                for g in range(groups):
+                    f_lo, f_hi = f_bounds[s * groups + g], f_bounds[s * groups + g + 1]
+                    total = 0
+                    for v in range(v_lo, v_hi):
+                        if coded:
+                            total += known[uid[v], g, 0]
+                            in_plane += known[uid[v], g, 1]
+                        else:
+                            cost, landed, step = vector_costs(v, f_lo, f_hi, i_elem, a_term, a_pos, f_weight, w_term,
+                                                              w_pos, rule, banks, count, stamp, step)
+                            total += cost
+                            in_plane += landed
+                    if total:
+                        busy[t, p, g, s] += total
+    return in_plane
+
+
 def _with(function, **names):
     """``function`` calling ``names`` in place of the module's functions of those names."""
     scope = dict(function.__globals__, **names)
@@ -366,9 +577,18 @@ def compiled() -> dict | None:
     step = jit(_with(settle, lane_max=maximum, lane_drain=jit(lane_drain), lane_drain_one=jit(lane_drain_one)),
                inline="always")
     helpers = {"lane_max": maximum, "settle": step, "product_words": jit(_with(product_words, coordinate_bank=bank))}
-    return {"packed": jit(_with(packed_kernel, **helpers)), "product": jit(_with(product_kernel, coordinate_bank=bank))}
+    return {"packed": jit(_with(packed_kernel, **helpers)), "product": jit(_with(product_kernel, coordinate_bank=bank)),
+            "serialise": _serialise_compiled(jit)}
+
+
+def _serialise_compiled(jit):
+    """:func:`serialise_kernel` compiled, :func:`vector_costs` inlined into both its callers."""
+    costs = jit(vector_costs, inline="always")
+    coded = jit(_with(coded_costs, edge_costs=jit(edge_costs, inline="always"),
+                      table_costs=jit(table_costs, inline="always")))
+    return jit(_with(serialise_kernel, vector_costs=costs, coded_costs=coded))
 
 
 def python_kernels() -> dict:
     """The same loops as plain Python (slow: for tests on small layers)."""
-    return {"packed": packed_kernel, "product": product_kernel}
+    return {"packed": packed_kernel, "product": product_kernel, "serialise": serialise_kernel}

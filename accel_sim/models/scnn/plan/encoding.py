@@ -150,7 +150,9 @@ def weight_storage_bits(spec: SCNNSpec, view: ConvView, tiling: Tiling, weights:
             order = stable_order(block, n_blocks)  # (k, r, s) order inside a channel: ascending position per block
         else:
             position = (r * view.s + s) * channels[g] + k % tiling.kc
-            order = np.lexsort((position, block))
+            # = np.lexsort((position, block)): one int64 key (unique per weight; position < R S kc), radix-sorted
+            order = stable_order(block * (view.r * view.s * tiling.kc) + position,
+                                 n_blocks * view.r * view.s * tiling.kc)
         entries += block_entries(block[order], position[order], n_blocks, spec.index_bits)
     sizes = np.tile(channels * view.r * view.s, view.channels)
     per_channel = block_bits(entries, sizes, value_bits, spec.index_bits).reshape(view.channels, -1).sum(axis=1)
