@@ -134,7 +134,8 @@ def test_worked_example_accounting(tiny):
     actions = {(a.component, a.action): a.count for a in result.actions}
     assert actions == {("dram", "read"): 12, ("dram", "write"): 4, ("glb", "read"): 17, ("glb", "write"): 17,
                        ("array_network", "transfer"): 9 + 4 + 4 + 4 + 4, ("spads", "read"): 16 + 14,
-                       ("spads", "write"): 12 + 8 + 7, ("pe_array", "op"): 7, ("pe_array", "gated"): 9}
+                       ("spads", "write"): 12 + 8 + 7, ("pe_array", "op"): 7, ("pe_array", "gated"): 9,
+                       ("clock_network", "cycle"): 8, ("clock_network", "pe_cycle"): 4 * 8}
     assert (result.cycles, result.compute_cycles, result.stall_cycles) == (8, 5, 3)
     assert (result.dram_read_bytes, result.dram_write_bytes) == (24, 8)
     assert (result.sram_read_bytes, result.sram_write_bytes) == (34, 34)
