@@ -54,7 +54,7 @@ def account(plan: EyerissPlan, counters: EyerissCounters) -> LayerResult:
         "map_n": float(mp.n), "map_m": float(mp.m), "passes": float(c.passes),
         "macs_gated": float(c.macs_gated), "processing_time_s": c.processing_cycles / clock,
         "ifmap_load_cycles": float(c.ifmap_load_cycles), "ofmap_dump_cycles": float(c.ofmap_dump_cycles),
-        "filter_wait_cycles": float(c.filter_wait_cycles),
+        "filter_wait_cycles": float(c.filter_wait_cycles), "network_wait_cycles": float(c.network_wait_cycles),
         "glb_bytes": float((glb_reads + glb_writes) * word / BITS_PER_BYTE),
     }
     return LayerResult(
