@@ -19,6 +19,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="prefill: prompt length L in tokens; decode: positions the new token attends to "
                         "(the KV cache length T, the new token included)")
     parser.add_argument("--batch", type=int, default=1, help="sequences per step (default 1)")
+    parser.add_argument("--attention", default="unfused", choices=("unfused", "fused"),
+                        help="decode attention as the score, softmax and context kernels (default), or one fused "
+                             "decode-attention kernel split along the KV length (attn_decode), as serving engines run it")
     parser.add_argument("--out", required=True, help="output folder (the workload YAML)")
     parser.add_argument("--name", default=None,
                         help="workload name (default: model_phase_ctxT_bB, e.g. llama_2_7b_hf_decode_ctx2048_b8)")
@@ -47,7 +50,7 @@ def handle(args: argparse.Namespace) -> int:
     if compression.label != "dense":
         identity += f" --weights {args.weights} --weight-bits {args.weight_bits} --kv-bits {args.kv_bits}"
     folder = check_output_folder(args.out, identity, args.force)
-    step = InferenceStep(phase=args.phase, context=args.context, batch=args.batch)
+    step = InferenceStep(phase=args.phase, context=args.context, batch=args.batch, attention=args.attention)
     written = write_llm_workload(args.config, step, folder.path, name=args.name, before_write=folder.create,
                                  compression=compression)
     print(f"{written.description}: {written.layers} layers, {written.macs:,} MACs")

@@ -33,9 +33,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="KV-cache capacity in tokens (default: the device memory left after weights and activations)")
     parser.add_argument("--tp", type=int, default=1, help="tensor-parallel devices (default 1); must divide the heads "
                         "and the KV heads")
+    parser.add_argument("--pp", type=int, default=1, help="pipeline-parallel stages (default 1), each of --tp devices "
+                        "holding num_hidden_layers / pp blocks; must divide the layers")
     parser.add_argument("--weights", default="dense", help="block weights: dense, 2:4 or unstructured:D")
     parser.add_argument("--weight-bits", type=int, default=None, help="weight-only quantization width")
     parser.add_argument("--kv-bits", type=int, default=None, help="stored bits of the KV cache")
+    parser.add_argument("--slo-ttft-ms", type=float, default=None, help="service-level objective on the time to first "
+                        "token, ms: prints the share of requests meeting the objectives and the goodput")
+    parser.add_argument("--slo-tpot-ms", type=float, default=None, help="service-level objective on the time per "
+                        "output token, ms")
     parser.add_argument("--out", default=None, help="folder for requests.csv, iterations.csv, summary.csv, serving.png")
     parser.add_argument("--no-figure", action="store_true", help="skip serving.png")
     add_output_options(parser)
@@ -54,15 +60,20 @@ def handle(args: argparse.Namespace) -> int:
     identity = " ".join(f"{k}={v}" for k, v in sorted(vars(args).items()) if k not in ("handler", "force", "quiet"))
     folder = check_output_folder(args.out, "serve " + identity, args.force) if args.out is not None else None
     compression = Compression.parse(args.weights, args.weight_bits, args.kv_bits)
-    serving = ServingConfig(args.scheduler, args.chunk_tokens, args.max_batch, args.kv_capacity_tokens)
+    serving = ServingConfig(args.scheduler, args.chunk_tokens, args.max_batch, args.kv_capacity_tokens,
+                            None if args.slo_ttft_ms is None else args.slo_ttft_ms / 1e3,
+                            None if args.slo_tpot_ms is None else args.slo_tpot_ms / 1e3)
     requests = read_trace(args.trace) if args.trace else generate(RequestSource(
         args.requests, args.rate, args.prompt_tokens, args.output_tokens, args.lengths, args.seed))
     config = read_hf_config(args.model)
     arch = load_arch(args.arch)
-    result = serve(arch, config, requests, serving, compression, progress=progress_stream(args), tp=args.tp)
+    result = serve(arch, config, requests, serving, compression, progress=progress_stream(args), tp=args.tp,
+                   pp=args.pp)
     s = result.summary
     devices = f"{args.tp} x {arch.name} (tensor parallel)" if args.tp > 1 else arch.name
-    print(f"{config.name} on {devices}, {s['scheduler']}: {s['requests']} requests, {s['tokens_generated']:,} tokens "
+    devices = f"{args.pp} pipeline stages of {devices}" if args.pp > 1 else devices
+    weights = "" if compression.label == "dense" else f", weights {compression.label}"
+    print(f"{config.name}{weights} on {devices}, {s['scheduler']}: {s['requests']} requests, {s['tokens_generated']:,} tokens "
           f"generated of {s['tokens_requested']:,} requested, in {s['makespan_s']:.2f} s ({s['iterations']:,} iterations)")
     print(f"  throughput {s['output_tokens_per_s']:.1f} output tokens/s, {s['requests_per_s']:.2f} requests/s; "
           f"energy {s['energy_per_token_j'] * 1e3:.1f} mJ per output token")
@@ -71,6 +82,9 @@ def handle(args: argparse.Namespace) -> int:
         print(f"  {label:8s} p50 {s[name + '_p50'] * scale:.2f} {unit}, p90 {s[name + '_p90'] * scale:.2f} {unit}, "
               f"p99 {s[name + '_p99'] * scale:.2f} {unit}")
     print(f"  KV cache {s['kv_capacity_tokens']:,} tokens, peak use {100 * s['kv_peak_share']:.1f} %")
+    if "slo_attainment" in s:
+        print(f"  SLO {_slo_text(s)}: {100 * s['slo_attainment']:.1f} % of requests met it; goodput "
+              f"{s['goodput_requests_per_s']:.2f} requests/s, {s['goodput_tokens_per_s']:.1f} output tokens/s")
     if folder is not None:
         out = folder.create()
         result.requests.to_csv(out / "requests.csv", index=False)
@@ -85,3 +99,9 @@ def handle(args: argparse.Namespace) -> int:
                                        out / "serving.png"))
         print(f"wrote {', '.join(str(p) for p in written)}")
     return 0
+
+
+def _slo_text(summary: dict) -> str:
+    parts = [f"{label} <= {summary[key] * 1e3:g} ms" for key, label in (("slo_ttft_s", "TTFT"), ("slo_tpot_s", "TPOT"))
+             if summary[key] is not None]
+    return " and ".join(parts)

@@ -17,7 +17,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "storage", help="per-layer storage of a workload's weights in a sparse format (bits by part, ratio)")
     parser.add_argument("--workload", required=True, help="workload YAML (path or name in workloads/)")
     parser.add_argument("--format", required=True, help="format name (csr, csc, eie, scnn, rle, csb, bsr, coo, "
-                        "bitmap, nm, dense)")
+                        "bitmap, nm, dense; block-scaled: mxfp8_e4m3, mxfp8_e5m2, mxfp6_e3m2, mxfp6_e2m3, mxfp4, "
+                        "mxint8, nvfp4)")
     parser.add_argument("--pes", type=int, default=None, help="eie: number of PEs rows are interleaved over")
     parser.add_argument("--index-bits", type=int, default=None,
                         help="width of a (relative) index; default: the layer's index_bits (eie, scnn, rle) "

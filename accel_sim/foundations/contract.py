@@ -30,6 +30,8 @@ every arch of one layer.
 from __future__ import annotations
 
 import dataclasses
+import importlib
+import threading
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, fields
 from typing import Any, Generic, TypeVar
@@ -118,6 +120,61 @@ class BatchMemo:
         return self._entries[key]  # type: ignore[return-value]
 
 
+class ShapeMemo:
+    """Results of layers that follow from the arch and the layer's shape alone (families with
+    ``counts_from_shape``, and vector layers), kept for the process: a layer run before under
+    another name is not run again (:func:`accel_sim.pipeline.simulate.simulate_layer`). A transformer's
+    32 identical blocks, or a sweep over batch and context, run each shape once.
+
+    Keys name everything the value is computed from. Bounded: the oldest entries go first beyond
+    :attr:`capacity`. Values are frozen, so one shared by two layers cannot be changed by either."""
+
+    def __init__(self, capacity: int = 4096) -> None:
+        self.capacity = capacity    # 0: keep nothing (every layer runs)
+        self._entries: dict[Hashable, object] = {}
+        self._lock = threading.Lock()   # threads of one process may simulate at once
+
+    def get(self, key: Hashable, compute: Callable[[], T]) -> T:
+        with self._lock:
+            if key in self._entries:
+                return self._entries[key]  # type: ignore[return-value]
+        value = compute()
+        with self._lock:
+            if self.capacity > 0:
+                if len(self._entries) >= self.capacity:
+                    del self._entries[next(iter(self._entries))]
+                self._entries[key] = value
+        return value
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+
+class Hook:
+    """A family's hook named by its module and attribute, imported on its first call: loading the
+    catalog imports each family's spec only, so a run imports the model code of its own family and no
+    other (SimPy and the references only when a reference runs)."""
+
+    __slots__ = ("module", "attribute", "_target")
+
+    def __init__(self, module: str, attribute: str) -> None:
+        self.module, self.attribute = module, attribute
+        self._target: Callable[..., Any] | None = None
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        target = self._target
+        if target is None:
+            target = self._target = getattr(importlib.import_module(self.module), self.attribute)
+        return target(*args, **kwargs)
+
+    def __reduce__(self) -> tuple:
+        return Hook, (self.module, self.attribute)
+
+    def __repr__(self) -> str:
+        return f"Hook({self.module}.{self.attribute})"
+
+
 PlanT = TypeVar("PlanT")
 CountersT = TypeVar("CountersT", bound=Counters)
 
@@ -156,6 +213,10 @@ class Family(Generic[PlanT, CountersT]):
     section: Section | None = None
     # True: plan(arch, layer, memo) also takes a BatchMemo, shared by the archs of one run on a layer.
     shares_work: bool = False
+    # True: a layer's result depends on the arch and the layer's fields, its name only through the result's
+    # name and operand hashes (no operand value is drawn to count it), so a shape run once in a process
+    # is not run again (ShapeMemo in accel_sim.pipeline.simulate.simulate_layer).
+    counts_from_shape: bool = False
 
     def counters(self, arch: ArchBase, layer: Layer, reference: bool = False,
                  max_cycles: int | None = None, memo: BatchMemo | None = None) -> tuple[PlanT, CountersT]:

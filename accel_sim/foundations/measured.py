@@ -59,6 +59,19 @@ class RunRef:
 
 
 @dataclass(frozen=True)
+class ServingRun:
+    """A serving run (``accel-sim serve``) whose figure a case compares: ``requests`` requests of ``prompt_tokens``
+    and ``output_tokens`` each, all arriving at once and run together (a static batch of that many sequences)."""
+
+    model: str = spec_field("Hugging Face config.json of the model (a path under workloads/, e.g. "
+                            "'llm/configs/llama_2_7b.json').")
+    requests: int = spec_field("Requests, all at time 0; also the largest batch the engine runs.", positive=True)
+    prompt_tokens: int = spec_field("Prompt (input) tokens of every request.", positive=True)
+    output_tokens: int = spec_field("Output tokens of every request.", positive=True)
+    tp: int = spec_field("Tensor-parallel devices.", 1, positive=True)
+
+
+@dataclass(frozen=True)
 class MeasuredCase:
     """One figure measured on real hardware, and how to simulate its counterpart."""
 
@@ -75,6 +88,9 @@ class MeasuredCase:
     layer: str | None = spec_field("One layer of the workload; absent: the whole workload.", None)
     baseline: RunRef | None = spec_field("For quantity speedup: the run whose time is divided by this one's.", None)
     note: str = spec_field("What the simulator cannot run for this case, or the mechanism of a known gap.", "")
+    serving: ServingRun | None = spec_field(
+        "A serving run instead of a workload run (``workload`` then names the model config): tokens_per_s is the "
+        "run's output tokens per second, time_s its median time to first token.", None)
 
     def __post_init__(self) -> None:
         problems = []

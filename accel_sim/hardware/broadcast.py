@@ -21,11 +21,12 @@ import simpy
 
 from accel_sim.hardware.fifo import Fifo
 from accel_sim.hardware.log import LogEntry
+from accel_sim.hardware.recorder import TRANSFER, Recorder
 
 
 class Broadcast:
     def __init__(self, env: simpy.Environment, fifos: list[Fifo], latency: int = 1, name: str = "broadcast",
-                 log: list[LogEntry] | None = None):
+                 log: list[LogEntry] | None = None, recorder: Recorder | None = None):
         if not fifos:
             raise ValueError(f"{name}: a broadcast needs at least one receiver FIFO")
         if latency < 0:
@@ -38,6 +39,11 @@ class Broadcast:
         self.sent = 0
         self.full_stall_cycles = 0    # cycles ready entries waited for a slot in every FIFO
         self.log = log
+        self.recorder = recorder   # teaching traces: each send, the wait for a full FIFO, the FIFOs' entries
+        if recorder is not None:
+            recorder.agent(name, "control")
+            for fifo in fifos:
+                fifo.source = name
 
     def put(self, item: Any) -> simpy.Event:
         """Send ``item`` to every FIFO as soon as all have room; the event fires in the send cycle."""
@@ -47,6 +53,10 @@ class Broadcast:
 
     def _send(self, item: Any, ready: float) -> None:
         self.full_stall_cycles += int(self.env.now - ready)
+        if self.recorder is not None:
+            if self.env.now > ready:
+                self.recorder.stall(self.name, ready, self.env.now, "a FIFO full")
+            self.recorder.record(self.name, TRANSFER, self.env.now, self.env.now + 1, f"send {item}")
         self.sent += 1
         if self.log is not None:
             self.log.append(LogEntry(self.name, "send", int(self.env.now)))

@@ -12,10 +12,12 @@ from typing import Any
 import simpy
 
 from accel_sim.hardware.log import LogEntry
+from accel_sim.hardware.recorder import TRANSFER, Recorder
 
 
 class Fifo(simpy.Store):
-    def __init__(self, env: simpy.Environment, depth: int, name: str, log: list[LogEntry] | None = None):
+    def __init__(self, env: simpy.Environment, depth: int, name: str, log: list[LogEntry] | None = None,
+                 recorder: Recorder | None = None):
         if depth < 1:
             raise ValueError(f"{name}: a FIFO holds at least one entry, got depth {depth}")
         super().__init__(env, capacity=depth)
@@ -24,6 +26,10 @@ class Fifo(simpy.Store):
         self.pops = 0
         self.max_occupancy = 0
         self.log = log
+        self.recorder = recorder   # teaching traces: a "push" / "pop" event per entry
+        self.source = ""           # the agent pushing into it (a flow from it per push), when recorded
+        if recorder is not None:
+            recorder.agent(name, "fifo")
 
     @property
     def depth(self) -> int:
@@ -37,6 +43,8 @@ class Fifo(simpy.Store):
             self.max_occupancy = max(self.max_occupancy, len(self.items))
             if self.log is not None:
                 self.log.append(LogEntry(self.name, "push", int(self._env.now)))
+            if self.recorder is not None:
+                self.recorder.record(self.name, TRANSFER, self._env.now, self._env.now, "push", source=self.source)
         return None
 
     def _do_get(self, event: Any) -> bool | None:
@@ -46,4 +54,6 @@ class Fifo(simpy.Store):
             self.pops += 1
             if self.log is not None:
                 self.log.append(LogEntry(self.name, "pop", int(self._env.now)))
+            if self.recorder is not None:
+                self.recorder.record(self.name, TRANSFER, self._env.now, self._env.now, "pop")
         return None

@@ -31,6 +31,7 @@ import simpy
 
 from accel_sim.hardware.counters import AccessCounter
 from accel_sim.hardware.log import LogEntry
+from accel_sim.hardware.recorder import DRAM, Recorder
 
 READ = "read"
 WRITE = "write"
@@ -43,7 +44,7 @@ class Rate(Protocol):
 
 class Link:
     def __init__(self, env: simpy.Environment, name: str, rate: Rate, latency: int = 1, word_bits: int = 1,
-                 log: list[LogEntry] | None = None):
+                 log: list[LogEntry] | None = None, recorder: Recorder | None = None):
         if latency < 0:
             raise ValueError(f"{name}: negative latency {latency}")
         self.env = env
@@ -55,6 +56,9 @@ class Link:
         self.transfers = 0
         self.busy_cycles = 0
         self.log = log
+        self.recorder = recorder    # teaching traces: one DRAM burst event per transfer
+        if recorder is not None:
+            recorder.agent(name, "dram")
 
     def cycles_for(self, amount: Any) -> int:
         """Whole cycles ``amount`` holds the port."""
@@ -89,15 +93,24 @@ class Link:
         self.transfers += 1
         self.busy_cycles += cycles
         who = who or self.name
+        amount = self._bytes(reads, writes) if self.recorder is not None else 0
         if at is None:
-            return self.env.process(self._serve(kind, cycles, who))
-        return self.env.process(self._scheduled(kind, at, cycles, who))
+            return self.env.process(self._serve(kind, cycles, who, amount))
+        return self.env.process(self._scheduled(kind, at, cycles, who, amount))
+
+    def _bytes(self, reads: Any, writes: Any) -> float:
+        """Bytes a transfer moves (for the recorder)."""
+        return (reads + writes) * self.counter.word_bits / 8
+
+    def _record(self, kind: str, who: str, first: int, end: int, amount: float) -> None:
+        """The hook recording one transfer: a DRAM burst from its first beat until its data is in place."""
+        self.recorder.record(self.name, DRAM, first, max(first, end), f"{kind} {who}", dram_bytes=amount)
 
     def _log(self, who: str, what: str, when: int) -> None:
         if self.log is not None:
             self.log.append(LogEntry(who, what, when))
 
-    def _serve(self, kind: str, cycles: int, who: str):
+    def _serve(self, kind: str, cycles: int, who: str, amount: float = 0):
         with self.port.request() as turn:
             yield turn
             first = int(self.env.now)
@@ -108,9 +121,11 @@ class Link:
         if end > self.env.now:
             yield self.env.timeout(end - self.env.now)
         self._log(who, f"{kind} end", end)
+        if self.recorder is not None:
+            self._record(kind, who, first, end, amount)
         return end
 
-    def _scheduled(self, kind: str, first: int, cycles: int, who: str):
+    def _scheduled(self, kind: str, first: int, cycles: int, who: str, amount: float = 0):
         end = self.end_cycle(first, cycles)
         if first > self.env.now:
             yield self.env.timeout(first - self.env.now)
@@ -118,4 +133,6 @@ class Link:
         if end > self.env.now:
             yield self.env.timeout(end - self.env.now)
         self._log(who, f"{kind} end", end)
+        if self.recorder is not None:
+            self._record(kind, who, first, end, amount)
         return end

@@ -18,12 +18,16 @@ import simpy
 from accel_sim.hardware.link import Link
 from accel_sim.hardware.log import LogEntry
 from accel_sim.hardware.rate import LockstepBanks
+from accel_sim.hardware.recorder import CONFLICT, TRANSFER, Recorder
 
 
 class ScatterCrossbar(Link):
     def __init__(self, env: simpy.Environment, banks: int, words_per_cycle: int = 1, name: str = "scatter",
-                 log: list[LogEntry] | None = None):
+                 log: list[LogEntry] | None = None, recorder: Recorder | None = None):
         super().__init__(env, name, LockstepBanks(banks, words_per_cycle), log=log)
+        self.recorder = recorder   # teaching traces: a "transfer" per batch, its conflict cycles as a "bank conflict"
+        if recorder is not None:
+            recorder.agent(name, "crossbar")
         self.banks = banks
         self.bank_writes = np.zeros(banks, dtype=np.int64)   # items delivered to each bank
         self.steps = 0
@@ -39,3 +43,17 @@ class ScatterCrossbar(Link):
         self.bank_writes += writes.sum(axis=0)
         self.steps += writes.shape[0]
         self.conflict_cycles += cycles - int(np.count_nonzero(writes.max(axis=1, initial=0)))
+
+    def _bytes(self, reads: int, writes: np.ndarray) -> tuple[int, int]:
+        """For the recorder: the batch's items and its conflict cycles (not bytes: no DRAM here)."""
+        cycles = self.rate.cycles(writes)
+        return int(writes.sum()), cycles - int(np.count_nonzero(writes.max(axis=1, initial=0)))
+
+    def _record(self, kind: str, who: str, first: int, end: int, amount: tuple[int, int]) -> None:
+        items, conflicts = amount
+        busy = end + 1 - self.latency - first     # the cycles the batch held the switch
+        self.recorder.record(self.name, TRANSFER, first, first + busy - conflicts, f"scatter {items} items",
+                             source=who if who in self.recorder.agents else "")
+        if conflicts:
+            self.recorder.record(self.name, CONFLICT, first + busy - conflicts, first + busy,
+                                 f"bank conflict {conflicts}", stall=conflicts, cause="items on one bank")

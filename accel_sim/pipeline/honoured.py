@@ -28,6 +28,10 @@ def _precision_families() -> str:
     return " and ".join(name for name, family in FAMILIES.items() if family.precisions)
 
 
+def _activation_families() -> str:
+    return " and ".join(name for name, family in FAMILIES.items() if family.activation_precision)
+
+
 def unhonoured(family: Family, arch: ArchBase, layer: object) -> list[tuple[str, str]]:
     """``(field, message)`` for each request field ``layer`` sets that ``family`` on ``arch`` ignores.
 
@@ -45,8 +49,8 @@ def unhonoured(family: Family, arch: ArchBase, layer: object) -> list[tuple[str,
     if bits is not None and not family.activation_precision:
         found.append(("activation_bits", f"workload field activation_bits: {bits} is not honoured by the "
                       f"{family.name} family ({arch.name}): activations run at its {arch.word_bits}-bit word "
-                      "(a per-layer activation precision runs on the bitserial family; leave it out, or use "
-                      "--allow-ignored)"))
+                      f"(a per-layer activation precision is honoured by {_activation_families()}; leave it out, "
+                      "or use --allow-ignored)"))
     return found
 
 

@@ -12,8 +12,10 @@ their results added (:func:`accel_sim.foundations.results.instances.sequential_r
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import dataclasses
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from accel_sim.pipeline.catalog import ArchSpec
 from accel_sim.foundations.energy.area import AreaBreakdown, area_of, static_energy
@@ -22,7 +24,7 @@ from accel_sim.foundations.energy.cost import EnergyBreakdown, cost
 from accel_sim.foundations.energy.table import EnergyTable, load_energy_table
 from accel_sim.foundations.energy.technology import scale_factors, voltage_factor
 from accel_sim.foundations.errors import InputError
-from accel_sim.foundations.contract import BatchMemo, Family
+from accel_sim.foundations.contract import BatchMemo, Family, ShapeMemo
 from accel_sim.pipeline.catalog import family_of
 from accel_sim.pipeline.honoured import warn_unhonoured
 from accel_sim.foundations.results.instances import sequential_result
@@ -31,6 +33,8 @@ from accel_sim.pipeline.run_result import RunResult
 from accel_sim.models.vector_unit.family import vector_layer_result
 from accel_sim.foundations.workload.layer import BatchedGemmLayer, Network, NetworkLayer, VectorLayer
 from accel_sim.foundations.workload.memory import network_footprint, refusal
+from accel_sim.foundations.workload.operands import layer_operands
+from accel_sim.foundations.workload.structured import compact_layer, compact_network
 from accel_sim.foundations.workload.work import check_work
 
 
@@ -97,8 +101,28 @@ def simulate_layer(arch: ArchSpec, layer: NetworkLayer, table: EnergyTable | Non
     ``overlap_budget`` of its cycles hide under matrix work.
     ``area`` (from :func:`chip_area`) charges the blocks' leakage for the layer's time as static energy.
     ``memo``: what the other archs of a run share on this layer (:func:`simulate_many`).
+    A filter- or channel-pruned layer runs compacted (:mod:`accel_sim.foundations.workload.structured`).
     """
+    layer = compact_layer(layer)
     family = _checked_family(arch, layer)
+    table = table if table is not None else load_energy_table(arch.energy_table)
+    key = _shape_key(family, arch, layer, reference, max_cycles, overlap_budget)
+    if key is None:
+        result, energy = _run_and_cost(family, arch, layer, table, reference, max_cycles, overlap_budget, memo)
+    else:
+        counted_with, result, energy = SHAPE_RUNS.get(key, lambda: (table, *_run_and_cost(
+            family, arch, layer, table, reference, max_cycles, overlap_budget, memo)))
+        if counted_with is not table:
+            energy = cost(result.actions, table, energy_factor(arch, table))
+        if result.layer != layer.name:
+            result = _renamed(result, layer)
+    static = None if area is None else static_energy(area, result.cycles / arch.clock)
+    return LayerRun(result, energy, static)
+
+
+def _run_and_cost(family: Family, arch: ArchSpec, layer: NetworkLayer, table: EnergyTable, reference: bool,
+                  max_cycles: int | None, overlap_budget: int, memo: BatchMemo | None
+                  ) -> tuple[LayerResult, EnergyBreakdown]:
     if isinstance(layer, VectorLayer):
         result = vector_layer_result(arch.vector_unit, layer, reference, max_cycles, overlap_budget)
     elif isinstance(layer, BatchedGemmLayer) and family.batched_as_groups:
@@ -108,9 +132,39 @@ def simulate_layer(arch: ArchSpec, layer: NetworkLayer, table: EnergyTable | Non
                                                 for i in range(layer.instances)])
     else:
         result = family.layer_result(arch, layer, reference, max_cycles, memo)
-    table = table if table is not None else load_energy_table(arch.energy_table)
-    static = None if area is None else static_energy(area, result.cycles / arch.clock)
-    return LayerRun(result, cost(result.actions, table, energy_factor(arch, table)), static)
+    return result, cost(result.actions, table, energy_factor(arch, table))
+
+
+# Same shape, same device = same answer: each (arch, layer without its name) runs once per process
+# (Family.counts_from_shape, vector layers); a transformer's 32 identical blocks, or a sweep over batch
+# and context, reuse every layer they have seen.
+SHAPE_RUNS = ShapeMemo()
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _shape_key(family: Family, arch: ArchSpec, layer: NetworkLayer, reference: bool, max_cycles: int | None,
+               overlap_budget: int) -> Hashable | None:
+    """What a layer's result is computed from, its name aside; None: the result may depend on the name
+    or on operand values (a family that reads them, a payload), or on instances named one by one."""
+    vector = isinstance(layer, VectorLayer)
+    if reference or not (vector or family.counts_from_shape):
+        return None
+    if not vector and (layer.operands.payload is not None
+                       or (isinstance(layer, BatchedGemmLayer) and not family.batched_as_groups)):
+        return None
+    names = _FIELDS.setdefault(type(layer), tuple(f.name for f in dataclasses.fields(layer) if f.name != "name"))
+    budget = overlap_budget if vector and arch.vector_unit.overlap == "overlapped" else 0
+    return arch, type(layer), tuple(getattr(layer, n) for n in names), max_cycles, budget
+
+
+def _renamed(result: LayerResult, layer: NetworkLayer) -> LayerResult:
+    """A result of another layer of the same shape, as this layer's: its name, and the hashes of its own
+    operands (the name enters their seed; computed from the spec, no tensor drawn)."""
+    hashes = result.operand_hashes
+    if hashes:
+        fresh = layer_operands(layer.as_grouped() if isinstance(layer, BatchedGemmLayer) else layer).hashes
+        hashes = MappingProxyType({name: fresh[name] for name in hashes})
+    return dataclasses.replace(result, layer=layer.name, operand_hashes=hashes)
 
 
 def check_device_memory(arch: ArchSpec, network: Network) -> None:
@@ -141,7 +195,10 @@ def simulate_many(archs: Sequence[ArchSpec], network: Network, reference: bool =
     """:func:`simulate` of every arch of ``archs`` on ``network`` (the same results, in the same order),
     run layer by layer: every arch of a layer before the next layer, so the layer's operands are made once
     and the pieces of plans that several archs share are computed once (``Family.shares_work``; one
-    layer's pieces held at a time). ``on_layer`` is called with each layer before its archs run."""
+    layer's pieces held at a time). ``on_layer`` is called with each layer before its archs run.
+    Filter- and channel-pruned layers and their neighbours are compacted first, for every family
+    (:func:`~accel_sim.foundations.workload.structured.compact_network`); the results hold that network."""
+    network = compact_network(network)
     for arch in archs:   # every layer's size on every arch, before the first is simulated
         for layer in network.layers:
             _checked_family(arch, layer)

@@ -1,4 +1,5 @@
-"""Bit-serial designs against DaDianNao on AlexNet conv2-conv5: speed-up and energy vs the papers' abstracts.
+"""Bit-serial designs (and Bit Fusion) against DaDianNao on AlexNet conv2-conv5: speed-up and energy vs the papers'
+abstracts.
 
 Every design runs as its DNNsim preset (``arch_configs/bitserial_dnnsim_*.yaml``, exact against DNNsim's
 ``compute_cycles``) on the shipped DNNsim tensor set B (``tests/data/dnnsim_bitserial/B_alexnet_split.yaml``:
@@ -23,7 +24,8 @@ from accel_sim.studies.template import readme
 WORKLOAD = Path(__file__).resolve().parents[2] / "tests" / "data" / "dnnsim_bitserial" / "B_alexnet_split.yaml"
 BASELINE = "dadiannao"
 DESIGNS = (BASELINE, "stripes", "shapeshifter_gs1_cr0", "loom_gs1_psb1", "bitpragmatic_b2_cr0",
-           "bitpragmatic_b2_cr1_booth", "laconic_booth", "bittacticalp", "bittacticale")
+           "bitpragmatic_b2_cr1_booth", "laconic_booth", "bittacticalp", "bittacticale", "bitfusion")
+CONFIGS = {"bitfusion": "bitserial_bitfusion"}   # designs that are not DNNsim presets: their arch config
 # Serial designs whose DNNsim grid (16 tiles x 16 windows x 16 filters x 16 lanes) does 1 x 1-bit products per
 # lane and cycle: 1/16 of DaDianNao's peak bit-products (4096 16b x 16b MACs); the others match it.
 PEAK_FRACTION = {"loom_gs1_psb1": 1 / 16, "laconic_booth": 1 / 16}
@@ -36,6 +38,7 @@ PRA = "Albericio et al., Bit-Pragmatic, MICRO 2017 (preprint arXiv 1610.06920v1)
 PRA_ICLR = "Albericio et al., Bit-Pragmatic, ICLR 2017 workshop (openreview ryeF7mVFl), abstract"
 LACONIC = "Sharify et al., Laconic, ISCA 2019 (preprint arXiv 1805.04513), abstract"
 TCL = "Delmas Lascorz et al., Bit-Tactical, ASPLOS 2019 (preprint arXiv 1803.03688), abstract"
+BITFUSION = "Sharma et al., Bit Fusion, ISCA 2018 (preprint arXiv 1712.01507), abstract"
 # (design, quantity, published, source, metric, reference design): metric "speedup" or "energy" over the
 # reference's cycles / energy. One row per published figure.
 PUBLISHED = (
@@ -64,6 +67,10 @@ PUBLISHED = (
      "speedup", BASELINE),
     ("bittacticalp", "Bit-Tactical TCLp energy efficiency over the data-parallel accelerator", 2.98, TCL,
      "energy", BASELINE),
+    ("bitfusion", "Bit Fusion speed-up over Stripes at Stripes' area and frequency (its eight quantized networks)",
+     2.6, BITFUSION, "speedup", "stripes"),
+    ("bitfusion", "Bit Fusion energy reduction over Stripes (its eight quantized networks)", 3.9, BITFUSION,
+     "energy", "stripes"),
 )
 COLUMNS = ["design", "layer", "activation_bits", "weight_bits", "cycles", "energy_pj", "speedup",
            "energy_efficiency", "speedup_equal_peak"]
@@ -76,7 +83,7 @@ def run_designs(designs: tuple[str, ...], layers: tuple[str, ...] | None = None)
     if layers is not None:
         network = Network(network.name, tuple(layer for layer in network.layers if layer.name in layers))
     names = (BASELINE, *[d for d in designs if d != BASELINE])
-    runs = simulate_many([load_arch(f"bitserial_dnnsim_{d}") for d in names], network)
+    runs = simulate_many([load_arch(CONFIGS.get(d, f"bitserial_dnnsim_{d}")) for d in names], network)
     rows = []
     for design, run in zip(names, runs):
         for layer, result, energy in zip(network.layers, run.layers, run.energy):
@@ -102,7 +109,8 @@ def comparisons(frame: pd.DataFrame) -> tuple[Comparison, ...]:
             continue
         column = "cycles" if metric == "speedup" else "energy_pj"
         simulated = float(total[column][reference] / total[column][design])
-        rows.append(Comparison(f"{quantity}; simulated: DNNsim preset {design} on AlexNet conv2-5 (set B)", "x",
+        preset = f"config {CONFIGS[design]}" if design in CONFIGS else f"DNNsim preset {design}"
+        rows.append(Comparison(f"{quantity}; simulated: {preset} on AlexNet conv2-5 (set B)", "x",
                                published, simulated, source, TOLERANCE))
     return tuple(rows)
 
@@ -119,13 +127,19 @@ def readme_text(frame: pd.DataFrame, rows: tuple[Comparison, ...]) -> str:
     def speed(design: str) -> str:
         return f"{total.speedup[design]:.2f}x" if design in total.index else "n/a"
 
+    def over_stripes(design: str) -> str:
+        if design not in total.index or "stripes" not in total.index:
+            return "n/a"
+        return f"{total.cycles['stripes'] / total.cycles[design]:.2f}x"
+
     def peak(design: str) -> str:
         return f"{total.speedup_equal_peak[design]:.2f}x" if design in total.index else "n/a"
     return readme(__name__, profile=profile, table=table, within=within, rows=len(rows),
                   stripes=speed("stripes"), loom=speed("loom_gs1_psb1"), loom_peak=peak("loom_gs1_psb1"),
                   laconic=speed("laconic_booth"), laconic_peak=peak("laconic_booth"),
                   pra0=speed("bitpragmatic_b2_cr0"), pra1=speed("bitpragmatic_b2_cr1_booth"),
-                  tclp=speed("bittacticalp"), tcle=speed("bittacticale"), ss=speed("shapeshifter_gs1_cr0"))
+                  tclp=speed("bittacticalp"), tcle=speed("bittacticale"), ss=speed("shapeshifter_gs1_cr0"),
+                  bitfusion=speed("bitfusion"), bitfusion_stripes=over_stripes("bitfusion"))
 
 
 @study("bit-serial", "Bit-serial designs (Stripes, Dynamic Stripes, Loom, Pragmatic, Laconic, Bit-Tactical) "

@@ -23,6 +23,7 @@ from accel_sim.foundations.workload import ConvLayer, GemmLayer, NMSparsity
 from accel_sim.foundations.workload.layer import OperandSource
 from accel_sim.pipeline.catalog import load_arch
 from accel_sim.pipeline.plot.studies.gpu_sparse_kernels import speedup_vs_sparsity, transpose_bars
+from accel_sim.studies.gpu_sparse_deck import CONV_SHAPES, deck_comparisons, deck_table
 from accel_sim.studies.gpu_sparse_common import (ARCH, count, geomean, heavy_columns_layer, heavy_tailed_layer,
                                                  kernel_arch, lognormal_layer, longest_warp_cycles, run,
                                                  temporary_folder)
@@ -128,12 +129,47 @@ def balance_table(folder) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def dl_merge_speedup(balance: pd.DataFrame) -> float:
+    """Merge over a row per warp, geometric mean over the DL shapes."""
+    return geomean(balance[~balance.matrix.isin(("heavy_tailed", "lognormal_rows"))].merge_speedup)
+
+
+def balance_comparisons(balance: pd.DataFrame) -> list[Comparison]:
+    """The merge and row-swizzle rows: over a row per warp, on the DL shapes, the power-law and the log-normal matrix."""
+    comparisons = []
+    heavy = balance[balance.matrix == "heavy_tailed"].iloc[0]
+    lognormal = balance[balance.matrix == "lognormal_rows"].iloc[0]
+    merge_rows = balance[balance.matrix != "lognormal_rows"]             # the DL shapes and the power-law matrix
+    comparisons += [
+        Comparison("merge SpMM speed-up over row-split (a row per warp), peak over DL shapes at 90 % and a power-law "
+                   "matrix (published: over cuSPARSE csrmm2 on SuiteSparse)", "x", 4.1, float(merge_rows.merge_speedup.max()),
+                   MERGE_SOURCE),
+        Comparison("merge SpMM speed-up over row-split, geometric mean over the same matrices (published: +31.7 % over "
+                   "cuSPARSE csrmm2 on SuiteSparse)", "x", 1.317, geomean(merge_rows.merge_speedup), MERGE_SOURCE),
+        Comparison(f"power-law rows: merge speed-up over a row per warp (accel_sim acceptance bar >= {BALANCE_BAR})", "x", None,
+                   float(heavy.merge_speedup), BALANCE_BAR_SOURCE),
+        Comparison(f"power-law rows: row swizzle speed-up over a row per warp (accel_sim acceptance bar >= {BALANCE_BAR})", "x", None,
+                   float(heavy.swizzle_speedup), BALANCE_BAR_SOURCE),
+        Comparison(f"extra matrix, log-normal rows (assumption: median 32, sigma 1, no row longer than about 830): merge "
+                   f"speed-up over a row per warp (accel_sim acceptance bar >= {BALANCE_BAR})", "x", None,
+                   float(lognormal.merge_speedup), BALANCE_BAR_SOURCE),
+        Comparison(f"extra matrix, log-normal rows (same): row swizzle speed-up over a row per warp (accel_sim acceptance bar >= "
+                   f"{BALANCE_BAR})", "x", None, float(lognormal.swizzle_speedup), BALANCE_BAR_SOURCE),
+    ]
+    comparisons += [
+        Comparison(f"{label}: most any reordering of whole rows can give over a row per warp (its time over the longest "
+                   "row's warp chain)", "x", None, float(row.reorder_bound), "this model")
+        for label, row in (("power-law rows", heavy), ("extra matrix, log-normal rows", lognormal))]
+    return comparisons
+
+
 @study("gpu-sparse-kernels", "Sparse kernels on an A100-like SIMT GPU: speed-up over dense vs sparsity, crossovers", cpu_s=36)
-def gpu_sparse_kernels(shapes=SHAPES, sparsities=SPARSITIES) -> StudyOutput:
+def gpu_sparse_kernels(shapes=SHAPES, sparsities=SPARSITIES, conv_shapes=CONV_SHAPES) -> StudyOutput:
     frame = kernel_table(shapes, sparsities)
     summary = summary_table(frame)
     with temporary_folder() as folder:
         balance = balance_table(folder)
+        deck = deck_table(folder, [shape_layer(name, m, k, side, 0.1) for name, m, k, side in shapes], conv_shapes)
     def at(kernel: str, s: float) -> float:
         part = summary[(summary.kernel == kernel) & (summary.sparsity == s)]
         return float(part.speedup_own.iloc[0]) if len(part) else math.nan
@@ -156,39 +192,17 @@ def gpu_sparse_kernels(shapes=SHAPES, sparsities=SPARSITIES) -> StudyOutput:
                    "shapes, warm L2 (activations resident, outputs kept: simt.warm_l2; SparseRT's measurement "
                    "condition)", "x", published, warm[s], SPARSERT, tolerance=SPARSERT_TOLERANCE)
         for s, published in ((0.9, 3.4), (0.95, 5.4))]
-    heavy = balance[balance.matrix == "heavy_tailed"].iloc[0]
-    lognormal = balance[balance.matrix == "lognormal_rows"].iloc[0]
-    dl = balance[~balance.matrix.isin(("heavy_tailed", "lognormal_rows"))]
-    merge_rows = balance[balance.matrix != "lognormal_rows"]             # the DL shapes and the power-law matrix
-    comparisons += [
-        Comparison("merge SpMM speed-up over row-split (a row per warp), peak over DL shapes at 90 % and a power-law "
-                   "matrix (published: over cuSPARSE csrmm2 on SuiteSparse)", "x", 4.1, float(merge_rows.merge_speedup.max()),
-                   MERGE_SOURCE),
-        Comparison("merge SpMM speed-up over row-split, geometric mean over the same matrices (published: +31.7 % over "
-                   "cuSPARSE csrmm2 on SuiteSparse)", "x", 1.317, geomean(merge_rows.merge_speedup), MERGE_SOURCE),
-        Comparison(f"power-law rows: merge speed-up over a row per warp (accel_sim acceptance bar >= {BALANCE_BAR})", "x", None,
-                   float(heavy.merge_speedup), BALANCE_BAR_SOURCE),
-        Comparison(f"power-law rows: row swizzle speed-up over a row per warp (accel_sim acceptance bar >= {BALANCE_BAR})", "x", None,
-                   float(heavy.swizzle_speedup), BALANCE_BAR_SOURCE),
-        Comparison(f"extra matrix, log-normal rows (assumption: median 32, sigma 1, no row longer than about 830): merge "
-                   f"speed-up over a row per warp (accel_sim acceptance bar >= {BALANCE_BAR})", "x", None,
-                   float(lognormal.merge_speedup), BALANCE_BAR_SOURCE),
-        Comparison(f"extra matrix, log-normal rows (same): row swizzle speed-up over a row per warp (accel_sim acceptance bar >= "
-                   f"{BALANCE_BAR})", "x", None, float(lognormal.swizzle_speedup), BALANCE_BAR_SOURCE),
-    ]
-    comparisons += [
-        Comparison(f"{label}: most any reordering of whole rows can give over a row per warp (its time over the longest "
-                   "row's warp chain)", "x", None, float(row.reorder_bound), "this model")
-        for label, row in (("power-law rows", heavy), ("extra matrix, log-normal rows", lognormal))]
+    comparisons += balance_comparisons(balance)
     for kernel in summary.kernel.unique():
         for column, what in (("speedup_own", "its same-unit dense GEMM"), ("speedup_tc", "dense FP16 tensor cores")):
             comparisons.append(Comparison(f"crossover: lowest sparsity of the grid where {kernel} beats {what} "
                                           "(geometric mean; NaN: never up to 98 %)", "fraction", None,
                                           crossover(summary, kernel, column), "this model"))
+    comparisons += deck_comparisons(deck)
     text = readme(__name__, shapes=", ".join(s[0] for s in shapes),
-                  sparsities=", ".join(f"{s:.0%}" for s in sparsities), dl_merge=f"{geomean(dl.merge_speedup):.2f}")
+                  sparsities=", ".join(f"{s:.0%}" for s in sparsities), dl_merge=f"{dl_merge_speedup(balance):.2f}")
     return StudyOutput(results=frame, figure=speedup_vs_sparsity(summary), readme=text,
-                       comparisons=tuple(comparisons), tables={"summary": summary, "balance": balance})
+                       comparisons=tuple(comparisons), tables={"summary": summary, "balance": balance, "deck": deck})
 
 
 def bound_of(result: LayerResult) -> str:

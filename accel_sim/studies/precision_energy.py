@@ -30,7 +30,8 @@ DIGITS_SIZES = (64, *LENET_300_100_HIDDEN, 10)
 PER_MAC_GEMM = GemmLayer("gemm", m=256, k=1024, n=1024)  # large: tile-edge waste negligible
 FUJITSU_RELEASE = ("Fujitsu Laboratories press release, 24 April 2017 (xSIG 2017), 'Fujitsu Develops Circuit "
                    "Technology to Improve Energy Efficiency of Hardware Used for Deep Learning'")
-FUJITSU_COMPUTE_POWER = {"int16": 0.5, "int8": 0.25}  # brief: about -50 % at 16 bit, -75 % at 8 bit
+FUJITSU_COMPUTE_POWER = {"int16": 0.5, "int8": 0.25}  # about -50 % at 16 bit, -75 % at 8 bit
+LANE_OVERHEAD = ("registers", "control", "requantize", "statistics", "settings")  # a lane's energy beyond its MAC
 
 
 def mac_energy_sources(table: EnergyTable, result: LayerResult) -> tuple[float, str]:
@@ -62,9 +63,12 @@ def precision_energy_table(gemm: GemmLayer = PER_MAC_GEMM, batch: int = DEFAULT_
         compute = sum(energy.get(c, 0.0) for c in COMPUTE_COMPONENTS)
         mac_pj, sources = mac_energy_sources(table, result)
         step = step_cost(arch, model, batch)
+        lane_ops = result.metrics["lane_operations"]
         rows.append({
             "format": data_type, "bits": arch.dlu.bits, "lanes": arch.dlu.lanes,
             "mac_pj": mac_pj, "compute_pj_per_mac": compute / result.macs_issued,
+            "lane_overhead_pj_per_mac": sum(energy.get(c, 0.0) for c in LANE_OVERHEAD) / result.macs_issued,
+            "lane_pj_per_cycle": compute / lane_ops, "macs_per_lane_cycle": result.macs_issued / lane_ops,
             "total_pj_per_mac": sum(energy.values()) / result.macs_issued,
             "macs_per_cycle": result.macs_issued / result.cycles,
             "step_cycles": step.cycles, "step_compute_energy_pj": step.compute_energy_pj,
@@ -75,7 +79,16 @@ def precision_energy_table(gemm: GemmLayer = PER_MAC_GEMM, batch: int = DEFAULT_
     frame["mac_pj_vs_fp32"] = frame["mac_pj"] / fp32["mac_pj"]
     frame["step_compute_vs_fp32"] = frame["step_compute_energy_pj"] / fp32["step_compute_energy_pj"]
     frame["step_total_vs_fp32"] = frame["step_total_energy_pj"] / fp32["step_total_energy_pj"]
+    # performance per watt at equal clock and full lanes: power = energy per MAC x MACs per second
+    frame["perf_per_watt_vs_fp32"] = fp32["compute_pj_per_mac"] / frame["compute_pj_per_mac"]
+    frame["perf_per_watt_with_memory_vs_fp32"] = fp32["total_pj_per_mac"] / frame["total_pj_per_mac"]
     return frame
+
+
+def _verdict(by: pd.DataFrame) -> str:
+    """Whether the INT16 and INT8 performance per watt fall in Fujitsu's 2-4x."""
+    inside = all(2.0 <= by.loc[t, "perf_per_watt_vs_fp32"] <= 4.0 for t in ("int16", "int8"))
+    return "inside" if inside else "outside"
 
 
 @study("precision-energy", "Energy and throughput per MAC and per training step vs bit width (DLU-style array)")
@@ -86,12 +99,19 @@ def precision_energy() -> StudyOutput:
     text = readme(__name__, fp32_lanes=by.loc["fp32", "lanes"], binary_lanes=by.loc["binary", "lanes"],
                   int16_mac=f"{by.loc['int16', 'mac_pj_vs_fp32']:.3f}", int8_mac=f"{by.loc['int8', 'mac_pj_vs_fp32']:.3f}",
                   int16_step=f"{by.loc['int16', 'step_total_vs_fp32']:.2f}",
-                  int8_step=f"{by.loc['int8', 'step_total_vs_fp32']:.2f}", throughput=throughput)
+                  int8_step=f"{by.loc['int8', 'step_total_vs_fp32']:.2f}", throughput=throughput,
+                  **{f"{t}_overhead": f"{by.loc[t, 'lane_overhead_pj_per_mac']:.2f}" for t in ("fp32", "int16", "int8")},
+                  int16_ppw=f"{by.loc['int16', 'perf_per_watt_vs_fp32']:.2f}",
+                  int8_ppw=f"{by.loc['int8', 'perf_per_watt_vs_fp32']:.2f}", ppw_verdict=_verdict(by))
     source = (f"{FUJITSU_RELEASE}: compute-unit power about -50 % at 16 bit, -75 % at 8 bit; simulated: Horowitz "
               "ISSCC 2014 table")
     comparisons = tuple(row for t, ratio in FUJITSU_COMPUTE_POWER.items() for row in (
         Comparison(f"compute energy per MAC, {t} / FP32 (datapath)", "ratio", ratio,
                    float(by.loc[t, "mac_pj_vs_fp32"]), source),
         Comparison(f"compute energy of a training step, {t} / FP32", "ratio", ratio,
-                   float(by.loc[t, "step_compute_vs_fp32"]), source)))
+                   float(by.loc[t, "step_compute_vs_fp32"]), source),
+        Comparison(f"compute-unit performance per watt, {t} vs FP32 (datapath, registers, control, statistics; "
+                   "published: 2-4x from 16 and 8 bits)", "x", 1 / ratio, float(by.loc[t, "perf_per_watt_vs_fp32"]),
+                   f"{FUJITSU_RELEASE}: compute-unit power -50 % / -75 % at equal work; simulated: Horowitz ISSCC "
+                   "2014 table")))
     return StudyOutput(frame, energy_and_throughput(frame), text, comparisons)

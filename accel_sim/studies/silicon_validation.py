@@ -1,7 +1,8 @@
 """Every measured-hardware case of ``measured_hardware/`` against its simulated counterpart (issue 33).
 
 Each case is simulated as a user would (:func:`accel_sim.pipeline.measured.simulate_case`: ``load_arch`` /
-``load_workload`` / ``simulate``). A case the simulator cannot run (a device that is no shipped arch config, a
+``load_workload`` / ``simulate``; a case on a CPU preset through the CPU SIMD model,
+:mod:`accel_sim.systems.cpu_simd.measured`). A case the simulator cannot run (a device that is no shipped arch config, a
 workload that is not shipped, a layer too large) stays in the table with the reason. Per group: the
 geometric mean of |relative error| over the cases that ran, and the worst case; per group and device the same,
 written as ``validation.csv`` (committed as ``measured_hardware/validation.csv``: what a run's README and
@@ -17,9 +18,13 @@ from accel_sim.foundations.errors import InputError
 from accel_sim.foundations.measured import MEASURED_DIR, VALIDATION_COLUMNS, MeasuredCase, MeasuredGroup, load_registry
 from accel_sim.pipeline.catalog import load_arch
 from accel_sim.pipeline.measured import simulate_case
+from accel_sim.systems.serving.measured import simulate_serving_case
 from accel_sim.pipeline.plot.studies.silicon_validation import predicted_vs_measured
 from accel_sim.studies.registry import Comparison, StudyOutput, study
 from accel_sim.studies.template import readme
+from accel_sim.systems.cpu_simd.measured import DEVICES as CPU_DEVICES
+from accel_sim.systems.cpu_simd.measured import FAMILY as CPU_FAMILY
+from accel_sim.systems.cpu_simd.measured import simulate_cpu_case
 
 COLUMNS = ["group", "case", "device", "family", "quantity", "unit", "measured", "simulated", "relative_error",
            "tolerance", "within", "status", "source", "note"]
@@ -27,6 +32,8 @@ GROUP_COLUMNS = ["group", "cases", "simulated_cases", "within", "geomean_abs_err
 
 
 def _family(device: str) -> str:
+    if device in CPU_DEVICES:
+        return CPU_FAMILY
     try:
         return load_arch(device).family
     except (InputError, ValueError):
@@ -40,7 +47,8 @@ def case_row(group: MeasuredGroup, case: MeasuredCase) -> dict:
            "relative_error": math.nan, "tolerance": case.tolerance, "within": False, "status": "",
            "source": case.source, "note": case.note}
     try:
-        simulated = simulate_case(case)
+        simulated = simulate_serving_case(case) if case.serving is not None else \
+            simulate_cpu_case(case) or simulate_case(case)
     except (InputError, ValueError) as err:
         first = str(err).splitlines()[0]
         return {**row, "family": _family(case.device), "status": f"not runnable: {first}"}

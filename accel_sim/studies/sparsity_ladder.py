@@ -4,7 +4,8 @@ One PE array (``arch_configs/pe_array.yaml``), one switch (``pe_array.sparsity_s
 none / memory / gating / skipping / reassignment, on VGG-16 conv4_2 (28 x 28 x 512 ->
 512, 3 x 3, input density 0.51 from the shipped workload), with its weights pruned to
 densities 1.0 .. 0.05 at four granularities: unstructured (magnitude), 2:4 (N:M along
-the reduction, density 0.5 only), 4 x 4 blocks and whole filters (channel). The 2:4
+the reduction, density 0.5 only), 4 x 4 blocks and whole filters (filter, kept as zero filters in
+the full-size tensor: ``compact`` off, so the ladder shows what each rung does with them). The 2:4
 weights are read through the N:M decoder (``weight_format: nm``); the others through CSR.
 """
 from __future__ import annotations
@@ -24,7 +25,7 @@ from accel_sim.foundations.workload.layer import Layer, NMSparsity, OperandSourc
 from accel_sim.foundations.workload.loader import load_workload
 
 DENSITIES = (1.0, 0.8, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.05)
-PATTERNS = ("unstructured", "2:4", "block", "channel")
+PATTERNS = ("unstructured", "2:4", "block", "filter")
 COLUMNS = ["support", "pattern", "density", "cycles", "energy_pj", "dram_read_bytes"]
 BLOCK = 4
 
@@ -35,7 +36,7 @@ def ladder_layer(base: Layer, pattern: str, density: float) -> Layer:
         return dataclasses.replace(base, weight_sparsity=NMSparsity(2, 4), weight_density=1.0,
                                    operands=OperandSource(weight_pattern="nm"))
     return dataclasses.replace(base, weight_sparsity=None, weight_density=density,
-                               operands=OperandSource(weight_pattern=pattern, block=BLOCK))
+                               operands=OperandSource(weight_pattern=pattern, block=BLOCK, compact=False))
 
 
 def support_levels(arch: str = "pe_array") -> tuple[str, ...]:

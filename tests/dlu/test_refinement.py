@@ -239,6 +239,12 @@ def test_accounting_of_the_worked_example_by_hand():
     memory = 64
     assert list(result.actions) == [
         ActionCount("datapath", "mult_int", "op", 128, 16), ActionCount("datapath", "add_int", "op", 128, 32),
+        # 128 int16 MACs, 2 per 32-bit lane: 64 lane operations of two operand words, a 32-bit partial sum
+        # read and written per MAC, one instruction word per 2 SIMD lanes
+        ActionCount("registers", "register_file", "read", 128, 32),
+        ActionCount("registers", "register_file", "read", 128, 32),
+        ActionCount("registers", "register_file", "write", 128, 32),
+        ActionCount("control", "register_file", "read", 32, 32),
         ActionCount("requantize", "add_int", "op", 8, 32), ActionCount("requantize", "add_int", "op", 8, 16),
         ActionCount("statistics", "leading_bit_detector", "op", 8, 32),
         ActionCount("statistics", "add_int", "op", 8, 32),
@@ -252,7 +258,8 @@ def test_accounting_of_the_worked_example_by_hand():
     assert (result.macs_issued, result.macs_dense, result.peak_macs_per_cycle) == (128, 128, 16)
     assert dict(result.metrics) == {
         "lanes": 16.0, "tiles": 6.0, "block_rows": 1.0, "block_cols": 8.0, "chunk": 3.0, "inputs_resident": 1.0,
-        "weights_resident": 0.0, "statistics_results": 8.0, "histogram_readout_cycles": 64.0}
+        "weights_resident": 0.0, "statistics_results": 8.0, "histogram_readout_cycles": 64.0,
+        "lane_operations": 64.0}
 
 
 COUNTS = DLUCounters(cycles=10, compute_cycles=7, load_stall_cycles=2, writeback_stall_cycles=1, readout_cycles=0,
@@ -260,19 +267,29 @@ COUNTS = DLUCounters(cycles=10, compute_cycles=7, load_stall_cycles=2, writeback
                      statistics_results=50, histogram_readouts=3)
 
 
-@pytest.mark.parametrize("data_type, datapath", [
-    ("fp32", [("mult_fp", 1000, 32), ("add_fp", 1000, 32)]),
-    ("fp16", [("mult_fp", 1000, 16), ("add_fp", 1000, 32)]),             # FP16 products accumulate in FP32
-    ("binary", [("xnor", 1000, 1), ("popcount", 1000, 1), ("mult_fp", 50, 32)]),   # + the output scale
-    ("ternary", [("xnor", 2000, 1), ("popcount", 2000, 1), ("mult_fp", 50, 32)]),  # mask and sign planes
+def lane_overhead(lane_ops, partial_sums, simd_lanes=2):
+    """Registers and control of ``lane_ops`` 32-bit lane operations (two operand words each), ``partial_sums``
+    32-bit accumulator reads and writes, one instruction word per ``simd_lanes`` lane operations."""
+    return [ActionCount("registers", "register_file", "read", 2 * lane_ops, 32),
+            ActionCount("registers", "register_file", "read", partial_sums, 32),
+            ActionCount("registers", "register_file", "write", partial_sums, 32),
+            ActionCount("control", "register_file", "read", -(-lane_ops // simd_lanes), 32)]
+
+
+@pytest.mark.parametrize("data_type, datapath, lane_ops, partial_sums", [
+    ("fp32", [("mult_fp", 1000, 32), ("add_fp", 1000, 32)], 1000, 1000),
+    ("fp16", [("mult_fp", 1000, 16), ("add_fp", 1000, 32)], 500, 1000),     # FP16 products accumulate in FP32
+    ("binary", [("xnor", 1000, 1), ("popcount", 1000, 1)], 32, 32),       # 32 per lane, one popcount sum each
+    ("ternary", [("xnor", 2000, 1), ("popcount", 2000, 1)], 63, 63),      # mask and sign planes, 16 per lane
 ])
-def test_accounting_of_non_fixed_point_types(data_type, datapath):
+def test_accounting_of_non_fixed_point_types(data_type, datapath, lane_ops, partial_sums):
     arch = small(data_type=data_type)
     plan = FAMILY.plan(arch, GemmLayer("g", m=10, k=10, n=10))
     result = account(plan, COUNTS)
     bits = arch.dlu.bits
+    scale = [ActionCount("datapath", "mult_fp", "op", 50, 32)] if data_type in ("binary", "ternary") else []
     assert list(result.actions) == [ActionCount("datapath", cls, "op", n, b) for cls, n, b in datapath] + \
-        memory_actions(COUNTS, bits, 1024)
+        lane_overhead(lane_ops, partial_sums) + scale + memory_actions(COUNTS, bits, 1024)
     assert result.dram_read_bytes == math.ceil(50 * bits / 8) and result.dram_write_bytes == math.ceil(50 * bits / 8)
     assert result.sram_read_bytes == math.ceil(300 * bits / 8) and result.stall_cycles == 3
 
@@ -284,6 +301,11 @@ def test_accounting_of_stochastic_int4_split_statistics():
     counters = 3 * 24 * 2
     assert list(result.actions) == [
         ActionCount("datapath", "mult_int", "op", 1000, 4), ActionCount("datapath", "add_int", "op", 1000, 24),
+        # 8 int4 MACs per 32-bit lane: 125 lane operations; 24-bit partial sums per MAC
+        ActionCount("registers", "register_file", "read", 250, 32),
+        ActionCount("registers", "register_file", "read", 1000, 24),
+        ActionCount("registers", "register_file", "write", 1000, 24),
+        ActionCount("control", "register_file", "read", 63, 32),
         ActionCount("requantize", "add_int", "op", 50, 24), ActionCount("requantize", "add_int", "op", 50, 4),
         ActionCount("requantize", "register_file", "write", 50, 20),      # the LFSR: 24 - 4 random bits
         ActionCount("statistics", "leading_bit_detector", "op", 50, 24),

@@ -18,11 +18,15 @@ CONSTANTS_DIR = MEASURED_DIR / "constants"
 KINDS = {"datasheet", "isa", "programming_guide", "microbenchmark", "kernel_source", "derived", "model_choice",
          "estimate"}
 # what the timing model of each family reads besides ``clock`` and ``word_bits``
-SECTIONS = {"tensor_core": ("tensor_core", "vector_unit"), "eyeriss": ("eyeriss",)}
-WHOLE = {"tensor_core.kernels", "tensor_core.sparse_kernels"}      # a kernel list is one constant
+SECTIONS = {"tensor_core": ("tensor_core", "vector_unit"), "eyeriss": ("eyeriss",), "simt": ("tensor_core", "simt")}
+WHOLE = {"tensor_core.kernels", "tensor_core.sparse_kernels", "simt.sgemm_tiles"}      # a kernel list is one constant
 # constants with no source yet (docs/silicon_validation.md, "Constants without a source")
 KNOWN_ESTIMATES = {"tensor_core.l2_to_sm_bandwidth", "tensor_core.kernels", "vector_unit.fifo_depth",
-                   "vector_unit.reduction_level_cycles"}
+                   "vector_unit.reduction_level_cycles",
+                   # V100 (simt): the A100 default register-file rate, and the simt section's instruction-level estimates
+                   "tensor_core.register_file_bandwidth", "simt.l2_atomic_cycles", "simt.registers_per_thread",
+                   "simt.gemm_registers_per_thread", "simt.loop_overhead_instructions", "simt.merge_items_per_thread",
+                   "simt.bsr_tile_n"}
 
 
 def _table() -> dict[str, dict]:
@@ -73,7 +77,9 @@ DEVICES = _devices()
 
 
 def test_the_runnable_groups_use_listed_devices():
-    assert DEVICES == ["ampere_a100", "ampere_a100_80gb", "ampere_a100_dense", "eyeriss_v1"]
+    assert DEVICES == ["ampere_a100", "ampere_a100_80gb", "ampere_a100_80gb_serving", "ampere_a100_cusparselt_per_call",
+                       "ampere_a100_cutlass_sparse", "ampere_a100_dense", "eyeriss_v1", "volta_v100_sgemm",
+                       "volta_v100_sparsert"]
 
 
 @pytest.mark.parametrize("device", DEVICES)
@@ -93,7 +99,7 @@ def test_every_constant_the_model_reads_is_listed_with_its_value_and_source(devi
         if entry["kind"] == "estimate":
             estimates.add(name)
         if entry["kind"] == "microbenchmark":
-            assert ".txt line" in text or "Table" in text or "Fig" in text, f"{device}: {name}: no locator"
+            assert ".txt line" in text or ".md line" in text or "Table" in text or "Fig" in text, f"{device}: {name}: no locator"
     assert estimates <= KNOWN_ESTIMATES, f"{device}: new uncited constants {sorted(estimates - KNOWN_ESTIMATES)}"
 
 

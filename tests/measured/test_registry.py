@@ -14,6 +14,7 @@ from accel_sim.foundations.measured import (MEASURED_DIR, VALIDATION_TABLE, Meas
                                             trust_columns, trust_text)
 from accel_sim.foundations.workload.loader import WORKLOAD_DIR
 from accel_sim.studies.silicon_validation import COLUMNS, run_groups
+from accel_sim.systems.cpu_simd.measured import DEVICES as CPU_DEVICES
 
 GROUPS = load_registry()
 CASES = [(g, c) for g in GROUPS for c in g.cases]
@@ -27,11 +28,15 @@ def test_every_case_has_device_conditions_unit_locator_and_tolerance(group, case
     assert case.device and case.conditions and case.unit and 0 <= case.tolerance < 20
     assert LOCATOR.search(case.source), f"{group.group}/{case.name}: the source names no table, figure or thread"
     runnable = case.device in SHIPPED_ARCHS
-    assert runnable or case.note, f"{case.name}: a device with no arch config needs a note saying so"
-    if runnable:
+    on_cpu = case.device in CPU_DEVICES and (WORKLOAD_DIR / f"{case.workload}.yaml").is_file()
+    assert runnable or on_cpu or case.note, f"{case.name}: a device with no arch config or CPU preset needs a note"
+    if runnable and case.serving is not None:     # a serving run: the workload is the model's config
+        assert case.workload == case.serving.model and (WORKLOAD_DIR / case.serving.model).is_file(), case.workload
+    elif runnable:
         assert (WORKLOAD_DIR / f"{case.workload}.yaml").is_file(), case.workload
-        if case.baseline is not None:
-            assert case.baseline.device in SHIPPED_ARCHS and (WORKLOAD_DIR / f"{case.baseline.workload}.yaml").is_file()
+    if (runnable or on_cpu) and case.baseline is not None:
+        devices = SHIPPED_ARCHS if runnable else set(CPU_DEVICES)
+        assert case.baseline.device in devices and (WORKLOAD_DIR / f"{case.baseline.workload}.yaml").is_file()
 
 
 # groups below the five cases, and why (the sources state no more measured figures in text)

@@ -19,7 +19,7 @@ from accel_sim.foundations.workload.layer import OperandSource
 def conv(density, pattern="unstructured", seed=0, channels=32, filters=32, input_density=0.5):
     return ConvLayer("c", in_h=8, in_w=8, in_channels=channels, out_channels=filters, kernel_h=3, kernel_w=3,
                      pad_top=1, pad_bottom=1, pad_left=1, pad_right=1, weight_density=density,
-                     input_density=input_density, operands=OperandSource(weight_pattern=pattern, seed=seed))
+                     input_density=input_density, operands=OperandSource(weight_pattern=pattern, seed=seed, compact=False))
 
 
 def run(level, layer, **overrides):
@@ -29,7 +29,7 @@ def run(level, layer, **overrides):
 
 
 @settings(max_examples=15, deadline=None)
-@given(density=st.sampled_from([0.9, 0.5, 0.3, 0.1]), pattern=st.sampled_from(["unstructured", "block", "channel"]),
+@given(density=st.sampled_from([0.9, 0.5, 0.3, 0.1]), pattern=st.sampled_from(["unstructured", "block", "filter"]),
        seed=st.integers(0, 5), fmt=st.sampled_from(["csr", "bitmap"]))
 def test_gating_keeps_cycles_and_saves_energy(density, pattern, seed, fmt):
     layer = conv(density, pattern, seed)
@@ -49,7 +49,7 @@ def test_skipping_cycles_fall_with_density(seed, pattern):
 
 
 @settings(max_examples=25, deadline=None)
-@given(density=st.sampled_from([1.0, 0.5, 0.2, 0.05]), pattern=st.sampled_from(["unstructured", "block", "channel"]),
+@given(density=st.sampled_from([1.0, 0.5, 0.2, 0.05]), pattern=st.sampled_from(["unstructured", "block", "filter"]),
        seed=st.integers(0, 5), window=st.sampled_from([1, 2, 4, 16]), policy=st.sampled_from(["in_order", "longest_first"]),
        fmt=st.sampled_from(["csr", "bitmap"]))
 def test_reassignment_never_slower_than_skipping(density, pattern, seed, window, policy, fmt):
@@ -58,10 +58,10 @@ def test_reassignment_never_slower_than_skipping(density, pattern, seed, window,
     assert run("reassignment", layer, **opts)[0].cycles <= run("skipping", layer, **opts)[0].cycles
 
 
-@pytest.mark.parametrize("pattern", ["unstructured", "channel"])
+@pytest.mark.parametrize("pattern", ["unstructured", "filter"])
 def test_reassignment_approaches_total_work_over_lanes(pattern):
     """With one window over all rows, a tile takes about (total chunk cycles) / rows."""
-    layer = GemmLayer("g", m=16, k=2048, n=16, weight_density=0.3, operands=OperandSource(weight_pattern=pattern))
+    layer = GemmLayer("g", m=16, k=2048, n=16, weight_density=0.3, operands=OperandSource(weight_pattern=pattern, compact=False))
     arch = load_arch("pe_array_reassignment", {"pe_array.reassign_window": 16})
     (work,) = FAMILY.plan(arch, layer).groups
     items = chunk_items(arch.pe_array, work.weights)
@@ -71,13 +71,13 @@ def test_reassignment_approaches_total_work_over_lanes(pattern):
     skipping = FAMILY.layer_result(load_arch("pe_array_skipping"), layer).compute_cycles - arch.pe_array.decoder_latency
     assert math.ceil(ideal) <= reassigned <= ideal + per_chunk.max()
     assert reassigned <= 1.02 * ideal
-    if pattern == "channel":  # pruned filters leave rows idle: skipping waits for the full rows
+    if pattern == "filter":  # pruned filters leave rows idle: skipping waits for the full rows
         assert skipping > 2 * reassigned
 
 
 @settings(max_examples=20, deadline=None)
 @given(level=st.sampled_from(SUPPORT_LEVELS), density=st.sampled_from([1.0, 0.4, 0.07]),
-       pattern=st.sampled_from(["unstructured", "block", "channel"]), seed=st.integers(0, 3),
+       pattern=st.sampled_from(["unstructured", "block", "filter"]), seed=st.integers(0, 3),
        mode=st.sampled_from(["calc", "user"]))
 def test_conservation(level, density, pattern, seed, mode):
     layer = conv(density, pattern, seed)

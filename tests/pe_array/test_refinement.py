@@ -321,7 +321,7 @@ def generated_case(seed: int):
     draw = random.Random(seed)
     support, fmt = LEVELS[seed % 5], FORMATS[seed // 5 % 3]
     nm = draw.choice([NMSparsity(2, 4), NMSparsity(1, 4)] if fmt == "nm" else [None, NMSparsity(2, 4)])
-    source = OperandSource(weight_pattern="nm" if fmt == "nm" else draw.choice(["unstructured", "block", "channel"]),
+    source = OperandSource(weight_pattern="nm" if fmt == "nm" else draw.choice(["unstructured", "block", "filter"]),
                            block=draw.choice([2, 4]), seed=draw.randint(0, 3))
     density = draw.choice([1.0, 0.6, 0.3, 0.05])
     if nm is not None:   # a density above N/M contradicts the pattern (an input error)

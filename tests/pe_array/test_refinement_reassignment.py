@@ -29,7 +29,7 @@ def unit_case(seed: int):
                     reassign_policy=("in_order", "longest_first")[seed % 2], decoder_latency=draw.randint(0, 2))
     layer = GemmLayer("g", m=1, k=4 * draw.randint(16, 64), n=2 * draw.randint(1, rows),
                       weight_density=draw.choice([0.6, 0.3, 0.1]), input_density=0.5,
-                      operands=OperandSource(weight_pattern=draw.choice(["channel", "unstructured", "block"]),
+                      operands=OperandSource(weight_pattern=draw.choice(["filter", "unstructured", "block"]),
                                              block=2, seed=draw.randint(0, 9)))
     return arch, layer
 

@@ -12,7 +12,7 @@ def test_study_is_registered():
 
 
 def test_reduced_ladder_on_a_real_layer():
-    out = sparsity_ladder(densities=(1.0, 0.2), patterns=("unstructured", "2:4", "channel"), layer_name="conv5_1")
+    out = sparsity_ladder(densities=(1.0, 0.2), patterns=("unstructured", "2:4", "filter"), layer_name="conv5_1")
     frame = out.results
     assert list(frame.columns) == COLUMNS == ["support", "pattern", "density", "cycles", "energy_pj", "dram_read_bytes"]
     sparse = frame[(frame.pattern == "unstructured") & (frame.density == 0.2)].set_index("support")
@@ -24,6 +24,6 @@ def test_reduced_ladder_on_a_real_layer():
     assert sparse.dram_read_bytes["memory"] < sparse.dram_read_bytes["none"]
     two_four = frame[frame.pattern == "2:4"].set_index("support")
     assert two_four.cycles["skipping"] < 0.51 * two_four.cycles["none"] + 10 * 32
-    channel = frame[(frame.pattern == "channel") & (frame.density == 0.2)].set_index("support")
+    channel = frame[(frame.pattern == "filter") & (frame.density == 0.2)].set_index("support")
     assert channel.cycles["reassignment"] < channel.cycles["skipping"]
     assert "conv" in out.readme and out.figure is not None

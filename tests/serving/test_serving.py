@@ -42,7 +42,7 @@ def test_one_request_at_a_time_is_the_closed_form(a100, llama):
     exact = StepModel(a100, llama, row_bucket=1, span_bucket=1)
     result = serve(a100, llama, requests, ServingConfig(max_batch=1), step=exact)
     prefill = step_seconds(a100, llama, InferenceStep("prefill", prompt, 1))
-    decodes = [step_seconds(a100, llama, InferenceStep("decode", prompt + k, 1)) for k in range(1, output)]
+    decodes = [step_seconds(a100, llama, InferenceStep("decode", prompt + k, 1, attention="fused")) for k in range(1, output)]
     first, second = result.requests.itertuples()
     assert first.ttft_s == pytest.approx(prefill, rel=1e-12)
     assert first.tpot_s == pytest.approx(sum(decodes) / len(decodes), rel=1e-12)

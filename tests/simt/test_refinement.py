@@ -14,12 +14,12 @@ from accel_sim.models.simt.spec import SgemmTile
 from accel_sim.foundations.workload import ConvLayer, GemmLayer, NMSparsity
 from tests.simt.archs import simt
 
-SPARSE = ("csr_scalar", "csr_vector", "sputnik", "merge", "csb", "sparsert")
+SPARSE = ("csr_scalar", "csr_vector", "sputnik", "merge", "csb", "sparsert", "csb_spmm", "merge_spmv")
 
 
 @st.composite
 def cases(draw):
-    kernel = draw(st.sampled_from(SPARSE + ("dense_simt", "dense_tensor_core", "bsr", "nm_tensor_core")))
+    kernel = draw(st.sampled_from(SPARSE + ("dense_simt", "dense_tensor_core", "bsr", "nm_tensor_core", "sparsert_conv")))
     block = draw(st.sampled_from([8, 16]))
     tc = dict(sms=draw(st.integers(1, 6)), memory_latency=draw(st.sampled_from([0, 37, 400])),
               shared_memory_bandwidth=draw(st.sampled_from([32.0, 128.0])),
@@ -35,7 +35,8 @@ def cases(draw):
                 sparsert_rows=draw(st.sampled_from([(1,), (8, 3), (2, 32)])),
                 sparsert_tile_n=draw(st.sampled_from([(64,), (8, 40), (33, 128)])),
                 instruction_bytes=draw(st.sampled_from([8, 16])),
-                sm_l1_kernels=draw(st.sampled_from([(), ("sparsert", "sputnik", "merge")])),
+                sm_l1_kernels=draw(st.sampled_from([(), ("sparsert", "sputnik", "merge", "sparsert_conv", "csb_spmm")])),
+                csb_balance=draw(st.booleans()), reverse_offset_alignment=draw(st.booleans()),
                 l1_shared_memory_bytes=draw(st.sampled_from([512, 192 * 1024])),
                 shared_memory_carveouts=draw(st.sampled_from([(0, 256), (0, 384, 512)])),
                 l2_slices=draw(st.sampled_from([1, 3, 160])), l2_atomic_cycles=draw(st.sampled_from([1, 7, 300])))
@@ -46,14 +47,18 @@ def cases(draw):
     if kernel == "bsr":
         return arch, GemmLayer("gemm", m=draw(st.integers(1, 40)), k=block * draw(st.integers(1, 4)),
                                n=block * draw(st.integers(1, 4)), weight_density=density)
-    if draw(st.booleans()):
-        m = draw(st.integers(1, 3)) if kernel in ("csr_scalar", "csr_vector", "csb") else draw(st.integers(1, 70))
+    if kernel != "sparsert_conv" and draw(st.booleans()):
+        m = draw(st.integers(1, 3)) if kernel in ("csr_scalar", "csr_vector", "csb", "merge_spmv") else draw(st.integers(1, 70))
         return arch, GemmLayer("gemm", m=m, k=draw(st.integers(1, 90)), n=draw(st.integers(1, 90)),
                                weight_density=density)
-    groups = draw(st.integers(1, 2))
-    return arch, ConvLayer("conv", in_h=draw(st.integers(3, 5)), in_w=draw(st.integers(2, 5)), in_channels=2 * groups,
+    groups = 1 if kernel == "sparsert_conv" else draw(st.integers(1, 2))
+    pad = draw(st.integers(0, 1)) if kernel == "sparsert_conv" else 0
+    return arch, ConvLayer("conv", in_h=draw(st.integers(3, 5)), in_w=draw(st.integers(3 if kernel == "sparsert_conv" else 2, 5)),
+                           in_channels=2 * groups,
                            out_channels=groups * draw(st.integers(1, 8)), kernel_h=draw(st.integers(1, 3)),
-                           kernel_w=1, groups=groups, weight_density=density)
+                           kernel_w=draw(st.integers(1, 3)) if kernel == "sparsert_conv" else 1, groups=groups,
+                           stride_w=draw(st.integers(1, 2)) if kernel == "sparsert_conv" else 1,
+                           pad_top=pad, pad_bottom=pad, pad_left=pad, pad_right=pad, weight_density=density)
 
 
 @settings(derandomize=True, max_examples=120, deadline=None)

@@ -10,12 +10,13 @@ from accel_sim.foundations.workload import GemmLayer
 from accel_sim.models.simt.family import FAMILY
 from accel_sim.studies.gpu_sparse_common import (heavy_columns_layer, kernel_arch, lognormal_layer,
                                                  longest_warp_cycles, run)
+from accel_sim.studies.gpu_sparse_deck import CONV_SHAPES
 from accel_sim.studies.gpu_sparse_kernels import (ROW_SPLIT, SHAPES, SWIZZLE, crossover, csb_transpose,
                                                   gpu_sparse_kernels)
 
 
 def test_gpu_sparse_kernels_rows_and_comparisons():
-    out = gpu_sparse_kernels(shapes=SHAPES[4:5], sparsities=(0.5, 0.95))
+    out = gpu_sparse_kernels(shapes=SHAPES[4:5], sparsities=(0.5, 0.95), conv_shapes=CONV_SHAPES[3:])
     frame = out.results
     assert set(frame.kernel) == {"csr_vector", "sputnik", "merge", "sparsert", "bsr_8x8", "bsr_16x16", "2:4_tensor_core"}
     assert len(frame) == 2 * 6 + 1
@@ -37,6 +38,18 @@ def test_gpu_sparse_kernels_rows_and_comparisons():
     bounds = [c for c in out.comparisons if "any reordering of whole rows" in c.quantity]
     swizzles = [c for c in out.comparisons if "row swizzle speed-up" in c.quantity]
     assert len(bounds) == 2 and all(s.simulated <= b.simulated + 1e-9 for s, b in zip(swizzles, bounds))
+    # the deck's kernels: SparseRT 3x3 against its published lower bound, CSB balanced, merge SpMV, ROMA; each row
+    # names its condition
+    deck = out.tables["deck"]
+    assert set(deck.study) == {"sparsert_3x3", "csb_balance", "merge_spmv", "roma"}
+    conv = next(c for c in out.comparisons if c.quantity.startswith("SparseRT 3x3 (the sparsert_conv kernel"))
+    assert conv.published == 5.0 and "90% sparsity" in conv.quantity and "warm L2" in conv.quantity
+    assert conv.simulated > deck[deck.study == "sparsert_3x3"].im2col_speedup.max()     # no im2col: fewer bytes
+    balanced = [c for c in out.comparisons if c.quantity.startswith("CSB SpMM balanced")]
+    assert len(balanced) == 2 and all("cold L2" in c.quantity for c in balanced)
+    assert balanced[1].simulated > 1.5                                   # power-law block rows cut to the average
+    merge_spmv = [c for c in out.comparisons if c.quantity.startswith("merge-based SpMV")]
+    assert len(merge_spmv) == 3 and merge_spmv[1].simulated > 10         # the power-law rows: one warp per row trails
 
 
 def test_row_swizzle_balances_the_warps_of_a_cta_but_not_the_longest_row(tmp_path):

@@ -1,7 +1,7 @@
 """Tensor-core archs for tests: the shipped A100 with some fields replaced (no YAML per case).
 
 The worked examples count by hand with the A100's datasheet DRAM rate (1102.8 B/clk), a 400-cycle memory
-latency and no launch gap; the shipped config has since taken the measured sustained rate, latency and launch
+latency, no launch gap and no split-K (the split examples set their limits); the shipped config has since taken the measured sustained rate, latency and launch
 gap (issue 33), so :data:`A100` pins the examples' values and :func:`a100` starts from them."""
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from accel_sim.pipeline.catalog import ArchSpec
 
 SHIPPED = load_arch("ampere_a100")
 A100 = dataclasses.replace(SHIPPED, tensor_core=dataclasses.replace(
-    SHIPPED.tensor_core, dram_bandwidth=1102.8, memory_latency=400, kernel_launch_cycles=0))
+    SHIPPED.tensor_core, dram_bandwidth=1102.8, memory_latency=400, kernel_launch_cycles=0, split_k_limit=1,
+    batched_split_limit=1))
 
 
 def a100(word_bits: int = 16, **tensor_core) -> ArchSpec:

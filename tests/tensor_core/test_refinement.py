@@ -17,6 +17,7 @@ from accel_sim.models.tensor_core.counters import TensorCoreCounters
 from accel_sim.models.tensor_core.family import FAMILY
 from accel_sim.models.tensor_core.spec import KernelTile
 from accel_sim.foundations.workload import ConvLayer, GemmLayer, NMSparsity
+from accel_sim.foundations.workload.layer import BatchedGemmLayer
 from tests.tensor_core.archs import a100
 
 TILES = (KernelTile(128, 256, 64, 64, 64), KernelTile(128, 128, 32, 64, 64), KernelTile(64, 64, 64, 32, 32),
@@ -42,10 +43,12 @@ def cases(draw):
         register_file_bandwidth=draw(st.sampled_from([50.0, 208.0])),
         shared_memory_size=draw(st.sampled_from([32 * 1024, 164 * 1024])),
         kernels=tuple(draw(st.lists(st.sampled_from(TILES), min_size=1, max_size=3))),
-        sparse_kernels=tuple(draw(st.lists(st.sampled_from(TILES), min_size=0, max_size=2))))
+        sparse_kernels=tuple(draw(st.lists(st.sampled_from(TILES), min_size=0, max_size=2))),
+        split_k_limit=draw(st.sampled_from([1, 2, 7])), batched_split_limit=draw(st.sampled_from([1, 4, 128])))
     nm = draw(st.sampled_from([None, NMSparsity(*hardware), NMSparsity(1, 4)]))
     if draw(st.booleans()):
-        layer = GemmLayer("gemm", m=draw(st.integers(1, 120)), k=draw(st.integers(1, 200)), n=draw(st.integers(1, 120)),
+        layer = GemmLayer("gemm", m=draw(st.integers(1, 120)), k=draw(st.sampled_from([draw(st.integers(1, 200)), 384, 768])),
+                          n=draw(st.integers(1, 120)),
                           weight_sparsity=nm)
     else:
         groups = draw(st.integers(1, 2))
@@ -84,3 +87,43 @@ def test_both_paths_stop_at_the_max_cycles_guard():
         assert count(plan, best.cycles) == best
         with pytest.raises(SimulationError, match="max_cycles"):
             count(plan, best.cycles - 1)
+
+
+@st.composite
+def split_cases(draw):
+    """Skinny GEMMs and batched GEMMs with long K on few SMs: the split-K rules pick factors > 1."""
+    arch = a100(16, sms=draw(st.integers(2, 9)), tensor_cores_per_sm=draw(st.integers(1, 4)),
+                memory_latency=draw(st.sampled_from([0, 7, 400])), l2_size=draw(st.sampled_from([1024, 40 * 2**20])),
+                l2_to_sm_bandwidth=draw(st.sampled_from([16.5, 64.0])), dram_bandwidth=draw(st.sampled_from([3.5, 1102.8])),
+                loads_in_flight=draw(st.sampled_from(["unbounded", "stages"])),
+                kernels=tuple(draw(st.lists(st.sampled_from(TILES[3:]), min_size=1, max_size=2))),
+                split_k_limit=draw(st.sampled_from([2, 7])), batched_split_limit=draw(st.sampled_from([4, 128])))
+    k = draw(st.sampled_from([96, 128, 384, 768]))
+    if draw(st.booleans()):
+        layer = GemmLayer("skinny", m=draw(st.integers(1, 16)), k=k, n=draw(st.integers(1, 64)))
+    else:
+        layer = BatchedGemmLayer("attention", instances=draw(st.integers(1, 3)), m=draw(st.integers(1, 8)), k=k,
+                                 n=draw(st.integers(1, 40))).as_grouped()
+    return arch, layer
+
+
+@settings(derandomize=True, max_examples=40, deadline=None)
+@given(case=split_cases())
+def test_split_k_fast_and_reference_agree_on_every_counter(case):
+    arch, layer = case
+    plan = FAMILY.plan(arch, layer)
+    fast, reference = FAMILY.fast(plan, None), FAMILY.reference(plan, None)
+    assert counter_differences(fast, reference) == []
+
+
+def test_split_k_cases_split():
+    """The split cases do exercise split-K (single and batched GEMMs), not only unsplit kernels."""
+    seen = set()
+
+    @settings(derandomize=True, max_examples=40, deadline=None)
+    @given(case=split_cases())
+    def collect(case):
+        plan = FAMILY.plan(*case)
+        seen.update((grid.split > 1, plan.problem.groups > 1) for grid in plan.grids)
+    collect()
+    assert {(True, False), (True, True)} <= seen

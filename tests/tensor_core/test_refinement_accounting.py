@@ -57,7 +57,7 @@ def test_two_four_example_by_hand():
         "bound_math": 0.0, "bound_register_file": 0.0, "bound_shared_memory": 0.0, "bound_l2": 0.0, "bound_dram": 0.0,
         "bound_latency": 1.0, "sparse": 1.0, "tile_m": 16.0, "tile_n": 8.0, "tile_k": 64.0, "warp_m": 16.0,
         "warp_n": 8.0, "stages": 3.0, "stage_fill_bits": 16 * 32 * 18 + 64 * 8 * 16.0,
-        "waves": 1.0, "ctas": 1.0, "executed_macs": 6144.0, "padding_macs": 1536.0,
+        "waves": 1.0, "ctas": 1.0, "split_k": 1.0, "executed_macs": 6144.0, "padding_macs": 1536.0,
         "l2_resident": 1.0, "dram_metadata_bytes": 144.0}
     assert set(result.operand_hashes) == {"weight_hash", "input_hash"}
 

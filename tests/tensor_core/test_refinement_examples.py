@@ -39,7 +39,7 @@ def test_one_cta_two_stages(count):
     result = counts(a100(sms=1, kernels=(TILE,)), GemmLayer("g", m=8, k=64, n=16), count)
     assert result == dict(kernel=0, cycles=492, compute_cycles=32, math_busy_cycles=32, register_file_busy_cycles=26,
                           shared_memory_busy_cycles=48, l2_busy_cycles=48, dram_busy_cycles=4, waves=1, ctas=1,
-                          dram_a=1024, dram_b=512, fill_a=1024, fill_b=512, read_a=1024, read_b=512, mmas=4, c=128)
+                          dram_a=1024, dram_b=512, fill_a=1024, fill_b=512, read_a=1024, read_b=512, mmas=4, c=128, partial=0, split=1)
 
 
 @pytest.mark.parametrize("count", PATHS)
@@ -62,7 +62,7 @@ def test_ten_stages_shared_memory_bound(count):
     assert result.as_dict() == dict(
         kernel=0, cycles=284, compute_cycles=160, math_busy_cycles=160, register_file_busy_cycles=130,
         shared_memory_busy_cycles=240, l2_busy_cycles=240, dram_busy_cycles=20, waves=1, ctas=1, dram_a=5120,
-        dram_b=2560, fill_a=5120, fill_b=2560, read_a=5120, read_b=2560, mmas=20, c=128)
+        dram_b=2560, fill_a=5120, fill_b=2560, read_a=5120, read_b=2560, mmas=20, c=128, partial=0, split=1)
     assert result.bound == "shared_memory"
 
 
@@ -98,7 +98,7 @@ def test_dram_bound(count):
 TWO_WAVES = GemmLayer("g", m=12, k=32, n=32)
 TWO_WAVES_COUNTS = dict(kernel=0, cycles=926, compute_cycles=32, math_busy_cycles=32, register_file_busy_cycles=26,
                         shared_memory_busy_cycles=44, l2_busy_cycles=44, waves=2, ctas=4, dram_b=384, fill_a=2048,
-                        fill_b=768, read_a=2048, read_b=768, mmas=8, c=384)
+                        fill_b=768, read_a=2048, read_b=768, mmas=8, c=384, partial=0, split=1)
 
 
 @pytest.mark.parametrize("count", PATHS)
@@ -133,7 +133,7 @@ def test_two_four_stage_with_a_ragged_k(count):
     result = counts(arch, GemmLayer("g", m=8, k=70, n=16, weight_sparsity=NMSparsity(2, 4)), count)
     assert result == dict(kernel=0, cycles=496, compute_cycles=24, math_busy_cycles=24, register_file_busy_cycles=24,
                           shared_memory_busy_cycles=38, l2_busy_cycles=38, dram_busy_cycles=3, waves=1, ctas=1,
-                          dram_a=576, dram_b=560, fill_a=576, fill_b=560, read_a=576, read_b=560, mmas=3, c=128)
+                          dram_a=576, dram_b=560, fill_a=576, fill_b=560, read_a=576, read_b=560, mmas=3, c=128, partial=0, split=1)
 
 
 @pytest.mark.parametrize("count", PATHS)
@@ -149,7 +149,7 @@ def test_warps_spread_round_robin_over_the_tensor_cores(count, tensor_cores, mat
     assert result == dict(kernel=0, cycles=cycles, compute_cycles=math, math_busy_cycles=math,
                           register_file_busy_cycles=register_file, shared_memory_busy_cycles=136, l2_busy_cycles=80,
                           dram_busy_cycles=5, waves=1, ctas=1, dram_a=2048, dram_b=512, fill_a=2048, fill_b=512,
-                          read_a=4096, read_b=2048, mmas=16, c=1024)
+                          read_a=4096, read_b=2048, mmas=16, c=1024, partial=0, split=1)
 
 
 @pytest.mark.parametrize("count", PATHS)
@@ -252,8 +252,8 @@ def test_problem_widths_and_mma_facts():
     assert (k_span_per_mma(spec, dense), k_span_per_mma(spec, sparse), k_span_per_mma(spec, one_of_four)) == (16, 32, 64)
     three_of_four = TCProblem(m=16, n=8, k=7, groups=1, word_bits=16, sparse=True, nm_n=3, nm_m=4)
     assert k_span_per_mma(spec, three_of_four) == 21   # whole dense K: 16 x 4 / 3 rounded down
-    assert cycles_per_mma(spec) == 8
-    assert cycles_per_mma(a100(dense_macs_per_cycle=300).tensor_core) == 7   # 2048 / 300 -> 7
+    assert cycles_per_mma(spec, dense) == 8
+    assert cycles_per_mma(a100(dense_macs_per_cycle=300).tensor_core, dense) == 7   # 2048 / 300 -> 7
     assert mma_bits(spec, sparse) == {"a": 4096, "metadata": 512, "b": 4096, "c": 4096, "d": 4096}
     assert mma_read_bits(spec, dense) == 4096 + 2048 + 4096
     tile = KernelTile(64, 16, 96, 32, 16)
@@ -306,7 +306,7 @@ def test_weight_only_int4_moves_a_at_four_bits(count):
     result = counts(a100(sms=1, kernels=(TILE,)), layer, count)
     assert result == dict(kernel=0, cycles=460, compute_cycles=32, math_busy_cycles=32, register_file_busy_cycles=18,
                           shared_memory_busy_cycles=24, l2_busy_cycles=24, dram_busy_cycles=2, waves=1, ctas=1,
-                          dram_a=1024, dram_b=512, fill_a=1024, fill_b=512, read_a=1024, read_b=512, mmas=4, c=128)
+                          dram_a=1024, dram_b=512, fill_a=1024, fill_b=512, read_a=1024, read_b=512, mmas=4, c=128, partial=0, split=1)
 
 
 @pytest.mark.parametrize("count", PATHS)
@@ -316,3 +316,15 @@ def test_the_launch_gap_comes_before_the_first_wave(count, launch):
     result = counts(a100(sms=1, kernels=(TILE,), kernel_launch_cycles=launch), GemmLayer("g", m=8, k=64, n=16), count)
     assert result["cycles"] == 492 + launch
     assert result["compute_cycles"] == 32 and result["shared_memory_busy_cycles"] == 48
+
+
+@pytest.mark.parametrize("count", PATHS)
+def test_split_k_by_hand(count):
+    # C 128 x 1 = A 128 x 768 x B 768 x 1 on 8 SMs, tile 64 x 8 x 128: 2 C tiles, 6 stages of K.
+    # TensorRT-LLM's rule over factors cutting 768 into whole 128-stages (1, 2, 3, 6; limit 7): idle share of
+    # the last wave 1 - 2/8 = 0.75, 1 - 4/8 = 0.5, 1 - 6/8 = 0.25, 2 - 12/8 = 0.5 -> split 3, 6 CTAs of 256 K.
+    # Partials: each tile's slices 0 and 1 write, slices 1 and 2 read: 4 x 64 = 256 a tile, 512 in all.
+    arch = a100(sms=8, kernels=(KernelTile(64, 8, 128, 16, 8),), split_k_limit=7)
+    result = counts(arch, GemmLayer("g", m=1, k=768, n=128), count)
+    assert {name: result[name] for name in ("split", "ctas", "waves", "partial", "c", "dram_a", "dram_b", "fill_b")} == dict(
+        split=3, ctas=6, waves=1, partial=512, c=128, dram_a=128 * 768, dram_b=3 * 256, fill_b=6 * 256)

@@ -102,14 +102,31 @@ def test_block_pattern_keeps_whole_blocks_at_exact_density():
     assert np.count_nonzero(layer_operands(c).weights) == count_for_density(0.25, 18 * 4) * 16
 
 
-def test_channel_pattern_removes_whole_filters():
-    layer = conv(density=0.25, pattern="channel")
+def test_filter_pattern_removes_whole_filters():
+    layer = conv(density=0.25, pattern="filter")
     weights = layer_operands(layer).weights
     alive = np.abs(weights).reshape(16, -1).sum(axis=1) > 0
     assert alive.sum() == 4 and (weights[alive] != 0).all()
-    g = gemm(density=0.5, pattern="channel")
+    g = gemm(density=0.5, pattern="filter")
     columns = (layer_operands(g).weights != 0).any(axis=0)
     assert columns.sum() == 6
+
+
+def test_channel_pattern_removes_whole_input_channels():
+    weights = layer_operands(conv(density=0.25, pattern="channel")).weights  # (16, 8, 3, 3)
+    alive = (weights != 0).any(axis=(0, 2, 3))
+    assert alive.sum() == 2 and (weights[:, alive] != 0).all()
+    rows = (layer_operands(gemm(density=0.5, pattern="channel")).weights != 0).any(axis=1)
+    assert rows.sum() == 12
+
+
+def test_kernel_and_vector_patterns_keep_whole_kernels_and_rows():
+    kernels = (layer_operands(conv(density=0.25, pattern="kernel")).weights != 0).reshape(16 * 8, 9).sum(axis=1)
+    assert set(kernels.tolist()) == {0, 9} and (kernels == 9).sum() == 32
+    rows = (layer_operands(conv(density=0.5, pattern="vector")).weights != 0).reshape(16 * 8 * 3, 3).sum(axis=1)
+    assert set(rows.tolist()) == {0, 3} and (rows == 3).sum() == 16 * 8 * 3 // 2
+    runs = (layer_operands(gemm(density=0.5, pattern="vector", block=4)).weights != 0).reshape(6, 4, 12).sum(axis=1)
+    assert set(runs.ravel().tolist()) == {0, 4} and (runs == 4).sum() == 36
 
 
 def test_grouped_and_depthwise_convs():

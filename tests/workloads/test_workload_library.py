@@ -19,11 +19,14 @@ LAYER_COUNTS = {
     "alexnet": 8, "alexnet_dense": 8, "vgg16": 16, "vgg16_dense": 16,
     "resnet18": 21,            # 17 convs of the 4 stages + conv1 + 3 downsample + fc
     "resnet18_scalesim": 21,
+    "resnet18_cifar10": 21,    # the CIFAR-10 variant: 3x3 stem, no max-pool, 512 -> 10 classifier
     "resnet50": 54,            # conv1 + 16 bottlenecks x 3 + 4 downsample + fc
+    "resnet152": 156,          # conv1 + 50 bottlenecks x 3 + 4 downsample + fc
     "googlenet": 58,           # 3 stem convs + 9 x 6 inception convs + classifier
     "mobilenet_v2": 53,        # conv1 + (2 + 16 x 3) bottleneck convs + conv_last + fc
     "bert_base_seq128": 360,   # 12 layers x (q, k, v, 12 x (qk, av), o, ffn1, ffn2)
     "lenet_300_100": 3, "lenet5": 4, "neuraltalk": 3, "tiny_conv": 3,
+    "trace_examples": 3,       # tiny conv, fc and softmax layers of the teaching traces
     # files of the EIE and SCNN models
     "eie_4pe_example": 1,      # the paper's 4-PE worked example (Han et al. ISCA 2016, Fig. 2)
     "eie_benchmarks": 9, "eie_benchmarks_structured": 9,   # EIE's nine benchmark layers
@@ -191,3 +194,10 @@ def test_small_networks(name, gemms, weight):
     net = load(name)
     assert [(g.m, g.k, g.n) for g in (layer.gemm() for layer in net.layers)] == gemms
     assert [layer.weight_density for layer in net.layers] == weight
+
+
+def test_resnet18_cifar10_has_bmxnets_weight_count():
+    """11.16 M weights: 44.7 MB at 32 bits, the full-precision size BMXNet gives (Yang et al., ACM MM 2017)."""
+    net = load("resnet18_cifar10")
+    assert sum(layer.weight_elements for layer in net.layers) == 11_164_352
+    assert net.layers[-1].weight_elements == 512 * 10 and convs(net)[-1].out_h == 4

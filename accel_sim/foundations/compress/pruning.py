@@ -172,3 +172,33 @@ def _balanced_counts(total: int, capacities: np.ndarray) -> list[int]:
         counts[pe] = min(int(capacities[pe]), share)
         remaining -= counts[pe]
     return counts
+
+
+GRANULARITIES = ("unstructured", "vector", "kernel", "filter", "channel")  # Mao et al. 2017, finest first
+
+
+def granularity_mask(weights: np.ndarray, granularity: str, *, density: float, run: int = 4) -> np.ndarray:
+    """Keep-mask of a layer's weights at one of Mao et al.'s :data:`GRANULARITIES`.
+
+    ``weights`` in the stored layout: a convolution ``(K, C, R, S)`` or a matrix ``(k, n)``
+    (reduction first, outputs second). Vector: a conv's kernel rows (length S), a matrix's
+    runs of ``run`` weights along the reduction; kernel: a conv's R x S kernels (convolutions
+    only); filter: output channels (``K`` / ``n``); channel: input channels (``C`` / ``k``).
+    """
+    weights = as_finite_array(weights, "weights")
+    conv = weights.ndim == 4
+    if weights.ndim not in (2, 4):
+        raise ValueError(f"weights must be (K, C, R, S) or (k, n), got shape {weights.shape}")
+    if granularity == "unstructured":
+        return magnitude_mask(weights, density=density)
+    if granularity == "vector":
+        return (vector_mask(weights, density=density, axis=-1) if conv
+                else vector_mask(weights, density=density, axis=0, length=run))
+    if granularity == "kernel":
+        if not conv:
+            raise ValueError("kernel granularity needs (K, C, R, S) convolution weights")
+        return kernel_mask(weights, density=density)
+    if granularity in ("filter", "channel"):
+        axis = {"filter": (0, 1), "channel": (1, 0)}[granularity][0 if conv else 1]
+        return filter_mask(weights, density=density, axis=axis)
+    raise ValueError(f"granularity must be one of {', '.join(GRANULARITIES)}, got {granularity!r}")

@@ -33,7 +33,14 @@ class NMSparsity:
         return f"{self.n}:{self.m}"
 
 
-WEIGHT_PATTERNS = ("unstructured", "nm", "block", "channel")
+# Granularities of Mao et al. 2017 ("Exploring the granularity of sparsity in CNNs"): element
+# (unstructured), vector (1-D: a conv's kernel rows, a GEMM's runs of ``block`` weights along the
+# reduction), kernel (2-D: a conv's R x S kernels), filter (3-D: whole output channels) and channel (whole
+# input channels); plus N:M along the reduction and b x b blocks of the GEMM-view matrix.
+WEIGHT_PATTERNS = ("unstructured", "nm", "block", "vector", "kernel", "filter", "channel")
+# Patterns that remove whole output / input channels: the pipeline shrinks the layer (and its neighbour)
+# unless ``compact`` is off (accel_sim.foundations.workload.structured).
+COMPACTABLE_PATTERNS = ("filter", "channel")
 MAX_STORED_BITS = 32  # widest stored weight value / index a layer may declare (float32 words)
 ACTIVATION_PATTERNS = ("uniform", "clustered")
 # Arithmetic a layer may ask for (``precision:`` of a workload layer): float, integer of k bits,
@@ -54,10 +61,16 @@ class OperandSource:
 
     Generated: weights pruned from seeded Gaussian weights to ``weight_density`` with the
     given ``weight_pattern`` (``nm`` uses the layer's ``weight_sparsity``; ``block`` uses
-    ``block`` x ``block`` blocks of the GEMM-view weight matrix; ``channel`` removes whole
-    filters), inputs post-ReLU at ``input_density`` with ``activation_pattern``. Loaded:
-    ``payload`` is a ``.npz`` file with ``weights`` and / or ``inputs`` arrays of the layer's
-    shapes; what it lacks is generated.
+    ``block`` x ``block`` blocks of the GEMM-view weight matrix; ``vector`` a conv's kernel rows or a
+    GEMM's runs of ``block`` weights along the reduction; ``kernel`` a conv's R x S kernels; ``filter``
+    removes whole output channels, ``channel`` whole input channels), inputs post-ReLU at
+    ``input_density`` with ``activation_pattern``. Loaded: ``payload`` is a ``.npz`` file with
+    ``weights`` and / or ``inputs`` arrays of the layer's shapes; what it lacks is generated.
+
+    ``compact`` (filter / channel only): the removed channels leave the layer, which every family then
+    runs as the smaller dense layer (and the neighbouring layer loses the matching input / output
+    channels; :mod:`accel_sim.foundations.workload.structured`), as a deployed pruned model is; off,
+    they stay in the full-size tensor as zeros (how sparse hardware sees them).
     """
 
     weight_pattern: str = "unstructured"
@@ -65,6 +78,7 @@ class OperandSource:
     block: int = 4
     seed: int = 0
     payload: str | None = None
+    compact: bool = True
 
     def __post_init__(self) -> None:
         problems = []
@@ -98,6 +112,13 @@ def _storage_problems(layer: ConvLayer | GemmLayer, gemm: GemmShape | None) -> l
         bits = getattr(layer, name)
         if bits is not None and not 1 <= bits <= MAX_STORED_BITS:
             problems.append(f"{name} must be in [1, {MAX_STORED_BITS}], got {bits}")
+    pattern = layer.operands.weight_pattern
+    if pattern == "kernel" and not isinstance(layer, ConvLayer):
+        problems.append("weight_pattern 'kernel' prunes R x S kernels: it needs a conv layer")
+    if (pattern in COMPACTABLE_PATTERNS and layer.operands.compact and layer.operands.payload
+            and layer.weight_density < 1.0):
+        problems.append(f"weight_pattern '{pattern}' removes channels from generated weights, but this layer's "
+                        "weights come from its payload; set compact: false (the payload is simulated as given)")
     if gemm is not None and layer.operands.weight_pattern == "block":
         b = layer.operands.block
         rows, columns = gemm.k, gemm.n * gemm.groups  # the GEMM-view matrix that is block-pruned

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from accel_sim.foundations.workload.layer import Network, NetworkLayer, ResidentMemory, VectorLayer
 
-KV_CACHE_LAYERS = ("attn_score", "attn_context")  # their k x n operand is the K / V cache
+KV_CACHE_LAYERS = ("attn_score", "attn_context", "attn_decode")  # their k x n operand is the K / V cache (attn_decode: both)
 GB = 1e9  # the decimal gigabyte of the messages (a datasheet's "40 GB" of HBM is 40 GiB: both are printed)
 
 

@@ -50,6 +50,7 @@ from accel_sim.foundations.compress.activations import synthetic_activations
 from accel_sim.foundations.compress.pruning import (
     block_mask,
     filter_mask,
+    granularity_mask,
     nm_mask,
 )
 from accel_sim.foundations.errors import InputError
@@ -63,7 +64,7 @@ MAX_OPERAND_ELEMENTS = MAX_TENSOR_ELEMENTS
 _WEIGHT_STREAM, _INPUT_STREAM = 0, 1
 # Bump when the generated tensors change for the same layer (a new pruning rule, another
 # random stream): the hashes of generated operands are computed from the spec, not the data.
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2  # 2: 'channel' prunes input channels (1: output channels, now 'filter')
 
 
 class LayerOperands:
@@ -270,11 +271,24 @@ def _generated_weights(layer: Layer, shape: tuple[int, ...]) -> np.ndarray:
             chosen = chosen.reshape(kept.shape)
         elif pattern == "block":
             chosen = block_mask(kept, block_size=layer.operands.block, density=layer.weight_density)
-        else:  # channel: whole output columns (filters)
+        elif pattern == "filter":  # whole output columns of the GEMM view
             chosen = filter_mask(kept, density=layer.weight_density, axis=1)
+        else:  # vector, kernel, channel: chosen on the stored layout, read back in the GEMM view
+            chosen = weight_matrix(layer, _layout_mask(layer, pattern, _stored(layer, kept, shape)))
         mask = chosen if mask is None else mask & chosen
     pruned = matrix if mask is None else np.where(mask, matrix, np.float32(0))
     return np.ascontiguousarray(pruned.T.reshape(shape) if isinstance(layer, ConvLayer) else pruned)
+
+
+def _stored(layer: Layer, matrix: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """The stored layout of a GEMM-view matrix (inverse of :func:`weight_matrix`)."""
+    return matrix.T.reshape(shape) if isinstance(layer, ConvLayer) else matrix
+
+
+def _layout_mask(layer: Layer, pattern: str, weights: np.ndarray) -> np.ndarray:
+    """Vector / kernel / channel keep-mask of weights in the stored layout (:func:`granularity_mask`;
+    a GEMM's vectors are runs of ``block`` weights along the reduction)."""
+    return granularity_mask(weights, pattern, density=layer.weight_density, run=layer.operands.block)
 
 
 # At or below this density the unstructured pruning keeps only the candidate entries

@@ -40,7 +40,7 @@ _CONV_ONLY = ("in_h", "in_w", "in_channels", "out_channels", "kernel", "kernel_h
 FIELD_KINDS = {
     "shape": ("name", "type", "op", *_CONV_ONLY, "in_features", "out_features", "batch", "m", "k", "n", "instances"),
     "operands": ("weight_sparsity", "weight_density", "input_density", "weight_pattern", "activation_pattern",
-                 "block", "seed", "operands"),
+                 "block", "compact", "seed", "operands"),
     # ask the hardware for a datapath width: honoured, or reported (pipeline/honoured.py), or refused
     "request": ("precision", "quantized_weight_bits", "activation_bits"),
     # describe the model as stored (Deep Compression's code widths, read by `accel-sim storage`); the
@@ -95,13 +95,21 @@ class LayerEntry:
     weight_density: float = spec_field("Fraction of non-zero weights (1.0 = dense).", 1.0)
     input_density: float = spec_field("Fraction of non-zero input activations (1.0 = dense).", 1.0)
     weight_pattern: str = spec_field(
-        "How generated weights are pruned to weight_density: unstructured magnitude, N:M (needs "
-        "weight_sparsity), block x block blocks of the GEMM-view weight matrix, or whole output channels.",
+        "How generated weights are pruned to weight_density (Mao et al. 2017's granularities): unstructured "
+        "magnitude, N:M (needs weight_sparsity), block x block blocks of the GEMM-view weight matrix, vector "
+        "(a conv's kernel rows; a GEMM's runs of block weights along the reduction), kernel (a conv's R x S "
+        "kernels), filter (whole output channels) or channel (whole input channels).",
         "unstructured", choices=WEIGHT_PATTERNS)
     activation_pattern: str = spec_field(
         "Where generated non-zero input activations sit: uniformly random, or in spatial clusters.",
         "uniform", choices=ACTIVATION_PATTERNS)
-    block: int = spec_field("Block side for weight_pattern 'block'.", 4, positive=True)
+    block: int = spec_field("Block side for weight_pattern 'block'; run length for 'vector' on a GEMM.", 4,
+                            positive=True)
+    compact: bool = spec_field(
+        "weight_pattern filter / channel: remove the pruned channels, so every family runs the smaller dense "
+        "layer and the next layer (previous, for channel) loses the matching input (output) channels, as a "
+        "deployed pruned model does; false keeps them as zeros in the full-size tensor (sparse hardware's view).",
+        True)
     seed: int | None = spec_field("Seed of this layer's generated operands (default: the workload's seed).", None)
     weight_bits: int | None = spec_field(
         "Bits per stored weight value of this layer (e.g. Deep Compression's weight-sharing code: "
@@ -138,7 +146,8 @@ class LayerEntry:
         if payload is not None and not os.path.isfile(payload):
             raise ValueError(f"operands: payload file {payload} not found")
         source = OperandSource(weight_pattern=self.weight_pattern, activation_pattern=self.activation_pattern,
-                               block=self.block, seed=seed if self.seed is None else self.seed, payload=payload)
+                               block=self.block, seed=seed if self.seed is None else self.seed, payload=payload,
+                               compact=self.compact)
         common = dict(name=self.name, weight_sparsity=nm, weight_density=self.weight_density,
                       input_density=self.input_density, operands=source, weight_bits=self.weight_bits,
                       index_bits=self.index_bits, quantized_weight_bits=self.quantized_weight_bits,

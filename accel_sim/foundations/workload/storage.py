@@ -1,4 +1,7 @@
-"""Per-layer storage of a workload's weights in one sparse format (``accel-sim storage``).
+"""Per-layer storage of a workload's weights in one sparse or block-scaled format (``accel-sim storage``).
+
+Block-scaled formats (OCP MX ``mxfp4``, ``mxfp8_e4m3``, ...; ``nvfp4``) store every weight as an element of
+the format and one scale per block along the reduction: values_bits the elements, metadata_bits the scales.
 
 Each layer's weights (generated at its densities and pattern, or loaded from its payload:
 :func:`accel_sim.foundations.workload.operands.layer_operands`) are encoded as the matrix an
@@ -35,6 +38,7 @@ from accel_sim.foundations.compress.formats.compressed import CompressedSparse
 from accel_sim.foundations.compress.formats.run_length import RunLengthEncoded
 from accel_sim.foundations.compress.huffman import huffman_coded_size
 from accel_sim.foundations.compress.quantization.kmeans import quantize_kmeans
+from accel_sim.foundations.compress.quantization.microscaling import BLOCK_FORMATS, block_format, quantize_block_format
 from accel_sim.foundations.errors import InputError
 from accel_sim.foundations.workload.layer import Layer, Network, single_layers
 from accel_sim.foundations.workload.operands import layer_operands, weight_matrix
@@ -154,9 +158,32 @@ def huffman_sizes(encoded_codes: SparseFormat, value_bits: int, total_bits: int)
             "entropy_bits": kept + entropy_values + entropy_index}
 
 
+def block_scaled_row(layer: Layer, options: StorageOptions, matrix: np.ndarray) -> dict:
+    """A block-scaled format (OCP MX, NVFP4): every weight as an element, one scale per block of the
+    reduction (the stored matrix's columns) as metadata (an NVFP4 tensor's FP32 scale too)."""
+    element, block, _ = block_format(options.format)
+    if matrix.shape[1] % block:
+        raise InputError.single(layer.name, f"format {options.format}", f"its block of {block} must divide the "
+                                f"reduction length (the stored matrix's columns), got {matrix.shape[1]}")
+    breakdown = quantize_block_format(matrix, options.format, axis=1).storage()
+    nnz = int(np.count_nonzero(matrix))
+    return {"rows": matrix.shape[0], "columns": matrix.shape[1], "elements": matrix.size, "nnz": nnz,
+            "density": nnz / matrix.size, "value_width_bits": element.bits, "index_width_bits": np.nan,
+            "dense_bits": matrix.size * value_width(layer, options), "breakdown": breakdown}
+
+
 def layer_storage_row(layer: Layer, options: StorageOptions, network: str = "") -> dict:
     """One table row: shape, non-zeros, widths, dense bits, compressed bits by part, ratio."""
     matrix = stored_matrix(layer)
+    if options.format in BLOCK_FORMATS:
+        row = {"network": network, "layer": layer.name, "format": options.format,
+               **block_scaled_row(layer, options, matrix)}
+        breakdown = row.pop("breakdown")
+        row.update({part: getattr(breakdown, part) for part in STORAGE_PARTS})
+        row["compressed_bits"] = breakdown.total_bits
+        row["ratio"] = row["dense_bits"] / breakdown.total_bits
+        row["bits_per_nonzero"] = breakdown.total_bits / row["nnz"] if row["nnz"] else np.nan
+        return row
     encoded = encode_layer(layer, options, matrix)
     bits = value_width(layer, options)
     try:
@@ -186,8 +213,12 @@ def layer_storage_row(layer: Layer, options: StorageOptions, network: str = "") 
 
 def storage_table(network: Network, options: StorageOptions) -> pd.DataFrame:
     """Per-layer storage of ``network``'s weights in one format, plus a ``total`` row."""
-    if options.format not in FORMATS:
-        raise InputError.single("--format", options.format, f"unknown format; known: {', '.join(FORMATS)}")
+    if options.format not in FORMATS and options.format not in BLOCK_FORMATS:
+        raise InputError.single("--format", options.format,
+                                f"unknown format; known: {', '.join((*FORMATS, *BLOCK_FORMATS))}")
+    if options.format in BLOCK_FORMATS and (options.huffman or options.index_bits is not None or options.n_pes):
+        raise InputError.single("--format", options.format, "a block-scaled format takes no --huffman, "
+                                "--index-bits or --pes")
     for name in ("n_pes", "index_bits", "value_bits"):
         value = getattr(options, name)
         if value is not None and value < 1:

@@ -7,7 +7,8 @@ elements are costed per PE-cycle (``serial_cycles``): a bit-parallel DaDianNao P
 word x word multiplies and adds them into its partial sum each cycle; a bit-serial inner-product unit
 ANDs ``lanes`` single bits with their weights, sums them (costed as one ``lanes``-bit add: estimate, an
 adder tree of ``lanes`` narrow inputs) and shift-accumulates the sum into its partial sum (one add of
-``accumulator_bits``), each cycle. The energies are the table's ``mult_int`` / ``add_int`` entries.
+``accumulator_bits``), each cycle; a Bit Fusion PE runs its ``bricks`` BitBricks (2-bit multiplies) and
+one shift-add of ``accumulator_bits`` each cycle. The energies are the table's ``mult_int`` / ``add_int`` entries.
 Bit-Tactical skips the products of demoted zero weights: ``macs_skipped`` = dense - issued.
 """
 from __future__ import annotations
@@ -29,6 +30,8 @@ def account(plan: BitSerialPlan, counters: BitSerialCounters) -> LayerResult:
     parallel = spec.design == "dadiannao"
     products = counters.serial_cycles * (spec.lanes if parallel else 1)
     pe_op = (ActionCount("pe_array", "mult_int", "op", products, word) if parallel
+             else ActionCount("pe_array", "mult_int", "op", counters.serial_cycles * spec.bricks, spec.brick_bits)
+             if spec.design == "bitfusion"
              else ActionCount("pe_array", "add_int", "op", counters.serial_cycles, spec.lanes))
     actions = (
         ActionCount("dram", "dram", "read", layer.input_elements + layer.weight_elements, word),
@@ -51,6 +54,8 @@ def account(plan: BitSerialPlan, counters: BitSerialCounters) -> LayerResult:
         "weight_bits": float(plan.wgt_bits),
     }
     peak = spec.dense_macs_per_cycle if parallel else spec.dense_macs_per_cycle // spec.pe_width
+    if spec.design == "bitfusion":   # products per cycle at the layer's fused precisions
+        peak = spec.dense_macs_per_cycle // plan.fusion_cycles
     return LayerResult(
         layer=layer.name, cycles=counters.cycles, compute_cycles=counters.cycles, stall_cycles=0,
         macs_dense=dense, macs_issued=issued, peak_macs_per_cycle=max(1, peak),

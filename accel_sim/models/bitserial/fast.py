@@ -14,7 +14,8 @@ Per step, each issuing tile has a cost per unit (a column group, a column, or th
 - pragmatic: per window, cycles of the two-stage shifter over its lanes' terms (each cycle every lane
   retires its lowest term within 2^bits_first_stage - 1 positions of the lowest pending term of the
   window); with Bit-Tactical the slowest filter's selection;
-- laconic: max(1, max over windows x filters x lanes of terms(a) x terms(w)).
+- laconic: max(1, max over windows x filters x lanes of terms(a) x terms(w));
+- bitfusion: ceil(lanes x (a'/2) x (w'/2) / bricks), a' and w' the precisions rounded up to 2 / 4 / 8 / 16.
 
 A unit's cost is the max over tiles; without column registers a step costs its slowest unit, with them
 each unit runs ahead up to ``column_registers`` steps (a short loop over steps, not over values).
@@ -198,6 +199,8 @@ def _tile_costs(facts: _Layer, p: Pass, chunk: Chunk, ws: slice) -> np.ndarray:
         return flat
     if spec.design == "stripes":
         return flat * plan.act_bits
+    if spec.design == "bitfusion":
+        return flat * plan.fusion_cycles
     if spec.design == "shapeshifter":
         return _activation_widths(facts, p, chunk, ws)
     if spec.design == "pragmatic":

@@ -21,6 +21,7 @@ from functools import lru_cache
 import simpy
 
 from accel_sim.hardware import run_until_done
+from accel_sim.hardware.recorder import BARRIER, COMPUTE, Recorder
 from accel_sim.models.bitserial.counters import BitSerialCounters
 from accel_sim.models.bitserial.plan import BitSerialPlan, Chunk, Pass
 
@@ -127,6 +128,8 @@ class _Tile:
             return {0: 1}
         if design == "stripes":
             return {0: plan.act_bits}
+        if design == "bitfusion":
+            return {0: plan.fusion_cycles}
         if design == "shapeshifter":
             return self.group_widths()
         if design == "loom":
@@ -178,8 +181,9 @@ class _Tally:
             c["macs_issued"] += tile.slots() * len(tile.columns)
 
 
-def _step_costs(plan: BitSerialPlan, tally: _Tally) -> list[dict[int, int]]:
-    """Every step's cost per unit, the slowest tile's, in step order."""
+def _step_costs(plan: BitSerialPlan, tally: _Tally, macs: list[dict[int, int]] | None = None) -> list[dict[int, int]]:
+    """Every step's cost per unit, the slowest tile's, in step order (``macs``: filled with each
+    step's MACs per unit, the tiles' slots times their columns in the unit, for the recorder)."""
     out = []
     for p in plan.passes:
         for ws in range(p.acts.shape[0]):
@@ -190,6 +194,8 @@ def _step_costs(plan: BitSerialPlan, tally: _Tally) -> list[dict[int, int]]:
                     if not tiles:
                         tally.counts["steps"] += 1
                         out.append({})
+                        if macs is not None:
+                            macs.append({})
                         continue
                     tile_costs = [tile.costs() for tile in tiles]
                     tally.step(plan, tiles, tile_costs)
@@ -198,24 +204,50 @@ def _step_costs(plan: BitSerialPlan, tally: _Tally) -> list[dict[int, int]]:
                         for unit, cost in costs_of_tile.items():
                             step[unit] = max(step.get(unit, 0), cost)
                     out.append(step)
+                    if macs is not None:
+                        macs.append(_unit_macs(tiles))
     return out
 
 
-def reference(plan: BitSerialPlan, max_cycles: int | None = None) -> BitSerialCounters:
+def _unit_macs(tiles: list[_Tile]) -> dict[int, int]:
+    per_unit: dict[int, int] = {}
+    for tile in tiles:
+        slots = tile.slots()
+        for column in tile.columns:
+            unit = tile.unit_of(column)
+            per_unit[unit] = per_unit.get(unit, 0) + slots
+    return per_unit
+
+
+def reference(plan: BitSerialPlan, max_cycles: int | None = None, recorder: Recorder | None = None) -> BitSerialCounters:
+    """``recorder`` (teaching traces): each unit's steps (their MACs) and its waits for the units
+    ``column_registers + 1`` steps behind (no counter counts these: shown as waits)."""
     spec = plan.spec
     tally = _Tally()
-    costs = _step_costs(plan, tally)
+    macs: list[dict[int, int]] | None = [] if recorder is not None else None
+    costs = _step_costs(plan, tally, macs)
     units = sorted({u for step in costs for u in step}) or [0]
     lag = spec.column_registers if spec.design in ("shapeshifter", "pragmatic") else 0
     env = simpy.Environment()
     finished = [[env.event() for _ in units] for _ in costs]
     barrier = [env.all_of(step) for step in finished]
 
+    agents = {u: f"unit {u}" if len(units) > 1 else "grid" for u in units}
+    if recorder is not None:
+        for agent in agents.values():
+            recorder.agent(agent, "pe")
+
     def unit(index: int, name: int):
         for n, step in enumerate(costs):
             if n - 1 - lag >= 0:
+                waiting = env.now
                 yield barrier[n - 1 - lag]
+                if recorder is not None and env.now > waiting:
+                    recorder.record(agents[name], BARRIER, waiting, env.now, f"wait for step {n - 1 - lag}")
             yield env.timeout(step.get(name, 0))
+            if recorder is not None and (step.get(name, 0) or macs[n].get(name, 0)):
+                recorder.record(agents[name], COMPUTE, env.now - step.get(name, 0), env.now, f"step {n}",
+                                macs=macs[n].get(name, 0))
             finished[n][index].succeed()
 
     processes = [env.process(unit(i, u)) for i, u in enumerate(units)]

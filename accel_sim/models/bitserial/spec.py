@@ -22,7 +22,10 @@ PRAGMATIC = "Albericio et al., Bit-Pragmatic Deep Neural Network Computing, MICR
 LACONIC = "Sharify et al., Laconic Deep Learning Inference Acceleration, ISCA 2019"
 TACTICAL = "Delmas Lascorz et al., Bit-Tactical, ASPLOS 2019"
 DIFFY = "Mahmoud et al., Diffy: a Deja vu-Free Differential Deep Neural Network Accelerator, MICRO 2018"
-DESIGNS = ("dadiannao", "stripes", "shapeshifter", "loom", "pragmatic", "laconic")
+BITFUSION = ("Sharma et al., Bit Fusion: Bit-Level Dynamically Composable Architecture for Accelerating Deep Neural "
+             "Networks, ISCA 2018 (section III: 2-bit BitBricks, 16 per Fusion Unit, fused in powers of 2; 16-bit "
+             "operands by temporal fusion)")
+DESIGNS = ("dadiannao", "stripes", "shapeshifter", "loom", "pragmatic", "laconic", "bitfusion")
 SEARCH_SHAPES = ("T", "L")
 TACTICAL_DESIGNS = ("dadiannao", "shapeshifter", "pragmatic")
 DIFFY_DESIGNS = ("shapeshifter", "pragmatic")
@@ -82,6 +85,12 @@ class BitSerialSpec:
     diffy: bool = spec_field(
         "shapeshifter / pragmatic: process the differences of horizontally adjacent activations (Diffy), "
         "the first window column against zero.", False, source=f"{DIFFY}; {DNNSIM}")
+    bricks: int = spec_field(
+        "bitfusion: BitBricks per processing element (grid position); a Fusion Unit has 16. A step's ``lanes`` "
+        "products of a' x w' bits need lanes x (a'/2) x (w'/2) brick operations.", 16, positive=True,
+        source=BITFUSION)
+    brick_bits: int = spec_field("bitfusion: operand bits of one BitBrick (a 2-bit x 2-bit signed multiply).", 2,
+                                 positive=True, maximum=8, source=BITFUSION)
     accumulator_bits: int = spec_field("Width of a partial sum.", 32, positive=True,
                                        source="estimate: 16-bit products accumulated in 32 bits")
     neuron_memory_size: int = spec_field("Central activation memory (eDRAM).", 4 * 1024 * 1024, unit="size",

@@ -25,6 +25,7 @@ import simpy
 from accel_sim.models.cnvlutin.counters import CnvlutinCounters
 from accel_sim.models.cnvlutin.plan import CnvlutinPlan, GroupWork
 from accel_sim.hardware import Barrier, run_until_done
+from accel_sim.hardware.recorder import COMPUTE, DRAM, Recorder
 
 BITS_PER_BYTE = 8
 
@@ -47,7 +48,9 @@ def _windows(work: GroupWork):
                 yield n, y * sh, x * sw
 
 
-def _lane(env: simpy.Environment, plan: CnvlutinPlan, lane: int, barrier: Barrier, tally: _Tally):
+def _lane(env: simpy.Environment, plan: CnvlutinPlan, lane: int, barrier: Barrier, tally: _Tally,
+          recorder: Recorder | None = None):
+    agent = f"lane {lane}"
     spec, depth = plan.spec, plan.slice_depth
     real_channels = max(0, min(depth, plan.channels - lane * depth))  # the lane's slice of the real channels
     for filters in plan.filters_per_pass:
@@ -56,6 +59,7 @@ def _lane(env: simpy.Environment, plan: CnvlutinPlan, lane: int, barrier: Barrie
             for n, y0, x0 in _windows(work):
                 here = work.lane_nonzeros[n, lane, y0:y0 + r_max, x0:x0 + s_max]
                 nonzero = int(here.sum())
+                macs_before = tally.macs
                 if spec.zero_skipping:
                     busy = nonzero + spec.empty_brick_cycles * int(np.count_nonzero(here == 0))
                     tally.reads += nonzero
@@ -65,9 +69,12 @@ def _lane(env: simpy.Environment, plan: CnvlutinPlan, lane: int, barrier: Barrie
                     busy = depth * r_max * s_max
                     tally.reads += busy
                     tally.macs += real_channels * r_max * s_max * filters
+                if recorder is not None:
+                    recorder.record(agent, COMPUTE, env.now, env.now + busy, f"window ({n}, {y0}, {x0})",
+                                    macs=tally.macs - macs_before)
                 if busy:
                     yield env.timeout(busy)
-                yield barrier.put()
+                yield barrier.put(agent)
 
 
 def _count_window_contents(plan: CnvlutinPlan, tally: _Tally) -> None:
@@ -78,7 +85,8 @@ def _count_window_contents(plan: CnvlutinPlan, tally: _Tally) -> None:
             tally.slots += plan.spec.neuron_lanes * plan.slice_depth * r_max * s_max
 
 
-def _stream(env: simpy.Environment, plan: CnvlutinPlan, words: int, tally: _Tally, write: bool):
+def _stream(env: simpy.Environment, plan: CnvlutinPlan, words: int, tally: _Tally, write: bool,
+            recorder: Recorder | None = None, name: str = ""):
     arch = plan.arch
     if write:
         tally.dram_write_words += words
@@ -87,18 +95,30 @@ def _stream(env: simpy.Environment, plan: CnvlutinPlan, words: int, tally: _Tall
     if arch.dram.bandwidth_mode == "user":
         yield env.timeout(arch.dram.latency + math.ceil(words * arch.word_bits / BITS_PER_BYTE / arch.dram.bandwidth))
     tally.dram_end = max(tally.dram_end, int(env.now))
+    if recorder is not None:
+        recorder.record(name, DRAM, 0, env.now, f"{'write' if write else 'read'} {words} words",
+                        dram_bytes=words * arch.word_bits / BITS_PER_BYTE)
 
 
-def reference(plan: CnvlutinPlan, max_cycles: int | None = None) -> CnvlutinCounters:
+STREAMS = ("DRAM inputs", "DRAM weights", "DRAM outputs")   # the recorder's DRAM agents
+
+
+def reference(plan: CnvlutinPlan, max_cycles: int | None = None, recorder: Recorder | None = None) -> CnvlutinCounters:
+    """``recorder`` (teaching traces): each lane's windows (their MACs), its waits at the window
+    barrier, and the three DRAM streams."""
     env = simpy.Environment()
     tally = _Tally()
     lanes = plan.spec.neuron_lanes
-    barrier = Barrier(env, lanes, "window")
-    compute = [env.process(_lane(env, plan, lane, barrier, tally)) for lane in range(lanes)]
+    if recorder is not None:
+        for lane in range(lanes):
+            recorder.agent(f"lane {lane}", "pe")
+        for name in STREAMS:
+            recorder.agent(name, "dram")
+    barrier = Barrier(env, lanes, "window", recorder)
+    compute = [env.process(_lane(env, plan, lane, barrier, tally, recorder)) for lane in range(lanes)]
     layer = plan.layer
-    streams = [env.process(_stream(env, plan, layer.input_elements, tally, write=False)),
-               env.process(_stream(env, plan, layer.weight_elements, tally, write=False)),
-               env.process(_stream(env, plan, layer.output_elements, tally, write=True))]
+    streams = [env.process(_stream(env, plan, words, tally, name == STREAMS[2], recorder, name)) for name, words in
+               zip(STREAMS, (layer.input_elements, layer.weight_elements, layer.output_elements))]
     compute_end = [0]
 
     def units_done():

@@ -14,6 +14,13 @@ Actions counted:
   histogram counter increment (``add_int``, ``histogram_counter_bits``); per readout (one per
   group) the ``register_file`` reads of every counter of every unit, the ``add_int`` that sum
   the units, and the settings-block write of the new point (``register_file`` write, 8 bits).
+- a lane's registers and control, the overhead it shares across the operations packed into it
+  (:func:`lane_overhead_actions`): per lane operation (one cycle of one ``lane_bits`` lane,
+  ``ops_per_lane`` MACs) the two packed operand words read from the ``register_file`` at ``lane_bits``
+  (the FMA form d = a x b + c, as a SIMD register file serves it); per MAC the partial sum c read
+  and d written at the accumulator width (binary / ternary: one popcount accumulator per lane
+  operation); per ``simd_lanes`` lane operations one ``register_file`` read of the element's
+  ``INSTRUCTION_BITS`` instruction word (control).
 - on-chip memory: tile operand reads (broadcast to the lanes), fills from DRAM; DRAM reads of
   operands and writes of results, at the data width (FP32 for fp32).
 
@@ -32,9 +39,13 @@ from accel_sim.foundations.results.counts import ActionCount
 from accel_sim.foundations.results.layer_result import LayerResult
 
 FLOAT_ACCUMULATOR_BITS = 32   # FP16 / FP32 products accumulate in FP32 (common mixed-precision practice)
+OPERAND_WORDS = 2             # a and b of d = a x b + c: two packed operand words read per lane operation
+# estimate: one instruction word per element and cycle, broadcast to its SIMD lanes, read from a
+# register (the DLU's instruction format is not published; 32 bits as a RISC instruction word)
+INSTRUCTION_BITS = 32
 SETTINGS_REGISTER_BITS = 8    # one point position per tensor in the settings block
 BINARY_SCALE_BITS = 32        # XNOR-Net's per-output scale alpha, applied in FP32
-COMPUTE_COMPONENTS = ("datapath", "requantize", "statistics", "settings")
+COMPUTE_COMPONENTS = ("datapath", "registers", "control", "requantize", "statistics", "settings")
 MEMORY_COMPONENTS = ("local_memory", "dram")
 
 
@@ -57,12 +68,30 @@ def mac_actions(spec: DLUSpec) -> tuple[MacAction, ...]:
     return MacAction("xnor", "op", 1, planes), MacAction("popcount", "op", 1, planes)
 
 
+def lane_operations(spec: DLUSpec, macs: int) -> int:
+    """Cycles of one ``lane_bits`` lane that ``macs`` MACs take (``ops_per_lane`` MACs packed in each)."""
+    return -(-macs // spec.ops_per_lane)
+
+
+def lane_overhead_actions(spec: DLUSpec, macs: int) -> list[ActionCount]:
+    """The registers and control of the lane operations ``macs`` MACs take (module doc)."""
+    lane_ops = lane_operations(spec, macs)
+    float_type = spec.data_type in ("fp32", "fp16")
+    acc = FLOAT_ACCUMULATOR_BITS if float_type else spec.accumulator_bits
+    partial_sums = lane_ops if spec.data_type in ("binary", "ternary") else macs
+    return [ActionCount("registers", "register_file", "read", OPERAND_WORDS * lane_ops, spec.lane_bits),
+            ActionCount("registers", "register_file", "read", partial_sums, acc),
+            ActionCount("registers", "register_file", "write", partial_sums, acc),
+            ActionCount("control", "register_file", "read", -(-lane_ops // spec.simd_lanes), INSTRUCTION_BITS)]
+
+
 def _actions(plan: DLUPlan, c: DLUCounters) -> list[ActionCount]:
     spec = plan.spec
     bits, acc, outputs = spec.bits, spec.accumulator_bits, c.output_words
     fills = c.input_fill_words + c.weight_fill_words
     actions = [ActionCount("datapath", m.component_class, m.action, c.macs * m.per_mac, m.bits)
                for m in mac_actions(spec)]
+    actions += lane_overhead_actions(spec, c.macs)
     if spec.is_fixed_point:
         actions += [ActionCount("requantize", "add_int", "op", outputs, acc),
                     ActionCount("requantize", "add_int", "op", outputs, bits)]
@@ -99,6 +128,7 @@ def account(plan: DLUPlan, counters: DLUCounters) -> LayerResult:
         "chunk": float(tiling.chunk), "inputs_resident": float(tiling.inputs_resident),
         "weights_resident": float(tiling.weights_resident),
         "statistics_results": float(counters.statistics_results),
+        "lane_operations": float(lane_operations(spec, counters.macs)),
         "histogram_readout_cycles": float(counters.readout_cycles),
     }
     return LayerResult(

@@ -5,12 +5,14 @@ statistics block (leading-bit histogram) next to each unit's outputs, and a lock
 load / compute / drain pipeline: :mod:`.plan` tiles the layer, :mod:`.fast` and
 :mod:`.reference` count it, :mod:`.accounting` turns the counts into actions.
 """
-from accel_sim.models.dlu.accounting import account
-from accel_sim.models.dlu.fast import fast
-from accel_sim.models.dlu.plan import plan
-from accel_sim.models.dlu.reference import reference
-from accel_sim.foundations.contract import Family, Section
+from accel_sim.foundations.contract import Family, Hook, Section
 from accel_sim.models.dlu.spec import DLUSpec
+
+# Imported on first call (Hook): the catalog loads only this family's spec.
+account = Hook("accel_sim.models.dlu.accounting", "account")
+fast = Hook("accel_sim.models.dlu.fast", "fast")
+plan = Hook("accel_sim.models.dlu.plan", "plan")
+reference = Hook("accel_sim.models.dlu.reference", "reference")
 
 FAMILY = Family(name="dlu", plan=plan, fast=fast, reference=reference, account=account,
                 quantized_weights=True, precisions=True,

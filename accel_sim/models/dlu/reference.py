@@ -44,6 +44,7 @@ from accel_sim.models.dlu.counters import DLUCounters
 from accel_sim.models.dlu.plan import DLUPlan
 from accel_sim.foundations.errors import SimulationError
 from accel_sim.hardware import Barrier, Fifo, Link, LogEntry, WordsPerCycle
+from accel_sim.hardware.recorder import BUSY, COMPUTE, Recorder
 
 BITS_PER_BYTE = 8
 REGISTER_DEPTH = 1   # one tile between two stages: the other half of the double buffer, the output block
@@ -66,7 +67,8 @@ class _Tile(NamedTuple):
 class _Tally:
     """What the stages report as they work, and when each finished each step."""
 
-    def __init__(self) -> None:
+    def __init__(self, recorder: Recorder | None = None) -> None:
+        self.recorder = recorder
         self.tiles = self.macs = self.operand_reads = 0
         self.input_fill_words = self.weight_fill_words = self.output_words = self.statistics_results = 0
         self.readouts = self.readout_cycles = 0
@@ -91,6 +93,11 @@ class _Tally:
             self.compute_cycles += busy - start
             self.load_stall_cycles += loaded - busy
             self.writeback_stall_cycles += step_end - loaded
+            if self.recorder is not None:
+                if loaded > busy:
+                    self.recorder.stall("array", busy, loaded, "operand loads")
+                if step_end > loaded:
+                    self.recorder.stall("array", loaded, step_end, "write-back")
         self.step_start, self.finished = [], []
 
 
@@ -99,21 +106,28 @@ class _Group:
 
     def __init__(self, env: simpy.Environment, plan: DLUPlan, tally: _Tally, log: list[LogEntry]):
         self.env, self.plan, self.tally, self.log = env, plan, tally, log
+        recorder = self.recorder = tally.recorder
+        if recorder is not None:
+            for stage, kind in zip(STAGES, ("buffer", "pe", "control", "buffer")):
+                recorder.agent(stage, kind)
         work = plan.tiles
         self.tiles = [_Tile(index, *fields) for index, fields in enumerate(zip(*(
             a.tolist() for a in (work.rows, work.cols, work.chunk, work.input_words, work.weight_words,
                                  work.last_chunk))))]
         self.steps = len(self.tiles) + PIPELINE_STEPS - 1
-        self.loaded = Fifo(env, REGISTER_DEPTH, "loaded", log)
-        self.results = Fifo(env, REGISTER_DEPTH, "results", log)
-        self.observed = Fifo(env, REGISTER_DEPTH, "observed", log)
+        self.loaded = Fifo(env, REGISTER_DEPTH, "loaded", log, recorder)
+        self.results = Fifo(env, REGISTER_DEPTH, "results", log, recorder)
+        self.observed = Fifo(env, REGISTER_DEPTH, "observed", log, recorder)
+        if recorder is not None:
+            self.loaded.source, self.results.source, self.observed.source = "load", "array", "statistics"
         self.loaded.put(BUBBLE)
         self.results.put(BUBBLE)
         self.barrier = Barrier(env, len(STAGES), "step")
         dram = plan.arch.dram
         self.channels = None
         if dram.bandwidth_mode == "user":
-            self.channels = {name: Link(env, name, WordsPerCycle(dram.bandwidth), latency, BITS_PER_BYTE, log=log)
+            self.channels = {name: Link(env, name, WordsPerCycle(dram.bandwidth), latency, BITS_PER_BYTE, log=log,
+                                        recorder=recorder)
                              for name, latency in (("inputs", dram.latency + 1), ("weights", dram.latency + 1),
                                                    ("outputs", POSTED))}
 
@@ -149,6 +163,9 @@ class _Group:
                 self.tally.macs += tile.rows * tile.cols * tile.chunk
                 self.tally.operand_reads += (tile.rows + tile.cols) * tile.chunk
                 yield self.env.timeout(tile.chunk)
+                if self.recorder is not None:
+                    self.recorder.record("array", COMPUTE, self.env.now - tile.chunk, self.env.now,
+                                         f"tile {tile.index}", macs=tile.rows * tile.cols * tile.chunk)
             yield self.results.put(tile)
             yield from self._end_step("array", step)
 
@@ -166,7 +183,10 @@ class _Group:
                 outputs = tile.rows * tile.cols
                 self.tally.statistics_results += outputs
                 shares = [outputs // units + (unit < outputs % units) for unit in range(units)]
+                start = self.env.now
                 yield self.env.all_of([self.env.process(self._unit_statistics(share)) for share in shares if share])
+                if self.recorder is not None:
+                    self.recorder.record("statistics", BUSY, start, self.env.now, f"leading bits of tile {tile.index}")
             yield from self._end_step("statistics", step)
 
     def writeback(self):
@@ -188,14 +208,18 @@ class _Group:
             yield self.env.timeout(-(-self.plan.histogram_counters // self.plan.spec.readout_words_per_cycle))
             self.tally.readouts += 1
             self.tally.readout_cycles += int(self.env.now - start)
+            if self.recorder is not None:
+                self.recorder.record("statistics", BUSY, start, self.env.now, "histogram readout")
             self.log.append(LogEntry("readout", "end", int(self.env.now)))
 
 
-def reference(plan: DLUPlan, max_cycles: int | None = None, log: list[LogEntry] | None = None) -> DLUCounters:
+def reference(plan: DLUPlan, max_cycles: int | None = None, log: list[LogEntry] | None = None,
+              recorder: Recorder | None = None) -> DLUCounters:
     """Run the layer's groups one after the other; ``log`` receives the ``(who, what, when)`` of the
-    registers, DRAM channels and readouts."""
+    registers, DRAM channels and readouts; ``recorder`` (teaching traces) the array's tiles and
+    stalls, the register entries, the statistics work and the DRAM transfers."""
     env = simpy.Environment()
-    tally = _Tally()
+    tally = _Tally(recorder)
     log = [] if log is None else log
 
     def layer():

@@ -20,6 +20,7 @@ from __future__ import annotations
 import simpy
 
 from accel_sim.hardware import BytesPerCycle, Link, run_until_done
+from accel_sim.hardware.recorder import BUSY, COMPUTE, Recorder
 from accel_sim.models.eyeriss.counters import EyerissCounters
 from accel_sim.models.eyeriss.plan import EyerissPlan, blocks, window_rows
 
@@ -40,18 +41,27 @@ def _ceil(a: int, b: int) -> int:
     return -(-a // b)
 
 
+ARRAY = "PE array"   # the recorder's agent for the passes and the array's stalls
+
+
 def _array(env: simpy.Environment, plan: EyerissPlan, images: int, channels: int, filters: int, rows: int,
-           tally: _Tally):
-    """One processing pass on the PE array."""
+           tally: _Tally, recorder: Recorder | None = None, gated: int = 0):
+    """One processing pass on the PE array (``gated``: its MACs on zero ifmaps, for the recorder)."""
     shape, mp, spec = plan.shape, plan.mapping, plan.spec
     weights = filters * channels * shape.filter_rows * shape.filter_cols
     ramp = _ceil(weights, spec.filter_gin_words)
     macs_per_pe = images * _ceil(filters, mp.t) * _ceil(channels, mp.r) * shape.out_cols * shape.filter_cols
     ifmap_words = images * channels * window_rows(shape, rows) * shape.width
     work = max(macs_per_pe, _ceil(ifmap_words, spec.ifmap_gin_words))
+    dense = images * channels * filters * rows * shape.out_cols * shape.filter_rows * shape.filter_cols
     yield env.timeout(ramp + work)
+    if recorder is not None:
+        if ramp:
+            recorder.record(ARRAY, BUSY, env.now - ramp - work, env.now - work, "ramp-up: filters in")
+        recorder.record(ARRAY, COMPUTE, env.now - work, env.now, f"pass {tally.counts['passes']}",
+                        macs=dense - gated)
     tally.add(processing_cycles=ramp + work, network_wait_cycles=work - macs_per_pe, passes=1,
-              macs_dense=images * channels * filters * rows * shape.out_cols * shape.filter_rows * shape.filter_cols,
+              macs_dense=dense,
               glb_ifmap_reads=images * channels * window_rows(shape, rows) * shape.width,
               glb_filter_words=weights, glb_psum_writes=images * filters * rows * shape.out_cols,
               ifmap_spad_writes=images * channels * shape.width * shape.filter_rows * rows * _ceil(filters, mp.p),
@@ -60,7 +70,7 @@ def _array(env: simpy.Environment, plan: EyerissPlan, images: int, channels: int
               * (shape.filter_rows * _ceil(channels, mp.q) - 1))
 
 
-def _control(env: simpy.Environment, plan: EyerissPlan, bus: Link, tally: _Tally):
+def _control(env: simpy.Environment, plan: EyerissPlan, bus: Link, tally: _Tally, recorder: Recorder | None = None):
     shape, mp, word = plan.shape, plan.mapping, plan.arch.word_bits
     image_blocks = blocks(shape.images, mp.n)
     channel_blocks = blocks(shape.channels, mp.q * mp.r)
@@ -75,17 +85,25 @@ def _control(env: simpy.Environment, plan: EyerissPlan, bus: Link, tally: _Tally
                         start = env.now
                         bits = int(plan.ifmap_bits[g, n0:n0 + images, c0:c0 + channels, s].sum())
                         yield bus.get(bits, f"ifmap g{g} s{s}")
+                        if recorder is not None and env.now > start:
+                            recorder.stall(ARRAY, start, env.now, "ifmaps from DRAM")
                         tally.add(ifmap_load_cycles=int(env.now - start),
                                   glb_ifmap_writes=images * channels * window_rows(shape, rows) * shape.width)
+                        zeros = 0
                         if plan.spec.zero_gating:
                             zeros = int(plan.zero_uses[g, n0:n0 + images, c0:c0 + channels, s].sum())
                             tally.add(macs_gated=zeros * m_size)
                         for filters in blocks(m_size, mp.p * mp.t):
                             start = env.now
                             weights = filters * channels * shape.filter_rows * shape.filter_cols
-                            yield env.all_of([env.process(_array(env, plan, images, channels, filters, rows, tally)),
+                            busy = tally.counts["processing_cycles"]
+                            yield env.all_of([env.process(_array(env, plan, images, channels, filters, rows, tally,
+                                                                 recorder, zeros * filters)),
                                               bus.get(weights * word, f"filters g{g} s{s}")])
                             tally.add(pass_cycles=int(env.now - start))
+                            busy = start + tally.counts["processing_cycles"] - busy
+                            if recorder is not None and env.now > busy:
+                                recorder.stall(ARRAY, busy, env.now, "filters from DRAM")
                         if c_index:
                             tally.add(glb_psum_reads=images * m_size * rows * shape.out_cols)
                         c0 += channels
@@ -93,16 +111,22 @@ def _control(env: simpy.Environment, plan: EyerissPlan, bus: Link, tally: _Tally
                     tally.add(glb_psum_reads=images * m_size * rows * shape.out_cols)
                     bits = int(plan.ofmap_bits[g, n0:n0 + images, m0:m0 + m_size, s].sum())
                     yield bus.put(bits, f"ofmap g{g} s{s}")
+                    if recorder is not None and env.now > start:
+                        recorder.stall(ARRAY, start, env.now, "ofmaps to DRAM")
                     tally.add(ofmap_dump_cycles=int(env.now - start))
                     m0 += m_size
                 n0 += images
 
 
-def reference(plan: EyerissPlan, max_cycles: int | None = None) -> EyerissCounters:
+def reference(plan: EyerissPlan, max_cycles: int | None = None, recorder: Recorder | None = None) -> EyerissCounters:
+    """``recorder`` (teaching traces): each pass's ramp-up and compute, the array's waits for DRAM
+    (ifmaps, filters, ofmaps) and every DRAM burst."""
     env = simpy.Environment()
-    bus = Link(env, "dram_link", BytesPerCycle(plan.bus_bytes_per_cycle))   # amounts in bits
+    if recorder is not None:
+        recorder.agent(ARRAY, "pe")
+    bus = Link(env, "dram_link", BytesPerCycle(plan.bus_bytes_per_cycle), recorder=recorder)   # amounts in bits
     tally = _Tally()
-    done = env.process(_control(env, plan, bus, tally))
+    done = env.process(_control(env, plan, bus, tally, recorder))
     run_until_done(env, done, max_cycles, plan.layer.name)
     c = tally.counts
     filter_bits = c["glb_filter_words"] * plan.arch.word_bits

@@ -19,12 +19,14 @@ import numpy as np
 import simpy
 
 from accel_sim.hardware import run_until_done
+from accel_sim.hardware.recorder import BARRIER, COMPUTE, TRANSFER, Recorder
 from accel_sim.models.eyeriss_v2.counters import EyerissV2Counters
 from accel_sim.models.eyeriss_v2.plan import EyerissV2Plan
 
 
 class _Model:
-    def __init__(self, plan: EyerissV2Plan) -> None:
+    def __init__(self, plan: EyerissV2Plan, recorder: Recorder | None = None) -> None:
+        self.recorder = recorder
         self.plan, self.spec, self.sh = plan, plan.spec, plan.shape
         self.c_starts = np.cumsum((0,) + plan.c_sizes[:-1])
         self.n = dict.fromkeys(("compute", "busy", "issued", "idle", "iact_reads", "weight_reads", "iact_writes",
@@ -75,20 +77,33 @@ class _Model:
         return int(p.x_nz[g, n, c:c + p.c_sizes[cb], h, lo:hi].sum())
 
 
-def _router(env: simpy.Environment, model: _Model, matrices: list[tuple[int, int]], done: simpy.Event):
+def _router(env: simpy.Environment, model: _Model, matrices: list[tuple[int, int]], done: simpy.Event, index: int):
     for words, addr_bits in matrices:
         load = words + -(-addr_bits // model.spec.noc_port_bits)
         model.n["load_words"] += load
         yield env.timeout(load)
+        if model.recorder is not None:
+            model.recorder.record(f"weight router {index}", TRANSFER, env.now - load, env.now, f"{load} weight words")
     done.succeed()
 
 
-def _pe(env: simpy.Environment, model: _Model, unit: tuple, wait: simpy.Event | None, spent: list[int]):
+def _pe(env: simpy.Environment, model: _Model, unit: tuple, wait: simpy.Event | None, spent: list[int],
+        index: int = 0, router: int | None = None, ends: list | None = None):
+    start = env.now
     if wait is not None:
         yield wait
+    issued = model.n["issued"]
     cycles = model.unit_cycles(*unit)
     spent.append(cycles)
+    recorder = model.recorder
+    if recorder is not None:
+        if env.now > start:
+            recorder.stall(f"PE {index}", start, env.now, "weights from its router", 0)
+        recorder.record(f"PE {index}", COMPUTE, env.now, env.now + cycles, "unit g{} m{} c{} r{} n{} e{} f{}".format(*unit),
+                        macs=model.n["issued"] - issued, source="" if router is None else f"weight router {router}")
     yield env.timeout(cycles)
+    if ends is not None:
+        ends.append((index, env.now))
 
 
 def _round(model: _Model, batch: list[tuple]) -> tuple[dict[int, list], list[int | None]]:
@@ -128,18 +143,32 @@ def _control(env: simpy.Environment, model: _Model):
         sends, waits = _round(model, batch)
         done = {router: env.event() for router in sends}
         for router, queue in sends.items():
-            env.process(_router(env, model, [m for _, m in queue], done[router]))
+            env.process(_router(env, model, [m for _, m in queue], done[router], router))
         spent: list[int] = []
-        yield env.all_of([env.process(_pe(env, model, unit, None if w is None else done[w], spent))
-                          for unit, w in zip(batch, waits)])
+        ends: list = []
+        yield env.all_of([env.process(_pe(env, model, unit, None if w is None else done[w], spent, pe, w, ends))
+                          for pe, (unit, w) in enumerate(zip(batch, waits))])
+        if model.recorder is not None:
+            for pe, end in ends:
+                if end < env.now:
+                    model.recorder.record(f"PE {pe}", BARRIER, end, env.now, "wait for the round's slowest PE")
         model.n["compute"] += max(spent)
         model.n["busy"] += sum(spent)
         model.n["rounds"] += 1
 
 
-def reference(plan: EyerissV2Plan, max_cycles: int | None = None) -> EyerissV2Counters:
+def reference(plan: EyerissV2Plan, max_cycles: int | None = None,
+              recorder: Recorder | None = None) -> EyerissV2Counters:
+    """``recorder`` (teaching traces): each router's weight loads, each PE's work units (their MACs),
+    its waits for weights and for the round's slowest PE (no counter counts these: shown as waits).
+    DRAM is not timed by this reference (its bits are counted from the plan): no DRAM events."""
     env = simpy.Environment()
-    model = _Model(plan)
+    model = _Model(plan, recorder)
+    if recorder is not None:
+        for pe in range(plan.spec.pes):
+            recorder.agent(f"PE {pe}", "pe")
+        for router in range(-(-plan.spec.pes // plan.spec.pes_per_weight_router)):
+            recorder.agent(f"weight router {router}", "network")
     done = env.process(_control(env, model))
     run_until_done(env, done, max_cycles, plan.layer.name)
     n, sh = model.n, plan.shape

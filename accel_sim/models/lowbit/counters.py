@@ -1,4 +1,4 @@
-"""What a low-bit PE array layer counts: time by phase, datapath operations, buffer bits."""
+"""What a low-bit PE array layer counts: time by phase, datapath operations, buffer and DRAM bits."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -8,7 +8,7 @@ from accel_sim.foundations.contract import Counters
 
 @dataclass(frozen=True)
 class LowbitCounters(Counters):
-    cycles: int             # binarize + every pass (its slowest PE) + every pass's drain
+    cycles: int             # binarize + every pass (its slowest PE) + every pass's drain + memory stalls
     binarize_cycles: int    # binarizing and packing the inputs before the first pass (binary layers)
     compute_cycles: int     # sum over passes of the slowest PE's busy cycles
     drain_cycles: int       # pipeline drain after every pass (operand stage, reduction tree, scale)
@@ -27,3 +27,12 @@ class LowbitCounters(Counters):
     binarized_words: int    # words of packed input signs the binarizer wrote
     weight_read_bits: int   # weight-buffer bits read (each column's weights once)
     input_read_bits: int    # input-buffer bits read (each pass broadcasts the rows of its groups)
+    dram_read_bits: int     # DRAM bits read: every pass's packed weights and the stored input (once, or per pass)
+    dram_write_bits: int    # DRAM bits written: every output at its stored width
+    dram_busy_cycles: int   # cycles the DRAM channel moved data (>= DRAM bytes / bandwidth)
+    memory_stall_cycles: int  # cycles waiting on DRAM: the first load, steps where a transfer outlasts its
+    #                           pass, the last write-back
+    weight_buffer_write_bits: int  # bits loaded into the weight buffer
+    input_buffer_write_bits: int   # bits loaded into the input buffer
+    output_buffer_write_bits: int  # output bits the array wrote into the output buffer
+    output_buffer_read_bits: int   # output bits drained from the output buffer to DRAM

@@ -5,14 +5,16 @@
 :mod:`.functional` computes the outputs with the datapath's arithmetic (bit-packed XNOR +
 popcount, ternary add / subtract of non-zero weights, shift-add, wrapping int-k MACs).
 """
-from accel_sim.foundations.contract import Family, Section
-from accel_sim.models.lowbit.accounting import account
-from accel_sim.models.lowbit.fast import fast
-from accel_sim.models.lowbit.plan import plan
-from accel_sim.models.lowbit.reference import reference
+from accel_sim.foundations.contract import Family, Hook, Section
 from accel_sim.models.lowbit.spec import LowbitSpec
 
+# Imported on first call (Hook): the catalog loads only this family's spec.
+account = Hook("accel_sim.models.lowbit.accounting", "account")
+fast = Hook("accel_sim.models.lowbit.fast", "fast")
+plan = Hook("accel_sim.models.lowbit.plan", "plan")
+reference = Hook("accel_sim.models.lowbit.reference", "reference")
+
 FAMILY = Family(name="lowbit", plan=plan, fast=fast, reference=reference, account=account,
-                precisions=True,
+                precisions=True, activation_precision=True,   # the stored width of a layer's input
                 section=Section(LowbitSpec, "Binary / ternary / low-bit PE array with per-layer "
                                 "precision (family: lowbit)."))

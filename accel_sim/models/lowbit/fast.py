@@ -3,6 +3,12 @@
 Column ``j`` keeps its PE busy ``m x ceil(elements_j / lanes)`` cycles; a pass of ``pes``
 columns lasts as long as its busiest PE, then drains ``pipeline_depth`` cycles. A binary layer
 first spends ``ceil(m k groups / binarizer_width)`` cycles binarizing its inputs.
+
+Memory, double-buffered over passes on one DRAM channel: the first pass's load (its weights and
+the input) comes before the binarizer; while pass ``p`` computes and drains, the channel moves
+pass ``p + 1``'s load and pass ``p - 1``'s outputs as one burst, and the step lasts as long as
+the longer of the two; the last pass's outputs are written back at the end. A transfer of
+``b`` bits takes ``ceil(b / 8 / dram_bandwidth)`` cycles plus ``dram.latency`` (none when empty).
 """
 from __future__ import annotations
 
@@ -20,12 +26,33 @@ def _pass_busy(busy: np.ndarray, pes: int) -> np.ndarray:
     return padded.reshape(passes, pes)
 
 
-def _input_read_bits(plan: LowbitPlan, passes: int, row_bits: int) -> int:
-    """Each pass broadcasts the rows of every group its columns belong to."""
+def _pass_groups(plan: LowbitPlan, passes: int) -> np.ndarray:
     n, columns, pes = plan.layer.gemm().n, plan.column_elements.size, plan.spec.pes
     first = np.arange(passes, dtype=np.int64) * pes
     last = np.minimum(first + pes, columns) - 1
-    return int((last // n - first // n + 1).sum()) * plan.rows * row_bits
+    return last // n - first // n + 1
+
+
+def _input_read_bits(plan: LowbitPlan, passes: int, row_bits: int) -> int:
+    """Each pass broadcasts the rows of every group its columns belong to."""
+    return int(_pass_groups(plan, passes).sum()) * plan.rows * row_bits
+
+
+def _transfer_cycles(plan: LowbitPlan, bits: np.ndarray) -> np.ndarray:
+    cycles = np.ceil(bits / 8 / plan.spec.dram_bandwidth).astype(np.int64)
+    return np.where(bits > 0, cycles + plan.arch.dram.latency, 0)
+
+
+def _memory(plan: LowbitPlan, passes: int, column_bits: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(weight bits, input bits, output bits) each pass moves."""
+    columns = plan.column_elements.size
+    pass_columns = np.minimum(columns - np.arange(passes, dtype=np.int64) * plan.spec.pes, plan.spec.pes)
+    if plan.input_fits:
+        inputs = np.zeros(passes, dtype=np.int64)
+        inputs[0] = plan.input_group_bits * plan.layer.gemm().groups
+    else:
+        inputs = _pass_groups(plan, passes) * plan.input_group_bits
+    return pass_columns * column_bits, inputs, pass_columns * plan.rows * plan.output_bits
 
 
 def fast(plan: LowbitPlan, max_cycles: int | None = None) -> LowbitCounters:
@@ -38,16 +65,23 @@ def fast(plan: LowbitPlan, max_cycles: int | None = None) -> LowbitCounters:
     binarize = -(-plan.binarize_values // spec.binarizer_width)
     compute = int(pass_busy.sum())
     drain = passes * plan.pipeline_depth
-    cycles = binarize + compute + drain
-    if max_cycles is not None and cycles > max_cycles:
-        raise SimulationError(f"{plan.layer.name}: {cycles} cycles exceed max_cycles={max_cycles}")
-    columns = int(elements.size)
-    processed = rows * int(elements.sum())
-    dense = rows * k * columns
     binary = precision == "binary"
     words = -(-k // spec.word_bits)
     row_bits = words * spec.word_bits if binary else k * plan.input_bits
     column_bits = words * spec.word_bits if binary else k * plan.weight_bits
+    weights, inputs, outputs = _memory(plan, passes, column_bits)
+    loads = weights + inputs
+    moves = np.append(loads[1:], 0) + np.insert(outputs[:-1], 0, 0)
+    first, last = _transfer_cycles(plan, loads[:1]), _transfer_cycles(plan, outputs[-1:])
+    steps = np.maximum(pass_busy + plan.pipeline_depth, _transfer_cycles(plan, moves))
+    cycles = int(first[0]) + binarize + int(steps.sum()) + int(last[0])
+    if max_cycles is not None and cycles > max_cycles:
+        raise SimulationError(f"{plan.layer.name}: {cycles} cycles exceed max_cycles={max_cycles}")
+    busy_bits = np.concatenate([loads[:1], moves, outputs[-1:]])
+    dram_busy = int(np.ceil(busy_bits / 8 / spec.dram_bandwidth).astype(np.int64).sum())
+    columns = int(elements.size)
+    processed = rows * int(elements.sum())
+    dense = rows * k * columns
     issued = rows * plan.nonzero_weights
     beta = binary and spec.activation_scale
     return LowbitCounters(
@@ -64,4 +98,8 @@ def fast(plan: LowbitPlan, max_cycles: int | None = None) -> LowbitCounters:
         outputs=rows * columns,
         binarized_words=plan.binarize_values // k * words if binary else 0,
         weight_read_bits=columns * column_bits,
-        input_read_bits=_input_read_bits(plan, passes, row_bits))
+        input_read_bits=_input_read_bits(plan, passes, row_bits),
+        dram_read_bits=int(loads.sum()), dram_write_bits=int(outputs.sum()), dram_busy_cycles=dram_busy,
+        memory_stall_cycles=cycles - binarize - compute - drain,
+        weight_buffer_write_bits=int(weights.sum()), input_buffer_write_bits=int(inputs.sum()),
+        output_buffer_write_bits=int(outputs.sum()), output_buffer_read_bits=int(outputs.sum()))

@@ -22,6 +22,18 @@ else the lanes) + one scale stage for binary and ternary (alpha) + one for XNOR-
 beta when asked), ``binarizer_width`` values per cycle. The scale multipliers take one output
 per cycle, and a dot product takes at least one cycle, so they never limit throughput.
 
+Memory (:mod:`.fast` and :mod:`.reference` time it): the layer's weights, input and output
+live in DRAM in the stored format of its precision: binary weights and inputs packed one bit a
+value into ``word_bits`` words (a column's ``k`` weights in ``ceil(k / word_bits)`` words, an
+input pixel's channels of a group in ``ceil(C / word_bits)`` words), ternary 2 bits a weight,
+log2 ``log2_bits``, int-k ``k``, fp32 32; inputs of ternary / log2 layers at ``activation_bits``.
+A layer's own ``activation_bits`` (workload) overrides the stored input width: the previous
+layer wrote its output wider (an fp32 first layer's output read by the first binary layer).
+Outputs are written at :func:`output_bits`: a binary layer writes packed signs (batch norm and
+sign folded into a threshold at the output, as BNN inference engines write bit-packed outputs
+for the next binary layer), the others at their input width. The input is loaded into the
+input buffer once when it fits (``input_fits``), else each pass reloads its groups' input.
+
 The zero-skipping work comes from the layer's quantized weights (:func:`nonzero_per_column`:
 ternary = TWN, delta = 0.7 mean|W|; log2 = signed powers of two); the datapath's integers and
 outputs are :mod:`.functional`'s.
@@ -46,6 +58,7 @@ SKIPPING = ("ternary", "log2")      # adders take non-zero weights only
 SCALED = ("binary", "ternary")      # one alpha multiply per output
 INT_BITS = {"int16": 16, "int8": 8, "int4": 4}
 FP_BITS = 32
+BITS_PER_BYTE = 8
 TERNARY_PLANES = 2                  # a ternary weight: a non-zero bit and a sign bit
 
 
@@ -64,6 +77,9 @@ class LowbitPlan:
     weight_bits: int               # bits of one stored weight
     input_bits: int                # bits of one stored input value
     nonzero_weights: int           # weights of the layer that are issued (all but skipped zeros)
+    input_group_bits: int          # DRAM bits of one group's stored input (packed for binary)
+    output_bits: int               # DRAM bits of one stored output value
+    input_fits: bool               # the whole stored input fits the input buffer (loaded once)
     operand_hashes: Mapping[str, str]
 
 
@@ -89,6 +105,23 @@ def stored_bits(spec: LowbitSpec, precision: str) -> tuple[int, int]:
     if precision in INT_BITS:
         return INT_BITS[precision], INT_BITS[precision]
     return FP_BITS, FP_BITS
+
+
+def output_bits(spec: LowbitSpec, precision: str) -> int:
+    """Bits of one output value as written to DRAM (binary: one packed sign)."""
+    return 1 if precision == "binary" else stored_bits(spec, precision)[1]
+
+
+def input_group_bits(spec: LowbitSpec, layer: Layer, precision: str) -> int:
+    """DRAM bits of the stored input of one group of ``layer`` (binary 1-bit inputs packed by pixel)."""
+    gemm = layer.gemm()
+    width = stored_bits(spec, precision)[1] if layer.activation_bits is None else layer.activation_bits
+    if precision != "binary" or width != 1:
+        return layer.input_elements // gemm.groups * width
+    if layer.kind == "conv":
+        channels = layer.in_channels // layer.groups
+        return layer.in_h * layer.in_w * layer.batch * -(-channels // spec.word_bits) * spec.word_bits
+    return gemm.m * -(-gemm.k // spec.word_bits) * spec.word_bits
 
 
 def datapath_lanes(spec: LowbitSpec, precision: str) -> int:
@@ -128,6 +161,8 @@ def plan(arch: ArchBase, layer: Layer) -> LowbitPlan:
     nonzero = int(per_column.sum()) if precision in SKIPPING else gemm.k * columns
     weight_bits, input_bits = stored_bits(spec, precision)
     binarize = gemm.m * gemm.k * gemm.groups if precision == "binary" else 0
+    group_bits = input_group_bits(spec, layer, precision)
+    fits = group_bits * gemm.groups <= spec.input_buffer * BITS_PER_BYTE
     return LowbitPlan(arch, spec, layer, precision, gemm.m, gemm.k, per_column, datapath_lanes(spec, precision),
                       pipeline_depth(spec, precision), binarize, weight_bits, input_bits, nonzero,
-                      layer_operands(layer).hashes)
+                      group_bits, output_bits(spec, precision), fits, layer_operands(layer).hashes)

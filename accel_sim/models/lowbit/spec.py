@@ -61,10 +61,21 @@ class LowbitSpec:
         False, source=f"{XNOR_NET}; false: BNN / BMXNet keep only the weight scale")
     precision: str = spec_field("Datapath of layers that set no precision.", "binary",
                                 choices=LOWBIT_PRECISIONS, source=XNOR_NET)
-    weight_buffer: int = spec_field("Weight buffer capacity (for SRAM energy).", 64 * 1024, unit="size",
-                                    positive=True, source="estimate: a parameter")
-    input_buffer: int = spec_field("Input buffer capacity (for SRAM energy).", 64 * 1024, unit="size",
-                                   positive=True, source="estimate: a parameter")
+    weight_buffer: int = spec_field(
+        "Weight buffer capacity (SRAM energy): each pass's packed weights are loaded into it from DRAM.",
+        64 * 1024, unit="size", positive=True, source="estimate: a parameter")
+    input_buffer: int = spec_field(
+        "Input buffer capacity: a layer's stored (packed) input is loaded once when it fits, else every pass "
+        "reloads its groups' input from DRAM; also sets the SRAM energy.", 64 * 1024, unit="size",
+        positive=True, source="estimate: a parameter")
+    output_buffer: int = spec_field(
+        "Output buffer capacity (SRAM energy): a pass's outputs (packed signs for binary) collect here and "
+        "drain to DRAM while the next pass runs.", 64 * 1024, unit="size", positive=True,
+        source="estimate: a parameter")
+    dram_bandwidth: float = spec_field(
+        "DRAM bandwidth shared by weight and input loads and output writes.", 16.0, unit="bandwidth",
+        positive=True, source="estimate: 16 GB/s at the 1 GHz clock, about one 32-bit LPDDR4-4266 channel "
+                              "(4266 MT/s x 4 B = 17 GB/s, JEDEC JESD209-4B)")
 
     def __post_init__(self) -> None:
         problems = []

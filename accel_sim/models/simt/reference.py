@@ -24,14 +24,31 @@ import simpy
 
 from accel_sim.foundations.errors import SimulationError
 from accel_sim.hardware import BytesPerCycle, EndOfCycle, Link, WordsPerCycle, run_until_done
+from accel_sim.hardware.recorder import COMPUTE, DRAM, TRANSFER, Recorder
 from accel_sim.models.simt.counters import SimtCounters
 from accel_sim.models.simt.plan import SimtPlan
 
 BITS_PER_BYTE = 8
 
 
-def reference(plan: SimtPlan, max_cycles: int | None = None) -> SimtCounters:
-    """Every candidate runs; a later one replaces the best only when strictly faster."""
+def _record_serving(env: simpy.Environment, recorder: Recorder, served: list, all_ctas: simpy.Event, sms: int):
+    """The SMs' links still serving the CTAs' demands after the last CTA ended (the kernel waits)."""
+    yield all_ctas
+    ended = env.now
+    yield env.all_of(served)
+    if env.now > ended:
+        recorder.stall("SM 0 slot 0", ended, env.now, "SM schedulers / L1 / L2 port serving the CTAs' demands", 0)
+
+
+def best_candidate(plan: SimtPlan, max_cycles: int | None = None) -> int:
+    return reference(plan, max_cycles).candidate
+
+
+def reference(plan: SimtPlan, max_cycles: int | None = None, recorder: Recorder | None = None) -> SimtCounters:
+    """Every candidate runs; a later one replaces the best only when strictly faster. ``recorder``
+    (teaching traces) records a second run of the best one."""
+    if recorder is not None:
+        return run_candidate(plan, best_candidate(plan, max_cycles), max_cycles, recorder)
     best = None
     for index in range(len(plan.candidates)):
         try:
@@ -45,7 +62,26 @@ def reference(plan: SimtPlan, max_cycles: int | None = None) -> SimtCounters:
     return best
 
 
-def run_candidate(plan: SimtPlan, index: int, max_cycles: int | None) -> SimtCounters:
+def _mac_shares(plan: SimtPlan, index: int, issue: list[int], group_bounds: np.ndarray,
+                warp_bounds: np.ndarray) -> list[int]:
+    """For the recorder: the kernel's MACs split over its CTAs in proportion to their issue slots
+    (the schedule does not split its MACs by CTA), whole numbers adding up to the kernel's."""
+    s = plan.candidates[index].schedule
+    total = int(s.fmas) + int(s.tensor_macs)
+    slots = np.array([sum(issue[group_bounds[warp_bounds[i]]:group_bounds[warp_bounds[i + 1]]])
+                      for i in range(s.ctas)], dtype=np.int64)
+    whole = int(slots.sum())
+    if whole == 0:
+        slots, whole = np.ones(s.ctas, dtype=np.int64), s.ctas
+    cumulative = np.concatenate(([0], np.cumsum(slots))) * total // whole
+    return np.diff(cumulative).tolist()
+
+
+def run_candidate(plan: SimtPlan, index: int, max_cycles: int | None,
+                  recorder: Recorder | None = None) -> SimtCounters:
+    """One candidate's run; ``recorder`` (teaching traces) gets each CTA on its SM slot (the kernel's
+    MACs shared by issue slots), its wait for the SM's schedulers, L1 and L2 port to serve its
+    demands, and the L2 and DRAM traffic."""
     c = plan.candidates[index]
     s, m, r = c.schedule, plan.machine, c.ctas_per_sm
     env = simpy.Environment()
@@ -61,6 +97,12 @@ def run_candidate(plan: SimtPlan, index: int, max_cycles: int | None) -> SimtCou
     atomic_units: dict[int, Link] = {}
     atomic_served: list[simpy.Process] = []
     caches: list[OrderedDict[int, int]] = [OrderedDict() for _ in range(m.sms)]
+    shares = _mac_shares(plan, index, issue, group_bounds, warp_bounds) if recorder is not None else []
+    if recorder is not None:
+        for slot in range(min(s.ctas, m.sms * r)):
+            recorder.agent(f"SM {slot % m.sms} slot {slot // m.sms}", "pe")
+        recorder.agent("L2", "buffer")
+        recorder.agent("DRAM", "dram")
 
     def l1_misses(index_: int, sm: int) -> int:
         """The CTA's read-only sectors missing in the SM's L1 (all when CTAs do not share it), then filled."""
@@ -120,6 +162,9 @@ def run_candidate(plan: SimtPlan, index: int, max_cycles: int | None) -> SimtCou
         yield env.all_of([*warps, env.timeout(max(1, *alone))])
         tally["chain"] += max(w.value for w in warps) - start
         tally["cta"] += env.now - start
+        if recorder is not None:
+            recorder.record(f"SM {sm} slot {slot // m.sms}", COMPUTE, start, env.now, f"CTA {index_}",
+                            macs=shares[index_])
         tally["end"] = max(tally["end"], env.now)
         tally["done"] += 1
         if tally["done"] == s.ctas:
@@ -160,6 +205,10 @@ def run_candidate(plan: SimtPlan, index: int, max_cycles: int | None) -> SimtCou
             yield bus.burst(read_bits, write_bits, "kernel", timed=0)
             busy.append(bus.cycles_for(read_bits + write_bits))
         yield env.timeout(max(0, max(busy) - int(env.now)))
+        if recorder is not None:
+            recorder.record("L2", TRANSFER, 0, busy[0], f"{sectors} sectors")
+            recorder.record("DRAM", DRAM, 0, busy[1], "the kernel's DRAM traffic",
+                            dram_bytes=read + c.dram_write_bytes)
         return busy
 
     def kernel():
@@ -178,6 +227,8 @@ def run_candidate(plan: SimtPlan, index: int, max_cycles: int | None) -> SimtCou
     done = env.process(kernel())
     moved = env.process(memory())
     atomic = env.process(atomics())
+    if recorder is not None:
+        env.process(_record_serving(env, recorder, served, all_ctas, m.sms))
     cycles = run_until_done(env, env.all_of([done, moved, atomic]), max_cycles, plan.layer.name)
     l2_cycles, dram_cycles = moved.value
     sm_cycles = int(done.value)

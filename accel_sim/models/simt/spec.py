@@ -33,15 +33,16 @@ NSIGHT_ATOMICS = ("NVIDIA Nsight Visual Studio Edition 4.7 User Guide, Memory St
                   "the read-modify-writes of a warp's threads to one location 'are all serialized'")
 SPUTNIK = "Gale, Zaharia, Young, Elsen, 'Sparse GPU Kernels for Deep Learning' (SC 2020)"
 MERGE = "Yang, Buluc, Owens, 'Design Principles for Sparse Matrix Multiplication on the GPU' (Euro-Par 2018)"
+MERRILL = "Merrill, Garland, 'Merge-Based Parallel Sparse Matrix-Vector Multiplication' (SC 2016)"
 SPARSERT = ("Wang, 'SparseRT: Accelerating Unstructured Sparsity on GPUs for Deep Learning Inference' (PACT 2020); its "
             "code generator github.com/marsupialtail/gpu-sparsert (sparsednn/code_gen_ptx.py, code_fragments.py "
             "START_NONFUSED / BLOCK_END, autotune_float.sh)")
 
 KERNELS = ("dense_simt", "dense_tensor_core", "csr_scalar", "csr_vector", "sputnik", "merge", "csb", "bsr",
-           "nm_tensor_core", "sparsert", "dense_gemv")
+           "nm_tensor_core", "sparsert", "dense_gemv", "sparsert_conv", "csb_spmm", "merge_spmv")
 TENSOR_CORE_KERNELS = ("dense_tensor_core", "bsr", "nm_tensor_core")
 TRANSPOSE_KERNELS = ("csr_scalar", "csr_vector", "csb")
-SM_L1_KERNELS = ("sparsert", "sputnik", "merge", "dense_gemv")     # the kernels whose schedules list their read-only B sectors
+SM_L1_KERNELS = ("sparsert", "sputnik", "merge", "dense_gemv", "sparsert_conv", "csb_spmm")     # the kernels whose schedules list their read-only B sectors
 
 
 @dataclass(frozen=True)
@@ -76,9 +77,12 @@ class SimtSpec:
         "merge (merge-path nnz balancing), csb (compressed sparse blocks), bsr (block-sparse on tensor cores), "
         "nm_tensor_core (2:4 sparse tensor cores), sparsert (code generated per matrix: values and indices are "
         "immediates, one load per distinct dense-operand row of a CTA's rows), dense_gemv (dense GEMV on the CUDA "
-        "cores, a warp per output row streaming it in 16-byte vector loads per lane: the batch-1 dense baseline).",
+        "cores, a warp per output row streaming it in 16-byte vector loads per lane: the batch-1 dense baseline), "
+        "sparsert_conv (sparsert's code on a K x K convolution without im2col: loads from the shifted input), "
+        "csb_spmm (CSB blocks, a warp per block and 32 columns, block rows cut into chunks of balanced work: "
+        "simt.csb_balance), merge_spmv (Merrill and Garland's merge-based CSR SpMV: equal merge-path shares per thread).",
         "sputnik", choices=KERNELS,
-        source=f"{SPUTNIK}; {MERGE}; Buluc et al. SPAA 2009 (CSB); OpenAI block-sparse (2017); {SPARSERT}")
+        source=f"{SPUTNIK}; {MERGE}; Buluc et al. SPAA 2009 (CSB); OpenAI block-sparse (2017); {SPARSERT}; {MERRILL}")
     transpose: bool = spec_field(
         "Multiply by the transposed sparse operand (A^T x): csr_scalar / csr_vector scatter with atomics, "
         "csb walks block columns. Only those kernels.", False, source="Buluc et al., SPAA 2009")
@@ -110,7 +114,7 @@ class SimtSpec:
         "it starts, in launch order). For the other kernels each CTA's L1 keeps only what that CTA fetched. Default "
         "sparsert and dense_gemv (its B vector) only: the L1 walk costs the fast path about 20 ns per cached sector (sputnik "
         "on ResNet-50 layer1_0_conv2: 15x faster than the reference instead of 160x), so sputnik and merge take it on "
-        "request.", ("sparsert", "dense_gemv"),
+        "request.", ("sparsert", "dense_gemv", "sparsert_conv"),
         source=f"{AMPERE_TUNING}; {CUDA_GUIDE} (L1 caches global loads in 128-byte lines of 32-byte sectors)")
     l1_shared_memory_bytes: int = spec_field(
         "Bytes of the SM's combined L1 data cache and shared memory array; the L1 gets what the shared-memory carveout "
@@ -159,6 +163,10 @@ class SimtSpec:
                                    positive=True, source=f"{SPUTNIK} (vector memory instructions)")
     row_swizzle: bool = spec_field("sputnik: launch rows longest first (row swizzle load balancing).", True,
                                    source=SPUTNIK)
+    reverse_offset_alignment: bool = spec_field(
+        "sputnik: load A's values and indices as vectors of vector_width from each row's start backed up to a vector "
+        "boundary (reverse-offset memory alignment; the leading entries masked); false: scalar loads, subwarp "
+        "non-zeros per batch.", False, source=f"{SPUTNIK} (reverse-offset memory alignment, ROMA)")
     merge_items_per_thread: int = spec_field(
         "merge: merge-path items (non-zeros plus row ends) per thread; a warp takes warp_size times this.", 8,
         positive=True, source=f"{MERGE} (equal merge-path shares per warp); 8 per thread: estimate")
@@ -168,6 +176,10 @@ class SimtSpec:
                                  source="estimate: 4 warps of m16n8k8 / m16n8k16 MMAs")
     csb_beta: int = spec_field("csb: block side; 0 gives Buluc et al.'s sqrt(n) power of two.", 0, minimum=0,
                                source="Buluc et al., SPAA 2009")
+    csb_balance: bool = spec_field(
+        "csb_spmm: cut a block row into chunks of consecutive blocks where the work before them reaches a multiple of "
+        "the average block row's (a CTA per chunk, partial outputs added with atomics); false: a CTA per block row.",
+        True, source="Buluc et al., SPAA 2009 (a block row's work above the average is split and run in parallel)")
     sparsert_rows: tuple[int, ...] = spec_field(
         "sparsert: output rows of A per CTA (Ny = A_dim / A_BLOCKS) the per-layer autotuning tries; each layer keeps "
         "its fastest (rows x columns) kernel.", (8, 16, 32),

@@ -11,6 +11,8 @@
   bytes of that width. As in SCALE-Sim (which only reports it) it takes no cycles.
 - Every issued MAC multiplies and accumulates, and latches in the next PE the operands that
   move through the array: both inputs (OS), or the streamed input and the partial sum (WS, IS).
+- Block-scaled operands (``systolic.block_format``): ifmap and filter words are elements of the format's width
+  plus a scale byte per block of K at every level; one scale application per output per block.
 - ``stall_cycles = cycles - compute_cycles`` is SCALE-Sim's "Stall Cycles" whenever the very
   last demand cycle has no read miss (always unless the array has a single column).
 """
@@ -26,6 +28,7 @@ from accel_sim.foundations.results.counts import ActionCount
 from accel_sim.foundations.results.layer_result import LayerResult
 from accel_sim.models.systolic.counters import SystolicCounters
 from accel_sim.models.systolic.plan import SystolicPlan
+from accel_sim.models.systolic.plan.block_scaling import SCALE_BITS
 
 BITS_PER_BYTE = 8
 
@@ -46,28 +49,51 @@ def reported_sram_accesses(plan: SystolicPlan, counters: SystolicCounters) -> di
     return {"ifmap": ifmap, "filter": counters.filter_sram_reads, "ofmap": ofmap}
 
 
+def _block_scale_actions(plan: SystolicPlan, sram: dict[str, int], fills: dict[str, int]) -> list[ActionCount]:
+    """MX / NVFP4: a scale byte per block of K rides with the ifmap and filter elements (DRAM fills, buffer
+    writes and reads); every output takes one scale application (combine and align) per block of K."""
+    scaling, spec = plan.scaling, plan.spec
+    if scaling is None:
+        return []
+    s, b = scaling.scales, SCALE_BITS
+    outputs = plan.layer.macs // plan.layer.gemm().k
+    applied = outputs * (plan.layer.gemm().k // scaling.block)
+    combine = ("add_int", b) if scaling.scale_kind == "e8m0" else ("mult_int", b)
+    return [
+        ActionCount("dram", "dram", "read", s(sum(fills.values())), b),
+        ActionCount("ifmap_sram", "sram", "write", s(fills["ifmap"]), b, spec.ifmap_sram.size),
+        ActionCount("ifmap_sram", "sram", "read", s(sram["ifmap"]), b, spec.ifmap_sram.size),
+        ActionCount("filter_sram", "sram", "write", s(fills["filter"]), b, spec.filter_sram.size),
+        ActionCount("filter_sram", "sram", "read", s(sram["filter"]), b, spec.filter_sram.size),
+        ActionCount("scale_unit", combine[0], "op", applied, combine[1]),
+        ActionCount("scale_unit", "shift", "op", applied, spec.accumulator_bits),
+    ]
+
+
 def account(plan: SystolicPlan, counters: SystolicCounters) -> LayerResult:
     spec, layer, mapping, word = plan.spec, plan.layer, plan.mapping, plan.arch.word_bits
     sram = reported_sram_accesses(plan, counters)
     fills = {"ifmap": counters.ifmap_dram_reads, "filter": counters.filter_dram_reads}
     drained = counters.ofmap_dram_writes
     macs = counters.macs_issued
+    e = word if plan.scaling is None else plan.scaling.element_bits    # ifmap / filter element width
+    mult = "mult_int" if plan.scaling is None or plan.scaling.integer else "mult_fp"
     actions = [
-        ActionCount("dram", "dram", "read", sum(fills.values()), word),
+        ActionCount("dram", "dram", "read", sum(fills.values()), e),
         ActionCount("dram", "dram", "write", drained, word),
-        ActionCount("ifmap_sram", "sram", "read", sram["ifmap"], word, spec.ifmap_sram.size),
-        ActionCount("ifmap_sram", "sram", "write", fills["ifmap"], word, spec.ifmap_sram.size),
-        ActionCount("filter_sram", "sram", "read", sram["filter"], word, spec.filter_sram.size),
-        ActionCount("filter_sram", "sram", "write", fills["filter"], word, spec.filter_sram.size),
+        ActionCount("ifmap_sram", "sram", "read", sram["ifmap"], e, spec.ifmap_sram.size),
+        ActionCount("ifmap_sram", "sram", "write", fills["ifmap"], e, spec.ifmap_sram.size),
+        ActionCount("filter_sram", "sram", "read", sram["filter"], e, spec.filter_sram.size),
+        ActionCount("filter_sram", "sram", "write", fills["filter"], e, spec.filter_sram.size),
         ActionCount("ofmap_sram", "sram", "write", sram["ofmap"], word, spec.ofmap_sram.size),
         ActionCount("ofmap_sram", "sram", "read", drained, word, spec.ofmap_sram.size),
-        ActionCount("pe_array", "mult_int", "op", macs, word),
+        ActionCount("pe_array", mult, "op", macs, e),
         ActionCount("pe_array", "add_int", "op", macs, spec.accumulator_bits),
     ]
     if mapping.dataflow.stationary == "ofmap":
-        actions.append(ActionCount("pe_array", "register_file", "write", 2 * macs, word))
+        actions.append(ActionCount("pe_array", "register_file", "write", 2 * macs, e))
     else:
-        actions.append(ActionCount("pe_array", "register_file", "write", macs, word))
+        actions.append(ActionCount("pe_array", "register_file", "write", macs, e))
         actions.append(ActionCount("pe_array", "register_file", "write", macs, spec.accumulator_bits))
     index_bits = plan.metadata_bits
     metadata = counters.nm_metadata_reads
@@ -76,6 +102,17 @@ def account(plan: SystolicPlan, counters: SystolicCounters) -> LayerResult:
                     ActionCount("filter_sram", "sram", "write", metadata, index_bits, spec.filter_sram.size),
                     ActionCount("filter_sram", "sram", "read", sram["filter"], index_bits, spec.filter_sram.size)]
     metadata_bytes = _bytes(metadata, index_bits)
+    actions += _block_scale_actions(plan, sram, fills)
+    read_bytes = _bytes(sum(fills.values()), word) + metadata_bytes
+    sram_read = _bytes(sram["ifmap"] + sram["filter"] + drained, word)
+    sram_write = _bytes(sram["ofmap"] + sum(fills.values()), word)
+    if plan.scaling is not None:   # narrow elements plus their scale bytes; outputs at word_bits
+        scales = plan.scaling.scales
+        read_bytes = _bytes(sum(fills.values()), e) + _bytes(scales(sum(fills.values())), SCALE_BITS)
+        sram_read = (_bytes(sram["ifmap"] + sram["filter"], e) + _bytes(drained, word)
+                     + _bytes(scales(sram["ifmap"]) + scales(sram["filter"]), SCALE_BITS))
+        sram_write = (_bytes(sram["ofmap"], word) + _bytes(sum(fills.values()), e)
+                      + _bytes(scales(sum(fills.values())), SCALE_BITS))
     metrics = {
         "folds": float(counters.folds),
         "row_folds": float(mapping.row_folds),
@@ -92,10 +129,10 @@ def account(plan: SystolicPlan, counters: SystolicCounters) -> LayerResult:
         macs_dense=layer.macs,
         macs_issued=macs,
         peak_macs_per_cycle=spec.rows * spec.cols,
-        dram_read_bytes=_bytes(sum(fills.values()), word) + metadata_bytes,
+        dram_read_bytes=read_bytes,
         dram_write_bytes=_bytes(drained, word),
-        sram_read_bytes=_bytes(sram["ifmap"] + sram["filter"] + drained, word) + _bytes(sram["filter"], index_bits),
-        sram_write_bytes=_bytes(sram["ofmap"] + sum(fills.values()), word) + metadata_bytes,
+        sram_read_bytes=sram_read + _bytes(sram["filter"], index_bits),
+        sram_write_bytes=sram_write + metadata_bytes,
         actions=tuple(actions),
         metrics=MappingProxyType(metrics),
     )

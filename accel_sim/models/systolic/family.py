@@ -1,13 +1,15 @@
 """Dense systolic arrays (SCALE-Sim v3 compatible) behind the family contract."""
 from accel_sim.foundations.arch import ArchBase
-from accel_sim.foundations.contract import Family, Section
-from accel_sim.models.systolic.accounting import account, components
-from accel_sim.models.systolic.fast import fast
-from accel_sim.models.systolic.plan import plan
-from accel_sim.models.systolic.reference import reference
+from accel_sim.foundations.contract import Family, Hook, Section
 from accel_sim.foundations.workload.layer import Layer
 from accel_sim.models.systolic.spec import SystolicSpec
 
+# Imported on first call (Hook): the catalog loads only this family's spec.
+account = Hook("accel_sim.models.systolic.accounting", "account")
+components = Hook("accel_sim.models.systolic.accounting", "components")
+fast = Hook("accel_sim.models.systolic.fast", "fast")
+plan = Hook("accel_sim.models.systolic.plan", "plan")
+reference = Hook("accel_sim.models.systolic.reference", "reference")
 
 
 def work_elements(arch: ArchBase, layer: Layer) -> int:
@@ -20,5 +22,5 @@ def work_elements(arch: ArchBase, layer: Layer) -> int:
 
 
 FAMILY = Family(name="systolic", plan=plan, fast=fast, reference=reference, account=account,
-                work_elements=work_elements, components=components,
+                work_elements=work_elements, components=components, counts_from_shape=True,
                 section=Section(SystolicSpec, "Dense systolic array (family: systolic)."))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from accel_sim.foundations.arch import SCALESIM
+from accel_sim.foundations.compress.quantization.microscaling import BLOCK_FORMATS
 from accel_sim.foundations.config.schema import spec_field
 
 
@@ -66,6 +67,16 @@ class SystolicSpec:
                "assumption, double buffering as in TPU v1's weight FIFO (Jouppi et al., ISCA 2017)")
     accumulator_bits: int = spec_field("Width of each PE's accumulator.", 32, positive=True,
                                        source="common practice for 8-bit MACs (TPU v1 uses 32-bit accumulators)")
+    block_format: str = spec_field(
+        "Operand format: 'none' (word_bits words) or a block-scaled one (OCP MX mxfp8_e4m3, mxfp8_e5m2, "
+        "mxfp6_e3m2, mxfp6_e2m3, mxfp4, mxint8; nvfp4): ifmap and filter move as narrow elements plus one byte of "
+        "scale per block of K, the PEs multiply at the element width, and each output's partial sum takes one "
+        "scale application per block; outputs stay word_bits wide. Timing is SCALE-Sim's, in words: one MAC per "
+        "PE per cycle at any width, DRAM streams in words per cycle (narrow elements moving more per cycle is not "
+        "modelled).", "none", choices=("none", *BLOCK_FORMATS),
+        source="OCP Microscaling Formats (MX) v1.0 Specification (2023); NVIDIA NVFP4 blog (2025)")
+    block_size: int = spec_field("Elements of K per scale; 0: the format's own (32 MX, 16 NVFP4).", 0, minimum=0,
+                                 source="OCP Microscaling Formats (MX) v1.0 Specification (2023)")
 
     def __post_init__(self) -> None:
         if self.nm_sparsity and self.dataflow != "ws":

@@ -4,7 +4,9 @@ Memory hierarchy, per element: DRAM -> L2 (written once per DRAM read) -> shared
 fills: an L2 read and a shared-memory write) -> registers (ldmatrix: a shared-memory read and a
 register write) -> tensor core (register reads of A, metadata, B and C per MMA; D written back).
 Outputs go through L2 to DRAM. With 2:4 weights the metadata rides with A at every level and the
-core selects B by it (one operand select per product). Products counted are the executed ones
+core selects B by it (one operand select per product). Split-K partial tiles stay in L2: each
+slice but the last writes its FP32 partial there and each but the first reads the running one
+(as many reads as writes). Products counted are the executed ones
 (padding included); ``macs_issued`` the useful ones (kept positions inside K).
 """
 from __future__ import annotations
@@ -16,7 +18,14 @@ from accel_sim.foundations.results.counts import ActionCount
 from accel_sim.foundations.results.layer_result import LayerResult
 from accel_sim.models.tensor_core.counters import LATENCY_BOUND, PATHS, TensorCoreCounters
 from accel_sim.models.tensor_core.plan import TensorCorePlan
-from accel_sim.models.tensor_core.plan.mma import REGISTER_BITS, mma_bits, mma_read_bits
+from accel_sim.models.tensor_core.plan.mma import (
+    REGISTER_BITS,
+    macs_per_cycle,
+    mma_bits,
+    mma_k,
+    mma_read_bits,
+    scale_applications,
+)
 from accel_sim.models.tensor_core.plan.problem import BITS_PER_BYTE
 from accel_sim.models.tensor_core.plan.tiling import stage_fill_bits
 
@@ -34,8 +43,32 @@ def _moved(component: str, component_class: str, action: str, *parts: tuple[int,
     return [ActionCount(component, component_class, action, count, bits, capacity) for bits, count in widths.items()]
 
 
-def _math_classes(word_bits: int) -> tuple[str, str]:
-    return ("mult_int", "add_int") if word_bits == 8 else ("mult_fp", "add_fp")
+def _math_classes(integer: bool) -> tuple[str, str]:
+    return ("mult_int", "add_int") if integer else ("mult_fp", "add_fp")
+
+
+def _block_scale_actions(plan: TensorCorePlan, counters: TensorCoreCounters) -> list[ActionCount]:
+    """Block scales (MX / NVFP4): 8-bit scales ride with A and B at every level; the tensor core combines
+    a block's two scales (E8M0: an exponent add; E4M3: a multiply) and aligns its partial sum (a shift)."""
+    spec, bits, scaling = plan.spec, plan.bits, plan.problem.scaling
+    if scaling is None:
+        return []
+    sb, l2_size, smem_size = bits.scale_bits, spec.l2_size, spec.shared_memory_size
+
+    def s(elements: int) -> int:   # scales of whole blocks of K (the plan checked divisibility)
+        return elements // bits.block
+
+    applied = counters.mmas * scale_applications(spec, plan.problem)
+    combine = ("add_int", 8) if scaling.scale_kind == "e8m0" else ("mult_fp", 8)
+    return [
+        ActionCount("dram", "dram", "read", s(counters.dram_a) + s(counters.dram_b), sb),
+        ActionCount("l2", "sram", "write", s(counters.dram_a) + s(counters.dram_b), sb, l2_size),
+        ActionCount("l2", "sram", "read", s(counters.fill_a) + s(counters.fill_b), sb, l2_size),
+        ActionCount("shared_memory", "sram", "write", s(counters.fill_a) + s(counters.fill_b), sb, smem_size),
+        ActionCount("shared_memory", "sram", "read", s(counters.read_a) + s(counters.read_b), sb, smem_size),
+        ActionCount("scale_unit", combine[0], "op", applied, combine[1]),
+        ActionCount("scale_unit", "shift", "op", applied, spec.accumulator_bits),
+    ]
 
 
 def account(plan: TensorCorePlan, counters: TensorCoreCounters) -> LayerResult:
@@ -43,23 +76,28 @@ def account(plan: TensorCorePlan, counters: TensorCoreCounters) -> LayerResult:
     tile = plan.kernels[counters.kernel]
     w, meta = problem.word_bits, bits.a_metadata
     mma = mma_bits(spec, problem)
-    products = counters.mmas * spec.mma_m * spec.mma_n * spec.mma_k   # executed, padding included
+    products = counters.mmas * spec.mma_m * spec.mma_n * mma_k(spec, problem)   # executed, padding included
     rf_reads = math.ceil(counters.mmas * mma_read_bits(spec, problem) / REGISTER_BITS)
-    rf_writes = math.ceil((counters.read_a * bits.a_slot + counters.read_b * bits.b_value
+    rf_writes = math.ceil((bits.a_stream(counters.read_a) + bits.b_stream(counters.read_b)
                            + counters.mmas * mma["d"]) / REGISTER_BITS)
     l2_size, smem_size = spec.l2_size, spec.shared_memory_size
-    mult, add = _math_classes(w)
+    scaling = problem.scaling
+    mult, add = _math_classes(w == 8 if scaling is None else scaling.integer)   # INT8 / MXINT8: integer math
     a = bits.a_value  # = w unless the weights are quantized (then A and B move at their own widths)
+    b, c = bits.b_value, bits.c_value   # = w unless block-scaled (narrow elements, C at the word width)
     actions = [
-        *_moved("dram", "dram", "read", (counters.dram_a, a), (counters.dram_b, w)),
-        ActionCount("dram", "dram", "write", counters.c, bits.c_value),
-        *_moved("l2", "sram", "write", (counters.dram_a, a), (counters.dram_b + counters.c, w), capacity=l2_size),
-        *_moved("l2", "sram", "read", (counters.fill_a, a), (counters.fill_b, w), capacity=l2_size),
-        *_moved("shared_memory", "sram", "write", (counters.fill_a, a), (counters.fill_b, w), capacity=smem_size),
-        *_moved("shared_memory", "sram", "read", (counters.read_a, a), (counters.read_b, w), capacity=smem_size),
+        *_moved("dram", "dram", "read", (counters.dram_a, a), (counters.dram_b, b)),
+        ActionCount("dram", "dram", "write", counters.c, c),
+        *_moved("l2", "sram", "write", (counters.dram_a, a), (counters.dram_b, b), (counters.c, c), capacity=l2_size),
+        *_moved("l2", "sram", "read", (counters.fill_a, a), (counters.fill_b, b), capacity=l2_size),
+        *_moved("shared_memory", "sram", "write", (counters.fill_a, a), (counters.fill_b, b), capacity=smem_size),
+        *_moved("shared_memory", "sram", "read", (counters.read_a, a), (counters.read_b, b), capacity=smem_size),
         ActionCount("register_file", "register_file", "read", rf_reads, REGISTER_BITS, spec.register_file_size),
         ActionCount("register_file", "register_file", "write", rf_writes, REGISTER_BITS, spec.register_file_size),
-        ActionCount("tensor_core", mult, "op", products, w),
+        *([ActionCount("l2", "sram", "write", counters.partial // 2, spec.accumulator_bits, l2_size),
+           ActionCount("l2", "sram", "read", counters.partial // 2, spec.accumulator_bits, l2_size)]
+          if counters.partial else []),
+        ActionCount("tensor_core", mult, "op", products, w if scaling is None else scaling.element_bits),
         ActionCount("tensor_core", add, "op", products, spec.accumulator_bits),
     ]
     if problem.sparse:  # metadata rides with A at every level; the core selects B by it
@@ -71,6 +109,7 @@ def account(plan: TensorCorePlan, counters: TensorCoreCounters) -> LayerResult:
             ActionCount("shared_memory", "sram", "read", counters.read_a, meta, smem_size),
             ActionCount("operand_select", "mux", "select", products, w),
         ]
+    actions += _block_scale_actions(plan, counters)
     useful = problem.m * problem.n * problem.groups * problem.useful_products_per_row()
     bound = counters.bound
     metrics = {f"{p}_busy_cycles": float(counters.busy(p)) for p in PATHS}
@@ -82,11 +121,15 @@ def account(plan: TensorCorePlan, counters: TensorCoreCounters) -> LayerResult:
         "warp_m": float(tile.warp_m), "warp_n": float(tile.warp_n),
         # the kernel's software pipeline: its stages and the shared memory one stage fills (A with metadata, B)
         "stages": float(tile.stages), "stage_fill_bits": float(stage_fill_bits(spec, problem, tile)),
-        "waves": float(counters.waves), "ctas": float(counters.ctas),
+        "waves": float(counters.waves), "ctas": float(counters.ctas), "split_k": float(counters.split),
         "executed_macs": float(products), "padding_macs": float(products - useful),
         "l2_resident": float(plan.l2_resident),
         "dram_metadata_bytes": float(_bytes(counters.dram_a * meta)),
     })
+    if scaling is not None:   # only block-scaled runs carry these columns (shipped results unchanged)
+        metrics.update({"element_bits": float(scaling.element_bits), "block_size": float(scaling.block),
+                        "dram_scale_bytes": float(_bytes(bits.scale_stream(counters.dram_a)
+                                                         + bits.scale_stream(counters.dram_b)))})
     return LayerResult(
         layer=layer.name,
         cycles=counters.cycles,
@@ -94,13 +137,15 @@ def account(plan: TensorCorePlan, counters: TensorCoreCounters) -> LayerResult:
         stall_cycles=counters.cycles - counters.compute_cycles,
         macs_dense=layer.macs,
         macs_issued=useful,
-        peak_macs_per_cycle=spec.sms * spec.tensor_cores_per_sm * spec.dense_macs_per_cycle,
-        dram_read_bytes=_bytes(counters.dram_a * bits.a_slot + counters.dram_b * bits.b_value),
+        peak_macs_per_cycle=spec.sms * spec.tensor_cores_per_sm * macs_per_cycle(spec, problem),
+        dram_read_bytes=_bytes(bits.a_stream(counters.dram_a) + bits.b_stream(counters.dram_b)),
         dram_write_bytes=_bytes(counters.c * bits.c_value),
-        sram_read_bytes=_bytes((counters.fill_a + counters.read_a) * bits.a_slot
-                               + (counters.fill_b + counters.read_b) * bits.b_value),
-        sram_write_bytes=_bytes((counters.dram_a + counters.fill_a) * bits.a_slot
-                                + (counters.dram_b + counters.fill_b) * bits.b_value + counters.c * bits.c_value),
+        sram_read_bytes=_bytes(bits.a_stream(counters.fill_a + counters.read_a)
+                               + bits.b_stream(counters.fill_b + counters.read_b)
+                               + counters.partial // 2 * spec.accumulator_bits),
+        sram_write_bytes=_bytes(bits.a_stream(counters.dram_a + counters.fill_a)
+                                + bits.b_stream(counters.dram_b + counters.fill_b) + counters.c * bits.c_value
+                                + counters.partial // 2 * spec.accumulator_bits),
         actions=tuple(actions),
         metrics=MappingProxyType(metrics),
         operand_hashes=plan.operand_hashes,

@@ -36,6 +36,8 @@ class TensorCoreCounters(Counters):
     read_b: int                     # B elements read from shared memory by warps
     mmas: int                       # MMA instructions issued (padding included)
     c: int                          # output elements written (epilogue, through L2 to DRAM)
+    partial: int = 0                # split-K: FP32 partial-tile elements moved through L2 (reads + writes)
+    split: int = 1                  # split-K slices of the kernel that ran
 
     def busy(self, path: str) -> int:
         """Busy cycles of one of :data:`PATHS`."""

@@ -13,15 +13,17 @@ names the limiting path.
 A batched GEMM (attention heads) is one kernel launch whose CTAs cover every instance, as
 cuBLAS's batched / grouped GEMMs do: the family runs it as a grouped layer.
 """
-from accel_sim.foundations.contract import Family, Section
-from accel_sim.models.tensor_core.accounting import account
-from accel_sim.models.tensor_core.fast import fast
-from accel_sim.models.tensor_core.plan import plan
-from accel_sim.models.tensor_core.reference import reference
+from accel_sim.foundations.contract import Family, Hook, Section
 from accel_sim.models.tensor_core.spec import TensorCoreSpec
 
+# Imported on first call (Hook): the catalog loads only this family's spec.
+account = Hook("accel_sim.models.tensor_core.accounting", "account")
+fast = Hook("accel_sim.models.tensor_core.fast", "fast")
+plan = Hook("accel_sim.models.tensor_core.plan", "plan")
+reference = Hook("accel_sim.models.tensor_core.reference", "reference")
+
 FAMILY = Family(name="tensor_core", plan=plan, fast=fast, reference=reference, account=account,
-                batched_as_groups=True,
+                batched_as_groups=True, counts_from_shape=True,
                 quantized_weights=True,
                 section=Section(TensorCoreSpec, "Ampere-style sparse tensor core (2:4 structured sparsity) "
                                 "(family: tensor_core)."))

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from accel_sim.foundations.compress.quantization.microscaling import BLOCK_FORMATS
 from accel_sim.foundations.config.schema import spec_field
 
 WHITEPAPER = "NVIDIA A100 Tensor Core GPU Architecture whitepaper (2020)"
@@ -25,6 +26,15 @@ CUTLASS_MULTISTAGE = ("CUTLASS include/cutlass/gemm/threadblock/mma_multistage.h
                       "issues kStages - 1 stages of cp.async copies; each main-loop iteration issues the copies of the stage "
                       "kStages - 1 ahead while computing one, then waits with cp_async_wait<kStages - 2>")
 LOADS_IN_FLIGHT = ("unbounded", "stages")
+TRTLLM_SPLIT_K = ("TensorRT-LLM cpp/tensorrt_llm/kernels/cutlass_kernels/cutlass_heuristic.cpp (estimate_best_config_from_occupancies: "
+                  "the split-K factor whose last wave leaves the smallest fraction of the SMs idle, fewer waves within 0.1; "
+                  "no split when N >= 256 x SMs; is_valid_split_k_factor) and fpA_intB_gemm/fpA_intB_gemm.h (SPLIT_K_LIMIT = 7, "
+                  "SPLIT_K_SERIAL); github.com/NVIDIA/TensorRT-LLM")
+FLASH_SPLITS = ("FlashAttention csrc/flash_attn/flash_api.cpp, num_splits_heuristic (no split when the (batch, head) "
+                "blocks fill 80 % of the SMs; else the fewest splits whose wave efficiency is within 85 % of the best; at most "
+                "128) and set_params_splitkv; github.com/Dao-AILab/flash-attention")
+BLOCK_FORMAT_CHOICES = ("none", *BLOCK_FORMATS)
+OCP_MX = "OCP Microscaling Formats (MX) v1.0 Specification (2023); NVIDIA NVFP4 blog (2025): E2M1, E4M3 scale per 16"
 CUTLASS_SPARSE = ("CUTLASS sm80 sparse FP16 GEMMs: test/unit/gemm/device/gemm_f16t_f16n_f32t_tensor_op_f32_sparse_sm80.cu "
                   "(threadblock / warp tiles and stages), examples/15_ampere_sparse_tensorop_gemm; github.com/NVIDIA/cutlass")
 
@@ -158,6 +168,35 @@ class TensorCoreSpec:
         "own tile list: CUTLASS's SparseGemm instantiations, cuSPARSELt); empty: the sparse runs choose from "
         "``kernels`` like the dense ones. Tile k is in dense (uncompressed) K, as CUTLASS's ThreadblockShape.",
         default_factory=tuple, source=CUTLASS_SPARSE)
+    split_k_limit: int = spec_field(
+        "Largest split-K factor a single GEMM may take: K is cut into that many slices of whole stages, one CTA per C "
+        "tile and slice, and the slices add their FP32 partial tiles in the kernel's epilogue (serial split-K: each "
+        "slice reads the running partial from the L2 workspace and writes it back; the last writes C). Per kernel the "
+        "factor is TensorRT-LLM's wave-quantization choice (``accel_sim/models/tensor_core/plan/split.py``); a factor "
+        "must split K into equal whole stages. 1: no split-K.", 1, positive=True, source=TRTLLM_SPLIT_K)
+    batched_split_limit: int = spec_field(
+        "Largest number of splits along K (the KV length of a decode-attention kernel) a batched / grouped GEMM may "
+        "take, chosen by FlashAttention's split-KV rule (``plan/split.py``); the splits reduce in the epilogue as "
+        "``split_k_limit``'s do. 1: no split.", 1, positive=True, source=FLASH_SPLITS)
+
+    block_format: str = spec_field(
+        "Operand format of every GEMM: 'none' runs the arch's word_bits; a block-scaled format (MX: mxfp8_e4m3, "
+        "mxfp8_e5m2, mxfp6_e3m2, mxfp6_e2m3, mxfp4, mxint8; nvfp4) stores A and B as narrow elements plus one "
+        "8-bit scale per block of K, multiplies on the narrow multipliers at that width's rate "
+        "(fp8_ / fp6_ / fp4_macs_per_cycle) and applies the two scales of a block to its partial sum; C stays "
+        "word_bits wide.", "none", choices=BLOCK_FORMAT_CHOICES, source=OCP_MX)
+    block_size: int = spec_field(
+        "Elements of K per scale; 0: the format's own (32 MX, 16 NVFP4). Must divide every layer's reduction.",
+        0, minimum=0, source=OCP_MX)
+    fp8_macs_per_cycle: int = spec_field(
+        "Dense multiply-accumulates per cycle of one tensor core with 8-bit elements (FP8, MXFP8, MXINT8); 0: "
+        "the core has no 8-bit path.", 0, minimum=0, source="the arch config's datasheet (dense FP8 / INT8 peak)")
+    fp6_macs_per_cycle: int = spec_field(
+        "Dense multiply-accumulates per cycle of one tensor core with 6-bit elements (MXFP6); 0: none.", 0,
+        minimum=0, source="the arch config's datasheet (dense FP6 peak)")
+    fp4_macs_per_cycle: int = spec_field(
+        "Dense multiply-accumulates per cycle of one tensor core with 4-bit elements (MXFP4, NVFP4); 0: none.", 0,
+        minimum=0, source="the arch config's datasheet (dense FP4 peak)")
 
     def __post_init__(self) -> None:
         problems = []

@@ -9,14 +9,16 @@ result shows only the cycles beyond it. ``serial`` mode ignores the budget.
 from __future__ import annotations
 
 from accel_sim.foundations.arch import ArchBase
-from accel_sim.foundations.contract import Family, Section
+from accel_sim.foundations.contract import Family, Hook, Section
 from accel_sim.foundations.results.layer_result import LayerResult
 from accel_sim.models.vector_unit.accounting import account
 from accel_sim.models.vector_unit.fast import fast
 from accel_sim.models.vector_unit.plan import plan
-from accel_sim.models.vector_unit.reference import reference as reference_count
 from accel_sim.models.vector_unit.spec import VectorUnitSpec
 from accel_sim.foundations.workload.layer import VectorLayer
+
+# Imported on first call (Hook): SimPy and the shared blocks only when a reference runs.
+reference_count = Hook("accel_sim.models.vector_unit.reference", "reference")
 
 
 def vector_layer_result(spec: VectorUnitSpec, layer: VectorLayer, reference: bool = False,

@@ -12,6 +12,7 @@ import simpy
 
 from accel_sim.hardware.clock_guard import run_until_done
 from accel_sim.hardware.fifo import Fifo
+from accel_sim.hardware.recorder import BUSY, COMPUTE, TRANSFER, Recorder
 from accel_sim.models.vector_unit.counters import VectorCounters
 from accel_sim.models.vector_unit.plan import VectorPlan
 
@@ -22,8 +23,15 @@ class _Tally:
         self.read_bits = self.write_bits = 0
 
 
-def _unit(env: simpy.Environment, plan: VectorPlan, index: int, rows: int, width: int, tally: _Tally):
-    fifo = Fifo(env, plan.spec.fifo_depth, f"vector_fifo{index}")
+def _unit(env: simpy.Environment, plan: VectorPlan, index: int, rows: int, width: int, tally: _Tally,
+          recorder: Recorder | None = None):
+    reader_agent, alu_agent = f"SRAM reader {index}", f"ALUs {index}"
+    if recorder is not None:
+        recorder.agent(reader_agent, "buffer")
+    fifo = Fifo(env, plan.spec.fifo_depth, f"vector_fifo{index}", recorder=recorder)
+    if recorder is not None:
+        recorder.agent(alu_agent, "pe")
+        fifo.source = reader_agent
     chunks = [min(plan.lanes, width - start) for start in range(0, width, plan.lanes)]
     bits = plan.spec.element_bits
     released = simpy.Store(env, capacity=1)  # the ALUs' "pass done" token to the reader
@@ -35,21 +43,36 @@ def _unit(env: simpy.Environment, plan: VectorPlan, index: int, rows: int, width
                     yield env.timeout(timing.read_cycles)
                     tally.read_bits += elements * bits * timing.work.reads
                     tally.write_bits += elements * bits * timing.work.writes
+                    if recorder is not None:
+                        recorder.record(reader_agent, TRANSFER, env.now - timing.read_cycles, env.now,
+                                        f"read {elements} elements")
+                    full = env.now
                     yield fifo.put((timing, elements))
+                    if recorder is not None and env.now > full:
+                        recorder.stall(reader_agent, full, env.now, "vector FIFO full")
                 yield released.get()
 
     def alus():
         for _ in range(rows):
             for timing in plan.passes:
                 for _ in chunks:
+                    empty = env.now
                     _, elements = yield fifo.get()
+                    if recorder is not None and env.now > empty:
+                        recorder.stall(alu_agent, empty, env.now, "vector FIFO empty")
                     yield env.timeout(timing.compute_cycles)
+                    if recorder is not None:
+                        recorder.record(alu_agent, COMPUTE, env.now - timing.compute_cycles, env.now,
+                                        f"{elements} elements", macs=elements * timing.work.mults,
+                                        source=fifo.name)
                     tally.vectors += 1
                     tally.adds += elements * timing.work.adds
                     tally.mults += elements * timing.work.mults
                     tally.special += elements * timing.work.special
                 if timing.work.reduced:
                     yield env.timeout(timing.barrier_cycles)
+                    if recorder is not None and timing.barrier_cycles:
+                        recorder.record(alu_agent, BUSY, env.now - timing.barrier_cycles, env.now, "row reduction")
                     tally.reductions += timing.work.reduced
                     tally.special += timing.work.row_special
                 yield released.put(True)
@@ -58,10 +81,12 @@ def _unit(env: simpy.Environment, plan: VectorPlan, index: int, rows: int, width
     return env.process(alus())
 
 
-def reference(plan: VectorPlan, max_cycles: int | None = None) -> VectorCounters:
+def reference(plan: VectorPlan, max_cycles: int | None = None, recorder: Recorder | None = None) -> VectorCounters:
+    """``recorder`` (teaching traces): each unit's SRAM reads, FIFO entries, ALU work (its
+    multiplications as MACs), waits on the FIFO and row reductions."""
     env = simpy.Environment()
     tally = _Tally()
-    units = [_unit(env, plan, i, rows, width, tally) for i, (rows, width) in enumerate(plan.unit_rows) if rows]
+    units = [_unit(env, plan, i, rows, width, tally, recorder) for i, (rows, width) in enumerate(plan.unit_rows) if rows]
     done = env.all_of(units)
     cycles = run_until_done(env, done, max_cycles, plan.layer.name)
     return VectorCounters(busy_cycles=cycles, vectors=tally.vectors, adds=tally.adds, mults=tally.mults,

@@ -65,12 +65,26 @@ def csv_text(rows: list[dict[str, object]]) -> str:
     return out.getvalue()
 
 
+def kernel_text(row: dict[str, object]) -> str:
+    """The GEMM kernel a tensor-core layer ran: its CTA tile and, when it split K, the split (``-`` for a layer
+    that reports no tile)."""
+    if row.get("tile_m") is None:
+        return "-"
+    tile = "x".join(str(int(row[f"tile_{d}"])) for d in "mnk")
+    split = int(row.get("split_k") or 1)
+    return f"{tile} split-K {split}" if split > 1 else tile
+
+
 def layer_table(run: RunResult) -> str:
-    """The per-layer table ``accel-sim run`` prints (right-aligned columns) and its total line."""
-    header = ("layer", "cycles", "stall_cycles", "util", "energy_uJ", "dram_read_bytes", "dram_write_bytes")
+    """The per-layer table ``accel-sim run`` prints (right-aligned columns) and its total line; a family that
+    reports its kernels (the tensor core) gets a ``kernel`` column: the tile and split-K each layer ran."""
+    rows = run.layer_rows()
+    kernels = any(row.get("tile_m") is not None for row in rows)
+    header = ("layer", "cycles", "stall_cycles", "util", "energy_uJ", "dram_read_bytes", "dram_write_bytes") \
+        + (("kernel",) if kernels else ())
     lines = [[str(row["layer"]), str(row["cycles"]), str(row["stall_cycles"]), f"{100 * row['utilization']:.1f}%",
               f"{row['energy_pj'] / 1e6:.2f}", str(row["dram_read_bytes"]), str(row["dram_write_bytes"])]
-             for row in run.layer_rows()]
+             + ([kernel_text(row)] if kernels else []) for row in rows]
     widths = [max(len(text) for text in column) for column in zip(header, *lines)]
     text = [" ".join(cell.rjust(w) for cell, w in zip(line, widths)) for line in [header, *lines]]
     total = run.summary_row()

@@ -11,7 +11,10 @@ from accel_sim.pipeline.catalog import ArchSpec
 from accel_sim.models.eie.family import FAMILY
 from accel_sim.models.eie.reference import VectorLog, run
 from accel_sim.foundations.errors import InputError
+from accel_sim.hardware.recorder import Recorder
+from accel_sim.pipeline.trace.families.eie import SOURCE
 from accel_sim.pipeline.trace.events import CounterSample, CycleTable, Slice, Trace
+from accel_sim.pipeline.trace.recorded import AMOUNT, COUNTER_COLUMNS, cumulative, format_amount
 from accel_sim.foundations.workload.layer import Layer
 
 MAX_TRACE_CYCLES = 20_000  # a teaching trace; larger runs make unreadable files (use `accel-sim run`)
@@ -83,8 +86,10 @@ def build_trace(arch: ArchSpec, layer: Layer, vector: int = 0) -> Trace:
     if cycles > MAX_TRACE_CYCLES:
         raise InputError.single(f"layer {layer.name}", "trace", f"{cycles:,} cycles; a teaching trace is "
                                 f"limited to {MAX_TRACE_CYCLES:,} (use a smaller layer, or `accel-sim run`)")
+    SOURCE.check_size(arch, layer, plan)
     spec = plan.spec
-    log = run(plan, record=True).vectors[vector]
+    recorder = Recorder()
+    log = run(plan, record=True, recorder=recorder).vectors[vector]
     n_pes = spec.n_pes
     records = cycle_records(log, n_pes)
     slices, counters, rows = [], [], []
@@ -107,12 +112,18 @@ def build_trace(arch: ArchSpec, layer: Layer, vector: int = 0) -> Trace:
                 counters.append(CounterSample(fifo_track(pe), record.cycle, record.fifo[pe]))
         broadcast = "." if record.broadcast is None else f"a{record.broadcast[1]}={record.broadcast[2]}"
         rows.append((str(record.cycle), broadcast, *(_cell(a) for a in record.pe), " ".join(map(str, record.fifo))))
-    columns = ("cycle", "broadcast", *(pe_track(p) for p in range(n_pes)), "FIFO occupancy")
+    so_far = [cumulative(recorder.events, AMOUNT[name], log.start, len(rows)) for name in COUNTER_COLUMNS]
+    rows = [(*row, *(format_amount(column[i]) for column in so_far)) for i, row in enumerate(rows)]
+    columns = ("cycle", "broadcast", *(pe_track(p) for p in range(n_pes)), "FIFO occupancy", *COUNTER_COLUMNS)
     notes = (f"{layer.name}: {layer.n} x {layer.k} matrix on {n_pes} PEs, FIFO depth {spec.fifo_depth}, "
              f"LNZD latency {spec.lnzd_latency} cycles; {log.cycles} cycles, {len(log.broadcasts)} broadcasts",
              "PE cells: c<column> r<output row> v<codebook index> = one entry (multiply-accumulate); "
              "'pad' = padding entry; 'empty' = a popped column slice with no entries; '.' = idle",
-             "FIFO occupancy is at the end of the cycle (after the PEs' pops and the broadcast's push)")
+             "FIFO occupancy is at the end of the cycle (after the PEs' pops and the broadcast's push)",
+             "macs, stall_cycles (FIFO full, PE starved, PE waiting at the vector barrier), dram_bytes: the run's "
+             "counters so far")
     return Trace(title=f"EIE {arch.name} / {layer.name} (vector {vector})", clock_hz=arch.clock,
                  tracks=(BROADCAST_TRACK, *(pe_track(p) for p in range(n_pes))), slices=tuple(slices),
-                 counters=tuple(counters), table=CycleTable(columns, tuple(rows)), notes=notes)
+                 counters=tuple(counters), table=CycleTable(columns, tuple(rows)), notes=notes,
+                 track_kinds={BROADCAST_TRACK: "control", **{pe_track(p): "pe" for p in range(n_pes)}},
+                 counter_columns=COUNTER_COLUMNS)

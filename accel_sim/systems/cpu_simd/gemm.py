@@ -12,8 +12,14 @@
 - binarizing B (``K x N`` fp32 values to packed signs, before the binary GEMM): per vector of
   ``fp_lanes`` values a load, a compare, a move-mask and an OR-shift into the word
   (:data:`BINARIZE_VECTOR_UOPS`), at the issue width.
+- binary on an ARMv8 NEON core (``binary_isa: neon``, daBNN and Larq Compute Engine): per 128-bit vector
+  pair an EOR, a CNT (bytes' popcounts) and a byte add, the per-byte counts summed before the one ADDV that
+  ends a dot product (daBNN's binary direct convolution: :data:`NEON_DIRECT_OPS`); a BGEMM kernel reduces
+  with ADDV and adds every vector (:data:`NEON_BGEMM_OPS`), JDAI-CV/dabnn docs/bconv.md. A vector pair takes
+  the longer of its operations over the ASIMD pipes and over the issue width; loads are taken to be
+  amortized by the kernels' register blocking.
 - memory: the compulsory bytes of A, B and C over the DRAM bandwidth; a kernel takes the longer of
-  compute and memory time.
+  compute and memory time. ``threads`` (default: every core) split the work.
 """
 from __future__ import annotations
 
@@ -28,6 +34,10 @@ BINARY_WORD_ALU_UOPS = 4       # xor, not, popcnt, add
 BINARY_WORD_LOADS = 2          # a word of A and a word of B
 BINARIZE_VECTOR_UOPS = 4       # load, compare, movemask, or-shift
 FP32_BYTES = 4
+NEON_VECTOR_BITS = 128         # an ASIMD Q register: 128 binary values
+NEON_DIRECT_OPS = 3            # eor, cnt, byte add (addv amortized over the dot product)
+NEON_BGEMM_OPS = 4             # eor, cnt, addv, add
+KERNELS = ("direct", "bgemm")
 
 
 @dataclass(frozen=True)
@@ -44,27 +54,37 @@ def _memory_cycles(cpu: CpuSpec, bytes_moved: float) -> float:
     return bytes_moved / cpu.dram_bandwidth * cpu.clock
 
 
-def fp32_gemm(cpu: CpuSpec, m: int, k: int, n: int) -> GemmTime:
-    compute = m * k * n / (cpu.fp_macs_per_cycle * cpu.cores)
+def fp32_gemm(cpu: CpuSpec, m: int, k: int, n: int, threads: int | None = None) -> GemmTime:
+    compute = m * k * n / (cpu.fp_macs_per_cycle * (threads or cpu.cores))
     return GemmTime(compute, _memory_cycles(cpu, (m * k + k * n + m * n) * FP32_BYTES))
 
 
-def binary_word_cycles(cpu: CpuSpec) -> float:
-    """Cycles per 64-bit word pair of the xnor_64 inner loop: the tightest of its four limits."""
+def binary_word_bits(cpu: CpuSpec) -> int:
+    """Binary operands one step of the binary kernel takes: a 64-bit word, or a 128-bit NEON vector."""
+    return NEON_VECTOR_BITS if cpu.binary_isa == "neon" else WORD_BITS
+
+
+def binary_word_cycles(cpu: CpuSpec, kernel: str = "direct") -> float:
+    """Cycles per word pair of the binary inner loop: the tightest of its limits (x86: issue, POPCNT, ALU and
+    load ports for the xnor_64 loop; NEON: the kernel's vector operations over the ASIMD pipes and the issue)."""
+    if cpu.binary_isa == "neon":
+        ops = NEON_BGEMM_OPS if kernel == "bgemm" else NEON_DIRECT_OPS
+        return max(ops / cpu.simd_pipes, ops / cpu.issue_width)
     return max(BINARY_WORD_UOPS / cpu.issue_width, 1 / cpu.popcnt_per_cycle,
                BINARY_WORD_ALU_UOPS / cpu.alu_ports, BINARY_WORD_LOADS / cpu.load_ports)
 
 
-def binary_gemm(cpu: CpuSpec, m: int, k: int, n: int) -> GemmTime:
-    words = math.ceil(k / WORD_BITS)
-    compute = m * words * n * binary_word_cycles(cpu) / cpu.cores
-    packed = words * WORD_BITS // 8
+def binary_gemm(cpu: CpuSpec, m: int, k: int, n: int, threads: int | None = None, kernel: str = "direct") -> GemmTime:
+    bits = binary_word_bits(cpu)
+    words = math.ceil(k / bits)
+    compute = m * words * n * binary_word_cycles(cpu, kernel) / (threads or cpu.cores)
+    packed = words * bits // 8
     return GemmTime(compute, _memory_cycles(cpu, (m + n) * packed + m * n * FP32_BYTES))
 
 
-def binarize(cpu: CpuSpec, k: int, n: int) -> GemmTime:
+def binarize(cpu: CpuSpec, k: int, n: int, threads: int | None = None) -> GemmTime:
     """Binarizing and packing the ``k x n`` fp32 input matrix."""
-    compute = math.ceil(k * n / cpu.fp_lanes) * BINARIZE_VECTOR_UOPS / cpu.issue_width / cpu.cores
+    compute = math.ceil(k * n / cpu.fp_lanes) * BINARIZE_VECTOR_UOPS / cpu.issue_width / (threads or cpu.cores)
     return GemmTime(compute, _memory_cycles(cpu, k * n * FP32_BYTES + math.ceil(k / WORD_BITS) * n * 8))
 
 

@@ -1,6 +1,9 @@
 """A CPU core as the GEMM kernels see it: issue width, ports and vector width (cited presets).
 
-Throughputs are Agner Fog's measurements ("4. Instruction tables", Technical University of
+Two binary kernels: BMXNet's x86 ``popcnt64`` (scalar POPCNT on 64-bit words) and the ARMv8 ``neon`` one
+of daBNN and Larq Compute Engine (EOR, CNT and a byte add on 128-bit vectors, on the core's ASIMD pipes).
+
+x86 throughputs are Agner Fog's measurements ("4. Instruction tables", Technical University of
 Denmark, 2016 edition, Haswell section): POPCNT r64 one per cycle (port 1 only); MULPS / VMULPS
 two per cycle (ports 0, 1); ADDPS / VADDPS one per cycle (port 1); VFMADD...PS two per cycle
 (ports 0, 1); scalar ALU operations (XOR, NOT, ADD) on four ports (0, 1, 5, 6); two loads per
@@ -14,6 +17,9 @@ from dataclasses import dataclass
 from accel_sim.foundations.config.schema import spec_field
 
 AGNER = "Agner Fog, Instruction tables (2016), Haswell"
+A72_SOG = "ARM Cortex-A72 Software Optimization Guide (ARM UAN 0016A, 2015), Sec. 2.1: 3 instructions dispatched a cycle; two FP/ASIMD pipes F0 and F1"
+RPI4 = "Raspberry Pi 4 Model B specifications (raspberrypi.com/products/raspberry-pi-4-model-b/specifications): Broadcom BCM2711, 4 x Cortex-A72 at 1.5 GHz, LPDDR4-3200"
+SD821 = "Google Pixel tech specs: Qualcomm Snapdragon 821, 4 Kryo cores (2 x 2.15 GHz + 2 x 1.6 GHz); LPDDR4 1866 MHz dual-channel"
 BMXNET_CPU = ("Yang et al., BMXNet, ACM MM 2017 (arXiv 1705.09864), Sec. 4.1: a 4-core 2.5 GHz Intel CPU with "
               "popcnt (SSE4.2) — as recalled, the stored corpus had no full text to confirm it")
 
@@ -40,6 +46,11 @@ class CpuSpec:
                                          source=f"{AGNER}: ADDPS port 1")
     dram_bandwidth: float = spec_field("DRAM bytes per second shared by the cores.", 25.6e9, positive=True,
                                        source="assumption: dual-channel DDR3-1600 (2 x 12.8 GB/s)")
+    binary_isa: str = spec_field("The binary kernel's instructions: x86 scalar POPCNT on 64-bit words, or ARMv8 "
+                                 "NEON EOR + CNT + byte add on 128-bit vectors.", "popcnt64",
+                                 choices=("popcnt64", "neon"), source="BMXNet xnor_64; JDAI-CV/dabnn docs/bconv.md")
+    simd_pipes: int = spec_field("Vector (ASIMD) pipes, each taking one 128-bit operation a cycle (neon kernel).", 2,
+                                 positive=True, source=A72_SOG)
 
     @property
     def fp_lanes(self) -> int:
@@ -54,3 +65,12 @@ class CpuSpec:
 
 HASWELL_SSE = CpuSpec()
 HASWELL_AVX2 = CpuSpec(name="haswell_avx2", fp_vector_bits=256, fma=True)
+# ARMv8 NEON cores the binary-CPU measurements ran on (measured_hardware/constants/binary_cpu.yaml cites each
+# field): 128-bit vectors, FMLA on both FP/ASIMD pipes, 4 cores (the cases run one thread).
+RPI4_CORTEX_A72 = CpuSpec(name="rpi4_cortex_a72", clock=1.5e9, cores=4, issue_width=3, alu_ports=2, load_ports=1,
+                          popcnt_per_cycle=1.0, fp_vector_bits=128, fma=True, fp_mul_per_cycle=2.0,
+                          fp_add_per_cycle=2.0, dram_bandwidth=12.8e9, binary_isa="neon", simd_pipes=2)
+PIXEL1_KRYO = CpuSpec(name="pixel1_kryo", clock=1.5936e9, cores=4, issue_width=3, alu_ports=2, load_ports=1,
+                      popcnt_per_cycle=1.0, fp_vector_bits=128, fma=True, fp_mul_per_cycle=2.0, fp_add_per_cycle=2.0,
+                      dram_bandwidth=29.9e9, binary_isa="neon", simd_pipes=2)
+PRESETS = {cpu.name: cpu for cpu in (HASWELL_SSE, HASWELL_AVX2, RPI4_CORTEX_A72, PIXEL1_KRYO)}

@@ -38,6 +38,7 @@ from accel_sim.pipeline.catalog import ArchSpec
 from accel_sim.pipeline.sweep.progress import Progress
 from accel_sim.systems.serving.parallel import TensorParallel, shard
 from accel_sim.systems.serving.requests import Request
+from accel_sim.systems.serving.pipeline import PipelineStepModel, stage_config
 from accel_sim.systems.serving.step import Iteration, StepModel, kv_bytes_per_token
 
 SCHEDULERS = ("fcfs", "chunked")
@@ -50,8 +51,13 @@ class ServingConfig:
     chunk_tokens: int = 512            # chunked: tokens per iteration (vLLM's max_num_batched_tokens default with chunking)
     max_batch: int = 256               # sequences running at once (vLLM's max_num_seqs default)
     kv_capacity_tokens: int | None = None   # None: from the device memory
+    slo_ttft_s: float | None = None    # service-level objective on the time to first token (None: none)
+    slo_tpot_s: float | None = None    # on the time per output token
 
     def __post_init__(self) -> None:
+        for option, value in (("--slo-ttft-ms", self.slo_ttft_s), ("--slo-tpot-ms", self.slo_tpot_s)):
+            if value is not None and not value > 0:
+                raise InputError.single(option, str(value * 1e3), "must be > 0 milliseconds")
         if self.scheduler not in SCHEDULERS:
             raise InputError.single("--scheduler", self.scheduler, f"expected one of {', '.join(SCHEDULERS)}")
         for option, value in (("--chunk-tokens", self.chunk_tokens), ("--max-batch", self.max_batch)):
@@ -216,14 +222,19 @@ def _percentiles(values: np.ndarray, name: str) -> dict:
 
 def serve(arch: ArchSpec, config: TransformerConfig, requests: Sequence[Request], serving: ServingConfig = ServingConfig(),
           compression: Compression = DENSE, step: StepModel | None = None,
-          progress: TextIO | None = None, tp: int = 1) -> ServingResult:
+          progress: TextIO | None = None, tp: int = 1, pp: int = 1) -> ServingResult:
     """Simulate serving ``requests`` of ``config`` on ``arch`` (see the module doc); with ``tp`` > 1 on that many
-    devices in tensor parallel (:mod:`.parallel`: each holds 1 / tp of the weights and of the KV cache)."""
+    devices in tensor parallel (:mod:`.parallel`: each holds 1 / tp of the weights and of the KV cache), with ``pp``
+    > 1 in that many pipeline stages of tp devices each (:mod:`.pipeline`: each stage holds 1 / pp of the blocks;
+    the embeddings and the LM head are counted on every stage's memory, an over-count of one stage's share)."""
     if not requests:
         raise InputError.single("requests", "", "no requests to serve")
     parallel = TensorParallel(tp, arch.device_link_bandwidth, arch.device_link_latency)
-    capacity = kv_capacity_tokens(arch, shard(config, tp), serving, requests, compression)
-    step = step or StepModel(arch, config, compression, tp=parallel)
+    per_device = shard(stage_config(config, pp), tp)
+    capacity = kv_capacity_tokens(arch, per_device, serving, requests, compression)
+    if step is None:
+        step = (PipelineStepModel(arch, config, pp, compression=compression, tp=parallel) if pp > 1
+                else StepModel(arch, config, compression, tp=parallel))
     meter = Progress(f"serving {config.name} on {arch.name}", len(requests), 0, progress, unit="requests")
     env = simpy.Environment()
     engine = Engine(env, step, sorted(requests, key=lambda r: (r.arrival_s, r.index)), serving, capacity, meter)
@@ -246,7 +257,7 @@ def serve(arch: ArchSpec, config: TransformerConfig, requests: Sequence[Request]
     iterations["kv_share"] = iterations.kv_tokens / capacity
     makespan = float(frame.finish_s.max() - frame.arrival_s.min())
     generated = int(frame.generated_tokens.sum())
-    summary = {"model": config.name, "arch": arch.name, "tp": tp, "scheduler": serving.scheduler, "requests": len(frame),
+    summary = {"model": config.name, "arch": arch.name, "tp": tp, "pp": pp, "scheduler": serving.scheduler, "requests": len(frame),
                "tokens_requested": int(frame.output_tokens.sum()), "tokens_generated": generated,
                "prompt_tokens": int(frame.prompt_tokens.sum()), "makespan_s": makespan,
                "output_tokens_per_s": generated / makespan if makespan > 0 else math.nan,
@@ -256,5 +267,22 @@ def serve(arch: ArchSpec, config: TransformerConfig, requests: Sequence[Request]
                "energy_j": float(iterations.energy_j.sum()),
                "energy_per_token_j": float(iterations.energy_j.sum()) / generated,
                "kv_capacity_tokens": capacity, "kv_peak_share": float(iterations.kv_share.max()),
-               "iterations": len(iterations), "layer_simulations": step.layer_simulations}
+               "iterations": len(iterations), "layer_simulations": step.layer_simulations,
+               **_attainment(frame, serving, makespan)}
     return ServingResult(frame, iterations, summary)
+
+
+def _attainment(frame: pd.DataFrame, serving: ServingConfig, makespan: float) -> dict:
+    """With service-level objectives: the share of requests meeting every objective (TTFT, TPOT; a one-token
+    request has no TPOT and meets that one) and the goodput, those requests per second and their output tokens
+    per second (DistServe's goodput, Zhong et al., OSDI 2024)."""
+    if serving.slo_ttft_s is None and serving.slo_tpot_s is None:
+        return {}
+    met = pd.Series(True, index=frame.index)
+    if serving.slo_ttft_s is not None:
+        met &= frame.ttft_s <= serving.slo_ttft_s
+    if serving.slo_tpot_s is not None:
+        met &= frame.tpot_s.isna() | (frame.tpot_s <= serving.slo_tpot_s)
+    return {"slo_ttft_s": serving.slo_ttft_s, "slo_tpot_s": serving.slo_tpot_s, "slo_attainment": float(met.mean()),
+            "goodput_requests_per_s": float(met.sum()) / makespan if makespan > 0 else math.nan,
+            "goodput_tokens_per_s": float(frame.generated_tokens[met].sum()) / makespan if makespan > 0 else math.nan}

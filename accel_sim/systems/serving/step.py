@@ -5,7 +5,10 @@ An iteration runs, through every transformer block and then the LM head:
 - the weight layers (projections, MLP, norms, rotary, residuals) once over all its token rows: the
   decoding sequences' one token each plus the prefill chunk's tokens (``rows``);
 - the decode attention of ``decode`` sequences, one new token each, attending to ``decode_span``
-  positions (the batch's mean, so the KV-cache bytes read are the batch's own);
+  positions (the batch's mean, so the KV-cache bytes read are the batch's own), as the fused
+  decode-attention kernel serving engines run (``attn_decode``: one pass over the cache split along
+  its length, :func:`accel_sim.foundations.workload.llm.generator.attention_layers`; ``attention="unfused"``:
+  the score, softmax and context kernels);
 - the prefill attention of one chunk of ``prefill`` tokens attending to ``prefill_span`` positions
   (the prompt's prefix so far plus the chunk: the full square for an unchunked prompt, as the
   generator's prefill step);
@@ -44,7 +47,7 @@ from accel_sim.pipeline.catalog import ArchSpec
 from accel_sim.pipeline.simulate import simulate_layer
 from accel_sim.systems.serving.parallel import TensorParallel, shard
 
-ATTENTION = ("attn_score", "attn_softmax", "attn_context")
+ATTENTION = ("attn_score", "attn_softmax", "attn_context", "attn_decode")
 PREFIX = "l0_"
 
 
@@ -86,11 +89,13 @@ class StepModel:
     """Times iterations of ``config`` on ``arch`` (weights and KV cache as ``compression`` says)."""
 
     def __init__(self, arch: ArchSpec, config: TransformerConfig, compression: Compression = DENSE,
-                 row_bucket: int = 16, span_bucket: int = 128, anchor: int = 8, tp: TensorParallel | None = None):
+                 row_bucket: int = 16, span_bucket: int = 128, anchor: int = 8, tp: TensorParallel | None = None,
+                 attention: str = "fused"):
         self.tp = tp or TensorParallel()
         self.arch, self.config, self.compression = arch, shard(config, self.tp.degree), compression
         self.block = dataclasses.replace(self.config, layers=1)
         self.row_bucket, self.span_bucket, self.anchor = row_bucket, span_bucket, anchor
+        self.fused = attention == "fused"
         self.table = load_energy_table(arch.energy_table)
         self._layers: dict[NetworkLayer, StepCost] = {}
         self._iterations: dict[Iteration, StepCost] = {}
@@ -136,9 +141,9 @@ class StepModel:
         if sequences == 0:
             return ZERO
         if sequences <= 2 * self.anchor:
-            return self._run(attention_layers(self.block, PREFIX, sequences, 1, span))
-        low = self._run(attention_layers(self.block, PREFIX, self.anchor, 1, span))
-        high = self._run(attention_layers(self.block, PREFIX, 2 * self.anchor, 1, span))
+            return self._run(attention_layers(self.block, PREFIX, sequences, 1, span, self.fused))
+        low = self._run(attention_layers(self.block, PREFIX, self.anchor, 1, span, self.fused))
+        high = self._run(attention_layers(self.block, PREFIX, 2 * self.anchor, 1, span, self.fused))
         per_sequence = StepCost((high.seconds - low.seconds) / self.anchor, (high.energy_j - low.energy_j) / self.anchor)
         return low + per_sequence.scaled(sequences - self.anchor)
 

@@ -1,5 +1,6 @@
 """Quantizers: uniform int-k, log2, binary, ternary (TWN, TTQ), k-means weight sharing and
-dynamic fixed point. Each returns a :class:`QuantizedTensor`."""
+dynamic fixed point, each returning a :class:`QuantizedTensor`; and block-scaled numbers (OCP MX
+v1.0, NVFP4), returning a :class:`BlockScaledTensor`."""
 from accel_sim.foundations.compress.quantization.binary_ternary import (
     TTQ_THRESHOLD_FACTOR,
     TWN_THRESHOLD_FACTOR,
@@ -21,10 +22,26 @@ from accel_sim.foundations.compress.quantization.kmeans import (
     quantize_kmeans,
     weight_sharing_compression_rate,
 )
+from accel_sim.foundations.compress.quantization.microscaling import (
+    BLOCK_FORMATS,
+    BlockScaledTensor,
+    quantize_block_format,
+    quantize_mx,
+    quantize_nvfp4,
+)
+from accel_sim.foundations.compress.quantization.minifloat import FORMATS as ELEMENT_FORMATS
+from accel_sim.foundations.compress.quantization.minifloat import ElementFormat
 from accel_sim.foundations.compress.quantization.tensor import ROUNDING_MODES, QuantizedTensor, Rounding
 from accel_sim.foundations.compress.quantization.uniform import quantize_log2, quantize_uniform
 
 __all__ = [
+    "BLOCK_FORMATS",
+    "ELEMENT_FORMATS",
+    "BlockScaledTensor",
+    "ElementFormat",
+    "quantize_block_format",
+    "quantize_mx",
+    "quantize_nvfp4",
     "COURBARIAUX_MAX_OVERFLOW_RATE",
     "ROUNDING_MODES",
     "TTQ_THRESHOLD_FACTOR",

@@ -24,7 +24,7 @@ from accel_sim.foundations.errors import InputError
 from accel_sim.foundations.workload.layer import MAX_STORED_BITS, NetworkLayer, NMSparsity, VectorLayer
 
 WEIGHT_PATTERNS = ("dense", "2:4", "unstructured")
-KV_LAYERS = ("attn_score", "attn_context")
+KV_LAYERS = ("attn_score", "attn_context", "attn_decode")
 UNCOMPRESSED = ("lm_head", "project_in", "project_out", "moe_router")
 
 

@@ -11,6 +11,8 @@ attn_k, attn_v      gemm            B*q x hidden @ hidden x KV*d        weights;
                                                                         the KV-cache append
 attn_score          batched_gemm    B*KV instances of q*g x d @ d x S   the K cache (K^T)
 attn_context        batched_gemm    B*KV instances of q*g x S @ S x d   the V cache
+attn_decode         batched_gemm    B*KV instances of g x 2S @ 2S x d   K and V stacked (fused
+                                                                        decode attention)
 attn_o              gemm            B*q x H*d @ H*d x hidden            weights
 mlp_gate, mlp_up    gemm            B*q x hidden @ hidden x I           weights (gate: gated
                                                                         MLPs such as SwiGLU)
@@ -67,6 +69,7 @@ from accel_sim.foundations.workload.llm.compression import DENSE, Compression
 from accel_sim.foundations.workload.llm.hf_config import TransformerConfig
 
 PHASES = ("prefill", "decode")
+ATTENTION_KERNELS = ("unfused", "fused")   # decode attention: score, softmax, context; or one fused kernel
 # The vector-unit op of each config activation (hf_config.ACTIVATIONS); gated MLPs use swiglu.
 ACTIVATION_OPS = {"relu": "relu", "silu": "silu", "swish": "silu"}  # every gelu variant: "gelu"
 
@@ -74,11 +77,13 @@ ACTIVATION_OPS = {"relu": "relu", "silu": "silu", "swish": "silu"}  # every gelu
 @dataclass(frozen=True)
 class InferenceStep:
     """One forward pass: ``prefill`` of ``context`` tokens per sequence, or ``decode`` of one
-    token attending to ``context`` positions; ``batch`` sequences."""
+    token attending to ``context`` positions; ``batch`` sequences. ``attention``: ``fused`` runs decode
+    attention as one fused kernel (``attn_decode``, :func:`attention_layers`), as serving engines do."""
 
     phase: str
     context: int
     batch: int = 1
+    attention: str = "unfused"
 
     @property
     def tokens(self) -> int:
@@ -93,6 +98,8 @@ def check_step(config: TransformerConfig, step: InferenceStep) -> None:
     if step.context < 1:
         raise InputError.single("--context", str(step.context), "must be >= 1 (the tokens of the prompt, or the "
                                 "positions the decoded token attends to)")
+    if step.attention not in ATTENTION_KERNELS:
+        raise InputError.single("--attention", step.attention, f"expected one of {', '.join(ATTENTION_KERNELS)}")
     if step.batch < 1:
         raise InputError.single("--batch", str(step.batch), "must be >= 1 (sequences per step)")
     if step.phase == "decode" and not config.decoder:
@@ -112,7 +119,8 @@ def attention_span(config: TransformerConfig, step: InferenceStep) -> int:
 
 def workload_name(config: TransformerConfig, step: InferenceStep) -> str:
     base = "".join(c if c.isalnum() else "_" for c in config.name.lower()).strip("_") or "model"
-    return f"{base}_{step.phase}_ctx{step.context}_b{step.batch}"
+    fused = "_fused" if step.attention == "fused" and step.phase == "decode" else ""
+    return f"{base}_{step.phase}_ctx{step.context}_b{step.batch}{fused}"
 
 
 def activation_op(config: TransformerConfig) -> str:
@@ -149,7 +157,7 @@ def transformer_layers(config: TransformerConfig, step: InferenceStep,
         if config.rotary:
             layers.append(VectorLayer(p + "attn_rotary", "rotary", rows=rows * (config.heads + config.kv_heads),
                                       width=d))
-        layers += attention_layers(config, p, step.batch, step.tokens, span)
+        layers += attention_layers(config, p, step.batch, step.tokens, span, step.attention == "fused")
         layers.append(GemmLayer(p + "attn_o", m=rows, k=config.heads * d, n=config.hidden))
         layers += residual(p, "attn")
         layers += norm(p + "mlp_norm", rows) if config.pre_norm else []
@@ -168,11 +176,22 @@ def transformer_layers(config: TransformerConfig, step: InferenceStep,
     return tuple(layers)
 
 
-def attention_layers(config: TransformerConfig, prefix: str, batch: int, tokens: int, span: int
-                     ) -> list[NetworkLayer]:
+def attention_layers(config: TransformerConfig, prefix: str, batch: int, tokens: int, span: int,
+                     fused: bool = False) -> list[NetworkLayer]:
     """Scores, softmax and context of ``batch`` sequences of ``tokens`` queries each attending to ``span``
-    positions (one GEMM per sequence and KV head, the query heads of a group stacked into m)."""
+    positions (one GEMM per sequence and KV head, the query heads of a group stacked into m).
+
+    ``fused`` (decode, one query per sequence): one fused decode-attention kernel instead, as serving engines
+    run it (FlashDecoding, vLLM's paged attention): ``attn_decode``, a batched GEMM per (sequence, KV head)
+    of ``g x 2S @ 2S x d`` whose ``2S x d`` operand is the K and the V cache stacked (each read once, in one
+    pass), so its MACs are the score's and the context's (``g d S`` each) and its k is the KV length a kernel
+    splits (:mod:`accel_sim.models.tensor_core.plan.split`), then the softmax on the vector unit. Its dense
+    operand stands for the query and the probabilities, which a fused kernel keeps on chip: it moves
+    ``2S x g`` elements where the kernel loads ``d x g`` (under 1 % of the cache's bytes for g = 1)."""
     d, g = config.head_dim, config.group_size
+    if fused and tokens == 1:
+        return [BatchedGemmLayer(prefix + "attn_decode", instances=batch * config.kv_heads, m=g, k=2 * span, n=d),
+                VectorLayer(prefix + "attn_softmax", "softmax", rows=batch * config.heads, width=span)]
     return [BatchedGemmLayer(prefix + "attn_score", instances=batch * config.kv_heads, m=tokens * g, k=d, n=span),
             VectorLayer(prefix + "attn_softmax", "softmax", rows=batch * config.heads * tokens, width=span),
             BatchedGemmLayer(prefix + "attn_context", instances=batch * config.kv_heads, m=tokens * g, k=span, n=d)]

@@ -27,7 +27,7 @@ def parameters(config: TransformerConfig) -> int:
     :attr:`TransformerConfig.unsimulated_parameters`)."""
     network = transformer_network(config, InferenceStep("prefill", 1, 1), vector_ops=False)
     return sum(layer.weight_elements for layer in network.layers
-               if not layer.name.endswith(("attn_score", "attn_context"))) + config.unsimulated_parameters
+               if not layer.name.endswith(("attn_score", "attn_context", "attn_decode"))) + config.unsimulated_parameters
 
 
 def largest_batch(config: TransformerConfig, phase: str, context: int, capacity_bytes: float, word_bits: int,

@@ -18,7 +18,7 @@ from accel_sim.foundations.workload.llm.generator import (
 )
 from accel_sim.foundations.workload.llm.hf_config import TransformerConfig, read_hf_config
 
-KV_CACHE_LAYERS = ("attn_score", "attn_context")  # their k x n operand is the K / V cache
+KV_CACHE_LAYERS = ("attn_score", "attn_context", "attn_decode")  # their k x n operand is the K / V cache (attn_decode: both)
 KV_APPEND_LAYERS = ("attn_k", "attn_v")           # their output is appended to the cache
 
 

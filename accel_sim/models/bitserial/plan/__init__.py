@@ -72,6 +72,21 @@ class BitSerialPlan:
     chunks: tuple[tuple[Chunk, ...], ...]  # per group
     operand_hashes: Mapping[str, str]
 
+    @property
+    def fusion_cycles(self) -> int:
+        """bitfusion: cycles of one step. Each operand fuses ``fused_bricks`` BitBricks wide (its precision
+        rounded up to a power of two, at least one brick: 2 / 4 / 8 / 16 bits), a product needs the product
+        of the two, and a step's ``lanes`` products share the PE's ``bricks`` (Sharma et al., ISCA 2018)."""
+        spec = self.spec
+        per_product = fused_bricks(self.act_bits, spec.brick_bits) * fused_bricks(self.wgt_bits, spec.brick_bits)
+        return -(-spec.lanes * per_product // spec.bricks)
+
+
+def fused_bricks(bits: int, brick_bits: int) -> int:
+    """BitBricks along one operand: ``bits`` rounded up to ``brick_bits`` x a power of two, in bricks."""
+    bricks = -(-bits // brick_bits)
+    return 1 << (bricks - 1).bit_length()
+
 
 def fixed_point(values: np.ndarray, bits: int) -> np.ndarray:
     """Integers as they are (16-bit words); real values quantised to ``bits`` (signed if any is negative)."""

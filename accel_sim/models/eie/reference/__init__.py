@@ -38,7 +38,9 @@ from accel_sim.hardware.barrier import Barrier
 from accel_sim.hardware.broadcast import Broadcast
 from accel_sim.hardware.clock_guard import run_until_done
 from accel_sim.hardware.fifo import Fifo
+from accel_sim.hardware.recorder import DRAM, Recorder
 
+SPILL_AGENT = "DRAM spill"
 BROADCAST_LATENCY = 1  # an entry broadcast in cycle b is popped at the earliest in cycle b + 1
 
 
@@ -61,22 +63,28 @@ class ReferenceRun:
     vectors: tuple[VectorLog, ...]      # empty unless recorded
 
 
-def run(plan: EIEPlan, record: bool = False, max_cycles: int | None = None) -> ReferenceRun:
-    """Run the layer on the discrete-event machine (SimulationError past ``max_cycles``)."""
+def run(plan: EIEPlan, record: bool = False, max_cycles: int | None = None,
+        recorder: Recorder | None = None) -> ReferenceRun:
+    """Run the layer on the discrete-event machine (SimulationError past ``max_cycles``); ``recorder``
+    (teaching traces) gets the DRAM spill, every broadcast and FIFO entry, every PE's slices, waits
+    for an empty FIFO and waits at the vector barrier."""
     spec, layer, n_pes = plan.spec, plan.layer, plan.spec.n_pes
     stored = plan.stored_weights()
     env = simpy.Environment()
     spill_bytes = dram_spill.spilled_bytes(spec, stored, plan.pointer_bits, plan.spmat_sram_size,
                                            plan.pointer_sram_size)
     spill = env.process(dram_spill.load(env, plan.arch.dram, spill_bytes))
-    fifos = [Fifo(env, spec.fifo_depth, f"activation FIFO PE {p}") for p in range(n_pes)]
-    bus = Broadcast(env, fifos, BROADCAST_LATENCY, "LNZD root")
-    vector_end = Barrier(env, n_pes + 1, "vector")
+    if recorder is not None and spill_bytes:
+        recorder.agent(SPILL_AGENT, "dram")
+        env.process(_record_spill(env, spill, recorder, spill_bytes))
+    fifos = [Fifo(env, spec.fifo_depth, f"activation FIFO PE {p}", recorder=recorder) for p in range(n_pes)]
+    bus = Broadcast(env, fifos, BROADCAST_LATENCY, "LNZD root", recorder=recorder)
+    vector_end = Barrier(env, n_pes + 1, "vector", recorder)
     root = LnzdRoot(env, plan.activations, spec.lnzd_latency, bus, vector_end, record)
     pes = [ProcessingElement(env, p, n_pes, PointerBanks(stored.pes[p].col_ptr),
                              SparseMatrixSram(stored.pes[p], spec.entries_per_read),
                              ArithmeticUnit(stored.codebook, len(range(p, layer.n, n_pes))),
-                             1 if spec.empty_column_costs_cycle else 0, record) for p in range(n_pes)]
+                             1 if spec.empty_column_costs_cycle else 0, record, recorder) for p in range(n_pes)]
     processes = [env.process(root.run(spill))] + [env.process(pe.run(spill, root, bus, vector_end)) for pe in pes]
     end = run_until_done(env, env.all_of(processes), max_cycles, f"EIE {layer.name}")
     starts = [*root.vector_starts, end]
@@ -102,5 +110,10 @@ def run(plan: EIEPlan, record: bool = False, max_cycles: int | None = None) -> R
     return ReferenceRun(counters, outputs, vectors)
 
 
-def reference(plan: EIEPlan, max_cycles: int | None = None) -> EIECounters:
-    return run(plan, max_cycles=max_cycles).counters
+def _record_spill(env: simpy.Environment, spill: simpy.Process, recorder: Recorder, nbytes: int):
+    yield spill
+    recorder.record(SPILL_AGENT, DRAM, 0, spill.value, "spilled entries and pointers", dram_bytes=nbytes)
+
+
+def reference(plan: EIEPlan, max_cycles: int | None = None, recorder: Recorder | None = None) -> EIECounters:
+    return run(plan, max_cycles=max_cycles, recorder=recorder).counters

@@ -21,6 +21,7 @@ from accel_sim.models.eie.reference.pointer_banks import PointerBanks
 from accel_sim.models.eie.reference.sparse_matrix_sram import SparseMatrixSram
 from accel_sim.hardware.barrier import Barrier
 from accel_sim.hardware.broadcast import Broadcast
+from accel_sim.hardware.recorder import COMPUTE, Recorder
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,8 @@ class SliceLog:
 
 class ProcessingElement:
     def __init__(self, env: simpy.Environment, index: int, n_pes: int, pointers: PointerBanks,
-                 sram: SparseMatrixSram, alu: ArithmeticUnit, empty_slice_cycles: int, record: bool):
+                 sram: SparseMatrixSram, alu: ArithmeticUnit, empty_slice_cycles: int, record: bool,
+                 recorder: Recorder | None = None):
         self.env = env
         self.index = index
         self.n_pes = n_pes
@@ -47,6 +49,10 @@ class ProcessingElement:
         self.alu = alu
         self.empty_slice_cycles = empty_slice_cycles
         self.record = record
+        self.recorder = recorder
+        self.agent = f"PE {index}"
+        if recorder is not None:
+            recorder.agent(self.agent, "pe")
         self.busy_cycles = 0       # cycles on slices
         self.empty_cycles = 0      # of which on empty slices
         self.starved_cycles = 0    # idle, waiting for the FIFO, before its last slice of each vector ended
@@ -67,12 +73,17 @@ class ProcessingElement:
                 entry = yield bus.get(self.index)
                 popped = int(self.env.now)
                 self.starved_cycles += popped - free
+                if self.recorder is not None and popped > free:
+                    self.recorder.stall(self.agent, free, popped, "activation FIFO empty")
                 begin, end = self.pointers.slice_bounds(entry.column)
                 codes, rel_index = self.sram.read_slice(begin, end)
                 rows = self.alu.run_slice(codes, rel_index, entry.code)
                 cycles = end - begin if end > begin else self.empty_slice_cycles
                 self.busy_cycles += cycles
                 self.empty_cycles += cycles - (end - begin)
+                if self.recorder is not None:
+                    self.recorder.record(self.agent, COMPUTE, popped, popped + cycles, f"a{entry.column}",
+                                         macs=end - begin, source=bus.fifos[self.index].name)
                 if self.record:
                     log.append(SliceLog(self.index, entry.broadcast, entry.column, popped - start, cycles,
                                         tuple(int(r) * self.n_pes + self.index for r in rows),
@@ -83,5 +94,5 @@ class ProcessingElement:
             self.vector_nonzeros.append(self.alu.entries - self.alu.padding - nonzeros_before)
             self.outputs.append(self.alu.accumulators.copy())
             self.logs.append(log)
-            yield vector_end.put()
+            yield vector_end.put(self.agent)
             self.tail_cycles += int(self.env.now) - free

@@ -21,14 +21,22 @@ import simpy
 from accel_sim.foundations.errors import SimulationError
 from accel_sim.models.pe_array.counters import PEArrayCounters
 from accel_sim.models.pe_array.plan import PEArrayPlan
+from accel_sim.hardware.recorder import Recorder
 from accel_sim.models.pe_array.reference.array import array
+from accel_sim.models.pe_array.reference.datapath import row_agent
 from accel_sim.models.pe_array.reference.memory import count_traffic, dram_streams
 from accel_sim.models.pe_array.reference.tally import Tally
 
 
-def reference(plan: PEArrayPlan, max_cycles: int | None = None) -> PEArrayCounters:
+def reference(plan: PEArrayPlan, max_cycles: int | None = None, recorder: Recorder | None = None) -> PEArrayCounters:
+    """``recorder`` (teaching traces): each row's vectors or chunks (their MACs; a reassigned chunk as a
+    flow from the row it came from), its waits for its feeder and for the tile's slowest row, the
+    DRAM streams."""
     env = simpy.Environment()
-    tally = Tally()
+    tally = Tally(recorder)
+    if recorder is not None:
+        for row in range(plan.spec.rows):
+            recorder.agent(row_agent(row), "pe")
     count_traffic(plan, tally)
     streams = dram_streams(env, plan, tally)
     compute = env.process(array(env, plan, tally))

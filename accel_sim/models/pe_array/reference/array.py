@@ -13,9 +13,10 @@ from typing import Iterator, NamedTuple
 import simpy
 
 from accel_sim.hardware import Fifo
+from accel_sim.hardware.recorder import BARRIER
 from accel_sim.models.pe_array.plan import GroupPlan, PEArrayPlan
 from accel_sim.models.pe_array.reference.datapath import (ActivationRegisterFile, decoding_row, dense_row,
-                                                    pixel_activations)
+                                                    pixel_activations, row_agent)
 from accel_sim.models.pe_array.reference.decoder import RowDecoder, decompressor, dense_reader
 from accel_sim.models.pe_array.reference.reassignment import WindowCrossbar
 from accel_sim.models.pe_array.reference.tally import Tally
@@ -47,7 +48,7 @@ def _tile_agents(env: simpy.Environment, spec: PEArraySpec, work: GroupPlan, til
             feed = dense_reader(env, spec, column, register) if spec.sparsity_support == "none" \
                 else decompressor(env, spec, column, register, tally)
             agents += [env.process(feed),
-                       env.process(dense_row(env, register, rf, spec.sparsity_support == "gating", tally))]
+                       env.process(dense_row(env, register, rf, spec.sparsity_support == "gating", tally, row))]
         return agents
     decoders = {row: RowDecoder(env, spec, columns[row] if row < len(columns) else None, f"row{row}", tally)
                 for row in range(spec.rows)}   # rows without a filter have an empty stream
@@ -61,6 +62,15 @@ def _tile_agents(env: simpy.Environment, spec: PEArraySpec, work: GroupPlan, til
     return rows + [decoder.process for decoder in decoders.values()]
 
 
+def _record_tile_wait(env: simpy.Environment, spec: PEArraySpec, agents: list[simpy.Process], tally: Tally,
+                      tile: str) -> None:
+    """Each row done before the tile's slowest waits for it (the rows return the cycle they ended)."""
+    rows = agents[1::2] if not spec.decodes else agents[:spec.rows]
+    for row, process in enumerate(rows):
+        if process.value is not None and process.value < env.now:
+            tally.recorder.record(row_agent(row), BARRIER, process.value, env.now, f"wait for {tile}'s slowest row")
+
+
 def array(env: simpy.Environment, plan: PEArrayPlan, tally: Tally):
     """The controller process; it ends when the layer's last tile is done."""
     spec = plan.spec
@@ -70,4 +80,8 @@ def array(env: simpy.Environment, plan: PEArrayPlan, tally: Tally):
             tally.filter_tiles += tile.pixel_tile == 0
             tally.pixel_tiles += tile.filter_tile == 0
             rf = ActivationRegisterFile(activations[tile.pixels.start:tile.pixels.stop], tally)
-            yield env.all_of(_tile_agents(env, spec, work, tile, rf, tally))
+            start = env.now
+            agents = _tile_agents(env, spec, work, tile, rf, tally)
+            yield env.all_of(agents)
+            if tally.recorder is not None:
+                _record_tile_wait(env, spec, agents, tally, f"tile f{tile.filter_tile} p{tile.pixel_tile}")

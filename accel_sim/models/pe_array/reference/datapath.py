@@ -26,6 +26,7 @@ import numpy as np
 import simpy
 
 from accel_sim.hardware import Fifo
+from accel_sim.hardware.recorder import COMPUTE
 from accel_sim.models.pe_array.plan import GroupPlan
 from accel_sim.models.pe_array.reference.decoder import Chunk, End, RowDecoder
 from accel_sim.models.pe_array.reference.reassignment import WindowCrossbar
@@ -66,11 +67,20 @@ class ActivationRegisterFile:
         self.tally.activation_rf_reads += slots * self.pixels
 
 
-def dense_row(env: simpy.Environment, register: Fifo, rf: ActivationRegisterFile, gating: bool, tally: Tally):
+def row_agent(row: int) -> str:
+    """The recorder's agent of PE row ``row``."""
+    return f"row {row}"
+
+
+def dense_row(env: simpy.Environment, register: Fifo, rf: ActivationRegisterFile, gating: bool, tally: Tally,
+              row: int = 0):
     while True:
+        waiting = env.now
         vector = yield register.get()
+        if tally.recorder is not None and env.now > waiting:
+            tally.recorder.stall(row_agent(row), waiting, env.now, "weights from the feeder", 0)
         if isinstance(vector, End):
-            return
+            return env.now
         macs = (vector.stop - vector.start) * rf.pixels
         issued = rf.effectual(vector.nonzero) if gating else macs
         tally.macs_issued += issued
@@ -78,9 +88,13 @@ def dense_row(env: simpy.Environment, register: Fifo, rf: ActivationRegisterFile
         rf.broadcast(vector.start, vector.stop)
         tally.row_busy_cycles += 1
         yield env.timeout(1)
+        if tally.recorder is not None:
+            tally.recorder.record(row_agent(row), COMPUTE, env.now - 1, env.now,
+                                  f"weights {vector.start}-{vector.stop}", macs=issued)
 
 
-def _compute(env: simpy.Environment, chunk: Chunk, vector_width: int, rf: ActivationRegisterFile, tally: Tally):
+def _compute(env: simpy.Environment, chunk: Chunk, vector_width: int, rf: ActivationRegisterFile, tally: Tally,
+             row: int = 0, source: str = ""):
     issued = rf.effectual(chunk.nonzero)
     tally.macs_issued += issued
     tally.macs_gated += chunk.real_slots * rf.pixels - issued
@@ -90,28 +104,34 @@ def _compute(env: simpy.Environment, chunk: Chunk, vector_width: int, rf: Activa
     cycles = max(1, math.ceil(chunk.items / vector_width))
     tally.row_busy_cycles += cycles
     yield env.timeout(cycles)
+    if tally.recorder is not None:
+        tally.recorder.record(row_agent(row), COMPUTE, env.now - cycles, env.now, f"chunk of {chunk.items}",
+                              macs=issued, source=source)
 
 
 def decoding_row(env: simpy.Environment, row: int, decoder: RowDecoder, crossbar: WindowCrossbar | None,
                  vector_width: int, rf: ActivationRegisterFile, tally: Tally):
     while True:   # own chunks first
+        waiting = env.now
         item = yield decoder.register.get()
+        if tally.recorder is not None and env.now > waiting:
+            tally.recorder.stall(row_agent(row), waiting, env.now, "chunks from the index decoder", 0)
         if isinstance(item, End):
             tally.macs_skipped += item.trailing * rf.pixels
             break
         decoder.left -= 1
-        yield from _compute(env, item, vector_width, rf, tally)
+        yield from _compute(env, item, vector_width, rf, tally, row)
     if crossbar is None:
-        return
+        return env.now
     holds = row   # whose partial sums the row's accumulators hold
     while True:
         grant = yield crossbar.request(row)
         if grant is None:
-            return
+            return env.now
         victim, chunk = grant
         tally.crossbar_weights += chunk.items
         tally.macs_reassigned += chunk.items * rf.pixels
         if victim != holds:
             tally.crossbar_psums += rf.pixels
             holds = victim
-        yield from _compute(env, chunk, vector_width, rf, tally)
+        yield from _compute(env, chunk, vector_width, rf, tally, row, row_agent(victim))

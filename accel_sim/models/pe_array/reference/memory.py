@@ -52,7 +52,7 @@ def dram_streams(env: simpy.Environment, plan: PEArrayPlan, tally: Tally) -> lis
                               f"dram.bandwidth {dram.bandwidth} B/cycle is {bits_per_cycle} bits")
 
     def channel(name: str) -> Link:   # one bit per word: the streams move bit counts
-        return Link(env, name, WordsPerCycle(int(bits_per_cycle)), dram.latency + 1)
+        return Link(env, f"DRAM {name}", WordsPerCycle(int(bits_per_cycle)), dram.latency + 1, recorder=tally.recorder)
 
     return [channel("weights").get(tally.weight_dram_bits, "weights"),
             channel("inputs").get(tally.input_dram_bits, "inputs"),

@@ -1,9 +1,12 @@
 """What the reference's agents count as they work (mutable, summed over the whole layer)."""
 from __future__ import annotations
 
+from accel_sim.hardware.recorder import Recorder
+
 
 class Tally:
-    def __init__(self) -> None:
+    def __init__(self, recorder: Recorder | None = None) -> None:
+        self.recorder = recorder      # teaching traces: the rows' work, waits and grants
         self.filter_tiles = self.pixel_tiles = 0
         self.row_busy_cycles = 0          # cycles rows spent on vectors / chunks
         self.macs_issued = self.macs_gated = self.macs_skipped = self.nm_padding_slots = 0

@@ -22,6 +22,7 @@ import numpy as np
 import simpy
 
 from accel_sim.foundations.errors import SimulationError
+from accel_sim.hardware.recorder import Recorder
 from accel_sim.models.scnn.counters import SCNNCounters
 from accel_sim.models.scnn.plan import Plan
 from accel_sim.models.scnn.reference.array import PeArray
@@ -31,16 +32,22 @@ from accel_sim.models.scnn.reference.dram import DramTraffic
 from accel_sim.models.scnn.reference.products import PeProducts, chunk_weights, pe_products
 
 
+PASS_AGENT = "pass control"   # the recorder's agent for the passes' waits on DRAM
+
+
 class _Layer:
     """The agents of one layer run and what they count beyond the shared blocks."""
 
-    def __init__(self, env: simpy.Environment, plan: Plan):
+    def __init__(self, env: simpy.Environment, plan: Plan, recorder: Recorder | None = None):
         self.env = env
         self.plan = plan
+        self.recorder = recorder
+        if recorder is not None:
+            recorder.agent(PASS_AGENT, "control")
         self.owners: Ownership = ownership(plan)
         self.drain_unit = DrainUnit(env, plan, self.owners)
-        self.array = PeArray(env, plan, self.drain_unit)
-        self.dram = DramTraffic(env, plan, self.owners)
+        self.array = PeArray(env, plan, self.drain_unit, recorder)
+        self.dram = DramTraffic(env, plan, self.owners, recorder)
         self.compute_cycles = self.load_stall = self.stream_stall = 0
         self.in_plane = 0          # Cartesian products whose output lies in the plane
         self.cartesian_products = 0  # Cartesian products computed (out-of-plane ones included)
@@ -92,6 +99,11 @@ class _Layer:
         self.compute_cycles += int(compute_end - compute_start)
         self.load_stall += int(compute_start - start)
         self.stream_stall += int(env.now - compute_end)
+        if self.recorder is not None:
+            if compute_start > start:
+                self.recorder.stall(PASS_AGENT, start, compute_start, "input tiles from DRAM")
+            if env.now > compute_end:
+                self.recorder.stall(PASS_AGENT, compute_end, env.now, "weights / partial sums / outputs streaming")
         if last:
             self.oaram_write_bits[-1] += int(plan.output_bits[image, conv_group, temporal_tile].sum())
             if plan.dcnn:   # each owned output of every channel written once, complete
@@ -138,9 +150,11 @@ class _Layer:
             dram_read_bits=self.dram.bus.counter.reads, dram_write_bits=self.dram.bus.counter.writes)
 
 
-def reference(plan: Plan, max_cycles: int | None = None) -> SCNNCounters:
+def reference(plan: Plan, max_cycles: int | None = None, recorder: Recorder | None = None) -> SCNNCounters:
+    """``recorder`` (teaching traces): each PE's batches of steps (their MACs) and bank conflicts,
+    its waits at the group barriers, the drains, the passes' DRAM stalls and bursts."""
     env = simpy.Environment()
-    layer = _Layer(env, plan)
+    layer = _Layer(env, plan, recorder)
     done = env.process(layer.run())
     if max_cycles is None:
         env.run(until=done)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import simpy
 
 from accel_sim.hardware import BytesPerCycle, Link
+from accel_sim.hardware.recorder import Recorder
 from accel_sim.models.scnn.plan import Plan
 from accel_sim.models.scnn.reference.drain import Ownership
 
@@ -30,9 +31,9 @@ BITS_PER_BYTE = 8
 
 
 class DramTraffic:
-    def __init__(self, env: simpy.Environment, plan: Plan, owners: Ownership):
+    def __init__(self, env: simpy.Environment, plan: Plan, owners: Ownership, recorder: Recorder | None = None):
         self.plan = plan
-        self.bus = Link(env, "dram", BytesPerCycle(plan.spec.dram_bandwidth))
+        self.bus = Link(env, "dram", BytesPerCycle(plan.spec.dram_bandwidth), recorder=recorder)   # amounts in bits
         spec, tiling = plan.spec, plan.tiling
         self.through_dram = tiling.passes > 1
         self.psum_words = owners.owned.sum(axis=1) * plan.view.out_channels       # (temporal tiles,)

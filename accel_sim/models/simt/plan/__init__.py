@@ -20,6 +20,8 @@ import numpy as np
 from accel_sim.foundations.arch import ArchBase
 from accel_sim.foundations.errors import InputError
 from accel_sim.models.simt.plan.csb import csb_beta, csb_spmv
+from accel_sim.models.simt.plan.csb_spmm import csb_spmm
+from accel_sim.models.simt.plan.merge_spmv import merge_spmv
 from accel_sim.models.simt.plan.csr import csr_spmv
 from accel_sim.models.simt.plan.gemm import bsr_gemm, dense_gemm, tile_of
 from accel_sim.models.simt.plan.gemv import dense_gemv
@@ -95,6 +97,13 @@ def build_schedules(spec: SimtSpec, m: Machine, arch: ArchBase, problem: SparseP
         return (merge(problem, m, spec),)
     if kernel == "sparsert":     # autotuned per layer: every (rows, columns) kernel, the fastest kept
         return tuple(sparsert(problem, m, spec, r, t) for r in spec.sparsert_rows for t in sparsert_widths(problem, spec))
+    if kernel == "sparsert_conv":
+        return tuple(sparsert(problem, m, spec, r, t, implicit_conv=True) for r in spec.sparsert_rows
+                     for t in sparsert_widths(problem, spec))
+    if kernel == "merge_spmv":
+        return (merge_spmv(problem, m, spec),)
+    if kernel == "csb_spmm":
+        return (csb_spmm(problem, m, spec),)
     if kernel == "csb":
         return (csb_spmv(problem, m, spec, csb_beta(problem, spec)),)
     if kernel == "bsr":

@@ -17,6 +17,13 @@ Per CTA: the B row segments of its distinct rows and its C stores through L1; th
 row block's code (``instruction_bytes`` each) through the L2 port once; the B loads (read-only,
 ``ld.global.nc``) are the CTA's cached sectors: they reach the L2 port only when the SM's L1, shared
 with the other CTAs the SM runs, misses them. DRAM reads B, C's writes and the code once.
+
+``sparsert_conv``: the same generated code on a K x K convolution without im2col (SparseRT's sparse 3x3
+convolutions): the "B row" of a non-zero weight (c, r, s) is input channel c shifted by (r, s), so a thread's
+load for output pixel (y, x) reads input[c, y * stride + r - pad, x * stride + s - pad] (NCHW), nothing for a
+padded position. The loads, FMAs and code are sparsert's; the addresses are the input's: a warp's load covers the
+distinct sectors of its 32 pixels' shifted positions (an output row's wrap splits it), the shifts of one channel
+overlap in the SM's L1, and DRAM reads the input tensor, not the 9x larger im2col matrix.
 """
 from __future__ import annotations
 
@@ -25,7 +32,9 @@ import numpy as np
 from accel_sim.models.simt.plan.machine import Machine
 from accel_sim.models.simt.plan.problem import SparseProblem
 from accel_sim.models.simt.plan.schedule import Schedule, ceil_div
-from accel_sim.models.simt.plan.sectors import cta_sector_lists, sorted_unique
+from accel_sim.foundations.errors import InputError
+from accel_sim.foundations.workload.layer import ConvLayer
+from accel_sim.models.simt.plan.sectors import cta_sector_lists, distinct_per_group, sorted_unique
 from accel_sim.models.simt.plan.spmm import _row_segments
 from accel_sim.models.simt.spec import SimtSpec
 
@@ -37,8 +46,9 @@ def sparsert_widths(p: SparseProblem, spec: SimtSpec) -> tuple[int, ...]:
     return tuple(dict.fromkeys(min(t, p.n) for t in spec.sparsert_tile_n))
 
 
-def sparsert(p: SparseProblem, m: Machine, spec: SimtSpec, rows: int, width: int) -> Schedule:
-    """The kernel generated with ``rows`` (Ny) output rows and ``width`` (Tsz) columns per CTA."""
+def sparsert(p: SparseProblem, m: Machine, spec: SimtSpec, rows: int, width: int, implicit_conv: bool = False) -> Schedule:
+    """The kernel generated with ``rows`` (Ny) output rows and ``width`` (Tsz) columns per CTA; ``implicit_conv``:
+    B's addresses are the convolution input's (``sparsert_conv``)."""
     csr, vb, sector, w = p.csr, p.value_bytes, m.sector, m.warp_size
     row_blocks = -(-p.m // rows)
     col_tiles = -(-p.n // width)
@@ -57,10 +67,16 @@ def sparsert(p: SparseProblem, m: Machine, spec: SimtSpec, rows: int, width: int
     seg_start = tile_start + np.arange(warps_per_cta)[None, :] * w
     seg_width = np.clip(np.minimum(tile_start + width, p.n) - seg_start, 0, w)
     starts, widths = seg_start.ravel(), seg_width.ravel()
-    b_sectors = np.zeros((row_blocks, starts.size), dtype=np.int64)
-    if pairs.size:
-        np.add.at(b_sectors, pair_block, _row_segments(pair_k, starts, widths, p.n, vb, sector))
-    cached_ptr, cached = _cached_b_sectors(pair_block, pair_k, row_blocks, col_tiles, starts, widths, p.n, vb, sector)
+    if implicit_conv:
+        b_sectors, cached_ptr, cached, b_bytes = _conv_b_sectors(p, pair_block, pair_k, row_blocks, col_tiles, starts,
+                                                                 widths, sector)
+    else:
+        b_sectors = np.zeros((row_blocks, starts.size), dtype=np.int64)
+        if pairs.size:
+            np.add.at(b_sectors, pair_block, _row_segments(pair_k, starts, widths, p.n, vb, sector))
+        cached_ptr, cached = _cached_b_sectors(pair_block, pair_k, row_blocks, col_tiles, starts, widths, p.n, vb,
+                                               sector)
+        b_bytes = p.k * p.n * vb
     c_sectors = np.zeros((row_blocks, starts.size), dtype=np.int64)
     np.add.at(c_sectors, np.arange(p.m) // rows, _row_segments(np.arange(p.m, dtype=np.int64), starts, widths, p.n, vb,
                                                                sector))
@@ -74,12 +90,12 @@ def sparsert(p: SparseProblem, m: Machine, spec: SimtSpec, rows: int, width: int
     block_of_warp = np.tile(np.repeat(np.arange(row_blocks), warps_per_cta), col_tiles)
     return Schedule(
         # registers: the Ny accumulators (ACC[Ny] of the generated code) on top of the sparse kernels' estimate
-        kernel="sparsert", threads_per_cta=warps_per_cta * w, registers_per_thread=spec.registers_per_thread + rows,
+        kernel="sparsert_conv" if implicit_conv else "sparsert", threads_per_cta=warps_per_cta * w, registers_per_thread=spec.registers_per_thread + rows,
         shared_memory_per_cta=0, warp_cta=np.repeat(np.arange(ctas), warps_per_cta),
         group_warp=np.arange(ctas * warps_per_cta), group_issue=issue[block_of_warp],
         group_latency=latency[block_of_warp], cta_l1_bytes=cta_l1, cta_l2_sectors=cta_l2,
-        dram_read_bytes=int(instructions.sum()) * spec.instruction_bytes + p.k * p.n * vb,
-        dram_write_bytes=p.m * p.n * vb, dense_operand_bytes=p.k * p.n * vb, fmas=p.nnz * p.n, tensor_macs=0,
+        dram_read_bytes=int(instructions.sum()) * spec.instruction_bytes + b_bytes,
+        dram_write_bytes=p.m * p.n * vb, dense_operand_bytes=b_bytes, fmas=p.nnz * p.n, tensor_macs=0,
         products=p.nnz * p.n, atomics=0, tensor_core=False, cached_ptr=cached_ptr, cached_sectors=cached)
 
 
@@ -95,3 +111,53 @@ def _cached_b_sectors(pair_block: np.ndarray, pair_k: np.ndarray, row_blocks: in
     nbytes = np.broadcast_to(seg_width[:, None, :] * vb, first.shape)
     cta = np.broadcast_to(np.arange(col_tiles)[:, None, None] * row_blocks + pair_block[None, :, None], first.shape)
     return cta_sector_lists(cta, first, nbytes, sector, row_blocks * col_tiles)
+
+
+def conv_input_addresses(layer: ConvLayer, k: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """Element index in the NCHW input of im2col entry (``k``, ``n``) (broadcast), -1 where it is padding:
+    k = (c, r, s) as the weights' (C, R, S) order, n = (image, y, x) of the output."""
+    rs = layer.kernel_h * layer.kernel_w
+    c, r, s = k // rs, (k // layer.kernel_w) % layer.kernel_h, k % layer.kernel_w
+    pixels = layer.out_h * layer.out_w
+    image, y, x = n // pixels, (n // layer.out_w) % layer.out_h, n % layer.out_w
+    iy = y * layer.stride_h + r - layer.pad_top
+    ix = x * layer.stride_w + s - layer.pad_left
+    inside = (iy >= 0) & (iy < layer.in_h) & (ix >= 0) & (ix < layer.in_w)
+    return np.where(inside, ((image * layer.in_channels + c) * layer.in_h + iy) * layer.in_w + ix, -1)
+
+
+def _conv_b_sectors(p: SparseProblem, pair_block: np.ndarray, pair_k: np.ndarray, row_blocks: int, col_tiles: int,
+                    starts: np.ndarray, widths: np.ndarray, sector: int) -> tuple[np.ndarray, ...]:
+    """sparsert_conv's loads of the input: sectors each warp's load covers, per (row block, warp segment); each CTA's
+    distinct sorted sectors (tile c, row block b: CTA c * row_blocks + b); the input tensor's bytes. The sectors of
+    one (input row k, warp segment) are the same in every row block: computed once per distinct k."""
+    layer = p.layer
+    if not isinstance(layer, ConvLayer) or layer.groups != 1:
+        raise InputError.single(layer.name, "simt.kernel", "sparsert_conv runs convolutions of one group; "
+                                "use sparsert for GEMM / FC and grouped layers")
+    segments = starts.size
+    rows_k, pair_row = np.unique(pair_k, return_inverse=True)              # distinct input rows, each pair's
+    lane = np.arange(int(widths.max(initial=1)), dtype=np.int64)
+    active = lane[None, :] < widths[:, None]                               # (segments, lanes)
+    element = conv_input_addresses(layer, rows_k[:, None, None], np.where(active, starts[:, None] + lane, 0)[None])
+    row, seg, lane_of = np.nonzero(active[None] & (element >= 0))
+    sec = element[row, seg, lane_of] * p.value_bytes // sector
+    per_load = distinct_per_group(row * segments + seg, sec, rows_k.size * segments).reshape(rows_k.size, segments)
+    b_sectors = np.zeros((row_blocks, segments), dtype=np.int64)
+    np.add.at(b_sectors, pair_block, per_load[pair_row])
+    # distinct sectors of each (input row, tile), then each CTA's union over its block's rows
+    warps = segments // col_tiles
+    radix = int(sec.max(initial=0)) + 1
+    lists = sorted_unique((row * col_tiles + seg // warps) * radix + sec)
+    group, lists = lists // radix, lists % radix
+    ptr = np.searchsorted(group, np.arange(rows_k.size * col_tiles + 1))
+    entry_tile = np.repeat(np.arange(col_tiles), pair_k.size)               # entries (tile, pair), CTA-major
+    entry_group = pair_row[None, :].repeat(col_tiles, axis=0).ravel() * col_tiles + entry_tile
+    counts = ptr[entry_group + 1] - ptr[entry_group]
+    offset = np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+    gathered = lists[np.repeat(ptr[entry_group], counts) + offset]
+    cta = np.repeat(entry_tile * row_blocks + np.tile(pair_block, col_tiles), counts)
+    key = sorted_unique(cta * radix + gathered)
+    ctas = row_blocks * col_tiles
+    cached_ptr = np.concatenate(([0], np.cumsum(np.bincount(key // radix, minlength=ctas)))).astype(np.int64)
+    return b_sectors, cached_ptr, key % radix, layer.input_elements * p.value_bytes

@@ -4,7 +4,11 @@ Sputnik (Gale et al., SC 2020): 1-D tiles (a subwarp computes ``tile_n`` columns
 row), subwarp tiling (``warp_size / subwarp`` rows per warp when the tile is narrower than a warp
 of vector loads), row swizzle (rows launched longest first, so a warp's subwarps have similar
 lengths and long rows do not trail), vector loads of B (``vector_width`` values per lane). Per
-batch of ``subwarp`` non-zeros the subwarp stages values and indices in shared memory; per
+batch of ``subwarp`` non-zeros the subwarp stages values and indices in shared memory (with
+``reverse_offset_alignment``, Sputnik's reverse-offset memory alignment: batches of ``subwarp x
+vector_width`` non-zeros loaded as vectors from the row's start backed up to a vector boundary, the
+leading entries of the previous row masked: fewer, wider loads; the masked entries are staged, not
+multiplied, and share the first real entry's sector); per
 non-zero each lane loads a vector of B's row and does ``vector_width`` FMAs. A warp runs its
 subwarps in lock step: it iterates as often as its longest row.
 
@@ -88,7 +92,12 @@ def sputnik(p: SparseProblem, m: Machine, spec: SimtSpec) -> Schedule:
     # per warp (one tile): lock-step iterations = its longest row
     iters = np.zeros(warps_per_tile, dtype=np.int64)
     np.maximum.at(iters, warp_local, lengths)
-    batches = ceil_div(iters, subwarp)
+    # reverse-offset memory alignment: A loaded in vectors from each row's start backed up to a vector boundary
+    a_vector = vw if spec.reverse_offset_alignment else 1
+    offset = np.asarray(csr.indptr[:-1], dtype=np.int64) % a_vector   # leading entries loaded and masked
+    per_batch = subwarp * a_vector
+    batches = np.zeros(warps_per_tile, dtype=np.int64)
+    np.maximum.at(batches, warp_local, ceil_div(lengths + offset, per_batch))
     loop = spec.loop_overhead_instructions
     issue = (batches * (2 + 2 + 1 + loop) + iters * (2 + vectors * (1 + vw * m.fma_issue_cycles) + loop)
              + vectors + 2)
@@ -97,7 +106,7 @@ def sputnik(p: SparseProblem, m: Machine, spec: SimtSpec) -> Schedule:
     row_of = np.repeat(np.arange(p.m), lengths)
     pos = np.arange(p.nnz) - csr.indptr[row_of]
     entry = csr.indptr[row_of] + pos
-    batch_key = pos // subwarp
+    batch_key = (pos + offset[row_of]) // per_batch
     stream_row = (distinct_per_group(row_of, batch_key * (p.nnz * vb // sector + 1) + entry * vb // sector, p.m)
                   + distinct_per_group(row_of, batch_key * (p.nnz * INDEX_BYTES // sector + 1)
                                        + entry * INDEX_BYTES // sector, p.m))
@@ -106,7 +115,7 @@ def sputnik(p: SparseProblem, m: Machine, spec: SimtSpec) -> Schedule:
     b_requests, b_ptr, b_cached = _dense_rows(p, row_of, p.m, cta_local_of_row[row_of], ctas_per_tile, starts, widths,
                                               sector)
     c_store = _row_segments(np.arange(p.m, dtype=np.int64), starts, widths, p.n, vb, sector)
-    staged = 2 * lengths * (vb + INDEX_BYTES)                         # shared-memory write + read of A
+    staged = 2 * (lengths + offset) * (vb + INDEX_BYTES)              # shared-memory write + read of A
     row_l1 = (stream_row[:, None] + pointers[:, None] + b_requests + c_store) * sector + staged[:, None]
     row_l2 = stream_row[:, None] + pointers[:, None] + c_store
     l1 = np.zeros((ctas_per_tile, tiles), dtype=np.int64)
@@ -116,7 +125,7 @@ def sputnik(p: SparseProblem, m: Machine, spec: SimtSpec) -> Schedule:
     warp_cta = (np.arange(tiles)[:, None] * ctas_per_tile + np.arange(warps_per_tile)[None, :] // warps_per_cta)
     return Schedule(
         kernel="sputnik", threads_per_cta=spec.threads_per_cta, registers_per_thread=spec.registers_per_thread,
-        shared_memory_per_cta=spec.threads_per_cta * (vb + INDEX_BYTES), warp_cta=warp_cta.ravel(),
+        shared_memory_per_cta=spec.threads_per_cta * a_vector * (vb + INDEX_BYTES), warp_cta=warp_cta.ravel(),
         group_warp=np.arange(warps_per_tile * tiles), group_issue=np.tile(issue, tiles),
         group_latency=np.tile(latency, tiles), cta_l1_bytes=l1.T.ravel(), cta_l2_sectors=l2.T.ravel(),
         dram_read_bytes=p.nnz * (vb + INDEX_BYTES) + (p.m + 1) * INDEX_BYTES + p.k * p.n * vb,

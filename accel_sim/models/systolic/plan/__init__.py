@@ -6,7 +6,8 @@
 - :mod:`.operands`: operand addresses, the blocks each fold uses and the order the read buffers
   fetch them from DRAM;
 - :mod:`.streaming`: which read operands stay resident under ``operand_fetch: streaming``;
-- :mod:`.buffers`: the three SRAM buffers and their DRAM streams as the config sizes them.
+- :mod:`.buffers`: the three SRAM buffers and their DRAM streams as the config sizes them;
+- :mod:`.block_scaling`: MX / NVFP4 operands (element width, scales per block of K).
 
 :class:`SystolicPlan` is all the fast path, the reference and the accounting share. The address
 matrices and fetch sequences are built on first use: a CALC run whose operands fit their buffers
@@ -23,6 +24,7 @@ from types import MappingProxyType
 import numpy as np
 
 from accel_sim.foundations.arch import ArchBase
+from accel_sim.models.systolic.plan.block_scaling import SystolicBlockScaling, block_scaling
 from accel_sim.models.systolic.plan.buffers import BUFFERS, capacity_words, checked_spec, dram_words_per_cycle, ofmap_line_words
 from accel_sim.models.systolic.plan.mapping import SystolicMapping, map_layer
 from accel_sim.models.systolic.plan.operands import READ_OPERANDS, OperandMatrices, fetch_sequence, operand_matrices
@@ -63,6 +65,7 @@ class SystolicPlan:
     ofmap_line_words: int               # words per cycle of the output drain
     streaming: bool                     # systolic.operand_fetch is "streaming" (else SCALE-Sim's scratchpads)
     resident: Mapping[str, bool]        # streaming: read operands fetched once (they fit half their buffer)
+    scaling: SystolicBlockScaling | None = None   # block-scaled ifmap / filter (MX / NVFP4), else None
 
     @cached_property
     def matrices(self) -> OperandMatrices:
@@ -97,4 +100,5 @@ def plan(arch: ArchBase, layer: Layer) -> SystolicPlan:
         arch=arch, spec=spec, layer=layer, mapping=mapping, capacity_words=capacity,
         user_bandwidth=arch.dram.bandwidth_mode == "user", dram_words_per_cycle=dram_words_per_cycle(arch),
         ofmap_line_words=ofmap_line_words(arch, spec), streaming=spec.streaming,
-        resident=resident_operands(mapping, capacity) if spec.streaming else MappingProxyType({}))
+        resident=resident_operands(mapping, capacity) if spec.streaming else MappingProxyType({}),
+        scaling=block_scaling(spec, layer))

@@ -25,6 +25,7 @@ import simpy
 from accel_sim.foundations.errors import SimulationError
 from accel_sim.hardware.link import READ
 from accel_sim.hardware.log import LogEntry
+from accel_sim.hardware.recorder import Recorder
 from accel_sim.models.systolic.counters import SystolicCounters
 from accel_sim.models.systolic.plan import SystolicPlan
 from accel_sim.models.systolic.plan.operands import READ_OPERANDS
@@ -35,7 +36,7 @@ from accel_sim.models.systolic.reference.streaming import streaming_reference
 
 
 def simulate_group(plan: SystolicPlan, max_cycles: int | None = None,
-                   log: list[LogEntry] | None = None) -> SystolicCounters:
+                   log: list[LogEntry] | None = None, recorder: Recorder | None = None) -> SystolicCounters:
     """Run one group; ``log`` collects the (who, what, when) of folds, fills, bursts and drains."""
     log = log if log is not None else []
     arch = plan.arch
@@ -44,12 +45,12 @@ def simulate_group(plan: SystolicPlan, max_cycles: int | None = None,
         fill_lines = max(math.ceil(plan.fetch_sequences[op].size / plan.dram_words_per_cycle) for op in READ_OPERANDS)
         start = PREFILL_READY_CYCLE - fill_lines - arch.dram.latency
     env = simpy.Environment(initial_time=start)
-    reads = {op: user_read_buffer(env, plan, op, log) for op in READ_OPERANDS} if plan.user_bandwidth else {}
+    reads = {op: user_read_buffer(env, plan, op, log, recorder) for op in READ_OPERANDS} if plan.user_bandwidth else {}
     estimates = ({} if plan.user_bandwidth else
                  {op: EstimatingReadBuffer(f"{op}_sram", plan.capacity_words[op], arch.word_bits,
                                            int(getattr(plan.matrices, op).max()) + 1) for op in READ_OPERANDS})
-    drain = OfmapDrain(env, plan, log)
-    array = SystolicArray(env, plan, reads, estimates, drain, max_cycles, log)
+    drain = OfmapDrain(env, plan, log, recorder)
+    array = SystolicArray(env, plan, reads, estimates, drain, max_cycles, log, recorder)
     env.run(env.process(array.run()))
     if plan.user_bandwidth:
         dram_reads = {op: buffer.channel.counter.reads for op, buffer in reads.items()}
@@ -69,12 +70,17 @@ def simulate_group(plan: SystolicPlan, max_cycles: int | None = None,
         ofmap_dram_writes=drain.drained_words, nm_metadata_reads=array.kept_weights if plan.metadata_bits else 0)
 
 
-def reference(plan: SystolicPlan, max_cycles: int | None = None) -> SystolicCounters:
-    """Every group of the layer, one after the other; ``max_cycles`` bounds the layer's cycles."""
+def reference(plan: SystolicPlan, max_cycles: int | None = None, recorder: Recorder | None = None) -> SystolicCounters:
+    """Every group of the layer, one after the other; ``max_cycles`` bounds the layer's cycles.
+    ``recorder`` (teaching traces) gets each group's folds, stalls and DRAM bursts, a group's
+    cycles shifted by the cycles of the groups before."""
     if plan.streaming:
         return streaming_reference(plan, max_cycles)
     runs: list[SystolicCounters] = []
     for _ in range(plan.mapping.groups):
         spent = sum(run.cycles for run in runs)
-        runs.append(simulate_group(plan, None if max_cycles is None else max_cycles - spent, log=None))
+        if recorder is not None:
+            recorder.offset = spent
+        runs.append(simulate_group(plan, None if max_cycles is None else max_cycles - spent, log=None,
+                                   recorder=recorder))
     return SystolicCounters(**{f.name: sum(getattr(run, f.name) for run in runs) for f in fields(SystolicCounters)})

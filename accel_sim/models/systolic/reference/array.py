@@ -17,6 +17,7 @@ import simpy
 
 from accel_sim.foundations.errors import SimulationError
 from accel_sim.hardware.log import LogEntry
+from accel_sim.hardware.recorder import COMPUTE, Recorder
 from accel_sim.hardware.scalesim_scratchpad import NO_ADDRESS, ReadScratchpad
 from accel_sim.models.systolic.plan import SystolicPlan
 from accel_sim.models.systolic.plan.operands import READ_OPERANDS, OperandMatrices, fold_block
@@ -25,10 +26,13 @@ from accel_sim.models.systolic.reference.ofmap_drain import OfmapDrain
 from accel_sim.models.systolic.reference.read_buffers import EstimatingReadBuffer
 
 
+ARRAY = "PE array"   # the recorder's agent: the folds and the array's stalls
+
+
 class SystolicArray:
     def __init__(self, env: simpy.Environment, plan: SystolicPlan, reads: dict[str, ReadScratchpad],
                  estimates: dict[str, EstimatingReadBuffer], drain: OfmapDrain, max_cycles: int | None,
-                 log: list[LogEntry]):
+                 log: list[LogEntry], recorder: Recorder | None = None):
         self.env = env
         self.plan = plan
         self.reads = reads          # USER bandwidth: they stall the array
@@ -36,6 +40,9 @@ class SystolicArray:
         self.drain = drain
         self.max_cycles = max_cycles
         self.log = log
+        self.recorder = recorder
+        if recorder is not None:
+            recorder.agent(ARRAY, "pe")
         matrices = plan.matrices
         # where each operand matrix has an element (padding windows included): a fold's block of it
         # is the words the array moves, or for the stationary operand the PEs it occupies
@@ -81,7 +88,9 @@ class SystolicArray:
         mapping, matrices = self.plan.mapping, self.plan.matrices
         name = f"fold {self.folds}"
         self.log.append(LogEntry(name, "start", self.cycle))
-        self.macs += self._weights_held(fold_col, fold_row) * mapping.t
+        fold_macs = self._weights_held(fold_col, fold_row) * mapping.t
+        self.macs += fold_macs
+        first_cycle = self.cycle
         demand = {}
         for operand in READ_OPERANDS:
             self.sram_reads[operand] += self._elements(operand, fold_col, fold_row)
@@ -102,6 +111,8 @@ class SystolicArray:
                     charge = max(charge, (yield from buffer.read(requests[operand][local], cycle)))
             wait = (yield from self.drain.write(outputs[local], cycle)) if outputs[local] else 0
             stall = max(charge, wait)
+            if stall and self.recorder is not None:
+                self._record_stall(cycle, wait, stall - wait)
             self.write_stall += wait
             self.read_stall += stall - wait
             self.lines += 1
@@ -111,4 +122,14 @@ class SystolicArray:
         if self.cycle > self.env.now:
             yield self.env.timeout(self.cycle - self.env.now)
         self.log.append(LogEntry(name, "end", self.cycle))
+        if self.recorder is not None:
+            self.recorder.record(ARRAY, COMPUTE, first_cycle, self.cycle, name, macs=fold_macs)
         self.folds += 1
+
+    def _record_stall(self, cycle: int, write_wait: int, read_wait: int) -> None:
+        """The array held after the demand line of ``cycle``: first for the drain, then for the prefetch."""
+        if write_wait:
+            self.recorder.stall(ARRAY, cycle + 1, cycle + 1 + write_wait, "ofmap buffer full (drain)")
+        if read_wait:
+            self.recorder.stall(ARRAY, cycle + 1 + write_wait, cycle + 1 + write_wait + read_wait,
+                                "ifmap / filter prefetch")

@@ -11,6 +11,7 @@ import simpy
 
 from accel_sim.hardware.link import Link
 from accel_sim.hardware.log import LogEntry
+from accel_sim.hardware.recorder import Recorder
 from accel_sim.hardware.rate import WordsPerCycle
 from accel_sim.hardware.scalesim_scratchpad import WriteScratchpad
 from accel_sim.models.systolic.plan import SystolicPlan
@@ -18,10 +19,11 @@ from accel_sim.models.systolic.plan.buffers import OFMAP_WRITE_LATENCY
 
 
 class OfmapDrain:
-    def __init__(self, env: simpy.Environment, plan: SystolicPlan, log: list[LogEntry]):
+    def __init__(self, env: simpy.Environment, plan: SystolicPlan, log: list[LogEntry],
+                 recorder: Recorder | None = None):
         arch = plan.arch
         channel = Link(env, "ofmap_dram", WordsPerCycle(plan.ofmap_line_words), OFMAP_WRITE_LATENCY, arch.word_bits,
-                       log=log)
+                       log=log, recorder=recorder)
         self.env = env
         self.buffer = WriteScratchpad(env, "ofmap_sram", plan.capacity_words["ofmap"], channel)
         self.written = 0  # words the array wrote into the buffer

@@ -18,6 +18,7 @@ import simpy
 from accel_sim.hardware.counters import AccessCounter
 from accel_sim.hardware.link import Link
 from accel_sim.hardware.log import LogEntry
+from accel_sim.hardware.recorder import Recorder
 from accel_sim.hardware.rate import WordsPerCycle
 from accel_sim.hardware.scalesim_scratchpad import (ESTIMATE_FILL_WORDS_PER_CYCLE, NO_ADDRESS, EstimateBufferGeometry,
                                                     ReadScratchpad)
@@ -26,11 +27,12 @@ from accel_sim.models.systolic.plan import SystolicPlan
 PREFILL_READY_CYCLE = -1  # SCALE-Sim times the initial fills to end the cycle before the first demand
 
 
-def user_read_buffer(env: simpy.Environment, plan: SystolicPlan, operand: str, log: list[LogEntry]) -> ReadScratchpad:
+def user_read_buffer(env: simpy.Environment, plan: SystolicPlan, operand: str, log: list[LogEntry],
+                     recorder: Recorder | None = None) -> ReadScratchpad:
     """The operand's scratchpad and DRAM stream, its active half filling so it is ready in cycle -1."""
     arch = plan.arch
     channel = Link(env, f"{operand}_dram", WordsPerCycle(plan.dram_words_per_cycle), arch.dram.latency, arch.word_bits,
-                   log=log)
+                   log=log, recorder=recorder)
     buffer = ReadScratchpad(env, f"{operand}_sram", plan.capacity_words[operand], plan.fetch_sequences[operand], channel)
     buffer.prefill(PREFILL_READY_CYCLE)
     return buffer

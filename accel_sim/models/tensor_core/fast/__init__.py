@@ -2,7 +2,9 @@
 
 The kernel starts ``kernel_launch_cycles`` after the call (the GPU-side gap between kernels); then
 CTAs run in waves of ``sms`` (one CTA per SM), in launch order; a wave ends when its slowest
-CTA has written its C tile, then the next starts. Every quantity of a stage is linear in a
+CTA has written its C tile, then the next starts. With split-K each CTA covers its slice of K and
+its epilogue moves the FP32 partial tile through L2 (a write; a read of the running partial but in
+the first slice; the last slice writes C instead of a partial). Every quantity of a stage is linear in a
 CTA's rows and columns, so each wave's path times come from a few ``reduceat`` calls over the
 CTA arrays (:mod:`.memory`: load path and epilogue; :mod:`.sm_pipeline`: shared memory, tensor
 cores and the pipeline). The kernel that runs is the fastest candidate (the first on ties).
@@ -22,6 +24,7 @@ from accel_sim.models.tensor_core.fast.sm_pipeline import (
 )
 from accel_sim.models.tensor_core.plan import TensorCorePlan
 from accel_sim.models.tensor_core.plan.mma import mmas_per_warp
+from accel_sim.models.tensor_core.plan.tiling import slice_k
 
 
 def kernel_counters(plan: TensorCorePlan, index: int) -> TensorCoreCounters:
@@ -32,16 +35,17 @@ def kernel_counters(plan: TensorCorePlan, index: int) -> TensorCoreCounters:
     wave = np.arange(ctas, dtype=np.int64) // spec.sms
     starts = np.arange(0, ctas, spec.sms)
     waves = starts.size
-    stages = -(-problem.k // tile.k)
-    extents = (tile.k, problem.k - (stages - 1) * tile.k)   # a full stage, the last stage
+    k = slice_k(problem, grid.split)
+    stages = -(-k // tile.k)
+    extents = (tile.k, k - (stages - 1) * tile.k)   # a full stage, the last stage
     dram_rows, dram_cols = dram_panels(grid, wave, waves, plan.l2_resident)
     warp_cols = -(-grid.cols // tile.warp_n)
     warp_rows = -(-grid.rows // tile.warp_m)
 
     times = []  # per extent: dict path -> per-wave array (or scalar)
     for extent in extents:
-        a = problem.slots(extent) * bits.a_slot      # bits per A row of this stage
-        b = extent * bits.b_value                   # bits per B column
+        a = bits.a_stream(problem.slots(extent))     # bits per A row of this stage (block scales included)
+        b = bits.b_stream(extent)                   # bits per B column
         fill = grid.rows * a + grid.cols * b
         reads = warp_cols * grid.rows * a + warp_rows * grid.cols * b
         l2 = l2_cycles(spec, fill, starts)
@@ -50,16 +54,19 @@ def kernel_counters(plan: TensorCorePlan, index: int) -> TensorCoreCounters:
         times.append({"l2": l2, "dram": dram, "load": np.maximum(l2, dram),
                       "shared_memory": shared_memory_cycles(plan, fill + reads, starts),
                       "math": math, "register_file": rf, "compute": max(math, rf)})
-    full, last = times
+    full, final = times
     if spec.loads_in_flight == "stages":
-        finish = ring_pipeline_finish(spec.memory_latency, stages, tile.stages, full, last)
+        finish = ring_pipeline_finish(spec.memory_latency, stages, tile.stages, full, final)
     else:
-        finish = pipeline_finish(spec.memory_latency, stages, full, last)
-    epilogue = l2_cycles(spec, grid.rows * grid.cols * bits.c_value, starts)
+        finish = pipeline_finish(spec.memory_latency, stages, full, final)
+    outputs = grid.rows * grid.cols
+    last = grid.slice == grid.split - 1
+    partial = (grid.slice > 0).astype(np.int64) + (~last).astype(np.int64)    # partial tiles read + written
+    epilogue = l2_cycles(spec, outputs * (partial * spec.accumulator_bits + last * bits.c_value), starts)
     cycles = spec.kernel_launch_cycles + int(np.sum(finish + epilogue))
 
     def busy(path: str) -> int:
-        per_wave = (stages - 1) * np.asarray(full[path]) + np.asarray(last[path])
+        per_wave = (stages - 1) * np.asarray(full[path]) + np.asarray(final[path])
         return int(np.sum(np.broadcast_to(per_wave, (waves,))))
 
     slots_total = (stages - 1) * problem.slots(extents[0]) + problem.slots(extents[1])
@@ -69,11 +76,12 @@ def kernel_counters(plan: TensorCorePlan, index: int) -> TensorCoreCounters:
         kernel=index, cycles=cycles, compute_cycles=busy("compute"), math_busy_cycles=busy("math"),
         register_file_busy_cycles=busy("register_file"), shared_memory_busy_cycles=busy("shared_memory"),
         l2_busy_cycles=busy("l2"), dram_busy_cycles=busy("dram"), waves=waves, ctas=ctas,
-        dram_a=int(dram_rows.sum()) * slots_total, dram_b=int(dram_cols.sum()) * problem.k,
-        fill_a=int(grid.rows.sum()) * slots_total, fill_b=int(grid.cols.sum()) * problem.k,
+        dram_a=int(dram_rows.sum()) * slots_total, dram_b=int(dram_cols.sum()) * k,
+        fill_a=int(grid.rows.sum()) * slots_total, fill_b=int(grid.cols.sum()) * k,
         read_a=int((warp_cols * grid.rows).sum()) * slots_total,
-        read_b=int((warp_rows * grid.cols).sum()) * problem.k,
-        mmas=ctas * tile.warps * mmas_total, c=int((grid.rows * grid.cols).sum()))
+        read_b=int((warp_rows * grid.cols).sum()) * k,
+        mmas=ctas * tile.warps * mmas_total, c=int(outputs[last].sum()), partial=int((outputs * partial).sum()),
+        split=grid.split)
 
 
 def fast(plan: TensorCorePlan, max_cycles: int | None = None) -> TensorCoreCounters:

@@ -33,7 +33,7 @@ def tensor_core_cycles(plan: TensorCorePlan, tile: KernelTile, extent: int) -> t
     """(math, register file) cycles of the busiest sub-partition for one stage of K ``extent``."""
     spec = plan.spec
     mmas = -(-tile.warps // spec.tensor_cores_per_sm) * mmas_per_warp(spec, plan.problem, tile, extent)
-    return (mmas * cycles_per_mma(spec),
+    return (mmas * cycles_per_mma(spec, plan.problem),
             int(transfer_cycles(mmas * mma_read_bits(spec, plan.problem), spec.register_file_bandwidth)))
 
 

@@ -3,10 +3,14 @@
 A layer runs as one GEMM kernel on the GPU (conv layers as implicit GEMM on their GEMM view, B
 being the im2col matrix). Blocks, one module each: :mod:`.problem` (the GEMM, widths, L2
 residency), :mod:`.sparsity` (does the layer run on the 2:4 path: declaration and weights),
-:mod:`.mma` (the MMA instruction), :mod:`.tiling` (eligible kernels, CTAs in launch order).
+:mod:`.mma` (the MMA instruction), :mod:`.tiling` (eligible kernels, CTAs in launch order), :mod:`.split`
+(each kernel's split-K factor, chosen as TensorRT-LLM and FlashAttention choose it), :mod:`.block_scaling`
+(MX / NVFP4 operands: narrow elements, scales per block of K).
 
 The kernel that runs is chosen like cuBLAS / cuSPARSELt heuristics do: of the eligible
-kernels, the fastest (the first on ties). That takes timing, so the plan lists the candidates
+kernels, the fastest (the first on ties). Each tile is a candidate unsplit and, when the library's rule
+(:mod:`.split`) splits K for it, split: the rule proposes the factor, and the split kernel runs when it is
+the faster, as TensorRT-LLM's GEMM profiler picks among its split-K tactics. That takes timing, so the plan lists the candidates
 and each counting path (:mod:`..fast`, :mod:`..reference`) times them all and keeps the best.
 
 The operand tensors are not needed to count a GEMM: the plan hashes them (and checks weights
@@ -23,7 +27,10 @@ from dataclasses import dataclass
 from functools import cached_property
 from types import MappingProxyType
 
+import dataclasses
+
 from accel_sim.foundations.arch import ArchBase
+from accel_sim.models.tensor_core.plan.block_scaling import block_scaling, check_layer
 from accel_sim.models.tensor_core.plan.problem import (
     ElementBits,
     TCProblem,
@@ -33,6 +40,7 @@ from accel_sim.models.tensor_core.plan.problem import (
     tensor_core_spec,
 )
 from accel_sim.models.tensor_core.plan.sparsity import check_weights, hardware_pattern, runs_sparse
+from accel_sim.models.tensor_core.plan.split import split_factor
 from accel_sim.models.tensor_core.plan.tiling import CtaGrid, cta_grid, eligible_kernels
 from accel_sim.models.tensor_core.spec import KernelTile, TensorCoreSpec
 from accel_sim.foundations.workload.layer import Layer
@@ -46,8 +54,9 @@ class TensorCorePlan:
     layer: Layer
     problem: TCProblem
     bits: ElementBits
-    kernels: tuple[KernelTile, ...]     # the eligible kernels, in config order
-    grids: tuple[CtaGrid, ...]          # each kernel's CTAs in launch order
+    kernels: tuple[KernelTile, ...]     # the candidate kernels: each eligible tile in config order, unsplit, then
+                                        # split as the library's split-K rule says (when it splits)
+    grids: tuple[CtaGrid, ...]          # each kernel's CTAs in launch order (its split-K slices included)
     l2_resident: bool                   # A and B fit the L2 together
 
     @cached_property
@@ -65,7 +74,14 @@ def plan(arch: ArchBase, layer: Layer) -> TensorCorePlan:
     gemm = layer.gemm()
     problem = gemm_problem(arch.word_bits, gemm.m, gemm.n, gemm.k, gemm.groups, runs_sparse(spec, arch.word_bits, layer),
                            hardware_pattern(spec, arch.word_bits), layer.quantized_weight_bits)
+    scaling = block_scaling(spec, arch.name)
+    if scaling is not None:   # block-scaled A and B (:mod:`.block_scaling`)
+        check_layer(scaling, layer, problem.sparse)
+        problem = dataclasses.replace(problem, scaling=scaling, a_bits=0)
     bits = element_bits(spec, problem)
-    kernels = eligible_kernels(spec, problem)
-    return TensorCorePlan(arch, spec, layer, problem, bits, kernels, tuple(cta_grid(problem, t) for t in kernels),
+    eligible = eligible_kernels(spec, problem)
+    candidates = [(tile, split) for tile in eligible for split in dict.fromkeys((1, split_factor(spec, problem, tile)))]
+    kernels = tuple(tile for tile, _ in candidates)
+    grids = tuple(cta_grid(problem, tile, split) for tile, split in candidates)
+    return TensorCorePlan(arch, spec, layer, problem, bits, kernels, grids,
                           l2_resident(spec, problem, bits))

@@ -16,31 +16,53 @@ from accel_sim.models.tensor_core.spec import KernelTile, TensorCoreSpec
 REGISTER_BITS = 32        # register-file actions are counted in 32-bit registers
 
 
+def mma_k(spec: TensorCoreSpec, problem: TCProblem) -> int:
+    """K of the stored A fragment of one MMA: ``mma_k``, or the block-scaled MMA's (more K, same cycles)."""
+    return problem.scaling.mma_k if problem.scaling is not None else spec.mma_k
+
+
 def k_span_per_mma(spec: TensorCoreSpec, problem: TCProblem) -> int:
     """Dense K one MMA covers: ``mma_k`` dense; ``mma_k * M / N`` sparse (same A fragment, twice the K)."""
     if not problem.sparse:
-        return spec.mma_k
+        return mma_k(spec, problem)
     return spec.mma_k * problem.nm_m // problem.nm_n
 
 
-def cycles_per_mma(spec: TensorCoreSpec) -> int:
+def macs_per_cycle(spec: TensorCoreSpec, problem: TCProblem) -> int:
+    """Dense MACs per cycle of one tensor core at the problem's operand width."""
+    return problem.scaling.macs_per_cycle if problem.scaling is not None else spec.dense_macs_per_cycle
+
+
+def cycles_per_mma(spec: TensorCoreSpec, problem: TCProblem) -> int:
     """Cycles one tensor core is busy with one MMA (the sparse one takes the dense one's time)."""
-    return math.ceil(spec.mma_m * spec.mma_n * spec.mma_k / spec.dense_macs_per_cycle)
+    return math.ceil(spec.mma_m * spec.mma_n * mma_k(spec, problem) / macs_per_cycle(spec, problem))
+
+
+def scale_applications(spec: TensorCoreSpec, problem: TCProblem) -> int:
+    """Block scales one MMA applies: one per C element per block of its K (0 without block scaling)."""
+    if problem.scaling is None:
+        return 0
+    return spec.mma_m * spec.mma_n * -(-mma_k(spec, problem) // problem.scaling.block)
 
 
 def mma_bits(spec: TensorCoreSpec, problem: TCProblem) -> dict[str, int]:
-    """Register-file operand bits one MMA reads (A, metadata, B, C) and writes (D)."""
+    """Register-file operand bits one MMA reads (A, metadata, block scales, B, C) and writes (D)."""
     bits = element_bits(spec, problem)
-    a_values = spec.mma_m * spec.mma_k  # the stored A fragment: the same size dense and 2:4
-    return {"a": a_values * bits.a_value, "metadata": a_values * bits.a_metadata,
-            "b": k_span_per_mma(spec, problem) * spec.mma_n * bits.b_value,
-            "c": spec.mma_m * spec.mma_n * spec.accumulator_bits,
-            "d": spec.mma_m * spec.mma_n * spec.accumulator_bits}
+    k = mma_k(spec, problem)
+    a_values = spec.mma_m * k  # the stored A fragment: the same size dense and 2:4
+    blocks = -(-k // bits.block) if bits.block else 0    # scales per A row / B column of the fragment
+    parts = {"a": a_values * bits.a_value, "metadata": a_values * bits.a_metadata,
+             "b": k_span_per_mma(spec, problem) * spec.mma_n * bits.b_value,
+             "c": spec.mma_m * spec.mma_n * spec.accumulator_bits,
+             "d": spec.mma_m * spec.mma_n * spec.accumulator_bits}
+    if blocks:   # block-scaled: the A rows' and B columns' scales of the fragment
+        parts["scales"] = (spec.mma_m + spec.mma_n) * blocks * bits.scale_bits
+    return parts
 
 
 def mma_read_bits(spec: TensorCoreSpec, problem: TCProblem) -> int:
     b = mma_bits(spec, problem)
-    return b["a"] + b["metadata"] + b["b"] + b["c"]
+    return b["a"] + b["metadata"] + b.get("scales", 0) + b["b"] + b["c"]
 
 
 def mmas_per_warp(spec: TensorCoreSpec, problem: TCProblem, tile: KernelTile, extent: int) -> int:

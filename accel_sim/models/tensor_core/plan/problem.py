@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from accel_sim.foundations.arch import ArchBase
 from accel_sim.foundations.errors import InputError
+from accel_sim.models.tensor_core.plan.block_scaling import SCALE_BITS, BlockScaling
 from accel_sim.models.tensor_core.spec import TensorCoreSpec
 
 BITS_PER_BYTE = 8
@@ -42,6 +43,7 @@ class TCProblem:
     nm_n: int          # hardware pattern kept per group (used when sparse)
     nm_m: int          # hardware pattern group length
     a_bits: int = 0    # bits of a stored A value (weight-only quantization); 0: word_bits
+    scaling: BlockScaling | None = None   # block-scaled A and B (MX / NVFP4), else None
 
     def slots(self, extent: int) -> int:
         """Stored A values per row for a K extent: all of them dense; ``ceil(extent / M) * N`` 2:4."""
@@ -68,27 +70,46 @@ def gemm_problem(word_bits: int, m: int, n: int, k: int, groups: int, sparse: bo
 
 @dataclass(frozen=True)
 class ElementBits:
-    """Widths: an A slot (value; metadata separately), a B element, an output element."""
+    """Widths: an A slot (value; metadata separately), a B element, an output element; with block
+    scaling, ``block`` elements of K share one ``scale_bits`` scale (0 / 0 without)."""
 
     a_value: int
     a_metadata: int
     b_value: int
     c_value: int
+    block: int = 0
+    scale_bits: int = 0
 
     @property
     def a_slot(self) -> int:
         return self.a_value + self.a_metadata
 
+    def scale_stream(self, elements: int) -> int:
+        """Scale bits of ``elements`` consecutive-in-K operand elements (whole blocks)."""
+        return (elements // self.block) * self.scale_bits if self.block else 0
+
+    def a_stream(self, slots: int) -> int:
+        """Bits of ``slots`` A slots with their block scales (an A row's K, or a sum of such)."""
+        return slots * self.a_slot + self.scale_stream(slots)
+
+    def b_stream(self, elements: int) -> int:
+        """Bits of ``elements`` B elements with their block scales."""
+        return elements * self.b_value + self.scale_stream(elements)
+
 
 def element_bits(spec: TensorCoreSpec, problem: TCProblem) -> ElementBits:
     meta = spec.metadata_bits_per_value if problem.sparse else 0
     w = problem.word_bits
+    scaling = problem.scaling
+    if scaling is not None:
+        e = scaling.element_bits
+        return ElementBits(a_value=e, a_metadata=meta, b_value=e, c_value=w, block=scaling.block, scale_bits=SCALE_BITS)
     return ElementBits(a_value=problem.a_bits or w, a_metadata=meta, b_value=w, c_value=w)
 
 
 def footprint_bits(problem: TCProblem, bits: ElementBits) -> int:
     """A (kept values with metadata) and B of every group: what the kernel reads at least once."""
-    return problem.groups * (problem.m * problem.slots(problem.k) * bits.a_slot + problem.k * problem.n * bits.b_value)
+    return problem.groups * (problem.m * bits.a_stream(problem.slots(problem.k)) + problem.n * bits.b_stream(problem.k))
 
 
 def l2_resident(spec: TensorCoreSpec, problem: TCProblem, bits: ElementBits) -> bool:

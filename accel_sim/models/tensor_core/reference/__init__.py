@@ -14,10 +14,17 @@ from __future__ import annotations
 from accel_sim.foundations.errors import SimulationError
 from accel_sim.models.tensor_core.counters import TensorCoreCounters
 from accel_sim.models.tensor_core.plan import TensorCorePlan
+from accel_sim.hardware.recorder import Recorder
 from accel_sim.models.tensor_core.reference.gpu import run_kernel
 
 
-def reference(plan: TensorCorePlan, max_cycles: int | None = None) -> TensorCoreCounters:
+def reference(plan: TensorCorePlan, max_cycles: int | None = None,
+              recorder: Recorder | None = None) -> TensorCoreCounters:
+    """The fastest candidate's counters; ``recorder`` (teaching traces) records a second run of it:
+    each SM's stages on its tensor cores (their MACs, padding included) and shared memory, the
+    wave barrier, the L2 rounds and DRAM reads."""
+    if recorder is not None:
+        return run_kernel(plan, reference(plan, max_cycles).kernel, None, recorder)
     best = None
     for index in range(len(plan.kernels)):
         limit = best.cycles if best is not None else (None if max_cycles is None else max_cycles + 1)

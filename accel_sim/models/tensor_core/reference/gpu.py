@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import simpy
 
+from accel_sim.hardware.recorder import Recorder
 from accel_sim.models.tensor_core.counters import TensorCoreCounters
 from accel_sim.models.tensor_core.plan import TensorCorePlan
 from accel_sim.models.tensor_core.reference.memory import MemorySystem
@@ -27,19 +28,20 @@ def _scheduler(env: simpy.Environment, ctas: list[Cta], sms: int, queue: simpy.S
     return int(env.now)
 
 
-def run_kernel(plan: TensorCorePlan, index: int, limit: int | None) -> TensorCoreCounters | None:
+def run_kernel(plan: TensorCorePlan, index: int, limit: int | None,
+               recorder: Recorder | None = None) -> TensorCoreCounters | None:
     """Run candidate kernel ``index``; None when it has not finished before cycle ``limit``."""
     env = simpy.Environment()
     tally = Tally()
-    memory = MemorySystem(env, plan, tally)
+    memory = MemorySystem(env, plan, tally, recorder)
     queue = simpy.Store(env)
     tile, grid = plan.kernels[index], plan.grids[index]
     for number in range(plan.spec.sms):
-        StreamingMultiprocessor(env, number, plan, tile, queue, tally)
+        StreamingMultiprocessor(env, number, plan, tile, grid.split, queue, tally, recorder)
     ctas = [Cta(*cta) for cta in zip(grid.rows.tolist(), grid.cols.tolist(), grid.row_panel.tolist(),
-                                     grid.col_panel.tolist())]
+                                     grid.col_panel.tolist(), grid.slice.tolist())]
     kernel = env.process(_scheduler(env, ctas, plan.spec.sms, queue, memory, plan.spec.kernel_launch_cycles))
     env.run(until=kernel if limit is None else limit)
     if not kernel.triggered:
         return None
-    return tally.counters(index, kernel.value)
+    return tally.counters(index, kernel.value, grid.split)

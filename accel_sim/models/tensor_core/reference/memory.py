@@ -8,7 +8,8 @@ all of them are done; then the SMs post the next stage, and the data lands in sh
 ``memory_latency`` cycles after the round. The L2 keeps a tag per operand slice it has read (an
 A row panel or B column panel over one stage of K); when A and B do not fit the L2 together, the
 next wave's slices displace them (the tags are dropped when a wave ends). The epilogue is a
-write round: every SM's C tile through its port and the L2 path.
+write round: every SM's C tile (with split-K, its FP32 partial tile written and, after the first
+slice, the running one read; the last slice writes C) through its port and the L2 path.
 """
 from __future__ import annotations
 
@@ -18,15 +19,19 @@ from dataclasses import dataclass
 import simpy
 
 from accel_sim.hardware import Barrier, BytesPerCycle, Link
+from accel_sim.hardware.recorder import TRANSFER, Recorder
 from accel_sim.models.tensor_core.plan import TensorCorePlan
 from accel_sim.models.tensor_core.reference.tally import Tally
+
+
+L2_AGENT = "L2"   # the recorder's agent for the L2 rounds
 
 
 @dataclass(frozen=True)
 class Slice:
     """Part of an operand one SM moves in a round: an A or B slice read, or its C tile written."""
 
-    operand: str          # "a", "b" (read) or "c" (written)
+    operand: str          # "a", "b" (read), "c" (written) or "partial" (split-K partial tiles read and written)
     tag: Hashable         # what the L2 holds: the panel over one stage of K (reads)
     count: int            # A slots, B or C elements
     bits: int
@@ -50,28 +55,31 @@ class Wave:
     """The CTAs launched together, one per SM: their SMs share every round and finish each
     stage's shared-memory work together (a barrier: the wave runs in lockstep)."""
 
-    def __init__(self, env: simpy.Environment, number: int, parties: int):
+    def __init__(self, env: simpy.Environment, number: int, parties: int, recorder: Recorder | None = None):
         self.number = number
         self.parties = parties
         self.requests = simpy.Store(env)
-        self.shared_memory_done = Barrier(env, parties, f"wave {number} shared memory")
+        self.shared_memory_done = Barrier(env, parties, f"wave {number} shared memory", recorder)
         self.finished = env.event()
 
 
 class MemorySystem:
-    def __init__(self, env: simpy.Environment, plan: TensorCorePlan, tally: Tally):
+    def __init__(self, env: simpy.Environment, plan: TensorCorePlan, tally: Tally, recorder: Recorder | None = None):
         spec = plan.spec
         self.env = env
+        self.recorder = recorder
+        if recorder is not None:
+            recorder.agent(L2_AGENT, "buffer")
         self.tally = tally
         self.latency = spec.memory_latency
         self.keeps_tags = plan.l2_resident
         self.tags: set[Hashable] = set()
         self.l2 = Link(env, "l2", BytesPerCycle(spec.l2_bandwidth))
-        self.dram = Link(env, "dram", BytesPerCycle(spec.dram_bandwidth))
+        self.dram = Link(env, "dram", BytesPerCycle(spec.dram_bandwidth), recorder=recorder)   # bits
         self.ports = [Link(env, f"sm{number} port", BytesPerCycle(spec.l2_to_sm_bandwidth)) for number in range(spec.sms)]
 
     def open_wave(self, number: int, parties: int) -> Wave:
-        wave = Wave(self.env, number, parties)
+        wave = Wave(self.env, number, parties, self.recorder)
         self.tally.waves += 1
         self.env.process(self._serve(wave))
         return wave
@@ -98,8 +106,11 @@ class MemorySystem:
             l2 = moves(self.l2, sum(r.bits for r in requests), "round")
             if requests[0].arrived is None:     # the epilogue
                 yield self.env.all_of([l2, *ports])
+                if self.recorder is not None:
+                    self.recorder.record(L2_AGENT, TRANSFER, start, self.env.now, "C tiles written")
                 for r in requests:
-                    self.tally.count("c", sum(s.count for s in r.slices))
+                    for s in r.slices:
+                        self.tally.count(s.operand, s.count)
                 break
             dram_bits = 0
             for r in requests:
@@ -111,6 +122,9 @@ class MemorySystem:
             dram = self.dram.get(dram_bits, "round")
             yield self.env.all_of([l2, dram, *ports])
             self.tally.step("l2", wave.number, stage, max(p.value for p in [l2, *ports]) - start)
+            if self.recorder is not None:
+                self.recorder.record(L2_AGENT, TRANSFER, start, max(p.value for p in [l2, *ports]),
+                                     f"wave {wave.number} stage {stage} operands")
             self.tally.step("dram", wave.number, stage, dram.value - start)
             for r in requests:
                 r.served.succeed()

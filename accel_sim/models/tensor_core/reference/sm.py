@@ -26,25 +26,29 @@ import simpy
 from accel_sim.hardware import BytesPerCycle, Link
 from accel_sim.models.tensor_core.plan import TensorCorePlan
 from accel_sim.models.tensor_core.plan.mma import cycles_per_mma, mma_read_bits, mmas_per_warp
-from accel_sim.models.tensor_core.reference.memory import Request, Slice, Wave
+from accel_sim.hardware.recorder import COMPUTE, TRANSFER, Recorder
+from accel_sim.models.tensor_core.reference.memory import L2_AGENT, Request, Slice, Wave
 from accel_sim.models.tensor_core.reference.tally import Tally
 from accel_sim.models.tensor_core.spec import KernelTile
 
 
 class Cta:
-    """One C tile: its extents and the A row panel and B column panel it reads."""
+    """One C tile's K slice: its extents, the A row panel and B column panel it reads, its slice of K."""
 
-    __slots__ = ("rows", "cols", "a_panel", "b_panel")
+    __slots__ = ("rows", "cols", "a_panel", "b_panel", "slice")
 
-    def __init__(self, rows: int, cols: int, a_panel: int, b_panel: int):
-        self.rows, self.cols, self.a_panel, self.b_panel = rows, cols, a_panel, b_panel
+    def __init__(self, rows: int, cols: int, a_panel: int, b_panel: int, k_slice: int = 0):
+        self.rows, self.cols, self.a_panel, self.b_panel, self.slice = rows, cols, a_panel, b_panel, k_slice
 
 
 class StreamingMultiprocessor:
-    def __init__(self, env: simpy.Environment, number: int, plan: TensorCorePlan, tile: KernelTile,
-                 queue: simpy.Store, tally: Tally):
+    def __init__(self, env: simpy.Environment, number: int, plan: TensorCorePlan, tile: KernelTile, split: int,
+                 queue: simpy.Store, tally: Tally, recorder: Recorder | None = None):
         spec = plan.spec
+        self.recorder = recorder
+        self.cores, self.smem = f"SM {number} tensor cores", f"SM {number} shared memory"
         self.env, self.number, self.plan, self.tile, self.queue, self.tally = env, number, plan, tile, queue, tally
+        self.split = split
         self.shared_memory = Link(env, f"sm{number} shared memory", BytesPerCycle(spec.shared_memory_bandwidth))
         warps = [0] * spec.tensor_cores_per_sm
         for warp in range(tile.warps):
@@ -58,15 +62,29 @@ class StreamingMultiprocessor:
         while True:
             cta, wave = yield self.queue.get()
             self.tally.ctas += 1
+            if self.recorder is not None:
+                self.recorder.agent(self.smem, "buffer")
+                self.recorder.agent(self.cores, "pe")
             yield from self._compute(cta, wave)
 
     def _stages(self) -> list[int]:
-        """The K extent of each stage: ``tile.k`` each, the last one what is left."""
-        extents, done = [], 0
-        while done < self.plan.problem.k:
-            extents.append(min(self.tile.k, self.plan.problem.k - done))
+        """The K extent of each stage of the CTA's slice: ``tile.k`` each, the last one what is left."""
+        extents, done, k = [], 0, self.plan.problem.k // self.split
+        while done < k:
+            extents.append(min(self.tile.k, k - done))
             done += extents[-1]
         return extents
+
+    def _epilogue(self, cta: Cta) -> tuple[Slice, ...]:
+        """What the CTA writes: its C tile; with split-K its partial tile (FP32) written unless it is the last
+        slice, the running partial read unless it is the first, and C by the last slice only."""
+        outputs, acc = cta.rows * cta.cols, self.plan.spec.accumulator_bits
+        if self.split == 1:
+            return (Slice("c", None, outputs, outputs * self.plan.bits.c_value),)
+        moved = [Slice("partial", None, outputs, outputs * acc)] if cta.slice > 0 else []    # read the running sum
+        if cta.slice < self.split - 1:
+            return (*moved, Slice("partial", None, outputs, outputs * acc))
+        return (*moved, Slice("c", None, outputs, outputs * self.plan.bits.c_value))
 
     def _warp_reads(self, cta: Cta) -> tuple[int, int]:
         """A rows and B columns the CTA's warps read from shared memory per unit of K."""
@@ -88,9 +106,7 @@ class StreamingMultiprocessor:
         self.env.process(self._loader(cta, wave, extents, in_flight, ring))
         self.env.process(self._shared_memory(cta, wave, extents, in_flight, staged))
         yield self.env.process(self._tensor_cores(wave, extents, staged, ring))
-        outputs = cta.rows * cta.cols
-        write = Request(self.number, (Slice("c", None, outputs, outputs * self.plan.bits.c_value),), self.env.event(),
-                        None)
+        write = Request(self.number, self._epilogue(cta), self.env.event(), None)
         yield wave.requests.put(write)
         yield write.served
 
@@ -101,8 +117,8 @@ class StreamingMultiprocessor:
             if ring is not None and stage >= ahead:
                 yield ring.get()
             a_slots, b_elements = cta.rows * problem.slots(extent), cta.cols * extent
-            slices = (Slice("a", ("a", cta.a_panel, stage), a_slots, a_slots * bits.a_slot),
-                      Slice("b", ("b", cta.b_panel, stage), b_elements, b_elements * bits.b_value))
+            slices = (Slice("a", ("a", cta.a_panel, stage), a_slots, bits.a_stream(a_slots)),
+                      Slice("b", ("b", cta.b_panel, stage), b_elements, bits.b_stream(b_elements)))
             request = Request(self.number, slices, self.env.event(), self.env.event())
             yield wave.requests.put(request)
             yield in_flight.put(request)
@@ -118,14 +134,17 @@ class StreamingMultiprocessor:
             read_a, read_b = a_rows * problem.slots(extent), b_cols * extent
             self.tally.count("read_a", read_a)
             self.tally.count("read_b", read_b)
-            yield self.shared_memory.burst(read_a * bits.a_slot + read_b * bits.b_value, request.bits)   # ldmatrix reads, fills
-            yield wave.shared_memory_done.put()
+            yield self.shared_memory.burst(bits.a_stream(read_a) + bits.b_stream(read_b), request.bits)   # ldmatrix reads, fills
+            if self.recorder is not None:
+                self.recorder.record(self.smem, TRANSFER, start, self.env.now, f"stage {stage}: fill + ldmatrix",
+                                     source=L2_AGENT)
+            yield wave.shared_memory_done.put(self.smem)
             self.tally.step("shared_memory", wave.number, stage, self.env.now - start)
             yield staged.put(stage)
 
     def _sub_partition(self, register_file: Link, mmas: int):
         start = self.env.now
-        math = mmas * cycles_per_mma(self.plan.spec)
+        math = mmas * cycles_per_mma(self.plan.spec, self.plan.problem)
         operands = register_file.get(mmas * mma_read_bits(self.plan.spec, self.plan.problem))
         yield self.env.all_of([self.env.timeout(math), operands])
         return math, operands.value - start
@@ -141,6 +160,10 @@ class StreamingMultiprocessor:
             parts = [self.env.process(self._sub_partition(rf, warps * per_warp)) for rf, warps in self.sub_partitions]
             yield self.env.all_of(parts)
             self.tally.count("mmas", sum(warps * per_warp for _, warps in self.sub_partitions))
+            if self.recorder is not None:
+                mmas = sum(warps * per_warp for _, warps in self.sub_partitions)
+                self.recorder.record(self.cores, COMPUTE, start, self.env.now, f"stage {stage}: {mmas} MMAs",
+                                     macs=mmas * spec.mma_m * spec.mma_n * spec.mma_k, source=self.smem)
             self.tally.step("math", wave.number, stage, max(p.value[0] for p in parts))
             self.tally.step("register_file", wave.number, stage, max(p.value[1] for p in parts))
             self.tally.step("compute", wave.number, stage, self.env.now - start)

@@ -10,7 +10,7 @@ from collections import defaultdict
 
 from accel_sim.models.tensor_core.counters import PATHS, TensorCoreCounters
 
-ELEMENTS = ("dram_a", "dram_b", "fill_a", "fill_b", "read_a", "read_b", "mmas", "c")
+ELEMENTS = ("dram_a", "dram_b", "fill_a", "fill_b", "read_a", "read_b", "mmas", "c", "partial")
 
 
 class Tally:
@@ -31,7 +31,7 @@ class Tally:
     def busy(self, path: str) -> int:
         return sum(cycles for (p, _, _), cycles in self._steps.items() if p == path)
 
-    def counters(self, kernel: int, cycles: int) -> TensorCoreCounters:
+    def counters(self, kernel: int, cycles: int, split: int) -> TensorCoreCounters:
         busy = {f"{path}_busy_cycles": self.busy(path) for path in PATHS}
         return TensorCoreCounters(kernel=kernel, cycles=cycles, compute_cycles=self.busy("compute"), **busy,
-                                  waves=self.waves, ctas=self.ctas, **self.elements)
+                                  waves=self.waves, ctas=self.ctas, **self.elements, split=split)

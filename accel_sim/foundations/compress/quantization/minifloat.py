@@ -1,0 +1,150 @@
+"""Narrow element formats of block-scaled numbers: FP8 (E4M3, E5M2), FP6 (E3M2, E2M3), FP4 (E2M1), INT8.
+
+Definitions from the OCP "Microscaling Formats (MX) v1.0 Specification" (2023), section 5 (element
+data types): a float element ``S.E.M`` with exponent bias ``bias`` is ``(-1)^S 2^(E - bias) 1.M``
+for ``E > 0`` and ``(-1)^S 2^(1 - bias) 0.M`` (subnormal) for ``E = 0``. E4M3 and E5M2 are the
+OCP 8-bit floats (OFP8, 2023): E4M3 has no infinity and one NaN pattern per sign (``S.1111.111``),
+so its largest normal is 448; E5M2 is IEEE-like (``S.11111.00`` infinity, ``S.11111.xx`` NaN),
+largest normal 57344. The FP6 and FP4 elements have neither. The MX INT8 element is a two's
+complement integer with an implicit scale of 2^-6 (largest 1 63/64; the spec leaves -2 unused, so
+the range is symmetric, as microsoft/microxcaling ``mx/formats.py`` has it).
+
+Conversion to an element (:func:`round_to_element`): round to nearest, ties to even, subnormals
+kept; a finite value past the largest normal is clamped to it, sign preserved (the MX spec's
+conversion rule; OFP8's saturating mode). ``emax`` is the exponent of the largest normal, the
+``emax_elem`` of the MX scale rule.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+OCP_MX = "OCP Microscaling Formats (MX) v1.0 Specification (2023), section 5"
+OCP_FP8 = "OCP 8-bit Floating Point Specification (OFP8) rev 1.0 (2023)"
+
+
+@dataclass(frozen=True)
+class ElementFormat:
+    """One element encoding: a minifloat (``exponent_bits`` > 0) or a scaled integer (0)."""
+
+    name: str
+    bits: int
+    exponent_bits: int
+    mantissa_bits: int
+    bias: int
+    emax: int              # exponent of the largest normal (emax_elem of the MX scale rule)
+    max_normal: float
+    has_inf: bool = False
+    has_nan: bool = False
+
+    @property
+    def is_integer(self) -> bool:
+        return self.exponent_bits == 0
+
+    @property
+    def emin(self) -> int:
+        """Exponent of the smallest normal (integers: of their LSB's scale plus the fraction bits)."""
+        return 1 - self.bias if not self.is_integer else -self.mantissa_bits
+
+    @property
+    def quantum(self) -> float:
+        """The smallest positive value (smallest subnormal; the integer's LSB): every value is a multiple."""
+        return float(np.ldexp(1.0, self.emin - self.mantissa_bits)) if not self.is_integer \
+            else float(np.ldexp(1.0, -self.mantissa_bits))
+
+    def values(self) -> np.ndarray:
+        """Every finite non-negative value of the format, ascending (for tests and tables)."""
+        codes = np.arange(1 << (self.bits - 1), dtype=np.int64)
+        vals = decode(self, codes)
+        return np.unique(vals[np.isfinite(vals)])
+
+
+FORMATS: dict[str, ElementFormat] = {
+    "e4m3": ElementFormat("e4m3", 8, 4, 3, 7, 8, 448.0, has_nan=True),
+    "e5m2": ElementFormat("e5m2", 8, 5, 2, 15, 15, 57344.0, has_inf=True, has_nan=True),
+    "e3m2": ElementFormat("e3m2", 6, 3, 2, 3, 4, 28.0),
+    "e2m3": ElementFormat("e2m3", 6, 2, 3, 1, 2, 7.5),
+    "e2m1": ElementFormat("e2m1", 4, 2, 1, 1, 2, 6.0),
+    "int8": ElementFormat("int8", 8, 0, 6, 0, 0, 127 / 64),   # 1 sign, 1 integer, 6 fraction bits
+}
+
+
+def element_format(name: str) -> ElementFormat:
+    """The format called ``name`` (ValueError naming the known ones otherwise)."""
+    try:
+        return FORMATS[name]
+    except KeyError:
+        raise ValueError(f"element format must be one of {', '.join(FORMATS)}, got {name!r}") from None
+
+
+def floor_log2(v: np.ndarray) -> np.ndarray:
+    """``floor(log2(v))`` of positive finite float64s, exact (from the binary exponent, not a logarithm)."""
+    _, exponent = np.frexp(v)
+    return exponent.astype(np.int64) - 1
+
+
+def round_to_element(fmt: ElementFormat, v: np.ndarray) -> np.ndarray:
+    """``v`` (float64) rounded to the nearest value of ``fmt``, ties to even, finite values past the
+    largest normal clamped to it (sign kept, -0 kept). NaN stays NaN; infinity stays infinity in a
+    format that has it and is clamped otherwise."""
+    v = np.asarray(v, dtype=np.float64)
+    mag = np.abs(v)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if fmt.is_integer:
+            step = np.full(v.shape, fmt.quantum)
+        else:
+            exponent = floor_log2(np.where(np.isfinite(mag) & (mag > 0), mag, 1.0))
+            step = np.ldexp(1.0, np.maximum(exponent, fmt.emin) - fmt.mantissa_bits)
+        rounded = np.rint(mag / step) * step          # power-of-two steps: exact; np.rint ties to even
+    rounded = np.minimum(rounded, fmt.max_normal)
+    if fmt.has_inf:
+        rounded = np.where(np.isinf(mag), np.inf, rounded)
+    rounded = np.where(np.isnan(mag), np.nan, rounded)
+    return np.copysign(rounded, v)
+
+
+def encode(fmt: ElementFormat, q: np.ndarray) -> np.ndarray:
+    """Bit patterns (int64, ``fmt.bits`` wide) of values already in ``fmt`` (from :func:`round_to_element`)."""
+    q = np.asarray(q, dtype=np.float64)
+    sign = np.signbit(q).astype(np.int64) << (fmt.bits - 1)
+    mag = np.abs(q)
+    if fmt.is_integer:
+        n = np.rint(np.where(np.isfinite(q), q, 0.0) / fmt.quantum).astype(np.int64)
+        return n & ((1 << fmt.bits) - 1)
+    m = fmt.mantissa_bits
+    finite = np.isfinite(mag)
+    safe = np.where(finite & (mag > 0), mag, 1.0)
+    exponent = np.maximum(floor_log2(safe), fmt.emin)
+    normal = finite & (mag >= np.ldexp(1.0, fmt.emin))
+    field = np.where(normal, exponent + fmt.bias, 0)
+    frac = np.rint(np.where(finite, mag, 0.0) / np.ldexp(1.0, exponent - m)).astype(np.int64)
+    mantissa = np.where(normal, frac - (1 << m), frac)
+    code = (field << m) | mantissa
+    top = ((1 << fmt.exponent_bits) - 1) << m
+    if fmt.has_inf:
+        code = np.where(np.isinf(mag), top, code)
+    if fmt.has_nan:
+        code = np.where(np.isnan(mag), top | ((1 << m) - 1), code)
+    return sign | code
+
+
+def decode(fmt: ElementFormat, codes: np.ndarray) -> np.ndarray:
+    """Values (float64) of ``fmt`` bit patterns."""
+    codes = np.asarray(codes, dtype=np.int64)
+    if fmt.is_integer:
+        n = np.where(codes >= 1 << (fmt.bits - 1), codes - (1 << fmt.bits), codes)
+        return n * fmt.quantum
+    m, e_bits = fmt.mantissa_bits, fmt.exponent_bits
+    sign = np.where((codes >> (fmt.bits - 1)) & 1, -1.0, 1.0)
+    field = (codes >> m) & ((1 << e_bits) - 1)
+    mantissa = codes & ((1 << m) - 1)
+    normal = np.ldexp(1.0 + mantissa / (1 << m), field - fmt.bias)
+    subnormal = np.ldexp(mantissa / (1 << m), fmt.emin)
+    value = np.where(field > 0, normal, subnormal)
+    top = field == (1 << e_bits) - 1
+    if fmt.has_inf:   # E5M2: IEEE-like top binade
+        value = np.where(top & (mantissa == 0), np.inf, np.where(top, np.nan, value))
+    elif fmt.has_nan:  # E4M3: S.1111.111 only
+        value = np.where(top & (mantissa == (1 << m) - 1), np.nan, value)
+    return sign * value
