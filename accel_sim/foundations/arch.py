@@ -66,6 +66,11 @@ class ArchBase:
         "Process node (nm) the run is costed at: energy, area and leakage tables are scaled from their "
         "node to this one (accel_sim/foundations/energy/technology.py).", 45, choices=NODES_NM,
         source="Stillmaker & Baas, Integration 2017 (accel_sim/foundations/energy/tables/stillmaker_baas_2017.yaml)")
+    supply_voltage: float | None = spec_field(
+        "Core supply (V) the run is costed at: dynamic energy scales by the node's Stillmaker energy polynomial "
+        "at this voltage over its value at the tables' supply (0.9 V, Horowitz ISSCC 2014). null: the tables' "
+        "supply (no scaling).", None, positive=True,
+        source="Stillmaker & Baas, Integration 2017 (accel_sim/foundations/energy/tables/stillmaker_baas_2017.yaml)")
     area_table: str = spec_field(
         "Area and leakage table: a name in accel_sim/foundations/energy/tables/ or a path to a YAML table.",
         "cacti_aladdin_45nm_area")

@@ -22,7 +22,7 @@ from accel_sim.foundations.energy.area import AreaBreakdown, area_of, static_ene
 from accel_sim.foundations.energy.area_table import load_area_table
 from accel_sim.foundations.energy.cost import EnergyBreakdown, cost
 from accel_sim.foundations.energy.table import EnergyTable, load_energy_table
-from accel_sim.foundations.energy.technology import scale_factors
+from accel_sim.foundations.energy.technology import scale_factors, voltage_factor
 from accel_sim.foundations.errors import InputError
 from accel_sim.foundations.contract import BatchMemo, Family, ShapeMemo
 from accel_sim.pipeline.catalog import family_of
@@ -78,8 +78,12 @@ def chip_area(arch: ArchSpec) -> AreaBreakdown | None:
 
 
 def energy_factor(arch: ArchSpec, table: EnergyTable) -> float:
-    """Scale from the energy table's node to the arch's (exactly 1.0 at the same node)."""
-    return scale_factors(table.node_nm, arch.technology_node).energy if table.node_nm else 1.0
+    """Scale from the energy table's node to the arch's (exactly 1.0 at the same node), and from the table's supply
+    to the arch's ``supply_voltage`` where the config states one (dynamic energy only)."""
+    node = scale_factors(table.node_nm, arch.technology_node).energy if table.node_nm else 1.0
+    if arch.supply_voltage is None:
+        return node
+    return node * voltage_factor(arch.technology_node, arch.supply_voltage)
 
 
 def simulate_layer(arch: ArchSpec, layer: NetworkLayer, table: EnergyTable | None = None, reference: bool = False,

@@ -13,7 +13,9 @@ from accel_sim.foundations.workload.layer import OperandSource
 from accel_sim.foundations.workload.operands import layer_operands
 from accel_sim.models.eyeriss.family import FAMILY
 from accel_sim.models.eyeriss.plan.rlc import rlc_words
-from accel_sim.pipeline.simulate import simulate_layer
+from accel_sim.foundations.energy.cost import cost
+from accel_sim.foundations.energy.table import load_energy_table
+from accel_sim.pipeline.simulate import energy_factor, simulate_layer
 from tests.cli.cli_helpers import assert_one_line_error, run_cli
 
 
@@ -75,3 +77,20 @@ def test_shipped_config_runs_a_small_layer():
     result, energy = run.result, run.energy
     assert result.macs_issued + result.metrics["macs_gated"] == result.macs_dense
     assert energy.total_pj > 0 and np.isfinite(energy.total_pj)
+
+
+def test_clock_network_is_charged_every_cycle_for_the_tree_and_each_used_pe():
+    """The clock network (CNNergy's bottom-up model of this chip's clock) costs one tree charge a cycle and
+    one leaf charge per used PE a cycle (unused PEs are clock gated), and is part of the energy total."""
+    layer = ConvLayer("c", in_h=9, in_w=9, in_channels=4, out_channels=6, kernel_h=3, kernel_w=3, batch=1,
+                      input_density=0.5, operands=OperandSource(seed=1))
+    arch = eyeriss()
+    run = simulate_layer(arch, layer)
+    clock = {a.action: a.count for a in run.result.actions if a.component == "clock_network"}
+    assert clock == {"cycle": run.result.cycles,
+                     "pe_cycle": int(run.result.metrics["active_pes"]) * run.result.cycles}
+    per_cycle = run.energy.by_component_pj["clock_network"] / run.result.cycles
+    assert per_cycle == pytest.approx(9.223 + 3.108 * run.result.metrics["active_pes"], rel=2e-3)  # 65 nm, 1 V
+    others = tuple(a for a in run.result.actions if a.component != "clock_network")
+    rest = cost(others, load_energy_table(arch.energy_table), energy_factor(arch, load_energy_table(arch.energy_table)))
+    assert rest.total_pj + run.energy.by_component_pj["clock_network"] == pytest.approx(run.energy.total_pj, rel=1e-12)

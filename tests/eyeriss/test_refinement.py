@@ -116,8 +116,10 @@ def test_worked_example_counters(tiny):
     # ifmap 1,0,2,0,0,3,4,5,0: 6 pairs -> 2 words; ofmap 0,2,0,3: (1,2) (1,3) -> 1 word
     assert int(plan.ifmap_bits.sum()) == 128 and int(plan.ofmap_bits.sum()) == 64
     expected = dict(
-        cycles=2 + 5 + 1,              # ifmap in (16 B / 8 B), one pass (ramp 4 weights / 4 + 2 x 2 x 1 MACs), ofmap out
-        processing_cycles=5, filter_wait_cycles=0, ifmap_load_cycles=2, ofmap_dump_cycles=1, passes=1,
+        # ifmap in (16 B / 8 B), one pass (ramp 4 weights / 4, then the 9 ifmap values over the 16-bit ifmap GIN,
+        # longer than the busiest PE's 2 x 2 x 1 MACs), ofmap out
+        cycles=2 + 10 + 1,
+        processing_cycles=10, network_wait_cycles=9 - 4, filter_wait_cycles=0, ifmap_load_cycles=2, ofmap_dump_cycles=1, passes=1,
         macs_issued=7, macs_gated=9, dram_ifmap_read_bits=128, dram_filter_read_bits=64, dram_ofmap_write_bits=64,
         glb_ifmap_writes=9, glb_ifmap_reads=9, glb_filter_words=4, glb_psum_reads=4, glb_psum_writes=4,
         ifmap_spad_writes=12,          # each of the 4 PEs receives its 3-value ifmap row
@@ -134,11 +136,12 @@ def test_worked_example_accounting(tiny):
     actions = {(a.component, a.action): a.count for a in result.actions}
     assert actions == {("dram", "read"): 12, ("dram", "write"): 4, ("glb", "read"): 17, ("glb", "write"): 17,
                        ("array_network", "transfer"): 9 + 4 + 4 + 4 + 4, ("spads", "read"): 16 + 14,
-                       ("spads", "write"): 12 + 8 + 7, ("pe_array", "op"): 7, ("pe_array", "gated"): 9}
-    assert (result.cycles, result.compute_cycles, result.stall_cycles) == (8, 5, 3)
+                       ("spads", "write"): 12 + 8 + 7, ("pe_array", "op"): 7, ("pe_array", "gated"): 9,
+                       ("clock_network", "cycle"): 13, ("clock_network", "pe_cycle"): 4 * 13}
+    assert (result.cycles, result.compute_cycles, result.stall_cycles) == (13, 10, 3)
     assert (result.dram_read_bytes, result.dram_write_bytes) == (24, 8)
     assert (result.sram_read_bytes, result.sram_write_bytes) == (34, 34)
-    assert result.metrics["active_pes"] == 4 and result.metrics["processing_time_s"] == 5 / 200e6
+    assert result.metrics["active_pes"] == 4 and result.metrics["processing_time_s"] == 10 / 200e6
 
 
 def test_worked_example_without_gating_or_coding(tiny):
@@ -147,15 +150,15 @@ def test_worked_example_without_gating_or_coding(tiny):
     counters = FAMILY.fast(plan, None)
     assert (counters.macs_issued, counters.macs_gated) == (16, 0)
     # raw 16-bit values: 9 ifmap values = 144 bits (18 B, 3 cycles), 4 ofmap values = 64 bits
-    assert (counters.dram_ifmap_read_bits, counters.dram_ofmap_write_bits, counters.cycles) == (144, 64, 3 + 5 + 1)
+    assert (counters.dram_ifmap_read_bits, counters.dram_ofmap_write_bits, counters.cycles) == (144, 64, 3 + 10 + 1)
     assert FAMILY.refinement(arch, tiny) == []
 
 
 def test_slow_link_makes_passes_wait_for_filters(tiny):
-    """At a link of 1/16 the core clock (0.5 B a cycle) the 8 B of filters take 16 cycles > the pass's 5."""
+    """At a link of 1/16 the core clock (0.5 B a cycle) the 8 B of filters take 16 cycles > the pass's 10."""
     arch = eyeriss(pe_rows=2, pe_cols=2, link_clock=12.5e6)
     counters = FAMILY.fast(FAMILY.plan(arch, tiny), None)
-    assert (counters.filter_wait_cycles, counters.ifmap_load_cycles, counters.ofmap_dump_cycles) == (11, 32, 16)
+    assert (counters.filter_wait_cycles, counters.ifmap_load_cycles, counters.ofmap_dump_cycles) == (6, 32, 16)
     assert FAMILY.refinement(arch, tiny) == []
 
 
@@ -247,3 +250,13 @@ def test_glb_error_names_the_space_needed():
     layer = ConvLayer("big", in_h=20, in_w=20, in_channels=1, out_channels=1, kernel_h=3, kernel_w=3)
     with pytest.raises(InputError, match=r"eyeriss.glb_size: 100 B .* need at least 156 B"):
         FAMILY.plan(eyeriss(glb_size=100), layer)   # 3 ifmap rows x 20 + 18 psums = 78 words
+
+
+def test_ifmap_network_bounds_a_pass(tiny):
+    """The worked example's pass multicasts 9 ifmap values: over a 16-bit ifmap GIN they take 9 cycles, more than the
+    busiest PE's 4 MACs; over a 64-bit one 3 cycles, fewer, and the pass is its MACs again."""
+    narrow = FAMILY.fast(FAMILY.plan(eyeriss(**TINY_ARCH), tiny), None)
+    wide = FAMILY.fast(FAMILY.plan(eyeriss(ifmap_gin_words=4, **TINY_ARCH), tiny), None)
+    assert (narrow.processing_cycles, narrow.network_wait_cycles) == (1 + 9, 5)
+    assert (wide.processing_cycles, wide.network_wait_cycles) == (1 + 4, 0)
+    assert FAMILY.refinement(eyeriss(ifmap_gin_words=4, **TINY_ARCH), tiny) == []

@@ -96,3 +96,16 @@ def test_bad_config_field_is_one_line_exit_2(capsys):
     assert len(err) == 1 and "pes_per_weight_router" in err[0]
     with pytest.raises(InputError):
         load_arch("eyeriss_v2", {"eyeriss_v2.simd_width": 3})
+
+
+def test_mapping_by_hand():
+    """3x3 conv, 8 channels -> 48 dense filters on a 6 x 6 map: C0 = min(8, 16 // 3, 16 // 3) = 5; M0 starts at
+    the largest power of two <= min(32 psum entries, 48) = 32 and halves while a weight matrix (M0 / 2 SIMD words
+    per column x C0 x S) overflows the 96-word weight SPad: 240, 120, then 60 at M0 = 8. Units: 6 M-blocks x
+    2 C-blocks x R 3 x E 4 = 144 < 192 PEs, so the 4 ofmap columns split in 2 (0-1, 2-3)."""
+    arch = load_arch("eyeriss_v2")
+    layer = ConvLayer("c", in_h=6, in_w=6, in_channels=8, out_channels=48, kernel_h=3, kernel_w=3)
+    plan = FAMILY.plan(arch, layer)
+    assert (plan.c0, plan.m0) == (5, 8)
+    assert (plan.c_sizes, plan.m_sizes) == ((5, 3), (8,) * 6)
+    assert (plan.f_starts, plan.f_sizes) == ((0, 2), (2, 2))

@@ -58,8 +58,8 @@ def _area_factor(from_nm: float, to_nm: float) -> float:
     return _interpolate(row, y)
 
 
-def _energy_value(node_nm: float) -> float:
-    vdd = float(_table()["vdd"])
+def _energy_value(node_nm: float, vdd: float | None = None) -> float:
+    vdd = float(_table()["vdd"]) if vdd is None else vdd
     per_node = [a * vdd ** 2 + b * vdd + c for a, b, c in _table()["energy_polynomials"]]
     return _interpolate(per_node, _position(node_nm))
 
@@ -70,3 +70,13 @@ def scale_factors(from_nm: float, to_nm: float) -> ScaleFactors:
         return ScaleFactors(1.0, 1.0, 1.0, 1.0)
     energy = _energy_value(to_nm) / _energy_value(from_nm)
     return ScaleFactors(energy=energy, area=_area_factor(from_nm, to_nm), leakage=energy, delay=to_nm / from_nm)
+
+
+def voltage_factor(node_nm: float, vdd: float) -> float:
+    """Energy at ``node_nm`` and supply ``vdd`` over its value at the supply the tables are for (the Stillmaker
+    table's ``vdd``, Horowitz's 0.9 V): the same node's energy polynomial at both voltages (exactly 1.0 at
+    that supply)."""
+    reference = float(_table()["vdd"])
+    if vdd == reference:
+        return 1.0
+    return _energy_value(node_nm, vdd) / _energy_value(node_nm, reference)

@@ -4,7 +4,9 @@ Table IV: each level's access relative to a MAC) prices them.
 Per MAC step a PE reads its ifmap value (the zero buffer is checked on every step); a gated MAC reads
 neither the filter spad nor the psum spad and does not switch the datapath (JSSC 2017, Sec. V-C),
 an issued one reads a weight and reads and writes its psum. The array network carries every word
-the global buffer sends or receives and every psum hop between PEs.
+the global buffer sends or receives and every psum hop between PEs. The clock network switches in every
+cycle of the layer: its tree and the global buffer's leaf, and the leaves of the PEs the mapping uses
+(unused PEs are clock gated: Chen et al., ISSCC 2016, 14.5).
 """
 from __future__ import annotations
 
@@ -42,6 +44,8 @@ def account(plan: EyerissPlan, counters: EyerissCounters) -> LayerResult:
         ActionCount("spads", "spad", "write", c.ifmap_spad_writes + c.filter_spad_writes + issued, word),
         ActionCount("pe_array", "mac", "op", issued, word),
         ActionCount("pe_array", "mac", "gated", c.macs_gated, word),
+        ActionCount("clock_network", "clock", "cycle", c.cycles, word),
+        ActionCount("clock_network", "clock", "pe_cycle", mp.active_pes * c.cycles, word),
     )
     clock = plan.arch.clock
     metrics = {
@@ -50,7 +54,7 @@ def account(plan: EyerissPlan, counters: EyerissCounters) -> LayerResult:
         "map_n": float(mp.n), "map_m": float(mp.m), "passes": float(c.passes),
         "macs_gated": float(c.macs_gated), "processing_time_s": c.processing_cycles / clock,
         "ifmap_load_cycles": float(c.ifmap_load_cycles), "ofmap_dump_cycles": float(c.ofmap_dump_cycles),
-        "filter_wait_cycles": float(c.filter_wait_cycles),
+        "filter_wait_cycles": float(c.filter_wait_cycles), "network_wait_cycles": float(c.network_wait_cycles),
         "glb_bytes": float((glb_reads + glb_writes) * word / BITS_PER_BYTE),
     }
     return LayerResult(

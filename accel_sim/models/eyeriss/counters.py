@@ -10,6 +10,7 @@ from accel_sim.foundations.contract import Counters
 class EyerissCounters(Counters):
     cycles: int                 # the layer: ifmap loads, passes and ofmap dumps one after the other
     processing_cycles: int      # the passes' ramp-up (filters into the spads) and compute: the paper's processing latency
+    network_wait_cycles: int    # passes' cycles beyond their MACs: the 16-bit ifmap GIN could not keep up
     filter_wait_cycles: int     # passes waiting for their filters to arrive from DRAM
     ifmap_load_cycles: int      # array idle while ifmaps come from DRAM (the chip does not overlap them)
     ofmap_dump_cycles: int      # array idle while ofmaps go to DRAM

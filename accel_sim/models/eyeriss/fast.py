@@ -2,13 +2,17 @@
 
 A pass takes ``ceil(weights / filter_gin_words)`` cycles to ramp up (its weights into the filter
 spads) and then ``n x ceil(f / t) x ceil(c / r) x F x S`` cycles of MACs (each PE steps through its
-``p x q`` primitives, one MAC a cycle); its filters come from DRAM meanwhile, so it lasts the longer
-of the two. Before each block of channels the array waits for its ifmaps from DRAM, after the last
+``p x q`` primitives, one MAC a cycle), unless the ifmap GIN is slower: it multicasts each ifmap value
+of the pass once (``n x c x`` window rows ``x W`` values) at ``ifmap_gin_words`` a cycle (16 b, JSSC 2017
+Sec. V-B); the PEs' FIFOs overlap the delivery with the MACs, so the compute phase lasts the longer of
+the two. Its filters come
+from DRAM meanwhile, so the pass lasts the longer of that and the DRAM fetch. Before each block of channels the array waits for its ifmaps from DRAM, after the last
 block of channels of a block of filters for its ofmaps to go to DRAM (the chip overlaps neither,
 JSSC 2017 Sec. VI-A).
 """
 from __future__ import annotations
 
+from collections import Counter
 
 import numpy as np
 
@@ -39,9 +43,14 @@ def fast(plan: EyerissPlan, max_cycles: int | None = None) -> EyerissCounters:
     per_pe = -(-filters // mp.t)[:, None] * -(-channels // mp.r)[None, :]
     compute = images[:, None, None] * per_pe[None] * shape.out_cols * shape.filter_cols   # (ib, fb, cb)
     fetch = _bus_cycles(plan, weights * word)
-    busy = fill[None] + compute
-    processing = repeat * int(busy.sum())
-    pass_cycles = repeat * int(np.maximum(busy, fetch[None]).sum())
+    processing = pass_cycles = network_wait = 0
+    for rows, strips in Counter(plan.strips).items():
+        ifmap_words = images[:, None, None] * channels[None, None, :] * window_rows(shape, rows) * shape.width
+        work = np.maximum(compute, -(-ifmap_words // spec.ifmap_gin_words))
+        busy = fill[None] + work
+        processing += shape.groups * strips * int(busy.sum())
+        pass_cycles += shape.groups * strips * int(np.maximum(busy, fetch[None]).sum())
+        network_wait += shape.groups * strips * int((work - compute).sum())
     tiles = _block_sums(_block_sums(plan.ifmap_bits, 1, tuple(images)), 2, tuple(channels))
     ifmap_load = len(filter_blocks) * int(_bus_cycles(plan, tiles).sum())
     dumps = _block_sums(_block_sums(plan.ofmap_bits, 1, tuple(images)), 2, filter_blocks)
@@ -57,7 +66,8 @@ def fast(plan: EyerissPlan, max_cycles: int | None = None) -> EyerissCounters:
     accumulate = shape.filter_rows * -(-channels // mp.q) - 1                             # (cb,)
     rows_total = shape.out_rows
     return EyerissCounters(
-        cycles=cycles, processing_cycles=processing, filter_wait_cycles=pass_cycles - processing,
+        cycles=cycles, processing_cycles=processing, network_wait_cycles=network_wait,
+        filter_wait_cycles=pass_cycles - processing,
         ifmap_load_cycles=ifmap_load, ofmap_dump_cycles=ofmap_dump, passes=repeat * compute.size,
         macs_issued=plan.layer.macs - gated, macs_gated=gated,
         dram_ifmap_read_bits=len(filter_blocks) * int(plan.ifmap_bits.sum()),

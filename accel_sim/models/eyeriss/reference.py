@@ -5,7 +5,9 @@ Agents:
 - the **DRAM link** (a :class:`~accel_sim.hardware.Link` at :class:`~accel_sim.hardware.BytesPerCycle`: ``link_bits`` at ``link_clock``
   in core cycles): ifmap tiles, each pass's filters, ofmap tiles;
 - the **PE array**: one process per processing pass; it ramps up (the pass's weights over the
-  filter network, ``filter_gin_words`` a cycle) and computes (the busiest PE's MACs, one a cycle);
+  filter network, ``filter_gin_words`` a cycle) and computes (the busiest PE's MACs, one a cycle, or
+  longer when the ifmap GIN, ``ifmap_gin_words`` a cycle, cannot multicast the pass's ifmap values in
+  that time);
 - the **top-level control**: walks the loop nest (group, strip, images, block of ``m`` filters,
   block of channels, pass). Before a block of channels it loads its ifmaps and waits; each pass
   starts the array and the DRAM fetch of its filters together and ends when both are done; after
@@ -26,7 +28,7 @@ from accel_sim.models.eyeriss.plan import EyerissPlan, blocks, window_rows
 class _Tally:
     def __init__(self) -> None:
         self.counts = dict.fromkeys(
-            ("processing_cycles", "passes", "macs_dense", "macs_gated", "glb_ifmap_writes", "glb_ifmap_reads",
+            ("processing_cycles", "network_wait_cycles", "passes", "macs_dense", "macs_gated", "glb_ifmap_writes", "glb_ifmap_reads",
              "glb_filter_words", "glb_psum_reads", "glb_psum_writes", "ifmap_spad_writes", "filter_spad_writes",
              "local_link_transfers", "ifmap_load_cycles", "ofmap_dump_cycles", "pass_cycles"), 0)
 
@@ -49,14 +51,16 @@ def _array(env: simpy.Environment, plan: EyerissPlan, images: int, channels: int
     weights = filters * channels * shape.filter_rows * shape.filter_cols
     ramp = _ceil(weights, spec.filter_gin_words)
     macs_per_pe = images * _ceil(filters, mp.t) * _ceil(channels, mp.r) * shape.out_cols * shape.filter_cols
+    ifmap_words = images * channels * window_rows(shape, rows) * shape.width
+    work = max(macs_per_pe, _ceil(ifmap_words, spec.ifmap_gin_words))
     dense = images * channels * filters * rows * shape.out_cols * shape.filter_rows * shape.filter_cols
-    yield env.timeout(ramp + macs_per_pe)
+    yield env.timeout(ramp + work)
     if recorder is not None:
         if ramp:
-            recorder.record(ARRAY, BUSY, env.now - ramp - macs_per_pe, env.now - macs_per_pe, "ramp-up: filters in")
-        recorder.record(ARRAY, COMPUTE, env.now - macs_per_pe, env.now, f"pass {tally.counts['passes']}",
+            recorder.record(ARRAY, BUSY, env.now - ramp - work, env.now - work, "ramp-up: filters in")
+        recorder.record(ARRAY, COMPUTE, env.now - work, env.now, f"pass {tally.counts['passes']}",
                         macs=dense - gated)
-    tally.add(processing_cycles=ramp + macs_per_pe, passes=1,
+    tally.add(processing_cycles=ramp + work, network_wait_cycles=work - macs_per_pe, passes=1,
               macs_dense=dense,
               glb_ifmap_reads=images * channels * window_rows(shape, rows) * shape.width,
               glb_filter_words=weights, glb_psum_writes=images * filters * rows * shape.out_cols,
@@ -127,7 +131,7 @@ def reference(plan: EyerissPlan, max_cycles: int | None = None, recorder: Record
     c = tally.counts
     filter_bits = c["glb_filter_words"] * plan.arch.word_bits
     return EyerissCounters(
-        cycles=int(env.now), processing_cycles=c["processing_cycles"],
+        cycles=int(env.now), processing_cycles=c["processing_cycles"], network_wait_cycles=c["network_wait_cycles"],
         filter_wait_cycles=c["pass_cycles"] - c["processing_cycles"], ifmap_load_cycles=c["ifmap_load_cycles"],
         ofmap_dump_cycles=c["ofmap_dump_cycles"], passes=c["passes"], macs_issued=c["macs_dense"] - c["macs_gated"],
         macs_gated=c["macs_gated"], dram_ifmap_read_bits=bus.counter.read_bits - filter_bits,
