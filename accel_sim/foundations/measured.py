@@ -43,8 +43,8 @@ VALIDATION_TABLE = MEASURED_DIR / "validation.csv"
 VALIDATION_COLUMNS = ("group", "family", "device", "cases", "simulated_cases", "geomean_abs_error",
                       "worst_case", "worst_abs_error")
 # Quantities a case may name besides a metric column of the run (the summary row's columns).
-QUANTITIES = ("time_s", "power_w", "dram_bytes", "energy_j", "throughput_per_s", "speedup", "tokens_per_s")
-UNITS = {"time_s": "s", "power_w": "W", "dram_bytes": "B", "energy_j": "J", "throughput_per_s": "1/s",
+QUANTITIES = ("time_s", "power_w", "chip_power_w", "dram_bytes", "energy_j", "throughput_per_s", "speedup", "tokens_per_s")
+UNITS = {"time_s": "s", "power_w": "W", "chip_power_w": "W", "dram_bytes": "B", "energy_j": "J", "throughput_per_s": "1/s",
          "speedup": "x", "tokens_per_s": "tokens/s"}
 PER_ITEM = ("throughput_per_s", "tokens_per_s")   # quantities that divide conditions.batch by the time
 

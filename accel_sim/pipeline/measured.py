@@ -3,7 +3,8 @@ device and workload, keep its layer, :func:`~accel_sim.pipeline.simulate.simulat
 quantity off the run's summary row.
 
 Quantities: ``time_s``; ``energy_j`` (dynamic energy, plus leakage where the family lists its blocks);
-``power_w`` (that energy / time: a chip's measured power includes its leakage); ``dram_bytes`` (reads and
+``power_w`` (that energy / time: a chip's measured power includes its leakage); ``chip_power_w`` (the same
+without the DRAM's access energy: a chip measured at its own supply, the DRAM off its rails); ``dram_bytes`` (reads and
 writes); ``throughput_per_s`` and ``tokens_per_s`` (``conditions.batch`` items per run / time); ``speedup``
 (the baseline run's time / this run's); any other name is a column of the run's summary row or, for a case of
 one layer, of that layer's row (a model metric such as ``active_pes``).
@@ -62,7 +63,9 @@ def quantity_of(case: MeasuredCase, summary: dict) -> float:
     """The case's quantity read off one run's summary row (speedup excepted: it needs two runs)."""
     time_s = float(summary["time_s"])
     energy_j = (float(summary["energy_pj"]) + float(summary.get("static_energy_pj", 0.0))) * PICO
+    dram_j = float(summary.get("energy_dram_pj", 0.0)) * PICO
     derived = {"time_s": time_s, "energy_j": energy_j, "power_w": energy_j / time_s,
+               "chip_power_w": (energy_j - dram_j) / time_s,
                "dram_bytes": float(summary["dram_read_bytes"]) + float(summary["dram_write_bytes"])}
     if case.quantity in PER_ITEM:
         return int(case.conditions["batch"]) / time_s
