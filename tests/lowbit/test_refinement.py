@@ -201,3 +201,6 @@ def test_a_single_pass_waits_only_for_its_load_and_write_back():
     plan, c = FAMILY.counters(arch, GemmLayer("g", m=3, k=100, n=2))
     assert (c.cycles, c.memory_stall_cycles, c.dram_busy_cycles) == (15 + 5 + 14 + 11, 26, 6)
     assert reference(plan) == c
+    longer = load_arch("lowbit", {"lowbit.pes": 2, "dram.latency": 30})   # longer than the pass: still no burst
+    plan, c = FAMILY.counters(longer, GemmLayer("g", m=3, k=100, n=2))
+    assert c.cycles == 35 + 5 + 14 + 31 and reference(plan) == c
