@@ -119,19 +119,17 @@ class Link:
             self._log(who, f"{kind} start", first)
             if cycles:
                 yield self.env.timeout(cycles)
-        end = self.end_cycle(first, cycles)
-        if end > self.env.now:
-            yield self.env.timeout(end - self.env.now)
-        self._log(who, f"{kind} end", end)
-        if self.recorder is not None:
-            self._record(kind, who, first, end, amount)
-        return end
+        return (yield from self._finish(kind, who, first, self.end_cycle(first, cycles), amount))
 
     def _scheduled(self, kind: str, first: int, cycles: int, who: str, amount: float = 0):
         end = self.end_cycle(first, cycles)
         if first > self.env.now:
             yield self.env.timeout(first - self.env.now)
         self._log(who, f"{kind} start", first)
+        return (yield from self._finish(kind, who, first, end, amount))
+
+    def _finish(self, kind: str, who: str, first: int, end: int, amount: float):
+        """Wait until the transfer's ``end`` cycle, then log and record it (both ways of issuing end here)."""
         if end > self.env.now:
             yield self.env.timeout(end - self.env.now)
         self._log(who, f"{kind} end", end)

@@ -104,7 +104,8 @@ def training_memory() -> StudyOutput:
         ]
     fujitsu = fujitsu_table()
     comparisons += _fujitsu_comparisons(fujitsu)
-    resnet = fujitsu.set_index("network").loc["resnet152"]
+    by_network = fujitsu.set_index("network")
+    resnet = by_network.loc["resnet152"]
     a = peak.loc["alexnet_dense"]
     v = peak.loc["vgg16_dense"]
     text = readme(
@@ -115,7 +116,7 @@ def training_memory() -> StudyOutput:
         vgg_reordered_saving=f"{100 * v.loc['reordered', 'reduction_vs_conventional']:.1f}",
         vgg_liveness_saving=f"{100 * v.loc['liveness', 'reduction_vs_conventional']:.1f}",
         fujitsu_batch=FUJITSU_BATCH,
-        alexnet_fujitsu_gb=f"{fujitsu.set_index('network').loc['alexnet_dense', 'peak_bytes'] / 1e9:.2f}",
+        alexnet_fujitsu_gb=f"{by_network.loc['alexnet_dense', 'peak_bytes'] / 1e9:.2f}",
         resnet152_gb=f"{resnet['peak_bytes'] / 1e9:.2f}",
         resnet152_batchnorm_gb=f"{resnet['batchnorm_scale_bytes'] / 1e9:.2f}",
         resnet152_with_batchnorm_gb=f"{(resnet['peak_bytes'] + resnet['batchnorm_scale_bytes']) / 1e9:.1f}",
