@@ -21,12 +21,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import statistics
-import subprocess
 import sys
-import time
 from pathlib import Path
+
+from child_process import timed_run
 
 ROOT = Path(__file__).resolve().parents[1]
 ACCEL_SIM = f"""
@@ -60,16 +59,11 @@ print(time.process_time() - imported)
 
 def timed(python: str, code: str) -> tuple[float, float, float] | None:
     """Whole-process wall and CPU seconds and the call's CPU seconds (printed by the child); None if it failed."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    done = subprocess.run([python, "-c", code], capture_output=True, text=True, cwd=ROOT,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)})
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall, cpu, done = timed_run([python, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                                env={**os.environ, "PYTHONPATH": str(ROOT)})
     if done.returncode:
         print(f"  failed: {done.stderr.strip().splitlines()[-1] if done.stderr.strip() else done.returncode}")
         return None
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return wall, cpu, float(done.stdout.split()[-1])
 
 

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from child_process import timed_run
 
 ROOT = Path(__file__).resolve().parents[1]
 HF_CONFIG = ROOT / "workloads" / "llm" / "configs" / "llama_2_7b.json"
@@ -43,12 +43,8 @@ for batch in {BATCHES!r}:
 
 def timed(command: list[str]) -> tuple[float, float]:
     """Wall and CPU seconds of one fresh child process."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, cwd=ROOT)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    wall, cpu, _ = timed_run(command, check=True, stdout=subprocess.DEVNULL, cwd=ROOT)
+    return wall, cpu
 
 
 def main() -> int:

@@ -23,13 +23,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from child_process import timed_run
 
 ROOT = Path(__file__).resolve().parents[1]
 BAR = 300.0
@@ -55,14 +54,10 @@ ENV = {"PYTHONPATH": str(ROOT), "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
 
 def timed(command: list[str], cwd: Path) -> tuple[float, float, str]:
     """Wall and CPU seconds (user + system of the child) of one process, and its stdout."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    done = subprocess.run(command, cwd=cwd, env=ENV, capture_output=True, text=True)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall, cpu, done = timed_run(command, cwd=cwd, env=ENV, capture_output=True, text=True)
     if done.returncode:
         raise SystemExit(f"{' '.join(command)} failed:\n{done.stderr[-3000:]}")
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), done.stdout
+    return wall, cpu, done.stdout
 
 
 def scalesim_files(directory: Path) -> tuple[Path, Path]:

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import statistics
 import subprocess
 import sys
 from pathlib import Path
+
+from child_process import timed_run
 
 REPO = Path(__file__).resolve().parents[1]
 WORKLOAD = REPO / "benchmarks" / "scnn_dnnsim_preset.yaml"
@@ -27,18 +28,12 @@ DNNSIM_CPU_S = 4.8   # DNNsim (isakedo/DNNsim 4748a60), single thread, on its SC
 BAR_RATIO = 2.0
 
 
-def _children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
 def run_once() -> float:
     """CPU seconds of one fresh `accel-sim run` process."""
     command = [sys.executable, "-m", "accel_sim", "run", "--arch", "scnn_dnnsim", "--workload", str(WORKLOAD)]
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    before = _children_cpu()
-    subprocess.run(command, cwd=REPO, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return _children_cpu() - before
+    _, cpu, _ = timed_run(command, cwd=REPO, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return cpu
 
 
 def main() -> int:

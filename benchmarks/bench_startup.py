@@ -10,25 +10,21 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
+
+from child_process import timed_run
 
 HELP_BAR_S = 0.3
 RUN_BAR_S = 0.6
 
 
 def timed(command: list[str]) -> tuple[float, float]:
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    subprocess.run(command, stdout=subprocess.DEVNULL, check=True)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    wall, cpu, _ = timed_run(command, stdout=subprocess.DEVNULL, check=True)
+    return wall, cpu
 
 
 def main() -> int:
