@@ -85,3 +85,13 @@ def test_tp_that_does_not_divide_the_heads_is_one_line(capsys):
 def test_70b_does_not_fit_one_80_gb_device(capsys):
     assert_one_line_error(run_cli(capsys, "serve", "--model", LLAMA_70B, "--arch", "ampere_a100_80gb"),
                           "does not fit device memory", "weights 137.95 GB")
+
+
+def test_a_per_gpu_throughput_case_divides_the_run_by_its_tp_degree():
+    from accel_sim.foundations.measured import MeasuredCase, ServingRun
+    from accel_sim.systems.serving.measured import serving_summary, simulate_serving_case
+    run = ServingRun("llm/configs/llama_2_7b.json", requests=4, prompt_tokens=16, output_tokens=4, tp=2)
+    per_gpu = MeasuredCase("c", "ampere_a100_80gb_serving", "llm/configs/llama_2_7b.json", {"batch": 4},
+                           "tokens_per_s_per_gpu", "tokens/s/GPU", 1.0, "s", 0.2, serving=run)
+    total = serving_summary("ampere_a100_80gb_serving", run)["output_tokens_per_s"]
+    assert simulate_serving_case(per_gpu).value == pytest.approx(total / 2, rel=1e-12)
