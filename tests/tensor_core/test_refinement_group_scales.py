@@ -99,3 +99,11 @@ def test_bad_group_sizes_are_one_line_exit_2(tmp_path, capsys, fields, expected)
                     f"{fields}}}\n")
     result = run_cli(capsys, "run", "--arch", "ampere_a100", "--workload", path)
     assert_one_line_error(result, "w.yaml", "layers[0] (g)", *expected)
+
+
+def test_a_stage_shorter_than_a_group_carries_its_share_rounded_up():
+    from accel_sim.models.tensor_core.plan.problem import ElementBits
+    bits = ElementBits(a_value=4, a_metadata=0, b_value=16, c_value=16, a_group=64, a_group_bits=21)
+    assert bits.group_stream(32) == 11 and bits.group_stream(64) == 21 and bits.group_stream(128) == 42
+    assert bits.a_stream(32) == 32 * 4 + 11
+    assert ElementBits(a_value=4, a_metadata=0, b_value=16, c_value=16).group_stream(64) == 0
