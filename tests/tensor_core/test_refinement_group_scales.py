@@ -107,3 +107,19 @@ def test_a_stage_shorter_than_a_group_carries_its_share_rounded_up():
     assert bits.group_stream(32) == 11 and bits.group_stream(64) == 21 and bits.group_stream(128) == 42
     assert bits.a_stream(32) == 32 * 4 + 11
     assert ElementBits(a_value=4, a_metadata=0, b_value=16, c_value=16).group_stream(64) == 0
+
+
+def test_2_4_weights_keep_their_groups_along_dense_k():
+    # 2:4 + int4 with a scale and zero per 64 weights of dense K: a group keeps 32 values; the scales are those of
+    # the dense matrix (k / 64 per output column), the footprint 0.5 x (4 + 2 metadata bits) + 32 / 64 bits a weight
+    nm = dict(weight_sparsity=NMSparsity(2, 4), operands=OperandSource(weight_pattern="nm"))
+    layer = GemmLayer("s", m=1, k=1024, n=1024, quantized_weight_bits=4, quant_group_size=64, **nm)
+    result = simulate_layer(load_arch("ampere_a100"), layer).result
+    assert result.metrics["dram_group_scale_bytes"] == 1024 * 1024 // 64 * 4
+    assert stored_weight_bits(layer, 16) == 0.5 * (4 + 2) + 0.5
+    six = GemmLayer("s", m=1, k=96, n=64, quantized_weight_bits=4, quant_group_size=6, **nm)   # 3 kept values a group
+    assert FAMILY.refinement(load_arch("ampere_a100"), six) == []
+    from accel_sim.foundations.errors import InputError
+    with pytest.raises(InputError, match="quant_group_size"):       # a group of 3 keeps 1.5 values
+        FAMILY.plan(load_arch("ampere_a100"), GemmLayer("s", m=1, k=96, n=64, quantized_weight_bits=4,
+                                                        quant_group_size=3, **nm))
