@@ -49,9 +49,9 @@ MAX_SCALE_BITS = 64   # widest scale + zero point of one quantization group (two
 DEFAULT_GROUP_SCALE_BITS = 32
 ACTIVATION_PATTERNS = ("uniform", "clustered")
 # Arithmetic a layer may ask for (``precision:`` of a workload layer): float, integer of k bits,
-# ternary {-1, 0, +1} x alpha, binary {-1, +1} x alpha (XNOR-Net), signed powers of two (log2).
+# fp8 (E4M3, as H100's tensor cores run it), ternary {-1, 0, +1} x alpha, binary {-1, +1} x alpha (XNOR-Net), signed powers of two (log2).
 # None (the default) leaves the datapath to the accelerator's config.
-PRECISIONS = ("fp32", "fp16", "int16", "int8", "int4", "ternary", "binary", "log2")
+PRECISIONS = ("fp32", "fp16", "fp8", "int16", "int8", "int4", "ternary", "binary", "log2")
 
 
 def _precision_problems(precision: str | None) -> list[str]:

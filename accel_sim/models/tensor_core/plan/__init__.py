@@ -5,7 +5,8 @@ being the im2col matrix). Blocks, one module each: :mod:`.problem` (the GEMM, wi
 residency), :mod:`.sparsity` (does the layer run on the 2:4 path: declaration and weights),
 :mod:`.mma` (the MMA instruction), :mod:`.tiling` (eligible kernels, CTAs in launch order), :mod:`.split`
 (each kernel's split-K factor, chosen as TensorRT-LLM and FlashAttention choose it), :mod:`.block_scaling`
-(MX / NVFP4 operands: narrow elements, scales per block of K). A layer's group-wise quantization scales
+(MX / NVFP4 operands: narrow elements, scales per block of K), :mod:`.precision` (a layer's W8A8 / FP8
+GEMM: 8-bit A and B at the 8-bit rate, fp32 per-channel and per-token scales). A layer's group-wise quantization scales
 (``quant_group_size``: a scale and zero point per group of K of an A row, W4A16's) ride with A at every level
 (:class:`.problem.ElementBits`).
 
@@ -34,6 +35,7 @@ import dataclasses
 from accel_sim.foundations.arch import ArchBase
 from accel_sim.foundations.errors import InputError
 from accel_sim.models.tensor_core.plan.block_scaling import block_scaling, check_layer
+from accel_sim.models.tensor_core.plan.precision import layer_precision
 from accel_sim.models.tensor_core.plan.problem import (
     ElementBits,
     TCProblem,
@@ -80,6 +82,10 @@ def plan(arch: ArchBase, layer: Layer) -> TensorCorePlan:
                            hardware_pattern(spec, arch.word_bits), layer.quantized_weight_bits,
                            layer.quant_group_size or 0, group_scale_bits(layer))
     check_groups(problem, layer.name)
+    precision = layer_precision(spec, arch.name, layer)
+    if precision is not None:   # W8A8 / FP8: 8-bit A and B at the 8-bit rate, fp32 per-row / per-column scales
+        problem = dataclasses.replace(problem, precision=precision, a_bits=0)
+        check_groups(dataclasses.replace(problem, a_group=problem.k), layer.name)
     scaling = block_scaling(spec, arch.name)
     if scaling is not None:   # block-scaled A and B (:mod:`.block_scaling`)
         check_layer(scaling, layer, problem.sparse)

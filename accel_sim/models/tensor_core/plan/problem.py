@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from accel_sim.foundations.arch import ArchBase
 from accel_sim.foundations.errors import InputError
 from accel_sim.models.tensor_core.plan.block_scaling import SCALE_BITS, BlockScaling
+from accel_sim.models.tensor_core.plan.precision import LayerPrecision
 from accel_sim.models.tensor_core.spec import TensorCoreSpec
 
 BITS_PER_BYTE = 8
@@ -47,6 +48,7 @@ class TCProblem:
     scaling: BlockScaling | None = None   # block-scaled A and B (MX / NVFP4), else None
     a_group: int = 0        # group-wise quantization: dense K per scale (and zero point) of an A row; 0: none
     a_group_bits: int = 0   # bits of one group's scale and zero point
+    precision: LayerPrecision | None = None   # 8-bit A and B (W8A8 / FP8) with per-row / per-column scales
 
     def slots(self, extent: int) -> int:
         """Stored A values per row for a K extent: all of them dense; ``ceil(extent / M) * N`` 2:4."""
@@ -95,6 +97,8 @@ class ElementBits:
     scale_bits: int = 0
     a_group: int = 0        # group-wise quantization of A: slots per scale (and zero point); 0: none
     a_group_bits: int = 0   # bits of one group's scale and zero point
+    b_group: int = 0        # B elements (along K) per scale: K for W8A8 / FP8's per-token scales; 0: none
+    b_group_bits: int = 0   # bits of one B scale
 
     @property
     def a_slot(self) -> int:
@@ -110,13 +114,17 @@ class ElementBits:
         exactly)."""
         return -(-slots * self.a_group_bits // self.a_group) if self.a_group else 0
 
+    def b_group_stream(self, elements: int) -> int:
+        """Per-token scale bits of ``elements`` consecutive-in-K B elements, spread as ``group_stream``'s."""
+        return -(-elements * self.b_group_bits // self.b_group) if self.b_group else 0
+
     def a_stream(self, slots: int) -> int:
         """Bits of ``slots`` A slots with their block or group scales (an A row's K, or a sum of such)."""
         return slots * self.a_slot + self.scale_stream(slots) + self.group_stream(slots)
 
     def b_stream(self, elements: int) -> int:
         """Bits of ``elements`` B elements with their block scales."""
-        return elements * self.b_value + self.scale_stream(elements)
+        return elements * self.b_value + self.scale_stream(elements) + self.b_group_stream(elements)
 
 
 def element_bits(spec: TensorCoreSpec, problem: TCProblem) -> ElementBits:
@@ -126,6 +134,11 @@ def element_bits(spec: TensorCoreSpec, problem: TCProblem) -> ElementBits:
     if scaling is not None:
         e = scaling.element_bits
         return ElementBits(a_value=e, a_metadata=meta, b_value=e, c_value=w, block=scaling.block, scale_bits=SCALE_BITS)
+    if problem.precision is not None:   # 8-bit A and B; one scale per A row and per B column (its whole K)
+        p = problem.precision
+        return ElementBits(a_value=p.element_bits, a_metadata=meta, b_value=p.element_bits, c_value=w,
+                           a_group=problem.slots(problem.k), a_group_bits=p.scale_bits, b_group=problem.k,
+                           b_group_bits=p.scale_bits)
     group = problem.a_group * problem.nm_n // problem.nm_m if problem.sparse else problem.a_group  # in kept slots
     return ElementBits(a_value=problem.a_bits or w, a_metadata=meta, b_value=w, c_value=w, a_group=group,
                        a_group_bits=problem.a_group_bits if group else 0)
