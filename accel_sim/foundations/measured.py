@@ -71,6 +71,11 @@ class ServingRun:
     prompt_tokens: int = spec_field("Prompt (input) tokens of every request.", positive=True)
     output_tokens: int = spec_field("Output tokens of every request.", positive=True)
     tp: int = spec_field("Tensor-parallel devices.", 1, positive=True)
+    precision: str | None = spec_field("8-bit weights and activations of the block GEMMs, as ``serve --precision``: "
+                                       "int8 (W8A8) or fp8 (E4M3); absent: the device's word.", None,
+                                       choices=(None, "int8", "fp8"))
+    kv_bits: int | None = spec_field("Stored bits of the KV cache, as ``serve --kv-bits`` (8: an FP8 / INT8 cache); "
+                                     "absent: the device's word.", None)
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ import functools
 from accel_sim.foundations.config.loader import REPO_ROOT
 from accel_sim.foundations.errors import InputError
 from accel_sim.foundations.measured import MeasuredCase, ServingRun
+from accel_sim.foundations.workload.llm.compression import Compression
 from accel_sim.foundations.workload.llm.hf_config import read_hf_config
 from accel_sim.pipeline.catalog import load_arch
 from accel_sim.pipeline.measured import SimulatedCase
@@ -26,7 +27,8 @@ def serving_summary(device: str, run: ServingRun) -> dict:
     arch = load_arch(device)
     config = read_hf_config(REPO_ROOT / "workloads" / run.model)
     requests = [Request(i, 0.0, run.prompt_tokens, run.output_tokens) for i in range(run.requests)]
-    return serve(arch, config, requests, ServingConfig("fcfs", max_batch=run.requests), tp=run.tp).summary
+    compression = Compression.parse("dense", kv_bits=run.kv_bits, precision=run.precision)
+    return serve(arch, config, requests, ServingConfig("fcfs", max_batch=run.requests), compression, tp=run.tp).summary
 
 
 def simulate_serving_case(case: MeasuredCase) -> SimulatedCase:
