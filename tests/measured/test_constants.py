@@ -79,7 +79,8 @@ DEVICES = _devices()
 def test_the_runnable_groups_use_listed_devices():
     assert DEVICES == ["ampere_a100", "ampere_a100_80gb", "ampere_a100_80gb_serving", "ampere_a100_cusparselt_per_call",
                        "ampere_a100_cutlass_sparse", "ampere_a100_dense", "eyeriss_v1", "volta_v100_sgemm",
-                       "volta_v100_sparsert", "volta_v100_sparsert_conv"]
+                       "volta_v100_sparsert", "volta_v100_sparsert_conv",
+                       "volta_v100_sputnik"]
 
 
 @pytest.mark.parametrize("device", DEVICES)
