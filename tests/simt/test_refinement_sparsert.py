@@ -143,6 +143,7 @@ def test_sparsert_ctas_on_one_sm_share_its_l1_on_both_paths(shared_rows, sms, sm
     (1, 5 * 32, 3),           # 5 sectors: block 0's code (6) never fits and streams each time; block 1's hits once
     (1, 0, 0),                # no instruction cache: every CTA fetches its code (the model before it)
     (2, 128 * 1024, 6 + 3),   # CTAs 0, 2 (block 0) on SM 0 and 1, 3 (block 1) on SM 1: each SM fetches its block once
+    (2, 6 * 32, 6 + 3),       # a 6-sector cache holds block 0's 6-sector code exactly (and block 1's on the other SM)
 ])
 def test_sparsert_code_is_fetched_once_per_sm_on_both_paths(three_rows, sms, icache_bytes, hits):
     """The worked example's A with 32-column tiles: 4 CTAs (CTA = tile x 2 + row block), block 0's code 11
@@ -161,3 +162,19 @@ def test_sparsert_code_is_fetched_once_per_sm_on_both_paths(three_rows, sms, ica
         k = path(plan, None)
         assert (k.instruction_cache_hits, k.l1_misses, k.l2_sectors) == (hits, 20, 33 + 20 - hits)
     assert FAMILY.refinement(arch, three_rows) == []
+
+
+def test_sparsert_code_hits_shorten_the_ctas_that_wait_for_a_slot(three_rows):
+    """One CTA slot (max_ctas_per_sm 1) and a 0.25 B / cycle L2 port: every CTA waits for the one before, each bound by
+    its port (its sectors x 128 cycles, above its ~415-cycle chain: 14 + 12, 7 + 4, 8 + 3 less the 6 of its cached
+    code, 4 + 1 less 3): the code the instruction cache holds shortens the kernel on both paths alike."""
+    times = {}
+    for icache in (0, 128 * 1024):
+        arch = simt({"sms": 1, "l2_to_sm_bandwidth": 0.25, "memory_latency": 400}, kernel="sparsert",
+                    sparsert_rows=(2,), sparsert_tile_n=(32,), instruction_bytes=16, instruction_cache_bytes=icache,
+                    max_ctas_per_sm=1)
+        plan = FAMILY.plan(arch, three_rows)
+        assert FAMILY.refinement(arch, three_rows) == []
+        times[icache] = FAMILY.fast(plan, None).sm_cycles
+    # the last CTA's 2 sectors (256 cycles) fall under its chain: 1 load + 2 (FFMA) + 1 store + 2 set-up + 400
+    assert times[0] == (26 + 11 + 11 + 5) * 128 and times[128 * 1024] == (26 + 11 + 5) * 128 + 406
