@@ -88,3 +88,9 @@ def test_geomean_speedup_is_the_geometric_mean_of_per_layer_speedups(tmp_path):
         geomean_speedup(case, SimulatedRun("simt", {}, (("a", 2.0), ("c", 1.0))), base)
     (line,) = problems(tmp_path, [{**CASE, "quantity": "geomean_speedup", "unit": "x"}])
     assert "baseline" in line
+
+
+def test_tokens_per_s_per_gpu_needs_a_serving_run(tmp_path):
+    case = {**CASE, "quantity": "tokens_per_s_per_gpu", "unit": "tokens/s/GPU", "conditions": {"batch": 4}}
+    (line,) = problems(tmp_path, [case])
+    assert "serving" in line and "tokens_per_s_per_gpu" in line
