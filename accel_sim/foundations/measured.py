@@ -44,9 +44,10 @@ VALIDATION_COLUMNS = ("group", "family", "device", "cases", "simulated_cases", "
                       "worst_case", "worst_abs_error")
 # Quantities a case may name besides a metric column of the run (the summary row's columns).
 QUANTITIES = ("time_s", "power_w", "chip_power_w", "dram_bytes", "energy_j", "throughput_per_s", "speedup", "tokens_per_s",
-              "tokens_per_s_per_gpu")
+              "tokens_per_s_per_gpu", "geomean_speedup")
 UNITS = {"time_s": "s", "power_w": "W", "chip_power_w": "W", "dram_bytes": "B", "energy_j": "J", "throughput_per_s": "1/s",
-         "speedup": "x", "tokens_per_s": "tokens/s", "tokens_per_s_per_gpu": "tokens/s/GPU"}
+         "speedup": "x", "tokens_per_s": "tokens/s", "tokens_per_s_per_gpu": "tokens/s/GPU", "geomean_speedup": "x"}
+SPEEDUPS = ("speedup", "geomean_speedup")         # quantities of a run against a baseline run
 PER_ITEM = ("throughput_per_s", "tokens_per_s", "tokens_per_s_per_gpu")   # quantities that divide conditions.batch by the time
 SERVING_ONLY = ("tokens_per_s_per_gpu",)   # quantities only a serving run has (its devices divide the throughput)
 
@@ -93,7 +94,9 @@ class MeasuredCase:
     tolerance: float = spec_field("Relative tolerance on |simulated / measured - 1|, set before simulating "
                                   "(0: the figure must be exact, as a count of active PEs).", minimum=0)
     layer: str | None = spec_field("One layer of the workload; absent: the whole workload.", None)
-    baseline: RunRef | None = spec_field("For quantity speedup: the run whose time is divided by this one's.", None)
+    baseline: RunRef | None = spec_field("For quantity speedup: the run whose time is divided by this one's; for "
+                                         "geomean_speedup: the run whose layers' times are divided by this one's "
+                                         "(layers paired by name), their geometric mean.", None)
     note: str = spec_field("What the simulator cannot run for this case, or the mechanism of a known gap.", "")
     serving: ServingRun | None = spec_field(
         "A serving run instead of a workload run (``workload`` then names the model config): tokens_per_s is the "
@@ -108,8 +111,8 @@ class MeasuredCase:
             problems.append("source: must give the locator of the measurement")
         if not self.unit.strip():
             problems.append("unit: must not be empty")
-        if (self.quantity == "speedup") != (self.baseline is not None):
-            problems.append("baseline: required for quantity speedup, and only for it")
+        if (self.quantity in SPEEDUPS) != (self.baseline is not None):
+            problems.append("baseline: required for quantities speedup and geomean_speedup, and only for them")
         if self.quantity in UNITS and self.unit != UNITS[self.quantity]:
             problems.append(f"unit: quantity {self.quantity} is measured in {UNITS[self.quantity]!r}, got {self.unit!r}")
         batch = self.conditions.get("batch") if self.conditions else None
