@@ -41,6 +41,18 @@ def test_w8a8_by_hand(count):
     kinds = {(a.component, a.component_class, a.bits): a.count for a in result.actions}
     assert kinds[("tensor_core", "mult_int", 8)] == 16 * 8 * 64
     assert kinds[("dram", "dram", 32)] == 24 and kinds[("scale_unit", "mult_fp", 32)] == 2 * 16 * 8
+    assert all(type(a.count) is int for a in result.actions)      # whole scales (a share rounded up), never a float
+
+
+def test_a_stage_share_of_a_row_scale_rounds_up_to_whole_scales():
+    # K = 4096 in stages of 64: each stage of an A row carries 32 x 64 / 4096 = 0.5 bit of its scale, rounded up
+    # to 1 bit in the stage's timing; the bytes counted are the exact 4 B a row and a token
+    layer = GemmLayer("g", m=3, k=4096, n=48, precision="int8")
+    plan = FAMILY.plan(load_arch("ampere_a100"), layer)
+    assert plan.bits.a_stream(64) == 64 * 8 + 1 and plan.bits.b_stream(64) == 64 * 8 + 1
+    result = FAMILY.account(plan, FAMILY.fast(plan))
+    assert (result.metrics["dram_weight_scale_bytes"], result.metrics["dram_activation_scale_bytes"]) == (48 * 4, 3 * 4)
+    assert all(type(a.count) is int for a in result.actions)
 
 
 @pytest.mark.parametrize("layer", [
