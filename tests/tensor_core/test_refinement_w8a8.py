@@ -69,7 +69,13 @@ def test_w8a8_fast_and_reference_agree(layer):
 @pytest.mark.parametrize("layer", [GemmLayer("g", m=3, k=96, n=80, precision="fp8"),
                                    GemmLayer("g", m=1, k=4096, n=4096, precision="fp8")])
 def test_fp8_on_h100_fast_and_reference_agree(layer):
-    assert FAMILY.refinement(load_arch("hopper_h100_serving"), layer) == []
+    arch = load_arch("hopper_h100_serving")
+    assert FAMILY.refinement(arch, layer) == []
+    plan = FAMILY.plan(arch, layer)
+    assert type(plan.problem.precision.mma_k) is int and plan.problem.precision.mma_k == 16 * 1024 // 512
+    result = FAMILY.account(plan, FAMILY.fast(plan))
+    classes = {a.component_class for a in result.actions if a.component == "tensor_core"}
+    assert classes == {"mult_fp", "add_fp"}                        # E4M3 multiplies, FP32 accumulation
 
 
 def test_8_bit_gemms_halve_the_math_and_the_bytes():
