@@ -83,3 +83,20 @@ def test_docs_list_every_family_example():
     text = (Path(__file__).resolve().parents[2] / "docs" / "traces.md").read_text()
     for family, source in SOURCES.items():
         assert f"| {family} |" in text and source.example.command() in text, family
+
+
+@pytest.mark.parametrize("arch_name, fields", [("ampere_a100", {"precision": "int8"}),
+                                               ("hopper_h100", {"precision": "fp8"}),
+                                               ("blackwell_b200_mxfp4", {})])
+def test_tensor_core_trace_macs_follow_the_mma_of_the_operand_width(arch_name, fields):
+    """An 8-bit or block-scaled MMA covers more K in the same cycles: the trace's MACs are the run's executed
+    MACs (padding included), not the FP16 MMA's."""
+    from accel_sim.foundations.workload.layer import GemmLayer
+    from accel_sim.models.tensor_core.family import FAMILY
+
+    source = SOURCES["tensor_core"]
+    arch = load_arch(arch_name)
+    plan = source.plan(arch, GemmLayer("g", m=64, k=256, n=96, **fields))
+    recorder, counters = trace_source.record(source, plan)
+    executed = FAMILY.account(plan, counters).metrics["executed_macs"]
+    assert recorder.total("macs") == source.totals(plan, counters)["macs"] == executed >= 64 * 256 * 96
