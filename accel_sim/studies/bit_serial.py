@@ -4,7 +4,9 @@ abstracts.
 Every design runs as its DNNsim preset (``arch_configs/bitserial_dnnsim_*.yaml``, exact against DNNsim's
 ``compute_cycles``) on the shipped DNNsim tensor set B (``tests/data/dnnsim_bitserial/B_alexnet_split.yaml``:
 AlexNet conv2-conv5, quantized values, each grouped layer as its two halves) with that set's per-layer
-precision profile. The published figures are the averages the papers state in their abstracts.
+precision profile. The published figures are the averages the papers state in their abstracts. Bit Fusion's
+figures compare it with Stripes on its own eight quantized benchmarks (``workloads/bitfusion/``, the networks and
+per-layer precisions of the authors' simulator): both designs also run those.
 """
 from __future__ import annotations
 
@@ -21,7 +23,14 @@ from accel_sim.pipeline.simulate import simulate_many
 from accel_sim.studies.registry import Comparison, StudyOutput, study
 from accel_sim.studies.template import readme
 
-WORKLOAD = Path(__file__).resolve().parents[2] / "tests" / "data" / "dnnsim_bitserial" / "B_alexnet_split.yaml"
+ROOT = Path(__file__).resolve().parents[2]
+WORKLOAD = ROOT / "tests" / "data" / "dnnsim_bitserial" / "B_alexnet_split.yaml"
+SET_B = "AlexNet conv2-5 (set B)"
+# Bit Fusion's benchmarks (hsharma35/bitfusion bitfusion/src/benchmarks/benchmarks.py ``benchlist``), as generated
+# by workloads/bitfusion/_generate.py; run on Stripes and Bit Fusion only (the paper's comparison).
+BITFUSION_DIR = ROOT / "workloads" / "bitfusion"
+BITFUSION_NETWORKS = ("alexnet", "svhn", "cifar10", "lenet5", "vgg7", "resnet18", "rnn", "lstm")
+BITFUSION_PAIR = ("stripes", "bitfusion")
 BASELINE = "dadiannao"
 DESIGNS = (BASELINE, "stripes", "shapeshifter_gs1_cr0", "loom_gs1_psb1", "bitpragmatic_b2_cr0",
            "bitpragmatic_b2_cr1_booth", "laconic_booth", "bittacticalp", "bittacticale", "bitfusion")
@@ -38,7 +47,9 @@ PRA = "Albericio et al., Bit-Pragmatic, MICRO 2017 (preprint arXiv 1610.06920v1)
 PRA_ICLR = "Albericio et al., Bit-Pragmatic, ICLR 2017 workshop (openreview ryeF7mVFl), abstract"
 LACONIC = "Sharify et al., Laconic, ISCA 2019 (preprint arXiv 1805.04513), abstract"
 TCL = "Delmas Lascorz et al., Bit-Tactical, ASPLOS 2019 (preprint arXiv 1803.03688), abstract"
-BITFUSION = "Sharma et al., Bit Fusion, ISCA 2018 (preprint arXiv 1712.01507), abstract"
+BITFUSION = ("Sharma et al., Bit Fusion, ISCA 2018 (preprint arXiv 1712.01507), abstract; its eight benchmarks and "
+             "their per-layer bit widths from the authors' simulator, hsharma35/bitfusion "
+             "bitfusion/src/benchmarks/benchmarks.py")
 # (design, quantity, published, source, metric, reference design): metric "speedup" or "energy" over the
 # reference's cycles / energy. One row per published figure.
 PUBLISHED = (
@@ -72,8 +83,12 @@ PUBLISHED = (
     ("bitfusion", "Bit Fusion energy reduction over Stripes (its eight quantized networks)", 3.9, BITFUSION,
      "energy", "stripes"),
 )
-COLUMNS = ["design", "layer", "activation_bits", "weight_bits", "cycles", "energy_pj", "speedup",
-           "energy_efficiency", "speedup_equal_peak"]
+# Published figures over Bit Fusion's own benchmarks: compared with the geometric mean of the per-network ratios
+# (the authors' figure script averages its per-benchmark bars so: bitfusion-generate-graphs.ipynb,
+# ``add_geomean=True``).
+ON_BITFUSION_NETWORKS = ("bitfusion",)
+COLUMNS = ["workload", "reference", "design", "layer", "activation_bits", "weight_bits", "cycles", "energy_pj",
+           "speedup", "energy_efficiency", "speedup_equal_peak"]
 
 
 def run_designs(designs: tuple[str, ...], layers: tuple[str, ...] | None = None) -> pd.DataFrame:
@@ -97,14 +112,46 @@ def run_designs(designs: tuple[str, ...], layers: tuple[str, ...] | None = None)
     frame["energy_efficiency"] = [base.energy_pj[l] / e for l, e in zip(frame.layer, frame.energy_pj)]
     frame["speedup_equal_peak"] = [s / PEAK_FRACTION[d] if d in PEAK_FRACTION else math.nan
                                    for d, s in zip(frame.design, frame.speedup)]
+    frame["workload"], frame["reference"] = SET_B, BASELINE
     return frame[COLUMNS]
 
 
+def run_bitfusion_networks(networks: tuple[str, ...]) -> pd.DataFrame:
+    """Stripes and Bit Fusion on each of Bit Fusion's benchmarks: one row per (network, design), the network's
+    totals, with Bit Fusion's cycles and energy relative to Stripes'."""
+    rows = []
+    for name in networks:
+        network = load_workload(str(BITFUSION_DIR / f"{name}.yaml"))
+        runs = simulate_many([load_arch(CONFIGS.get(d, f"bitserial_dnnsim_{d}")) for d in BITFUSION_PAIR], network)
+        totals = [(sum(r.cycles for r in run.layers), sum(e.total_pj for e in run.energy)) for run in runs]
+        for design, (cycles, energy) in zip(BITFUSION_PAIR, totals):
+            rows.append({"workload": network.name, "reference": BITFUSION_PAIR[0], "design": design, "layer": "all",
+                         "activation_bits": None, "weight_bits": None, "cycles": cycles, "energy_pj": energy,
+                         "speedup": totals[0][0] / cycles, "energy_efficiency": totals[0][1] / energy,
+                         "speedup_equal_peak": math.nan})
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def geomean(values) -> float:
+    values = list(values)
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else math.nan
+
+
 def comparisons(frame: pd.DataFrame) -> tuple[Comparison, ...]:
-    """One row per published figure whose design (and reference design) ran."""
-    total = frame[frame.layer == "all"].set_index("design")
+    """One row per published figure whose design (and reference design) ran: on set B, or for the designs of
+    ``ON_BITFUSION_NETWORKS`` the geometric mean over Bit Fusion's benchmarks that ran."""
+    total = frame[(frame.layer == "all") & (frame.workload == SET_B)].set_index("design")
+    own = frame[(frame.workload != SET_B) & (frame.layer == "all")]
     rows = []
     for design, quantity, published, source, metric, reference in PUBLISHED:
+        column = "speedup" if metric == "speedup" else "energy_efficiency"
+        if design in ON_BITFUSION_NETWORKS:
+            mine = own[(own.design == design) & (own.reference == reference)]
+            if len(mine):
+                rows.append(Comparison(f"{quantity}; simulated: config {CONFIGS[design]}, geometric mean over "
+                                       f"{len(mine)} of its benchmarks (workloads/bitfusion)", "x", published,
+                                       geomean(mine[column]), source, TOLERANCE))
+            continue
         if design not in total.index or reference not in total.index:
             continue
         column = "cycles" if metric == "speedup" else "energy_pj"
@@ -117,8 +164,9 @@ def comparisons(frame: pd.DataFrame) -> tuple[Comparison, ...]:
 
 def readme_text(frame: pd.DataFrame, rows: tuple[Comparison, ...]) -> str:
     """The study's README; every number in it comes from ``frame`` and ``rows``."""
-    total = frame[frame.layer == "all"].set_index("design")
-    layers = frame[(frame.layer != "all") & (frame.design == BASELINE)]
+    setb = frame[frame.workload == SET_B]
+    total = setb[setb.layer == "all"].set_index("design")
+    layers = setb[(setb.layer != "all") & (setb.design == BASELINE)]
     profile = ", ".join(f"{l} {a}/{w}" for l, a, w in zip(layers.layer, layers.activation_bits, layers.weight_bits))
     table = "\n".join(f"| {d} | {total.cycles[d]:,} | {total.speedup[d]:.2f}x | {total.energy_efficiency[d]:.2f}x |"
                       for d in total.index)
@@ -139,13 +187,30 @@ def readme_text(frame: pd.DataFrame, rows: tuple[Comparison, ...]) -> str:
                   laconic=speed("laconic_booth"), laconic_peak=peak("laconic_booth"),
                   pra0=speed("bitpragmatic_b2_cr0"), pra1=speed("bitpragmatic_b2_cr1_booth"),
                   tclp=speed("bittacticalp"), tcle=speed("bittacticale"), ss=speed("shapeshifter_gs1_cr0"),
-                  bitfusion=speed("bitfusion"), bitfusion_stripes=over_stripes("bitfusion"))
+                  bitfusion=speed("bitfusion"), bitfusion_stripes=over_stripes("bitfusion"),
+                  **bitfusion_summary(frame))
+
+
+def bitfusion_summary(frame: pd.DataFrame) -> dict[str, str]:
+    """The README's table of Bit Fusion's benchmarks (Stripes and Bit Fusion) and its means."""
+    own = frame[(frame.workload != SET_B) & (frame.design == "bitfusion")]
+    stripes = frame[(frame.workload != SET_B) & (frame.design == "stripes")].set_index("workload")
+    table = "\n".join(f"| {w} | {stripes.cycles[w]:,} | {c:,} | {s:.2f}x | {e:.2f}x |"
+                       for w, c, s, e in zip(own.workload, own.cycles, own.speedup, own.energy_efficiency))
+    if own.empty:
+        return dict(bf_table="| (not run) | | | | |", bf_geomean="n/a", bf_mean="n/a", bf_energy="n/a")
+    return dict(bf_table=table, bf_geomean=f"{geomean(own.speedup):.2f}x", bf_mean=f"{own.speedup.mean():.2f}x",
+                bf_energy=f"{geomean(own.energy_efficiency):.2f}x")
 
 
 @study("bit-serial", "Bit-serial designs (Stripes, Dynamic Stripes, Loom, Pragmatic, Laconic, Bit-Tactical) "
-       "over DaDianNao on AlexNet conv2-5 vs the papers' published speed-ups", cpu_s=45.0)
-def bit_serial_study(designs: tuple[str, ...] = DESIGNS, layers: tuple[str, ...] | None = None) -> StudyOutput:
+       "over DaDianNao on AlexNet conv2-5, Bit Fusion over Stripes on its benchmarks, vs the papers' published "
+       "speed-ups", cpu_s=65.0)
+def bit_serial_study(designs: tuple[str, ...] = DESIGNS, layers: tuple[str, ...] | None = None,
+                     networks: tuple[str, ...] = BITFUSION_NETWORKS) -> StudyOutput:
     frame = run_designs(designs, layers)
+    if "bitfusion" in designs:
+        frame = pd.concat([frame, run_bitfusion_networks(networks)], ignore_index=True)
     rows = comparisons(frame)
-    return StudyOutput(results=frame, figure=speedup_per_design(frame, rows), readme=readme_text(frame, rows),
-                       comparisons=rows)
+    figure = speedup_per_design(frame[frame.workload == SET_B], rows)
+    return StudyOutput(results=frame, figure=figure, readme=readme_text(frame, rows), comparisons=rows)

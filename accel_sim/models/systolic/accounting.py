@@ -12,7 +12,9 @@
 - Every issued MAC multiplies and accumulates, and latches in the next PE the operands that
   move through the array: both inputs (OS), or the streamed input and the partial sum (WS, IS).
 - Block-scaled operands (``systolic.block_format``): ifmap and filter words are elements of the format's width
-  plus a scale byte per block of K at every level; one scale application per output per block.
+  plus a scale byte per block of K at every level; one scale application per output per block. With
+  ``elements_per_pe`` = p the counters are in packed words: their ifmap / filter words and MACs are p
+  elements each here.
 - ``stall_cycles = cycles - compute_cycles`` is SCALE-Sim's "Stall Cycles" whenever the very
   last demand cycle has no read miss (always unless the array has a single column).
 """
@@ -72,10 +74,12 @@ def _block_scale_actions(plan: SystolicPlan, sram: dict[str, int], fills: dict[s
 
 def account(plan: SystolicPlan, counters: SystolicCounters) -> LayerResult:
     spec, layer, mapping, word = plan.spec, plan.layer, plan.mapping, plan.arch.word_bits
+    pack = mapping.packing    # elements per ifmap / filter word and per issued MAC
     sram = reported_sram_accesses(plan, counters)
-    fills = {"ifmap": counters.ifmap_dram_reads, "filter": counters.filter_dram_reads}
+    sram = {"ifmap": sram["ifmap"] * pack, "filter": sram["filter"] * pack, "ofmap": sram["ofmap"]}
+    fills = {"ifmap": counters.ifmap_dram_reads * pack, "filter": counters.filter_dram_reads * pack}
     drained = counters.ofmap_dram_writes
-    macs = counters.macs_issued
+    macs = counters.macs_issued * pack
     e = word if plan.scaling is None else plan.scaling.element_bits    # ifmap / filter element width
     mult = "mult_int" if plan.scaling is None or plan.scaling.integer else "mult_fp"
     actions = [
@@ -128,7 +132,7 @@ def account(plan: SystolicPlan, counters: SystolicCounters) -> LayerResult:
         stall_cycles=counters.cycles - counters.compute_cycles,
         macs_dense=layer.macs,
         macs_issued=macs,
-        peak_macs_per_cycle=spec.rows * spec.cols,
+        peak_macs_per_cycle=spec.rows * spec.cols * pack,
         dram_read_bytes=read_bytes,
         dram_write_bytes=_bytes(drained, word),
         sram_read_bytes=sram_read + _bytes(sram["filter"], index_bits),

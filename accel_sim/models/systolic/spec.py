@@ -72,13 +72,24 @@ class SystolicSpec:
         "mxfp6_e3m2, mxfp6_e2m3, mxfp4, mxint8; nvfp4): ifmap and filter move as narrow elements plus one byte of "
         "scale per block of K, the PEs multiply at the element width, and each output's partial sum takes one "
         "scale application per block; outputs stay word_bits wide. Timing is SCALE-Sim's, in words: one MAC per "
-        "PE per cycle at any width, DRAM streams in words per cycle (narrow elements moving more per cycle is not "
-        "modelled).", "none", choices=("none", *BLOCK_FORMATS),
+        "PE per cycle at any width unless elements_per_pe packs several elements per PE word, DRAM streams in "
+        "words per cycle.", "none", choices=("none", *BLOCK_FORMATS),
         source="OCP Microscaling Formats (MX) v1.0 Specification (2023); NVIDIA NVFP4 blog (2025)")
     block_size: int = spec_field("Elements of K per scale; 0: the format's own (32 MX, 16 NVFP4).", 0, minimum=0,
                                  source="OCP Microscaling Formats (MX) v1.0 Specification (2023)")
+    elements_per_pe: int = spec_field(
+        "Block-scaled layers: narrow elements each PE multiplies per cycle, packed along K in one operand word "
+        "(a multiplier that does 2 x 8-bit or 4 x 4-bit products per cycle): the array sees K / elements_per_pe "
+        "packed words, so folds and cycles shrink with it, and each buffer word holds that many elements. 1: one "
+        "element per PE and word (SCALE-Sim's word timing). Must divide the block, and elements_per_pe x the "
+        "element width must fit word_bits.", 1, positive=True, maximum=16,
+        source="Cloud TPU v5e documentation (docs.cloud.google.com/tpu/docs/v5e): 197 TFLOPs bf16 and 393 TOPs "
+               "int8 per chip on the same four MXUs (systolic arrays), i.e. 2 int8 products per PE per cycle")
 
     def __post_init__(self) -> None:
+        if self.elements_per_pe > 1 and self.block_format == "none":
+            raise ValueError(f"systolic.elements_per_pe {self.elements_per_pe} packs narrow elements: it needs a "
+                             "block_format (word_bits operands are one per PE word)")
         if self.nm_sparsity and self.dataflow != "ws":
             raise ValueError("systolic.nm_sparsity is supported with dataflow 'ws' only (as in SCALE-Sim v3)")
         if self.streaming and self.row_wise:

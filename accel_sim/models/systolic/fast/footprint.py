@@ -21,22 +21,24 @@ def touched_input_words(mapping: SystolicMapping, layer: Layer) -> int:
     """Distinct input words one group reads (the ifmap's DRAM footprint as SCALE-Sim counts it).
 
     Windows can skip inputs (stride > kernel) or reach outside them (padding, SCALE-Sim's
-    ceil-rounded last window); under N:M the ifmap columns of pruned weights are never read.
+    ceil-rounded last window); under N:M the ifmap columns of pruned weights are never read (packed narrow
+    elements: only each packed word's first element carries an address, the same way).
     Dense: (touched rows) x (touched columns) x channels. N:M: per channel, the union over
     its kept kernel offsets of (touched rows x touched columns).
     """
     if not isinstance(layer, ConvLayer):  # an m x k input, row i read by output i: every column it keeps
-        kept_columns = mapping.dense_k if mapping.nm is None else len(kept_reduction_indices(mapping.dense_k, mapping.nm))
+        pattern = mapping.kept_pattern
+        kept_columns = mapping.dense_k if pattern is None else len(kept_reduction_indices(mapping.dense_k, pattern))
         return mapping.gemm.m * kept_columns
     h, w, c = layer.in_h, layer.in_w, layer.in_channels // layer.groups
     r, s, batch = layer.kernel_h, layer.kernel_w, layer.batch
     stride_h, pad_h, out_h = layer.stride_h, layer.pad_top, layer.out_h
     stride_w, pad_w, out_w = layer.stride_w, layer.pad_left, layer.out_w
-    if mapping.nm is None:
+    if mapping.kept_pattern is None:
         rows = _touched(h, stride_h, pad_h, out_h, np.arange(r)).sum()
         cols = _touched(w, stride_w, pad_w, out_w, np.arange(s)).sum()
         return int(rows * cols * c * batch)
-    kept = np.asarray(kept_reduction_indices(mapping.dense_k, mapping.nm))
+    kept = np.asarray(kept_reduction_indices(mapping.dense_k, mapping.kept_pattern))
     kr, rest = np.divmod(kept, s * c)
     kc, ch = np.divmod(rest, c)
     per_pattern: dict[tuple[tuple[int, int], ...], int] = {}

@@ -34,7 +34,7 @@ class IfmapCopies:
         self.layer = layer
         self.channels = layer.in_channels // layer.groups
         self.words = layer.batch * layer.in_h * layer.in_w * self.channels   # addresses 0 .. words - 1
-        self.nm = mapping.nm
+        self.nm = mapping.kept_pattern   # N:M, or 1:p for packed narrow elements
         self.pixels_are_rows = r.other_dim == "m"   # ws: (pixels x kept columns); os: (kept columns x pixels)
         self.width = edge_width(mapping, r)
         self.other = mapping.dim(r.other_dim)

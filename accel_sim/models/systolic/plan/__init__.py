@@ -101,4 +101,4 @@ def plan(arch: ArchBase, layer: Layer) -> SystolicPlan:
         user_bandwidth=arch.dram.bandwidth_mode == "user", dram_words_per_cycle=dram_words_per_cycle(arch),
         ofmap_line_words=ofmap_line_words(arch, spec), streaming=spec.streaming,
         resident=resident_operands(mapping, capacity) if spec.streaming else MappingProxyType({}),
-        scaling=block_scaling(spec, layer))
+        scaling=block_scaling(spec, layer, arch.word_bits))

@@ -2,10 +2,12 @@
 
 With ``systolic.block_format`` set, the ifmap and filter operands are the format's elements
 (:mod:`accel_sim.foundations.compress.quantization.microscaling`) plus an 8-bit scale (E8M0 for MX,
-E4M3 for NVFP4) per ``block`` elements along the reduction K; the output is ``word_bits`` wide. The
-array still does one MAC per PE per cycle (the multipliers are narrower); each output's partial sum
-takes one scale application per block of K (an exponent add for E8M0, an 8-bit multiply for E4M3,
-and an alignment shift). The block must divide the layer's K; block-scaled layers run without N:M.
+E4M3 for NVFP4) per ``block`` elements along the reduction K; the output is ``word_bits`` wide. By
+default the array still does one MAC per PE per cycle (the multipliers are narrower); with
+``systolic.elements_per_pe`` = p each PE word packs p elements along K and the PE does their p products
+per cycle (:mod:`.mapping`). Each output's partial sum takes one scale application per block of K (an
+exponent add for E8M0, an 8-bit multiply for E4M3, and an alignment shift). The block must divide the
+layer's K (and p the block, p x the element width fit ``word_bits``); block-scaled layers run without N:M.
 """
 from __future__ import annotations
 
@@ -25,15 +27,16 @@ class SystolicBlockScaling:
     integer: bool
     block: int
     scale_kind: str     # "e8m0" or "e4m3"
+    packing: int = 1    # elements per PE word along K (systolic.elements_per_pe)
 
     def scales(self, elements: int) -> int:
         """Scales that travel with ``elements`` operand elements (whole blocks of K)."""
         return elements // self.block
 
 
-def block_scaling(spec: SystolicSpec, layer: Layer) -> SystolicBlockScaling | None:
+def block_scaling(spec: SystolicSpec, layer: Layer, word_bits: int) -> SystolicBlockScaling | None:
     """The layer's block-scaled operand format, None for ``block_format: none``; InputError when the block
-    does not divide K or the layer also asks for N:M sparsity."""
+    does not divide K, the layer also asks for N:M sparsity, or the packed elements do not fit a word."""
     if spec.block_format == "none":
         return None
     fmt, default_block, scale_kind = block_format(spec.block_format)
@@ -45,4 +48,9 @@ def block_scaling(spec: SystolicSpec, layer: Layer) -> SystolicBlockScaling | No
     if spec.nm_sparsity and layer.weight_sparsity is not None:
         raise InputError.single(layer.name, "weight_sparsity", f"block-scaled operands ({spec.block_format}) "
                                 "run dense; drop weight_sparsity or set systolic.nm_sparsity: false")
-    return SystolicBlockScaling(fmt.bits, fmt.is_integer, block, scale_kind)
+    pack = spec.elements_per_pe
+    if block % pack or pack * fmt.bits > word_bits:
+        raise InputError.single(layer.name, "systolic.elements_per_pe", f"{pack} elements of {fmt.bits} bits "
+                                f"({spec.block_format}) per PE word: must divide the block ({block}) and fit "
+                                f"word_bits ({word_bits})")
+    return SystolicBlockScaling(fmt.bits, fmt.is_integer, block, scale_kind, pack)

@@ -27,6 +27,13 @@ reduction dimension; the array sees the condensed reduction length
 ``k' = (k // M) * N + min(N, k % M)`` (see :func:`effective_reduction`) and the ifmap
 columns of the pruned weights are dropped (``operand_matrix.create_{filter,ifmap}_matrix``).
 
+Packed narrow elements (``systolic.elements_per_pe`` = p > 1, block-scaled layers only): every PE word
+holds p consecutive elements of K and a PE does their p products per cycle, so the array sees
+``k' = k / p`` packed words. Operand addresses are those of each word's first element (reduction
+indices ``j % p == 0``, the index pattern of a 1:p selection: :attr:`SystolicMapping.kept_pattern`);
+MACs, folds and cycles are counted in packed words (the accounting multiplies the MACs and the
+operand traffic by p).
+
 Row-wise sparsity (SCALE-Sim v3 ``OptimizedMapping: true``, :mod:`.row_sparsity`): the array sees
 the packed filter operand, ``k' = ceil(k / 2BS) BS`` rows (idle slots included), while the ifmap
 keeps all ``k`` columns; folds, fold cycles and utilisation follow from ``k'`` as above. Mapping
@@ -102,6 +109,13 @@ class SystolicMapping:
     dense_k: int             # reduction length before N:M pruning
     nm: NMSparsity | None    # pattern the array exploits (None: dense)
     row_wise: RowSparsity | None = None  # row-wise pattern (None: off); gemm.k is then the packed k'
+    packing: int = 1         # narrow elements per PE word along k (gemm.k is then k / packing)
+
+    @property
+    def kept_pattern(self) -> NMSparsity | None:
+        """Which reduction indices carry an operand address: N:M's kept ones, each packed word's first
+        element (1:packing), or all (None)."""
+        return NMSparsity(1, self.packing) if self.packing > 1 else self.nm
 
     @property
     def groups(self) -> int:
@@ -199,12 +213,20 @@ class SystolicMapping:
         return self.gemm.m * self.kept_weights_per_group
 
 
+def packing(spec: SystolicSpec) -> int:
+    """Narrow elements per PE word: ``elements_per_pe`` for block-scaled operands, else 1."""
+    return spec.elements_per_pe if spec.block_format != "none" else 1
+
+
 def map_layer(spec: SystolicSpec, layer: Layer) -> SystolicMapping:
     """Map ``layer`` onto the array described by ``spec`` (N:M only if the array supports it)."""
     dense = layer.gemm()
     nm = array_nm(spec, layer)
     row_wise = draw_row_sparsity(spec.row_block_size, spec.row_seed, dense.n) if spec.row_wise else None
     k = row_wise.compressed_rows(dense.k) if row_wise is not None else effective_reduction(dense.k, nm)
+    pack = packing(spec)
+    if pack > 1:
+        k = effective_reduction(dense.k, NMSparsity(1, pack))
     gemm = GemmShape(m=dense.m, k=k, n=dense.n, groups=dense.groups)
     return SystolicMapping(dataflow=DATAFLOWS[spec.dataflow], rows=spec.rows, cols=spec.cols,
-                           gemm=gemm, dense_k=dense.k, nm=nm, row_wise=row_wise)
+                           gemm=gemm, dense_k=dense.k, nm=nm, row_wise=row_wise, packing=pack)

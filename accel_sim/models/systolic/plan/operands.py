@@ -16,7 +16,8 @@ Row-wise sparsity: the filter is the packed ``k' x n`` operand of
 ``k`` columns; each fold's ifmap lines are ``R x BS`` wide (:func:`row_wise_window_columns`).
 
 N:M (weight stationary) keeps the reduction indices ``j % M < N`` in both the filter rows and
-the ifmap columns (:func:`accel_sim.models.systolic.plan.mapping.kept_reduction_indices`).
+the ifmap columns (:func:`accel_sim.models.systolic.plan.mapping.kept_reduction_indices`); packed narrow
+elements (``elements_per_pe`` = p) keep the indices ``j % p == 0`` the same way, one address per packed word.
 
 Each operand has a role under each dataflow (:data:`ROLES`: streamed, preloaded or drained,
 along which array edge, where in a fold its first element is demanded), the block of it each
@@ -97,7 +98,7 @@ def ifmap_addresses(layer: ConvLayer, kept: np.ndarray) -> np.ndarray:
 
 
 def operand_matrices(mapping: SystolicMapping, layer: Layer) -> OperandMatrices:
-    kept = np.asarray(kept_reduction_indices(mapping.dense_k, mapping.nm), dtype=ADDRESS_DTYPE)
+    kept = np.asarray(kept_reduction_indices(mapping.dense_k, mapping.kept_pattern), dtype=ADDRESS_DTYPE)
     m, n = mapping.gemm.m, mapping.gemm.n
     filter_matrix = (np.arange(n, dtype=ADDRESS_DTYPE)[None, :] * mapping.dense_k + kept[:, None])
     if mapping.row_wise is not None:
