@@ -143,7 +143,7 @@ def readme_text(frame: pd.DataFrame, rows: tuple[Comparison, ...]) -> str:
 
 
 @study("bit-serial", "Bit-serial designs (Stripes, Dynamic Stripes, Loom, Pragmatic, Laconic, Bit-Tactical) "
-       "over DaDianNao on AlexNet conv2-5 vs the papers' published speed-ups", cpu_s=45.0)
+       "over DaDianNao on AlexNet conv2-5 vs the papers' published speed-ups", cpu_s=15.9)
 def bit_serial_study(designs: tuple[str, ...] = DESIGNS, layers: tuple[str, ...] | None = None) -> StudyOutput:
     frame = run_designs(designs, layers)
     rows = comparisons(frame)
