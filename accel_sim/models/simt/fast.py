@@ -24,6 +24,7 @@ cycles), and each SM's shared schedulers, L1 and L2 port as FIFO servers of its 
 """
 from __future__ import annotations
 
+import functools
 import heapq
 
 import numpy as np
@@ -113,10 +114,14 @@ def cta_demands(plan: SimtPlan, c: Candidate) -> tuple[np.ndarray, np.ndarray, n
 
 def dispatch(durations: np.ndarray, slots: int) -> tuple[np.ndarray, np.ndarray]:
     """Start cycle and slot of each CTA when each, in launch order, takes the lowest-numbered slot
-    among the earliest free."""
+    among the earliest free (with numba: :func:`dispatch_keys`, compiled)."""
     start = np.zeros(durations.size, dtype=np.int64)
     slot = np.arange(durations.size, dtype=np.int64)
     if durations.size <= slots:
+        return start, slot
+    kernel = _compiled_dispatch()
+    if kernel is not None and (int(durations.sum()) + 1) * slots < 1 << 62:   # keys fit an int64
+        kernel(np.asarray(durations, dtype=np.int64), slots, start, slot)
         return start, slot
     free = [(0, s) for s in range(slots)]
     for c, d in enumerate(durations.tolist()):
@@ -124,6 +129,27 @@ def dispatch(durations: np.ndarray, slots: int) -> tuple[np.ndarray, np.ndarray]
         start[c], slot[c] = t, s
         heapq.heappush(free, (t + d, s))
     return start, slot
+
+
+def dispatch_keys(durations: np.ndarray, slots: int, start: np.ndarray, slot: np.ndarray) -> None:
+    """:func:`dispatch`'s heap of (free cycle, slot) as one key, free cycle x slots + slot (the same order: a slot is
+    below ``slots``), filling ``start`` and ``slot``: the loop numba compiles (plain Python too)."""
+    free = [np.int64(s) for s in range(slots)]   # sorted: a heap
+    for c in range(durations.size):
+        key = free[0]
+        t, s = key // slots, key % slots
+        start[c], slot[c] = t, s
+        heapq.heapreplace(free, (t + durations[c]) * slots + s)
+
+
+@functools.cache
+def _compiled_dispatch():
+    """:func:`dispatch_keys` compiled by numba (cached on disk), or None when numba is not installed."""
+    try:
+        from numba import njit
+    except ImportError:   # pragma: no cover - depends on the environment
+        return None
+    return njit(cache=True, nogil=True)(dispatch_keys)
 
 
 def drain(start: np.ndarray, sm: np.ndarray, service: np.ndarray, sms: int) -> np.ndarray:
