@@ -92,7 +92,7 @@ def handle(args: argparse.Namespace) -> int:
 
 
 def _main_job(args: argparse.Namespace, folder) -> int:  # noqa: ANN001
-    """The default network's dense, pruned, 2:4 and int4 variants on :data:`MAIN_JOB_DESIGNS`, side by side."""
+    """The default network's dense, pruned, filter-pruned, 2:4 and int4 variants on :data:`MAIN_JOB_DESIGNS`, side by side."""
     from accel_sim.foundations.workload.loader import load_workload
     from accel_sim.pipeline.catalog import load_arch
     from accel_sim.pipeline.report.compression import compare_compression, comparison_frame_rows, comparison_table

@@ -43,10 +43,13 @@ VALIDATION_TABLE = MEASURED_DIR / "validation.csv"
 VALIDATION_COLUMNS = ("group", "family", "device", "cases", "simulated_cases", "geomean_abs_error",
                       "worst_case", "worst_abs_error")
 # Quantities a case may name besides a metric column of the run (the summary row's columns).
-QUANTITIES = ("time_s", "power_w", "chip_power_w", "dram_bytes", "energy_j", "throughput_per_s", "speedup", "tokens_per_s")
+QUANTITIES = ("time_s", "power_w", "chip_power_w", "dram_bytes", "energy_j", "throughput_per_s", "speedup", "tokens_per_s",
+              "tokens_per_s_per_gpu", "geomean_speedup")
 UNITS = {"time_s": "s", "power_w": "W", "chip_power_w": "W", "dram_bytes": "B", "energy_j": "J", "throughput_per_s": "1/s",
-         "speedup": "x", "tokens_per_s": "tokens/s"}
-PER_ITEM = ("throughput_per_s", "tokens_per_s")   # quantities that divide conditions.batch by the time
+         "speedup": "x", "tokens_per_s": "tokens/s", "tokens_per_s_per_gpu": "tokens/s/GPU", "geomean_speedup": "x"}
+SPEEDUPS = ("speedup", "geomean_speedup")         # quantities of a run against a baseline run
+PER_ITEM = ("throughput_per_s", "tokens_per_s", "tokens_per_s_per_gpu")   # quantities that divide conditions.batch by the time
+SERVING_ONLY = ("tokens_per_s_per_gpu",)   # quantities only a serving run has (its devices divide the throughput)
 
 
 @dataclass(frozen=True)
@@ -69,6 +72,11 @@ class ServingRun:
     prompt_tokens: int = spec_field("Prompt (input) tokens of every request.", positive=True)
     output_tokens: int = spec_field("Output tokens of every request.", positive=True)
     tp: int = spec_field("Tensor-parallel devices.", 1, positive=True)
+    precision: str | None = spec_field("8-bit weights and activations of the block GEMMs, as ``serve --precision``: "
+                                       "int8 (W8A8) or fp8 (E4M3); absent: the device's word.", None,
+                                       choices=(None, "int8", "fp8"))
+    kv_bits: int | None = spec_field("Stored bits of the KV cache, as ``serve --kv-bits`` (8: an FP8 / INT8 cache); "
+                                     "absent: the device's word.", None)
 
 
 @dataclass(frozen=True)
@@ -86,11 +94,14 @@ class MeasuredCase:
     tolerance: float = spec_field("Relative tolerance on |simulated / measured - 1|, set before simulating "
                                   "(0: the figure must be exact, as a count of active PEs).", minimum=0)
     layer: str | None = spec_field("One layer of the workload; absent: the whole workload.", None)
-    baseline: RunRef | None = spec_field("For quantity speedup: the run whose time is divided by this one's.", None)
+    baseline: RunRef | None = spec_field("For quantity speedup: the run whose time is divided by this one's; for "
+                                         "geomean_speedup: the run whose layers' times are divided by this one's "
+                                         "(layers paired by name), their geometric mean.", None)
     note: str = spec_field("What the simulator cannot run for this case, or the mechanism of a known gap.", "")
     serving: ServingRun | None = spec_field(
         "A serving run instead of a workload run (``workload`` then names the model config): tokens_per_s is the "
-        "run's output tokens per second, time_s its median time to first token.", None)
+        "run's output tokens per second, tokens_per_s_per_gpu the same divided by its tensor-parallel devices, time_s "
+        "its median time to first token.", None)
 
     def __post_init__(self) -> None:
         problems = []
@@ -100,13 +111,15 @@ class MeasuredCase:
             problems.append("source: must give the locator of the measurement")
         if not self.unit.strip():
             problems.append("unit: must not be empty")
-        if (self.quantity == "speedup") != (self.baseline is not None):
-            problems.append("baseline: required for quantity speedup, and only for it")
+        if (self.quantity in SPEEDUPS) != (self.baseline is not None):
+            problems.append("baseline: required for quantities speedup and geomean_speedup, and only for them")
         if self.quantity in UNITS and self.unit != UNITS[self.quantity]:
             problems.append(f"unit: quantity {self.quantity} is measured in {UNITS[self.quantity]!r}, got {self.unit!r}")
         batch = self.conditions.get("batch") if self.conditions else None
         if self.quantity in PER_ITEM and (isinstance(batch, bool) or not isinstance(batch, int) or batch < 1):
             problems.append(f"conditions.batch: quantity {self.quantity} needs the items per run as a positive integer")
+        if self.quantity in SERVING_ONLY and self.serving is None:
+            problems.append(f"serving: quantity {self.quantity} needs a serving run (its tensor-parallel devices)")
         if problems:
             raise ValueError("; ".join(problems))
 

@@ -6,13 +6,15 @@ Quantities: ``time_s``; ``energy_j`` (dynamic energy, plus leakage where the fam
 ``power_w`` (that energy / time: a chip's measured power includes its leakage); ``chip_power_w`` (the same
 without the DRAM's access energy: a chip measured at its own supply, the DRAM off its rails); ``dram_bytes`` (reads and
 writes); ``throughput_per_s`` and ``tokens_per_s`` (``conditions.batch`` items per run / time); ``speedup``
-(the baseline run's time / this run's); any other name is a column of the run's summary row or, for a case of
+(the baseline run's time / this run's); ``geomean_speedup`` (the geometric mean over layers of the baseline layer's
+time / this run's layer of the same name: a paper's geometric mean of per-case speed-ups); any other name is a column of the run's summary row or, for a case of
 one layer, of that layer's row (a model metric such as ``active_pes``).
 """
 from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 from dataclasses import dataclass
 
 from accel_sim.foundations.errors import InputError
@@ -31,6 +33,7 @@ class SimulatedRun:
 
     family: str
     summary: dict
+    layer_times: tuple[tuple[str, float], ...] = ()   # (layer, seconds) in the workload's order
 
 
 @dataclass(frozen=True)
@@ -56,7 +59,7 @@ def simulate_run(run: RunRef) -> SimulatedRun:
     summary = result.summary_row()
     if len(network.layers) == 1:
         summary = {**result.layer_rows()[0], **summary}
-    return SimulatedRun(arch.family, summary)
+    return SimulatedRun(arch.family, summary, tuple((str(r["layer"]), float(r["time_s"])) for r in result.layer_rows()))
 
 
 def quantity_of(case: MeasuredCase, summary: dict) -> float:
@@ -85,4 +88,16 @@ def simulate_case(case: MeasuredCase) -> SimulatedCase:
     if case.quantity == "speedup":
         baseline = simulate_run(case.baseline)
         return SimulatedCase(float(baseline.summary["time_s"]) / time_s, run.family, time_s)
+    if case.quantity == "geomean_speedup":
+        return SimulatedCase(geomean_speedup(case, run, simulate_run(case.baseline)), run.family, time_s)
     return SimulatedCase(quantity_of(case, run.summary), run.family, time_s)
+
+
+def geomean_speedup(case: MeasuredCase, run: SimulatedRun, baseline: SimulatedRun) -> float:
+    """Geometric mean over the run's layers of (the baseline's layer of the same name) / (the run's layer) times."""
+    base = dict(baseline.layer_times)
+    missing = [name for name, _ in run.layer_times if name not in base]
+    if missing or not run.layer_times:
+        raise InputError.single(case.name, "baseline", f"geomean_speedup pairs layers by name; the baseline run has no "
+                                f"layer {', '.join(missing) or '(the run has none)'}")
+    return math.exp(sum(math.log(base[name] / t) for name, t in run.layer_times) / len(run.layer_times))

@@ -1,5 +1,5 @@
 """The main job (``accel-sim run`` without --arch / --workload, the README's first command) shows what
-compression buys: ResNet-18 dense, pruned, 2:4 and int4 on the default array and its N:M variant, side by
+compression buys: ResNet-18 dense, pruned, filter-pruned, 2:4 and int4 on the default array and its N:M variant, side by
 side, with a line saying what to read; a sparse design's speed-up and non-zero macs_skipped are in it."""
 import csv
 
@@ -15,6 +15,7 @@ def test_run_without_arguments_prints_the_side_by_side(capsys):
     assert list(rows) == list(VARIANTS)
     assert rows["2:4"][-6] != "1.00x" and rows["2:4"][-1] != "0"   # the N:M design: speed-up, MACs skipped
     assert rows["dense"][2] == "1.00x"
+    assert float(rows["filter-pruned"][2].rstrip("x")) > 1.3   # dense hardware: the pruned layers shrink
     assert out[-1] == READ_LINE
 
 
@@ -33,3 +34,22 @@ def test_one_design_still_runs_the_per_layer_table(capsys):
     assert main(["run", "--arch", "tpu_like_128x128_ws"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("resnet18 on tpu_like_128x128_ws (systolic, 21 layers)") and "util: MACs issued" in out
+
+
+def test_filter_pruned_variant_halves_the_blocks_first_convolutions():
+    """Li et al. 2017's ResNet rule: each residual block's first conv loses half its filters and the block's
+    second conv the matching inputs; the shortcut-fed layers keep their shapes."""
+    from accel_sim.foundations.workload.loader import load_workload
+    from accel_sim.foundations.workload.structured import compact_network
+    from accel_sim.pipeline.report.compression import compression_variants
+
+    base = load_workload("resnet18")
+    pruned = {layer.name: layer for layer in compact_network(compression_variants(base)["filter-pruned"]).layers}
+    for layer in base.layers:
+        shrunk = pruned[layer.name]
+        if layer.name.startswith("layer") and layer.name.endswith("_conv1"):
+            assert shrunk.out_channels == layer.out_channels // 2 and shrunk.macs == layer.macs // 2
+        elif layer.name.endswith("_conv2"):
+            assert shrunk.in_channels == layer.in_channels // 2 and shrunk.out_channels == layer.out_channels
+        else:
+            assert shrunk == layer

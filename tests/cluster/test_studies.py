@@ -59,8 +59,14 @@ def test_training_memory_meets_the_40_percent_bar(tmp_path):
     assert abs(fujitsu.loc["alexnet_dense", "peak_bytes"] / 0.6e9 - 1) <= 0.25
     resnet = fujitsu.loc["resnet152"]
     assert resnet.peak_bytes < resnet.peak_bytes + resnet.batchnorm_scale_bytes < 8e9
+    # the gap per component (Caffe's buffers the planner omits), summed in the second row of each network
+    parts = ["peak_bytes", "batchnorm_scale_bytes", "eltwise_bytes", "momentum_bytes"]
+    assert (fujitsu[parts].sum(axis=1) == fujitsu.with_caffe_buffers_bytes).all()
+    assert resnet.eltwise_bytes > 0 and fujitsu.loc["alexnet_dense", "eltwise_bytes"] == 0
+    assert (fujitsu.momentum_bytes > 0).all()
     rows = pd.read_csv(tmp_path / "comparison.csv")
-    assert rows.quantity.str.contains("batch 8 \\(the condition of Fujitsu's figure\\)").sum() == 2
+    assert rows.quantity.str.contains("batch 8 \\(the condition of Fujitsu's figure; not in the planner").sum() == 2
+    assert rows.quantity.str.contains("the planner plus those Caffe buffers").sum() == 2
 
 
 def test_unknowns_grid_ranges_and_press_scaling_test(monkeypatch, tmp_path):

@@ -74,3 +74,23 @@ def test_every_problem_of_every_case_at_once(tmp_path):
 def test_duplicate_case_names_are_refused(tmp_path):
     (line,) = problems(tmp_path, [CASE, CASE])
     assert "cases[1] (gemm_4096).name" in line and "duplicate" in line
+
+
+def test_geomean_speedup_is_the_geometric_mean_of_per_layer_speedups(tmp_path):
+    """Hand count: layers a (baseline 8 s, run 2 s: 4x) and b (baseline 3 s, run 3 s: 1x): sqrt(4 x 1) = 2x, where the
+    ratio of total times would be 11 / 5 = 2.2x. A run layer the baseline lacks is bad input naming it."""
+    from accel_sim.pipeline.measured import SimulatedRun, geomean_speedup
+    baseline = {"device": "ampere_a100_dense", "workload": "measured/a100_gemm"}
+    case = load_group(write(tmp_path, [{**CASE, "quantity": "geomean_speedup", "unit": "x", "baseline": baseline}])).cases[0]
+    base = SimulatedRun("simt", {}, (("a", 8.0), ("b", 3.0)))
+    assert geomean_speedup(case, SimulatedRun("simt", {}, (("a", 2.0), ("b", 3.0))), base) == pytest.approx(2.0)
+    with pytest.raises(InputError, match="no layer c"):
+        geomean_speedup(case, SimulatedRun("simt", {}, (("a", 2.0), ("c", 1.0))), base)
+    (line,) = problems(tmp_path, [{**CASE, "quantity": "geomean_speedup", "unit": "x"}])
+    assert "baseline" in line
+
+
+def test_tokens_per_s_per_gpu_needs_a_serving_run(tmp_path):
+    case = {**CASE, "quantity": "tokens_per_s_per_gpu", "unit": "tokens/s/GPU", "conditions": {"batch": 4}}
+    (line,) = problems(tmp_path, [case])
+    assert "serving" in line and "tokens_per_s_per_gpu" in line

@@ -94,13 +94,15 @@ def test_sparsert_bad_tile_on_the_command_line(capsys, tmp_path):
 @given(m=st.integers(1, 70), k=st.integers(1, 90), n=st.integers(1, 90), density=st.sampled_from([0.05, 0.3, 1.0]),
        sms=st.integers(1, 4), rows=st.sampled_from([(1,), (8, 3), (2, 32)]), tiles=st.sampled_from([(64,), (8, 40)]),
        l2_port=st.sampled_from([7.5, 64.0]), l2_size=st.sampled_from([2048, 40 * 2**20]), warm=st.booleans(),
-       sm_l1=st.booleans(), l1=st.sampled_from([(192 * 1024, (0, 8192)), (640, (0, 128)), (1024, (512,))]))
+       sm_l1=st.booleans(), l1=st.sampled_from([(192 * 1024, (0, 8192)), (640, (0, 128)), (1024, (512,))]),
+       icache=st.sampled_from([0, 256, 128 * 1024]))
 def test_sparsert_fast_and_reference_agree_on_every_counter(m, k, n, density, sms, rows, tiles, l2_port, l2_size, warm,
-                                                            sm_l1, l1):
-    # small L1s (5 lines, 4 lines) make the LRU evict; no sm_l1_kernels gives each CTA a private L1
+                                                            sm_l1, l1, icache):
+    # small L1s (5 lines, 4 lines) make the LRU evict; no sm_l1_kernels gives each CTA a private L1; an 8-sector
+    # instruction cache evicts code blocks and never keeps the larger ones
     arch = simt({"sms": sms, "l2_to_sm_bandwidth": l2_port, "l2_size": l2_size}, kernel="sparsert",
                 sparsert_rows=rows, sparsert_tile_n=tiles, warm_l2=warm, sm_l1_kernels=("sparsert",) if sm_l1 else (),
-                l1_shared_memory_bytes=l1[0], shared_memory_carveouts=l1[1])
+                l1_shared_memory_bytes=l1[0], shared_memory_carveouts=l1[1], instruction_cache_bytes=icache)
     assert FAMILY.refinement(arch, GemmLayer("gemm", m=m, k=k, n=n, weight_density=density)) == []
 
 
@@ -133,3 +135,46 @@ def test_sparsert_ctas_on_one_sm_share_its_l1_on_both_paths(shared_rows, sms, sm
         assert (k.l1_hits, k.l1_misses, k.l2_sectors) == (hits, 16 - hits, 16 + 16 - hits)
         # the L2 port at 64 B / cycle: CTA 0 (8 + 8 sectors) 8 cycles, CTA 1 (8 + 8 - hits) fewer
         assert k.l2_port_cycles == 8 + (16 - hits) // 2
+
+
+@pytest.mark.parametrize(("sms", "icache_bytes", "hits"), [
+    (1, 128 * 1024, 6 + 3),   # one SM: CTAs 2 and 3 find the codes CTAs 0 and 1 fetched
+    (1, 8 * 32, 0),           # 8 sectors: block 1's code (3) evicts block 0's (6), and block 0's then evicts block 1's
+    (1, 5 * 32, 3),           # 5 sectors: block 0's code (6) never fits and streams each time; block 1's hits once
+    (1, 0, 0),                # no instruction cache: every CTA fetches its code (the model before it)
+    (2, 128 * 1024, 6 + 3),   # CTAs 0, 2 (block 0) on SM 0 and 1, 3 (block 1) on SM 1: each SM fetches its block once
+    (2, 6 * 32, 6 + 3),       # a 6-sector cache holds block 0's 6-sector code exactly (and block 1's on the other SM)
+])
+def test_sparsert_code_is_fetched_once_per_sm_on_both_paths(three_rows, sms, icache_bytes, hits):
+    """The worked example's A with 32-column tiles: 4 CTAs (CTA = tile x 2 + row block), block 0's code 11
+    instructions of 16 B (6 sectors), block 1's 5 (3 sectors). Each CTA's L2-port sectors: its C stores (tile 0:
+    8 and 4, tile 1: 2 and 1) plus its code, 33 in all, plus its B sectors missing in L1 (12, 4, 3, 1: all distinct,
+    20 misses), less the code its SM's instruction cache holds."""
+    arch = simt({"sms": sms, "l2_to_sm_bandwidth": 64.0}, kernel="sparsert", sparsert_rows=(2,),
+                sparsert_tile_n=(32,), instruction_bytes=16, instruction_cache_bytes=icache_bytes)
+    plan = FAMILY.plan(arch, three_rows)
+    (c,) = plan.candidates
+    s = c.schedule
+    assert (s.code_block.tolist(), s.code_sectors.tolist()) == ([0, 1, 0, 1], [6, 3])
+    assert s.cta_l2_sectors.tolist() == [8 + 6, 4 + 3, 2 + 6, 1 + 3]
+    assert c.ctas_per_sm == 4 // sms
+    for path in (FAMILY.fast, FAMILY.reference):
+        k = path(plan, None)
+        assert (k.instruction_cache_hits, k.l1_misses, k.l2_sectors) == (hits, 20, 33 + 20 - hits)
+    assert FAMILY.refinement(arch, three_rows) == []
+
+
+def test_sparsert_code_hits_shorten_the_ctas_that_wait_for_a_slot(three_rows):
+    """One CTA slot (max_ctas_per_sm 1) and a 0.25 B / cycle L2 port: every CTA waits for the one before, each bound by
+    its port (its sectors x 128 cycles, above its ~415-cycle chain: 14 + 12, 7 + 4, 8 + 3 less the 6 of its cached
+    code, 4 + 1 less 3): the code the instruction cache holds shortens the kernel on both paths alike."""
+    times = {}
+    for icache in (0, 128 * 1024):
+        arch = simt({"sms": 1, "l2_to_sm_bandwidth": 0.25, "memory_latency": 400}, kernel="sparsert",
+                    sparsert_rows=(2,), sparsert_tile_n=(32,), instruction_bytes=16, instruction_cache_bytes=icache,
+                    max_ctas_per_sm=1)
+        plan = FAMILY.plan(arch, three_rows)
+        assert FAMILY.refinement(arch, three_rows) == []
+        times[icache] = FAMILY.fast(plan, None).sm_cycles
+    # the last CTA's 2 sectors (256 cycles) fall under its chain: 1 load + 2 (FFMA) + 1 store + 2 set-up + 400
+    assert times[0] == (26 + 11 + 11 + 5) * 128 and times[128 * 1024] == (26 + 11 + 5) * 128 + 406

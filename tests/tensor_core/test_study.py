@@ -1,6 +1,7 @@
 """The ampere-2to4 study: columns, bound names, published numbers next to the model's."""
 from accel_sim.pipeline.catalog import load_arch
-from accel_sim.studies.ampere_2to4 import COLUMNS, FOOTPRINT_RATIO, ampere_2to4, bert_layer_speedup
+from accel_sim.studies.ampere_2to4 import (COLUMNS, FOOTPRINT_RATIO, PUBLISHED_LARGE_GEMM_SPEEDUP, ampere_2to4,
+                                          bert_layer_speedup)
 from accel_sim.studies.ampere_2to4_gemv import batch1_gemv
 from accel_sim.studies.registry import all_studies, write_study
 from accel_sim.models.tensor_core.counters import LATENCY_BOUND, PATHS
@@ -25,11 +26,13 @@ def test_study_table_and_comparisons():
     quantities = " ".join(c.quantity for c in output.comparisons)
     assert "large FP16 GEMMs" in quantities and "GEMV" in quantities and "BERT" in quantities
     assert any("GAP" in c.quantity for c in output.comparisons)   # the batch-1 GEMV gap is stated
-    # the missing mechanism, located: shared memory sustaining 70 % of its peak lands in the band, L2 does not
+    # the missing mechanism, located: shared memory sustaining 70 % of its peak lands in the band; L2 (already at its
+    # measured sustained rate, gpu-benches) does not, even at 60 % of that rate
     diagnostics = {c.quantity.split("DIAGNOSTIC: ")[1][:40]: c for c in output.comparisons if "DIAGNOSTIC" in c.quantity}
     smem70 = next(c for q, c in diagnostics.items() if q.startswith("shared_memory_bandwidth sustaining 70%"))
     assert abs(smem70.simulated - 1.35) <= smem70.tolerance * 1.35
-    assert all(c.simulated > 1.6 for q, c in diagnostics.items() if q.startswith("l2_bandwidth"))
+    assert all(c.simulated > max(PUBLISHED_LARGE_GEMM_SPEEDUP) for q, c in diagnostics.items()
+               if q.startswith("l2_bandwidth"))
     large = output.comparisons[0]
     assert large.unit == "x" and large.published == 1.35 and large.tolerance is not None
 

@@ -40,3 +40,4 @@ class SimtCounters(Counters):
     atomics: int             # atomic sector transactions at L2
     l1_hits: int             # read-only load sectors the SM's L1 served (fetched by an earlier CTA on the SM)
     l1_misses: int           # read-only load sectors the L1 sent to L2 (inside l2_sectors)
+    instruction_cache_hits: int       # code sectors the SMs' instruction caches served (not in l2_sectors)

@@ -16,6 +16,9 @@ cycles), and each SM's shared schedulers, L1 and L2 port as FIFO servers of its 
   starts (in launch order) and then filled; only misses take the L2 port. Which SM a CTA lands on
   depends on the earlier CTAs' times, so dispatch and L1 walk the CTAs together (one numpy lookup
   per CTA on sorted line tags).
+- A kernel of generated code (``code_block``) fetches a CTA's code through the L2 port unless the SM's L1
+  instruction cache holds it from an earlier CTA on the SM: LRU over whole code blocks, a block larger than the
+  cache never kept; decided in the same CTA-by-CTA walk as the L1.
 - The L2 and DRAM bandwidths bound the whole kernel (:class:`~accel_sim.hardware.Link`
   rounding).
 - Atomic adds execute in the atomic unit of their sector's L2 slice, a FIFO server per slice of each
@@ -191,31 +194,59 @@ def drain(start: np.ndarray, sm: np.ndarray, service: np.ndarray, sms: int) -> n
     return out
 
 
+class CodeCache:
+    """One SM's L1 instruction cache over whole code blocks: LRU (dict order, oldest first), ``capacity`` sectors;
+    a block larger than the cache is never kept."""
+
+    def __init__(self, capacity: int):
+        self.capacity, self.held, self.blocks = capacity, 0, {}
+
+    def fetch(self, block: int, sectors: int) -> int:
+        """Sectors of ``block`` found in the cache (all or none); the block is then the most recently used."""
+        if block in self.blocks:
+            self.blocks[block] = self.blocks.pop(block)
+            return sectors
+        if 0 < sectors <= self.capacity:
+            self.blocks[block] = sectors
+            self.held += sectors
+            while self.held > self.capacity:
+                self.held -= self.blocks.pop(next(iter(self.blocks)))
+        return 0
+
+
 def dispatch_through_l1(plan: SimtPlan, c: Candidate, fixed: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Start cycle, slot and L1 misses of each CTA when its time is the largest of ``fixed`` and its L2-port
-    cycles, which count its L1 misses on the SM its slot is on (dispatch as :func:`dispatch`)."""
+    """Start cycle, slot, L1 misses and instruction-cache hits (sectors) of each CTA when its time is the largest of
+    ``fixed`` and its L2-port cycles, which count its L1 misses (every cached sector when the SM's CTAs do not share
+    the L1) and its code unless the SM's instruction cache holds it (dispatch as :func:`dispatch`)."""
     s, m = c.schedule, plan.machine
-    ptr, sectors = s.cached_ptr, s.cached_sectors
     slots = m.sms * c.ctas_per_sm
     start = np.zeros(s.ctas, dtype=np.int64)
     slot = np.arange(s.ctas, dtype=np.int64)
-    per_line = m.line // m.sector
-    popcount = np.array([bin(v).count("1") for v in range(1 << per_line)], dtype=np.int64)
-    caches = [SectorCache(c.l1_lines, popcount) for _ in range(m.sms)]
-    line_ptr, tags, masks = cached_lines(sectors, ptr, per_line)
-    asked = np.diff(ptr).tolist()
-    misses = np.zeros(s.ctas, dtype=np.int64)
+    shared_l1 = s.cached_ptr is not None and m.sm_l1
+    misses = np.zeros(s.ctas, dtype=np.int64) if s.cached_ptr is None else np.diff(s.cached_ptr)
+    if shared_l1:
+        per_line = m.line // m.sector
+        popcount = np.array([bin(v).count("1") for v in range(1 << per_line)], dtype=np.int64)
+        caches = [SectorCache(c.l1_lines, popcount) for _ in range(m.sms)]
+        line_ptr, tags, masks = cached_lines(s.cached_sectors, s.cached_ptr, per_line)
+    code = s.code_block is not None and m.instruction_cache > 0
+    code_caches = [CodeCache(m.instruction_cache) for _ in range(m.sms)]
+    code_hits = np.zeros(s.ctas, dtype=np.int64)
     port_bits = BITS_PER_BYTE * m.l2_port_bandwidth
     static = s.cta_l2_sectors.tolist()
     free: list[tuple[int, int]] = []
     for cta in range(s.ctas):
         t, k = (0, cta) if cta < slots else heapq.heappop(free)
         start[cta], slot[cta] = t, k
-        lo, hi = line_ptr[cta], line_ptr[cta + 1]
-        misses[cta] = asked[cta] - caches[k % m.sms].access(tags[lo:hi], masks[lo:hi], cta)
-        port = int(np.ceil((static[cta] + int(misses[cta])) * m.sector * BITS_PER_BYTE / port_bits))
+        if shared_l1:
+            lo, hi = line_ptr[cta], line_ptr[cta + 1]
+            misses[cta] -= caches[k % m.sms].access(tags[lo:hi], masks[lo:hi], cta)
+        if code:
+            block = int(s.code_block[cta])
+            code_hits[cta] = code_caches[k % m.sms].fetch(block, int(s.code_sectors[block]))
+        port = int(np.ceil((static[cta] + int(misses[cta]) - int(code_hits[cta])) * m.sector * BITS_PER_BYTE / port_bits))
         heapq.heappush(free, (t + max(int(fixed[cta]), port), k))
-    return start, slot, misses
+    return start, slot, misses, code_hits
 
 
 def count(plan: SimtPlan, index: int) -> SimtCounters:
@@ -224,23 +255,24 @@ def count(plan: SimtPlan, index: int) -> SimtCounters:
     s, m = c.schedule, plan.machine
     chain, issue, l1, l2port = cta_demands(plan, c)
     fixed = np.maximum.reduce([chain, issue, l1, np.ones_like(chain)])
-    if s.cached_ptr is None:
+    code_hits = np.zeros(s.ctas, dtype=np.int64)
+    if s.cached_ptr is None and (s.code_block is None or m.instruction_cache == 0):
         misses = np.zeros(s.ctas, dtype=np.int64)
         start, slot = dispatch(np.maximum(fixed, l2port), m.sms * c.ctas_per_sm)
-    elif not m.sm_l1:                                                # each CTA's L1 its own: every sector misses
+    elif not m.sm_l1 and (s.code_block is None or m.instruction_cache == 0):   # each CTA's L1 its own: every sector misses
         misses = np.diff(s.cached_ptr)
         l2port = link_cycles((s.cta_l2_sectors + misses) * m.sector * BITS_PER_BYTE, m.l2_port_bandwidth)
         start, slot = dispatch(np.maximum(fixed, l2port), m.sms * c.ctas_per_sm)
-    else:
-        start, slot, misses = dispatch_through_l1(plan, c, fixed)
-        l2port = link_cycles((s.cta_l2_sectors + misses) * m.sector * BITS_PER_BYTE, m.l2_port_bandwidth)
+    else:                                                            # hits decided CTA by CTA on the SM it lands on
+        start, slot, misses, code_hits = dispatch_through_l1(plan, c, fixed)
+        l2port = link_cycles((s.cta_l2_sectors + misses - code_hits) * m.sector * BITS_PER_BYTE, m.l2_port_bandwidth)
     durations = np.maximum(fixed, l2port)
     sm = slot % m.sms
     ends = np.zeros(m.sms, dtype=np.int64)
     np.maximum.at(ends, sm, start + durations)
     served = np.maximum.reduce([drain(start, sm, demand, m.sms) for demand in (issue, l1, l2port)])
     sm_cycles = int(np.maximum(ends, served).max())
-    sectors = int(s.cta_l2_sectors.sum() + misses.sum())
+    sectors = int(s.cta_l2_sectors.sum() + misses.sum() - code_hits.sum())
     cached = 0 if s.cached_ptr is None else int(s.cached_ptr[-1])
     l2_cycles = bus_cycles(sectors * m.sector * BITS_PER_BYTE, m.l2_bandwidth)
     atomic_cycles = int(drain(start[c.atomic_cta], c.atomic_slice, c.atomic_cycles, m.l2_slices).max()) \
@@ -255,7 +287,8 @@ def count(plan: SimtPlan, index: int) -> SimtCounters:
         issue_cycles=int(issue.sum()), l1_cycles=int(l1.sum()), l2_port_cycles=int(l2port.sum()),
         issue_slots=int(s.group_issue.sum()), l1_bytes=int(s.cta_l1_bytes.sum()), l2_sectors=sectors,
         dram_read_bytes=dram_read, dram_write_bytes=c.dram_write_bytes, fmas=s.fmas,
-        tensor_macs=s.tensor_macs, atomics=s.atomics, l1_hits=cached - int(misses.sum()), l1_misses=int(misses.sum()))
+        tensor_macs=s.tensor_macs, atomics=s.atomics, l1_hits=cached - int(misses.sum()), l1_misses=int(misses.sum()),
+        instruction_cache_hits=int(code_hits.sum()))
 
 
 def fast(plan: SimtPlan, max_cycles: int | None = None) -> SimtCounters:

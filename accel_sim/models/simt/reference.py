@@ -9,7 +9,8 @@ SM's schedulers, L1 and L2 port (timeouts of the SM's links' whole-cycle times);
 its demands when it starts, served in arrival order; per SM an L1 data cache (an ordered table of
 128-byte lines and their valid 32-byte sectors, least recently used first) that a CTA starting on
 the SM consults for its read-only load sectors before filling them, its misses joining its L2-port
-demand; the L2 and DRAM as shared
+demand; per SM an L1 instruction cache (an ordered table of whole code blocks, least recently used first) that a
+CTA of generated code consults for its code block, fetching it through its L2 port only on a miss; the L2 and DRAM as shared
 :class:`~accel_sim.hardware.Link` s (burst lists at a fractional bandwidth) moving the kernel's traffic while the
 SMs run; per L2 slice an atomic unit (a :class:`~accel_sim.hardware.Link` of one cycle per cycle of work) to
 which every CTA hands its atomic requests' cycles on that slice when it starts, served in arrival order.
@@ -91,12 +92,14 @@ def run_candidate(plan: SimtPlan, index: int, max_cycles: int | None,
     schedulers = [Link(env, f"sm{k}.schedulers", WordsPerCycle(m.schedulers)) for k in range(m.sms)]
     l1 = [Link(env, f"sm{k}.l1", BytesPerCycle(m.l1_bandwidth)) for k in range(m.sms)]
     ports = [Link(env, f"sm{k}.l2_port", BytesPerCycle(m.l2_port_bandwidth)) for k in range(m.sms)]
-    tally = dict(chain=0, issue=0, l1=0, l2=0, cta=0, slots=0, end=0, done=0, hits=0, misses=0, sectors=0, begun=0)
+    tally = dict(chain=0, issue=0, l1=0, l2=0, cta=0, slots=0, end=0, done=0, hits=0, misses=0, sectors=0, begun=0,
+                 code_hits=0)
     per_line = m.line // m.sector
     atomic_bounds = np.searchsorted(c.atomic_cta, np.arange(s.ctas + 1))
     atomic_units: dict[int, Link] = {}
     atomic_served: list[simpy.Process] = []
     caches: list[OrderedDict[int, int]] = [OrderedDict() for _ in range(m.sms)]
+    code_caches: list[OrderedDict[int, int]] = [OrderedDict() for _ in range(m.sms)]   # code block -> its sectors
     shares = _mac_shares(plan, index, issue, group_bounds, warp_bounds) if recorder is not None else []
     if recorder is not None:
         for slot in range(min(s.ctas, m.sms * r)):
@@ -122,6 +125,24 @@ def run_candidate(plan: SimtPlan, index: int, max_cycles: int | None,
             cache.popitem(last=False)
         tally["hits"] += hits
         return asked - hits
+
+    def code_hit(index_: int, sm: int) -> int:
+        """The CTA's code sectors the SM's instruction cache holds (all or none: a whole block, least recently used
+        first out; a block larger than the cache is not kept)."""
+        if s.code_block is None or m.instruction_cache == 0:
+            return 0
+        block = int(s.code_block[index_])
+        size = int(s.code_sectors[block])
+        cache = code_caches[sm]
+        if block in cache:
+            cache.move_to_end(block)
+            tally["code_hits"] += size
+            return size
+        if 0 < size <= m.instruction_cache:
+            cache[block] = size
+            while sum(cache.values()) > m.instruction_cache:
+                cache.popitem(last=False)
+        return 0
     freed: list[int] = []
     slot_freed = [env.event()]
     served: list[simpy.Process] = []
@@ -141,19 +162,20 @@ def run_candidate(plan: SimtPlan, index: int, max_cycles: int | None,
         cta_issue = sum(issue[g] for g in range(group_bounds[warp_bounds[index_]],
                                                group_bounds[warp_bounds[index_ + 1]]))
         misses = l1_misses(index_, sm)
+        fetched = int(s.cta_l2_sectors[index_]) + misses - code_hit(index_, sm)   # code the SM holds is not fetched
         for e in range(atomic_bounds[index_], atomic_bounds[index_ + 1]):    # the CTA's adds join each slice's queue
             k = int(c.atomic_slice[e])
             if k not in atomic_units:
                 atomic_units[k] = Link(env, f"l2_slice{k}.atomics", WordsPerCycle(1))   # a cycle of work per cycle
             atomic_served.append(atomic_units[k].put(int(c.atomic_cycles[e]), f"cta{index_}"))
         tally["misses"] += misses
-        tally["sectors"] += int(s.cta_l2_sectors[index_]) + misses
+        tally["sectors"] += fetched
         tally["begun"] += 1
         if tally["begun"] == s.ctas:
             started.succeed()
         demands = ((schedulers[sm], cta_issue, "issue"),                 # issue slots; bits on L1 and L2 port
                    (l1[sm], int(s.cta_l1_bytes[index_]) * BITS_PER_BYTE, "l1"),
-                   (ports[sm], (int(s.cta_l2_sectors[index_]) + misses) * m.sector * BITS_PER_BYTE, "l2"))
+                   (ports[sm], fetched * m.sector * BITS_PER_BYTE, "l2"))
         alone = []
         for link, amount, name in demands:
             served.append(link.get(amount, f"cta{index_}"))
@@ -240,4 +262,4 @@ def run_candidate(plan: SimtPlan, index: int, max_cycles: int | None,
         issue_slots=int(tally["slots"]), l1_bytes=sum(link.counter.reads for link in l1) // BITS_PER_BYTE,
         l2_sectors=l2_bus.counter.reads // (m.sector * BITS_PER_BYTE),
         dram_read_bytes=dram.counter.reads // BITS_PER_BYTE, dram_write_bytes=dram.counter.writes // BITS_PER_BYTE, fmas=s.fmas, tensor_macs=s.tensor_macs, atomics=s.atomics,
-        l1_hits=tally["hits"], l1_misses=tally["misses"])
+        l1_hits=tally["hits"], l1_misses=tally["misses"], instruction_cache_hits=tally["code_hits"])

@@ -192,6 +192,13 @@ class SimtSpec:
     instruction_bytes: int = spec_field(
         "Bytes of one SASS instruction (sparsert's code, values and B offsets inside, is fetched per CTA).", 16,
         unit="size", positive=True, source=f"{JIA}: Volta encodes every instruction in 128 bits (assumption: Ampere keeps the encoding)")
+    instruction_cache_bytes: int = spec_field(
+        "Bytes of the SM's L1 instruction cache, where a kernel with per-CTA generated code (sparsert, sparsert_conv) "
+        "keeps it: a CTA whose code an earlier CTA on the SM fetched (and LRU over whole code blocks has not evicted) "
+        "fetches none of it through the L2 port; a code block larger than the cache streams through it on every CTA. "
+        "The L0 caches in front of it and its bandwidth to them are not modelled. 0: no instruction cache, every CTA "
+        "fetches its code through the L2 port.", 0, unit="size", minimum=0,
+        source="model_choice: 0 (no A100 instruction-cache size taken); volta_v100_simt sets Jia et al.'s V100 figure")
     tensor_core_word_bits: int = spec_field(
         "Operand width of the tensor-core kernels (FP16, the rate of tensor_core.dense_macs_per_cycle).", 16,
         positive=True, source=f"{WHITEPAPER}: 312 FP16 TFLOPS")

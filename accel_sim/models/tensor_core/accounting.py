@@ -4,7 +4,8 @@ Memory hierarchy, per element: DRAM -> L2 (written once per DRAM read) -> shared
 fills: an L2 read and a shared-memory write) -> registers (ldmatrix: a shared-memory read and a
 register write) -> tensor core (register reads of A, metadata, B and C per MMA; D written back).
 Outputs go through L2 to DRAM. With 2:4 weights the metadata rides with A at every level and the
-core selects B by it (one operand select per product). Split-K partial tiles stay in L2: each
+core selects B by it (one operand select per product); so do group-wise quantization scales (a scale and
+zero point per ``quant_group_size`` weights along K, W4A16's). Split-K partial tiles stay in L2: each
 slice but the last writes its FP32 partial there and each but the first reads the running one
 (as many reads as writes). Products counted are the executed ones
 (padding included); ``macs_issued`` the useful ones (kept positions inside K).
@@ -71,6 +72,48 @@ def _block_scale_actions(plan: TensorCorePlan, counters: TensorCoreCounters) -> 
     ]
 
 
+def _group_scale_actions(plan: TensorCorePlan, counters: TensorCoreCounters) -> list[ActionCount]:
+    """Group-wise quantization scales (W4A16's scale and zero point per group of K of a weight row) ride with
+    A at every level: DRAM, L2, shared memory (counted in groups of ``a_group_bits``; the dequantization that
+    applies them happens in registers, with the weights')."""
+    bits, spec = plan.bits, plan.spec
+    if not bits.a_group or plan.problem.precision is not None:   # W8A8 / FP8 scales: _channel_scale_actions
+        return []
+    gb, l2_size, smem_size = bits.a_group_bits, spec.l2_size, spec.shared_memory_size
+
+    def g(slots: int) -> int:   # groups (whole, or a share rounded up) of ``slots`` A slots
+        return -(-bits.group_stream(slots) // gb)
+
+    return [
+        ActionCount("dram", "dram", "read", g(counters.dram_a), gb),
+        ActionCount("l2", "sram", "write", g(counters.dram_a), gb, l2_size),
+        ActionCount("l2", "sram", "read", g(counters.fill_a), gb, l2_size),
+        ActionCount("shared_memory", "sram", "write", g(counters.fill_a), gb, smem_size),
+        ActionCount("shared_memory", "sram", "read", g(counters.read_a), gb, smem_size),
+    ]
+
+
+def _channel_scale_actions(plan: TensorCorePlan, counters: TensorCoreCounters) -> list[ActionCount]:
+    """W8A8 / FP8 scales: an fp32 scale per A row and per B column rides with its operand at every level
+    (counted in whole scales, a share rounded up); the epilogue applies both to every output (two multiplies)."""
+    bits, spec, precision = plan.bits, plan.spec, plan.problem.precision
+    if precision is None:
+        return []
+    sb, l2_size, smem_size = precision.scale_bits, spec.l2_size, spec.shared_memory_size
+
+    def s(a_slots: int, b_elements: int) -> int:
+        return -(-bits.group_stream(a_slots) // sb) + -(-bits.b_group_stream(b_elements) // sb)
+
+    return [
+        ActionCount("dram", "dram", "read", s(counters.dram_a, counters.dram_b), sb),
+        ActionCount("l2", "sram", "write", s(counters.dram_a, counters.dram_b), sb, l2_size),
+        ActionCount("l2", "sram", "read", s(counters.fill_a, counters.fill_b), sb, l2_size),
+        ActionCount("shared_memory", "sram", "write", s(counters.fill_a, counters.fill_b), sb, smem_size),
+        ActionCount("shared_memory", "sram", "read", s(counters.read_a, counters.read_b), sb, smem_size),
+        ActionCount("scale_unit", "mult_fp", "op", 2 * counters.c, sb),
+    ]
+
+
 def account(plan: TensorCorePlan, counters: TensorCoreCounters) -> LayerResult:
     spec, problem, bits, layer = plan.spec, plan.problem, plan.bits, plan.layer
     tile = plan.kernels[counters.kernel]
@@ -82,7 +125,10 @@ def account(plan: TensorCorePlan, counters: TensorCoreCounters) -> LayerResult:
                            + counters.mmas * mma["d"]) / REGISTER_BITS)
     l2_size, smem_size = spec.l2_size, spec.shared_memory_size
     scaling = problem.scaling
-    mult, add = _math_classes(w == 8 if scaling is None else scaling.integer)   # INT8 / MXINT8: integer math
+    precision = problem.precision
+    integer = precision.integer if precision is not None else (w == 8 if scaling is None else scaling.integer)
+    mult, add = _math_classes(integer)   # INT8 / MXINT8 / W8A8: integer math
+    operand_bits = precision.element_bits if precision is not None else (w if scaling is None else scaling.element_bits)
     a = bits.a_value  # = w unless the weights are quantized (then A and B move at their own widths)
     b, c = bits.b_value, bits.c_value   # = w unless block-scaled (narrow elements, C at the word width)
     actions = [
@@ -97,7 +143,7 @@ def account(plan: TensorCorePlan, counters: TensorCoreCounters) -> LayerResult:
         *([ActionCount("l2", "sram", "write", counters.partial // 2, spec.accumulator_bits, l2_size),
            ActionCount("l2", "sram", "read", counters.partial // 2, spec.accumulator_bits, l2_size)]
           if counters.partial else []),
-        ActionCount("tensor_core", mult, "op", products, w if scaling is None else scaling.element_bits),
+        ActionCount("tensor_core", mult, "op", products, operand_bits),
         ActionCount("tensor_core", add, "op", products, spec.accumulator_bits),
     ]
     if problem.sparse:  # metadata rides with A at every level; the core selects B by it
@@ -109,7 +155,8 @@ def account(plan: TensorCorePlan, counters: TensorCoreCounters) -> LayerResult:
             ActionCount("shared_memory", "sram", "read", counters.read_a, meta, smem_size),
             ActionCount("operand_select", "mux", "select", products, w),
         ]
-    actions += _block_scale_actions(plan, counters)
+    actions += _block_scale_actions(plan, counters) + _group_scale_actions(plan, counters) \
+        + _channel_scale_actions(plan, counters)
     useful = problem.m * problem.n * problem.groups * problem.useful_products_per_row()
     bound = counters.bound
     metrics = {f"{p}_busy_cycles": float(counters.busy(p)) for p in PATHS}
@@ -130,6 +177,13 @@ def account(plan: TensorCorePlan, counters: TensorCoreCounters) -> LayerResult:
         metrics.update({"element_bits": float(scaling.element_bits), "block_size": float(scaling.block),
                         "dram_scale_bytes": float(_bytes(bits.scale_stream(counters.dram_a)
                                                          + bits.scale_stream(counters.dram_b)))})
+    if precision is not None:   # only W8A8 / FP8 runs carry these columns (shipped results unchanged)
+        metrics.update({"element_bits": float(precision.element_bits),
+                        "dram_weight_scale_bytes": float(_bytes(bits.group_stream(counters.dram_a))),
+                        "dram_activation_scale_bytes": float(_bytes(bits.b_group_stream(counters.dram_b)))})
+    elif bits.a_group:   # only runs with group-wise scales carry these columns (shipped results unchanged)
+        metrics.update({"quant_group_size": float(problem.a_group),
+                        "dram_group_scale_bytes": float(_bytes(bits.group_stream(counters.dram_a)))})
     return LayerResult(
         layer=layer.name,
         cycles=counters.cycles,

@@ -189,8 +189,12 @@ class TensorCoreSpec:
         "Elements of K per scale; 0: the format's own (32 MX, 16 NVFP4). Must divide every layer's reduction.",
         0, minimum=0, source=OCP_MX)
     fp8_macs_per_cycle: int = spec_field(
-        "Dense multiply-accumulates per cycle of one tensor core with 8-bit elements (FP8, MXFP8, MXINT8); 0: "
-        "the core has no 8-bit path.", 0, minimum=0, source="the arch config's datasheet (dense FP8 / INT8 peak)")
+        "Dense multiply-accumulates per cycle of one tensor core with 8-bit elements (FP8, MXFP8, MXINT8; a "
+        "layer's precision: fp8 runs at it); 0: the core has no 8-bit path.", 0, minimum=0, source="the arch config's datasheet (dense FP8 / INT8 peak)")
+    int8_macs_per_cycle: int = spec_field(
+        "Dense multiply-accumulates per cycle of one tensor core with INT8 elements, what a layer's precision: int8 "
+        "(W8A8: INT8 weights and activations) runs at; 0: the core has no INT8 path.", 0, minimum=0,
+        source="the arch config's datasheet (dense INT8 peak)")
     fp6_macs_per_cycle: int = spec_field(
         "Dense multiply-accumulates per cycle of one tensor core with 6-bit elements (MXFP6); 0: none.", 0,
         minimum=0, source="the arch config's datasheet (dense FP6 peak)")

@@ -1,8 +1,10 @@
-"""What compression buys: one network as dense, pruned, 2:4 and quantized variants on a dense design and a
+"""What compression buys: one network as dense, pruned, filter-pruned, 2:4 and quantized variants on a dense design and a
 sparse one, side by side (the main job, ``accel-sim run`` without ``--arch`` / ``--workload``).
 
 The variants change only the workload fields a user would write (``weight_density``, ``weight_sparsity`` with
-``weight_pattern: nm``, ``quantized_weight_bits``); every number comes from :func:`accel_sim.pipeline.simulate.simulate`.
+``weight_pattern: nm``, ``weight_pattern: filter``, ``quantized_weight_bits``); every number comes from
+:func:`accel_sim.pipeline.simulate.simulate` (which compacts filter-pruned layers, so a dense design runs the smaller
+layer: :mod:`accel_sim.foundations.workload.structured`).
 A variant a design refuses (weight-only quantization on a family without it) is a row saying why.
 """
 from __future__ import annotations
@@ -20,25 +22,34 @@ from accel_sim.pipeline.simulate import simulate
 # The variants, each at the same weight count kept where it prunes, so that they compare like for like:
 #   pruned: half the weights removed by magnitude, anywhere (unstructured; Han et al., "Learning both Weights
 #           and Connections for Efficient Neural Networks", NeurIPS 2015, arXiv:1506.02626)
+#   filter-pruned: half the filters of the first convolution of every residual block removed (Li et al., "Pruning
+#           Filters for Efficient ConvNets", ICLR 2017, Sec. 4.3: ResNets prune the first layer of each residual
+#           block, whose output no shortcut reads); the block's second convolution loses the matching input
+#           channels, so any design runs the smaller dense layers
 #   2:4:    two non-zeros in every four consecutive weights, density 0.5 (NVIDIA A100 sparse tensor cores;
 #           Mishra et al., "Accelerating Sparse Deep Neural Networks", arXiv:2104.08378)
 #   int4:   weights stored and moved as 4-bit integers, math at the arch's word (weight-only quantization)
 PRUNED_DENSITY = 0.5
 NM_PATTERN = NMSparsity(2, 4)
 QUANTIZED_BITS = 4
-VARIANTS = ("dense", "pruned", "2:4", "int4")
+VARIANTS = ("dense", "pruned", "filter-pruned", "2:4", "int4")
+
+
+def first_of_block(name: str) -> bool:
+    """The first convolution of a torchvision residual block (``layerX_Y_conv1``): Li et al.'s pruned layers."""
+    return name.startswith("layer") and name.endswith("_conv1")
 
 READ_LINE = ("read: speed-up and energy are against the dense network on the first design; macs_skipped > 0 "
              "means the hardware skipped zero weights. A saving needs hardware that exploits it: unstructured "
              "pruning needs zero skipping (--arch pe_array_skipping), 2:4 an N:M array, int4 weight-only "
-             "quantization (--arch ampere_a100).")
+             "quantization (--arch ampere_a100); filter pruning needs none (the layers shrink).")
 
 
 def compression_variants(network: Network) -> dict[str, Network]:
     """``network`` as each of :data:`VARIANTS` (vector layers unchanged)."""
-    def variant(name: str, **fields: object) -> Network:
+    def variant(name: str, only=lambda layer_name: True, **fields: object) -> Network:
         def change(layer: object) -> object:
-            if isinstance(layer, VectorLayer) or not fields:
+            if isinstance(layer, VectorLayer) or not fields or not only(layer.name):
                 return layer
             extra = dict(fields)
             pattern = extra.pop("weight_pattern", None)
@@ -48,6 +59,7 @@ def compression_variants(network: Network) -> dict[str, Network]:
         return dataclasses.replace(network, name=f"{network.name} {name}",
                                    layers=tuple(change(layer) for layer in network.layers))
     return {"dense": network, "pruned": variant("pruned", weight_density=PRUNED_DENSITY),
+            "filter-pruned": variant("filter-pruned", first_of_block, weight_density=PRUNED_DENSITY, weight_pattern="filter"),
             "2:4": variant("2:4", weight_sparsity=NM_PATTERN, weight_pattern="nm"),
             "int4": variant("int4", quantized_weight_bits=QUANTIZED_BITS)}
 

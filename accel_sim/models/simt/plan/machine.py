@@ -29,6 +29,7 @@ class Machine:
     line: int                       # bytes (the L1's allocation unit)
     sm_l1: bool                     # the kernel's resident CTAs share the SM's L1 (else each keeps its own sectors)
     l1_shared_memory: int           # bytes of the combined L1 / shared-memory array per SM
+    instruction_cache: int          # sectors of the SM's L1 instruction cache (0: none)
     carveouts: tuple[int, ...]      # shared-memory capacities the SM can be configured with, bytes
     l1_bandwidth: float             # bytes / cycle per SM (L1 and shared memory are one array)
     l2_port_bandwidth: float        # bytes / cycle of one SM's port to L2
@@ -62,6 +63,7 @@ def machine(arch: ArchBase) -> Machine:
         max_threads=spec.max_threads_per_sm, max_threads_per_cta=spec.max_threads_per_cta,
         max_ctas=spec.max_ctas_per_sm, sector=spec.sector_bytes,
         line=spec.line_bytes, sm_l1=spec.kernel in spec.sm_l1_kernels, l1_shared_memory=spec.l1_shared_memory_bytes,
+        instruction_cache=spec.instruction_cache_bytes // spec.sector_bytes,
         carveouts=tuple(sorted(spec.shared_memory_carveouts)), l1_bandwidth=tc.shared_memory_bandwidth,
         l2_port_bandwidth=tc.l2_to_sm_bandwidth, l2_bandwidth=tc.l2_bandwidth, dram_bandwidth=tc.dram_bandwidth,
         l2_size=tc.l2_size, l2_slices=spec.l2_slices, l2_atomic_cycles=spec.l2_atomic_cycles,

@@ -11,7 +11,9 @@ L2 port (the counting paths decide hits, since which CTAs share an SM is decided
 DRAM moves the kernel's compulsory footprint when it fits the L2. A kernel that adds into memory with
 atomics lists its atomic requests (one warp instruction's atomics to one sector: the CTA, the sector,
 the operations on its most-updated address); :func:`atomic_demands` turns them into each CTA's demand
-on each L2 slice's atomic unit.
+on each L2 slice's atomic unit. A kernel of generated code (one code block per CTA row block) lists each CTA's
+block and the block's sectors: the SM's instruction cache may hold it for the SM's later CTAs (the counting paths
+decide, as for the L1).
 """
 from __future__ import annotations
 
@@ -49,6 +51,9 @@ class Schedule:
     atomic_cta: np.ndarray | None = None       # (atomics,) CTA of each atomic request (one warp instruction, one sector)
     atomic_sector: np.ndarray | None = None    # (atomics,) its sector (global sector number of the array added into)
     atomic_serial: np.ndarray | None = None    # (atomics,) operations on its most-updated address (>= 1)
+    code_block: np.ndarray | None = None       # (ctas,) the generated code each CTA runs (an index into code_sectors)
+    code_sectors: np.ndarray | None = None     # (codes,) sectors of each code block (inside cta_l2_sectors: a CTA whose
+    #                                            code the SM's instruction cache holds fetches none of it)
     in_flight_bytes_per_cta: int = 0           # bytes of loads a CTA keeps in flight at once, where the kernel's
     #                                            model states it (dense_gemv: one iteration's); 0: not stated
 

@@ -16,7 +16,9 @@ address is a constant, so the loads are issued ahead of the FMAs that need them,
 Per CTA: the B row segments of its distinct rows and its C stores through L1; the C stores and its
 row block's code (``instruction_bytes`` each) through the L2 port once; the B loads (read-only,
 ``ld.global.nc``) are the CTA's cached sectors: they reach the L2 port only when the SM's L1, shared
-with the other CTAs the SM runs, misses them. DRAM reads B, C's writes and the code once.
+with the other CTAs the SM runs, misses them. The code of a row block is the CTA's code block: every CTA of the
+row block (one per column tile) runs it, so when the SM's instruction cache holds it from an earlier CTA the
+CTA fetches none of it. DRAM reads B, C's writes and the code once.
 
 ``sparsert_conv``: the same generated code on a K x K convolution without im2col (SparseRT's sparse 3x3
 convolutions): the "B row" of a non-zero weight (c, r, s) is input channel c shifted by (r, s), so a thread's
@@ -96,7 +98,8 @@ def sparsert(p: SparseProblem, m: Machine, spec: SimtSpec, rows: int, width: int
         group_latency=latency[block_of_warp], cta_l1_bytes=cta_l1, cta_l2_sectors=cta_l2,
         dram_read_bytes=int(instructions.sum()) * spec.instruction_bytes + b_bytes,
         dram_write_bytes=p.m * p.n * vb, dense_operand_bytes=b_bytes, fmas=p.nnz * p.n, tensor_macs=0,
-        products=p.nnz * p.n, atomics=0, tensor_core=False, cached_ptr=cached_ptr, cached_sectors=cached)
+        products=p.nnz * p.n, atomics=0, tensor_core=False, cached_ptr=cached_ptr, cached_sectors=cached,
+        code_block=np.tile(np.arange(row_blocks), col_tiles), code_sectors=code)
 
 
 def _cached_b_sectors(pair_block: np.ndarray, pair_k: np.ndarray, row_blocks: int, col_tiles: int,

@@ -17,7 +17,9 @@ REGISTER_BITS = 32        # register-file actions are counted in 32-bit register
 
 
 def mma_k(spec: TensorCoreSpec, problem: TCProblem) -> int:
-    """K of the stored A fragment of one MMA: ``mma_k``, or the block-scaled MMA's (more K, same cycles)."""
+    """K of the stored A fragment of one MMA: ``mma_k``, or the block-scaled or 8-bit MMA's (more K, same cycles)."""
+    if problem.precision is not None:
+        return problem.precision.mma_k
     return problem.scaling.mma_k if problem.scaling is not None else spec.mma_k
 
 
@@ -25,11 +27,13 @@ def k_span_per_mma(spec: TensorCoreSpec, problem: TCProblem) -> int:
     """Dense K one MMA covers: ``mma_k`` dense; ``mma_k * M / N`` sparse (same A fragment, twice the K)."""
     if not problem.sparse:
         return mma_k(spec, problem)
-    return spec.mma_k * problem.nm_m // problem.nm_n
+    return mma_k(spec, problem) * problem.nm_m // problem.nm_n
 
 
 def macs_per_cycle(spec: TensorCoreSpec, problem: TCProblem) -> int:
     """Dense MACs per cycle of one tensor core at the problem's operand width."""
+    if problem.precision is not None:
+        return problem.precision.macs_per_cycle
     return problem.scaling.macs_per_cycle if problem.scaling is not None else spec.dense_macs_per_cycle
 
 
