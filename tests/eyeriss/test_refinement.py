@@ -260,3 +260,18 @@ def test_ifmap_network_bounds_a_pass(tiny):
     assert (narrow.processing_cycles, narrow.network_wait_cycles) == (1 + 9, 5)
     assert (wide.processing_cycles, wide.network_wait_cycles) == (1 + 4, 0)
     assert FAMILY.refinement(eyeriss(ifmap_gin_words=4, **TINY_ARCH), tiny) == []
+
+
+def test_a_small_glb_splits_the_batch_and_fetches_filters_per_image_block():
+    """The tiny layer (3 x 3 ifmap, one 2 x 2 filter) on a batch of 2: one image's pass needs 3 window rows x 3
+    ifmap values + 2 x 2 psums = 13 words = 26 B of global buffer, two images 52 B. With 40 B, n = 1: two image
+    blocks, two passes, and the 4 filter weights come from DRAM once per block: 2 x 4 x 16 b = 128 bits,
+    8 GLB filter words. With 52 B both images fit: n = 2, one pass, 64 bits."""
+    layer = ConvLayer("b", in_h=3, in_w=3, in_channels=1, out_channels=1, kernel_h=2, kernel_w=2, batch=2)
+    for glb, n, passes, bits, words in ((40, 1, 2, 128, 8), (52, 2, 1, 64, 4)):
+        arch = eyeriss(glb_size=glb, **TINY_ARCH)
+        plan = FAMILY.plan(arch, layer)
+        counters = FAMILY.fast(plan, None)
+        assert (plan.mapping.n, counters.passes, counters.dram_filter_read_bits, counters.glb_filter_words) == \
+            (n, passes, bits, words)
+        assert FAMILY.refinement(arch, layer) == []
