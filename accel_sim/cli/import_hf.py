@@ -31,6 +31,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--weight-bits", type=int, default=None,
                         help="weight-only quantization of the block weights: stored bits (e.g. 8, 4; default: the "
                         "arch's word)")
+    parser.add_argument("--group-size", type=int, default=None,
+                        help="with --weight-bits: group-wise scales, one scale and zero point per this many weights "
+                        "along k (e.g. 32, 64, 128; default: none counted)")
+    parser.add_argument("--scale-bits", type=int, default=None,
+                        help="with --group-size: bits of one group's scale and zero point (default 32: bf16 each)")
+    parser.add_argument("--quantize-lm-head", action="store_true",
+                        help="with --weight-bits: quantize the LM head too (as gpt-fast and torchao quantize every "
+                        "linear layer); default: it stays at the word width, as GPTQ / AWQ leave it")
     parser.add_argument("--kv-bits", type=int, default=None,
                         help="stored bits of the K / V cache (e.g. 8; default: the arch's word)")
     parser.add_argument("--fit", default=None, metavar="ARCH",
@@ -45,10 +53,15 @@ def handle(args: argparse.Namespace) -> int:
     from accel_sim.foundations.workload.llm.generator import InferenceStep
     from accel_sim.foundations.workload.llm.workload_file import write_llm_workload
 
-    compression = Compression.parse(args.weights, args.weight_bits, args.kv_bits)
+    compression = Compression.parse(args.weights, args.weight_bits, args.kv_bits, args.group_size, args.scale_bits,
+                                    args.quantize_lm_head)
     identity = f"import-hf {args.config} --phase {args.phase} --context {args.context} --batch {args.batch}"
     if compression.label != "dense":
         identity += f" --weights {args.weights} --weight-bits {args.weight_bits} --kv-bits {args.kv_bits}"
+    if compression.group_size:
+        identity += f" --group-size {args.group_size} --scale-bits {args.scale_bits}"
+    if compression.lm_head:
+        identity += " --quantize-lm-head"
     folder = check_output_folder(args.out, identity, args.force)
     step = InferenceStep(phase=args.phase, context=args.context, batch=args.batch, attention=args.attention)
     written = write_llm_workload(args.config, step, folder.path, name=args.name, before_write=folder.create,

@@ -37,6 +37,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "holding num_hidden_layers / pp blocks; must divide the layers")
     parser.add_argument("--weights", default="dense", help="block weights: dense, 2:4 or unstructured:D")
     parser.add_argument("--weight-bits", type=int, default=None, help="weight-only quantization width")
+    parser.add_argument("--group-size", type=int, default=None, help="with --weight-bits: weights per group-wise "
+                        "scale and zero point along k (e.g. 32, 64, 128; default: none counted)")
+    parser.add_argument("--scale-bits", type=int, default=None, help="with --group-size: bits of one group's scale "
+                        "and zero point (default 32: bf16 each)")
+    parser.add_argument("--quantize-lm-head", action="store_true",
+                        help="with --weight-bits: quantize the LM head too (as gpt-fast and torchao quantize every "
+                        "linear layer); default: it stays at the word width, as GPTQ / AWQ leave it")
     parser.add_argument("--kv-bits", type=int, default=None, help="stored bits of the KV cache")
     parser.add_argument("--slo-ttft-ms", type=float, default=None, help="service-level objective on the time to first "
                         "token, ms: prints the share of requests meeting the objectives and the goodput")
@@ -59,7 +66,8 @@ def handle(args: argparse.Namespace) -> int:
 
     identity = " ".join(f"{k}={v}" for k, v in sorted(vars(args).items()) if k not in ("handler", "force", "quiet"))
     folder = check_output_folder(args.out, "serve " + identity, args.force) if args.out is not None else None
-    compression = Compression.parse(args.weights, args.weight_bits, args.kv_bits)
+    compression = Compression.parse(args.weights, args.weight_bits, args.kv_bits, args.group_size, args.scale_bits,
+                                    args.quantize_lm_head)
     serving = ServingConfig(args.scheduler, args.chunk_tokens, args.max_batch, args.kv_capacity_tokens,
                             None if args.slo_ttft_ms is None else args.slo_ttft_ms / 1e3,
                             None if args.slo_tpot_ms is None else args.slo_tpot_ms / 1e3)

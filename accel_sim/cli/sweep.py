@@ -15,6 +15,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--jobs", type=int, default=1, help="worker processes on this machine (default 1: in-process)")
     parser.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
                         help="run on this Dask distributed scheduler instead of local processes")
+    parser.add_argument("--batch", type=int, default=None, metavar="N",
+                        help="design points simulated together, layer by layer: each layer's operands and the plan "
+                             "pieces the points share are made once (default 8, fewer when a worker would wait; 1 "
+                             "runs each point alone). Same results; a killed run loses at most the batch in progress")
     parser.add_argument("--max-points", type=int, default=None, metavar="N",
                         help="run a sweep of more than the default limit of points (counted from the axes "
                              "before any point is built; accel_sim.pipeline.sweep.spec.DEFAULT_MAX_POINTS)")
@@ -37,7 +41,8 @@ def handle(args: argparse.Namespace) -> int:
     folder.create()
     args.on_interrupt = lambda: (f"{stored_count(folder.path)} configs of sweep {sweep.name} are saved in "
                                  f"{folder.path}; run the same command again to compute only the missing ones")
-    summary = run_sweep(sweep, folder.path, jobs=args.jobs, scheduler=args.scheduler, progress=progress_stream(args))
+    summary = run_sweep(sweep, folder.path, jobs=args.jobs, scheduler=args.scheduler, progress=progress_stream(args),
+                        batch=args.batch)
     print(summary.line())
     print(f"wrote {summary.store}, {summary.csv}" + (f", {summary.parquet}" if summary.parquet else ""))
     return 0

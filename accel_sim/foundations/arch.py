@@ -60,8 +60,14 @@ class ArchBase:
         "tensor-parallel all-reduce (accel_sim/systems/serving/parallel.py). null: not stated; tensor parallelism "
         "needs it.", None, unit="rate", positive=True, source="the device's datasheet, cited in its config")
     device_link_latency: float = spec_field(
-        "Fixed time per step of a ring all-reduce between devices.", 0.0, unit="time", minimum=0,
-        source="no microbenchmark at hand: 0, so the all-reduce time is a lower bound")
+        "Fixed time of one transfer between devices: a pipeline stage's hand-off of its activations "
+        "(accel_sim/systems/serving/pipeline.py).", 0.0, unit="time", minimum=0,
+        source="no microbenchmark at hand: 0, so the hand-off time is a lower bound")
+    all_reduce_latency: float = spec_field(
+        "Fixed time of one tensor-parallel all-reduce, whatever its size: the time of a smallest-message "
+        "all-reduce between the devices (nccl-tests all_reduce_perf); an all-reduce takes this plus its ring "
+        "traffic over device_link_bandwidth (accel_sim/systems/serving/parallel.py).", 0.0, unit="time", minimum=0,
+        source="a small-message all-reduce measurement, cited in the config; 0: none at hand (a lower bound)")
     technology_node: int = spec_field(
         "Process node (nm) the run is costed at: energy, area and leakage tables are scaled from their "
         "node to this one (accel_sim/foundations/energy/technology.py).", 45, choices=NODES_NM,

@@ -200,6 +200,9 @@ class Family(Generic[PlanT, CountersT]):
     # True: the family stores a layer's weights at its quantized_weight_bits (weight-only
     # quantization); False: a layer asking for a width other than the arch's word is refused.
     quantized_weights: bool = False
+    # True: the family moves a layer's group-wise quantization scales (quant_group_size) with its weights; False:
+    # such a layer runs without them, reported as not honoured (accel_sim.pipeline.honoured).
+    group_scales: bool = False
     # True: the family builds its datapath from a layer's ``precision:`` (lowbit, dlu); False: a layer
     # asking for one runs at the arch's arithmetic, with a warning (accel_sim.pipeline.honoured).
     precisions: bool = False

@@ -43,10 +43,12 @@ VALIDATION_TABLE = MEASURED_DIR / "validation.csv"
 VALIDATION_COLUMNS = ("group", "family", "device", "cases", "simulated_cases", "geomean_abs_error",
                       "worst_case", "worst_abs_error")
 # Quantities a case may name besides a metric column of the run (the summary row's columns).
-QUANTITIES = ("time_s", "power_w", "chip_power_w", "dram_bytes", "energy_j", "throughput_per_s", "speedup", "tokens_per_s")
+QUANTITIES = ("time_s", "power_w", "chip_power_w", "dram_bytes", "energy_j", "throughput_per_s", "speedup", "tokens_per_s",
+              "tokens_per_s_per_gpu")
 UNITS = {"time_s": "s", "power_w": "W", "chip_power_w": "W", "dram_bytes": "B", "energy_j": "J", "throughput_per_s": "1/s",
-         "speedup": "x", "tokens_per_s": "tokens/s"}
-PER_ITEM = ("throughput_per_s", "tokens_per_s")   # quantities that divide conditions.batch by the time
+         "speedup": "x", "tokens_per_s": "tokens/s", "tokens_per_s_per_gpu": "tokens/s/GPU"}
+PER_ITEM = ("throughput_per_s", "tokens_per_s", "tokens_per_s_per_gpu")   # quantities that divide conditions.batch by the time
+SERVING_ONLY = ("tokens_per_s_per_gpu",)   # quantities only a serving run has (its devices divide the throughput)
 
 
 @dataclass(frozen=True)
@@ -90,7 +92,8 @@ class MeasuredCase:
     note: str = spec_field("What the simulator cannot run for this case, or the mechanism of a known gap.", "")
     serving: ServingRun | None = spec_field(
         "A serving run instead of a workload run (``workload`` then names the model config): tokens_per_s is the "
-        "run's output tokens per second, time_s its median time to first token.", None)
+        "run's output tokens per second, tokens_per_s_per_gpu the same divided by its tensor-parallel devices, time_s "
+        "its median time to first token.", None)
 
     def __post_init__(self) -> None:
         problems = []
@@ -107,6 +110,8 @@ class MeasuredCase:
         batch = self.conditions.get("batch") if self.conditions else None
         if self.quantity in PER_ITEM and (isinstance(batch, bool) or not isinstance(batch, int) or batch < 1):
             problems.append(f"conditions.batch: quantity {self.quantity} needs the items per run as a positive integer")
+        if self.quantity in SERVING_ONLY and self.serving is None:
+            problems.append(f"serving: quantity {self.quantity} needs a serving run (its tensor-parallel devices)")
         if problems:
             raise ValueError("; ".join(problems))
 

@@ -39,19 +39,25 @@ The blocks:
   adds, possibly negative), not an event's value, and the same charge is also served without
   waiting (``serve`` / ``store``), as the block-level refinement tests use it.
 """
-from accel_sim.hardware.barrier import Barrier
-from accel_sim.hardware.broadcast import Broadcast
-from accel_sim.hardware.clock_guard import run_until_done
-from accel_sim.hardware.counters import AccessCounter
-from accel_sim.hardware.cycle_phase import EndOfCycle
-from accel_sim.hardware.fifo import Fifo
-from accel_sim.hardware.link import Link
-from accel_sim.hardware.log import LogEntry
-from accel_sim.hardware.rate import BytesPerCycle, LockstepBanks, WordsPerCycle
-from accel_sim.hardware.recorder import Recorder
-from accel_sim.hardware.scalesim_scratchpad import ReadBufferGeometry, ReadScratchpad, WriteBufferGeometry, WriteScratchpad
-from accel_sim.hardware.scatter_crossbar import ScatterCrossbar
+import importlib
 
-__all__ = ["AccessCounter", "Barrier", "Broadcast", "BytesPerCycle", "EndOfCycle", "Fifo", "Link", "LockstepBanks",
-           "LogEntry", "ReadBufferGeometry", "ReadScratchpad", "Recorder", "ScatterCrossbar", "WordsPerCycle",
-           "WriteBufferGeometry", "WriteScratchpad", "run_until_done"]
+# The blocks by name, imported on first use (PEP 562): a plan that reads a constant of one module
+# (the systolic plan reads the scratchpads' set count) does not pay for SimPy and every other block.
+_BLOCKS = {
+    "Barrier": "barrier", "Broadcast": "broadcast", "run_until_done": "clock_guard", "AccessCounter": "counters",
+    "EndOfCycle": "cycle_phase", "Fifo": "fifo", "Link": "link", "LogEntry": "log", "BytesPerCycle": "rate",
+    "LockstepBanks": "rate", "WordsPerCycle": "rate", "Recorder": "recorder", "ReadBufferGeometry": "scalesim_scratchpad",
+    "ReadScratchpad": "scalesim_scratchpad", "WriteBufferGeometry": "scalesim_scratchpad",
+    "WriteScratchpad": "scalesim_scratchpad", "ScatterCrossbar": "scatter_crossbar",
+}
+
+
+def __getattr__(name: str):
+    if name in _BLOCKS:
+        value = getattr(importlib.import_module(f"accel_sim.hardware.{_BLOCKS[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'accel_sim.hardware' has no attribute {name!r}")
+
+
+__all__ = sorted(_BLOCKS)

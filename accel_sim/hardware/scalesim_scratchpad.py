@@ -38,12 +38,17 @@ import math
 from collections import deque
 from dataclasses import dataclass
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import simpy
 
 from accel_sim.foundations.errors import SimulationError
 from accel_sim.hardware.counters import AccessCounter
-from accel_sim.hardware.link import Link
+
+if TYPE_CHECKING:   # the plans read this module's constants without importing SimPy
+    import simpy
+
+    from accel_sim.hardware.link import Link
 
 SETS = 100            # SCALE-Sim tracks a read buffer's contents in 100 address sets
 ACTIVE_FRACTION = 0.5  # double buffering: half serves the array, half fills / drains

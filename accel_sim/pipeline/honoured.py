@@ -51,7 +51,19 @@ def unhonoured(family: Family, arch: ArchBase, layer: object) -> list[tuple[str,
                       f"{family.name} family ({arch.name}): activations run at its {arch.word_bits}-bit word "
                       f"(a per-layer activation precision is honoured by {_activation_families()}; leave it out, "
                       "or use --allow-ignored)"))
+    group = getattr(layer, "quant_group_size", None)
+    if group is not None and not family.group_scales:
+        for name in ("quant_group_size", "quant_scale_bits"):
+            if getattr(layer, name, None) is not None:
+                found.append((name, f"workload field {name}: {getattr(layer, name)} is not honoured by the "
+                              f"{family.name} family ({arch.name}): its traffic carries no group-wise scales (they "
+                              f"count in the device-memory footprint only; the scales are moved by "
+                              f"{_group_scale_families()}; leave it out, or use --allow-ignored)"))
     return found
+
+
+def _group_scale_families() -> str:
+    return " and ".join(name for name, family in FAMILIES.items() if family.group_scales)
 
 
 def warn_unhonoured(family: Family, arch: ArchBase, layer: object) -> None:

@@ -60,9 +60,10 @@ def test_figure_has_a_bar_per_layer_and_part(tmp_path):
 
 
 def test_a_run_imports_neither_pandas_nor_matplotlib(tmp_path):
+    """Nor SimPy (the fast path runs no reference) nor urllib (what xml.sax.saxutils would pull in)."""
     code = ("import sys, io, contextlib\nfrom accel_sim.cli.main import main\n"
             f"with contextlib.redirect_stdout(io.StringIO()): main(['run', '--workload', 'tiny_conv', '--out', {str(tmp_path)!r}])\n"
-            "print(sorted(m for m in ('pandas', 'matplotlib') if m in sys.modules))")
+            "print(sorted(m for m in ('pandas', 'matplotlib', 'simpy', 'urllib.request') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
     assert (tmp_path / "layers.svg").exists() and (tmp_path / "layers.csv").exists()

@@ -59,7 +59,13 @@ def read_constants(device: str) -> dict[str, object]:
     for section in SECTIONS[arch.family]:
         for key, value in (resolved.get(section) or {}).items():
             constants[f"{section}.{key}"] = value
+    if device in SERVING_DEVICES:   # a tensor-parallel serving run also reads the link's rate and all-reduce latency
+        constants.update({key: resolved[key] for key in SERVING_LINK})
     return constants
+
+
+SERVING_LINK = ("device_link_bandwidth", "all_reduce_latency")
+SERVING_DEVICES = {case.device for group in load_registry() for case in group.cases if case.serving is not None}
 
 
 def _devices() -> list[str]:

@@ -74,3 +74,9 @@ def test_every_problem_of_every_case_at_once(tmp_path):
 def test_duplicate_case_names_are_refused(tmp_path):
     (line,) = problems(tmp_path, [CASE, CASE])
     assert "cases[1] (gemm_4096).name" in line and "duplicate" in line
+
+
+def test_tokens_per_s_per_gpu_needs_a_serving_run(tmp_path):
+    case = {**CASE, "quantity": "tokens_per_s_per_gpu", "unit": "tokens/s/GPU", "conditions": {"batch": 4}}
+    (line,) = problems(tmp_path, [case])
+    assert "serving" in line and "tokens_per_s_per_gpu" in line

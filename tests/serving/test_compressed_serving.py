@@ -1,4 +1,5 @@
-"""docs/llm.md's table of a dense, a 2:4 and a W4A16 Llama-2-7B served on one SLA (the three commands it shows)."""
+"""docs/llm.md's table of a dense, a 2:4 and a W4A16 Llama-2-7B (without and with group-wise scales) served on one
+SLA (the four commands it shows)."""
 from __future__ import annotations
 
 import re
@@ -12,12 +13,13 @@ ROOT = Path(__file__).resolve().parents[2]
 COMMAND = ("serve", "--model", ROOT / "workloads" / "llm" / "configs" / "llama_2_7b.json", "--arch", "ampere_a100_serving",
            "--requests", "100", "--rate", "20", "--prompt-tokens", "512", "--output-tokens", "128", "--scheduler", "chunked",
            "--slo-ttft-ms", "200", "--slo-tpot-ms", "25", "--quiet")
-ROWS = {"dense FP16": (), "2:4": ("--weights", "2:4"), "W4A16": ("--weight-bits", "4")}
+ROWS = {"dense FP16": (), "2:4": ("--weights", "2:4"), "W4A16": ("--weight-bits", "4"),
+        "W4A16 G128": ("--weight-bits", "4", "--group-size", "128")}
 
 
 def _doc_rows() -> dict[str, list[str]]:
     text = (ROOT / "docs" / "llm.md").read_text()
-    rows = re.findall(r"^\| (dense FP16|2:4|W4A16) \| (.+) \|$", text, flags=re.M)
+    rows = re.findall(r"^\| (dense FP16|2:4|W4A16 G128|W4A16) \| (.+) \|$", text, flags=re.M)
     return {name: [cell.strip() for cell in rest.split("|")] for name, rest in rows}
 
 

@@ -51,8 +51,20 @@ def test_all_reduce_bytes_per_block_are_the_hand_count(degree):
     assert tp.block_seconds(batch, HIDDEN, 16) == 2 * tp.sent_bytes(message) / 300e9   # two per block, 300 GB/s
 
 
+@pytest.mark.parametrize("degree", [2, 4, 8])
+def test_an_all_reduce_takes_its_measured_latency_plus_its_ring_traffic(degree):
+    assert ARCH.all_reduce_latency == pytest.approx(10.14e-6)   # nccl-tests, 32 B over two A100s (the config's source)
+    tp = TensorParallel(degree, ARCH.device_link_bandwidth, ARCH.all_reduce_latency)
+    batch = 32
+    sent = 2 * (degree - 1) / degree * batch * HIDDEN * 2                # ring bytes from each device, FP16
+    assert tp.all_reduce_seconds(batch * HIDDEN * 2) == pytest.approx(10.14e-6 + sent / 300e9, rel=1e-12)
+    assert tp.block_seconds(batch, HIDDEN, 16) == pytest.approx(2 * (10.14e-6 + sent / 300e9), rel=1e-12)
+    assert TensorParallel(1, ARCH.device_link_bandwidth, ARCH.all_reduce_latency).block_seconds(batch, HIDDEN, 16) == 0
+
+
 STEP_MODELS = {degree: StepModel(ARCH, CONFIG, row_bucket=1, span_bucket=1,
-                                 tp=TensorParallel(degree, ARCH.device_link_bandwidth)) for degree in (2, 4, 8)}
+                                 tp=TensorParallel(degree, ARCH.device_link_bandwidth, ARCH.all_reduce_latency))
+               for degree in (2, 4, 8)}
 
 
 @settings(max_examples=12, deadline=None, derandomize=True)
@@ -85,3 +97,13 @@ def test_tp_that_does_not_divide_the_heads_is_one_line(capsys):
 def test_70b_does_not_fit_one_80_gb_device(capsys):
     assert_one_line_error(run_cli(capsys, "serve", "--model", LLAMA_70B, "--arch", "ampere_a100_80gb"),
                           "does not fit device memory", "weights 137.95 GB")
+
+
+def test_a_per_gpu_throughput_case_divides_the_run_by_its_tp_degree():
+    from accel_sim.foundations.measured import MeasuredCase, ServingRun
+    from accel_sim.systems.serving.measured import serving_summary, simulate_serving_case
+    run = ServingRun("llm/configs/llama_2_7b.json", requests=4, prompt_tokens=16, output_tokens=4, tp=2)
+    per_gpu = MeasuredCase("c", "ampere_a100_80gb_serving", "llm/configs/llama_2_7b.json", {"batch": 4},
+                           "tokens_per_s_per_gpu", "tokens/s/GPU", 1.0, "s", 0.2, serving=run)
+    total = serving_summary("ampere_a100_80gb_serving", run)["output_tokens_per_s"]
+    assert simulate_serving_case(per_gpu).value == pytest.approx(total / 2, rel=1e-12)

@@ -42,6 +42,11 @@ WEIGHT_PATTERNS = ("unstructured", "nm", "block", "vector", "kernel", "filter", 
 # unless ``compact`` is off (accel_sim.foundations.workload.structured).
 COMPACTABLE_PATTERNS = ("filter", "channel")
 MAX_STORED_BITS = 32  # widest stored weight value / index a layer may declare (float32 words)
+MAX_SCALE_BITS = 64   # widest scale + zero point of one quantization group (two float32 values)
+# Bits of one quantization group's scale and zero point when a layer gives only quant_group_size: a bf16 scale and
+# a bf16 zero, as tinygemm packs them (pytorch/pytorch aten/src/ATen/native/cuda/int4mm.cu, _weight_int4pack_mm:
+# scales_and_zeros of shape [K / groupSize, N, 2], bfloat16), the int4 kernel gpt-fast and torchao run.
+DEFAULT_GROUP_SCALE_BITS = 32
 ACTIVATION_PATTERNS = ("uniform", "clustered")
 # Arithmetic a layer may ask for (``precision:`` of a workload layer): float, integer of k bits,
 # ternary {-1, 0, +1} x alpha, binary {-1, +1} x alpha (XNOR-Net), signed powers of two (log2).
@@ -93,6 +98,32 @@ class OperandSource:
             raise ValueError("; ".join(problems))
 
 
+def _group_problems(layer: ConvLayer | GemmLayer, gemm: GemmShape | None) -> list[str]:
+    """Group-wise quantization scales: a group is ``quant_group_size`` consecutive weights along the reduction
+    (one scale, and a zero point, per group and output column), so the group must divide the reduction."""
+    group, scale_bits = layer.quant_group_size, layer.quant_scale_bits
+    if group is None:
+        return [] if scale_bits is None else ["quant_scale_bits needs quant_group_size (the weights each scale covers)"]
+    problems = []
+    if group <= 0:
+        problems.append(f"quant_group_size must be > 0, got {group}")
+    elif gemm is not None and gemm.k % group:
+        problems.append(f"quant_group_size {group} must divide the layer's reduction length k = {gemm.k} "
+                        "(a group of weights shares one scale along k)")
+    if scale_bits is not None and not 1 <= scale_bits <= MAX_SCALE_BITS:
+        problems.append(f"quant_scale_bits must be in [1, {MAX_SCALE_BITS}], got {scale_bits}")
+    return problems
+
+
+def group_scale_bits(layer: object) -> int:
+    """Bits stored per quantization group (scale and zero point); 0 without group-wise scales."""
+    group = getattr(layer, "quant_group_size", None)
+    if group is None:
+        return 0
+    bits = getattr(layer, "quant_scale_bits", None)
+    return DEFAULT_GROUP_SCALE_BITS if bits is None else bits
+
+
 def _storage_problems(layer: ConvLayer | GemmLayer, gemm: GemmShape | None) -> list[str]:
     """Cross-field rules on how a layer's weights are generated and stored.
 
@@ -112,6 +143,7 @@ def _storage_problems(layer: ConvLayer | GemmLayer, gemm: GemmShape | None) -> l
         bits = getattr(layer, name)
         if bits is not None and not 1 <= bits <= MAX_STORED_BITS:
             problems.append(f"{name} must be in [1, {MAX_STORED_BITS}], got {bits}")
+    problems += _group_problems(layer, gemm)
     pattern = layer.operands.weight_pattern
     if pattern == "kernel" and not isinstance(layer, ConvLayer):
         problems.append("weight_pattern 'kernel' prunes R x S kernels: it needs a conv layer")
@@ -170,6 +202,8 @@ class ConvLayer:
     quantized_weight_bits: int | None = None
     precision: str | None = None
     activation_bits: int | None = None
+    quant_group_size: int | None = None
+    quant_scale_bits: int | None = None
     kind: str = field(default="conv", init=False)
 
     def __post_init__(self) -> None:
@@ -248,6 +282,13 @@ class GemmLayer:
     stays at the word width. Honoured by the tensor core, systolic, PE-array and DLU families;
     None: the word width.
 
+    ``quant_group_size`` / ``quant_scale_bits`` (optional): group-wise quantization scales. Every
+    ``quant_group_size`` consecutive weights along k of one output column share a scale and a zero point,
+    ``quant_scale_bits`` bits together (default 32: a bf16 scale and a bf16 zero, tinygemm's
+    ``scales_and_zeros`` [k / group, n, 2]); stored and moved with the weights (the tensor core family
+    counts them at every level; every family counts them in the device-memory footprint). The group must
+    divide k; a group of k is one scale per output channel.
+
     ``activation_bits`` (optional): the layer's activation precision (bits of each input value,
     a per-layer precision profile as Stripes profiles it); with ``weight_bits`` it is the precision
     the bit-serial family runs the layer at. None: the arch's word width."""
@@ -265,6 +306,8 @@ class GemmLayer:
     quantized_weight_bits: int | None = None
     precision: str | None = None
     activation_bits: int | None = None
+    quant_group_size: int | None = None
+    quant_scale_bits: int | None = None
     kind: str = field(default="gemm", init=False)
 
     def __post_init__(self) -> None:
@@ -328,6 +371,8 @@ class BatchedGemmLayer:
     quantized_weight_bits: int | None = None
     precision: str | None = None
     activation_bits: int | None = None
+    quant_group_size: int | None = None
+    quant_scale_bits: int | None = None
     kind: str = field(default="batched_gemm", init=False)
 
     def __post_init__(self) -> None:
@@ -346,7 +391,8 @@ class BatchedGemmLayer:
                          input_density=self.input_density, operands=self.operands,
                          weight_bits=self.weight_bits, index_bits=self.index_bits,
                          quantized_weight_bits=self.quantized_weight_bits, precision=self.precision,
-                         activation_bits=self.activation_bits)
+                         activation_bits=self.activation_bits, quant_group_size=self.quant_group_size,
+                         quant_scale_bits=self.quant_scale_bits)
 
     def as_grouped(self) -> ConvLayer:
         """The instances as one grouped layer: a 1 x 1 convolution over ``m`` positions with
@@ -358,7 +404,8 @@ class BatchedGemmLayer:
                          weight_sparsity=self.weight_sparsity, weight_density=self.weight_density,
                          input_density=self.input_density, operands=self.operands, weight_bits=self.weight_bits,
                          index_bits=self.index_bits, quantized_weight_bits=self.quantized_weight_bits,
-                         precision=self.precision, activation_bits=self.activation_bits)
+                         precision=self.precision, activation_bits=self.activation_bits,
+                         quant_group_size=self.quant_group_size, quant_scale_bits=self.quant_scale_bits)
 
     def gemm(self) -> GemmShape:
         """``instances`` independent m x k x n GEMMs (the ``groups`` of the GEMM view)."""

@@ -8,7 +8,9 @@ not hold it), so :func:`accel_sim.pipeline.simulate.simulate` refuses it. The co
   ``memory.other_weight_elements`` (parameters no simulated layer reads: token and position
   embeddings, norm gains; :mod:`accel_sim.foundations.workload.llm.memory` counts them for an LLM).
   N:M-sparse weights keep N of every M values plus ceil(log2 M) bits of position per kept value
-  (2 bits for 2:4: the metadata of NVIDIA's sparse tensor cores, A100 whitepaper). Unstructured
+  (2 bits for 2:4: the metadata of NVIDIA's sparse tensor cores, A100 whitepaper). Group-wise quantization
+  scales add ``quant_scale_bits / quant_group_size`` bits a weight (32 / 64 = 0.5 for tinygemm's bf16 scale and
+  zero per 64 weights). Unstructured
   sparse weights are counted dense (dense kernels store them dense; a compressed format is smaller);
 - **KV cache**: the k x n operand of the attention GEMMs (``attn_score``: the K cache,
   ``attn_context``: the V cache), at its stored width (``--kv-bits``);
@@ -25,7 +27,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from accel_sim.foundations.workload.layer import Network, NetworkLayer, ResidentMemory, VectorLayer
+from accel_sim.foundations.workload.layer import Network, NetworkLayer, ResidentMemory, VectorLayer, group_scale_bits
 
 KV_CACHE_LAYERS = ("attn_score", "attn_context", "attn_decode")  # their k x n operand is the K / V cache (attn_decode: both)
 GB = 1e9  # the decimal gigabyte of the messages (a datasheet's "40 GB" of HBM is 40 GiB: both are printed)
@@ -68,12 +70,14 @@ class Footprint:
 
 
 def stored_weight_bits(layer: NetworkLayer, word_bits: int) -> float:
-    """Bits one weight (k x n element) of ``layer`` occupies in device memory, metadata included."""
+    """Bits one weight (k x n element) of ``layer`` occupies in device memory, metadata and group-wise
+    quantization scales included (``quant_scale_bits`` per ``quant_group_size`` weights along k)."""
     bits = layer.quantized_weight_bits or layer.weight_bits or word_bits
+    scales = group_scale_bits(layer) / layer.quant_group_size if getattr(layer, "quant_group_size", None) else 0.0
     if layer.weight_sparsity is not None:
         nm = layer.weight_sparsity
-        return nm.density * (bits + math.ceil(math.log2(nm.m)) if nm.m > 1 else bits)
-    return bits
+        return nm.density * (bits + math.ceil(math.log2(nm.m)) if nm.m > 1 else bits) + scales
+    return bits + scales
 
 
 def network_footprint(network: Network, word_bits: int) -> Footprint:

@@ -42,7 +42,7 @@ FIELD_KINDS = {
     "operands": ("weight_sparsity", "weight_density", "input_density", "weight_pattern", "activation_pattern",
                  "block", "compact", "seed", "operands"),
     # ask the hardware for a datapath width: honoured, or reported (pipeline/honoured.py), or refused
-    "request": ("precision", "quantized_weight_bits", "activation_bits"),
+    "request": ("precision", "quantized_weight_bits", "activation_bits", "quant_group_size", "quant_scale_bits"),
     # describe the model as stored (Deep Compression's code widths, read by `accel-sim storage`); the
     # bitserial family also runs at weight_bits. Not a request to the other families: nothing to report
     "storage": ("weight_bits", "index_bits"),
@@ -124,6 +124,18 @@ class LayerEntry:
         "stored in DRAM and on chip, dequantized to the arch's word width before the multiply (INT8 / INT4 "
         "LLM weights, INT8 KV cache). Honoured by tensor_core, systolic, pe_array and dlu; unset: the word width.",
         None, minimum=1, maximum=32)
+    quant_group_size: int | None = spec_field(
+        "Group-wise quantization: consecutive weights along the reduction k of one output column that share a "
+        "scale and a zero point (e.g. 32, 64, 128, as GPTQ / AWQ / tinygemm group them; k: one per output "
+        "channel). Must divide k. The scales are stored and moved with the weights (the tensor_core family counts "
+        "them in DRAM, L2 and shared-memory traffic; every family in the device-memory footprint). Unset: no "
+        "group scales counted.", None, source="pytorch/pytorch aten/src/ATen/native/cuda/int4mm.cu (qGroupSize "
+        "32 / 64 / 128 / 256)")
+    quant_scale_bits: int | None = spec_field(
+        "Bits of one group's scale and zero point together (needs quant_group_size); unset: 32, a bf16 scale and "
+        "a bf16 zero as tinygemm packs scales_and_zeros [k / group, n, 2]; 16: a scale alone (symmetric).",
+        None, minimum=1, maximum=64, source="pytorch/pytorch aten/src/ATen/native/cuda/int4mm.cu "
+        "(_weight_int4pack_mm: qScaleAndZeros of shape [numQGroups, n, 2])")
     activation_bits: int | None = spec_field(
         "Bits of this layer's input activations (a per-layer precision profile, e.g. Stripes' 9-8-5-5-7 for "
         "AlexNet's convolutions); with weight_bits, the precision the bitserial family runs the layer at. "
@@ -151,7 +163,8 @@ class LayerEntry:
         common = dict(name=self.name, weight_sparsity=nm, weight_density=self.weight_density,
                       input_density=self.input_density, operands=source, weight_bits=self.weight_bits,
                       index_bits=self.index_bits, quantized_weight_bits=self.quantized_weight_bits,
-                      precision=self.precision, activation_bits=self.activation_bits)
+                      precision=self.precision, activation_bits=self.activation_bits,
+                      quant_group_size=self.quant_group_size, quant_scale_bits=self.quant_scale_bits)
         if self.type == "conv":
             self._require("in_h", "in_w", "in_channels", "out_channels")
             self._agree("kernel", "kernel_h", "kernel_w")
@@ -173,7 +186,8 @@ class LayerEntry:
         if self.type == "vector":
             self._require("op", "m", "n")
             self._forbid("k", "instances", "in_features", "out_features", "operands", "weight_sparsity",
-                         "weight_bits", "index_bits", "quantized_weight_bits", "activation_bits")
+                         "weight_bits", "index_bits", "quantized_weight_bits", "activation_bits",
+                         "quant_group_size", "quant_scale_bits")
             return VectorLayer(name=self.name, op=self.op, rows=self.m, width=self.n)
         self._forbid("op")
         if self.type == "batched_gemm":

@@ -4,7 +4,8 @@ Memory hierarchy, per element: DRAM -> L2 (written once per DRAM read) -> shared
 fills: an L2 read and a shared-memory write) -> registers (ldmatrix: a shared-memory read and a
 register write) -> tensor core (register reads of A, metadata, B and C per MMA; D written back).
 Outputs go through L2 to DRAM. With 2:4 weights the metadata rides with A at every level and the
-core selects B by it (one operand select per product). Split-K partial tiles stay in L2: each
+core selects B by it (one operand select per product); so do group-wise quantization scales (a scale and
+zero point per ``quant_group_size`` weights along K, W4A16's). Split-K partial tiles stay in L2: each
 slice but the last writes its FP32 partial there and each but the first reads the running one
 (as many reads as writes). Products counted are the executed ones
 (padding included); ``macs_issued`` the useful ones (kept positions inside K).
@@ -71,6 +72,27 @@ def _block_scale_actions(plan: TensorCorePlan, counters: TensorCoreCounters) -> 
     ]
 
 
+def _group_scale_actions(plan: TensorCorePlan, counters: TensorCoreCounters) -> list[ActionCount]:
+    """Group-wise quantization scales (W4A16's scale and zero point per group of K of a weight row) ride with
+    A at every level: DRAM, L2, shared memory (counted in groups of ``a_group_bits``; the dequantization that
+    applies them happens in registers, with the weights')."""
+    bits, spec = plan.bits, plan.spec
+    if not bits.a_group:
+        return []
+    gb, l2_size, smem_size = bits.a_group_bits, spec.l2_size, spec.shared_memory_size
+
+    def g(slots: int) -> int:   # groups (whole, or a share rounded up) of ``slots`` A slots
+        return -(-bits.group_stream(slots) // gb)
+
+    return [
+        ActionCount("dram", "dram", "read", g(counters.dram_a), gb),
+        ActionCount("l2", "sram", "write", g(counters.dram_a), gb, l2_size),
+        ActionCount("l2", "sram", "read", g(counters.fill_a), gb, l2_size),
+        ActionCount("shared_memory", "sram", "write", g(counters.fill_a), gb, smem_size),
+        ActionCount("shared_memory", "sram", "read", g(counters.read_a), gb, smem_size),
+    ]
+
+
 def account(plan: TensorCorePlan, counters: TensorCoreCounters) -> LayerResult:
     spec, problem, bits, layer = plan.spec, plan.problem, plan.bits, plan.layer
     tile = plan.kernels[counters.kernel]
@@ -109,7 +131,7 @@ def account(plan: TensorCorePlan, counters: TensorCoreCounters) -> LayerResult:
             ActionCount("shared_memory", "sram", "read", counters.read_a, meta, smem_size),
             ActionCount("operand_select", "mux", "select", products, w),
         ]
-    actions += _block_scale_actions(plan, counters)
+    actions += _block_scale_actions(plan, counters) + _group_scale_actions(plan, counters)
     useful = problem.m * problem.n * problem.groups * problem.useful_products_per_row()
     bound = counters.bound
     metrics = {f"{p}_busy_cycles": float(counters.busy(p)) for p in PATHS}
@@ -130,6 +152,9 @@ def account(plan: TensorCorePlan, counters: TensorCoreCounters) -> LayerResult:
         metrics.update({"element_bits": float(scaling.element_bits), "block_size": float(scaling.block),
                         "dram_scale_bytes": float(_bytes(bits.scale_stream(counters.dram_a)
                                                          + bits.scale_stream(counters.dram_b)))})
+    if bits.a_group:   # only runs with group-wise scales carry these columns (shipped results unchanged)
+        metrics.update({"quant_group_size": float(problem.a_group),
+                        "dram_group_scale_bytes": float(_bytes(bits.group_stream(counters.dram_a)))})
     return LayerResult(
         layer=layer.name,
         cycles=counters.cycles,

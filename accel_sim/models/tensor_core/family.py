@@ -24,6 +24,6 @@ reference = Hook("accel_sim.models.tensor_core.reference", "reference")
 
 FAMILY = Family(name="tensor_core", plan=plan, fast=fast, reference=reference, account=account,
                 batched_as_groups=True, counts_from_shape=True,
-                quantized_weights=True,
+                quantized_weights=True, group_scales=True,
                 section=Section(TensorCoreSpec, "Ampere-style sparse tensor core (2:4 structured sparsity) "
                                 "(family: tensor_core)."))

@@ -10,7 +10,13 @@ Executors yield finished chunks in completion order; the runner stores them by k
 Chunks are drawn lazily from a :class:`Chunker`, a few per worker ahead, so their size can
 follow the measured cost of a point.
 
-- :class:`SerialExecutor` (``jobs=1``): in this process, each point handed back at once.
+Points of the simulator's own point function (:func:`simulate_point`) go through a chunk together:
+:func:`~accel_sim.pipeline.simulate.simulate_many` runs every arch of the chunk layer by layer, so each
+layer's operands are made once and the plan pieces the archs share (``Family.shares_work``) are computed
+once (results equal to running each point alone, bit for bit). :data:`DEFAULT_BATCH` points at least go
+in one chunk, fewer when that would leave a worker idle.
+
+- :class:`SerialExecutor` (``jobs=1``): in this process, each point (or batch) handed back at once.
 - :class:`ProcessPoolBackend` (``jobs>1``): ``concurrent.futures`` on a ``forkserver``
   context (``spawn`` where there is none): workers fork from a clean, single-threaded
   server that has imported the simulator once, so no worker re-imports per point and
@@ -54,13 +60,18 @@ WAIT_FOR_WORKERS_S = 30.0        # a scheduler with no worker after this is repo
 TARGET_CHUNK_S = 0.1             # auto chunking: about this much work per task (per-task overhead ~1 ms)
 MAX_AUTO_CHUNK = 64              # ... and never more points than this in one task
 IN_FLIGHT_PER_WORKER = 2         # tasks submitted ahead per worker: one running, one queued
+DEFAULT_BATCH = 8                # simulate points: at least this many per chunk, run together (simulate_many)
 
 
 def simulate_point(arch: ArchSpec, network: Network) -> dict[str, float | int]:
     """The default point function: simulate, return the numeric columns of the network summary."""
     from accel_sim.pipeline.simulate import simulate
 
-    summary = simulate(arch, network).summary_frame().iloc[0]
+    return _summary_numbers(simulate(arch, network))
+
+
+def _summary_numbers(run: Any) -> dict[str, float | int]:
+    summary = run.summary_frame().iloc[0]
     return {str(k): v for k, v in summary.items() if not isinstance(v, str)}
 
 
@@ -105,8 +116,30 @@ def _plain(value: Any) -> float | int:
     return value
 
 
+def _evaluate_batch(context: WorkerContext, chunk: Sequence[PointTask]) -> tuple[PointOutcome, ...] | None:
+    """The chunk's simulate points run together (:func:`~accel_sim.pipeline.simulate.simulate_many`), each
+    point's time the batch's mean; ``None`` when any point fails, so the caller runs the points one by one
+    and names the one that fails."""
+    from accel_sim.pipeline.simulate import simulate_many
+
+    start = time.perf_counter()
+    try:
+        archs = [build(ArchSpec, task.raw_arch, context.arch_file) for task in chunk]
+        runs = simulate_many(archs, context.network)
+    except Exception:
+        return None
+    each = (time.perf_counter() - start) / len(chunk)
+    return tuple(PointOutcome(task.index, task.key, {k: _plain(v) for k, v in _summary_numbers(run).items()},
+                              each, os.getpid()) for task, run in zip(chunk, runs))
+
+
 def evaluate_chunk(context: WorkerContext, chunk: Sequence[PointTask]) -> tuple[PointOutcome, ...]:
-    """Validate each point's arch and run the point function on it (the only work a worker does)."""
+    """Validate each point's arch and run the point function on it (the only work a worker does); simulate
+    points of a chunk run together (:func:`_evaluate_batch`)."""
+    if context.evaluate is simulate_point and len(chunk) > 1:
+        batch = _evaluate_batch(context, chunk)
+        if batch is not None:
+            return batch
     outcomes = []
     for task in chunk:
         start = time.perf_counter()
@@ -135,12 +168,14 @@ class Chunker:
     point), cheap points go several per task (a killed run then discards at most one
     chunk of work per worker, about 0.1 s). The first chunk has one point; later sizes
     use the mean time of the points reported so far with :meth:`record`. A fixed
-    ``chunk_size`` overrides this.
+    ``chunk_size`` overrides this. ``batch``: the smallest automatic chunk (points run together, see
+    :func:`evaluate_chunk`).
     """
 
-    def __init__(self, tasks: Sequence[PointTask], chunk_size: int | None = None):
+    def __init__(self, tasks: Sequence[PointTask], chunk_size: int | None = None, batch: int = 1):
         self._tasks = tasks
         self._fixed = chunk_size
+        self._batch = batch
         self._points = 0
         self._seconds = 0.0
 
@@ -152,8 +187,8 @@ class Chunker:
         if self._fixed is not None:
             return self._fixed
         if not self._points or self._seconds <= 0:
-            return 1
-        return max(1, min(MAX_AUTO_CHUNK, int(TARGET_CHUNK_S * self._points / self._seconds)))
+            return self._batch
+        return max(self._batch, min(MAX_AUTO_CHUNK, int(TARGET_CHUNK_S * self._points / self._seconds)))
 
     def __iter__(self) -> Iterator[tuple[PointTask, ...]]:
         start = 0
@@ -190,6 +225,9 @@ class SerialExecutor:
 
     def map_unordered(self, chunks: Iterable[tuple[PointTask, ...]]) -> Iterator[tuple[PointOutcome, ...]]:
         for chunk in chunks:
+            if self._context.evaluate is simulate_point and len(chunk) > 1:
+                yield evaluate_chunk(self._context, chunk)   # a batch: its points share work
+                continue
             for task in chunk:   # no task overhead to amortise here: hand back every point at once
                 yield evaluate_chunk(self._context, (task,))
 

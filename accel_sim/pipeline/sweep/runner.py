@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import TextIO
 
 from accel_sim.foundations.errors import InputError
-from accel_sim.pipeline.sweep.executor import Chunker, PointFunction, PointRefused, PointTask, WorkerContext, \
-    evaluator_name, make_executor, simulate_point
+from accel_sim.pipeline.sweep.executor import DEFAULT_BATCH, Chunker, PointFunction, PointRefused, PointTask, \
+    WorkerContext, evaluator_name, make_executor, simulate_point
 from accel_sim.pipeline.sweep.progress import Progress
 from accel_sim.pipeline.sweep.spec import Sweep, load_sweep
 from accel_sim.pipeline.sweep.store import STORE_NAME, ResultStore, exclusive_run, export_results
@@ -71,9 +71,17 @@ def point_function(sweep: Sweep) -> PointFunction:
                             "run this sweep through accel_sim.run_sweep or accel-sim sweep")
 
 
+def batch_size(batch: int | None, evaluate: PointFunction, todo: int, workers: int) -> int:
+    """Points per automatic chunk: ``batch`` (default :data:`DEFAULT_BATCH` for simulate points, 1 for any
+    other point function, which runs point by point), but never so many that a worker has no chunk."""
+    if batch is None:
+        batch = DEFAULT_BATCH if evaluate is simulate_point else 1
+    return max(1, min(batch, -(-todo // workers)))
+
+
 def run_sweep(sweep: str | Path | Sweep, out_dir: str | Path, jobs: int = 1, scheduler: str | None = None,
               progress: TextIO | None = None, evaluate: PointFunction | None = None,
-              chunk_size: int | None = None) -> SweepSummary:
+              chunk_size: int | None = None, batch: int | None = None) -> SweepSummary:
     """Run ``sweep`` (a sweep file, or a :class:`Sweep`) into ``out_dir``.
 
     ``jobs`` worker processes on this machine (1: in this process), or the Dask cluster at
@@ -83,12 +91,16 @@ def run_sweep(sweep: str | Path | Sweep, out_dir: str | Path, jobs: int = 1, sch
     network summary unless it says ``training_step``); with
     ``jobs > 1`` or Dask it must be importable. ``chunk_size``: points per task on a pool
     or cluster (default: sized from the measured point cost, see
-    :class:`~accel_sim.pipeline.sweep.executor.Chunker`).
+    :class:`~accel_sim.pipeline.sweep.executor.Chunker`). ``batch``: simulate points run together, layer by
+    layer, at least this many per chunk (default :data:`~accel_sim.pipeline.sweep.executor.DEFAULT_BATCH`,
+    fewer when a worker would otherwise wait; 1 runs each point alone); the results are the same.
     """
     if jobs < 1:
         raise InputError.single("--jobs", str(jobs), "expected a number of worker processes >= 1")
     if chunk_size is not None and chunk_size < 1:
         raise InputError.single("chunk_size", str(chunk_size), "expected a number of points >= 1")
+    if batch is not None and batch < 1:
+        raise InputError.single("--batch", str(batch), "expected a number of points >= 1")
     start = time.monotonic()
     if not isinstance(sweep, Sweep):
         sweep = load_sweep(sweep)
@@ -110,9 +122,9 @@ def run_sweep(sweep: str | Path | Sweep, out_dir: str | Path, jobs: int = 1, sch
         computed = 0
         if todo:
             context = WorkerContext(str(sweep.arch_file), sweep.network, evaluate)
-            chunks = Chunker(todo, chunk_size)
             try:
                 with make_executor(context, jobs, scheduler) as executor:
+                    chunks = Chunker(todo, chunk_size, batch_size(batch, evaluate, len(todo), executor.workers))
                     for outcomes in executor.map_unordered(chunks):
                         for outcome in outcomes:   # one transaction per point, as soon as it is back
                             computed += store.put(outcome, run_id)

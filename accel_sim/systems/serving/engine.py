@@ -229,7 +229,7 @@ def serve(arch: ArchSpec, config: TransformerConfig, requests: Sequence[Request]
     the embeddings and the LM head are counted on every stage's memory, an over-count of one stage's share)."""
     if not requests:
         raise InputError.single("requests", "", "no requests to serve")
-    parallel = TensorParallel(tp, arch.device_link_bandwidth, arch.device_link_latency)
+    parallel = TensorParallel(tp, arch.device_link_bandwidth, arch.all_reduce_latency)
     per_device = shard(stage_config(config, pp), tp)
     capacity = kv_capacity_tokens(arch, per_device, serving, requests, compression)
     if step is None:

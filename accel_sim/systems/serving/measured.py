@@ -1,8 +1,8 @@
 """The simulated counterpart of a measured serving figure (a measured-hardware case with ``serving:``): the case's
 requests, all at time 0, served on its device by the engine of :mod:`.engine` (FCFS: each prompt prefilled, then
 the batch decodes together, as a static batch runs); ``tokens_per_s`` is the run's output tokens per second (every
-request's output tokens over the time from the first arrival to the last token), ``time_s`` the median time to the
-first token."""
+request's output tokens over the time from the first arrival to the last token), ``tokens_per_s_per_gpu`` that over
+the run's tensor-parallel devices, ``time_s`` the median time to the first token."""
 from __future__ import annotations
 
 import functools
@@ -16,7 +16,8 @@ from accel_sim.pipeline.measured import SimulatedCase
 from accel_sim.systems.serving.engine import ServingConfig, serve
 from accel_sim.systems.serving.requests import Request
 
-QUANTITIES = {"tokens_per_s": "output_tokens_per_s", "time_s": "ttft_s_p50"}
+QUANTITIES = {"tokens_per_s": "output_tokens_per_s", "tokens_per_s_per_gpu": "output_tokens_per_s", "time_s": "ttft_s_p50"}
+PER_DEVICE = ("tokens_per_s_per_gpu",)
 
 
 @functools.lru_cache(maxsize=64)
@@ -32,5 +33,6 @@ def simulate_serving_case(case: MeasuredCase) -> SimulatedCase:
     if case.serving is None or case.quantity not in QUANTITIES:
         raise InputError.single(case.name, "quantity", f"a serving case measures {' or '.join(QUANTITIES)}")
     summary = serving_summary(case.device, case.serving)
-    return SimulatedCase(float(summary[QUANTITIES[case.quantity]]), load_arch(case.device).family,
+    devices = case.serving.tp if case.quantity in PER_DEVICE else 1
+    return SimulatedCase(float(summary[QUANTITIES[case.quantity]]) / devices, load_arch(case.device).family,
                          float(summary["makespan_s"]))

@@ -9,7 +9,8 @@ hold a slice of every block and of the LM head, and add their partial results wi
 - **All-reduce**: after the attention output and after the MLP down projection, each of ``rows x hidden``
   activations at the word width: 2 per block. A ring all-reduce of M bytes over t devices sends
   2 (t - 1) / t x M bytes from each device in 2 (t - 1) steps; at the link's rate ``device_link_bandwidth``
-  (each direction) plus ``device_link_latency`` per step. It cannot overlap the layer that produced it (the
+  (each direction) plus ``all_reduce_latency``, the measured time of a smallest-message all-reduce (its
+  synchronisation and launch, whatever the size). It cannot overlap the layer that produced it (the
   next layer needs the sum), so it adds to the step. The LM head's logits gather is not counted (B x vocab / t
   elements a device; sampling can run on the slices) and neither is the communication's energy.
 - **Checks**: ``degree`` must divide the attention heads and the KV heads (each device a whole number of
@@ -46,7 +47,7 @@ def shard(config: TransformerConfig, degree: int) -> TransformerConfig:
 class TensorParallel:
     degree: int = 1
     link_bandwidth: float | None = None   # bytes per second, each direction
-    link_latency: float = 0.0             # seconds per ring step
+    latency: float = 0.0                  # seconds per all-reduce, whatever its size
 
     def __post_init__(self) -> None:
         if self.degree < 1:
@@ -65,7 +66,7 @@ class TensorParallel:
     def all_reduce_seconds(self, message_bytes: int) -> float:
         if self.degree == 1:
             return 0.0
-        return self.sent_bytes(message_bytes) / self.link_bandwidth + 2 * (self.degree - 1) * self.link_latency
+        return self.latency + self.sent_bytes(message_bytes) / self.link_bandwidth
 
     def block_seconds(self, rows: int, hidden: int, word_bits: int) -> float:
         return ALL_REDUCES_PER_BLOCK * self.all_reduce_seconds(self.all_reduce_bytes(rows, hidden, word_bits))

@@ -8,12 +8,16 @@ INT8 / INT4 (any width), a quantized KV cache.
   magnitude-pruned to density D) and ``quantized_weight_bits`` (stored narrow, dequantized to
   the arch's word before the multiply, as weight-only kernels do). The LM head, OPT's
   projections and the MoE router stay dense at the word width, as SparseGPT, Wanda, GPTQ and AWQ
-  leave them;
+  leave them; ``lm_head`` (``--quantize-lm-head``) quantizes the LM head too (never prunes it), as
+  gpt-fast's ``replace_linear_int4`` / ``WeightOnlyInt8QuantHandler`` and torchao's ``quantize_`` do (they replace
+  every ``nn.Linear``);
 - the attention GEMMs whose k x n operand is the K / V cache (``attn_score``, ``attn_context``)
   get ``quantized_weight_bits = kv_bits`` (an INT8 KV cache); the KV cache is never pruned.
 
-Group-wise quantization scales (e.g. one FP16 scale per 128 weights in GPTQ / AWQ, 0.125 bit a
-weight) are not counted.
+With a ``group_size`` (``--group-size``) the quantized block weights also carry group-wise scales
+(``quant_group_size``: one scale and zero point per ``group_size`` weights along k of an output column, 32 bits
+by default as tinygemm's bf16 ``scales_and_zeros``; 0.5 bit a weight at 64, 0.25 at 128); without one, none are
+counted.
 """
 from __future__ import annotations
 
@@ -21,7 +25,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from accel_sim.foundations.errors import InputError
-from accel_sim.foundations.workload.layer import MAX_STORED_BITS, NetworkLayer, NMSparsity, VectorLayer
+from accel_sim.foundations.workload.layer import MAX_SCALE_BITS, MAX_STORED_BITS, NetworkLayer, NMSparsity, VectorLayer
 
 WEIGHT_PATTERNS = ("dense", "2:4", "unstructured")
 KV_LAYERS = ("attn_score", "attn_context", "attn_decode")
@@ -34,9 +38,13 @@ class Compression:
     weight_density: float = 1.0         # unstructured: fraction of weights kept
     weight_bits: int | None = None      # stored width of block weights (None: the arch's word)
     kv_bits: int | None = None          # stored width of the K / V cache (None: the arch's word)
+    group_size: int | None = None       # quantized block weights: weights per scale and zero point along k
+    scale_bits: int | None = None       # bits of one group's scale and zero point (None: 32, tinygemm's)
+    lm_head: bool = False               # quantize the LM head too (its weight bits and groups; never pruned)
 
     @classmethod
-    def parse(cls, weights: str = "dense", weight_bits: int | None = None, kv_bits: int | None = None) -> Compression:
+    def parse(cls, weights: str = "dense", weight_bits: int | None = None, kv_bits: int | None = None,
+              group_size: int | None = None, scale_bits: int | None = None, lm_head: bool = False) -> Compression:
         """From the ``import-hf`` options (``--weights dense | 2:4 | unstructured:0.5``); an
         :class:`InputError` naming the option if a value is wrong."""
         pattern, _, density = str(weights).partition(":") if str(weights).startswith("unstructured") else (weights, "", "")
@@ -55,34 +63,56 @@ class Compression:
         for option, bits in (("--weight-bits", weight_bits), ("--kv-bits", kv_bits)):
             if bits is not None and not 1 <= bits <= MAX_STORED_BITS:
                 raise InputError.single(option, str(bits), f"expected a width in bits in [1, {MAX_STORED_BITS}]")
-        return cls(pattern, value, weight_bits, kv_bits)
+        if group_size is not None and (group_size <= 0 or not weight_bits):
+            raise InputError.single("--group-size", str(group_size), "expected a positive number of weights per "
+                                    "scale along k (e.g. 32, 64, 128), with --weight-bits")
+        if scale_bits is not None and (group_size is None or not 1 <= scale_bits <= MAX_SCALE_BITS):
+            raise InputError.single("--scale-bits", str(scale_bits), f"expected bits in [1, {MAX_SCALE_BITS}] of one "
+                                    "group's scale and zero point, with --group-size")
+        if lm_head and not weight_bits:
+            raise InputError.single("--quantize-lm-head", "set", "quantizes the LM head at --weight-bits: give it too")
+        return cls(pattern, value, weight_bits, kv_bits, group_size, scale_bits, lm_head)
 
     @property
     def label(self) -> str:
-        """Short name: dense, 2:4, w4, 2:4+w4, unstructured0.5, ... plus kv8."""
+        """Short name: dense, 2:4, w4, w4g64 (group-wise scales per 64), 2:4+w4, unstructured0.5, ... plus kv8."""
         parts = [] if self.weights == "dense" else [
             "2:4" if self.weights == "2:4" else f"unstructured{self.weight_density:g}"]
-        parts += [f"w{self.weight_bits}"] if self.weight_bits else []
+        parts += [f"w{self.weight_bits}" + (f"g{self.group_size}" if self.group_size else "")] if self.weight_bits else []
         parts += [f"kv{self.kv_bits}"] if self.kv_bits else []
+        parts += ["head"] if self.lm_head else []
         return "+".join(parts) or "dense"
 
     def apply(self, layers: tuple[NetworkLayer, ...]) -> tuple[NetworkLayer, ...]:
         return tuple(self._one(layer) for layer in layers)
 
     def _one(self, layer: NetworkLayer) -> NetworkLayer:
+        if self.lm_head and layer.name.endswith("lm_head"):
+            return self._quantized(layer)
         if isinstance(layer, VectorLayer) or layer.name.endswith(UNCOMPRESSED):
             return layer
         if layer.name.endswith(KV_LAYERS):
             return dataclasses.replace(layer, quantized_weight_bits=self.kv_bits) if self.kv_bits else layer
+        layer = self._quantized(layer)
         changes: dict[str, object] = {}
-        if self.weight_bits:
-            changes["quantized_weight_bits"] = self.weight_bits
         if self.weights == "2:4":
             changes.update(weight_sparsity=NMSparsity(2, 4),
                            operands=dataclasses.replace(layer.operands, weight_pattern="nm"))
         elif self.weights == "unstructured":
             changes.update(weight_density=self.weight_density,
                            operands=dataclasses.replace(layer.operands, weight_pattern="unstructured"))
+        return dataclasses.replace(layer, **changes) if changes else layer
+
+    def _quantized(self, layer: NetworkLayer) -> NetworkLayer:
+        """``layer`` with the weight width and group-wise scales (no change without them)."""
+        changes: dict[str, object] = {}
+        if self.weight_bits:
+            changes["quantized_weight_bits"] = self.weight_bits
+        if self.group_size:
+            if layer.gemm().k % self.group_size:
+                raise InputError.single("--group-size", str(self.group_size), f"must divide the reduction length "
+                                        f"of {layer.name} (k = {layer.gemm().k})")
+            changes.update(quant_group_size=self.group_size, quant_scale_bits=self.scale_bits)
         return dataclasses.replace(layer, **changes) if changes else layer
 
 

@@ -79,6 +79,10 @@ def _options(layer: NetworkLayer) -> str:
         parts.append(f"weight_density: {layer.weight_density:g}")
     if layer.quantized_weight_bits is not None:
         parts.append(f"quantized_weight_bits: {layer.quantized_weight_bits}")
+    if layer.quant_group_size is not None:
+        parts.append(f"quant_group_size: {layer.quant_group_size}")
+    if layer.quant_scale_bits is not None:
+        parts.append(f"quant_scale_bits: {layer.quant_scale_bits}")
     return "".join(", " + part for part in parts)
 
 

@@ -5,7 +5,9 @@ being the im2col matrix). Blocks, one module each: :mod:`.problem` (the GEMM, wi
 residency), :mod:`.sparsity` (does the layer run on the 2:4 path: declaration and weights),
 :mod:`.mma` (the MMA instruction), :mod:`.tiling` (eligible kernels, CTAs in launch order), :mod:`.split`
 (each kernel's split-K factor, chosen as TensorRT-LLM and FlashAttention choose it), :mod:`.block_scaling`
-(MX / NVFP4 operands: narrow elements, scales per block of K).
+(MX / NVFP4 operands: narrow elements, scales per block of K). A layer's group-wise quantization scales
+(``quant_group_size``: a scale and zero point per group of K of an A row, W4A16's) ride with A at every level
+(:class:`.problem.ElementBits`).
 
 The kernel that runs is chosen like cuBLAS / cuSPARSELt heuristics do: of the eligible
 kernels, the fastest (the first on ties). Each tile is a candidate unsplit and, when the library's rule
@@ -30,10 +32,12 @@ from types import MappingProxyType
 import dataclasses
 
 from accel_sim.foundations.arch import ArchBase
+from accel_sim.foundations.errors import InputError
 from accel_sim.models.tensor_core.plan.block_scaling import block_scaling, check_layer
 from accel_sim.models.tensor_core.plan.problem import (
     ElementBits,
     TCProblem,
+    check_groups,
     element_bits,
     gemm_problem,
     l2_resident,
@@ -43,7 +47,7 @@ from accel_sim.models.tensor_core.plan.sparsity import check_weights, hardware_p
 from accel_sim.models.tensor_core.plan.split import split_factor
 from accel_sim.models.tensor_core.plan.tiling import CtaGrid, cta_grid, eligible_kernels
 from accel_sim.models.tensor_core.spec import KernelTile, TensorCoreSpec
-from accel_sim.foundations.workload.layer import Layer
+from accel_sim.foundations.workload.layer import Layer, group_scale_bits
 from accel_sim.foundations.workload.operands import layer_operands, weight_matrix
 
 
@@ -73,10 +77,15 @@ def plan(arch: ArchBase, layer: Layer) -> TensorCorePlan:
     spec = tensor_core_spec(arch)
     gemm = layer.gemm()
     problem = gemm_problem(arch.word_bits, gemm.m, gemm.n, gemm.k, gemm.groups, runs_sparse(spec, arch.word_bits, layer),
-                           hardware_pattern(spec, arch.word_bits), layer.quantized_weight_bits)
+                           hardware_pattern(spec, arch.word_bits), layer.quantized_weight_bits,
+                           layer.quant_group_size or 0, group_scale_bits(layer))
+    check_groups(problem, layer.name)
     scaling = block_scaling(spec, arch.name)
     if scaling is not None:   # block-scaled A and B (:mod:`.block_scaling`)
         check_layer(scaling, layer, problem.sparse)
+        if problem.a_group:
+            raise InputError.single(layer.name, "quant_group_size", f"block-scaled operands ({scaling.name}) carry "
+                                    "their own scales per block; leave quant_group_size out")
         problem = dataclasses.replace(problem, scaling=scaling)   # its elements replace any weight-only width
     bits = element_bits(spec, problem)
     eligible = eligible_kernels(spec, problem)

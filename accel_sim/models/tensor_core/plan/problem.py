@@ -7,6 +7,7 @@ Widths: an A slot is a kept value plus its metadata; B and C elements are words.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from accel_sim.foundations.arch import ArchBase
@@ -44,6 +45,8 @@ class TCProblem:
     nm_m: int          # hardware pattern group length
     a_bits: int = 0    # bits of a stored A value (weight-only quantization); 0: word_bits
     scaling: BlockScaling | None = None   # block-scaled A and B (MX / NVFP4), else None
+    a_group: int = 0        # group-wise quantization: dense K per scale (and zero point) of an A row; 0: none
+    a_group_bits: int = 0   # bits of one group's scale and zero point
 
     def slots(self, extent: int) -> int:
         """Stored A values per row for a K extent: all of them dense; ``ceil(extent / M) * N`` 2:4."""
@@ -60,12 +63,23 @@ class TCProblem:
 
 
 def gemm_problem(word_bits: int, m: int, n: int, k: int, groups: int, sparse: bool,
-                 pattern: tuple[int, int], weight_bits: int | None = None) -> TCProblem:
+                 pattern: tuple[int, int], weight_bits: int | None = None, group: int = 0,
+                 group_bits: int = 0) -> TCProblem:
     """The tensor-core problem of a layer GEMM (output m x n = input m x k @ weights k x n);
     ``weight_bits``: the weights' stored width when quantized below the word (dequantized in
-    registers before the MMA, as weight-only INT4 / INT8 kernels do)."""
+    registers before the MMA, as weight-only INT4 / INT8 kernels do); ``group`` / ``group_bits``: one
+    scale and zero point of ``group_bits`` per ``group`` weights along K of an A row (0: none)."""
     return TCProblem(m=n, n=m, k=k, groups=groups, word_bits=word_bits, sparse=sparse, nm_n=pattern[0],
-                     nm_m=pattern[1], a_bits=weight_bits or 0)
+                     nm_m=pattern[1], a_bits=weight_bits or 0, a_group=group, a_group_bits=group_bits)
+
+
+def check_groups(problem: TCProblem, layer_name: str) -> None:
+    """Refuse group-wise scales the 2:4 path cannot split into whole kept slots (a group of K keeps
+    ``group x N / M`` values)."""
+    if problem.a_group and problem.sparse and (problem.a_group * problem.nm_n) % problem.nm_m:
+        raise InputError.single(layer_name, "quant_group_size", f"{problem.a_group} must be a multiple of "
+                                f"{problem.nm_m // math.gcd(problem.nm_n, problem.nm_m)} on the {problem.nm_n}:"
+                                f"{problem.nm_m} path (a group keeps a whole number of values)")
 
 
 @dataclass(frozen=True)
@@ -79,6 +93,8 @@ class ElementBits:
     c_value: int
     block: int = 0
     scale_bits: int = 0
+    a_group: int = 0        # group-wise quantization of A: slots per scale (and zero point); 0: none
+    a_group_bits: int = 0   # bits of one group's scale and zero point
 
     @property
     def a_slot(self) -> int:
@@ -88,9 +104,15 @@ class ElementBits:
         """Scale bits of ``elements`` consecutive-in-K operand elements (whole blocks)."""
         return (elements // self.block) * self.scale_bits if self.block else 0
 
+    def group_stream(self, slots: int) -> int:
+        """Group scale and zero-point bits of ``slots`` consecutive-in-K A slots: ``group_bits`` per group,
+        spread over its slots (a stage shorter than a group carries its share, rounded up; whole groups
+        exactly)."""
+        return -(-slots * self.a_group_bits // self.a_group) if self.a_group else 0
+
     def a_stream(self, slots: int) -> int:
-        """Bits of ``slots`` A slots with their block scales (an A row's K, or a sum of such)."""
-        return slots * self.a_slot + self.scale_stream(slots)
+        """Bits of ``slots`` A slots with their block or group scales (an A row's K, or a sum of such)."""
+        return slots * self.a_slot + self.scale_stream(slots) + self.group_stream(slots)
 
     def b_stream(self, elements: int) -> int:
         """Bits of ``elements`` B elements with their block scales."""
@@ -104,7 +126,9 @@ def element_bits(spec: TensorCoreSpec, problem: TCProblem) -> ElementBits:
     if scaling is not None:
         e = scaling.element_bits
         return ElementBits(a_value=e, a_metadata=meta, b_value=e, c_value=w, block=scaling.block, scale_bits=SCALE_BITS)
-    return ElementBits(a_value=problem.a_bits or w, a_metadata=meta, b_value=w, c_value=w)
+    group = problem.a_group * problem.nm_n // problem.nm_m if problem.sparse else problem.a_group  # in kept slots
+    return ElementBits(a_value=problem.a_bits or w, a_metadata=meta, b_value=w, c_value=w, a_group=group,
+                       a_group_bits=problem.a_group_bits if group else 0)
 
 
 def footprint_bits(problem: TCProblem, bits: ElementBits) -> int:

@@ -117,7 +117,7 @@ class StreamingMultiprocessor:
             if ring is not None and stage >= ahead:
                 yield ring.get()
             a_slots, b_elements = cta.rows * problem.slots(extent), cta.cols * extent
-            slices = (Slice("a", ("a", cta.a_panel, stage), a_slots, bits.a_stream(a_slots)),
+            slices = (Slice("a", ("a", cta.a_panel, stage), a_slots, cta.rows * bits.a_stream(problem.slots(extent))),
                       Slice("b", ("b", cta.b_panel, stage), b_elements, bits.b_stream(b_elements)))
             request = Request(self.number, slices, self.env.event(), self.env.event())
             yield wave.requests.put(request)
@@ -134,7 +134,8 @@ class StreamingMultiprocessor:
             read_a, read_b = a_rows * problem.slots(extent), b_cols * extent
             self.tally.count("read_a", read_a)
             self.tally.count("read_b", read_b)
-            yield self.shared_memory.burst(bits.a_stream(read_a) + bits.b_stream(read_b), request.bits)   # ldmatrix reads, fills
+            a_row = bits.a_stream(problem.slots(extent))      # an A row's stage, its group scales included
+            yield self.shared_memory.burst(a_rows * a_row + bits.b_stream(read_b), request.bits)   # ldmatrix reads, fills
             if self.recorder is not None:
                 self.recorder.record(self.smem, TRANSFER, start, self.env.now, f"stage {stage}: fill + ldmatrix",
                                      source=L2_AGENT)

@@ -10,7 +10,8 @@ from accel_sim.pipeline.trace.source import Example, TraceSource
 def totals(plan, counters) -> dict[str, float]:
     spec, bits = plan.spec, plan.bits
     return {"cycles": counters.cycles, "macs": counters.mmas * spec.mma_m * spec.mma_n * spec.mma_k,
-            "dram_bytes": (counters.dram_a * bits.a_slot + counters.dram_b * bits.b_value) / 8}
+            "dram_bytes": (counters.dram_a * bits.a_slot + bits.group_stream(counters.dram_a)
+                           + counters.dram_b * bits.b_value) / 8}
 
 
 def estimate(plan) -> int:
