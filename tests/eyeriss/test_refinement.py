@@ -275,3 +275,12 @@ def test_a_small_glb_splits_the_batch_and_fetches_filters_per_image_block():
         assert (plan.mapping.n, counters.passes, counters.dram_filter_read_bits, counters.glb_filter_words) == \
             (n, passes, bits, words)
         assert FAMILY.refinement(arch, layer) == []
+
+
+def test_max_cycles_is_inclusive_on_both_paths(tiny):
+    """The worked example takes 13 cycles: max_cycles=13 runs on both paths, 12 raises."""
+    plan = FAMILY.plan(eyeriss(**TINY_ARCH), tiny)
+    for path in (FAMILY.fast, FAMILY.reference):
+        assert path(plan, 13).cycles == 13
+        with pytest.raises(SimulationError):
+            path(plan, 12)
