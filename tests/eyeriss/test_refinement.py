@@ -199,6 +199,8 @@ def test_fast_equals_reference_on_generated_layers(case):
     arch = eyeriss(**options)
     assert FAMILY.refinement(arch, layer) == []
     plan, counters = FAMILY.counters(arch, layer)
+    # counters are integers (the contract's), never a float a stray '/' makes
+    assert all(isinstance(v, (int, np.integer)) for v in counters.as_dict().values())
     # conservation: issued + gated = dense; DRAM at least the coded footprint of every plane, read once
     assert counters.macs_issued + counters.macs_gated == layer.macs
     whole = plan.ifmap_bits if plan.mapping.e >= plan.shape.out_rows else None
@@ -284,3 +286,19 @@ def test_max_cycles_is_inclusive_on_both_paths(tiny):
         assert path(plan, 13).cycles == 13
         with pytest.raises(SimulationError):
             path(plan, 12)
+
+
+def test_a_small_glb_splits_the_filters_and_fetches_ifmaps_per_filter_block():
+    """A 3 x 3 dense ifmap, two 2 x 2 filters: with both filters a pass holds 9 ifmap values + 2 x 4 psums = 17 words
+    = 34 B of global buffer. With 30 B only one filter's psums fit (13 words = 26 B): p = m = 1, two filter blocks,
+    and the ifmaps cross the link once per block: 9 values RLC-coded as 9 pairs, 3 a 64-b word = 192 bits, twice =
+    384 bits; 24 B at 8 B a cycle = 3 cycles, twice = 6; 2 x 9 GLB ifmap writes. With 34 B, one block: half of each."""
+    layer = ConvLayer("f", in_h=3, in_w=3, in_channels=1, out_channels=2, kernel_h=2, kernel_w=2)
+    for glb, m, bits, load, writes in ((30, 1, 384, 6, 18), (34, 2, 192, 3, 9)):
+        arch = eyeriss(glb_size=glb, **TINY_ARCH)
+        plan = FAMILY.plan(arch, layer)
+        c = FAMILY.fast(plan, None)
+        assert (plan.mapping.m, int(plan.ifmap_bits.sum())) == (m, 192)
+        assert (c.dram_ifmap_read_bits, c.ifmap_load_cycles, c.glb_ifmap_writes) == (bits, load, writes)
+        assert all(isinstance(v, (int, np.integer)) for v in c.as_dict().values())
+        assert FAMILY.refinement(arch, layer) == []
