@@ -208,3 +208,19 @@ def test_split_columns_spill_into_a_second_round_and_share_segments_within_a_rou
     c = FAMILY.fast(plan, None)
     assert (c.work_units, c.rounds, c.glb_iact_reads, c.iact_spad_writes) == (16, 2, 12, 16)
     assert FAMILY.refinement(arch, layer) == []
+
+
+def test_one_round_reads_every_ifmap_value_from_the_glb_once():
+    """Segments of different groups, images and channel blocks are different segments. A dense grouped 1x1 conv:
+    3 groups of 17 channels -> 1 filter, batch 2, a 1 x 2 map, default chip: C0 = 16 (channel blocks 16, 1), M0 = 1;
+    3 groups x 2 channel blocks x 2 images x E 1 = 12 units < 192 PEs, so the 2 ofmap columns split (1, 1): 24 units,
+    one round. Each unit's segment is one ifmap column of its channel block: the segments partition the
+    3 x 2 x 17 x 2 = 204 values, so each leaves the GLB once: GLB iact reads = GLB iact writes = SPad writes = 204."""
+    arch = load_arch("eyeriss_v2")
+    layer = ConvLayer("c", in_h=1, in_w=2, in_channels=51, out_channels=3, kernel_h=1, kernel_w=1, groups=3, batch=2)
+    plan = FAMILY.plan(arch, layer)
+    assert (plan.c_sizes, plan.m0, plan.f_sizes) == ((16, 1), 1, (1, 1))
+    c = FAMILY.fast(plan, None)
+    assert (c.work_units, c.rounds) == (24, 1)
+    assert (c.glb_iact_reads, c.glb_iact_writes, c.iact_spad_writes) == (204, 204, 204)
+    assert FAMILY.refinement(arch, layer) == []
