@@ -224,3 +224,23 @@ def test_one_round_reads_every_ifmap_value_from_the_glb_once():
     assert (c.work_units, c.rounds) == (24, 1)
     assert (c.glb_iact_reads, c.glb_iact_writes, c.iact_spad_writes) == (204, 204, 204)
     assert FAMILY.refinement(arch, layer) == []
+
+
+def test_a_filter_row_wider_than_the_smaller_spad_is_refused():
+    """The iact SPad and the weight address SPad both hold a filter row: S = 5 fits a 16-entry address SPad but not
+    a 4-entry iact SPad, so the plan refuses it, naming kernel_w (and the 5 x 5 conv fits the default 16 / 16)."""
+    layer = ConvLayer("c", in_h=6, in_w=6, in_channels=1, out_channels=1, kernel_h=1, kernel_w=5)
+    with pytest.raises(InputError, match="kernel_w"):
+        FAMILY.plan(_arch(iact_spad_entries=4), layer)
+    with pytest.raises(InputError, match="kernel_w"):
+        FAMILY.plan(_arch(weight_addr_entries=4), layer)
+    assert FAMILY.plan(load_arch("eyeriss_v2"), layer).c0 == 1
+
+
+def test_images_count_in_the_units_before_the_columns_split():
+    """1x1 conv, 1 channel -> 1 filter, batch 4, a 1 x 64 map, default chip (192 PEs): 4 images x 1 ofmap row = 4 units,
+    so the plan wants ceil(192 / 4) = 48 column splits: blocks of ceil(64 / 48) = 2 columns, 32 blocks, 128 units
+    (one round)."""
+    layer = ConvLayer("c", in_h=1, in_w=64, in_channels=1, out_channels=1, kernel_h=1, kernel_w=1, batch=4)
+    plan = FAMILY.plan(load_arch("eyeriss_v2"), layer)
+    assert plan.f_sizes == (2,) * 32 and plan.work_units == 128
