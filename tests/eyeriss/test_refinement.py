@@ -302,3 +302,26 @@ def test_a_small_glb_splits_the_filters_and_fetches_ifmaps_per_filter_block():
         assert (c.dram_ifmap_read_bits, c.ifmap_load_cycles, c.glb_ifmap_writes) == (bits, load, writes)
         assert all(isinstance(v, (int, np.integer)) for v in c.as_dict().values())
         assert FAMILY.refinement(arch, layer) == []
+
+
+def test_strip_width_ties_on_busy_pes_are_broken_by_dram_words():
+    """A 3 x 2 array, 2 x 2 filters, 8 channels -> 1 filter on a 6 x 6 map (E = 5): the 2 x 5 set needs
+    2 x ceil(5 / 2) = 6 rows > 3, so it is strip-mined. q = min(12 // 2, 224 // 2, 8) = 6, p = 1. Busy PEs:
+    e = 1: two 2 x 1 sets side by side, t = 1, r = min(2, ceil(8 / 6)) = 2 channel copies -> 2 x 1 x 2 = 4;
+    e = 2: one 2 x 2 set, r = t = 1 -> 4. A tie; DRAM words decide: filters 1 x 8 x 4 = 32 words per strip,
+    ifmaps 8 channels x 6 columns x the strips' window rows: e = 1, 5 strips of 2 rows: 32 x 5 + 480 = 640;
+    e = 2, strips (2, 2, 1) of 3, 3, 2 rows: 32 x 3 + 384 = 480. e = 2 wins."""
+    layer = ConvLayer("c", in_h=6, in_w=6, in_channels=8, out_channels=1, kernel_h=2, kernel_w=2)
+    mp = rs_mapping(eyeriss(pe_rows=3, pe_cols=2).eyeriss, loop_nest(layer), 16, layer)
+    assert (mp.e, mp.p, mp.q, mp.r, mp.t) == (2, 1, 6, 1, 1)
+
+
+def test_strip_widths_count_channel_copies_as_busy_pes():
+    """A 3 x 3 array, 2 x 2 filters, 16 channels -> 8 filters on a 10 x 10 map (E = 9): 2 x ceil(9 / 3) = 6 rows > 3,
+    so strips. q = 6, p = min(16, 8) = 8. Busy PEs: e = 1: three 2 x 1 sets side by side, t = 1 filter block,
+    r = min(3, ceil(16 / 6)) = 3 channel copies -> 2 x 1 x 3 x 1 = 6; e = 2: one set, 4; e = 3: one 2 x 3 set, 6.
+    Candidates e = 1 and 3. In a 600 B GLB e = 1 fits at p = 4 (t = 2, r = 1, 384 B) for 7488 DRAM words,
+    e = 3 only at p = 2 (588 B) for 9216: e = 1, p = 4, all 8 filters a block."""
+    layer = ConvLayer("c", in_h=10, in_w=10, in_channels=16, out_channels=8, kernel_h=2, kernel_w=2)
+    mp = rs_mapping(eyeriss(pe_rows=3, pe_cols=3, glb_size=600).eyeriss, loop_nest(layer), 16, layer)
+    assert (mp.e, mp.p, mp.r, mp.t, mp.n, mp.m) == (1, 4, 1, 2, 1, 8)
