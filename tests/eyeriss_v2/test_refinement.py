@@ -235,6 +235,8 @@ def test_a_filter_row_wider_than_the_smaller_spad_is_refused():
     with pytest.raises(InputError, match="kernel_w"):
         FAMILY.plan(_arch(weight_addr_entries=4), layer)
     assert FAMILY.plan(load_arch("eyeriss_v2"), layer).c0 == 1
+    exact = ConvLayer("c", in_h=1, in_w=16, in_channels=1, out_channels=1, kernel_h=1, kernel_w=16)
+    assert FAMILY.plan(load_arch("eyeriss_v2"), exact).c0 == 1     # S = 16 fills both 16-entry SPads: it fits
 
 
 def test_images_count_in_the_units_before_the_columns_split():
