@@ -246,3 +246,11 @@ def test_images_count_in_the_units_before_the_columns_split():
     layer = ConvLayer("c", in_h=1, in_w=64, in_channels=1, out_channels=1, kernel_h=1, kernel_w=1, batch=4)
     plan = FAMILY.plan(load_arch("eyeriss_v2"), layer)
     assert plan.f_sizes == (2,) * 32 and plan.work_units == 128
+
+
+def test_the_weight_address_spad_bounds_c0_too():
+    """An 8-entry weight address SPad holds 8 // 3 = 2 weight columns of a 3x3 filter: C0 = min(8, 16 // 3, 2) = 2,
+    so 8 channels are 4 blocks of 2."""
+    layer = ConvLayer("c", in_h=6, in_w=6, in_channels=8, out_channels=4, kernel_h=3, kernel_w=3)
+    plan = FAMILY.plan(_arch(weight_addr_entries=8), layer)
+    assert (plan.c0, plan.c_sizes) == (2, (2, 2, 2, 2))
