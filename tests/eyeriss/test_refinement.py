@@ -199,6 +199,8 @@ def test_fast_equals_reference_on_generated_layers(case):
     arch = eyeriss(**options)
     assert FAMILY.refinement(arch, layer) == []
     plan, counters = FAMILY.counters(arch, layer)
+    # counters are integers (the contract's), never a float a stray '/' makes
+    assert all(isinstance(v, (int, np.integer)) for v in counters.as_dict().values())
     # conservation: issued + gated = dense; DRAM at least the coded footprint of every plane, read once
     assert counters.macs_issued + counters.macs_gated == layer.macs
     whole = plan.ifmap_bits if plan.mapping.e >= plan.shape.out_rows else None
@@ -260,3 +262,66 @@ def test_ifmap_network_bounds_a_pass(tiny):
     assert (narrow.processing_cycles, narrow.network_wait_cycles) == (1 + 9, 5)
     assert (wide.processing_cycles, wide.network_wait_cycles) == (1 + 4, 0)
     assert FAMILY.refinement(eyeriss(ifmap_gin_words=4, **TINY_ARCH), tiny) == []
+
+
+def test_a_small_glb_splits_the_batch_and_fetches_filters_per_image_block():
+    """The tiny layer (3 x 3 ifmap, one 2 x 2 filter) on a batch of 2: one image's pass needs 3 window rows x 3
+    ifmap values + 2 x 2 psums = 13 words = 26 B of global buffer, two images 52 B. With 40 B, n = 1: two image
+    blocks, two passes, and the 4 filter weights come from DRAM once per block: 2 x 4 x 16 b = 128 bits,
+    8 GLB filter words. With 52 B both images fit: n = 2, one pass, 64 bits."""
+    layer = ConvLayer("b", in_h=3, in_w=3, in_channels=1, out_channels=1, kernel_h=2, kernel_w=2, batch=2)
+    for glb, n, passes, bits, words in ((40, 1, 2, 128, 8), (52, 2, 1, 64, 4)):
+        arch = eyeriss(glb_size=glb, **TINY_ARCH)
+        plan = FAMILY.plan(arch, layer)
+        counters = FAMILY.fast(plan, None)
+        assert (plan.mapping.n, counters.passes, counters.dram_filter_read_bits, counters.glb_filter_words) == \
+            (n, passes, bits, words)
+        assert FAMILY.refinement(arch, layer) == []
+
+
+def test_max_cycles_is_inclusive_on_both_paths(tiny):
+    """The worked example takes 13 cycles: max_cycles=13 runs on both paths, 12 raises."""
+    plan = FAMILY.plan(eyeriss(**TINY_ARCH), tiny)
+    for path in (FAMILY.fast, FAMILY.reference):
+        assert path(plan, 13).cycles == 13
+        with pytest.raises(SimulationError):
+            path(plan, 12)
+
+
+def test_a_small_glb_splits_the_filters_and_fetches_ifmaps_per_filter_block():
+    """A 3 x 3 dense ifmap, two 2 x 2 filters: with both filters a pass holds 9 ifmap values + 2 x 4 psums = 17 words
+    = 34 B of global buffer. With 30 B only one filter's psums fit (13 words = 26 B): p = m = 1, two filter blocks,
+    and the ifmaps cross the link once per block: 9 values RLC-coded as 9 pairs, 3 a 64-b word = 192 bits, twice =
+    384 bits; 24 B at 8 B a cycle = 3 cycles, twice = 6; 2 x 9 GLB ifmap writes. With 34 B, one block: half of each."""
+    layer = ConvLayer("f", in_h=3, in_w=3, in_channels=1, out_channels=2, kernel_h=2, kernel_w=2)
+    for glb, m, bits, load, writes in ((30, 1, 384, 6, 18), (34, 2, 192, 3, 9)):
+        arch = eyeriss(glb_size=glb, **TINY_ARCH)
+        plan = FAMILY.plan(arch, layer)
+        c = FAMILY.fast(plan, None)
+        assert (plan.mapping.m, int(plan.ifmap_bits.sum())) == (m, 192)
+        assert (c.dram_ifmap_read_bits, c.ifmap_load_cycles, c.glb_ifmap_writes) == (bits, load, writes)
+        assert all(isinstance(v, (int, np.integer)) for v in c.as_dict().values())
+        assert FAMILY.refinement(arch, layer) == []
+
+
+def test_strip_width_ties_on_busy_pes_are_broken_by_dram_words():
+    """A 3 x 2 array, 2 x 2 filters, 8 channels -> 1 filter on a 6 x 6 map (E = 5): the 2 x 5 set needs
+    2 x ceil(5 / 2) = 6 rows > 3, so it is strip-mined. q = min(12 // 2, 224 // 2, 8) = 6, p = 1. Busy PEs:
+    e = 1: two 2 x 1 sets side by side, t = 1, r = min(2, ceil(8 / 6)) = 2 channel copies -> 2 x 1 x 2 = 4;
+    e = 2: one 2 x 2 set, r = t = 1 -> 4. A tie; DRAM words decide: filters 1 x 8 x 4 = 32 words per strip,
+    ifmaps 8 channels x 6 columns x the strips' window rows: e = 1, 5 strips of 2 rows: 32 x 5 + 480 = 640;
+    e = 2, strips (2, 2, 1) of 3, 3, 2 rows: 32 x 3 + 384 = 480. e = 2 wins."""
+    layer = ConvLayer("c", in_h=6, in_w=6, in_channels=8, out_channels=1, kernel_h=2, kernel_w=2)
+    mp = rs_mapping(eyeriss(pe_rows=3, pe_cols=2).eyeriss, loop_nest(layer), 16, layer)
+    assert (mp.e, mp.p, mp.q, mp.r, mp.t) == (2, 1, 6, 1, 1)
+
+
+def test_strip_widths_count_channel_copies_as_busy_pes():
+    """A 3 x 3 array, 2 x 2 filters, 16 channels -> 8 filters on a 10 x 10 map (E = 9): 2 x ceil(9 / 3) = 6 rows > 3,
+    so strips. q = 6, p = min(16, 8) = 8. Busy PEs: e = 1: three 2 x 1 sets side by side, t = 1 filter block,
+    r = min(3, ceil(16 / 6)) = 3 channel copies -> 2 x 1 x 3 x 1 = 6; e = 2: one set, 4; e = 3: one 2 x 3 set, 6.
+    Candidates e = 1 and 3. In a 600 B GLB e = 1 fits at p = 4 (t = 2, r = 1, 384 B) for 7488 DRAM words,
+    e = 3 only at p = 2 (588 B) for 9216: e = 1, p = 4, all 8 filters a block."""
+    layer = ConvLayer("c", in_h=10, in_w=10, in_channels=16, out_channels=8, kernel_h=2, kernel_w=2)
+    mp = rs_mapping(eyeriss(pe_rows=3, pe_cols=3, glb_size=600).eyeriss, loop_nest(layer), 16, layer)
+    assert (mp.e, mp.p, mp.r, mp.t, mp.n, mp.m) == (1, 4, 1, 2, 1, 8)
