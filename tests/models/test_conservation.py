@@ -14,6 +14,7 @@ from accel_sim.foundations.workload.operands import layer_operands
 from accel_sim.pipeline.simulate import energy_factor
 
 MATRIX_VECTOR_ONLY = ("eie",)  # families that refuse convolutions (EIE runs FC / LSTM layers)
+CONV_ONLY_KERNELS = ("sparsert_conv",)   # simt kernels that refuse GEMM / FC layers (SparseRT's 3x3 code generator)
 SMALL_ARCH_OVERRIDES = {"systolic.rows": 8, "systolic.cols": 8}
 
 
@@ -96,7 +97,8 @@ def test_every_shipped_arch_runs_with_conservation(path):
                      kernel_w=3, pad_top=1, pad_bottom=1, pad_left=1, pad_right=1,
                      weight_sparsity=None if block_scaled else NMSparsity(2, 4))
     fc = GemmLayer("fc", m=1, k=256, n=10, weight_density=0.3, input_density=0.5)
-    network = Network("tiny", (fc,) if arch.family in MATRIX_VECTOR_ONLY else (conv, fc))
+    conv_only = arch.family == "simt" and arch.simt.kernel in CONV_ONLY_KERNELS
+    network = Network("tiny", (fc,) if arch.family in MATRIX_VECTOR_ONLY else (conv,) if conv_only else (conv, fc))
     check_laws(arch, network, simulate(arch, network))
 
 
