@@ -168,6 +168,7 @@ def test_integer_operands_kept_as_words_and_others_quantised():
     assert fixed_point(np.array([-3.0, 5.0]), 16).tolist() == [-3, 5]
     assert fixed_point(np.array([-32768.0, 32767.0]), 16).tolist() == [-32768, 32767]
     assert fixed_point(np.array([32768.0, 1.0]), 16).tolist() == [65535, 2]
+    assert fixed_point(np.zeros((0, 3)), 8).shape == (0, 3)       # an empty tensor stays empty
 
 
 def test_non_negative_weights_with_zeros_are_unsigned():
