@@ -46,13 +46,17 @@ def main() -> None:
     cli = [sys.executable, "-m", "accel_sim", "reproduce"]
     print(f"load average before: {os.getloadavg()[0]:.2f} (2-core machine: above ~0.5 the wall times are not quiet)")
     if not args.all_only:
-        print(f"{'study':28s} {'wall s':>8s} {'CPU s':>8s}")
-        total = 0.0
-        for name in all_studies():
+        print(f"{'study':28s} {'wall s':>8s} {'CPU s':>8s} {'cpu_s hint':>10s}")
+        rows = []
+        for name, s in all_studies().items():
             wall, cpu, code = _timed(cli + [name, "--out", str(out / "each" / name), "--force"])
-            total += cpu
-            print(f"{name:28s} {wall:8.1f} {cpu:8.1f}" + ("" if code == 0 else f"  (exit {code})"), flush=True)
-        print(f"{'sum':28s} {'':8s} {total:8.1f}")
+            rows.append((name, wall, cpu, s.cpu_s, code))
+            print(f"{name:28s} {wall:8.1f} {cpu:8.1f} {s.cpu_s:10g}" + ("" if code == 0 else f"  (exit {code})"),
+                  flush=True)
+        print(f"\nsorted by CPU (the order `reproduce all` starts them in follows the cpu_s hints):")
+        for name, wall, cpu, hint, code in sorted(rows, key=lambda row: -row[2]):
+            print(f"{name:28s} {wall:8.1f} {cpu:8.1f} {hint:10g}" + ("" if code == 0 else f"  (exit {code})"))
+        print(f"{'sum':28s} {'':8s} {sum(row[2] for row in rows):8.1f}")
     if not args.studies_only:
         wall, cpu, code = _timed(cli + ["all", "--jobs", str(args.jobs), "--out", str(out / "all"), "--force",
                                         "--quiet"])

@@ -14,6 +14,7 @@ import math
 
 import pandas as pd
 
+from accel_sim.foundations.config.loader import REPO_ROOT
 from accel_sim.foundations.errors import InputError
 from accel_sim.foundations.measured import MEASURED_DIR, VALIDATION_COLUMNS, MeasuredCase, MeasuredGroup, load_registry
 from accel_sim.pipeline.catalog import load_arch
@@ -50,7 +51,7 @@ def case_row(group: MeasuredGroup, case: MeasuredCase) -> dict:
         simulated = simulate_serving_case(case) if case.serving is not None else \
             simulate_cpu_case(case) or simulate_case(case)
     except (InputError, ValueError) as err:
-        first = str(err).splitlines()[0]
+        first = str(err).splitlines()[0].replace(f"{REPO_ROOT}/", "")   # the same text from any clone
         return {**row, "family": _family(case.device), "status": f"not runnable: {first}"}
     error = simulated.value / case.measured - 1
     return {**row, "family": simulated.family, "simulated": simulated.value, "relative_error": error,
@@ -113,6 +114,6 @@ def run_groups(groups: tuple[MeasuredGroup, ...]) -> StudyOutput:
                        tables={"comparison": frame, "groups": per_group, "validation": validation_table(frame)})
 
 
-@study("silicon-validation", "Checked against silicon: every measured-hardware case (measured_hardware/)", cpu_s=40.0)
+@study("silicon-validation", "Checked against silicon: every measured-hardware case (measured_hardware/)", cpu_s=40)
 def silicon_validation() -> StudyOutput:
     return run_groups(load_registry())

@@ -185,3 +185,24 @@ def test_dynamic_loom_groups_of_filters_agree():
     plan = FAMILY.plan(arch(design="loom", columns=2, lanes=2, rows=4, tiles=2, group_size=2,
                             dynamic_weights=True), layer)
     assert FAMILY.fast(plan) == FAMILY.reference(plan)
+
+
+def test_compiled_shifter_equals_numpy_passes(monkeypatch):
+    """The shifter's loops (numba, or plain Python) give :func:`shifter_passes`' cycles, and the fast path
+    gives the same counters with them and without numba (the numpy fallback)."""
+    rng = np.random.default_rng(5)
+    for first_stage in (0, 2, 3):
+        terms = rng.integers(0, 1 << 16, (40, 6)) * (rng.random((40, 6)) < 0.5)
+        expected = fast_module.shifter_passes(terms, first_stage)
+        assert (fast_module.shifter_rows(terms, (1 << first_stage) - 1, fast_module.LSB) == expected).all()
+        assert (fast_module.pragmatic_cycles(terms, first_stage) == expected).all()
+    layer = conv("shifter", rng.integers(-90, 90, (5, 4, 3, 3)) * (rng.random((5, 4, 3, 3)) < 0.6),
+                 rng.integers(0, 900, (1, 4, 6, 6)) * (rng.random((1, 4, 6, 6)) < 0.6), pad=1)
+    machines = (arch("bitserial_dnnsim_bitpragmatic_b2_cr1_booth", tiles=2, rows=2),
+                arch("bitserial_dnnsim_bittacticale", tiles=2, rows=2, lanes=8))   # Bit-Tactical on Pragmatic
+    compiled = [FAMILY.counters(machine, layer)[1] for machine in machines]
+    plain = {"rows": fast_module.shifter_rows, "tactical": fast_module.tactical_rows}
+    monkeypatch.setattr(fast_module, "_compiled_shifter", lambda: plain)
+    assert [FAMILY.counters(machine, layer)[1] for machine in machines] == compiled
+    monkeypatch.setattr(fast_module, "_compiled_shifter", lambda: None)
+    assert [FAMILY.counters(machine, layer)[1] for machine in machines] == compiled

@@ -266,3 +266,19 @@ def test_a_plane_that_fills_the_iaram_exactly_needs_no_temporal_tiles():
     assert FAMILY.plan(arch, layer).tiling.temporal_tiles == 1
     smaller = scnn_arch({"scnn.design": "dcnn", "scnn.pe_rows": 1, "scnn.pe_cols": 2, "scnn.iaram_size": 3})
     assert FAMILY.plan(smaller, layer).tiling.temporal_tiles == 2
+
+
+@pytest.mark.parametrize("case", [small_case(s) for s in (0, 8, 15)] + [chunked_case(1)])
+def test_activation_bits_equal_on_every_encoding_path(case, monkeypatch):
+    """The compiled per-channel zero-run count (numba), the same loop in plain Python and the numpy path that lists
+    the non-zeros give the same bits (the test above checks the compiled path against SCNNZeroRun)."""
+    from accel_sim.models.scnn.plan import encoding
+    arch, layer = case
+    fields = ("input_bits", "output_bits", "output_dram_bits")
+    compiled = FAMILY.plan(arch, layer)
+    for path in (lambda: encoding.channel_entries, lambda: None):
+        monkeypatch.setattr(encoding, "_compiled", path)
+        plan = FAMILY.plan(arch, layer)
+        assert all(np.array_equal(getattr(plan, f), getattr(compiled, f)) for f in fields)
+        assert [plan.input_dram_bits(b, 0).tolist() for b in range(plan.view.batch)] == \
+            [compiled.input_dram_bits(b, 0).tolist() for b in range(plan.view.batch)]

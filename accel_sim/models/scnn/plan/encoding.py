@@ -14,6 +14,8 @@ OARAM contents); weights per (channel, output-channel group), linearised over R 
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from accel_sim.models.scnn.plan.nonzeros import coordinates, sorted_pieces, stable_order, weight_nonzeros
@@ -93,12 +95,45 @@ def channel_storage_bits(tiling: Tiling, spec: SCNNSpec, plane: np.ndarray, comp
     if not compressed:
         return np.repeat((sizes * value_bits)[:, :, None], channels, axis=2)
     order, block_of, position_of = tile_major(tiling, spec, plane.shape[1], plane.shape[2], owned)
-    c, i = coordinates((plane != 0).reshape(channels, -1)[:, order])
     n_blocks = tiling.temporal_tiles * spec.pes * channels
-    entries = block_entries(block_of[i] * channels + c, position_of[i], n_blocks, spec.index_bits)
+    kernel = _compiled()
+    if kernel is not None:
+        entries = kernel((plane != 0).reshape(channels, -1), order, block_of, position_of, n_blocks, spec.index_bits)
+    else:
+        c, i = coordinates((plane != 0).reshape(channels, -1)[:, order])
+        entries = block_entries(block_of[i] * channels + c, position_of[i], n_blocks, spec.index_bits)
     block_sizes = np.repeat(sizes.reshape(-1), channels)
     bits = block_bits(entries, block_sizes, value_bits, spec.index_bits)
     return bits.reshape(tiling.temporal_tiles, spec.pes, channels)
+
+
+def channel_entries(nonzero: np.ndarray, order: np.ndarray, block_of: np.ndarray, position_of: np.ndarray,
+                    n_blocks: int, run_bits: int) -> np.ndarray:
+    """:func:`block_entries` of every (tile, channel) block of a plane's ``nonzero`` mask (channels, positions), read
+    in :func:`tile_major` order channel by channel, without listing the non-zeros: the loop numba compiles (plain
+    Python too). Block ``block_of x channels + channel``."""
+    channels = nonzero.shape[0]
+    entries = np.zeros(n_blocks, dtype=np.int64)
+    for c in range(channels):
+        previous_block, previous = -1, -1
+        for i in range(order.size):
+            if nonzero[c, order[i]]:
+                block, position = block_of[i], position_of[i]
+                zeros_before = position if block != previous_block else position - previous - 1
+                entries[block * channels + c] += 1 + (zeros_before >> run_bits)
+                previous_block, previous = block, position
+    return entries
+
+
+@functools.cache
+def _compiled():
+    """:func:`channel_entries` compiled by numba (cached on disk), or None when numba is not installed (then the
+    non-zeros are listed and counted in numpy, :func:`block_entries`)."""
+    try:
+        from numba import njit
+    except ImportError:   # pragma: no cover - depends on the environment
+        return None
+    return njit(cache=True, nogil=True)(channel_entries)
 
 
 def tile_major(tiling: Tiling, spec: SCNNSpec, h: int, w: int, owned: bool = False

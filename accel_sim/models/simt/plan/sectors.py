@@ -1,5 +1,7 @@
-"""Coalescing (pure numpy): how many 32-byte sectors a warp's accesses touch."""
+"""Coalescing (numpy, one loop compiled by numba when installed): how many 32-byte sectors a warp's accesses touch."""
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 
@@ -35,12 +37,45 @@ def cta_sector_lists(cta: np.ndarray, first_byte: np.ndarray, nbytes: np.ndarray
                      ctas: int) -> tuple[np.ndarray, np.ndarray]:
     """Each CTA's distinct sectors of a list of byte ranges given CTA-major with rising addresses inside a
     CTA: ``(ptr, sectors)``, CTA c's sectors sorted in ``sectors[ptr[c]:ptr[c + 1]]`` (a sector two adjacent
-    ranges share counted once)."""
+    ranges share counted once). With numba one compiled pass over the ranges (:func:`listed_sectors`; the
+    sparse-kernel studies' largest plan cost), else numpy over every range's sectors expanded."""
     cta, first_byte = np.asarray(cta).ravel(), np.asarray(first_byte, dtype=np.int64).ravel()   # CTA numbers: integers
     counts = span_sectors(first_byte, np.asarray(nbytes, dtype=np.int64).ravel(), sector)
-    offset = np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
-    ids, owner = np.repeat(first_byte // sector, counts) + offset, np.repeat(cta, counts)
-    keep = np.concatenate(([True], (ids[1:] != ids[:-1]) | (owner[1:] != owner[:-1])))[:ids.size]
-    ids, owner = ids[keep], owner[keep]
+    kernel = _compiled()
+    if kernel is not None:
+        ids, owner = kernel(cta.astype(np.int64), first_byte // sector, counts)
+    else:
+        offset = np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+        ids, owner = np.repeat(first_byte // sector, counts) + offset, np.repeat(cta, counts)
+        keep = np.concatenate(([True], (ids[1:] != ids[:-1]) | (owner[1:] != owner[:-1])))[:ids.size]
+        ids, owner = ids[keep], owner[keep]
     ptr = np.concatenate(([0], np.cumsum(np.bincount(owner, minlength=ctas)))).astype(np.int64)
     return ptr, ids
+
+
+def listed_sectors(cta: np.ndarray, first_sector: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sector ids and their CTAs of ranges ``counts[i]`` sectors long from ``first_sector[i]``, in order, a sector
+    equal to the one listed just before it for the same CTA dropped: the loop numba compiles (plain Python too)."""
+    total = 0
+    for n in counts:
+        total += n
+    ids = np.empty(total, dtype=np.int64)
+    owner = np.empty(total, dtype=np.int64)
+    kept = 0
+    for i in range(counts.size):
+        for j in range(counts[i]):
+            sector = first_sector[i] + j
+            if kept == 0 or ids[kept - 1] != sector or owner[kept - 1] != cta[i]:
+                ids[kept], owner[kept] = sector, cta[i]
+                kept += 1
+    return ids[:kept].copy(), owner[:kept].copy()
+
+
+@functools.cache
+def _compiled():
+    """:func:`listed_sectors` compiled by numba (cached on disk), or None when numba is not installed."""
+    try:
+        from numba import njit
+    except ImportError:   # pragma: no cover - depends on the environment
+        return None
+    return njit(cache=True, nogil=True)(listed_sectors)

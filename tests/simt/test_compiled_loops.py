@@ -1,0 +1,51 @@
+"""The SIMT family's compiled loops (numba: sector lists, CTA dispatch, L1 line runs), the same loops in plain Python and the numpy / heapq paths agree."""
+import numpy as np
+
+from accel_sim.models.simt.plan import sectors
+
+
+def test_sector_lists_equal_on_every_path(monkeypatch):
+    rng = np.random.default_rng(7)
+    ctas = 9
+    cta = np.sort(rng.integers(0, ctas, 300))
+    first = np.zeros(cta.size, dtype=np.int64)
+    for c in range(ctas):   # rising addresses inside a CTA, ranges that touch, overlap, or are empty
+        mine = cta == c
+        first[mine] = np.cumsum(rng.integers(0, 70, int(mine.sum())))
+    nbytes = rng.integers(0, 100, cta.size)
+    compiled = sectors.cta_sector_lists(cta, first, nbytes, 32, ctas)
+    monkeypatch.setattr(sectors, "_compiled", lambda: sectors.listed_sectors)
+    plain = sectors.cta_sector_lists(cta, first, nbytes, 32, ctas)
+    monkeypatch.setattr(sectors, "_compiled", lambda: None)
+    numpy_path = sectors.cta_sector_lists(cta, first, nbytes, 32, ctas)
+    for got in (compiled, plain):
+        assert all(a.dtype == b.dtype and np.array_equal(a, b) for a, b in zip(got, numpy_path))
+    empty = sectors.cta_sector_lists(np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0), 32, 3)
+    assert list(empty[0]) == [0, 0, 0, 0] and empty[1].size == 0
+
+
+def test_dispatch_equal_on_every_path(monkeypatch):
+    from accel_sim.models.simt import fast
+    rng = np.random.default_rng(3)
+    durations = rng.integers(1, 50, 500)
+    durations[::7] = durations[1::7][:durations[::7].size]   # ties between slots
+    compiled = fast.dispatch(durations, 12)
+    monkeypatch.setattr(fast, "_compiled_dispatch", lambda: {"dispatch": fast.dispatch_keys, "lines": fast.line_runs})
+    plain = fast.dispatch(durations, 12)
+    monkeypatch.setattr(fast, "_compiled_dispatch", lambda: None)
+    heap = fast.dispatch(durations, 12)
+    assert all(np.array_equal(a, b) for got in (compiled, plain) for a, b in zip(got, heap))
+
+
+def test_line_runs_equal_on_every_path(monkeypatch):
+    from accel_sim.models.simt import fast
+    rng = np.random.default_rng(4)
+    sizes = rng.integers(0, 40, 25)
+    ptr = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    sectors = np.concatenate([np.sort(rng.choice(200, n, replace=False)) for n in sizes]).astype(np.int64)
+    compiled = fast.cached_lines(sectors, ptr, 4)
+    monkeypatch.setattr(fast, "_compiled_dispatch", lambda: {"dispatch": fast.dispatch_keys, "lines": fast.line_runs})
+    plain = fast.cached_lines(sectors, ptr, 4)
+    monkeypatch.setattr(fast, "_compiled_dispatch", lambda: None)
+    numpy_path = fast.cached_lines(sectors, ptr, 4)
+    assert all(a.dtype == b.dtype and np.array_equal(a, b) for got in (compiled, plain) for a, b in zip(got, numpy_path))
