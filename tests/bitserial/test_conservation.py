@@ -1,6 +1,6 @@
 """Conservation laws on every shipped bitserial config: MACs issued + skipped = dense (all issued without
 Bit-Tactical), each step costs at least one cycle, the PE slots of the issuing tiles are used or idle,
-DaDianNao takes one cycle per step and Stripes p_a; the CLI run of DNNsim's data through the public API."""
+DaDianNao takes one cycle per step and Stripes p_a, DRAM reads at least the packed operands; the CLI run of DNNsim's data through the public API."""
 import csv
 
 import pytest
@@ -33,6 +33,12 @@ def test_laws(path):
         assert counters.cycles == counters.steps
     if spec.design == "stripes":
         assert counters.cycles == counters.steps * 7
+    # DRAM carries at least the layer's operands packed at their precisions (unpacked: one word each)
+    packed = -(-LAYER.input_elements * 7 // 8) - (-LAYER.weight_elements * 9 // 8)
+    assert result.dram_read_bytes >= packed
+    if not spec.packed_storage:
+        assert result.dram_read_bytes == (LAYER.input_elements + LAYER.weight_elements) * arch.word_bits // 8
+    assert counters.activation_words <= counters.activation_reads and counters.weight_words <= counters.weight_reads
 
 
 def test_cli_run_gives_dnnsims_cycles(tmp_path):

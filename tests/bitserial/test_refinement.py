@@ -161,6 +161,32 @@ def test_max_cycles_raises_on_both_paths():
             count(plan, cycles - 1)
 
 
+def test_integer_operands_kept_as_words_and_others_quantised():
+    """Integers within the 16-bit word range [-32768, 32767] are taken as they are; anything else is quantised
+    to the layer's precision (32768 does not fit a word: unsigned 16 bits put it on the top code 65535)."""
+    from accel_sim.models.bitserial.plan import fixed_point
+    assert fixed_point(np.array([-3.0, 5.0]), 16).tolist() == [-3, 5]
+    assert fixed_point(np.array([-32768.0, 32767.0]), 16).tolist() == [-32768, 32767]
+    assert fixed_point(np.array([32768.0, 1.0]), 16).tolist() == [65535, 2]
+    assert fixed_point(np.zeros((0, 3)), 8).shape == (0, 3)       # an empty tensor stays empty
+
+
+def test_non_negative_weights_with_zeros_are_unsigned():
+    weights = np.array([[[[0]], [[3]]]])
+    plan = FAMILY.plan(arch(design="loom", columns=2, lanes=2, rows=1, tiles=1), conv("unsigned_w", weights,
+                                                                                      np.ones((1, 2, 1, 3))))
+    assert not plan.wgt_signed and not plan.act_signed
+
+
+def test_dynamic_loom_groups_of_filters_agree():
+    """Loom's run-time weight width with filter groups of 2 (rows 4): fast == reference."""
+    rng = np.random.default_rng(3)
+    layer = conv("loom_groups", rng.integers(-9, 9, (6, 3, 1, 1)), rng.integers(0, 40, (1, 3, 2, 3)))
+    plan = FAMILY.plan(arch(design="loom", columns=2, lanes=2, rows=4, tiles=2, group_size=2,
+                            dynamic_weights=True), layer)
+    assert FAMILY.fast(plan) == FAMILY.reference(plan)
+
+
 def test_compiled_shifter_equals_numpy_passes(monkeypatch):
     """The shifter's loops (numba, or plain Python) give :func:`shifter_passes`' cycles, and the fast path
     gives the same counters with them and without numba (the numpy fallback)."""

@@ -34,3 +34,44 @@ def test_small_grid_fast_equals_reference_and_energy_is_brick_multiplies():
     run = simulate_layer(machine, plan.layer, load_energy_table(machine.energy_table))
     bricks = [a for a in run.result.actions if a.component == "pe_array" and a.component_class == "mult_int"]
     assert [(a.bits, a.count) for a in bricks] == [(2, FAMILY.fast(plan).serial_cycles * 4)]
+
+
+def test_packed_storage_by_hand():
+    """Bit Fusion's storage at the layer's bit width (hsharma35/bitfusion 04ec1c8, optimizer.py:55-73, 209-228),
+    16-bit words, 8 lanes, 2 windows per tile, p_a = p_w = 4. The layer: 3 windows of 2 channels (1 line each:
+    ceil(2 / 8) = 1), one 1x1 filter -> 2 window sets = 2 steps.
+
+    - a line of 8 values at 4 bits is ceil(8 x 4 / 16) = 2 words (unpacked: 8 words);
+    - neuron-memory reads: 3 present windows x 1 line x 2 words = 6 words (values: 3 x 8 = 24);
+    - synapse-buffer reads: 2 steps x 1 filter x 2 words = 4 words (values: 2 x 8 = 16);
+    - DRAM reads: 6 activations x 4 bits = 24 bits = 2 words, 2 weights x 4 bits = 8 bits = 1 word: 3 words
+      = 6 bytes >= the packed footprint ceil(24 / 8) + ceil(8 / 8) = 4 bytes; outputs: 3 words written;
+    - writes: neuron memory 2 + 3 = 5 words, synapse buffer 1 word.
+    """
+    machine = arch(design="bitfusion", columns=2, lanes=8, rows=1, tiles=1, bricks=4, packed_storage=True)
+    layer = conv("bf_packed", WEIGHTS, INPUTS, activation_bits=4, weight_bits=4)
+    plan = FAMILY.plan(machine, layer)
+    fast = FAMILY.fast(plan)
+    assert fast == FAMILY.reference(plan)
+    assert (fast.activation_reads, fast.activation_words, fast.weight_reads, fast.weight_words) == (24, 6, 16, 4)
+    result = FAMILY.account(plan, fast)
+    assert (result.dram_read_bytes, result.dram_write_bytes) == (6, 6)
+    assert (result.sram_read_bytes, result.sram_write_bytes) == (20, 12)
+    memory = {(a.component, a.action): a.count for a in result.actions if a.component_class in ("dram", "sram")}
+    assert memory == {("dram", "read"): 3, ("dram", "write"): 3, ("neuron_memory", "write"): 5,
+                      ("neuron_memory", "read"): 6, ("synapse_buffer", "write"): 1, ("synapse_buffer", "read"): 4}
+    unpacked = FAMILY.fast(FAMILY.plan(arch(design="bitfusion", columns=2, lanes=8, rows=1, tiles=1, bricks=4), layer))
+    assert (unpacked.activation_words, unpacked.weight_words) == (24, 16)
+    assert unpacked.cycles == fast.cycles      # storage moves bytes, not the step costs
+
+
+@pytest.mark.parametrize("act, wgt", [(2, 2), (3, 5), (8, 4), (16, 16)])
+def test_shipped_config_packs_at_the_layer_width(act, wgt):
+    machine = load_arch("bitserial_bitfusion")
+    assert machine.bitserial.packed_storage
+    layer = conv("bf_pack", WEIGHTS, INPUTS, activation_bits=act, weight_bits=wgt)
+    plan = FAMILY.plan(machine, layer)
+    fast = FAMILY.fast(plan)
+    assert fast == FAMILY.reference(plan)
+    assert fast.activation_words * 16 == fast.activation_reads * act      # 16 lanes of 16-bit words: exact
+    assert fast.weight_words * 16 == fast.weight_reads * wgt

@@ -9,6 +9,9 @@ ANDs ``lanes`` single bits with their weights, sums them (costed as one ``lanes`
 adder tree of ``lanes`` narrow inputs) and shift-accumulates the sum into its partial sum (one add of
 ``accumulator_bits``), each cycle; a Bit Fusion PE runs its ``bricks`` BitBricks (2-bit multiplies) and
 one shift-add of ``accumulator_bits`` each cycle. The energies are the table's ``mult_int`` / ``add_int`` entries.
+With ``packed_storage`` the weights and activations cross DRAM and the buffers at the layer's precision,
+packed into words (:meth:`BitSerialPlan.stored_words`; the buffer reads are the counters' ``*_words``);
+outputs are written as one word each. Every access is one ``word_bits`` access of the energy table.
 Bit-Tactical skips the products of demoted zero weights: ``macs_skipped`` = dense - issued.
 """
 from __future__ import annotations
@@ -33,14 +36,16 @@ def account(plan: BitSerialPlan, counters: BitSerialCounters) -> LayerResult:
              else ActionCount("pe_array", "mult_int", "op", counters.serial_cycles * spec.bricks, spec.brick_bits)
              if spec.design == "bitfusion"
              else ActionCount("pe_array", "add_int", "op", counters.serial_cycles, spec.lanes))
+    input_words = plan.stored_words(layer.input_elements, plan.act_bits)
+    weight_words = plan.stored_words(layer.weight_elements, plan.wgt_bits)
     actions = (
-        ActionCount("dram", "dram", "read", layer.input_elements + layer.weight_elements, word),
+        ActionCount("dram", "dram", "read", input_words + weight_words, word),
         ActionCount("dram", "dram", "write", layer.output_elements, word),
-        ActionCount("neuron_memory", "sram", "write", layer.input_elements + layer.output_elements, word,
+        ActionCount("neuron_memory", "sram", "write", input_words + layer.output_elements, word,
                     spec.neuron_memory_size),
-        ActionCount("neuron_memory", "sram", "read", counters.activation_reads, word, spec.neuron_memory_size),
-        ActionCount("synapse_buffer", "sram", "write", layer.weight_elements, word, spec.synapse_buffer_size),
-        ActionCount("synapse_buffer", "sram", "read", counters.weight_reads, word, spec.synapse_buffer_size),
+        ActionCount("neuron_memory", "sram", "read", counters.activation_words, word, spec.neuron_memory_size),
+        ActionCount("synapse_buffer", "sram", "write", weight_words, word, spec.synapse_buffer_size),
+        ActionCount("synapse_buffer", "sram", "read", counters.weight_words, word, spec.synapse_buffer_size),
         pe_op,
         ActionCount("pe_array", "add_int", "op", products, spec.accumulator_bits),
     )
@@ -59,9 +64,8 @@ def account(plan: BitSerialPlan, counters: BitSerialCounters) -> LayerResult:
     return LayerResult(
         layer=layer.name, cycles=counters.cycles, compute_cycles=counters.cycles, stall_cycles=0,
         macs_dense=dense, macs_issued=issued, peak_macs_per_cycle=max(1, peak),
-        dram_read_bytes=math.ceil((layer.input_elements + layer.weight_elements) * word / BITS_PER_BYTE),
+        dram_read_bytes=math.ceil((input_words + weight_words) * word / BITS_PER_BYTE),
         dram_write_bytes=math.ceil(layer.output_elements * word / BITS_PER_BYTE),
-        sram_read_bytes=math.ceil((counters.activation_reads + counters.weight_reads) * word / BITS_PER_BYTE),
-        sram_write_bytes=math.ceil((layer.input_elements + layer.weight_elements + layer.output_elements) * word
-                                   / BITS_PER_BYTE),
+        sram_read_bytes=math.ceil((counters.activation_words + counters.weight_words) * word / BITS_PER_BYTE),
+        sram_write_bytes=math.ceil((input_words + weight_words + layer.output_elements) * word / BITS_PER_BYTE),
         actions=actions, metrics=MappingProxyType(metrics), operand_hashes=plan.operand_hashes)

@@ -16,4 +16,6 @@ class BitSerialCounters(Counters):
     serial_cycles: int     # PE-cycles: each issuing tile's cost for a window x its filters, summed
     activation_reads: int  # activation words broadcast to the tiles: present windows x lanes per step
     weight_reads: int      # weight words read: the tile's filters x lanes per issuing tile and step
+    activation_words: int  # neuron-memory words those reads occupy: present windows x line words per step
+    weight_words: int      # synapse-buffer words those reads occupy: the tile's filters x line words per step
     macs_issued: int       # products of slots holding a weight of the layer (Bit-Tactical: not demoted)

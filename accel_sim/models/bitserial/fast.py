@@ -337,7 +337,8 @@ def fast(plan: BitSerialPlan, max_cycles: int | None = None) -> BitSerialCounter
     spec = plan.spec
     facts = _Layer(plan)
     blocks, totals = [], dict(steps=0, tile_steps=0, pe_steps=0, idle_pe_steps=0, serial_cycles=0,
-                              activation_reads=0, weight_reads=0, macs_issued=0)
+                              activation_reads=0, weight_reads=0, activation_words=0,
+                              weight_words=0, macs_issued=0)
     for p in plan.passes:
         per_chunk = []
         windows = p.present.sum(axis=1)                                         # (WS,)
@@ -362,6 +363,8 @@ def fast(plan: BitSerialPlan, max_cycles: int | None = None) -> BitSerialCounter
             totals["serial_cycles"] += int((column_cost.sum(axis=3) * filters[None, None, :]).sum())
             totals["activation_reads"] += int(windows.sum()) * calls * spec.lanes
             totals["weight_reads"] += len(windows) * int((issuing * filters[None, :]).sum()) * spec.lanes
+            totals["activation_words"] += int(windows.sum()) * calls * plan.activation_line_words
+            totals["weight_words"] += len(windows) * int((issuing * filters[None, :]).sum()) * plan.weight_line_words
             totals["macs_issued"] += int(windows.sum()) * int(slots.sum())
         if per_chunk:
             blocks.append(np.concatenate(per_chunk, axis=1).reshape(-1, facts.units))

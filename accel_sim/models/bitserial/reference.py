@@ -165,12 +165,14 @@ class _Tile:
 class _Tally:
     def __init__(self) -> None:
         self.counts = dict(steps=0, tile_steps=0, pe_steps=0, idle_pe_steps=0, serial_cycles=0,
-                           activation_reads=0, weight_reads=0, macs_issued=0)
+                           activation_reads=0, weight_reads=0, activation_words=0,
+                           weight_words=0, macs_issued=0)
 
     def step(self, plan: BitSerialPlan, tiles: list[_Tile], tile_costs: list[dict[int, int]]) -> None:
         spec, c = plan.spec, self.counts
         c["steps"] += 1
         c["activation_reads"] += len(tiles[0].columns) * spec.lanes
+        c["activation_words"] += len(tiles[0].columns) * plan.activation_line_words
         for tile, costs in zip(tiles, tile_costs):
             pe = len(tile.columns) * len(tile.filters)
             c["tile_steps"] += 1
@@ -178,6 +180,7 @@ class _Tally:
             c["idle_pe_steps"] += spec.columns * spec.rows - pe
             c["serial_cycles"] += sum(costs[tile.unit_of(col)] for col in tile.columns) * len(tile.filters)
             c["weight_reads"] += len(tile.filters) * spec.lanes
+            c["weight_words"] += len(tile.filters) * plan.weight_line_words
             c["macs_issued"] += tile.slots() * len(tile.columns)
 
 

@@ -25,6 +25,9 @@ DIFFY = "Mahmoud et al., Diffy: a Deja vu-Free Differential Deep Neural Network 
 BITFUSION = ("Sharma et al., Bit Fusion: Bit-Level Dynamically Composable Architecture for Accelerating Deep Neural "
              "Networks, ISCA 2018 (section III: 2-bit BitBricks, 16 per Fusion Unit, fused in powers of 2; 16-bit "
              "operands by temporal fusion)")
+BITFUSION_SIM = ("hsharma35/bitfusion 04ec1c8, bitfusion/src/optimizer/optimizer.py:55-73 (buffer fills of "
+                 "weights x wprec and activations x iprec bits), :166 (DRAM reads = those fills) and :209-228 (buffer "
+                 "reads x iprec / wprec bits)")
 DESIGNS = ("dadiannao", "stripes", "shapeshifter", "loom", "pragmatic", "laconic", "bitfusion")
 SEARCH_SHAPES = ("T", "L")
 TACTICAL_DESIGNS = ("dadiannao", "shapeshifter", "pragmatic")
@@ -91,6 +94,11 @@ class BitSerialSpec:
         source=BITFUSION)
     brick_bits: int = spec_field("bitfusion: operand bits of one BitBrick (a 2-bit x 2-bit signed multiply).", 2,
                                  positive=True, maximum=8, source=BITFUSION)
+    packed_storage: bool = spec_field(
+        "Weights and activations cross DRAM and the on-chip buffers at the layer's bit width (weight_bits / "
+        "activation_bits), packed into word_bits words: a line of ``lanes`` values is ceil(lanes x bits / "
+        "word_bits) words. False: every value is one word. Outputs are written as words either way.", False,
+        source=BITFUSION_SIM)
     accumulator_bits: int = spec_field("Width of a partial sum.", 32, positive=True,
                                        source="estimate: 16-bit products accumulated in 32 bits")
     neuron_memory_size: int = spec_field("Central activation memory (eDRAM).", 4 * 1024 * 1024, unit="size",

@@ -16,6 +16,9 @@ core/src/OutputStationary.cpp, WindowFirstOutS.cpp; the Stripes and Pragmatic pa
 Operands: integer tensors are taken as 16-bit fixed-point integers (DNNsim's ``quantised: true``);
 real-valued tensors are quantised linearly to the layer's precision (largest magnitude on the top code).
 The layer's precisions are ``activation_bits`` / ``weight_bits`` of the workload, else ``pe_width``.
+Storage: one value per ``word_bits`` word, or with ``packed_storage`` the values packed at the layer's
+precision (hsharma35/bitfusion 04ec1c8, bitfusion/src/optimizer/optimizer.py:55-73, 209-228: buffer and
+DRAM traffic in values x iprec / wprec bits): ``n`` values take ceil(n x bits / word_bits) words.
 """
 from __future__ import annotations
 
@@ -71,6 +74,22 @@ class BitSerialPlan:
     passes: tuple[Pass, ...]
     chunks: tuple[tuple[Chunk, ...], ...]  # per group
     operand_hashes: Mapping[str, str]
+
+    def stored_words(self, values: int, bits: int) -> int:
+        """Words holding ``values`` values of ``bits`` bits: one each, or packed (``packed_storage``)."""
+        if not self.spec.packed_storage:
+            return values
+        return -(-values * bits // self.arch.word_bits)
+
+    @property
+    def activation_line_words(self) -> int:
+        """Buffer words of one window's line of ``lanes`` activations."""
+        return self.stored_words(self.spec.lanes, self.act_bits)
+
+    @property
+    def weight_line_words(self) -> int:
+        """Buffer words of one filter's line of ``lanes`` weights."""
+        return self.stored_words(self.spec.lanes, self.wgt_bits)
 
     @property
     def fusion_cycles(self) -> int:
