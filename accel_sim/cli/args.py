@@ -31,6 +31,31 @@ def parse_overrides(pairs: Sequence[str]) -> dict:
     return overrides
 
 
+def add_compression_options(parser: argparse.ArgumentParser) -> None:
+    """How an LLM's weights, activations and KV cache are stored, the same on ``import-hf`` and ``serve``."""
+    parser.add_argument("--weights", default="dense",
+                        help="block weights: dense (default), 2:4 (N:M-pruned, weight_sparsity 2:4) or "
+                        "unstructured:D (magnitude-pruned to density D)")
+    parser.add_argument("--weight-bits", type=int, default=None,
+                        help="weight-only quantization of the block weights: stored bits (e.g. 8, 4; default: the "
+                        "arch's word)")
+    parser.add_argument("--group-size", type=int, default=None,
+                        help="with --weight-bits: group-wise scales, one scale and zero point per this many weights "
+                        "along k (e.g. 32, 64, 128; default: none counted)")
+    parser.add_argument("--scale-bits", type=int, default=None,
+                        help="with --group-size: bits of one group's scale and zero point (default 32: bf16 each)")
+    parser.add_argument("--precision", default=None, metavar="{int8,fp8}",
+                        help="8-bit weights AND activations of the block GEMMs: int8 (W8A8, SmoothQuant) or fp8 "
+                        "(E4M3), one fp32 scale per output channel and per token; needs the arch's "
+                        "int8_macs_per_cycle / fp8_macs_per_cycle (an A100 has no FP8); default: none (exclusive "
+                        "with --weight-bits)")
+    parser.add_argument("--quantize-lm-head", action="store_true",
+                        help="with --weight-bits or --precision: quantize the LM head too (as gpt-fast and torchao "
+                        "quantize every linear layer); default: it stays at the word width, as GPTQ / AWQ leave it")
+    parser.add_argument("--kv-bits", type=int, default=None,
+                        help="stored bits of the K / V cache (e.g. 8; default: the arch's word)")
+
+
 def add_output_options(parser: argparse.ArgumentParser, quiet: bool = True) -> None:
     """``--force`` (and ``--quiet`` unless told not), the same on every command that writes a folder."""
     parser.add_argument("--force", action="store_true",

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import math
 
-from accel_sim.cli.args import add_output_options, progress_stream
+from accel_sim.cli.args import add_compression_options, add_output_options, progress_stream
 from accel_sim.cli.output import check_output_folder
 
 
@@ -35,22 +35,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "and the KV heads")
     parser.add_argument("--pp", type=int, default=1, help="pipeline-parallel stages (default 1), each of --tp devices "
                         "holding num_hidden_layers / pp blocks; must divide the layers")
-    parser.add_argument("--weights", default="dense", help="block weights: dense, 2:4 or unstructured:D")
-    parser.add_argument("--weight-bits", type=int, default=None, help="weight-only quantization width")
-    parser.add_argument("--group-size", type=int, default=None, help="with --weight-bits: weights per group-wise "
-                        "scale and zero point along k (e.g. 32, 64, 128; default: none counted)")
-    parser.add_argument("--scale-bits", type=int, default=None, help="with --group-size: bits of one group's scale "
-                        "and zero point (default 32: bf16 each)")
-    parser.add_argument("--precision", default=None, metavar="{int8,fp8}",
-                        help="8-bit weights AND activations of the block GEMMs: int8 (W8A8, SmoothQuant) or fp8 "
-                        "(E4M3), one fp32 scale per output channel and per token; needs the arch's "
-                        "int8_macs_per_cycle / fp8_macs_per_cycle (an A100 has no FP8); default: none (exclusive "
-                        "with --weight-bits)")
-    parser.add_argument("--quantize-lm-head", action="store_true",
-                        help="with --weight-bits or --precision: quantize the LM head too (as gpt-fast and torchao "
-                        "quantize every "
-                        "linear layer); default: it stays at the word width, as GPTQ / AWQ leave it")
-    parser.add_argument("--kv-bits", type=int, default=None, help="stored bits of the KV cache")
+    add_compression_options(parser)
     parser.add_argument("--slo-ttft-ms", type=float, default=None, help="service-level objective on the time to first "
                         "token, ms: prints the share of requests meeting the objectives and the goodput")
     parser.add_argument("--slo-tpot-ms", type=float, default=None, help="service-level objective on the time per "
