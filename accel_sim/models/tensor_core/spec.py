@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from accel_sim.foundations.compress.quantization.microscaling import BLOCK_FORMATS
 from accel_sim.foundations.config.schema import spec_field
+from accel_sim.foundations.errors import InputError
 
 WHITEPAPER = "NVIDIA A100 Tensor Core GPU Architecture whitepaper (2020)"
 SPARSITY = f"{WHITEPAPER}, fine-grained structured sparsity section; Mishra et al., arXiv 2104.08378 (2021)"
@@ -216,3 +217,12 @@ class TensorCoreSpec:
                                 f"{self.mma_m}x{self.mma_n}")
         if problems:
             raise ValueError("; ".join(problems))
+
+
+def narrow_mma_k(spec: TensorCoreSpec, arch_name: str, field: str, rate: int) -> int:
+    """K of one MMA at a narrower operand's ``rate`` (dense MACs per cycle per tensor core, the config's
+    ``field``): more K in the FP16 MMA's cycles; an InputError unless that K is whole."""
+    if (spec.mma_k * rate) % spec.dense_macs_per_cycle:
+        raise InputError.single(arch_name, f"tensor_core.{field}", f"{rate} must be a multiple of "
+                                f"dense_macs_per_cycle / mma_k ({spec.dense_macs_per_cycle} / {spec.mma_k})")
+    return spec.mma_k * rate // spec.dense_macs_per_cycle

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from accel_sim.foundations.compress.quantization.microscaling import block_format
 from accel_sim.foundations.errors import InputError
 from accel_sim.foundations.workload.layer import Layer
-from accel_sim.models.tensor_core.spec import TensorCoreSpec
+from accel_sim.models.tensor_core.spec import TensorCoreSpec, narrow_mma_k
 
 SCALE_BITS = 8          # E8M0 (MX) and E4M3 (NVFP4) scales are both one byte
 
@@ -65,11 +65,8 @@ def block_scaling(spec: TensorCoreSpec, arch_name: str) -> BlockScaling | None:
     if rate == 0:
         raise InputError.single(arch_name, f"tensor_core.{field}", f"block_format {spec.block_format} needs the "
                                 f"tensor core's {fmt.bits}-bit rate (dense MACs per cycle per tensor core, > 0)")
-    if (spec.mma_k * rate) % spec.dense_macs_per_cycle:
-        raise InputError.single(arch_name, f"tensor_core.{field}", f"{rate} must be a multiple of "
-                                f"dense_macs_per_cycle / mma_k ({spec.dense_macs_per_cycle} / {spec.mma_k})")
     return BlockScaling(spec.block_format, fmt.bits, fmt.is_integer, block, scale_kind, rate,
-                        spec.mma_k * rate // spec.dense_macs_per_cycle)
+                        narrow_mma_k(spec, arch_name, field, rate))
 
 
 def check_layer(scaling: BlockScaling, layer: Layer, sparse: bool) -> None:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from accel_sim.foundations.errors import InputError
 from accel_sim.foundations.workload.layer import Layer
-from accel_sim.models.tensor_core.spec import TensorCoreSpec
+from accel_sim.models.tensor_core.spec import TensorCoreSpec, narrow_mma_k
 
 ELEMENT_BITS = 8       # INT8 and FP8 E4M3 operands
 SCALE_BITS = 32        # fp32 per-channel (weight) and per-token (activation) scales
@@ -55,9 +55,7 @@ def layer_precision(spec: TensorCoreSpec, arch_name: str, layer: Layer) -> Layer
     if rate == 0:
         raise InputError.single(arch_name, f"tensor_core.{field}", f"0: this tensor core has no {name} path "
                                 f"(layer {layer.name} asks for precision {name})")
-    if (spec.mma_k * rate) % spec.dense_macs_per_cycle:
-        raise InputError.single(arch_name, f"tensor_core.{field}", f"{rate} must be a multiple of "
-                                f"dense_macs_per_cycle / mma_k ({spec.dense_macs_per_cycle} / {spec.mma_k})")
+    mma_k = narrow_mma_k(spec, arch_name, field, rate)
     if spec.block_format != "none":
         raise InputError.single(layer.name, "precision", f"{name} on a block-scaled arch (tensor_core.block_format "
                                 f"{spec.block_format}): leave one of them out")
@@ -68,4 +66,4 @@ def layer_precision(spec: TensorCoreSpec, arch_name: str, layer: Layer) -> Layer
     if bits not in (None, ELEMENT_BITS):
         raise InputError.single(layer.name, "quantized_weight_bits", f"precision {name} stores 8-bit weights, "
                                 f"got {bits}")
-    return LayerPrecision(name, integer, rate, spec.mma_k * rate // spec.dense_macs_per_cycle)
+    return LayerPrecision(name, integer, rate, mma_k)
