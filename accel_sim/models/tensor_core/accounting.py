@@ -23,8 +23,8 @@ from accel_sim.models.tensor_core.plan.mma import (
     REGISTER_BITS,
     macs_per_cycle,
     mma_bits,
-    mma_k,
     mma_read_bits,
+    products_per_mma,
     scale_applications,
 )
 from accel_sim.models.tensor_core.plan.problem import BITS_PER_BYTE
@@ -119,7 +119,7 @@ def account(plan: TensorCorePlan, counters: TensorCoreCounters) -> LayerResult:
     tile = plan.kernels[counters.kernel]
     w, meta = problem.word_bits, bits.a_metadata
     mma = mma_bits(spec, problem)
-    products = counters.mmas * spec.mma_m * spec.mma_n * mma_k(spec, problem)   # executed, padding included
+    products = counters.mmas * products_per_mma(spec, problem)   # executed, padding included
     rf_reads = math.ceil(counters.mmas * mma_read_bits(spec, problem) / REGISTER_BITS)
     rf_writes = math.ceil((bits.a_stream(counters.read_a) + bits.b_stream(counters.read_b)
                            + counters.mmas * mma["d"]) / REGISTER_BITS)

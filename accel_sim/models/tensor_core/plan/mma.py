@@ -37,9 +37,14 @@ def macs_per_cycle(spec: TensorCoreSpec, problem: TCProblem) -> int:
     return problem.scaling.macs_per_cycle if problem.scaling is not None else spec.dense_macs_per_cycle
 
 
+def products_per_mma(spec: TensorCoreSpec, problem: TCProblem) -> int:
+    """Products one MMA executes (padding included): ``mma_m x mma_n x`` its stored K at the operand width."""
+    return spec.mma_m * spec.mma_n * mma_k(spec, problem)
+
+
 def cycles_per_mma(spec: TensorCoreSpec, problem: TCProblem) -> int:
     """Cycles one tensor core is busy with one MMA (the sparse one takes the dense one's time)."""
-    return math.ceil(spec.mma_m * spec.mma_n * mma_k(spec, problem) / macs_per_cycle(spec, problem))
+    return math.ceil(products_per_mma(spec, problem) / macs_per_cycle(spec, problem))
 
 
 def scale_applications(spec: TensorCoreSpec, problem: TCProblem) -> int:

@@ -25,7 +25,7 @@ import simpy
 
 from accel_sim.hardware import BytesPerCycle, Link
 from accel_sim.models.tensor_core.plan import TensorCorePlan
-from accel_sim.models.tensor_core.plan.mma import cycles_per_mma, mma_k, mma_read_bits, mmas_per_warp
+from accel_sim.models.tensor_core.plan.mma import cycles_per_mma, mma_read_bits, mmas_per_warp, products_per_mma
 from accel_sim.hardware.recorder import COMPUTE, TRANSFER, Recorder
 from accel_sim.models.tensor_core.reference.memory import L2_AGENT, Request, Slice, Wave
 from accel_sim.models.tensor_core.reference.tally import Tally
@@ -164,7 +164,7 @@ class StreamingMultiprocessor:
             if self.recorder is not None:
                 mmas = sum(warps * per_warp for _, warps in self.sub_partitions)
                 self.recorder.record(self.cores, COMPUTE, start, self.env.now, f"stage {stage}: {mmas} MMAs",
-                                     macs=mmas * spec.mma_m * spec.mma_n * mma_k(spec, problem), source=self.smem)
+                                     macs=mmas * products_per_mma(spec, problem), source=self.smem)
             self.tally.step("math", wave.number, stage, max(p.value[0] for p in parts))
             self.tally.step("register_file", wave.number, stage, max(p.value[1] for p in parts))
             self.tally.step("compute", wave.number, stage, self.env.now - start)

@@ -3,15 +3,14 @@ on its shared memory (the fill and the warps' ldmatrix reads) and on its tensor 
 MACs, padding included), the wave's shared-memory barrier, the L2 rounds and the DRAM reads."""
 from __future__ import annotations
 
-from accel_sim.models.tensor_core.plan.mma import mma_k
+from accel_sim.models.tensor_core.plan.mma import products_per_mma
 from accel_sim.models.tensor_core.reference import reference
 from accel_sim.pipeline.trace.source import Example, TraceSource
 
 
 def totals(plan, counters) -> dict[str, float]:
     spec, bits = plan.spec, plan.bits
-    macs = counters.mmas * spec.mma_m * spec.mma_n * mma_k(spec, plan.problem)   # the mode's K: 8-bit, block-scaled
-    return {"cycles": counters.cycles, "macs": macs,
+    return {"cycles": counters.cycles, "macs": counters.mmas * products_per_mma(spec, plan.problem),
             "dram_bytes": (counters.dram_a * bits.a_slot + bits.group_stream(counters.dram_a)
                            + counters.dram_b * bits.b_value) / 8}
 
