@@ -116,6 +116,11 @@ def _plain(value: Any) -> float | int:
     return value
 
 
+def runs_together(context: WorkerContext, chunk: Sequence[PointTask]) -> bool:
+    """Whether the chunk's points are simulated together (simulate points, more than one)."""
+    return context.evaluate is simulate_point and len(chunk) > 1
+
+
 def _evaluate_batch(context: WorkerContext, chunk: Sequence[PointTask]) -> tuple[PointOutcome, ...] | None:
     """The chunk's simulate points run together (:func:`~accel_sim.pipeline.simulate.simulate_many`), each
     point's time the batch's mean; ``None`` when any point fails, so the caller runs the points one by one
@@ -136,7 +141,7 @@ def _evaluate_batch(context: WorkerContext, chunk: Sequence[PointTask]) -> tuple
 def evaluate_chunk(context: WorkerContext, chunk: Sequence[PointTask]) -> tuple[PointOutcome, ...]:
     """Validate each point's arch and run the point function on it (the only work a worker does); simulate
     points of a chunk run together (:func:`_evaluate_batch`)."""
-    if context.evaluate is simulate_point and len(chunk) > 1:
+    if runs_together(context, chunk):
         batch = _evaluate_batch(context, chunk)
         if batch is not None:
             return batch
@@ -225,7 +230,7 @@ class SerialExecutor:
 
     def map_unordered(self, chunks: Iterable[tuple[PointTask, ...]]) -> Iterator[tuple[PointOutcome, ...]]:
         for chunk in chunks:
-            if self._context.evaluate is simulate_point and len(chunk) > 1:
+            if runs_together(self._context, chunk):
                 yield evaluate_chunk(self._context, chunk)   # a batch: its points share work
                 continue
             for task in chunk:   # no task overhead to amortise here: hand back every point at once
