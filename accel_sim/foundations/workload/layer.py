@@ -513,8 +513,8 @@ class Network:
     def __post_init__(self) -> None:
         if not self.layers:
             raise ValueError("a network needs at least one layer")
-        names = [layer.name for layer in self.layers]
-        dupes = sorted({n for n in names if names.count(n) > 1})
+        seen: set[str] = set()
+        dupes = sorted({layer.name for layer in self.layers if layer.name in seen or seen.add(layer.name)})
         if dupes:
             raise ValueError(f"layer names must be unique; repeated: {', '.join(dupes)}")
 
