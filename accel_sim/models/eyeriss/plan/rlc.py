@@ -12,20 +12,29 @@ import numpy as np
 
 
 def rlc_pairs(nonzero: np.ndarray, max_run: int) -> np.ndarray:
-    """Pairs coding each row of ``nonzero`` (streams x length, True where the value is not zero)."""
+    """Pairs coding each row of ``nonzero`` (streams x length, True where the value is not zero): one per
+    value, one more per ``max_run + 1`` zeros of each run before a value, and the zeros after a stream's last
+    value closed the same way (the values' positions found in one pass over the flattened array)."""
     streams, length = nonzero.shape
-    rows, cols = np.nonzero(nonzero)
     span = max_run + 1
+    flat = np.flatnonzero(nonzero)                   # row-major positions of the values
+    rows = flat // length
     pairs = np.bincount(rows, minlength=streams).astype(np.int64)
-    first = np.ones(rows.size, dtype=bool)
-    first[1:] = rows[1:] != rows[:-1]
-    previous = np.empty(cols.size, dtype=np.int64)
-    previous[first] = -1
-    previous[~first] = cols[:-1][~first[1:]]
-    gaps = cols - previous - 1
-    pairs += np.bincount(rows, weights=gaps // span, minlength=streams).astype(np.int64)
+    new_row = np.empty(flat.size, dtype=bool)        # the first value of its stream
+    new_row[:1] = True
+    np.not_equal(rows[1:], rows[:-1], out=new_row[1:])
+    before = np.empty_like(flat)                     # the position before the value's run of zeros
+    before[1:] = flat[:-1]
+    before[new_row] = rows[new_row] * length - 1
+    gaps = flat - before - 1
+    long = gaps >= span
+    if long.any():
+        pairs += np.bincount(rows[long], weights=gaps[long] // span, minlength=streams).astype(np.int64)
+    ends = np.empty(flat.size, dtype=bool)           # the last value of its stream
+    ends[-1:] = True
+    np.not_equal(rows[1:], rows[:-1], out=ends[:-1])
     last = np.full(streams, -1, dtype=np.int64)
-    last[rows] = cols
+    last[rows[ends]] = flat[ends] - rows[ends] * length
     pairs += -(-(length - 1 - last) // span)
     return pairs
 
