@@ -112,3 +112,20 @@ def test_shipped_config_writes_32_bit_outputs():
     fast = FAMILY.fast(plan)
     assert fast == FAMILY.reference(plan)
     assert fast.output_words == plan.layer.output_elements * 2
+
+
+def test_output_words_round_up_to_whole_words():
+    """An output takes ceil(output_bits / word_bits) words: 16-bit outputs in 32-bit words are one word each,
+    32-bit outputs two 16-bit words; the counter is a whole number of words."""
+    layer = conv("bf_outw", WEIGHTS, INPUTS, activation_bits=4, weight_bits=4)
+    grid = {"bitserial.design": "bitfusion", "bitserial.columns": 2, "bitserial.lanes": 8, "bitserial.rows": 1,
+            "bitserial.tiles": 1, "bitserial.bricks": 4}
+    for word_bits, output_bits, per_output in ((32, 16, 1), (32, 32, 1), (32, 48, 2), (16, 48, 3)):
+        machine = load_arch("bitserial_dnnsim_dadiannao", {**grid, "word_bits": word_bits,
+                                                           "bitserial.output_bits": output_bits})
+        plan = FAMILY.plan(machine, layer)
+        assert plan.output_value_words == per_output and type(plan.output_value_words) is int
+        fast = FAMILY.fast(plan)
+        assert fast == FAMILY.reference(plan) and fast.output_words == 3 * per_output
+        result = FAMILY.account(plan, fast)
+        assert result.dram_write_bytes == 3 * per_output * word_bits // 8
