@@ -198,7 +198,9 @@ def attention_layers(config: TransformerConfig, prefix: str, batch: int, tokens:
     query head and ``hi_kv = hi / qhead_per_kv`` the KV head it reads, grid ``(heads, batch, 1)``:
     ``decoderMaskedMultiheadAttentionTemplate.h`` / ``decoderMaskedMultiheadAttentionLaunch.h``): a batched
     GEMM per (sequence, query head) of ``1 x 2S @ 2S x d``, the g instances of a group reading one operand
-    (consecutive in launch order, the query head fastest), so the cache is read g times."""
+    (consecutive in launch order, the query head fastest), so the cache is read g times. Both are split along the
+    KV length by the family's batched rule when their CTAs do not fill the device (the masked kernel's multi-block
+    mode; at the batches of the shipped serving cases neither splits)."""
     d, g = config.head_dim, config.group_size
     if kv_reads not in KV_READS:
         raise ValueError(f"kv_reads must be one of {', '.join(KV_READS)}, got {kv_reads!r}")
