@@ -100,9 +100,6 @@ def l1_lines(m: Machine, schedule: Schedule, resident: int) -> int:
     return max(0, m.l1_shared_memory - carveout) // m.line
 
 
-ATOMIC_TABLE_PER_REQUEST = 4   # atomic_demands tables the (cta, slice) keys when there are at most this many per request
-
-
 def atomic_demands(m: Machine, schedule: Schedule) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each CTA's demand on each L2 slice's atomic unit: ``(cta, slice, cycles)`` per pair with requests, CTA-major
     then slice. A request goes to slice ``sector % l2_slices`` and holds its atomic unit ``l2_atomic_cycles`` per
@@ -122,6 +119,9 @@ def atomic_demands(m: Machine, schedule: Schedule) -> tuple[np.ndarray, np.ndarr
         pairs, inverse = np.unique(key, return_inverse=True)
         cycles = np.bincount(inverse, weights=weights)
     return pairs // m.l2_slices, pairs % m.l2_slices, cycles.round().astype(np.int64)
+
+
+ATOMIC_TABLE_PER_REQUEST = 4   # atomic_demands tables the (cta, slice) keys when there are at most this many per request
 
 
 def atomic_runs(cta: np.ndarray, first: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
