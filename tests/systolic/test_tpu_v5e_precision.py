@@ -1,5 +1,6 @@
 """The TPU v5e-like pair (arch_configs/tpu_v5e_like_bf16.yaml, tpu_v5e_like_int8.yaml): the same 128 x 512 array
-(four 128 x 128 MXUs), clock and HBM; int8 packs two elements per 16-bit PE word (systolic.elements_per_pe: 2).
+(four 128 x 128 MXUs), clock and HBM; int8 packs two plain int8 elements (systolic.block_format: int8, no block
+scales) per 16-bit PE word (systolic.elements_per_pe: 2).
 
 Checked: the peaks are the published ones (Cloud TPU v5e page: 197 TFLOPs bf16, 393 TOPs int8 per chip) within
 the rounding of the derived 1.5 GHz clock; int8 takes half the cycles of bf16 on a compute-bound GEMM and on a
@@ -12,7 +13,8 @@ import dataclasses
 import pytest
 
 from accel_sim import load_arch
-from accel_sim.foundations.workload.layer import GemmLayer
+from accel_sim.foundations.errors import InputError
+from accel_sim.foundations.workload.layer import ConvLayer, GemmLayer
 from accel_sim.models.systolic.family import FAMILY
 
 BF16, INT8 = "tpu_v5e_like_bf16", "tpu_v5e_like_int8"
@@ -36,7 +38,7 @@ def test_peak_is_the_published_one(name):
 
 def test_only_the_precision_differs():
     bf16, int8 = load_arch(BF16), load_arch(INT8)
-    assert (int8.systolic.block_format, int8.systolic.elements_per_pe) == ("mxint8", 2)
+    assert (int8.systolic.block_format, int8.systolic.elements_per_pe) == ("int8", 2)
     same = dataclasses.replace(int8, name=bf16.name, description=bf16.description,
                                systolic=dataclasses.replace(int8.systolic, block_format="none", elements_per_pe=1))
     assert same == bf16
@@ -49,8 +51,8 @@ def test_hand_count_small_layer():
     ifmap's 8,192 words in 31, alongside); the second block streams while the first fold runs, so the folds run
     back to back: 241 + 2 x 830 = 1,901; the 64 x 512 outputs drain in ceil(32768 / 273) = 121: 2,022 cycles.
     int8: two elements per word, k' = 128: one fold, 241 + 830 + 121 = 1,192 cycles (the same filter words,
-    now holding the whole K). Bytes: bf16 (64 x 256 + 256 x 512) x 2 = 294,912 read; int8 147,456 element
-    bytes + one scale byte per 32 = 152,064."""
+    now holding the whole K). Bytes read: bf16 (64 x 256 + 256 x 512) x 2 = 294,912; int8 half, 147,456 (plain
+    int8: no scale bytes)."""
     layer = GemmLayer("h", m=64, k=256, n=512)
     counts = {}
     for name in (BF16, INT8):
@@ -60,7 +62,7 @@ def test_hand_count_small_layer():
         assert result.macs_issued == layer.macs
         counts[name] = (counters.folds, counters.compute_cycles, counters.cycles, result.dram_read_bytes)
     assert counts[BF16] == (2, 2 * 830 - 1, 241 + 2 * 830 + 121, 294_912)
-    assert counts[INT8] == (1, 830 - 1, 241 + 830 + 121, 147_456 + 147_456 // 32)
+    assert counts[INT8] == (1, 830 - 1, 241 + 830 + 121, 147_456)
 
 
 def _ratio(layer, dram_bandwidth=None):
@@ -98,3 +100,39 @@ def test_int8_same_as_bf16_output_bound():
     bf16, int8 = _ratio(GemmLayer("o", m=2048, k=128, n=4096))
     assert bf16.compute_cycles == int8.compute_cycles and bf16.cycles > bf16.compute_cycles * 1.4
     assert 1 <= bf16.cycles / int8.cycles < 1.02
+
+
+CONV = ConvLayer("c", in_h=6, in_w=5, in_channels=3, out_channels=5, kernel_h=2, kernel_w=2)    # k = 12
+
+
+def _small(fmt, pack=2, word_bits=16):
+    from tests.systolic.test_refinement_examples import arch
+    base = arch("ws", rows=4, cols=4, mode="user", size=24)
+    return dataclasses.replace(base, word_bits=word_bits,
+                               systolic=dataclasses.replace(base.systolic, block_format=fmt, elements_per_pe=pack))
+
+
+@pytest.mark.parametrize("layer", [GemmLayer("g", m=6, k=64, n=5), CONV])
+def test_plain_int8_fast_equals_reference_and_moves_no_scales(layer):
+    """Plain int8 packs like mxint8 (the same timing) and moves only its elements: no scale bytes, no scale unit."""
+    from tests.systolic.test_refinement_examples import actions_of
+    plan = FAMILY.plan(_small("int8"), layer)
+    counters = FAMILY.fast(plan)
+    assert counters == FAMILY.reference(plan) and plan.mapping.gemm.k == layer.gemm().k // 2
+    result = FAMILY.account(plan, counters)
+    elements = (counters.ifmap_dram_reads + counters.filter_dram_reads) * 2
+    dram_reads = [(n, b) for c, k, a, n, b in actions_of(result) if c == "dram" and a == "read"]
+    assert result.macs_issued == layer.macs and dram_reads == [(elements, 8)]
+    assert not [c for c, *_ in actions_of(result) if c == "scale_unit"]
+    if layer.gemm().k % 32 == 0:
+        mx_plan = FAMILY.plan(_small("mxint8"), layer)
+        mx_counters = FAMILY.fast(mx_plan)
+        mx = FAMILY.account(mx_plan, mx_counters)
+        assert mx_counters == counters and mx.dram_read_bytes == result.dram_read_bytes + elements // 32
+
+
+def test_plain_int8_refuses_an_odd_k():
+    with pytest.raises(InputError, match="elements_per_pe.*reduction length .k = 25."):
+        FAMILY.plan(_small("int8"), GemmLayer("g", m=2, k=25, n=3))
+    with pytest.raises(InputError, match="fit word_bits .8."):
+        FAMILY.plan(_small("int8", word_bits=8), GemmLayer("g", m=2, k=24, n=3))
