@@ -13,8 +13,7 @@ import dataclasses
 import pytest
 
 from accel_sim import load_arch
-from accel_sim.foundations.errors import InputError
-from accel_sim.foundations.workload.layer import ConvLayer, GemmLayer
+from accel_sim.foundations.workload.layer import GemmLayer
 from accel_sim.models.systolic.family import FAMILY
 
 BF16, INT8 = "tpu_v5e_like_bf16", "tpu_v5e_like_int8"
@@ -101,38 +100,3 @@ def test_int8_same_as_bf16_output_bound():
     assert bf16.compute_cycles == int8.compute_cycles and bf16.cycles > bf16.compute_cycles * 1.4
     assert 1 <= bf16.cycles / int8.cycles < 1.02
 
-
-CONV = ConvLayer("c", in_h=6, in_w=5, in_channels=3, out_channels=5, kernel_h=2, kernel_w=2)    # k = 12
-
-
-def _small(fmt, pack=2, word_bits=16):
-    from tests.systolic.test_refinement_examples import arch
-    base = arch("ws", rows=4, cols=4, mode="user", size=24)
-    return dataclasses.replace(base, word_bits=word_bits,
-                               systolic=dataclasses.replace(base.systolic, block_format=fmt, elements_per_pe=pack))
-
-
-@pytest.mark.parametrize("layer", [GemmLayer("g", m=6, k=64, n=5), CONV])
-def test_plain_int8_fast_equals_reference_and_moves_no_scales(layer):
-    """Plain int8 packs like mxint8 (the same timing) and moves only its elements: no scale bytes, no scale unit."""
-    from tests.systolic.test_refinement_examples import actions_of
-    plan = FAMILY.plan(_small("int8"), layer)
-    counters = FAMILY.fast(plan)
-    assert counters == FAMILY.reference(plan) and plan.mapping.gemm.k == layer.gemm().k // 2
-    result = FAMILY.account(plan, counters)
-    elements = (counters.ifmap_dram_reads + counters.filter_dram_reads) * 2
-    dram_reads = [(n, b) for c, k, a, n, b in actions_of(result) if c == "dram" and a == "read"]
-    assert result.macs_issued == layer.macs and dram_reads == [(elements, 8)]
-    assert not [c for c, *_ in actions_of(result) if c == "scale_unit"]
-    if layer.gemm().k % 32 == 0:
-        mx_plan = FAMILY.plan(_small("mxint8"), layer)
-        mx_counters = FAMILY.fast(mx_plan)
-        mx = FAMILY.account(mx_plan, mx_counters)
-        assert mx_counters == counters and mx.dram_read_bytes == result.dram_read_bytes + elements // 32
-
-
-def test_plain_int8_refuses_an_odd_k():
-    with pytest.raises(InputError, match="elements_per_pe.*reduction length .k = 25."):
-        FAMILY.plan(_small("int8"), GemmLayer("g", m=2, k=25, n=3))
-    with pytest.raises(InputError, match="fit word_bits .8."):
-        FAMILY.plan(_small("int8", word_bits=8), GemmLayer("g", m=2, k=24, n=3))
