@@ -331,6 +331,10 @@ def test_the_dram_stream_costs_once_after_the_last_wave(count, drain):
     two = [counts(a100(sms=1, kernels=(TILE,), dram_stream_cycles=d), GemmLayer("g", m=16, k=64, n=16), count)
            for d in (0, drain)]
     assert two[1]["waves"] == 2 and two[1]["cycles"] - two[0]["cycles"] == drain
+    # A 8 x 64 and B 64 x 8: as many A as B elements read from DRAM (512 each); the kernel still pays it once
+    even = [counts(a100(sms=1, kernels=(TILE,), dram_stream_cycles=d), GemmLayer("g", m=8, k=64, n=8), count)
+            for d in (0, drain)]
+    assert even[1]["dram_a"] == even[1]["dram_b"] == 512 and even[1]["cycles"] - even[0]["cycles"] == drain
 
 
 @pytest.mark.parametrize("count", PATHS)
