@@ -49,7 +49,7 @@ fewer DRAM bytes (:func:`loop_order`; a tie keeps the column order):
   each pass reloads its groups' input; the weights are read once;
 - **row tiles outer** (input streamed once, the order of FINN's streaming dataflow, whose sliding
   window unit reads each input pixel once while the weights stay on chip: Umuroglu et al., FINN,
-  FPGA 2017, Sec. 4.2): the ``m`` rows are cut into ``row_tiles`` tiles, as few as keep a tile's
+  FPGA 2017): the ``m`` rows are cut into ``row_tiles`` tiles, as few as keep a tile's
   share of the input within ``input_buffer`` (``ceil(input / input_buffer)``, at most ``m``), and
   every column pass runs on one tile before the next tile loads; the input is read from DRAM once
   (tile ``t`` loads its share of it, :func:`split`: a conv's halo rows shared with the previous
