@@ -71,9 +71,9 @@ def test_bmxnet_study_bars(tmp_path):
     assert ends.first_layer_output_bytes == 56 * 56 * 64 * 4 and ends.last_layer_dram_bytes == (512 * 1000 + 512 + 1000) * 4
     assert ends.first_layer_dram_bytes == 224 * 224 * 3 * 4 + 7 * 7 * 3 * 64 * 4 + 56 * 56 * 64 * 4
     assert ends.dram_saving < 25 < ends.fp32_ends_cap
-    floor = ends.bits / 8 + ends.first_layer_input_bytes + ends.first_layer_output_bytes
-    # at batch 8 each weight read serves 8 images: the saving passes 25x
-    batched = pd.read_csv(out / "results.csv").query("table == 'batch'").set_index("plan")
-    assert batched.loc["binary, first + last fp32", "dram_saving"] >= 25
-    assert batched.loc["binary, first + last fp32", "first_layer_output_bytes"] == 8 * 56 * 56 * 64 * 4
+    floor = ends.bits / 8 + ends.first_layer_input_bytes + 2 * ends.first_layer_output_bytes
     assert floor > imagenet.loc["fp32", "dram_bytes"] / 25 > ends.dram_bytes - floor > 0
+    # at batch 8 each weight read serves 8 images, the stem's fp32 traffic does not shrink
+    batched = pd.read_csv(out / "results.csv").query("table == 'batch'").set_index("plan")
+    assert ends.dram_saving < batched.loc["binary, first + last fp32", "dram_saving"] < 25
+    assert batched.loc["binary, first + last fp32", "first_layer_output_bytes"] == 8 * 56 * 56 * 64 * 4
