@@ -61,7 +61,7 @@ def _memory(plan: LowbitPlan, passes: int) -> tuple[np.ndarray, np.ndarray, np.n
     else:
         inputs[0] = _pass_groups(plan) * plan.input_group_bits
     outputs = split(plan.written_rows, tiles)[:, None] * pass_columns[None, :] * plan.output_bits
-    return weights.reshape(-1), inputs.reshape(-1), outputs.reshape(-1)
+    return weights.ravel(), inputs.ravel(), outputs.ravel()
 
 
 def fast(plan: LowbitPlan, max_cycles: int | None = None) -> LowbitCounters:
