@@ -160,7 +160,7 @@ def datapath_lanes(spec: LowbitSpec, precision: str) -> int:
     return spec.mult_lanes if precision in INT_BITS else spec.fp_lanes
 
 
-def pipeline_depth(spec: LowbitSpec, precision: str, pooled: bool = False) -> int:
+def pipeline_depth(spec: LowbitSpec, precision: str, pooled: bool) -> int:
     tree_inputs = spec.word_bits if precision == "binary" else datapath_lanes(spec, precision)
     beta = 1 if precision == "binary" and spec.activation_scale else 0   # XNOR-Net's second scale
     return 1 + math.ceil(math.log2(tree_inputs)) + (1 if precision in SCALED else 0) + beta + (1 if pooled else 0)
