@@ -73,3 +73,10 @@ def test_import_hf_writes_the_fused_projection(tmp_path, capsys):
     text = next(tmp_path.glob("*_fusedqkv.yaml")).read_text()
     assert "{name: l00_attn_qkv, type: gemm, m: 1, k: 4096, n: 6144}" in text and "attn_k," not in text
     assert "fused QKV projection" in text and "KV append (attn_qkv's K / V columns) 65,536 elements" in text
+
+
+def test_serve_runs_the_fused_projection(capsys):
+    common = ["serve", "--model", CONFIGS / "gpt2.json", "--arch", "ampere_a100", "--requests", "2",
+              "--prompt-tokens", "16", "--output-tokens", "2", "--lengths", "fixed", "--quiet"]
+    three, fused = run_cli(capsys, *common), run_cli(capsys, *common, "--fused-qkv")
+    assert three.code == fused.code == 0 and three.out != fused.out
