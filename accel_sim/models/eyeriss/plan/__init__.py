@@ -129,7 +129,9 @@ def plan(arch: ArchBase, layer: Layer) -> EyerissPlan:
     out = _outputs(layer, shape, x, ops.weights)
     out_spans = [(start, start + rows) for start, rows in zip(starts, strips)]
     zero = (x == 0).astype(np.int64)
-    zero_uses = np.einsum("gnchw,w,sh->gncs", zero, _col_uses(layer, shape), _row_uses(shape, starts, strips))
+    # sum over h, w of zero x col_uses[w] x row_uses[s, h]: two integer products (exact in any order), not
+    # einsum's unoptimised loop over all five indices and s
+    zero_uses = (zero @ _col_uses(layer, shape)) @ _row_uses(shape, starts, strips).T
     bus = spec.link_bits / 8 * spec.link_clock / arch.clock
     return EyerissPlan(arch, spec, layer, shape, mapping, strips, starts,
                        _strip_bits(spec, x, in_spans, arch.word_bits, raw_in),
