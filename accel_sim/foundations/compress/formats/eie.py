@@ -10,6 +10,7 @@ offsets; column j holds entries ``p[j]:p[j+1]``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import ClassVar
 
 import numpy as np
@@ -145,8 +146,8 @@ class EIEInterleavedCSC(SparseFormat):
             self._require(bool(rows.max() < self.local_rows(pe_index)), f"{where}: an entry runs past the last local row")
             self._require(fits_in_bits(pe.n_entries, self.pointer_bits), f"{where}: col_ptr exceeds pointer_bits")
 
-    @property
-    def nnz(self) -> int:
+    @cached_property
+    def nnz(self) -> int:   # counted once: storage() asks for it at every value width
         return sum(int(np.count_nonzero(pe.values)) for pe in self.pes)
 
     def storage(self, value_bits: int) -> StorageBreakdown:
