@@ -95,6 +95,5 @@ def _vectors(plan: EIEPlan, work: np.ndarray, broadcast: np.ndarray, counts: np.
         entries = np.where(sent_now, stats.entries[columns_now], 0)
         bypass.add(stats.first_row[columns_now], stats.last_row[columns_now], entries)
         cycles = np.where(sent_now, work[columns_now], 0) if spec.empty_column_costs_cycle else entries
-        for t0 in range(0, columns_now.shape[1], chunk):
-            timeline.advance(cycles[:, t0:t0 + chunk])
+        timeline.advance_all(cycles)
     return timeline, bypass
