@@ -1,6 +1,6 @@
 """The LNZD root's broadcasts into the PEs' activation FIFOs, and when each PE pops them: the
 fast path's recurrence, solved for many input vectors at once, ``fifo_depth + 1`` broadcasts
-per numpy step.
+per numpy step (with numba, broadcast by broadcast in one compiled pass: ``advance_all``).
 
 The rules (the discrete-event reference plays them out with processes: the LNZD root in
 :mod:`accel_sim.models.eie.reference.lnzd`, the PEs in :mod:`accel_sim.models.eie.reference.pe`, the FIFOs as
