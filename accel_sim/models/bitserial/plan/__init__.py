@@ -38,6 +38,7 @@ from accel_sim.models.bitserial.plan.tactical import schedule, search_offsets
 from accel_sim.models.bitserial.spec import BitSerialSpec
 
 WORD_RANGE = (-(1 << 15), (1 << 15) - 1)   # values are held as 16-bit two's complement words
+_HEAD = 1024   # values fixed_point looks at first to tell a real tensor from an integer one
 
 
 @dataclass(frozen=True)
@@ -109,14 +110,18 @@ def fused_bricks(bits: int, brick_bits: int) -> int:
 
 
 def fixed_point(values: np.ndarray, bits: int) -> np.ndarray:
-    """Integers as they are (16-bit words); real values quantised to ``bits`` (signed if any is negative)."""
-    rounded = np.rint(values)
-    if np.array_equal(rounded, values) and (values.size == 0 or (rounded.min() >= WORD_RANGE[0]
-                                                                  and rounded.max() <= WORD_RANGE[1])):
-        return rounded.astype(np.int64)
-    signed = bool(values.min() < 0)
+    """Integers as they are (16-bit words); real values quantised to ``bits`` (signed if any is negative).
+    A tensor whose first values are not all integers is real without a pass over the rest."""
+    head = values.flat[:_HEAD]
+    if np.array_equal(np.rint(head), head):
+        rounded = np.rint(values)
+        if np.array_equal(rounded, values) and (values.size == 0 or (rounded.min() >= WORD_RANGE[0]
+                                                                      and rounded.max() <= WORD_RANGE[1])):
+            return rounded.astype(np.int64)
+    low, high = values.min(), values.max()
+    signed = bool(low < 0)
     top = (1 << (bits - signed)) - 1
-    peak = float(np.abs(values).max())
+    peak = float(max(-low, high))   # the largest magnitude: |x| is exact, so max |x| = max(-min, max)
     return np.rint(values * (top / peak)).astype(np.int64) if peak else np.zeros(values.shape, np.int64)
 
 
