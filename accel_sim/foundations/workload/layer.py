@@ -162,12 +162,14 @@ def _storage_problems(layer: ConvLayer | GemmLayer, gemm: GemmShape | None) -> l
 
 @dataclass(frozen=True)
 class GemmShape:
-    """Output (m x n) = input (m x k) @ weights (k x n), ``groups`` independent times."""
+    """Output (m x n) = input (m x k) @ weights (k x n), ``groups`` independent times; ``shared``
+    consecutive groups read one weights operand (1: each group its own)."""
 
     m: int
     k: int
     n: int
     groups: int = 1
+    shared: int = 1
 
     @property
     def macs(self) -> int:
@@ -175,8 +177,33 @@ class GemmShape:
 
 
 @dataclass(frozen=True)
+class MaxPool:
+    """A max-pool that follows a convolution: ``kernel`` x ``kernel`` windows every ``stride`` outputs, the
+    map padded by ``padding`` on each side (padding never wins a max), e.g. ResNet's stem 3 / 2 / 1."""
+
+    kernel: int
+    stride: int
+    padding: int = 0
+
+    def out(self, size: int) -> int:
+        """Pooled length of a ``size``-long side."""
+        return (size + 2 * self.padding - self.kernel) // self.stride + 1
+
+    def problems(self, out_h: int, out_w: int) -> list[str]:
+        if self.kernel <= 0 or self.stride <= 0 or self.padding < 0:
+            return [f"max_pool needs kernel and stride > 0 and padding >= 0, got {self.kernel}/{self.stride}/"
+                    f"{self.padding}"]
+        if 2 * self.padding > self.kernel:
+            return [f"max_pool padding {self.padding} is more than half its kernel {self.kernel}"]
+        if self.kernel > min(out_h, out_w) + 2 * self.padding:
+            return [f"max_pool kernel {self.kernel} is larger than the padded {out_h} x {out_w} output"]
+        return []
+
+
+@dataclass(frozen=True)
 class ConvLayer:
-    """A convolution; ``weight_bits`` / ``index_bits`` as in :class:`GemmLayer`."""
+    """A convolution; ``weight_bits`` / ``index_bits`` as in :class:`GemmLayer`. ``max_pool`` (optional): the
+    max-pool that follows it, for a family whose output stage pools before writing (lowbit)."""
 
     name: str
     in_h: int
@@ -204,6 +231,9 @@ class ConvLayer:
     activation_bits: int | None = None
     quant_group_size: int | None = None
     quant_scale_bits: int | None = None
+    weights_shared_by: int = 1   # consecutive groups that read one weights operand (a batched GEMM's, see
+                                 # BatchedGemmLayer.operand_shared_by); 1: each group its own
+    max_pool: MaxPool | None = None
     kind: str = field(default="conv", init=False)
 
     def __post_init__(self) -> None:
@@ -225,11 +255,15 @@ class ConvLayer:
             if self.in_channels % self.groups or self.out_channels % self.groups:
                 problems.append(f"in_channels {self.in_channels} and out_channels {self.out_channels} "
                                 f"must both be divisible by groups {self.groups}")
+            if self.weights_shared_by <= 0 or self.groups % self.weights_shared_by:
+                problems.append(f"weights_shared_by {self.weights_shared_by} must divide groups {self.groups}")
         for name in ("weight_density", "input_density"):
             if not 0.0 < getattr(self, name) <= 1.0:
                 problems.append(f"{name} must be in (0, 1], got {getattr(self, name)}")
         problems += _storage_problems(self, self.gemm() if not problems else None)
         problems += _precision_problems(self.precision)
+        if self.max_pool is not None and not problems:
+            problems += self.max_pool.problems(self.out_h, self.out_w)
         if problems:
             raise ValueError("; ".join(problems))
 
@@ -248,7 +282,7 @@ class ConvLayer:
     def gemm(self) -> GemmShape:
         return GemmShape(m=self.out_h * self.out_w * self.batch,
                          k=self.kernel_h * self.kernel_w * (self.in_channels // self.groups),
-                         n=self.out_channels // self.groups, groups=self.groups)
+                         n=self.out_channels // self.groups, groups=self.groups, shared=self.weights_shared_by)
 
     @property
     def macs(self) -> int:
@@ -355,7 +389,13 @@ class BatchedGemmLayer:
     (:meth:`instance`, plain :class:`GemmLayer` objects named ``name[i]``, whose operands are
     generated from their own seed stream since the name enters the seed) one after the
     other on the same hardware and adds their counters. The other fields mean what they
-    mean on :class:`GemmLayer` and apply to every instance."""
+    mean on :class:`GemmLayer` and apply to every instance.
+
+    ``operand_shared_by``: consecutive instances that read one and the same ``k x n`` operand (1: each its
+    own), as a decode-attention kernel that runs one thread block per query head reads its KV head's cache
+    once per query head of the group (instances ordered with the query head fastest, as the kernel's grid).
+    A family that launches the instances in one kernel (:meth:`as_grouped`) sees the sharing and may serve
+    the repeats from its cache; one that runs them one at a time reads each instance's operand again."""
 
     name: str
     instances: int
@@ -373,11 +413,14 @@ class BatchedGemmLayer:
     activation_bits: int | None = None
     quant_group_size: int | None = None
     quant_scale_bits: int | None = None
+    operand_shared_by: int = 1
     kind: str = field(default="batched_gemm", init=False)
 
     def __post_init__(self) -> None:
         if self.instances <= 0:
             raise ValueError(f"instances must be > 0, got {self.instances}")
+        if self.operand_shared_by <= 0 or self.instances % self.operand_shared_by:
+            raise ValueError(f"operand_shared_by {self.operand_shared_by} must divide instances {self.instances}")
         if self.operands.payload is not None:
             raise ValueError("a batched GEMM has no payload: each instance's operands are generated")
         self.instance(0)  # the shape and storage rules of one GEMM (ValueError naming the fields)
@@ -405,11 +448,12 @@ class BatchedGemmLayer:
                          input_density=self.input_density, operands=self.operands, weight_bits=self.weight_bits,
                          index_bits=self.index_bits, quantized_weight_bits=self.quantized_weight_bits,
                          precision=self.precision, activation_bits=self.activation_bits,
-                         quant_group_size=self.quant_group_size, quant_scale_bits=self.quant_scale_bits)
+                         quant_group_size=self.quant_group_size, quant_scale_bits=self.quant_scale_bits,
+                         weights_shared_by=self.operand_shared_by)
 
     def gemm(self) -> GemmShape:
         """``instances`` independent m x k x n GEMMs (the ``groups`` of the GEMM view)."""
-        return GemmShape(m=self.m, k=self.k, n=self.n, groups=self.instances)
+        return GemmShape(m=self.m, k=self.k, n=self.n, groups=self.instances, shared=self.operand_shared_by)
 
     @property
     def macs(self) -> int:
