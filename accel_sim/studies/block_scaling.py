@@ -75,9 +75,9 @@ def block_scaling_table() -> pd.DataFrame:
     tokens, d, ffn = NUMERICS
     x = rng.standard_normal((tokens, d))
     w = rng.standard_t(STUDENT_T_DF, (d, ffn)) / math.sqrt(d)
-    rows = []
+    rows, exact = [], x @ w
     for scheme, overrides in SCHEMES:
-        out_err, w_err, bits = gemm_error(x, w, scheme)
+        out_err, w_err, bits = gemm_error(x, w, scheme, exact)
         block = 16 if scheme.kind == "nvfp4" else (scheme.block or 1)
         d_cyc, _, d_uj = _cost(overrides, digits, block)
         t_cyc, t_busy, t_uj = _cost(overrides, (FFN_GEMM,), block)

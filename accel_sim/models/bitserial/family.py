@@ -15,6 +15,6 @@ work_elements = Hook("accel_sim.models.bitserial.plan", "work_elements")
 reference = Hook("accel_sim.models.bitserial.reference", "reference")
 
 FAMILY = Family(name="bitserial", plan=plan, fast=fast, reference=reference, account=account,
-                work_elements=work_elements, activation_precision=True,
+                work_elements=work_elements, activation_precision=True, shares_work=True,
                 section=Section(BitSerialSpec, "DaDianNao, Stripes, ShapeShifter, Loom, Bit-Pragmatic, Laconic and "
                                 "Bit-Tactical on DaDianNao-style tiles (family: bitserial)."))

@@ -101,22 +101,22 @@ def shifter_passes(terms: np.ndarray, first_stage_bits: int) -> np.ndarray:
 
 def shifter_count(pending: np.ndarray, reach: int, lsb: np.ndarray) -> int:
     """Cycles of one group's lanes ``pending`` (int64 16-bit terms, consumed in place; ``lsb``: :data:`LSB`),
-    at least one: the loop of :func:`shifter_passes` for one group, lane by lane."""
+    at least one: the loop of :func:`shifter_passes` for one group, lane by lane. The group's lowest pending
+    term is that of the lanes' OR; a lane's lowest term lies within ``reach`` positions of it when the lane has
+    a bit in the ``window`` of positions up to that one + reach."""
     lanes = pending.shape[0]
-    busy = 0
-    for j in range(lanes):
-        busy += pending[j] != 0
     count = 0
-    while busy:
-        lowest = 16
+    while True:
+        union = 0
         for j in range(lanes):
-            lowest = min(lowest, lsb[pending[j]])
+            union |= pending[j]
+        if union == 0:
+            return max(count, 1)
+        window = (2 << (int(lsb[union]) + reach)) - 1
         for j in range(lanes):
-            if pending[j] != 0 and lsb[pending[j]] <= lowest + reach:
+            if pending[j] & window:
                 pending[j] &= pending[j] - 1
-                busy -= pending[j] == 0
         count += 1
-    return max(count, 1)
 
 
 def shifter_rows(words: np.ndarray, reach: int, lsb: np.ndarray) -> np.ndarray:

@@ -81,10 +81,11 @@ def quantized_accuracy(model: MLP, x: np.ndarray, y: np.ndarray, scheme: Scheme)
     return float(np.mean(a.argmax(axis=1) == y))
 
 
-def gemm_error(x: np.ndarray, w: np.ndarray, scheme: Scheme) -> tuple[float, float, float]:
+def gemm_error(x: np.ndarray, w: np.ndarray, scheme: Scheme, exact: np.ndarray | None = None
+               ) -> tuple[float, float, float]:
     """Relative Frobenius error of ``x @ w`` with both operands in the scheme, of ``w`` alone, and the
-    weights' stored bits per value."""
-    exact = x @ w
+    weights' stored bits per value. ``exact``: ``x @ w`` when the caller has it (one product for many schemes)."""
+    exact = x @ w if exact is None else exact
     wq, bits = fake_quantize(w, scheme, axis=0)
     out = fake_quantize(x, scheme, axis=1)[0] @ wq
     return (float(np.linalg.norm(out - exact) / np.linalg.norm(exact)),

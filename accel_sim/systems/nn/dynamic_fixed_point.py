@@ -27,13 +27,14 @@ import numpy as np
 from accel_sim.foundations.compress.quantization.leading_bit_statistics import (
     PointRange,
     accumulator_levels,
+    check_accumulator_bits,
     check_bits,
     check_point_in_word,
     check_rule,
-    histogram_of_levels,
     max_rule_shift,
     next_point,
 )
+from accel_sim.foundations.compress.quantization.statistics_kernel import narrowed_values, observed_levels
 from accel_sim.foundations.compress.quantization.tensor import ROUNDING_MODES
 
 
@@ -99,10 +100,12 @@ class DynamicFixedPointUnit:
         return self.settings.bits
 
     def _observe(self, x: np.ndarray, f: int) -> tuple[np.ndarray, np.ndarray]:
-        s = self.settings
-        levels = accumulator_levels(x, f, s.accumulator_bits, self.rng)
+        s = self.settings   # accumulator_levels then histogram_of_levels, in one pass (the same draws and bits)
+        check_accumulator_bits(s.accumulator_bits)
+        noise = None if self.rng is None else self.rng.random(np.shape(x), dtype=np.float32)
+        levels, histogram = observed_levels(x, f, s.accumulator_bits, noise, s.split_by_sign)
         self.results_observed += levels.size
-        return levels, histogram_of_levels(levels.ravel(), s.accumulator_bits, s.split_by_sign)
+        return levels, histogram
 
     def quantize(self, name: str, x: np.ndarray, from_gemm: bool = False) -> np.ndarray:
         """``x`` narrowed to the data type at ``name``'s point (float32 of the fixed-point values)."""
@@ -122,13 +125,12 @@ class DynamicFixedPointUnit:
                 record.calibrated = True
         record.points.append(f)
         record.histogram = histogram if record.histogram is None else record.histogram + histogram
-        high = math.ldexp(1.0, s.bits - 1)
-        narrowed = np.clip(levels, -high, high - 1)
-        record.saturated += int(np.count_nonzero(narrowed != levels))
+        values, saturated = narrowed_values(levels, s.bits, f)
+        record.saturated += saturated
         record.elements += levels.size
         if name in self.snapshots:
             self.snapshots[name].append((self.step, f, histogram))
-        return (narrowed * math.ldexp(1.0, -f)).astype(np.float32)
+        return values
 
     def narrow(self, name: str, x: np.ndarray) -> np.ndarray:
         """``x`` at ``name``'s current point without touching the statistics (inference)."""

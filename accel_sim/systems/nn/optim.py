@@ -43,6 +43,8 @@ class Optimizer:
             if self.kind == "sgd":
                 update = fmt.quantize(name, self.momentum * self.velocity[j] - self.learning_rate * g)
                 self.velocity[j] = update
+            elif _in_place(g, self.velocity[j], self.second[j]):
+                update = fmt.quantize(name, self._adam_in_place(j, g))
             else:
                 b1, b2 = ADAM_BETAS
                 self.velocity[j] = b1 * self.velocity[j] + (1 - b1) * g
@@ -53,6 +55,21 @@ class Optimizer:
             result.append(update)
         return result
 
+    def _adam_in_place(self, j: int, g: np.ndarray) -> np.ndarray:
+        """The Adam lines below for parameter ``j``, their temporaries written in place: the same operations
+        on the same dtype (a product's operands swapped: IEEE products commute), so the same bits, without
+        allocating a fresh array for each."""
+        b1, b2 = ADAM_BETAS
+        velocity, second = self.velocity[j], self.second[j]
+        scaled = (1 - b1) * g
+        np.add(np.multiply(velocity, b1, out=velocity), scaled, out=velocity)
+        squared = np.multiply((1 - b2) * g, g)
+        np.add(np.multiply(second, b2, out=second), squared, out=second)
+        m_hat = velocity / (1 - b1 ** self.t)
+        v_hat = second / (1 - b2 ** self.t)
+        denominator = np.add(np.sqrt(v_hat, out=v_hat), ADAM_EPSILON, out=v_hat)
+        return np.divide(np.multiply(m_hat, -self.learning_rate, out=m_hat), denominator, out=m_hat)
+
     def step(self, model: MLP, grads_w: list[np.ndarray], grads_b: list[np.ndarray], fmt: NumberFormat) -> None:
         n = model.layers
         names = [f"v{i + 1}" for i in range(n)] + [f"vb{i + 1}" for i in range(n)]
@@ -62,3 +79,11 @@ class Optimizer:
             else:
                 model.biases[j - n] = model.biases[j - n] + update
         model.store(fmt)
+
+
+def _in_place(g: np.ndarray, velocity: np.ndarray, second: np.ndarray) -> bool:
+    """Adam's state can take its step in place: arrays of one floating dtype and one shape (the step's
+    results then have that dtype and shape, as the state already has)."""
+    return (isinstance(g, np.ndarray) and isinstance(velocity, np.ndarray) and isinstance(second, np.ndarray)
+            and g.dtype.kind == "f" and g.dtype == velocity.dtype == second.dtype
+            and g.shape == velocity.shape == second.shape and g.ndim > 0)

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from accel_sim.foundations.compress.quantization.fixed_point import leading_bit_buckets
+from accel_sim.foundations.compress.quantization.statistics_kernel import histogram_numpy, levels_from_noise
 
 UPDATE_RULES = ("overflow", "max", "percentile")
 MAX_FIXED_POINT_BITS = 52  # fixed-point words are held as exact float64 integers
@@ -81,16 +81,19 @@ def check_point_in_word(fraction_bits: int, bits: int) -> int:
     return int(fraction_bits)
 
 
+def check_accumulator_bits(accumulator_bits: int) -> int:
+    if not 2 <= accumulator_bits <= MAX_EXACT_ACCUMULATOR_BITS:
+        raise ValueError(f"accumulator_bits must be in 2 .. {MAX_EXACT_ACCUMULATOR_BITS}, got {accumulator_bits}")
+    return accumulator_bits
+
+
 def accumulator_levels(x: np.ndarray, fraction_bits: int, accumulator_bits: int,
                        rng: np.random.Generator | None = None) -> np.ndarray:
     """Results as the accumulator holds them at point ``fraction_bits``: rounded (nearest, or
     stochastic with ``rng``) integers saturated to the accumulator's range, as exact float64."""
-    if not 2 <= accumulator_bits <= MAX_EXACT_ACCUMULATOR_BITS:
-        raise ValueError(f"accumulator_bits must be in 2 .. {MAX_EXACT_ACCUMULATOR_BITS}, got {accumulator_bits}")
-    top = math.ldexp(1.0, accumulator_bits - 1)
-    scaled = np.clip(np.asarray(x, dtype=np.float64) * math.ldexp(1.0, fraction_bits), -top - 1, top)
-    levels = np.rint(scaled) if rng is None else np.floor(scaled + rng.random(scaled.shape, dtype=np.float32))
-    return np.clip(levels, -top, top - 1, out=levels)
+    check_accumulator_bits(accumulator_bits)
+    noise = None if rng is None else rng.random(np.shape(x), dtype=np.float32)
+    return levels_from_noise(x, fraction_bits, accumulator_bits, noise)
 
 
 def leading_bit_histogram(levels: np.ndarray, accumulator_bits: int, split_by_sign: bool = False) -> np.ndarray:
@@ -115,12 +118,7 @@ def leading_bit_histogram(levels: np.ndarray, accumulator_bits: int, split_by_si
 def histogram_of_levels(values: np.ndarray, accumulator_bits: int, split_by_sign: bool = False) -> np.ndarray:
     """:func:`leading_bit_histogram` without the input checks, for float64 levels that
     :func:`accumulator_levels` produced (the training loop's hot path)."""
-    buckets = leading_bit_buckets(values)
-    if not split_by_sign:
-        return np.bincount(buckets, minlength=accumulator_bits).astype(np.int64)
-    negative = values < 0
-    return np.stack([np.bincount(buckets[~negative], minlength=accumulator_bits),
-                     np.bincount(buckets[negative], minlength=accumulator_bits)]).astype(np.int64)
+    return histogram_numpy(values, accumulator_bits, split_by_sign)
 
 
 def _positions_count(histogram: np.ndarray) -> np.ndarray:

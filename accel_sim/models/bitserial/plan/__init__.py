@@ -32,6 +32,7 @@ from typing import Mapping
 import numpy as np
 
 from accel_sim.foundations.arch import ArchBase
+from accel_sim.foundations.contract import BatchMemo
 from accel_sim.foundations.errors import InputError
 from accel_sim.foundations.workload.layer import ConvLayer, Layer
 from accel_sim.foundations.workload.operands import layer_operands
@@ -39,6 +40,7 @@ from accel_sim.models.bitserial.plan.tactical import schedule, search_offsets
 from accel_sim.models.bitserial.spec import BitSerialSpec
 
 WORD_RANGE = (-(1 << 15), (1 << 15) - 1)   # values are held as 16-bit two's complement words
+_HEAD = 1024   # values fixed_point looks at first to tell a real tensor from an integer one
 
 
 @dataclass(frozen=True)
@@ -115,14 +117,18 @@ def fused_bricks(bits: int, brick_bits: int) -> int:
 
 
 def fixed_point(values: np.ndarray, bits: int) -> np.ndarray:
-    """Integers as they are (16-bit words); real values quantised to ``bits`` (signed if any is negative)."""
-    rounded = np.rint(values)
-    if np.array_equal(rounded, values) and (values.size == 0 or (rounded.min() >= WORD_RANGE[0]
-                                                                  and rounded.max() <= WORD_RANGE[1])):
-        return rounded.astype(np.int64)
-    signed = bool(values.min() < 0)
+    """Integers as they are (16-bit words); real values quantised to ``bits`` (signed if any is negative).
+    A tensor whose first values are not all integers is real without a pass over the rest."""
+    head = values.flat[:_HEAD]
+    if np.array_equal(np.rint(head), head):
+        rounded = np.rint(values)
+        if np.array_equal(rounded, values) and (values.size == 0 or (rounded.min() >= WORD_RANGE[0]
+                                                                      and rounded.max() <= WORD_RANGE[1])):
+            return rounded.astype(np.int64)
+    low, high = values.min(), values.max()
+    signed = bool(low < 0)
     top = (1 << (bits - signed)) - 1
-    peak = float(np.abs(values).max())
+    peak = float(max(-low, high))   # the largest magnitude: |x| is exact, so max |x| = max(-min, max)
     return np.rint(values * (top / peak)).astype(np.int64) if peak else np.zeros(values.shape, np.int64)
 
 
@@ -195,11 +201,12 @@ def _chunks(spec: BitSerialSpec, values: np.ndarray, present: np.ndarray, real: 
     if spec.tactical:
         offsets = search_offsets(spec.search_shape, spec.lookahead_h, spec.lookaside_d)
         plan = schedule(values, slots, spec.lookahead_h, offsets)
-        vals, src_t, src_l, held, issued = plan.values, plan.source_step, plan.source_lane, plan.real, plan.issued
-    else:
-        vals = values.astype(np.int64)
-        src_t = np.where(slots, np.arange(steps)[None, :, None, None], 0)
-        src_l = np.where(slots, np.arange(lanes)[None, None, None, :], 0)
+        vals, src_t, src_l = (a.astype(np.int32) for a in (plan.values, plan.source_step, plan.source_lane))
+        held, issued = plan.real, plan.issued
+    else:   # int32 from the start: the chunks below are views of these
+        vals = values
+        src_t = np.where(slots, np.arange(steps, dtype=np.int32)[None, :, None, None], np.int32(0))
+        src_l = np.where(slots, np.arange(lanes, dtype=np.int32)[None, None, None, :], np.int32(0))
         held = slots
         issued = np.ones((sets, steps), dtype=bool)
     out = []
@@ -209,33 +216,62 @@ def _chunks(spec: BitSerialSpec, values: np.ndarray, present: np.ndarray, real: 
         lines = np.full((int(counts.max()), len(counts)), -1, dtype=np.int64)
         for tile, row in enumerate(issued[part]):
             lines[:counts[tile], tile] = np.flatnonzero(row)
-        out.append(Chunk(vals[part].astype(np.int32), src_t[part].astype(np.int32), src_l[part].astype(np.int32),
-                         held[part], present[part], lines))
+        out.append(Chunk(vals[part], src_t[part], src_l[part], held[part], present[part], lines))
     return tuple(out)
 
 
-def plan(arch: ArchBase, layer: Layer) -> BitSerialPlan:
+def plan(arch: ArchBase, layer: Layer, memo: BatchMemo | None = None) -> BitSerialPlan:
+    """The layer's window sets and filter chunks. ``memo``: the operands in fixed point, the window buffers
+    and the filter chunks shared with the run's other archs on this layer; each is kept under every setting
+    it is computed from (the designs of one run differ mostly in what a step costs, not in these)."""
     spec: BitSerialSpec = arch.section("bitserial")
+    memo = BatchMemo() if memo is None else memo
     act_bits, wgt_bits = _precision(layer, "activation_bits", spec), _precision(layer, "weight_bits", spec)
     ops = layer_operands(layer)
-    inputs, weights = fixed_point(ops.inputs, act_bits), fixed_point(ops.weights, wgt_bits)
+    inputs, act_negative = memo.get(layer, ("inputs", act_bits), lambda: _signed_fixed(ops.inputs, act_bits))
+    weights, wgt_negative = memo.get(layer, ("weights", wgt_bits), lambda: _signed_fixed(ops.weights, wgt_bits))
     inputs, weights, groups, stride, padding = _conv_view(layer, inputs, weights)
     cg, kg = inputs.shape[1] // groups, weights.shape[0] // groups
     kernel = weights.shape[2:]
-    passes, chunks, real = [], [], None
+    tactical = (spec.search_shape, spec.lookahead_h, spec.lookaside_d) if spec.tactical else None
+    chunks, real = memo.get(layer, ("chunks", wgt_bits, spec.rows, spec.lanes, spec.tiles, tactical),
+                            lambda: _group_chunks(spec, weights, groups, cg, kg))
+    passes = memo.get(layer, ("passes", act_bits, spec.lanes, spec.columns, spec.diffy),
+                      lambda: _passes(spec, inputs, groups, cg, kernel, stride, padding))
+    return BitSerialPlan(arch, spec, layer, act_bits, wgt_bits, spec.diffy or act_negative,
+                         wgt_negative, int(real.shape[0]), real, passes, chunks,
+                         MappingProxyType(dict(ops.hashes)))
+
+
+def _signed_fixed(values: np.ndarray, bits: int) -> tuple[np.ndarray, bool]:
+    """:func:`fixed_point` of ``values`` and whether it holds a negative value."""
+    fixed = fixed_point(values, bits)
+    return fixed, bool(fixed.min() < 0)
+
+
+def _group_chunks(spec: BitSerialSpec, weights: np.ndarray, groups: int, cg: int, kg: int
+                  ) -> tuple[tuple[tuple[Chunk, ...], ...], np.ndarray]:
+    """(the chunks of every group, real: (T, lanes) the slot carries a channel) of weights ``(K, C/g, R, S)``."""
+    chunks, real = [], None
     for g in range(groups):
         values, present = weight_buffer(weights[g * kg:(g + 1) * kg], spec.rows, spec.lanes)
         if real is None:
             t = np.arange(values.shape[1]) % math.ceil(cg / spec.lanes)
             real = (t[:, None] * spec.lanes + np.arange(spec.lanes)[None, :]) < cg
         chunks.append(_chunks(spec, values, present, real))
+    return tuple(chunks), real
+
+
+def _passes(spec: BitSerialSpec, inputs: np.ndarray, groups: int, cg: int, kernel, stride, padding
+            ) -> tuple[Pass, ...]:
+    """The window sets of every (group, image) of inputs ``(N, C, H, W)``, group by group."""
+    passes = []
+    for g in range(groups):
         for image in inputs:
             padded = np.pad(image[g * cg:(g + 1) * cg], ((0, 0), *padding))
             acts, windows = window_buffer(padded, kernel, stride, spec.lanes, spec.columns, spec.diffy)
             passes.append(Pass(g, acts, windows))
-    return BitSerialPlan(arch, spec, layer, act_bits, wgt_bits, spec.diffy or bool(inputs.min() < 0),
-                         bool(weights.min() < 0), int(real.shape[0]), real, tuple(passes), tuple(chunks),
-                         MappingProxyType(dict(ops.hashes)))
+    return tuple(passes)
 
 
 def work_elements(arch: ArchBase, layer: Layer) -> int:

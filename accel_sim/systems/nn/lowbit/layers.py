@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from accel_sim.systems.nn.lowbit import max_pool_kernel
 from accel_sim.systems.nn.lowbit.im2col import col2im, im2col
 from accel_sim.systems.nn.lowbit.quantizer import GradientQuantizer, InputQuantizer, WeightQuantizer
 
@@ -74,17 +75,21 @@ class GemmLayer:
         size = h + 2 * self.padding - self.kernel + 1
         return y.reshape(n, size, w + 2 * self.padding - self.kernel + 1, -1)
 
-    def backward(self, grad: np.ndarray) -> np.ndarray:
+    def backward(self, grad: np.ndarray, input_gradient: bool = True) -> np.ndarray | None:
+        """The gradient of the layer's input (None with ``input_gradient=False``: the first layer, whose input is
+        the data, skips its GEMM); the parameters' gradients are kept for :meth:`gradients`."""
         shape, rows, wq, scale = self._cache
         grad = self.q.gradients.forward(grad).reshape(-1, grad.shape[-1])   # per-sample scale: before the reshape
         grad_w = rows.T @ grad
-        grad_rows = grad @ wq.T
-        if scale is not None:
-            grad_rows = grad_rows * scale[:, None]
         self._grads = [self.q.weights.backward(grad_w)]
         if self.bias is not None:
             self._grads.append(grad.sum(axis=0))
         self._grads += self.q.weights.parameter_gradients()
+        if not input_gradient:
+            return None
+        grad_rows = grad @ wq.T
+        if scale is not None:
+            grad_rows = grad_rows * scale[:, None]
         grad_x = grad_rows if self.kernel is None else col2im(grad_rows, shape, self.kernel, self.padding)
         return self.q.inputs.backward(grad_x)
 
@@ -133,8 +138,9 @@ class BatchNorm:
 
     def forward(self, x: np.ndarray, train: bool = True) -> np.ndarray:
         axes = tuple(range(x.ndim - 1))
-        if train:
-            mean, var = x.mean(axis=axes), x.var(axis=axes)
+        if train:   # the variance around the mean computed once (np.var's own first pass: the same bits)
+            kept = x.mean(axis=axes, keepdims=True)
+            mean, var = kept.reshape(kept.shape[-1]), x.var(axis=axes, mean=kept)
             self.running_mean = (BATCH_NORM_MOMENTUM * self.running_mean + (1 - BATCH_NORM_MOMENTUM) * mean)
             self.running_var = (BATCH_NORM_MOMENTUM * self.running_var + (1 - BATCH_NORM_MOMENTUM) * var)
         else:
@@ -145,7 +151,7 @@ class BatchNorm:
         normalised = centred * scale
         if train:
             self._cache = (centred, normalised, inv_std, scale, gamma)
-        return (normalised * gamma + self.beta).astype(np.float32)
+        return (normalised * gamma + self.beta).astype(np.float32, copy=False)
 
     def backward(self, grad: np.ndarray) -> np.ndarray:
         centred, normalised, inv_std, scale, gamma = self._cache
@@ -153,7 +159,7 @@ class BatchNorm:
         self._grads = [(grad * normalised).sum(axis=axes), grad.sum(axis=axes)]
         g = grad * gamma
         return (scale * (g - g.mean(axis=axes)) - centred * inv_std ** 3 * (g * centred).mean(axis=axes)).astype(
-            np.float32)
+            np.float32, copy=False)
 
     def parameters(self) -> list[np.ndarray]:
         return [self.gamma, self.beta]
@@ -166,21 +172,34 @@ class BatchNorm:
 
 
 class MaxPool2(ParameterFree):
-    """2 x 2 max pooling, stride 2 (NHWC); the gradient goes to the first maximum of each window."""
+    """2 x 2 max pooling, stride 2 (NHWC); the gradient goes to the first maximum of each window.
+    With numba, compiled loops (:mod:`.max_pool_kernel`, the same values and choices); else these numpy lines."""
 
     def __init__(self) -> None:
         self._cache: tuple | None = None
 
     def forward(self, x: np.ndarray, train: bool = True) -> np.ndarray:
         n, h, w, c = x.shape
-        windows = x.reshape(n, h // 2, 2, w // 2, 2, c).transpose(0, 1, 3, 5, 2, 4).reshape(n, h // 2, w // 2, c, 4)
-        index = windows.argmax(axis=-1)
+        kernels = max_pool_kernel.compiled()
+        if kernels is not None:
+            out = np.empty((n, h // 2, w // 2, c), dtype=x.dtype)
+            index = np.empty(out.shape, dtype=np.intp)
+            kernels["pool"](x, out, index)
+        else:
+            windows = x.reshape(n, h // 2, 2, w // 2, 2, c).transpose(0, 1, 3, 5, 2, 4).reshape(n, h // 2, w // 2, c, 4)
+            index = windows.argmax(axis=-1)
+            out = np.take_along_axis(windows, index[..., None], axis=-1)[..., 0]
         if train:
             self._cache = (x.shape, index)
-        return np.take_along_axis(windows, index[..., None], axis=-1)[..., 0]
+        return out
 
     def backward(self, grad: np.ndarray) -> np.ndarray:
         (n, h, w, c), index = self._cache
+        kernels = max_pool_kernel.compiled()
+        if kernels is not None:
+            out = np.zeros((n, h, w, c), dtype=grad.dtype)
+            kernels["unpool"](grad, index, out)
+            return out
         windows = np.zeros((n, h // 2, w // 2, c, 4), dtype=grad.dtype)
         np.put_along_axis(windows, index[..., None], grad[..., None], axis=-1)
         return windows.reshape(n, h // 2, w // 2, c, 2, 2).transpose(0, 1, 4, 2, 5, 3).reshape(n, h, w, c)

@@ -44,8 +44,14 @@ class Network:
         return a
 
     def backward(self, grad: np.ndarray) -> None:
-        for layer in reversed(self.layers):
+        """Every layer's gradients; the first GEMM does not compute its input's (the data's, read by nothing)."""
+        first, *rest = self.layers
+        for layer in reversed(rest):
             grad = layer.backward(grad)
+        if isinstance(first, GemmLayer):
+            first.backward(grad, input_gradient=False)
+        else:
+            first.backward(grad)
 
     def parameters(self) -> list[np.ndarray]:
         return [p for layer in self.layers for p in layer.parameters()]

@@ -1,0 +1,130 @@
+"""The dynamic fixed-point training loop's hot path in one pass per tensor: accumulator levels and their
+leading-bit histogram (:func:`observed_levels`), and the levels narrowed to the word (:func:`narrowed_values`).
+
+Each is what :func:`~.leading_bit_statistics.accumulator_levels` then
+:func:`~.leading_bit_statistics.histogram_of_levels`, or ``np.clip`` and a power-of-two scale, compute in
+several numpy passes; with numba, one compiled loop over the elements (the same IEEE operations on each
+element, so the same bits: a power-of-two scale, comparisons, ``rint`` / ``floor``, one rounding to float32;
+``frexp``'s exponent read from the float64's exponent field). Without numba, or for a tensor holding NaN or of
+another dtype, the numpy passes themselves. Tests run both paths on the same tensors.
+"""
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from accel_sim.foundations.compress.quantization.fixed_point import leading_bit_buckets
+
+_KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def levels_from_noise(x: np.ndarray, fraction_bits: int, accumulator_bits: int,
+                      noise: np.ndarray | None) -> np.ndarray:
+    """Accumulator levels in numpy: rounded to nearest, or ``floor(scaled + noise)`` (stochastic rounding with
+    the uniform draws ``noise``), saturated to the accumulator, as exact float64."""
+    top = math.ldexp(1.0, accumulator_bits - 1)
+    scaled = np.clip(np.asarray(x, dtype=np.float64) * math.ldexp(1.0, fraction_bits), -top - 1, top)
+    levels = np.rint(scaled) if noise is None else np.floor(scaled + noise)
+    return np.clip(levels, -top, top - 1, out=levels)
+
+
+def histogram_numpy(values: np.ndarray, accumulator_bits: int, split_by_sign: bool = False) -> np.ndarray:
+    """The leading-bit histogram of float64 levels in numpy (``histogram_of_levels``)."""
+    buckets = leading_bit_buckets(values)
+    if not split_by_sign:
+        return np.bincount(buckets, minlength=accumulator_bits).astype(np.int64)
+    negative = values < 0
+    return np.stack([np.bincount(buckets[~negative], minlength=accumulator_bits),
+                     np.bincount(buckets[negative], minlength=accumulator_bits)]).astype(np.int64)
+
+
+def observed_levels(x: np.ndarray, fraction_bits: int, accumulator_bits: int, noise: np.ndarray | None = None,
+                    split_by_sign: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """``(levels, histogram)``: :func:`levels_from_noise` of ``x`` and the leading-bit histogram of the levels,
+    ``(accumulator_bits,)`` or split by sign ``(2, accumulator_bits)``."""
+    x = np.asarray(x)
+    kernels = _compiled()
+    if kernels is not None and x.dtype in _KERNEL_DTYPES and (noise is None or noise.dtype == np.float32):
+        flat = np.ascontiguousarray(x).reshape(-1)
+        levels = np.empty(flat.size, dtype=np.float64)
+        histogram = np.zeros((2 if split_by_sign else 1, accumulator_bits), dtype=np.int64)
+        draws = np.zeros(0, dtype=np.float32) if noise is None else np.ascontiguousarray(noise).reshape(-1)
+        if kernels["observe"](flat, math.ldexp(1.0, fraction_bits), math.ldexp(1.0, accumulator_bits - 1), draws,
+                              noise is not None, split_by_sign, levels, histogram):
+            return levels.reshape(x.shape), histogram if split_by_sign else histogram[0]
+    levels = levels_from_noise(x, fraction_bits, accumulator_bits, noise)
+    return levels, histogram_numpy(levels.ravel(), accumulator_bits, split_by_sign)
+
+
+def narrowed_values(levels: np.ndarray, bits: int, fraction_bits: int) -> tuple[np.ndarray, int]:
+    """``(values, saturated)``: float64 ``levels`` saturated to a ``bits``-bit word, scaled by 2^-fraction_bits,
+    as float32; and how many levels the word saturated."""
+    kernels = _compiled()
+    high = math.ldexp(1.0, bits - 1)
+    if kernels is not None and levels.dtype == np.float64:
+        flat = np.ascontiguousarray(levels).reshape(-1)
+        out = np.empty(flat.size, dtype=np.float32)
+        saturated = kernels["narrow"](flat, high, math.ldexp(1.0, -fraction_bits), out)
+        return out.reshape(levels.shape), int(saturated)
+    narrowed = np.clip(levels, -high, high - 1)
+    return (narrowed * math.ldexp(1.0, -fraction_bits)).astype(np.float32), int(np.count_nonzero(narrowed != levels))
+
+
+def observe_loop(x, scale, top, noise, stochastic, split, levels, histogram):
+    """The compiled loop of :func:`observed_levels`; False (the caller redoes it in numpy) on a NaN. A level's
+    bucket is ``frexp``'s exponent of its magnitude form, read from the float64's exponent field (an integer
+    magnitude is 0 or at least 1: field 0, or ``exponent + 1022``)."""
+    low, high = -top - 1.0, top
+    magnitude = np.empty(x.size, dtype=np.float64)
+    for i in range(x.size):
+        v = np.float64(x[i]) * scale
+        if v < low:
+            v = low
+        elif v > high:
+            v = high
+        if stochastic:
+            v = np.floor(v + np.float64(noise[i]))
+        else:
+            v = np.rint(v)
+        if v < -top:
+            v = -top
+        elif v > top - 1.0:
+            v = top - 1.0
+        if v != v:
+            return False
+        levels[i] = v
+        magnitude[i] = -v - 1.0 if v < 0 else v
+    fields = magnitude.view(np.int64)
+    for i in range(x.size):
+        exponent = (fields[i] >> 52) & 0x7FF
+        histogram[1 if split and levels[i] < 0 else 0, exponent - 1022 if exponent else 0] += 1
+    return True
+
+
+def narrow_loop(levels, high, scale, out):
+    """The compiled loop of :func:`narrowed_values`: saturate, scale, round to float32; the saturated count."""
+    saturated = 0
+    for i in range(levels.size):
+        v = levels[i]
+        w = v
+        if w < -high:
+            w = -high
+        elif w > high - 1.0:
+            w = high - 1.0
+        if w != v:
+            saturated += 1
+        out[i] = np.float32(w * scale)
+    return saturated
+
+
+@functools.cache
+def _compiled() -> dict | None:
+    """:func:`observe_loop` and :func:`narrow_loop` compiled by numba (cached on disk), or None without numba."""
+    try:
+        from numba import njit
+    except ImportError:   # pragma: no cover - depends on the environment
+        return None
+    jit = functools.partial(njit, cache=True, nogil=True)
+    return {"observe": jit(observe_loop), "narrow": jit(narrow_loop)}
