@@ -49,3 +49,13 @@ def test_line_runs_equal_on_every_path(monkeypatch):
     monkeypatch.setattr(fast, "_compiled_dispatch", lambda: None)
     numpy_path = fast.cached_lines(sectors, ptr, 4)
     assert all(a.dtype == b.dtype and np.array_equal(a, b) for got in (compiled, plain) for a, b in zip(got, numpy_path))
+
+
+def test_l2_walk_equal_compiled_and_plain():
+    from accel_sim.models.simt import fast
+    rng = np.random.default_rng(11)
+    tags = rng.integers(0, 60, 2000)
+    masks = rng.integers(1, 16, 2000)
+    popcount = np.array([bin(v).count("1") for v in range(16)], dtype=np.int64)
+    compiled = fast._compiled_dispatch()["l2"](tags, masks, 5, 3, popcount)
+    assert compiled == fast.l2_walk(tags, masks, 5, 3, popcount) > 0

@@ -20,7 +20,10 @@ cycles), and each SM's shared schedulers, L1 and L2 port as FIFO servers of its 
   instruction cache holds it from an earlier CTA on the SM: LRU over whole code blocks, a block larger than the
   cache never kept; decided in the same CTA-by-CTA walk as the L1.
 - The L2 and DRAM bandwidths bound the whole kernel (:class:`~accel_sim.hardware.Link`
-  rounding).
+  rounding). DRAM moves the compulsory footprint while it fits the L2; past it, the L2 is a set-associative sector
+  cache (``simt.l2_ways``, LRU) that the kernel's listed reads (GEMM tiles, read-only loads past the L1, atomic adds)
+  walk CTA by CTA in launch order (a CTA's start order: dispatch never starts a later CTA sooner), DRAM reading the
+  sectors it misses, and every other L2 sector comes from DRAM (at least its footprint).
 - Atomic adds execute in the atomic unit of their sector's L2 slice, a FIFO server per slice of each
   CTA's demand on it, arriving when the CTA starts (the same drain); the kernel ends when every slice
   is done.
@@ -35,6 +38,7 @@ import numpy as np
 from accel_sim.foundations.errors import SimulationError
 from accel_sim.models.simt.counters import SimtCounters
 from accel_sim.models.simt.plan import Candidate, SimtPlan
+from accel_sim.models.simt.plan.l2 import listed_atomics, listed_reads, output_base
 
 BITS_PER_BYTE = 8
 
@@ -57,9 +61,10 @@ class SectorCache:
         self.lines, self.popcount = lines, popcount
         self.tags = self.masks = self.stamps = np.zeros(0, dtype=np.int64)
 
-    def access(self, tags: np.ndarray, wanted: np.ndarray, stamp: int) -> int:
+    def access(self, tags: np.ndarray, wanted: np.ndarray, stamp: int, missing: np.ndarray | None = None) -> int:
         """Sector hits of a CTA's distinct sorted line ``tags`` with ``wanted`` sector masks (looked up before any
-        is filled), then the lines filled and the least recently used evicted."""
+        is filled), then the lines filled and the least recently used evicted; ``missing`` (as ``tags``) receives
+        each line's sectors that missed."""
         if tags.size == 0 or self.lines == 0:
             return 0
         at = np.searchsorted(self.tags, tags)
@@ -67,7 +72,10 @@ class SectorCache:
         if self.tags.size:
             present = self.tags[np.minimum(at, self.tags.size - 1)] == tags
         where = at[present]
-        hits = int(self.popcount[wanted[present] & self.masks[where]].sum())
+        found = wanted[present] & self.masks[where]
+        if missing is not None:
+            missing[present] = wanted[present] & ~found
+        hits = int(self.popcount[found].sum())
         self.masks[where] |= wanted[present]
         self.stamps[where] = stamp
         fresh = ~present
@@ -125,6 +133,65 @@ def line_runs(sectors: np.ndarray, ptr: np.ndarray, per_line: int) -> tuple[np.n
     return line_ptr, tags[:lines].copy(), masks[:lines].copy()
 
 
+def l2_walk(tags: np.ndarray, masks: np.ndarray, sets: int, ways: int, popcount: np.ndarray) -> int:
+    """Sectors an empty set-associative sector L2 of ``sets`` x ``ways`` lines misses when the lines ``tags`` ask for
+    the sectors ``masks``, one after the other: a line's set is its tag modulo ``sets``, a missing line takes the
+    set's least recently used way (an empty one first), a present line's missing sectors are filled. The loop numba
+    compiles (plain Python too)."""
+    held = np.full(sets * ways, -1, dtype=np.int64)
+    valid = np.zeros(sets * ways, dtype=np.int64)
+    used = np.full(sets * ways, -1, dtype=np.int64)
+    misses = 0
+    for i in range(tags.size):
+        base = (tags[i] % sets) * ways
+        way = -1
+        oldest = base
+        for w in range(base, base + ways):
+            if held[w] == tags[i]:
+                way = w
+                break
+            if used[w] < used[oldest]:
+                oldest = w
+        if way < 0:
+            way = oldest
+            held[way], valid[way] = tags[i], 0
+        misses += popcount[masks[i] & ~valid[way]]
+        valid[way] |= masks[i]
+        used[way] = i
+    return misses
+
+
+def l2_misses(plan: SimtPlan, c: Candidate, l1_missing: np.ndarray | None) -> int:
+    """Sectors of the candidate's listed reads the L2 misses when its footprint overflows the L2 (0 when it fits):
+    CTA by CTA in launch order, its GEMM tile reads, then its read-only loads' L1 misses (``l1_missing``: the sectors
+    of each line that missed, as :func:`cached_lines` orders the lines), then its atomic adds, each in address order."""
+    s, m = c.schedule, plan.machine
+    if not c.l2_overflow:
+        return 0
+    per_line = m.line // m.sector
+    ctas = np.arange(s.ctas)
+    base = output_base(s.gemm_reads, s.dense_operand_bytes, m.line, m.sector)
+    parts = []
+    for phase, (ptr, sectors) in enumerate((listed_reads(s.gemm_reads, s.ctas, m.sector, m.line),
+                                            (s.cached_ptr, s.cached_sectors),
+                                            listed_atomics(s.atomic_cta, s.atomic_sector, s.ctas, base))):
+        if ptr is None:
+            continue
+        line_ptr, tags, masks = cached_lines(sectors, ptr, per_line)
+        owner = np.repeat(ctas, np.diff(line_ptr))
+        if phase == 1:                                               # only the L1's misses reach the L2
+            kept = l1_missing != 0
+            owner, tags, masks = owner[kept], tags[kept], l1_missing[kept]
+        parts.append((owner * 3 + phase, tags, masks))
+    key, tags, masks = (np.concatenate(column) for column in zip(*parts))
+    order = np.argsort(key, kind="stable")
+    popcount = np.array([bin(v).count("1") for v in range(1 << per_line)], dtype=np.int64)
+    kernel = _compiled_dispatch()
+    walk = kernel["l2"] if kernel is not None else l2_walk
+    return int(walk(np.ascontiguousarray(tags[order], dtype=np.int64), np.ascontiguousarray(masks[order], dtype=np.int64),
+                    m.l2_sets, m.l2_ways, popcount))
+
+
 def cta_demands(plan: SimtPlan, c: Candidate) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per CTA: (chain, issue, L1, L2 port) cycles of the CTA alone on an SM (the L2 port without its L1 misses)."""
     s, m = c.schedule, plan.machine
@@ -171,14 +238,14 @@ def dispatch_keys(durations: np.ndarray, slots: int, start: np.ndarray, slot: np
 
 @functools.cache
 def _compiled_dispatch() -> dict | None:
-    """:func:`dispatch_keys` and :func:`line_runs` compiled by numba (cached on disk), or None when numba is not
+    """:func:`dispatch_keys`, :func:`line_runs` and :func:`l2_walk` compiled by numba (cached on disk), or None when numba is not
     installed."""
     try:
         from numba import njit
     except ImportError:   # pragma: no cover - depends on the environment
         return None
     jit = njit(cache=True, nogil=True)
-    return {"dispatch": jit(dispatch_keys), "lines": jit(line_runs)}
+    return {"dispatch": jit(dispatch_keys), "lines": jit(line_runs), "l2": jit(l2_walk)}
 
 
 def drain(start: np.ndarray, sm: np.ndarray, service: np.ndarray, sms: int) -> np.ndarray:
@@ -215,7 +282,8 @@ class CodeCache:
 
 
 def dispatch_through_l1(plan: SimtPlan, c: Candidate, fixed: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Start cycle, slot, L1 misses and instruction-cache hits (sectors) of each CTA when its time is the largest of
+    """Start cycle, slot, L1 misses and instruction-cache hits (sectors) of each CTA, and the sectors each cached line
+    missed (None when the SM's CTAs do not share the L1: every one), when its time is the largest of
     ``fixed`` and its L2-port cycles, which count its L1 misses (every cached sector when the SM's CTAs do not share
     the L1) and its code unless the SM's instruction cache holds it (dispatch as :func:`dispatch`)."""
     s, m = c.schedule, plan.machine
@@ -224,11 +292,13 @@ def dispatch_through_l1(plan: SimtPlan, c: Candidate, fixed: np.ndarray) -> tupl
     slot = np.arange(s.ctas, dtype=np.int64)
     shared_l1 = s.cached_ptr is not None and m.sm_l1
     misses = np.zeros(s.ctas, dtype=np.int64) if s.cached_ptr is None else np.diff(s.cached_ptr)
+    missing = None
     if shared_l1:
         per_line = m.line // m.sector
         popcount = np.array([bin(v).count("1") for v in range(1 << per_line)], dtype=np.int64)
         caches = [SectorCache(c.l1_lines, popcount) for _ in range(m.sms)]
         line_ptr, tags, masks = cached_lines(s.cached_sectors, s.cached_ptr, per_line)
+        missing = masks.copy()
     code = s.code_block is not None and m.instruction_cache > 0
     code_caches = [CodeCache(m.instruction_cache) for _ in range(m.sms)]
     code_hits = np.zeros(s.ctas, dtype=np.int64)
@@ -240,13 +310,13 @@ def dispatch_through_l1(plan: SimtPlan, c: Candidate, fixed: np.ndarray) -> tupl
         start[cta], slot[cta] = t, k
         if shared_l1:
             lo, hi = line_ptr[cta], line_ptr[cta + 1]
-            misses[cta] -= caches[k % m.sms].access(tags[lo:hi], masks[lo:hi], cta)
+            misses[cta] -= caches[k % m.sms].access(tags[lo:hi], masks[lo:hi], cta, missing[lo:hi])
         if code:
             block = int(s.code_block[cta])
             code_hits[cta] = code_caches[k % m.sms].fetch(block, int(s.code_sectors[block]))
         port = int(np.ceil((static[cta] + int(misses[cta]) - int(code_hits[cta])) * m.sector * BITS_PER_BYTE / port_bits))
         heapq.heappush(free, (t + max(int(fixed[cta]), port), k))
-    return start, slot, misses, code_hits
+    return start, slot, misses, code_hits, missing
 
 
 def count(plan: SimtPlan, index: int) -> SimtCounters:
@@ -256,6 +326,7 @@ def count(plan: SimtPlan, index: int) -> SimtCounters:
     chain, issue, l1, l2port = cta_demands(plan, c)
     fixed = np.maximum.reduce([chain, issue, l1, np.ones_like(chain)])
     code_hits = np.zeros(s.ctas, dtype=np.int64)
+    missing = None
     if s.cached_ptr is None and (s.code_block is None or m.instruction_cache == 0):
         misses = np.zeros(s.ctas, dtype=np.int64)
         start, slot = dispatch(np.maximum(fixed, l2port), m.sms * c.ctas_per_sm)
@@ -264,7 +335,7 @@ def count(plan: SimtPlan, index: int) -> SimtCounters:
         l2port = link_cycles((s.cta_l2_sectors + misses) * m.sector * BITS_PER_BYTE, m.l2_port_bandwidth)
         start, slot = dispatch(np.maximum(fixed, l2port), m.sms * c.ctas_per_sm)
     else:                                                            # hits decided CTA by CTA on the SM it lands on
-        start, slot, misses, code_hits = dispatch_through_l1(plan, c, fixed)
+        start, slot, misses, code_hits, missing = dispatch_through_l1(plan, c, fixed)
         l2port = link_cycles((s.cta_l2_sectors + misses - code_hits) * m.sector * BITS_PER_BYTE, m.l2_port_bandwidth)
     durations = np.maximum(fixed, l2port)
     sm = slot % m.sms
@@ -277,7 +348,14 @@ def count(plan: SimtPlan, index: int) -> SimtCounters:
     l2_cycles = bus_cycles(sectors * m.sector * BITS_PER_BYTE, m.l2_bandwidth)
     atomic_cycles = int(drain(start[c.atomic_cta], c.atomic_slice, c.atomic_cycles, m.l2_slices).max()) \
         if c.atomic_cta.size else 0
-    dram_read = max(c.dram_read_bytes, sectors * m.sector - c.dram_write_bytes) if c.l2_overflow else c.dram_read_bytes
+    if s.cached_ptr is not None and missing is None:                 # every cached sector went to L2
+        missing = cached_lines(s.cached_sectors, s.cached_ptr, m.line // m.sector)[2]
+    missed = l2_misses(plan, c, missing)
+    dram_read = c.dram_read_bytes
+    if c.l2_overflow:   # the listed reads' L2 misses; every other sector from DRAM (at least their footprint)
+        other = sectors - int(misses.sum()) - s.listed_l2_sectors
+        dram_read = max(c.dram_read_bytes - s.listed_read_bytes, other * m.sector - c.dram_write_bytes) \
+            + missed * m.sector
     dram_cycles = bus_cycles((dram_read + c.dram_write_bytes) * BITS_PER_BYTE, m.dram_bandwidth)
     return SimtCounters(
         candidate=index, cycles=max(sm_cycles, l2_cycles, dram_cycles, atomic_cycles), sm_cycles=sm_cycles,
@@ -288,7 +366,7 @@ def count(plan: SimtPlan, index: int) -> SimtCounters:
         issue_slots=int(s.group_issue.sum()), l1_bytes=int(s.cta_l1_bytes.sum()), l2_sectors=sectors,
         dram_read_bytes=dram_read, dram_write_bytes=c.dram_write_bytes, fmas=s.fmas,
         tensor_macs=s.tensor_macs, atomics=s.atomics, l1_hits=cached - int(misses.sum()), l1_misses=int(misses.sum()),
-        instruction_cache_hits=int(code_hits.sum()))
+        instruction_cache_hits=int(code_hits.sum()), l2_misses=missed)
 
 
 def fast(plan: SimtPlan, max_cycles: int | None = None) -> SimtCounters:
