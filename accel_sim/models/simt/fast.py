@@ -41,6 +41,8 @@ from accel_sim.models.simt.plan import Candidate, SimtPlan
 from accel_sim.models.simt.plan.l2 import listed_atomics, listed_reads, output_base
 
 BITS_PER_BYTE = 8
+LINE_HASH = 2654435761         # the compiled L1 walk's hash: Knuth's multiplicative constant (any odd one serves)
+WALK_TABLE_ENTRIES = 1 << 22   # the compiled L1 walk's table entries (lines, SMs x code blocks) at most: about 100 MB
 
 
 def link_cycles(bits: np.ndarray, bytes_per_cycle: float) -> np.ndarray:
@@ -238,14 +240,14 @@ def dispatch_keys(durations: np.ndarray, slots: int, start: np.ndarray, slot: np
 
 @functools.cache
 def _compiled_dispatch() -> dict | None:
-    """:func:`dispatch_keys`, :func:`line_runs` and :func:`l2_walk` compiled by numba (cached on disk), or None when numba is not
+    """:func:`dispatch_keys`, :func:`line_runs`, :func:`l2_walk` and :func:`l1_walk` compiled by numba (cached on disk), or None when numba is not
     installed."""
     try:
         from numba import njit
     except ImportError:   # pragma: no cover - depends on the environment
         return None
     jit = njit(cache=True, nogil=True)
-    return {"dispatch": jit(dispatch_keys), "lines": jit(line_runs), "l2": jit(l2_walk)}
+    return {"dispatch": jit(dispatch_keys), "lines": jit(line_runs), "l2": jit(l2_walk), "l1": jit(l1_walk)}
 
 
 def drain(start: np.ndarray, sm: np.ndarray, service: np.ndarray, sms: int) -> np.ndarray:
@@ -281,6 +283,121 @@ class CodeCache:
         return 0
 
 
+def l1_walk(fixed: np.ndarray, static: np.ndarray, misses: np.ndarray, line_ptr: np.ndarray, tags: np.ndarray,
+            masks: np.ndarray, lines: int, table: int, sms: int, slots: int, code_block: np.ndarray,
+            code_sectors: np.ndarray, capacity: int, sector_bits: int, port_bits: float, popcount: np.ndarray,
+            start: np.ndarray, slot: np.ndarray, code_hits: np.ndarray, missing: np.ndarray) -> None:
+    """:func:`dispatch_through_l1`'s CTA-by-CTA walk in one loop, the loop numba compiles (plain Python too), filling
+    ``start``, ``slot``, ``misses``, ``code_hits`` and ``missing``. The SMs' L1s as :class:`SectorCache`: one hash table
+    of ``table`` slots (a power of two above the lines the SMs may hold between evictions; 0: the SMs' CTAs do not share
+    the L1; linear probing, backward-shift deletion) of each (line, SM)'s valid sectors and last CTA, and per SM a queue
+    of its accesses in (CTA, tag) order, the entry of a line touched again since stale; evicting takes the queue's
+    oldest live entries, the order of :class:`SectorCache`'s (stamp, tag) key. The instruction caches as
+    :class:`CodeCache` the same way over whole blocks (``capacity`` 0: none). The free slots as
+    :func:`dispatch_keys`' heap of free cycle x slots + slot."""
+    held_tag = np.full(table, -1, dtype=np.int64)                    # line x SMs + SM (-1: empty)
+    valid = np.zeros(table, dtype=np.int64)                          # its valid sectors
+    stamp = np.zeros(table, dtype=np.int64)                          # the CTA that last touched it
+    queue_next = np.full(tags.size, -1, dtype=np.int64)              # an access's successor in its SM's queue
+    entry_cta = np.zeros(tags.size, dtype=np.int64)
+    head = np.full(sms, -1, dtype=np.int64)
+    tail = np.full(sms, -1, dtype=np.int64)
+    held = np.zeros(sms, dtype=np.int64)
+    mask = table - 1
+    blocks = code_sectors.size
+    code_used = np.full(sms * blocks, -1, dtype=np.int64)            # (SM, block) -> the CTA that last ran it
+    code_next = np.full(fixed.size, -1, dtype=np.int64)
+    code_head = np.full(sms, -1, dtype=np.int64)
+    code_tail = np.full(sms, -1, dtype=np.int64)
+    code_held = np.zeros(sms, dtype=np.int64)
+    free = [np.int64(0)]
+    free.pop()
+    for cta in range(fixed.size):
+        if cta < slots:
+            t, k = 0, cta
+        else:
+            key = heapq.heappop(free)
+            t, k = key // slots, key % slots
+        start[cta], slot[cta] = t, k
+        sm = k % sms
+        if table > 0 and lines > 0:
+            hits = 0
+            for i in range(line_ptr[cta], line_ptr[cta + 1]):
+                line = tags[i] * sms + sm
+                key = (line * LINE_HASH) & mask
+                while held_tag[key] != -1 and held_tag[key] != line:
+                    key = (key + 1) & mask
+                have = valid[key] if held_tag[key] == line else 0
+                if have == 0:
+                    held_tag[key] = line
+                    held[sm] += 1
+                hits += popcount[masks[i] & have]
+                missing[i] = masks[i] & ~have
+                valid[key] = have | masks[i]
+                stamp[key] = cta
+                entry_cta[i] = cta
+                if tail[sm] < 0:
+                    head[sm] = i
+                else:
+                    queue_next[tail[sm]] = i
+                tail[sm] = i
+            misses[cta] -= hits
+            while held[sm] > lines:                                  # the oldest live entries go
+                e = head[sm]
+                head[sm] = queue_next[e]
+                line = tags[e] * sms + sm
+                h = (line * LINE_HASH) & mask
+                while held_tag[h] != line:
+                    h = (h + 1) & mask
+                if stamp[h] != entry_cta[e]:
+                    continue                                         # touched again since: a later entry stands
+                held[sm] -= 1
+                gap = h                                              # backward-shift deletion
+                j = h
+                while True:
+                    j = (j + 1) & mask
+                    if held_tag[j] == -1:
+                        break
+                    home = (held_tag[j] * LINE_HASH) & mask
+                    if (j > gap and (home <= gap or home > j)) or (j < gap and home <= gap and home > j):
+                        held_tag[gap], valid[gap], stamp[gap] = held_tag[j], valid[j], stamp[j]
+                        gap = j
+                held_tag[gap] = -1
+                valid[gap] = 0
+            if head[sm] < 0:
+                tail[sm] = -1
+        if capacity > 0:
+            block = code_block[cta]
+            size = code_sectors[block]
+            key = sm * blocks + block
+            queued = False
+            if code_used[key] >= 0:
+                code_hits[cta] = size
+                code_used[key] = cta
+                queued = True
+            elif 0 < size <= capacity:
+                code_used[key] = cta
+                code_held[sm] += size
+                queued = True
+            if queued:
+                if code_tail[sm] < 0:
+                    code_head[sm] = cta
+                else:
+                    code_next[code_tail[sm]] = cta
+                code_tail[sm] = cta
+            while code_held[sm] > capacity:
+                e = code_head[sm]
+                code_head[sm] = code_next[e]
+                key = sm * blocks + code_block[e]
+                if code_used[key] == e:
+                    code_used[key] = -1
+                    code_held[sm] -= code_sectors[code_block[e]]
+            if code_head[sm] < 0:
+                code_tail[sm] = -1
+        port = np.int64(np.ceil((static[cta] + misses[cta] - code_hits[cta]) * sector_bits / port_bits))
+        heapq.heappush(free, (t + max(fixed[cta], port)) * slots + k)
+
+
 def dispatch_through_l1(plan: SimtPlan, c: Candidate, fixed: np.ndarray) -> tuple[np.ndarray, ...]:
     """Start cycle, slot, L1 misses and instruction-cache hits (sectors) of each CTA, and the sectors each cached line
     missed (None when the SM's CTAs do not share the L1: every one), when its time is the largest of
@@ -300,9 +417,27 @@ def dispatch_through_l1(plan: SimtPlan, c: Candidate, fixed: np.ndarray) -> tupl
         line_ptr, tags, masks = cached_lines(s.cached_sectors, s.cached_ptr, per_line)
         missing = masks.copy()
     code = s.code_block is not None and m.instruction_cache > 0
-    code_caches = [CodeCache(m.instruction_cache) for _ in range(m.sms)]
     code_hits = np.zeros(s.ctas, dtype=np.int64)
     port_bits = BITS_PER_BYTE * m.l2_port_bandwidth
+    kernel = _compiled_dispatch()
+    longest = int(np.maximum(fixed, link_cycles((s.cta_l2_sectors + misses) * m.sector * BITS_PER_BYTE,
+                                                m.l2_port_bandwidth)).sum())
+    table = 0
+    if shared_l1 and c.l1_lines > 0:                                 # room for the lines held and one CTA's more
+        batch = int(np.diff(line_ptr).max(initial=0))
+        table = 1 << int(2 * (m.sms * c.l1_lines + batch)).bit_length()
+    blocks = s.code_sectors.size if code else 0
+    if kernel is not None and (longest + 1) * slots < 1 << 62 and table + m.sms * blocks <= WALK_TABLE_ENTRIES:
+        empty = np.zeros(0, dtype=np.int64)
+        kernel["l1"](np.asarray(fixed, dtype=np.int64), s.cta_l2_sectors.astype(np.int64), misses,
+                     line_ptr if shared_l1 else np.zeros(s.ctas + 1, dtype=np.int64), tags if shared_l1 else empty,
+                     masks if shared_l1 else empty, c.l1_lines, table, m.sms, slots,
+                     s.code_block.astype(np.int64) if code else empty, s.code_sectors.astype(np.int64) if code else empty,
+                     m.instruction_cache if code else 0, m.sector * BITS_PER_BYTE, port_bits,
+                     popcount if shared_l1 else np.zeros(1, dtype=np.int64), start, slot, code_hits,
+                     missing if shared_l1 else empty)
+        return start, slot, misses, code_hits, missing
+    code_caches = [CodeCache(m.instruction_cache) for _ in range(m.sms)]
     static = s.cta_l2_sectors.tolist()
     free: list[tuple[int, int]] = []
     for cta in range(s.ctas):
