@@ -72,3 +72,14 @@ def test_split_k_atomics_hit_the_l2_when_it_holds_c():
         assert fast.count(plan, index) == run_candidate(plan, index, None)
     split = [fast.count(plan, i) for i, c in enumerate(plan.candidates) if c.schedule.atomics]
     assert split and all(0 < c.l2_misses for c in split)
+
+
+def test_the_v100_sparse_kernels_and_their_dense_baseline_read_one_l2_geometry():
+    """Accel-Sim's SM7_QV100 L2: 64 sub-partitions x 32 sets x 24 ways of 128-byte lines = 6 MiB; the SGEMM baseline
+    reads the same L2 model as the sparse kernels it divides."""
+    from accel_sim import load_arch
+    from accel_sim.models.simt.plan.machine import machine
+    for name in ("volta_v100_sparsert", "volta_v100_sparsert_conv", "volta_v100_sputnik", "volta_v100_sgemm"):
+        m = machine(load_arch(name))
+        assert (m.l2_sets, m.l2_ways, m.line, m.sector) == (64 * 32, 24, 128, 32)
+        assert m.l2_sets * m.l2_ways * m.line == m.l2_size == 6 * 2**20
