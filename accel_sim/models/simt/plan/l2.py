@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from accel_sim.models.simt.plan.sectors import cta_sector_lists
+from accel_sim.models.simt.plan.sectors import cta_sector_lists, sorted_unique
 
 BITS_PER_BYTE = 8
 
@@ -86,7 +86,7 @@ def listed_atomics(atomic_cta: np.ndarray | None, atomic_sector: np.ndarray | No
         return np.zeros(ctas + 1, dtype=np.int64), np.zeros(0, dtype=np.int64)
     sector = np.asarray(atomic_sector, dtype=np.int64)
     radix = int(sector.max()) + 1
-    key = np.unique(np.asarray(atomic_cta, dtype=np.int64) * radix + sector)
+    key = sorted_unique(np.asarray(atomic_cta, dtype=np.int64) * radix + sector)
     ptr = np.concatenate(([0], np.cumsum(np.bincount(key // radix, minlength=ctas)))).astype(np.int64)
     return ptr, key % radix + base
 
