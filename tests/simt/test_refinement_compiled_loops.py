@@ -1,4 +1,4 @@
-"""The SIMT family's compiled loops (numba: sector lists, CTA dispatch, L1 line runs), the same loops in plain Python and the numpy / heapq paths agree."""
+"""The SIMT family's compiled loops (numba: sector lists, CTA dispatch, L1 line runs, the L1 and L2 walks), the same loops in plain Python and the numpy / heapq / cache-class paths agree (a refinement file: tools/mutation.py runs it, so a wrong fallback path is caught)."""
 import numpy as np
 
 from accel_sim.models.simt.plan import sectors
@@ -70,7 +70,7 @@ def test_l1_walk_equal_compiled_plain_and_the_cache_classes(monkeypatch):
     from tests.simt.archs import simt
     arch = simt({"sms": 2}, kernel="sparsert", sparsert_rows=(2,), sparsert_tile_n=(32,), l1_shared_memory_bytes=2048, max_ctas_per_sm=2,
                 shared_memory_carveouts=(0,), instruction_cache_bytes=12288)
-    layer = GemmLayer("g", m=96, k=64, n=40, weight_density=0.3)
+    layer = GemmLayer("g", m=90, k=64, n=40, weight_density=0.3)   # 90 columns of B: partial lines
     plan = FAMILY.plan(arch, layer)
     c = plan.candidates[0]
     fixed = np.maximum.reduce(list(fast.cta_demands(plan, c)[:3]) + [np.ones(c.schedule.ctas, dtype=np.int64)])
