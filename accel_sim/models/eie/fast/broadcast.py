@@ -38,10 +38,11 @@ values, and its results are read at its own last broadcast. The vector takes
 """
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 import numpy as np
+
+from accel_sim.foundations.compiled import compiled_loop
 
 
 NO_BOUND = np.iinfo(np.int64).min // 2   # "no earlier chunk": below every cycle, and no overflow when lowered
@@ -169,14 +170,9 @@ def timeline_steps(work: np.ndarray, counts: np.ndarray, t0: int, chunk: int, la
             latest[v, i - start] = history[i]
 
 
-@functools.cache
 def _compiled():
-    """:func:`timeline_steps` compiled by numba (cached on disk), or None when numba is not installed."""
-    try:
-        from numba import njit
-    except ImportError:   # pragma: no cover - depends on the environment
-        return None
-    return njit(cache=True, nogil=True)(timeline_steps)
+    """:func:`timeline_steps` compiled by numba (:func:`compiled_loop`), or None when numba is not installed."""
+    return compiled_loop(timeline_steps)
 
 
 @dataclass(frozen=True, eq=False)

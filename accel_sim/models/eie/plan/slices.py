@@ -11,10 +11,11 @@ Orientation: EIE's W is ``outputs x inputs``; a GEMM layer's weights are ``(k, n
 """
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 import numpy as np
+
+from accel_sim.foundations.compiled import compiled_loop
 
 
 @dataclass(frozen=True, eq=False)
@@ -105,14 +106,9 @@ def position_counts(index: np.ndarray, n: int, n_pes: int, max_run: int, entries
             last_row[j, p] = r
 
 
-@functools.cache
 def _compiled():
-    """:func:`position_counts` compiled by numba (cached on disk), or None when numba is not installed."""
-    try:
-        from numba import njit
-    except ImportError:   # pragma: no cover - depends on the environment
-        return None
-    return njit(cache=True, nogil=True)(position_counts)
+    """:func:`position_counts` compiled by numba (:func:`compiled_loop`), or None when numba is not installed."""
+    return compiled_loop(position_counts)
 
 
 def _slice_counts(nonzero: np.ndarray, n_pes: int, max_run: int) -> tuple[np.ndarray, ...]:

@@ -8,9 +8,10 @@ plane's rows of one strip.
 """
 from __future__ import annotations
 
-import functools
 
 import numpy as np
+
+from accel_sim.foundations.compiled import compiled_loop
 
 
 def rlc_pairs(nonzero: np.ndarray, max_run: int) -> np.ndarray:
@@ -40,14 +41,9 @@ def stream_pairs(nonzero: np.ndarray, max_run: int, pairs: np.ndarray) -> None:
         pairs[row] = count + (length - 1 - previous + span - 1) // span
 
 
-@functools.cache
 def _compiled():
-    """:func:`stream_pairs` compiled by numba (cached on disk), or None when numba is not installed."""
-    try:
-        from numba import njit
-    except ImportError:   # pragma: no cover - depends on the environment
-        return None
-    return njit(cache=True, nogil=True)(stream_pairs)
+    """:func:`stream_pairs` compiled by numba (:func:`compiled_loop`), or None when numba is not installed."""
+    return compiled_loop(stream_pairs)
 
 
 def listed_pairs(nonzero: np.ndarray, max_run: int) -> np.ndarray:

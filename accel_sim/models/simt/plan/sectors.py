@@ -1,9 +1,10 @@
 """Coalescing (numpy, one loop compiled by numba when installed): how many 32-byte sectors a warp's accesses touch."""
 from __future__ import annotations
 
-import functools
 
 import numpy as np
+
+from accel_sim.foundations.compiled import compiled_loop
 
 
 def span_sectors(start: np.ndarray, nbytes: np.ndarray, sector: int) -> np.ndarray:
@@ -71,11 +72,6 @@ def listed_sectors(cta: np.ndarray, first_sector: np.ndarray, counts: np.ndarray
     return ids[:kept].copy(), owner[:kept].copy()
 
 
-@functools.cache
 def _compiled():
-    """:func:`listed_sectors` compiled by numba (cached on disk), or None when numba is not installed."""
-    try:
-        from numba import njit
-    except ImportError:   # pragma: no cover - depends on the environment
-        return None
-    return njit(cache=True, nogil=True)(listed_sectors)
+    """:func:`listed_sectors` compiled by numba (:func:`compiled_loop`), or None when numba is not installed."""
+    return compiled_loop(listed_sectors)

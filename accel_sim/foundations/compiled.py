@@ -1,0 +1,21 @@
+"""Hot loops compiled by numba where it is installed.
+
+A model writes such a loop once, in the plain-Python form numba compiles, and keeps a numpy path for machines
+without numba; tests run the compiled loop, the loop as plain Python and the numpy path and compare them. The
+compiled code is cached on disk (``cache=True``), so later processes load it instead of compiling it again: for
+that the loop must be a module-level function, never one built at run time.
+"""
+from __future__ import annotations
+
+import functools
+from typing import Callable
+
+
+@functools.cache
+def compiled_loop(function: Callable) -> Callable | None:
+    """``function`` compiled by numba (cached on disk, releasing the GIL), or None when numba is not installed."""
+    try:
+        from numba import njit
+    except ImportError:   # pragma: no cover - depends on the environment
+        return None
+    return njit(cache=True, nogil=True)(function)
