@@ -30,7 +30,7 @@ from accel_sim.models.scnn.fast.scatter_fifo import terms_only
 from accel_sim.models.scnn.fast.timeline import PassTiming, pass_timing
 from accel_sim.models.scnn.fast.vectors import weight_vectors
 from accel_sim.models.scnn.plan import Plan
-from accel_sim.models.scnn.plan.keys import pe_key, spec_key, tiling_key
+from accel_sim.models.scnn.plan.keys import pe_key, tiling_key, vectors_key
 
 
 def fast(plan: Plan, max_cycles: int | None = None) -> SCNNCounters:
@@ -50,7 +50,7 @@ def fast(plan: Plan, max_cycles: int | None = None) -> SCNNCounters:
     for g in range(view.groups):
         def weights(g=g):   # made only when some image's PE work is not shared
             return plan.memo.get(
-                plan.layer, ("weight vectors", spec_key(spec), tiling.kc, tiling.out_groups, tiling.acc_h,
+                plan.layer, ("weight vectors", vectors_key(spec), tiling.kc, tiling.out_groups, tiling.acc_h,
                              tiling.acc_w, plan.traits.skip_weights, per_weight, g),
                 lambda: weight_vectors(spec, view, tiling, None, plan.mask_nonzeros(g), per_weight))
         for b in range(view.batch):   # archs differing only in what the PEs do not read share their work

@@ -62,6 +62,45 @@ def pe_key(spec: SCNNSpec) -> tuple:
     return _kept_key(spec, _pe_key, "pe")
 
 
+# Settings the operand vectors (F-vectors, I-vectors and their bank terms: :mod:`accel_sim.models.scnn.fast.vectors`)
+# and the activations' half of the FIFO loops' tables never read, beyond :data:`NOT_READ_BY_PES`: how the steps are
+# scattered, buffered and synchronised.
+NOT_READ_BY_VECTORS = NOT_READ_BY_PES | {"scatter", "scatter_fifo_depth", "barrier", "weight_fifo_entries",
+                                         "out_of_plane"}
+
+
+def _vectors_key(spec: SCNNSpec) -> tuple:
+    return tuple((f.name, getattr(spec, f.name)) for f in dataclasses.fields(spec)
+                 if f.name not in NOT_READ_BY_VECTORS)
+
+
+def vectors_key(spec: SCNNSpec) -> tuple:
+    """The settings of ``spec`` the operand vectors read (all but :data:`NOT_READ_BY_VECTORS`): archs that
+    differ only in their scatter network share them."""
+    return _kept_key(spec, _vectors_key, "vectors")
+
+
+# Settings the zero-run encoders (:mod:`.encoding`: the bits of output tiles and weight blocks) never read: they
+# read the PE grid, the index width, the weight order and (through the conv view) the FC layout; the rest acts
+# through the tiling (in their keys) or not at all.
+NOT_READ_BY_ENCODERS = frozenset({"design", "mult_f", "mult_i", "accumulator_banks", "accumulator_entries",
+                                  "accumulator_bits", "iaram_size", "oaram_size", "bank_mapping", "kc_rule", "kc",
+                                  "halo_words_per_cycle", "ppu_outputs_per_cycle", "partition", "barrier",
+                                  "halo_charge", "out_of_plane", "dram", "stride_phases", "scatter",
+                                  "scatter_fifo_depth", "dense_partial_sums", "dram_tile_order", "dram_bandwidth",
+                                  "weight_fifo_entries"})
+
+
+def _encoding_key(spec: SCNNSpec) -> tuple:
+    return tuple((f.name, getattr(spec, f.name)) for f in dataclasses.fields(spec)
+                 if f.name not in NOT_READ_BY_ENCODERS)
+
+
+def encoding_key(spec: SCNNSpec) -> tuple:
+    """The settings of ``spec`` the encoders read (all but :data:`NOT_READ_BY_ENCODERS`)."""
+    return _kept_key(spec, _encoding_key, "encoding")
+
+
 def _tiling_key(tiling: Tiling) -> tuple:
     def key(value):
         if isinstance(value, np.ndarray):
