@@ -77,6 +77,11 @@ class ServingRun:
                                        choices=(None, "int8", "fp8"))
     kv_bits: int | None = spec_field("Stored bits of the KV cache, as ``serve --kv-bits`` (8: an FP8 / INT8 cache); "
                                      "absent: the device's word.", None)
+    kv_reads: str = spec_field("How the engine's decode-attention kernel reads a grouped-query model's KV cache: "
+                               "per_kv_head (a GQA-aware kernel: each KV head's cache once for its query heads) or "
+                               "per_query_head (one thread block per query head: each KV head's cache once per "
+                               "query head of its group, as TensorRT-LLM's masked multi-head attention kernel).",
+                               "per_kv_head", choices=("per_kv_head", "per_query_head"))
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,10 @@ def test_a_precision_outside_the_datapath_is_one_line_naming_the_field(tmp_path,
 
 @pytest.mark.parametrize("setting,words", [("bitserial.design=stripez", ["bitserial.design", "expected one of"]),
                                            ("bitserial.tactical=true", ["bitserial.tactical"]),
-                                           ("bitserial.pe_width=17", ["bitserial.pe_width"])])
+                                           ("bitserial.pe_width=17", ["bitserial.pe_width"]),
+                                           ("bitserial.output_bits=24", ["bitserial.output_bits", "multiple of 16"]),
+                                           ("bitserial.output_bits=0", ["bitserial.output_bits"]),
+                                           ("bitserial.output_bits=80", ["bitserial.output_bits"])])
 def test_a_bad_config_choice_is_one_line_naming_the_field(tmp_path, capsys, setting, words):
     code = main(["run", "--arch", "bitserial_dnnsim_stripes", "--workload", _workload(tmp_path, ""),
                  "--set", setting, "--no-figure", "--out", str(tmp_path / "out")])

@@ -1,6 +1,7 @@
 """Conservation laws on every shipped bitserial config: MACs issued + skipped = dense (all issued without
 Bit-Tactical), each step costs at least one cycle, the PE slots of the issuing tiles are used or idle,
-DaDianNao takes one cycle per step and Stripes p_a, DRAM reads at least the packed operands; the CLI run of DNNsim's data through the public API."""
+DaDianNao takes one cycle per step and Stripes p_a, DRAM reads at least the packed operands and writes
+the outputs at output_bits; the CLI run of DNNsim's data through the public API."""
 import csv
 
 import pytest
@@ -38,6 +39,9 @@ def test_laws(path):
     assert result.dram_read_bytes >= packed
     if not spec.packed_storage:
         assert result.dram_read_bytes == (LAYER.input_elements + LAYER.weight_elements) * arch.word_bits // 8
+    # every output is written once, at output_bits: the words are the footprint, DRAM writes at least it
+    assert counters.output_words * arch.word_bits == LAYER.output_elements * spec.output_bits
+    assert result.dram_write_bytes >= LAYER.output_elements * spec.output_bits // 8
     assert counters.activation_words <= counters.activation_reads and counters.weight_words <= counters.weight_reads
 
 

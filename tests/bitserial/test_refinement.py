@@ -25,7 +25,8 @@ def cases(draw):
                   rows=draw(st.integers(1, 3)), columns=draw(st.integers(1, 4)), group_size=draw(st.integers(1, 3)),
                   column_registers=draw(st.integers(0, 2)), minor_bit=draw(st.booleans()),
                   pe_serial_bits=draw(st.integers(1, 3)), dynamic_weights=draw(st.booleans()),
-                  bits_first_stage=draw(st.integers(0, 3)), booth_encoding=draw(st.booleans()))
+                  bits_first_stage=draw(st.integers(0, 3)), booth_encoding=draw(st.booleans()),
+                  output_bits=draw(st.sampled_from([16, 32, 48])))
     if tactical:
         fields.update(search_shape=draw(st.sampled_from(["T", "L"])), lookaside_d=5 if draw(st.booleans()) else 3)
         if fields["search_shape"] == "T":

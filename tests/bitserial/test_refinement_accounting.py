@@ -42,6 +42,14 @@ def test_dadiannao_actions_by_hand():
     assert pe == {ActionCount("pe_array", "mult_int", "op", 6, 16), ActionCount("pe_array", "add_int", "op", 6, 32)}
 
 
+def test_peak_is_whole_products_per_cycle():
+    """A serial grid's peak is its lanes' products per pe_width cycles, in whole products: 1 x 3 x 7 = 21 serial
+    lanes at 16 bits give 21 // 16 = 1 product per cycle (not 1.3125)."""
+    plan = FAMILY.plan(arch(design="stripes", columns=3, lanes=7, rows=1, tiles=1), conv("peak", WEIGHTS, INPUTS))
+    peak = FAMILY.account(plan, FAMILY.fast(plan)).peak_macs_per_cycle
+    assert peak == 1 and type(peak) is int
+
+
 def test_dynamic_loom_one_weight_group_by_hand():
     """group_size >= rows: the tile's filters form one weight group. Weights 3 and -2 (signed): folded 3 and 1,
     widths msb + 1 (sign) + 1 = 3 and 2 -> W = 3; with minor_bit, lsb 0: 1 + 1 - 0 + 1 = 3. Activations as in

@@ -1,5 +1,7 @@
 """Bit Fusion (Sharma et al., ISCA 2018) on the bitserial tiles: the fused-brick step cost by hand, fast ==
 reference, and its energy priced as 2-bit brick multiplies."""
+import dataclasses
+
 import pytest
 
 from accel_sim import load_arch
@@ -75,3 +77,55 @@ def test_shipped_config_packs_at_the_layer_width(act, wgt):
     assert fast == FAMILY.reference(plan)
     assert fast.activation_words * 16 == fast.activation_reads * act      # 16 lanes of 16-bit words: exact
     assert fast.weight_words * 16 == fast.weight_reads * wgt
+
+
+def test_output_bits_by_hand():
+    """Outputs written at 32 bits, as Bit Fusion's simulator sizes them (hsharma35/bitfusion 04ec1c8,
+    optimizer.py:75-77 oprec = 32, :169 DRAM writes = the output traffic). The packed layer above: 3 windows x
+    1 filter = 3 outputs, 16-bit words.
+
+    - output words: 3 outputs x ceil(32 / 16) = 6 (16-bit outputs: 3), on both paths;
+    - DRAM writes: 6 words = 12 bytes (the footprint 3 x 32 bits = 12 bytes); DRAM reads unchanged, 3 words;
+    - neuron-memory writes: 2 activation words + 6 output words = 8; SRAM write bytes (8 + 1) x 2 = 18;
+    - reads and cycles unchanged.
+    """
+    layer = conv("bf_out", WEIGHTS, INPUTS, activation_bits=4, weight_bits=4)
+    common = dict(design="bitfusion", columns=2, lanes=8, rows=1, tiles=1, bricks=4, packed_storage=True)
+    plan16, plan32 = FAMILY.plan(arch(**common), layer), FAMILY.plan(arch(output_bits=32, **common), layer)
+    fast16, fast32 = FAMILY.fast(plan16), FAMILY.fast(plan32)
+    assert fast32 == FAMILY.reference(plan32)
+    assert (fast16.output_words, fast32.output_words) == (3, 6)
+    assert dataclasses.replace(fast32, output_words=3) == fast16     # nothing else moves
+    result = FAMILY.account(plan32, fast32)
+    assert (result.dram_read_bytes, result.dram_write_bytes) == (6, 12)
+    assert (result.sram_read_bytes, result.sram_write_bytes) == (20, 18)
+    memory = {(a.component, a.action): a.count for a in result.actions if a.component_class in ("dram", "sram")}
+    assert memory == {("dram", "read"): 3, ("dram", "write"): 6, ("neuron_memory", "write"): 8,
+                      ("neuron_memory", "read"): 6, ("synapse_buffer", "write"): 1, ("synapse_buffer", "read"): 4}
+    assert fast32.cycles == fast16.cycles and fast32.serial_cycles == fast16.serial_cycles
+
+
+def test_shipped_config_writes_32_bit_outputs():
+    machine = load_arch("bitserial_bitfusion")
+    assert machine.bitserial.output_bits == 32 and load_arch("bitserial_dnnsim_stripes").bitserial.output_bits == 16
+    plan = FAMILY.plan(machine, conv("bf_out32", WEIGHTS, INPUTS, activation_bits=4, weight_bits=4))
+    fast = FAMILY.fast(plan)
+    assert fast == FAMILY.reference(plan)
+    assert fast.output_words == plan.layer.output_elements * 2
+
+
+def test_output_words_round_up_to_whole_words():
+    """An output takes ceil(output_bits / word_bits) words: 16-bit outputs in 32-bit words are one word each,
+    32-bit outputs two 16-bit words; the counter is a whole number of words."""
+    layer = conv("bf_outw", WEIGHTS, INPUTS, activation_bits=4, weight_bits=4)
+    grid = {"bitserial.design": "bitfusion", "bitserial.columns": 2, "bitserial.lanes": 8, "bitserial.rows": 1,
+            "bitserial.tiles": 1, "bitserial.bricks": 4}
+    for word_bits, output_bits, per_output in ((32, 16, 1), (32, 32, 1), (32, 48, 2), (16, 48, 3)):
+        machine = load_arch("bitserial_dnnsim_dadiannao", {**grid, "word_bits": word_bits,
+                                                           "bitserial.output_bits": output_bits})
+        plan = FAMILY.plan(machine, layer)
+        assert plan.output_value_words == per_output and type(plan.output_value_words) is int
+        fast = FAMILY.fast(plan)
+        assert fast == FAMILY.reference(plan) and fast.output_words == 3 * per_output
+        result = FAMILY.account(plan, fast)
+        assert result.dram_write_bytes == 3 * per_output * word_bits // 8

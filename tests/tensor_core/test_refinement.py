@@ -44,7 +44,8 @@ def cases(draw):
         shared_memory_size=draw(st.sampled_from([32 * 1024, 164 * 1024])),
         kernels=tuple(draw(st.lists(st.sampled_from(TILES), min_size=1, max_size=3))),
         sparse_kernels=tuple(draw(st.lists(st.sampled_from(TILES), min_size=0, max_size=2))),
-        split_k_limit=draw(st.sampled_from([1, 2, 7])), batched_split_limit=draw(st.sampled_from([1, 4, 128])))
+        split_k_limit=draw(st.sampled_from([1, 2, 7])), batched_split_limit=draw(st.sampled_from([1, 4, 128])),
+        dram_stream_cycles=draw(st.sampled_from([0, 0, 5, 2192])))
     nm = draw(st.sampled_from([None, NMSparsity(*hardware), NMSparsity(1, 4)]))
     if draw(st.booleans()):
         layer = GemmLayer("gemm", m=draw(st.integers(1, 120)), k=draw(st.sampled_from([draw(st.integers(1, 200)), 384, 768])),

@@ -319,6 +319,25 @@ def test_the_launch_gap_comes_before_the_first_wave(count, launch):
 
 
 @pytest.mark.parametrize("count", PATHS)
+@pytest.mark.parametrize("drain", [0, 1, 2192])
+def test_the_dram_stream_costs_once_after_the_last_wave(count, drain):
+    # the CTA of test_one_cta_two_stages (492 cycles) reads its A and B from DRAM: the kernel ends
+    # dram_stream_cycles after its wave, after the launch gap; the counters other than the time do not move
+    arch = a100(sms=1, kernels=(TILE,), kernel_launch_cycles=1886, dram_stream_cycles=drain)
+    result = counts(arch, GemmLayer("g", m=8, k=64, n=16), count)
+    assert result["cycles"] == 1886 + 492 + drain
+    assert result["dram_busy_cycles"] == 4 and result["shared_memory_busy_cycles"] == 48
+    # two C tiles (layer m 16: two B column panels) on one SM: two waves, one drain for the kernel, not one per wave
+    two = [counts(a100(sms=1, kernels=(TILE,), dram_stream_cycles=d), GemmLayer("g", m=16, k=64, n=16), count)
+           for d in (0, drain)]
+    assert two[1]["waves"] == 2 and two[1]["cycles"] - two[0]["cycles"] == drain
+    # A 8 x 64 and B 64 x 8: as many A as B elements read from DRAM (512 each); the kernel still pays it once
+    even = [counts(a100(sms=1, kernels=(TILE,), dram_stream_cycles=d), GemmLayer("g", m=8, k=64, n=8), count)
+            for d in (0, drain)]
+    assert even[1]["dram_a"] == even[1]["dram_b"] == 512 and even[1]["cycles"] - even[0]["cycles"] == drain
+
+
+@pytest.mark.parametrize("count", PATHS)
 def test_split_k_by_hand(count):
     # C 128 x 1 = A 128 x 768 x B 768 x 1 on 8 SMs, tile 64 x 8 x 128: 2 C tiles, 6 stages of K.
     # TensorRT-LLM's rule over factors cutting 768 into whole 128-stages (1, 2, 3, 6; limit 7): idle share of

@@ -162,12 +162,14 @@ def _storage_problems(layer: ConvLayer | GemmLayer, gemm: GemmShape | None) -> l
 
 @dataclass(frozen=True)
 class GemmShape:
-    """Output (m x n) = input (m x k) @ weights (k x n), ``groups`` independent times."""
+    """Output (m x n) = input (m x k) @ weights (k x n), ``groups`` independent times; ``shared``
+    consecutive groups read one weights operand (1: each group its own)."""
 
     m: int
     k: int
     n: int
     groups: int = 1
+    shared: int = 1
 
     @property
     def macs(self) -> int:
@@ -204,6 +206,8 @@ class ConvLayer:
     activation_bits: int | None = None
     quant_group_size: int | None = None
     quant_scale_bits: int | None = None
+    weights_shared_by: int = 1   # consecutive groups that read one weights operand (a batched GEMM's, see
+                                 # BatchedGemmLayer.operand_shared_by); 1: each group its own
     kind: str = field(default="conv", init=False)
 
     def __post_init__(self) -> None:
@@ -225,6 +229,8 @@ class ConvLayer:
             if self.in_channels % self.groups or self.out_channels % self.groups:
                 problems.append(f"in_channels {self.in_channels} and out_channels {self.out_channels} "
                                 f"must both be divisible by groups {self.groups}")
+            if self.weights_shared_by <= 0 or self.groups % self.weights_shared_by:
+                problems.append(f"weights_shared_by {self.weights_shared_by} must divide groups {self.groups}")
         for name in ("weight_density", "input_density"):
             if not 0.0 < getattr(self, name) <= 1.0:
                 problems.append(f"{name} must be in (0, 1], got {getattr(self, name)}")
@@ -248,7 +254,7 @@ class ConvLayer:
     def gemm(self) -> GemmShape:
         return GemmShape(m=self.out_h * self.out_w * self.batch,
                          k=self.kernel_h * self.kernel_w * (self.in_channels // self.groups),
-                         n=self.out_channels // self.groups, groups=self.groups)
+                         n=self.out_channels // self.groups, groups=self.groups, shared=self.weights_shared_by)
 
     @property
     def macs(self) -> int:
@@ -355,7 +361,13 @@ class BatchedGemmLayer:
     (:meth:`instance`, plain :class:`GemmLayer` objects named ``name[i]``, whose operands are
     generated from their own seed stream since the name enters the seed) one after the
     other on the same hardware and adds their counters. The other fields mean what they
-    mean on :class:`GemmLayer` and apply to every instance."""
+    mean on :class:`GemmLayer` and apply to every instance.
+
+    ``operand_shared_by``: consecutive instances that read one and the same ``k x n`` operand (1: each its
+    own), as a decode-attention kernel that runs one thread block per query head reads its KV head's cache
+    once per query head of the group (instances ordered with the query head fastest, as the kernel's grid).
+    A family that launches the instances in one kernel (:meth:`as_grouped`) sees the sharing and may serve
+    the repeats from its cache; one that runs them one at a time reads each instance's operand again."""
 
     name: str
     instances: int
@@ -373,11 +385,14 @@ class BatchedGemmLayer:
     activation_bits: int | None = None
     quant_group_size: int | None = None
     quant_scale_bits: int | None = None
+    operand_shared_by: int = 1
     kind: str = field(default="batched_gemm", init=False)
 
     def __post_init__(self) -> None:
         if self.instances <= 0:
             raise ValueError(f"instances must be > 0, got {self.instances}")
+        if self.operand_shared_by <= 0 or self.instances % self.operand_shared_by:
+            raise ValueError(f"operand_shared_by {self.operand_shared_by} must divide instances {self.instances}")
         if self.operands.payload is not None:
             raise ValueError("a batched GEMM has no payload: each instance's operands are generated")
         self.instance(0)  # the shape and storage rules of one GEMM (ValueError naming the fields)
@@ -405,11 +420,12 @@ class BatchedGemmLayer:
                          input_density=self.input_density, operands=self.operands, weight_bits=self.weight_bits,
                          index_bits=self.index_bits, quantized_weight_bits=self.quantized_weight_bits,
                          precision=self.precision, activation_bits=self.activation_bits,
-                         quant_group_size=self.quant_group_size, quant_scale_bits=self.quant_scale_bits)
+                         quant_group_size=self.quant_group_size, quant_scale_bits=self.quant_scale_bits,
+                         weights_shared_by=self.operand_shared_by)
 
     def gemm(self) -> GemmShape:
         """``instances`` independent m x k x n GEMMs (the ``groups`` of the GEMM view)."""
-        return GemmShape(m=self.m, k=self.k, n=self.n, groups=self.instances)
+        return GemmShape(m=self.m, k=self.k, n=self.n, groups=self.instances, shared=self.operand_shared_by)
 
     @property
     def macs(self) -> int:

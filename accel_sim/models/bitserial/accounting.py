@@ -11,7 +11,8 @@ adder tree of ``lanes`` narrow inputs) and shift-accumulates the sum into its pa
 one shift-add of ``accumulator_bits`` each cycle. The energies are the table's ``mult_int`` / ``add_int`` entries.
 With ``packed_storage`` the weights and activations cross DRAM and the buffers at the layer's precision,
 packed into words (:meth:`BitSerialPlan.stored_words`; the buffer reads are the counters' ``*_words``);
-outputs are written as one word each. Every access is one ``word_bits`` access of the energy table.
+outputs are written to the neuron memory and DRAM at ``output_bits`` (the counters' ``output_words``:
+ceil(output_bits / word_bits) words each). Every access is one ``word_bits`` access of the energy table.
 Bit-Tactical skips the products of demoted zero weights: ``macs_skipped`` = dense - issued.
 """
 from __future__ import annotations
@@ -38,10 +39,11 @@ def account(plan: BitSerialPlan, counters: BitSerialCounters) -> LayerResult:
              else ActionCount("pe_array", "add_int", "op", counters.serial_cycles, spec.lanes))
     input_words = plan.stored_words(layer.input_elements, plan.act_bits)
     weight_words = plan.stored_words(layer.weight_elements, plan.wgt_bits)
+    output_words = counters.output_words
     actions = (
         ActionCount("dram", "dram", "read", input_words + weight_words, word),
-        ActionCount("dram", "dram", "write", layer.output_elements, word),
-        ActionCount("neuron_memory", "sram", "write", input_words + layer.output_elements, word,
+        ActionCount("dram", "dram", "write", output_words, word),
+        ActionCount("neuron_memory", "sram", "write", input_words + output_words, word,
                     spec.neuron_memory_size),
         ActionCount("neuron_memory", "sram", "read", counters.activation_words, word, spec.neuron_memory_size),
         ActionCount("synapse_buffer", "sram", "write", weight_words, word, spec.synapse_buffer_size),
@@ -65,7 +67,7 @@ def account(plan: BitSerialPlan, counters: BitSerialCounters) -> LayerResult:
         layer=layer.name, cycles=counters.cycles, compute_cycles=counters.cycles, stall_cycles=0,
         macs_dense=dense, macs_issued=issued, peak_macs_per_cycle=max(1, peak),
         dram_read_bytes=math.ceil((input_words + weight_words) * word / BITS_PER_BYTE),
-        dram_write_bytes=math.ceil(layer.output_elements * word / BITS_PER_BYTE),
+        dram_write_bytes=math.ceil(output_words * word / BITS_PER_BYTE),
         sram_read_bytes=math.ceil((counters.activation_words + counters.weight_words) * word / BITS_PER_BYTE),
-        sram_write_bytes=math.ceil((input_words + weight_words + layer.output_elements) * word / BITS_PER_BYTE),
+        sram_write_bytes=math.ceil((input_words + weight_words + output_words) * word / BITS_PER_BYTE),
         actions=actions, metrics=MappingProxyType(metrics), operand_hashes=plan.operand_hashes)

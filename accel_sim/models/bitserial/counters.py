@@ -19,3 +19,5 @@ class BitSerialCounters(Counters):
     activation_words: int  # neuron-memory words those reads occupy: present windows x line words per step
     weight_words: int      # synapse-buffer words those reads occupy: the tile's filters x line words per step
     macs_issued: int       # products of slots holding a weight of the layer (Bit-Tactical: not demoted)
+    output_words: int      # words the outputs are written in: present windows x the chunk's filters x
+                           # words per output (output_bits), per window set and chunk

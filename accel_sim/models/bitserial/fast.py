@@ -338,7 +338,7 @@ def fast(plan: BitSerialPlan, max_cycles: int | None = None) -> BitSerialCounter
     facts = _Layer(plan)
     blocks, totals = [], dict(steps=0, tile_steps=0, pe_steps=0, idle_pe_steps=0, serial_cycles=0,
                               activation_reads=0, weight_reads=0, activation_words=0,
-                              weight_words=0, macs_issued=0)
+                              weight_words=0, macs_issued=0, output_words=0)
     for p in plan.passes:
         per_chunk = []
         windows = p.present.sum(axis=1)                                         # (WS,)
@@ -366,6 +366,7 @@ def fast(plan: BitSerialPlan, max_cycles: int | None = None) -> BitSerialCounter
             totals["activation_words"] += int(windows.sum()) * calls * plan.activation_line_words
             totals["weight_words"] += len(windows) * int((issuing * filters[None, :]).sum()) * plan.weight_line_words
             totals["macs_issued"] += int(windows.sum()) * int(slots.sum())
+            totals["output_words"] += int(windows.sum()) * int(filters.sum()) * plan.output_value_words
         if per_chunk:
             blocks.append(np.concatenate(per_chunk, axis=1).reshape(-1, facts.units))
     cycles = _timeline(spec, np.concatenate(blocks)) if blocks else 0

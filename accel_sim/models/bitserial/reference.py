@@ -166,7 +166,7 @@ class _Tally:
     def __init__(self) -> None:
         self.counts = dict(steps=0, tile_steps=0, pe_steps=0, idle_pe_steps=0, serial_cycles=0,
                            activation_reads=0, weight_reads=0, activation_words=0,
-                           weight_words=0, macs_issued=0)
+                           weight_words=0, macs_issued=0, output_words=0)
 
     def step(self, plan: BitSerialPlan, tiles: list[_Tile], tile_costs: list[dict[int, int]]) -> None:
         spec, c = plan.spec, self.counts
@@ -182,6 +182,12 @@ class _Tally:
             c["weight_reads"] += len(tile.filters) * spec.lanes
             c["weight_words"] += len(tile.filters) * plan.weight_line_words
             c["macs_issued"] += tile.slots() * len(tile.columns)
+
+    def outputs(self, plan: BitSerialPlan, p: Pass, ws: int, chunk: Chunk) -> None:
+        """A window set's outputs of a chunk's filters, written once its lines are done."""
+        windows = sum(1 for c in range(plan.spec.columns) if p.present[ws, c])
+        filters = sum(1 for row in chunk.filters for present in row if present)
+        self.counts["output_words"] += windows * filters * plan.output_value_words
 
 
 def _step_costs(plan: BitSerialPlan, tally: _Tally, macs: list[dict[int, int]] | None = None) -> list[dict[int, int]]:
@@ -209,6 +215,7 @@ def _step_costs(plan: BitSerialPlan, tally: _Tally, macs: list[dict[int, int]] |
                     out.append(step)
                     if macs is not None:
                         macs.append(_unit_macs(tiles))
+                tally.outputs(plan, p, ws, chunk)
     return out
 
 

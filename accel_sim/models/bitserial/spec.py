@@ -28,6 +28,10 @@ BITFUSION = ("Sharma et al., Bit Fusion: Bit-Level Dynamically Composable Archit
 BITFUSION_SIM = ("hsharma35/bitfusion 04ec1c8, bitfusion/src/optimizer/optimizer.py:55-73 (buffer fills of "
                  "weights x wprec and activations x iprec bits), :166 (DRAM reads = those fills) and :209-228 (buffer "
                  "reads x iprec / wprec bits)")
+BITFUSION_OUT = ("hsharma35/bitfusion 04ec1c8, bitfusion/src/optimizer/optimizer.py:75-77 (oprec = 32: output "
+                 "buffer traffic in outputs x 32 bits) and :169 (DRAM writes = that traffic); "
+                 "bitfusion/src/simulator/stats.py:58-72 (energy charged per bit)")
+VALUE_WORD_BITS = 16   # the datapath holds values as 16-bit words (DaDianNao's 16-bit fixed point)
 DESIGNS = ("dadiannao", "stripes", "shapeshifter", "loom", "pragmatic", "laconic", "bitfusion")
 SEARCH_SHAPES = ("T", "L")
 TACTICAL_DESIGNS = ("dadiannao", "shapeshifter", "pragmatic")
@@ -97,8 +101,13 @@ class BitSerialSpec:
     packed_storage: bool = spec_field(
         "Weights and activations cross DRAM and the on-chip buffers at the layer's bit width (weight_bits / "
         "activation_bits), packed into word_bits words: a line of ``lanes`` values is ceil(lanes x bits / "
-        "word_bits) words. False: every value is one word. Outputs are written as words either way.", False,
+        "word_bits) words. False: every value is one word. Outputs are written at output_bits either way.", False,
         source=BITFUSION_SIM)
+    output_bits: int = spec_field(
+        "Width at which each output is written to the neuron memory and to DRAM: ceil(output_bits / word_bits) "
+        "words per output. 16: one 16-bit word, as DaDianNao and DNNsim hold every value; Bit Fusion's "
+        "simulator writes 32-bit outputs. A multiple of 16.", VALUE_WORD_BITS, positive=True, maximum=64,
+        source=f"{DADN}; {DNNSIM}; {BITFUSION_OUT}")
     accumulator_bits: int = spec_field("Width of a partial sum.", 32, positive=True,
                                        source="estimate: 16-bit products accumulated in 32 bits")
     neuron_memory_size: int = spec_field("Central activation memory (eDRAM).", 4 * 1024 * 1024, unit="size",
@@ -117,8 +126,11 @@ class BitSerialSpec:
             raise ValueError("bitserial.search_shape 'T' is defined for lookahead_h 2 and lookaside_d 5 only")
         if self.tactical and self.lookaside_d >= self.lanes:
             raise ValueError(f"bitserial.lookaside_d ({self.lookaside_d}) must be below lanes ({self.lanes})")
-        if self.pe_width > 16:
+        if self.pe_width > VALUE_WORD_BITS:
             raise ValueError(f"bitserial.pe_width {self.pe_width}: values are held as 16-bit words (at most 16)")
+        if self.output_bits % VALUE_WORD_BITS:
+            raise ValueError(f"bitserial.output_bits {self.output_bits}: outputs are written as whole 16-bit words "
+                             "(expected a multiple of 16)")
 
     @property
     def dense_macs_per_cycle(self) -> int:

@@ -55,7 +55,7 @@ def _block_scale_actions(plan: SystolicPlan, sram: dict[str, int], fills: dict[s
     """MX / NVFP4: a scale byte per block of K rides with the ifmap and filter elements (DRAM fills, buffer
     writes and reads); every output takes one scale application (combine and align) per block of K."""
     scaling, spec = plan.scaling, plan.spec
-    if scaling is None:
+    if scaling is None or not scaling.block:    # word_bits operands, or plain int8 (scales outside the array)
         return []
     s, b = scaling.scales, SCALE_BITS
     outputs = plan.layer.macs // plan.layer.gemm().k

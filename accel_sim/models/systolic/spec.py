@@ -8,6 +8,8 @@ from accel_sim.foundations.arch import SCALESIM
 from accel_sim.foundations.compress.quantization.microscaling import BLOCK_FORMATS
 from accel_sim.foundations.config.schema import spec_field
 
+PLAIN_INT8 = "int8"    # block_format value: int8 elements with no block scales
+
 
 
 @dataclass(frozen=True)
@@ -73,8 +75,11 @@ class SystolicSpec:
         "scale per block of K, the PEs multiply at the element width, and each output's partial sum takes one "
         "scale application per block; outputs stay word_bits wide. Timing is SCALE-Sim's, in words: one MAC per "
         "PE per cycle at any width unless elements_per_pe packs several elements per PE word, DRAM streams in "
-        "words per cycle.", "none", choices=("none", *BLOCK_FORMATS),
-        source="OCP Microscaling Formats (MX) v1.0 Specification (2023); NVIDIA NVFP4 blog (2025)")
+        "words per cycle. 'int8': plain int8 elements whose scales (per tensor or per channel) are applied outside "
+        "the array, as on TPUs: no scale bytes or scale applications, no block; with elements_per_pe it must divide K.",
+        "none", choices=("none", PLAIN_INT8, *BLOCK_FORMATS),
+        source="OCP Microscaling Formats (MX) v1.0 Specification (2023); NVIDIA NVFP4 blog (2025); int8: Cloud TPU "
+               "v5e documentation (docs.cloud.google.com/tpu/docs/v5e, int8 peak compute)")
     block_size: int = spec_field("Elements of K per scale; 0: the format's own (32 MX, 16 NVFP4).", 0, minimum=0,
                                  source="OCP Microscaling Formats (MX) v1.0 Specification (2023)")
     elements_per_pe: int = spec_field(

@@ -27,6 +27,9 @@ CUTLASS_MULTISTAGE = ("CUTLASS include/cutlass/gemm/threadblock/mma_multistage.h
                       "issues kStages - 1 stages of cp.async copies; each main-loop iteration issues the copies of the stage "
                       "kStages - 1 ahead while computing one, then waits with cp_async_wait<kStages - 2>")
 LOADS_IN_FLIGHT = ("unbounded", "stages")
+SMALL_KERNELS = ("te42kyfo/gpu-benches gpu-small-kernels (10,000 back-to-back SCALE kernels; a100_80_graph.txt under a "
+                 "CUDA graph): time against bytes for the data sets beyond the L2 fits a fixed cost per kernel plus "
+                 "bytes over a sustained rate")
 TRTLLM_SPLIT_K = ("TensorRT-LLM cpp/tensorrt_llm/kernels/cutlass_kernels/cutlass_heuristic.cpp (estimate_best_config_from_occupancies: "
                   "the split-K factor whose last wave leaves the smallest fraction of the SMs idle, fewer waves within 0.1; "
                   "no split when N >= 256 x SMs; is_valid_split_k_factor) and fpA_intB_gemm/fpA_intB_gemm.h (SPLIT_K_LIMIT = 7, "
@@ -152,6 +155,12 @@ class TensorCoreSpec:
         "back-to-back kernels (launch, CTA rasterisation, drain). 0: kernels start back to back.", 0, unit="cycles",
         minimum=0, source="the shipped A100 configs set the measured back-to-back time of a minimal kernel under a "
         "CUDA graph (te42kyfo/gpu-benches gpu-small-kernels/a100_80_graph.txt)")
+    dram_stream_cycles: int = spec_field(
+        "Cycles a kernel that reads DRAM costs beyond its launch gap (``kernel_launch_cycles``), its waves' memory "
+        "latency and its bytes at ``dram_bandwidth``: the ramp and drain of a DRAM stream, paid once, after the last "
+        "wave, by every kernel with DRAM reads. 0: none. The shipped A100 80GB configs set the intercept of "
+        "back-to-back DRAM-streaming kernels under a CUDA graph less the launch gap and one memory latency.", 0,
+        unit="cycles", minimum=0, source=SMALL_KERNELS)
     loads_in_flight: str = spec_field(
         "How far a CTA's loads may run ahead of its tensor cores. 'unbounded': a stage's load is posted as soon as "
         "the load path is free (every stage's memory latency overlaps: an upper bound). 'stages': CUTLASS multistage, "

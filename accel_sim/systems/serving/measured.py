@@ -2,7 +2,8 @@
 requests, all at time 0, served on its device by the engine of :mod:`.engine` (FCFS: each prompt prefilled, then
 the batch decodes together, as a static batch runs); ``tokens_per_s`` is the run's output tokens per second (every
 request's output tokens over the time from the first arrival to the last token), ``tokens_per_s_per_gpu`` that over
-the run's tensor-parallel devices, ``time_s`` the median time to the first token."""
+the run's tensor-parallel devices, ``time_s`` the median time to the first token. The case names the decode-attention
+kernel its engine ran (``kv_reads``: how it reads a grouped-query model's cache, :class:`.step.StepModel`)."""
 from __future__ import annotations
 
 import functools
@@ -15,6 +16,8 @@ from accel_sim.foundations.workload.llm.hf_config import read_hf_config
 from accel_sim.pipeline.catalog import load_arch
 from accel_sim.pipeline.measured import SimulatedCase
 from accel_sim.systems.serving.engine import ServingConfig, serve
+from accel_sim.systems.serving.parallel import TensorParallel
+from accel_sim.systems.serving.step import StepModel
 from accel_sim.systems.serving.requests import Request
 
 QUANTITIES = {"tokens_per_s": "output_tokens_per_s", "tokens_per_s_per_gpu": "output_tokens_per_s", "time_s": "ttft_s_p50"}
@@ -28,7 +31,10 @@ def serving_summary(device: str, run: ServingRun) -> dict:
     config = read_hf_config(REPO_ROOT / "workloads" / run.model)
     requests = [Request(i, 0.0, run.prompt_tokens, run.output_tokens) for i in range(run.requests)]
     compression = Compression.parse("dense", kv_bits=run.kv_bits, precision=run.precision)
-    return serve(arch, config, requests, ServingConfig("fcfs", max_batch=run.requests), compression, tp=run.tp).summary
+    parallel = TensorParallel(run.tp, arch.device_link_bandwidth, arch.all_reduce_latency)
+    step = StepModel(arch, config, compression, tp=parallel, kv_reads=run.kv_reads)
+    return serve(arch, config, requests, ServingConfig("fcfs", max_batch=run.requests), compression, step=step,
+                 tp=run.tp).summary
 
 
 def simulate_serving_case(case: MeasuredCase) -> SimulatedCase:

@@ -8,7 +8,10 @@ An iteration runs, through every transformer block and then the LM head:
   positions (the batch's mean, so the KV-cache bytes read are the batch's own), as the fused
   decode-attention kernel serving engines run (``attn_decode``: one pass over the cache split along
   its length, :func:`accel_sim.foundations.workload.llm.generator.attention_layers`; ``attention="unfused"``:
-  the score, softmax and context kernels);
+  the score, softmax and context kernels); ``kv_reads`` names the kernel's reads of a grouped-query
+  model's cache: ``per_kv_head`` (a GQA-aware kernel, once per KV head) or ``per_query_head`` (one thread
+  block per query head, as TensorRT-LLM's masked multi-head attention before its XQA kernel: the cache of a
+  KV head read once per query head of its group, the repeats served by the L2 when they share a wave);
 - the prefill attention of one chunk of ``prefill`` tokens attending to ``prefill_span`` positions
   (the prompt's prefix so far plus the chunk: the full square for an unchunked prompt, as the
   generator's prefill step);
@@ -90,12 +93,13 @@ class StepModel:
 
     def __init__(self, arch: ArchSpec, config: TransformerConfig, compression: Compression = DENSE,
                  row_bucket: int = 16, span_bucket: int = 128, anchor: int = 8, tp: TensorParallel | None = None,
-                 attention: str = "fused"):
+                 attention: str = "fused", kv_reads: str = "per_kv_head"):
         self.tp = tp or TensorParallel()
         self.arch, self.config, self.compression = arch, shard(config, self.tp.degree), compression
         self.block = dataclasses.replace(self.config, layers=1)
         self.row_bucket, self.span_bucket, self.anchor = row_bucket, span_bucket, anchor
         self.fused = attention == "fused"
+        self.kv_reads = kv_reads
         self.table = load_energy_table(arch.energy_table)
         self._layers: dict[NetworkLayer, StepCost] = {}
         self._iterations: dict[Iteration, StepCost] = {}
@@ -140,10 +144,11 @@ class StepModel:
     def _decode_attention(self, sequences: int, span: int) -> StepCost:
         if sequences == 0:
             return ZERO
+        def layers(batch: int) -> list[NetworkLayer]:
+            return attention_layers(self.block, PREFIX, batch, 1, span, self.fused, self.kv_reads)
         if sequences <= 2 * self.anchor:
-            return self._run(attention_layers(self.block, PREFIX, sequences, 1, span, self.fused))
-        low = self._run(attention_layers(self.block, PREFIX, self.anchor, 1, span, self.fused))
-        high = self._run(attention_layers(self.block, PREFIX, 2 * self.anchor, 1, span, self.fused))
+            return self._run(layers(sequences))
+        low, high = self._run(layers(self.anchor)), self._run(layers(2 * self.anchor))
         per_sequence = StepCost((high.seconds - low.seconds) / self.anchor, (high.energy_j - low.energy_j) / self.anchor)
         return low + per_sequence.scaled(sequences - self.anchor)
 

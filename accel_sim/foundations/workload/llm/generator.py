@@ -176,8 +176,11 @@ def transformer_layers(config: TransformerConfig, step: InferenceStep,
     return tuple(layers)
 
 
+KV_READS = ("per_kv_head", "per_query_head")
+
+
 def attention_layers(config: TransformerConfig, prefix: str, batch: int, tokens: int, span: int,
-                     fused: bool = False) -> list[NetworkLayer]:
+                     fused: bool = False, kv_reads: str = "per_kv_head") -> list[NetworkLayer]:
     """Scores, softmax and context of ``batch`` sequences of ``tokens`` queries each attending to ``span``
     positions (one GEMM per sequence and KV head, the query heads of a group stacked into m).
 
@@ -187,11 +190,26 @@ def attention_layers(config: TransformerConfig, prefix: str, batch: int, tokens:
     pass), so its MACs are the score's and the context's (``g d S`` each) and its k is the KV length a kernel
     splits (:mod:`accel_sim.models.tensor_core.plan.split`), then the softmax on the vector unit. Its dense
     operand stands for the query and the probabilities, which a fused kernel keeps on chip: it moves
-    ``2S x g`` elements where the kernel loads ``d x g`` (under 1 % of the cache's bytes for g = 1)."""
+    ``2S x g`` elements where the kernel loads ``d x g`` (under 1 % of the cache's bytes for g = 1).
+
+    ``kv_reads`` (fused decode): ``per_kv_head``, a GQA-aware kernel (FlashDecoding, vLLM's, TensorRT-LLM's XQA)
+    that reads each KV head's cache once for the g query heads of its group, as above; ``per_query_head``, a
+    kernel of one thread block per query head (TensorRT-LLM's masked multi-head attention, ``blockIdx.x`` the
+    query head and ``hi_kv = hi / qhead_per_kv`` the KV head it reads, grid ``(heads, batch, 1)``:
+    ``decoderMaskedMultiheadAttentionTemplate.h`` / ``decoderMaskedMultiheadAttentionLaunch.h``): a batched
+    GEMM per (sequence, query head) of ``1 x 2S @ 2S x d``, the g instances of a group reading one operand
+    (consecutive in launch order, the query head fastest), so the cache is read g times. Both are split along the
+    KV length by the family's batched rule when their CTAs do not fill the device (the masked kernel's multi-block
+    mode; at the batches of the shipped serving cases neither splits)."""
     d, g = config.head_dim, config.group_size
+    if kv_reads not in KV_READS:
+        raise ValueError(f"kv_reads must be one of {', '.join(KV_READS)}, got {kv_reads!r}")
     if fused and tokens == 1:
-        return [BatchedGemmLayer(prefix + "attn_decode", instances=batch * config.kv_heads, m=g, k=2 * span, n=d),
-                VectorLayer(prefix + "attn_softmax", "softmax", rows=batch * config.heads, width=span)]
+        decode = (BatchedGemmLayer(prefix + "attn_decode", instances=batch * config.kv_heads, m=g, k=2 * span, n=d)
+                  if kv_reads == "per_kv_head" else
+                  BatchedGemmLayer(prefix + "attn_decode", instances=batch * config.heads, m=1, k=2 * span, n=d,
+                                   operand_shared_by=g))
+        return [decode, VectorLayer(prefix + "attn_softmax", "softmax", rows=batch * config.heads, width=span)]
     return [BatchedGemmLayer(prefix + "attn_score", instances=batch * config.kv_heads, m=tokens * g, k=d, n=span),
             VectorLayer(prefix + "attn_softmax", "softmax", rows=batch * config.heads * tokens, width=span),
             BatchedGemmLayer(prefix + "attn_context", instances=batch * config.kv_heads, m=tokens * g, k=span, n=d)]

@@ -19,6 +19,8 @@ The layer's precisions are ``activation_bits`` / ``weight_bits`` of the workload
 Storage: one value per ``word_bits`` word, or with ``packed_storage`` the values packed at the layer's
 precision (hsharma35/bitfusion 04ec1c8, bitfusion/src/optimizer/optimizer.py:55-73, 209-228: buffer and
 DRAM traffic in values x iprec / wprec bits): ``n`` values take ceil(n x bits / word_bits) words.
+Outputs are written at ``output_bits`` (16: one word each; Bit Fusion's simulator writes 32-bit outputs,
+hsharma35/bitfusion 04ec1c8, optimizer.py:75-77, 169): ceil(output_bits / word_bits) words per output.
 """
 from __future__ import annotations
 
@@ -80,6 +82,11 @@ class BitSerialPlan:
         if not self.spec.packed_storage:
             return values
         return -(-values * bits // self.arch.word_bits)
+
+    @property
+    def output_value_words(self) -> int:
+        """Words one output is written in: ceil(output_bits / word_bits)."""
+        return -(-self.spec.output_bits // self.arch.word_bits)
 
     @property
     def activation_line_words(self) -> int:

@@ -1,6 +1,7 @@
 """Fast path: every candidate kernel timed from per-CTA numpy arrays and the pipeline's closed form.
 
-The kernel starts ``kernel_launch_cycles`` after the call (the GPU-side gap between kernels); then
+The kernel starts ``kernel_launch_cycles`` after the call (the GPU-side gap between kernels) and, when it
+reads DRAM, ends ``dram_stream_cycles`` after its last wave (the DRAM stream's ramp and drain); in between
 CTAs run in waves of ``sms`` (one CTA per SM), in launch order; a wave ends when its slowest
 CTA has written its C tile, then the next starts. With split-K each CTA covers its slice of K and
 its epilogue moves the FP32 partial tile through L2 (a write; a read of the running partial but in
@@ -63,20 +64,22 @@ def kernel_counters(plan: TensorCorePlan, index: int) -> TensorCoreCounters:
     last = grid.slice == grid.split - 1
     partial = (grid.slice > 0).astype(np.int64) + (~last).astype(np.int64)    # partial tiles read + written
     epilogue = l2_cycles(spec, outputs * (partial * spec.accumulator_bits + last * bits.c_value), starts)
-    cycles = spec.kernel_launch_cycles + int(np.sum(finish + epilogue))
 
     def busy(path: str) -> int:
         per_wave = (stages - 1) * np.asarray(full[path]) + np.asarray(final[path])
         return int(np.sum(np.broadcast_to(per_wave, (waves,))))
 
     slots_total = (stages - 1) * problem.slots(extents[0]) + problem.slots(extents[1])
+    dram_a, dram_b = int(dram_rows.sum()) * slots_total, int(dram_cols.sum()) * k
+    drain = spec.dram_stream_cycles if dram_a + dram_b else 0      # the DRAM stream's ramp and drain, once
+    cycles = spec.kernel_launch_cycles + int(np.sum(finish + epilogue)) + drain
     mmas_total = (stages - 1) * mmas_per_warp(spec, problem, tile, extents[0]) \
         + mmas_per_warp(spec, problem, tile, extents[1])
     return TensorCoreCounters(
         kernel=index, cycles=cycles, compute_cycles=busy("compute"), math_busy_cycles=busy("math"),
         register_file_busy_cycles=busy("register_file"), shared_memory_busy_cycles=busy("shared_memory"),
         l2_busy_cycles=busy("l2"), dram_busy_cycles=busy("dram"), waves=waves, ctas=ctas,
-        dram_a=int(dram_rows.sum()) * slots_total, dram_b=int(dram_cols.sum()) * k,
+        dram_a=dram_a, dram_b=dram_b,
         fill_a=int(grid.rows.sum()) * slots_total, fill_b=int(grid.cols.sum()) * k,
         read_a=int((warp_cols * grid.rows).sum()) * slots_total,
         read_b=int((warp_rows * grid.cols).sum()) * k,

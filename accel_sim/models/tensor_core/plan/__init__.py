@@ -80,7 +80,7 @@ def plan(arch: ArchBase, layer: Layer) -> TensorCorePlan:
     gemm = layer.gemm()
     problem = gemm_problem(arch.word_bits, gemm.m, gemm.n, gemm.k, gemm.groups, runs_sparse(spec, arch.word_bits, layer),
                            hardware_pattern(spec, arch.word_bits), layer.quantized_weight_bits,
-                           layer.quant_group_size or 0, group_scale_bits(layer))
+                           layer.quant_group_size or 0, group_scale_bits(layer), gemm.shared)
     check_groups(problem, layer.name)
     precision = layer_precision(spec, arch.name, layer)
     if precision is not None:   # W8A8 / FP8: 8-bit A and B at the 8-bit rate, fp32 per-row / per-column scales

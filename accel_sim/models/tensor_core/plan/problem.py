@@ -49,6 +49,8 @@ class TCProblem:
     a_group: int = 0        # group-wise quantization: dense K per scale (and zero point) of an A row; 0: none
     a_group_bits: int = 0   # bits of one group's scale and zero point
     precision: LayerPrecision | None = None   # 8-bit A and B (W8A8 / FP8) with per-row / per-column scales
+    a_shared: int = 1       # consecutive groups that read one A (a KV head's cache read by each query head's
+                            # thread block, :class:`~accel_sim.foundations.workload.layer.BatchedGemmLayer`); 1: own A
 
     def slots(self, extent: int) -> int:
         """Stored A values per row for a K extent: all of them dense; ``ceil(extent / M) * N`` 2:4."""
@@ -66,13 +68,15 @@ class TCProblem:
 
 def gemm_problem(word_bits: int, m: int, n: int, k: int, groups: int, sparse: bool,
                  pattern: tuple[int, int], weight_bits: int | None = None, group: int = 0,
-                 group_bits: int = 0) -> TCProblem:
+                 group_bits: int = 0, shared: int = 1) -> TCProblem:
     """The tensor-core problem of a layer GEMM (output m x n = input m x k @ weights k x n);
     ``weight_bits``: the weights' stored width when quantized below the word (dequantized in
     registers before the MMA, as weight-only INT4 / INT8 kernels do); ``group`` / ``group_bits``: one
-    scale and zero point of ``group_bits`` per ``group`` weights along K of an A row (0: none)."""
+    scale and zero point of ``group_bits`` per ``group`` weights along K of an A row (0: none); ``shared``:
+    consecutive groups whose weights (A) are one and the same operand."""
     return TCProblem(m=n, n=m, k=k, groups=groups, word_bits=word_bits, sparse=sparse, nm_n=pattern[0],
-                     nm_m=pattern[1], a_bits=weight_bits or 0, a_group=group, a_group_bits=group_bits)
+                     nm_m=pattern[1], a_bits=weight_bits or 0, a_group=group, a_group_bits=group_bits,
+                     a_shared=shared)
 
 
 def check_groups(problem: TCProblem, layer_name: str) -> None:
@@ -145,8 +149,10 @@ def element_bits(spec: TensorCoreSpec, problem: TCProblem) -> ElementBits:
 
 
 def footprint_bits(problem: TCProblem, bits: ElementBits) -> int:
-    """A (kept values with metadata) and B of every group: what the kernel reads at least once."""
-    return problem.groups * (problem.m * bits.a_stream(problem.slots(problem.k)) + problem.n * bits.b_stream(problem.k))
+    """A (kept values with metadata; once per ``a_shared`` groups) and B of every group: what the kernel reads
+    at least once."""
+    return (problem.groups // problem.a_shared * problem.m * bits.a_stream(problem.slots(problem.k))
+            + problem.groups * problem.n * bits.b_stream(problem.k))
 
 
 def l2_resident(spec: TensorCoreSpec, problem: TCProblem, bits: ElementBits) -> bool:

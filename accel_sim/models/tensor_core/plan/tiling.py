@@ -5,7 +5,8 @@ fit shared memory and a stage's K is whole MMAs of the mode (CUTLASS requires bo
 one per C tile of ``tile.m x tile.n`` (edge tiles smaller) and K slice (split-K, :mod:`.split`), are
 numbered tile-row fastest, then tile column, then group (``groups`` grids one after the other), then
 slice (CUDA's grid z, as CUTLASS launches split-K); a CTA reads one A row panel (slice, group, tile
-row) and one B column panel (slice, group, tile column) over its slice of K.
+row) and one B column panel (slice, group, tile column) over its slice of K. Groups that share one A
+(``a_shared`` consecutive groups: the query heads of one KV head) read the same A row panels.
 """
 from __future__ import annotations
 
@@ -69,4 +70,5 @@ def cta_grid(problem: TCProblem, tile: KernelTile, split: int = 1) -> CtaGrid:
     rows = np.minimum(tile.m, problem.m - i * tile.m)
     cols = np.minimum(tile.n, problem.n - j * tile.n)
     plane = z * problem.groups + g
-    return CtaGrid(rows, cols, plane * gm + i, plane * gn + j, z, split)
+    a_plane = z * (problem.groups // problem.a_shared) + g // problem.a_shared
+    return CtaGrid(rows, cols, a_plane * gm + i, plane * gn + j, z, split)
