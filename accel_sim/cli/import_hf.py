@@ -22,6 +22,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--attention", default="unfused", choices=("unfused", "fused"),
                         help="decode attention as the score, softmax and context kernels (default), or one fused "
                              "decode-attention kernel split along the KV length (attn_decode), as serving engines run it")
+    parser.add_argument("--fused-qkv", action="store_true",
+                        help="the q, k and v projections as one GEMM of their concatenated weights (attn_qkv, n = "
+                             "(heads + 2 KV heads) x head dim), as gpt-fast and TensorRT-LLM run them; default: three")
     parser.add_argument("--out", required=True, help="output folder (the workload YAML)")
     parser.add_argument("--name", default=None,
                         help="workload name (default: model_phase_ctxT_bB, e.g. llama_2_7b_hf_decode_ctx2048_b8)")
@@ -49,8 +52,11 @@ def handle(args: argparse.Namespace) -> int:
         identity += " --quantize-lm-head"
     if compression.precision:
         identity += f" --precision {compression.precision}"
+    if args.fused_qkv:
+        identity += " --fused-qkv"
     folder = check_output_folder(args.out, identity, args.force)
-    step = InferenceStep(phase=args.phase, context=args.context, batch=args.batch, attention=args.attention)
+    step = InferenceStep(phase=args.phase, context=args.context, batch=args.batch, attention=args.attention,
+                         fused_qkv=args.fused_qkv)
     written = write_llm_workload(args.config, step, folder.path, name=args.name, before_write=folder.create,
                                  compression=compression)
     print(f"{written.description}: {written.layers} layers, {written.macs:,} MACs")

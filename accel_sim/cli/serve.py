@@ -40,6 +40,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "token, ms: prints the share of requests meeting the objectives and the goodput")
     parser.add_argument("--slo-tpot-ms", type=float, default=None, help="service-level objective on the time per "
                         "output token, ms")
+    parser.add_argument("--fused-qkv", action="store_true",
+                        help="the q, k and v projections as one GEMM of their concatenated weights (attn_qkv), as "
+                             "TensorRT-LLM and gpt-fast run them; default: three GEMMs")
     parser.add_argument("--out", default=None, help="folder for requests.csv, iterations.csv, summary.csv, serving.png")
     parser.add_argument("--no-figure", action="store_true", help="skip serving.png")
     add_output_options(parser)
@@ -66,8 +69,8 @@ def handle(args: argparse.Namespace) -> int:
         args.requests, args.rate, args.prompt_tokens, args.output_tokens, args.lengths, args.seed))
     config = read_hf_config(args.model)
     arch = load_arch(args.arch)
-    result = serve(arch, config, requests, serving, compression, progress=progress_stream(args), tp=args.tp,
-                   pp=args.pp)
+    result = serve(arch, config, requests, serving, compression, step=_fused_qkv_step(args, arch, config, compression),
+                   progress=progress_stream(args), tp=args.tp, pp=args.pp)
     s = result.summary
     devices = f"{args.tp} x {arch.name} (tensor parallel)" if args.tp > 1 else arch.name
     devices = f"{args.pp} pipeline stages of {devices}" if args.pp > 1 else devices
@@ -104,3 +107,18 @@ def _slo_text(summary: dict) -> str:
     parts = [f"{label} <= {summary[key] * 1e3:g} ms" for key, label in (("slo_ttft_s", "TTFT"), ("slo_tpot_s", "TPOT"))
              if summary[key] is not None]
     return " and ".join(parts)
+
+
+def _fused_qkv_step(args: argparse.Namespace, arch: object, config: object, compression: object) -> object:
+    """With ``--fused-qkv`` the step model the engine would build, fusing the q, k and v projections; else None
+    (the engine's own)."""
+    if not args.fused_qkv:
+        return None
+    from accel_sim.systems.serving.parallel import TensorParallel
+    from accel_sim.systems.serving.pipeline import PipelineStepModel
+    from accel_sim.systems.serving.step import StepModel
+
+    parallel = TensorParallel(args.tp, arch.device_link_bandwidth, arch.all_reduce_latency)
+    if args.pp > 1:
+        return PipelineStepModel(arch, config, args.pp, compression=compression, tp=parallel, fused_qkv=True)
+    return StepModel(arch, config, compression, tp=parallel, fused_qkv=True)

@@ -209,6 +209,9 @@ class Family(Generic[PlanT, CountersT]):
     # True: the family runs each layer at its activation_bits (a bit-serial datapath); False: such a layer is
     # reported as not honoured (accel_sim.pipeline.honoured).
     activation_precision: bool = False
+    # True: the family's output stage applies a conv layer's max_pool before writing (lowbit); False: such a
+    # layer is reported as not honoured (accel_sim.pipeline.honoured).
+    fused_pool: bool = False
     # Other families' config sections this family reads (simt reads the A100 machine from tensor_core);
     # any other family's section in a config is reported as unused (accel_sim.pipeline.catalog.load_arch).
     reads_sections: tuple[str, ...] = ()

@@ -82,6 +82,9 @@ class ServingRun:
                                "per_query_head (one thread block per query head: each KV head's cache once per "
                                "query head of its group, as TensorRT-LLM's masked multi-head attention kernel).",
                                "per_kv_head", choices=("per_kv_head", "per_query_head"))
+    fused_qkv: bool = spec_field("The engine runs the q, k and v projections as one GEMM of their concatenated weights "
+                                 "(as ``serve --fused-qkv``: TensorRT-LLM's Llama builds one ColumnLinear qkv); "
+                                 "false: three GEMMs.", False)
 
 
 @dataclass(frozen=True)

@@ -51,6 +51,12 @@ def unhonoured(family: Family, arch: ArchBase, layer: object) -> list[tuple[str,
                       f"{family.name} family ({arch.name}): activations run at its {arch.word_bits}-bit word "
                       f"(a per-layer activation precision is honoured by {_activation_families()}; leave it out, "
                       "or use --allow-ignored)"))
+    pool = getattr(layer, "max_pool", None)
+    if pool is not None and not family.fused_pool:
+        found.append(("max_pool", f"workload field max_pool: {pool.kernel}/{pool.stride}/{pool.padding} is not "
+                      f"honoured by the {family.name} family ({arch.name}): the layer writes its whole output "
+                      f"(a pool fused into the output stage is modelled by {_pool_families()}; leave it out, or "
+                      "use --allow-ignored)"))
     group = getattr(layer, "quant_group_size", None)
     if group is not None and not family.group_scales:
         for name in ("quant_group_size", "quant_scale_bits"):
@@ -60,6 +66,10 @@ def unhonoured(family: Family, arch: ArchBase, layer: object) -> list[tuple[str,
                               f"count in the device-memory footprint only; the scales are moved by "
                               f"{_group_scale_families()}; leave it out, or use --allow-ignored)"))
     return found
+
+
+def _pool_families() -> str:
+    return " and ".join(name for name, family in FAMILIES.items() if family.fused_pool)
 
 
 def _group_scale_families() -> str:

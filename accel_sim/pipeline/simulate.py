@@ -135,8 +135,8 @@ def _run_and_cost(family: Family, arch: ArchSpec, layer: NetworkLayer, table: En
     elif isinstance(layer, BatchedGemmLayer) and family.batched_as_groups:
         result = family.layer_result(arch, layer.as_grouped(), reference, max_cycles, memo)
     elif isinstance(layer, BatchedGemmLayer):
-        result = sequential_result(layer.name, [family.layer_result(arch, layer.instance(i), reference, max_cycles, memo)
-                                                for i in range(layer.instances)])
+        result = sequential_result(layer.name, [_instance_result(family, arch, layer.instance(i), reference, max_cycles,
+                                                                 memo) for i in range(layer.instances)])
     else:
         result = family.layer_result(arch, layer, reference, max_cycles, memo)
     return result, cost(result.actions, table, energy_factor(arch, table))
@@ -187,6 +187,18 @@ def _same_layer_key(arch: ArchSpec, layer: NetworkLayer, reference: bool, max_cy
     if isinstance(layer, VectorLayer) or layer.operands.payload is not None:   # vector layers: overlap budgets
         return None
     return arch, layer, reference, max_cycles
+
+
+def _instance_result(family: Family, arch: ArchSpec, layer: NetworkLayer, reference: bool, max_cycles: int | None,
+                     memo: BatchMemo | None) -> LayerResult:
+    """One instance of a batched GEMM run one at a time: the instances share one shape, so a family that counts
+    from the shape counts the first and the others take its result under their own name and operand hashes
+    (kept in :data:`SHAPE_RUNS` apart from whole layers' entries, which also hold their energy)."""
+    key = _shape_key(family, arch, layer, reference, max_cycles, 0)
+    if key is None:
+        return family.layer_result(arch, layer, reference, max_cycles, memo)
+    result = SHAPE_RUNS.get(("instance", key), lambda: family.layer_result(arch, layer, reference, max_cycles, memo))
+    return result if result.layer == layer.name else _renamed(result, layer)
 
 
 def _renamed(result: LayerResult, layer: NetworkLayer) -> LayerResult:

@@ -19,12 +19,13 @@ Dense baseline: 32-bit floats, as in the paper. Ratios are dense / compressed.
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numpy as np
 import pandas as pd
 
 from accel_sim.foundations.compress.formats.eie import EIEInterleavedCSC
-from accel_sim.foundations.workload.storage import huffman_sizes, stored_matrix
+from accel_sim.foundations.workload.storage import huffman_sizes, stored_nonzeros
 from accel_sim.foundations.compress.quantization.kmeans import quantize_kmeans
 from accel_sim.pipeline.plot.studies.deep_compression import ratios_per_layer
 from accel_sim.studies.registry import Comparison, StudyOutput, study
@@ -54,20 +55,20 @@ def compress_layer(layer: Layer, network: str) -> dict:
     """One row of the pipeline for one layer (the layer needs ``weight_bits`` and ``index_bits``)."""
     if layer.weight_bits is None or layer.index_bits is None:
         raise ValueError(f"{network} {layer.name}: the deep-compression study needs weight_bits and index_bits")
-    matrix = stored_matrix(layer)
-    nnz = int(np.count_nonzero(matrix))
+    shape, columns, rows, values = stored_nonzeros(layer)   # the stored matrix's non-zeros: no dense copy
+    elements, nnz = math.prod(shape), int(values.size)
     bits, index_bits = layer.weight_bits, layer.index_bits
-    pruned = EIEInterleavedCSC.from_dense(matrix, n_pes=DEEP_COMPRESSION_PES, index_bits=index_bits,
-                                          pointer_bits=None)
+    pruned = EIEInterleavedCSC.from_nonzeros(shape, columns, rows, values, n_pes=DEEP_COMPRESSION_PES,
+                                             index_bits=index_bits, pointer_bits=None)
     quantized = _weight_shared(pruned, bits)
     breakdown = quantized.storage(bits)
     codebook_bits = 2**bits * FLOAT_BITS
     sizes = huffman_sizes(quantized, bits, breakdown.total_bits)
     entries = sum(pe.n_entries for pe in quantized.pes)
     row = {
-        "network": network, "layer": layer.name, "elements": matrix.size, "nnz": nnz, "density": nnz / matrix.size,
+        "network": network, "layer": layer.name, "elements": elements, "nnz": nnz, "density": nnz / elements,
         "weight_bits": bits, "index_bits": index_bits, "filler_entries": quantized.n_padding,
-        "dense_bits": matrix.size * FLOAT_BITS,
+        "dense_bits": elements * FLOAT_BITS,
         "pruned_bits": pruned.storage(FLOAT_BITS).total_bits,
         "pruned_quantized_bits": breakdown.total_bits + codebook_bits,
         "huffman_bits": sizes["huffman_bits"] + codebook_bits,
@@ -112,7 +113,7 @@ def compression_table(networks: tuple[str, ...] = DEFAULT_NETWORKS) -> pd.DataFr
     return frame
 
 
-@study("deep-compression", "Deep Compression pipeline per layer (prune, weight-share, Huffman) vs Han et al. 2016", cpu_s=12.2)
+@study("deep-compression", "Deep Compression pipeline per layer (prune, weight-share, Huffman) vs Han et al. 2016", cpu_s=8.4)
 def deep_compression(networks: tuple[str, ...] = DEFAULT_NETWORKS) -> StudyOutput:
     frame = compression_table(tuple(networks))
     totals = frame[frame.layer == "total"].set_index("network")

@@ -65,7 +65,7 @@ def arch_clock() -> float:
     return eie_arch().clock
 
 
-@study("eie-benchmarks", "EIE on the nine benchmark layers (64 PEs): time vs ideal, load balance, padding, energy", cpu_s=6.9)
+@study("eie-benchmarks", "EIE on the nine benchmark layers (64 PEs): time vs ideal, load balance, padding, energy", cpu_s=6.3)
 def eie_benchmarks(layers: tuple[str, ...] | None = None, workload: str = WORKLOAD) -> StudyOutput:
     frame, energy = benchmark_frames(layers, workload)
     arch = eie_arch()

@@ -22,7 +22,7 @@ def fifo_depth_frame(layers: tuple[str, ...] | None = None, depths: tuple[int, .
     return pd.DataFrame(rows)
 
 
-@study("eie-fifo-depth", "EIE: load-balance efficiency vs activation FIFO depth (64 PEs, nine layers)", cpu_s=7.8)
+@study("eie-fifo-depth", "EIE: load-balance efficiency vs activation FIFO depth (64 PEs, nine layers)", cpu_s=5.6)
 def eie_fifo_depth(layers: tuple[str, ...] | None = None, depths: tuple[int, ...] = DEPTHS) -> StudyOutput:
     frame = fifo_depth_frame(layers, depths)
     by_depth = frame.groupby("fifo_depth")["load_efficiency"].mean()

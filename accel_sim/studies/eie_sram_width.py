@@ -21,7 +21,7 @@ def sram_width_frame(layers: tuple[str, ...] | None = None, widths: tuple[int, .
     return pd.DataFrame(rows)
 
 
-@study("eie-sram-width", "EIE: sparse-matrix SRAM read count and read energy vs SRAM width", cpu_s=7.4)
+@study("eie-sram-width", "EIE: sparse-matrix SRAM read count and read energy vs SRAM width", cpu_s=5.9)
 def eie_sram_width(layers: tuple[str, ...] | None = None, widths: tuple[int, ...] = WIDTHS) -> StudyOutput:
     frame = sram_width_frame(layers, widths)
     total = frame.groupby("width_bits")[["spmat_reads", "read_energy_pj"]].sum()

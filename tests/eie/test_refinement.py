@@ -220,6 +220,24 @@ def test_plan_slices_counted_in_chunks_of_columns_equal_one_pass(monkeypatch, sh
         np.testing.assert_array_equal(getattr(chunked, field), getattr(whole, field))
 
 
+@pytest.mark.parametrize(("shape", "n_pes", "max_run"), [((1, 1), 1, 15), ((7, 10), 4, 2), ((33, 130), 3, 1),
+                                                         ((64, 64), 8, 15), ((20, 300), 256, 3), ((5, 40), 64, 0)])
+def test_plan_slices_of_positions_equal_the_mask_count(shape, n_pes, max_run):
+    # The compiled pass over the non-zeros' positions (plain Python here, numba in the runs) and the numpy
+    # path (the mask counted by slice_stats) give the same arrays, empty columns and slices included.
+    from accel_sim.models.eie.plan.slices import position_counts, slice_stats_of_positions
+    mask = np.random.default_rng(sum(shape)).random(shape) < 0.2
+    mask[shape[0] // 2] = False
+    expected = slice_stats(mask, n_pes, max_run)
+    arrays = np.empty((5, shape[0], n_pes), dtype=np.int64)
+    position_counts(np.flatnonzero(mask), shape[1], n_pes, max_run, *arrays)
+    got = slice_stats_of_positions(np.flatnonzero(mask), shape, n_pes, max_run)
+    for field, plain in zip(("entries", "nonzeros", "first_row", "last_row", "pointer"), arrays):
+        np.testing.assert_array_equal(plain, getattr(expected, field))
+        np.testing.assert_array_equal(getattr(got, field), getattr(expected, field))
+        assert getattr(got, field).dtype == getattr(expected, field).dtype
+
+
 # ---------------------------------------------------------------- (c) accounting and storage fit
 
 def test_accounting_of_example_a(tmp):

@@ -89,3 +89,29 @@ def test_chunked_solution_equals_the_broadcast_by_broadcast_rules(seed):
         assert single.fifo_full_stall_cycles == stall == timeline.fifo_full_stall_cycles[v]
         finish = (start[-1] + w[-1]) if len(w) else np.zeros(n_pes)
         assert single.finish.tolist() == finish.tolist() == timeline.finish[v].tolist()
+
+
+@pytest.mark.parametrize(("depth", "n_pes", "block"), [(1, 4, 2), (2, 3, 3), (4, 1, 10), (7, 5, 8), (3, 2, 1000)])
+def test_compiled_steps_equal_the_chunked_recurrence(monkeypatch, depth, n_pes, block):
+    # advance_all (numba's timeline_steps when installed, or the same loop as plain Python) and advance chunk by
+    # chunk leave the same results: vectors of different lengths (none, one, several chunks), blocks of whole chunks.
+    import accel_sim.models.eie.fast.broadcast as broadcast
+    rng = np.random.default_rng(depth * 100 + n_pes)
+    counts = np.array([0, 1, 5, 17, 3 * (depth + 1), 23])
+    work = rng.integers(0, 4, (counts.size, counts.max(), n_pes)) * (np.arange(counts.max()) < counts[:, None])[..., None]
+    step = block * (depth + 1)
+    results = []
+    for path in ("chunks", "compiled", "plain"):
+        if path == "plain":
+            monkeypatch.setattr(broadcast, "_compiled", lambda: broadcast.timeline_steps)
+        timeline = BroadcastTimeline(counts, n_pes, depth, lnzd_latency=2)
+        for b0 in range(0, work.shape[1], step):
+            if path == "chunks":
+                for t0 in range(b0, min(b0 + step, work.shape[1]), depth + 1):
+                    timeline.advance(work[:, t0:min(t0 + depth + 1, b0 + step)])
+            else:
+                timeline.advance_all(work[:, b0:b0 + step])
+        results.append((timeline.cycles, timeline.fifo_full_stall_cycles, timeline.finish, timeline.last))
+    for got in results[1:]:
+        for a, b in zip(got, results[0]):
+            np.testing.assert_array_equal(a, b)

@@ -84,8 +84,13 @@ def test_rlc_worked_examples():
 @given(st.lists(st.lists(st.booleans(), min_size=12, max_size=12), min_size=1, max_size=4), st.integers(1, 7))
 @settings(max_examples=30, deadline=None)
 def test_rlc_matches_a_sequential_encoder(rows, max_run):
+    # every path: rlc_pairs (numba when installed), its loop run as plain Python, the numpy listing
+    from accel_sim.models.eyeriss.plan.rlc import listed_pairs, stream_pairs
     mask = np.array(rows)
-    assert list(rlc_pairs(mask, max_run)) == [_brute_pairs(r, max_run) for r in mask]
+    plain = np.zeros(mask.shape[0], dtype=np.int64)
+    stream_pairs(mask, max_run, plain)
+    expected = [_brute_pairs(r, max_run) for r in mask]
+    assert list(rlc_pairs(mask, max_run)) == list(plain) == list(listed_pairs(mask, max_run)) == expected
 
 
 # --- a worked example, every counter by hand -------------------------------------------------------

@@ -22,7 +22,8 @@ FAMILY_ARCH = {"systolic": "tpu_like_128x128_ws", "eie": "eie", "scnn": "scnn", 
                "eyeriss_v2": "eyeriss_v2"}
 # A value other than the default for each request field.
 REQUEST_VALUES = {"precision": "int8", "quantized_weight_bits": 4, "activation_bits": 5, "quant_group_size": 8,
-                  "quant_scale_bits": 16}
+                  "quant_scale_bits": 16, "max_pool": "2/2"}
+CONV_REQUESTS = ("max_pool",)   # a conv layer's fields: refused on a fully connected layer
 # Request fields that only mean something with another one set (on both the plain and the asking layer).
 REQUEST_NEEDS = {"quant_scale_bits": {"quant_group_size": 8}}
 FC = dict(name="fc", type="fc", in_features=64, out_features=16, batch=4)
@@ -100,6 +101,10 @@ def test_sparse_operands_change_the_result_or_every_mac_is_computed(family):
 @pytest.mark.parametrize("field", REQUEST_FIELDS)
 def test_request_fields_are_honoured_or_reported(family, field):
     arch, base = load_arch(FAMILY_ARCH[family]), {**_arch_layer(family), **REQUEST_NEEDS.get(field, {})}
+    if field in CONV_REQUESTS and base["type"] != "conv":
+        with pytest.raises(ValueError, match=field):
+            _layer(**base, **{field: REQUEST_VALUES[field]})
+        return
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", IgnoredInputWarning)   # the needed field's own report
         plain = simulate_layer(arch, _layer(**base)).result

@@ -15,6 +15,7 @@ from accel_sim.models.lowbit.family import FAMILY
 from accel_sim.models.lowbit.reference import reference
 from accel_sim.foundations.results.counts import ActionCount
 from accel_sim.foundations.workload import ConvLayer, GemmLayer
+from accel_sim.foundations.workload.layer import MaxPool
 
 PRECISIONS = ["binary", "ternary", "log2", "int8", "int4", "fp32"]
 
@@ -26,22 +27,27 @@ def small(**overrides):
 layers = st.one_of(
     st.builds(lambda m, k, n, d: GemmLayer("g", m=m, k=k, n=n, weight_density=d), st.integers(1, 12),
               st.integers(1, 150), st.integers(1, 40), st.sampled_from([1.0, 0.5, 0.1])),
-    st.builds(lambda h, c, k, r, g, s, p: ConvLayer("c", in_h=h, in_w=h, in_channels=c * g, out_channels=k * g,
-                                                    kernel_h=r, kernel_w=r, groups=g, stride_h=s, stride_w=s,
-                                                    pad_top=p, pad_bottom=p, pad_left=p, pad_right=p),
+    st.builds(lambda h, c, k, r, g, s, p, pool: ConvLayer("c", in_h=h, in_w=h, in_channels=c * g, out_channels=k * g,
+                                                          kernel_h=r, kernel_w=r, groups=g, stride_h=s, stride_w=s,
+                                                          pad_top=p, pad_bottom=p, pad_left=p, pad_right=p,
+                                                          max_pool=pool),
               st.integers(3, 6), st.integers(1, 4), st.integers(1, 6), st.integers(1, 3), st.integers(1, 3),
-              st.integers(1, 2), st.integers(0, 1)),
+              st.integers(1, 2), st.integers(0, 1),
+              st.sampled_from([None, MaxPool(1, 1, 0), MaxPool(3, 2, 1), MaxPool(3, 3, 1)])),
 )
 
 
 @settings(derandomize=True, max_examples=60, deadline=None)
 @given(layer=layers, precision=st.sampled_from(PRECISIONS), pes=st.integers(1, 9),
        word_bits=st.sampled_from([8, 16, 32, 64]), add_lanes=st.integers(1, 8), mult_lanes=st.integers(1, 8),
-       fp_lanes=st.integers(1, 3), binarizer=st.integers(1, 70), beta=st.booleans())
+       fp_lanes=st.integers(1, 3), binarizer=st.integers(1, 70), beta=st.booleans(),
+       buffers=st.sampled_from([(64 * 1024, 64 * 1024), (8, 64 * 1024), (16, 8), (40, 200)]))
 def test_fast_path_equals_reference_field_by_field(layer, precision, pes, word_bits, add_lanes, mult_lanes, fp_lanes,
-                                                   binarizer, beta):
+                                                   binarizer, beta, buffers):
+    """Small buffers (input, weight bytes) make layers take the row-tile order, resident weights or not."""
     arch = small(precision=precision, pes=pes, word_bits=word_bits, add_lanes=add_lanes, mult_lanes=mult_lanes,
-                 fp_lanes=fp_lanes, binarizer_width=binarizer, activation_scale=beta)
+                 fp_lanes=fp_lanes, binarizer_width=binarizer, activation_scale=beta, input_buffer=buffers[0],
+                 weight_buffer=buffers[1])
     assert FAMILY.refinement(arch, layer) == []
     check_laws(layer, FAMILY.layer_result(arch, layer))
 
@@ -52,7 +58,11 @@ def check_laws(layer, result, bandwidth=16.0):
     assert result.cycles == result.compute_cycles + result.stall_cycles and result.stall_cycles > 0
     dram_bytes = result.dram_read_bytes + result.dram_write_bytes
     assert result.cycles >= result.metrics["dram_busy_cycles"] >= math.floor(dram_bytes / bandwidth)
-    assert result.dram_write_bytes == math.ceil(layer.output_elements * result.metrics["output_bits"] / 8)
+    pool = getattr(layer, "max_pool", None)
+    written = layer.output_elements if pool is None else \
+        pool.out(layer.out_h) * pool.out(layer.out_w) * layer.batch * layer.out_channels
+    assert result.metrics["written_outputs"] == written
+    assert result.dram_write_bytes == math.ceil(written * result.metrics["output_bits"] / 8)
 
 
 def test_binary_worked_example():
@@ -106,12 +116,15 @@ def test_binary_worked_example_with_memory():
 def test_narrow_dram_stretches_the_steps_and_a_small_buffer_reloads_the_input():
     """1 B / cycle: load 80, binarize 5, steps max(14, 32), max(14, ceil(134 / 8) = 17), max(14, 1),
     write-back 1: 149 cycles, 102 of them waiting. A 16-byte input buffer cannot hold the 384-bit
-    input: every pass reloads it (loads 640, 640, 512 bits)."""
+    input; with a 16-byte weight buffer the 640 weight bits cannot stay resident either, so streaming
+    the input once in row tiles would reload the weights per tile (384 + 3 x 640 bits) and the column
+    order, every pass reloading the input, moves less: loads 640, 640, 512 bits."""
     plan, c = FAMILY.counters(small(precision="binary", pes=2, dram_bandwidth=1), GemmLayer("g", m=3, k=100, n=5))
     assert (c.cycles, c.memory_stall_cycles) == (149, 102) and reference(plan) == c
-    plan, c = FAMILY.counters(small(precision="binary", pes=2, input_buffer=16), GemmLayer("g", m=3, k=100, n=5))
+    arch = small(precision="binary", pes=2, input_buffer=16, weight_buffer=16)
+    plan, c = FAMILY.counters(arch, GemmLayer("g", m=3, k=100, n=5))
     assert not plan.input_fits and c.input_buffer_write_bits == 3 * 384 and c.dram_read_bits == 640 + 3 * 384
-    assert reference(plan) == c
+    assert (plan.row_tiles, c.row_tiles, c.passes) == (1, 1, 3) and reference(plan) == c
     latency = load_arch("lowbit", {"lowbit.pes": 2, "dram.latency": 10})
     plan, c = FAMILY.counters(latency, GemmLayer("g", m=3, k=100, n=5))
     assert c.cycles == 53 + 10 + 10 and reference(plan) == c    # the first load and the write-back wait 10 more
@@ -189,9 +202,17 @@ def test_drain_of_every_datapath(precision, depth):
 
 @pytest.mark.parametrize("buffer_bytes, fits", [(48, True), (47, False)])
 def test_input_that_exactly_fills_the_buffer_is_loaded_once(buffer_bytes, fits):
-    """The worked example's input is 3 rows x 2 words of 64 bits = 384 bits = 48 bytes."""
+    """The worked example's input is 3 rows x 2 words of 64 bits = 384 bits = 48 bytes: one byte less
+    and it streams in 2 row tiles (the weights resident), still read once; with a 16-byte weight buffer
+    the 2 tiles reload the 640 weight bits each (384 + 2 x 640 bits, fewer than the column order's
+    640 + 3 x 384)."""
     plan, c = FAMILY.counters(small(precision="binary", pes=2, input_buffer=buffer_bytes), GemmLayer("g", m=3, k=100, n=5))
-    assert plan.input_fits == fits and c.input_buffer_write_bits == (384 if fits else 3 * 384)
+    assert plan.input_fits == fits and c.input_buffer_write_bits == 384 and plan.row_tiles == (1 if fits else 2)
+    arch = small(precision="binary", pes=2, input_buffer=buffer_bytes, weight_buffer=16)
+    plan, c = FAMILY.counters(arch, GemmLayer("g", m=3, k=100, n=5))
+    assert (plan.row_tiles, plan.weights_resident, c.weight_buffer_write_bits) == ((1, False, 640) if fits
+                                                                                   else (2, False, 1280))
+    assert reference(plan) == c
 
 
 def test_a_single_pass_waits_only_for_its_load_and_write_back():
@@ -204,3 +225,59 @@ def test_a_single_pass_waits_only_for_its_load_and_write_back():
     longer = load_arch("lowbit", {"lowbit.pes": 2, "dram.latency": 30})   # longer than the pass: still no burst
     plan, c = FAMILY.counters(longer, GemmLayer("g", m=3, k=100, n=2))
     assert c.cycles == 35 + 5 + 14 + 31 and reference(plan) == c
+
+
+def test_row_tiles_stream_the_input_once_and_keep_the_weights_resident():
+    """The worked example with a 16-byte input buffer: the 384-bit input needs ceil(384 / 128) = 3 tiles
+    of one row; the 640 weight bits fit the 64 KiB weight buffer, so the row-tile order moves 640 + 384
+    bits against the column order's 640 + 3 x 384. 3 tiles x 3 passes, each 1 row x 2 words = 2 cycles
+    + drain 8. Loads by pass: tile 0 256 + 128 (its row), 256, 128; tiles 1 and 2: 128 (their rows),
+    0, 0. Outputs 2, 2, 1 bits a tile. First load 48 B: 3 cycles; binarize 5; every burst (at most
+    256 bits, 2 cycles) hides under its 10-cycle pass; write-back 1: 3 + 5 + 9 x 10 + 1 = 99."""
+    plan, c = FAMILY.counters(small(precision="binary", pes=2, input_buffer=16), GemmLayer("g", m=3, k=100, n=5))
+    assert (plan.row_tiles, plan.weights_resident, c.row_tiles, c.passes) == (3, True, 3, 9)
+    assert (c.cycles, c.compute_cycles, c.drain_cycles, c.idle_pe_cycles, c.memory_stall_cycles) == (99, 18, 72, 6, 4)
+    assert (c.dram_read_bits, c.dram_write_bits, c.dram_busy_cycles) == (640 + 384, 15, 3 + 13 + 1)
+    assert (c.weight_buffer_write_bits, c.input_buffer_write_bits) == (640, 384)
+    assert (c.weight_read_bits, c.input_read_bits) == (3 * 640, 3 * 3 * 128)   # the PEs reread weights per tile
+    assert (c.outputs, c.xnor_words, c.macs_issued) == (15, 30, 1500)
+    assert reference(plan) == c
+
+
+def test_row_tiles_reload_weights_that_do_not_fit_and_a_tie_keeps_the_column_order():
+    """3 columns on 1 PE (3 passes), k = 100 binary: 384 weight bits, 384 input bits. A 16-byte input
+    buffer (3 tiles) and a 16-byte weight buffer: by row tiles 384 + 3 x 384, by columns 384 + 3 x 384:
+    equal, the column order stays. With 4 columns on 2 PEs (2 passes, 512 weight bits) the row tiles move
+    384 + 3 x 512 = 1920 against 512 + 2 x 384 = 1280: columns. With a 48-byte weight buffer (384 bits)
+    the 3 columns stay resident: 384 + 384 bits, each tile's first pass loading its 128-bit row."""
+    layer = GemmLayer("g", m=3, k=100, n=3)
+    plan, c = FAMILY.counters(small(precision="binary", pes=1, input_buffer=16, weight_buffer=16), layer)
+    assert (plan.row_tiles, c.dram_read_bits) == (1, 384 + 3 * 384) and reference(plan) == c
+    plan, c = FAMILY.counters(small(precision="binary", pes=1, input_buffer=16, weight_buffer=48), layer)
+    assert (plan.row_tiles, plan.weights_resident, c.dram_read_bits, c.passes) == (3, True, 768, 9)
+    assert c.weight_buffer_write_bits == 384 and reference(plan) == c
+    plan, c = FAMILY.counters(small(precision="binary", pes=1, input_buffer=16, weight_buffer=47), layer)
+    assert (plan.row_tiles, c.dram_read_bits) == (1, 384 + 3 * 384)   # not resident: 384 + 3 x 384 ties
+    plan = FAMILY.plan(small(precision="binary", pes=2, input_buffer=16, weight_buffer=16), GemmLayer("g", m=3, k=100, n=4))
+    assert plan.row_tiles == 1
+
+
+def test_row_tiles_not_resident_reload_the_weights_every_tile():
+    """fp32, m = 4, k = 2, n = 1 on 1 PE: input 4 x 2 x 32 = 256 bits, weights 64 bits. A 8-byte input
+    buffer: 4 tiles of one row; with the weights resident (64 KiB) rows move 256 + 64 bits (columns: one pass, 64 +
+    256: a tie, columns). With n = 3 (3 passes): columns 192 + 3 x 256 = 960; rows resident 256 + 192 = 448;
+    rows with a 4-byte weight buffer 256 + 4 x 192 = 1024 > 960: columns."""
+    plan = FAMILY.plan(small(precision="fp32", pes=1, input_buffer=8), GemmLayer("g", m=4, k=2, n=1))
+    assert plan.row_tiles == 1
+    plan, c = FAMILY.counters(small(precision="fp32", pes=1, input_buffer=8), GemmLayer("g", m=4, k=2, n=3))
+    assert (plan.row_tiles, c.dram_read_bits, c.passes, c.compute_cycles) == (4, 448, 12, 4 * 2 * 3)
+    assert c.weight_read_bits == 4 * 192 and reference(plan) == c
+    plan, c = FAMILY.counters(small(precision="fp32", pes=1, input_buffer=8, weight_buffer=4), GemmLayer("g", m=4, k=2, n=3))
+    assert (plan.row_tiles, c.dram_read_bits) == (1, 960) and reference(plan) == c
+
+
+def test_a_tile_is_never_less_than_a_row():
+    """m = 3 rows of 128 input bits with an 8-byte (64-bit) input buffer would need 6 tiles: more than
+    the rows, so the column order stays (every pass reloads the input)."""
+    plan, c = FAMILY.counters(small(precision="binary", pes=2, input_buffer=8), GemmLayer("g", m=3, k=100, n=5))
+    assert plan.row_tiles == 1 and c.dram_read_bits == 640 + 3 * 384 and reference(plan) == c

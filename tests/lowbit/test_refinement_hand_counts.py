@@ -12,7 +12,7 @@ from accel_sim.models.lowbit.accounting import account
 from accel_sim.models.lowbit.family import FAMILY
 from accel_sim.foundations.results.counts import ActionCount
 from accel_sim.foundations.workload import ConvLayer, GemmLayer
-from accel_sim.foundations.workload.layer import OperandSource
+from accel_sim.foundations.workload.layer import MaxPool, OperandSource
 
 
 def small(**overrides):
@@ -114,3 +114,68 @@ def test_packed_input_of_a_grouped_batched_conv(buffer_bytes, fits):
     assert plan.input_group_bits == 432 and plan.input_fits == fits
     for count in (FAMILY.fast, FAMILY.reference):
         assert count(plan, None).input_buffer_write_bits == 864
+
+
+def _pooled_conv(pool, **overrides):
+    """1 x 1 conv on 4 x 4 pixels, 2 -> 2 channels: m = 16, k = 2, n = 2 (one pass on 2 PEs)."""
+    return ConvLayer("c", in_h=4, in_w=4, in_channels=2, out_channels=2, kernel_h=1, kernel_w=1, max_pool=pool,
+                     **overrides)
+
+
+def test_max_pool_in_the_output_stage_binary():
+    """Binary: each PE busy 16 rows x 1 word; drain 1 + 6 (popcount tree) + 1 (alpha) + 1 (pool) = 9; binarize
+    32 values at 64 a cycle: 1. First load: 16 pixels x one packed word + 2 x 64 weight bits = 1152 bits
+    (144 B, 9 cycles). A 2/2 pool writes 2 x 2 pooled signs a column, 8 bits (1 cycle), after 4 x 2 x 4 = 32
+    compares (a 1-bit OR each). 9 + 1 + 16 + 9 + 1 = 36 cycles; unpooled: drain 8, 32 bits written (1 cycle)."""
+    arch = small(precision="binary", pes=2)
+    plan = FAMILY.plan(arch, _pooled_conv(MaxPool(2, 2, 0)))
+    assert (plan.written_rows, plan.pool_window, plan.pipeline_depth) == (4, 4, 9)
+    for count in (FAMILY.fast, FAMILY.reference):
+        c = count(plan, None)
+        assert (c.cycles, c.drain_cycles, c.compute_cycles, c.binarize_cycles) == (36, 9, 16, 1)
+        assert (c.outputs, c.pool_compares, c.dram_write_bits, c.dram_read_bits) == (32, 32, 8, 1152)
+        assert c.output_buffer_write_bits == c.output_buffer_read_bits == 8
+    result = account(plan, FAMILY.fast(plan, None))
+    assert ActionCount("pool", "add_int", "op", 32, 1) in result.actions
+    assert result.metrics["written_outputs"] == 8
+    plain = FAMILY.fast(FAMILY.plan(arch, _pooled_conv(None)), None)
+    assert (plain.cycles, plain.pool_compares, plain.dram_write_bits) == (35, 0, 32)
+
+
+def test_overlapping_max_pool_fp32():
+    """fp32, ResNet's stem pool 3/2/1 on the 4 x 4 map: (4 + 2 - 3) // 2 + 1 = 2 a side, 9 compares each:
+    4 x 2 x 9 = 72 compares of 32 bits. Each PE busy 16 rows x 2 MACs = 32; drain 1 (FMA) + 1 (pool);
+    first load 1024 input + 128 weight bits (9 cycles); 8 pooled fp32 outputs, 256 bits (2 cycles):
+    9 + 32 + 2 + 2 = 45."""
+    plan = FAMILY.plan(small(precision="fp32", pes=2), _pooled_conv(MaxPool(3, 2, 1)))
+    for count in (FAMILY.fast, FAMILY.reference):
+        c = count(plan, None)
+        assert (c.cycles, c.pool_compares, c.dram_write_bits, c.outputs) == (45, 72, 256, 32)
+    assert ActionCount("pool", "add_int", "op", 72, 32) in account(plan, FAMILY.fast(plan, None)).actions
+
+
+def test_max_pool_with_row_tiles_writes_each_tiles_share():
+    """The fp32 pooled conv on 1 PE (2 passes) with a 32-byte input buffer: the 1024 input bits need 4 tiles
+    of 4 rows; by tiles the weights (128 bits) stay resident, 1024 + 128 bits against the column order's
+    128 + 2 x 1024. The 4 pooled outputs a column split 1, 1, 1, 1 over the tiles: each pass writes 32 bits.
+    Loads: tile 0 64 + 256 then 64, tiles 1-3 256 then 0. First load 40 B (3 cycles); each pass 4 rows x 2
+    MACs = 8 + drain 2 = 10, every burst (at most 288 bits, 3 cycles) hidden; last write 4 B (1):
+    3 + 8 x 10 + 1 = 84."""
+    plan = FAMILY.plan(small(precision="fp32", pes=1, input_buffer=32), _pooled_conv(MaxPool(2, 2, 0)))
+    assert (plan.row_tiles, plan.weights_resident) == (4, True)
+    for count in (FAMILY.fast, FAMILY.reference):
+        c = count(plan, None)
+        assert (c.cycles, c.passes, c.dram_read_bits, c.dram_write_bits, c.pool_compares) == (84, 8, 1152, 256, 32)
+
+
+def test_max_pool_field_is_parsed_and_checked():
+    from accel_sim.foundations.workload.spec import LayerEntry
+    conv = dict(name="c", type="conv", in_h=8, in_w=8, in_channels=2, out_channels=2, kernel=3, padding=1)
+    assert LayerEntry(**conv, max_pool="3/2/1").to_layer().max_pool == MaxPool(3, 2, 1)
+    assert LayerEntry(**conv, max_pool="2/2").to_layer().max_pool == MaxPool(2, 2, 0)
+    for bad, message in (("3x3", "kernel/stride"), ("3/2/2", "more than half"), ("11/1/0", "larger than"),
+                         ("0/1", "> 0")):
+        with pytest.raises(ValueError, match=message):
+            LayerEntry(**conv, max_pool=bad).to_layer()
+    with pytest.raises(ValueError, match="does not take max_pool"):
+        LayerEntry(name="f", type="fc", in_features=4, out_features=2, max_pool="2/2").to_layer()

@@ -41,6 +41,8 @@ CASES = [
     ("tpu_like_128x128_ws", lambda: _llm("gpt2", "decode", 128, 1)),
     ("tpu_like_128x128_ws_nm", lambda: load_workload("resnet18")),
     ("ampere_a100", lambda: load_workload("resnet18")),
+    ("dlu", lambda: _llm("gpt2", "decode", 128, 2)),       # batched attention GEMMs, run instance by instance
+    ("dlu", lambda: load_workload("resnet18")),
 ]
 
 
@@ -65,4 +67,4 @@ def test_layers_of_one_shape_differ_only_in_name_and_operand_hashes():
 
 def test_families_that_read_operand_values_are_not_memoised():
     shape_only = {name for name, family in FAMILIES.items() if family.counts_from_shape}
-    assert shape_only == {"systolic", "tensor_core"}
+    assert shape_only == {"dlu", "systolic", "tensor_core"}

@@ -128,3 +128,56 @@ def test_serve_command_writes_tables_and_figure(tmp_path, capsys):
 def test_bad_request_source_names_the_option():
     with pytest.raises(InputError, match="--lengths"):
         RequestSource(lengths="normal")
+
+
+def test_a_request_with_no_prompt_or_no_output_is_refused(a100, llama):
+    for prompt, output in ((0, 5), (5, 0)):
+        with pytest.raises(InputError, match="must be >= 1"):
+            serve(a100, llama, [Request(0, 0.0, 10, 10), Request(1, 0.0, prompt, output)])
+
+
+def _rows_summed_over_the_batch(step: StepModel, requests, serving: ServingConfig, capacity: int) -> list[tuple]:
+    """Every iteration's row with the running batch summed sequence by sequence (the engine keeps running totals;
+    requests all at time 0)."""
+    waiting, running, rows, now, reserved = list(requests), [], [], 0.0, 0
+    while waiting or running:
+        while waiting and len(running) < serving.max_batch and reserved + sum(waiting[0][:2]) <= capacity:
+            reserved += sum(waiting[0][:2])
+            running.append(list(waiting.pop(0)) + [0, 0])           # prompt, output, prefilled, generated
+        prefilling = next((s for s in running if s[2] < s[0]), None)
+        if serving.scheduler == "fcfs" and prefilling is not None:
+            decoders, chunk = [], prefilling[0]
+            it = Iteration(prefill=chunk, prefill_span=chunk, heads=1)
+        else:
+            decoders = [s for s in running if s[2] == s[0]]
+            chunk = min(prefilling[0] - prefilling[2], serving.chunk_tokens - len(decoders)) if prefilling else 0
+            if chunk <= 0:
+                prefilling, chunk = None, 0
+            span = round(sum(s[2] + s[3] for s in decoders) / len(decoders)) if decoders else 0
+            completes = prefilling is not None and prefilling[2] + chunk == prefilling[0]
+            it = Iteration(decode=len(decoders), decode_span=span, prefill=chunk,
+                           prefill_span=prefilling[2] + chunk if prefilling else 0, heads=len(decoders) + completes)
+        cost = step.cost(it)
+        start, now = now, now + cost.seconds
+        for s in decoders:
+            s[3] += 1
+        if prefilling is not None:
+            prefilling[2] += chunk
+            prefilling[3] = 1 if prefilling[2] == prefilling[0] else 0
+        rows.append((start, cost.seconds, it.decode, it.prefill, len(running), sum(s[2] + s[3] for s in running),
+                     reserved, cost.energy_j))
+        reserved -= sum(s[0] + s[1] for s in running if s[3] == s[1])
+        running = [s for s in running if s[3] < s[1]]
+    return rows
+
+
+@pytest.mark.parametrize("serving", [ServingConfig("fcfs", max_batch=5, kv_capacity_tokens=900),
+                                     ServingConfig("chunked", chunk_tokens=48, max_batch=6, kv_capacity_tokens=700)],
+                         ids=["fcfs", "chunked"])
+def test_running_totals_equal_the_batch_summed_sequence_by_sequence(a100, llama, serving):
+    requests = generate(RequestSource(requests=40, prompt_tokens=60, output_tokens=12, lengths="exponential", seed=5))
+    step = StepModel(a100, llama, row_bucket=1, span_bucket=1)     # every token of a span counts
+    result = serve(a100, llama, requests, serving, step=step)
+    expected = _rows_summed_over_the_batch(step, [(r.prompt_tokens, r.output_tokens) for r in requests], serving,
+                                           result.summary["kv_capacity_tokens"])
+    assert list(result.iterations.drop(columns="kv_share").itertuples(index=False, name=None)) == expected

@@ -70,3 +70,32 @@ def test_an_unreadable_file_is_made_again(tmp_path, small_tensors_cached):
     with shared_operands(tmp_path):
         got = through_cache("broken", (4,), lambda: np.arange(4, dtype=np.float32))
     assert got.tobytes() == np.arange(4, dtype=np.float32).tobytes()
+
+
+def test_non_zeros_read_back_without_the_tensor(tmp_path, monkeypatch, small_tensors_cached):
+    # A magnitude-pruned layer's non-zeros go through the folder as positions and values: a process that
+    # reads them (or the tensor) after another wrote them gets the same bits, without generating again.
+    layer = GemmLayer("sparse", m=3, k=64, n=48, weight_density=0.1, input_density=0.5)
+    index0, values0 = (array.copy() for array in layer_operands(layer).weight_nonzeros)
+    weights0 = layer_operands(layer).weights.copy()
+    for first, folder in (("weight_nonzeros", tmp_path / "a"), ("weights", tmp_path / "b")):
+        folder.mkdir()
+        _cached_operands.cache_clear()
+        with shared_operands(folder):
+            getattr(layer_operands(layer), first)   # the first process writes the file
+        assert len(list(folder.glob("*.npz"))) == 1
+        _read_back(folder, layer, index0, values0, weights0, monkeypatch)
+
+
+def _read_back(folder, layer, index0, values0, weights0, monkeypatch):
+    with shared_operands(folder), monkeypatch.context() as patch:
+        patch.setattr(operands, "_pruned_nonzeros", lambda *a: pytest.fail("non-zeros generated again"))
+        patch.setattr(operands, "_generated_weights", lambda *a: pytest.fail("weights generated again"))
+        for read in ("weight_nonzeros", "weights"):
+            _cached_operands.cache_clear()
+            got = getattr(layer_operands(layer), read)
+            if read == "weights":
+                assert got.tobytes() == weights0.tobytes()
+            else:
+                assert got[0].dtype == index0.dtype and np.array_equal(got[0], index0)
+                assert got[1].tobytes() == values0.tobytes()

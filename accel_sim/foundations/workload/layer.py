@@ -177,8 +177,33 @@ class GemmShape:
 
 
 @dataclass(frozen=True)
+class MaxPool:
+    """A max-pool that follows a convolution: ``kernel`` x ``kernel`` windows every ``stride`` outputs, the
+    map padded by ``padding`` on each side (padding never wins a max), e.g. ResNet's stem 3 / 2 / 1."""
+
+    kernel: int
+    stride: int
+    padding: int = 0
+
+    def out(self, size: int) -> int:
+        """Pooled length of a ``size``-long side."""
+        return (size + 2 * self.padding - self.kernel) // self.stride + 1
+
+    def problems(self, out_h: int, out_w: int) -> list[str]:
+        if self.kernel <= 0 or self.stride <= 0 or self.padding < 0:
+            return [f"max_pool needs kernel and stride > 0 and padding >= 0, got {self.kernel}/{self.stride}/"
+                    f"{self.padding}"]
+        if 2 * self.padding > self.kernel:
+            return [f"max_pool padding {self.padding} is more than half its kernel {self.kernel}"]
+        if self.kernel > min(out_h, out_w) + 2 * self.padding:
+            return [f"max_pool kernel {self.kernel} is larger than the padded {out_h} x {out_w} output"]
+        return []
+
+
+@dataclass(frozen=True)
 class ConvLayer:
-    """A convolution; ``weight_bits`` / ``index_bits`` as in :class:`GemmLayer`."""
+    """A convolution; ``weight_bits`` / ``index_bits`` as in :class:`GemmLayer`. ``max_pool`` (optional): the
+    max-pool that follows it, for a family whose output stage pools before writing (lowbit)."""
 
     name: str
     in_h: int
@@ -208,6 +233,7 @@ class ConvLayer:
     quant_scale_bits: int | None = None
     weights_shared_by: int = 1   # consecutive groups that read one weights operand (a batched GEMM's, see
                                  # BatchedGemmLayer.operand_shared_by); 1: each group its own
+    max_pool: MaxPool | None = None
     kind: str = field(default="conv", init=False)
 
     def __post_init__(self) -> None:
@@ -236,6 +262,8 @@ class ConvLayer:
                 problems.append(f"{name} must be in (0, 1], got {getattr(self, name)}")
         problems += _storage_problems(self, self.gemm() if not problems else None)
         problems += _precision_problems(self.precision)
+        if self.max_pool is not None and not problems:
+            problems += self.max_pool.problems(self.out_h, self.out_w)
         if problems:
             raise ValueError("; ".join(problems))
 
@@ -529,8 +557,8 @@ class Network:
     def __post_init__(self) -> None:
         if not self.layers:
             raise ValueError("a network needs at least one layer")
-        names = [layer.name for layer in self.layers]
-        dupes = sorted({n for n in names if names.count(n) > 1})
+        seen: set[str] = set()
+        dupes = sorted({layer.name for layer in self.layers if layer.name in seen or seen.add(layer.name)})
         if dupes:
             raise ValueError(f"layer names must be unique; repeated: {', '.join(dupes)}")
 

@@ -56,6 +56,51 @@ def through_cache(key: str, shape: tuple[int, ...], make: Callable[[], np.ndarra
     return array
 
 
+def nonzeros_through_cache(key: str, shape: tuple[int, ...], make: Callable[[], tuple[np.ndarray, np.ndarray] | None]
+                           ) -> tuple[np.ndarray, np.ndarray] | None:
+    """The flat positions (ascending, int64) and values of the non-zeros (``!= 0``) of the tensor stored under
+    ``key``, read from the shared folder without making the full-size tensor; else ``make()`` (or None when
+    it returns None), written there as :func:`through_cache` would write the tensor they make (a consumer of
+    the tensor reads it back). ``make`` must give no ``-0.0`` (it would be dropped here but kept there)."""
+    if _folder is None or int(np.prod(shape)) < MIN_ELEMENTS:
+        return make()
+    path = _folder / f"{key}.npz"
+    try:
+        return _read_nonzeros(path)
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):   # not written yet, or unreadable: make it
+        pass
+    found = make()
+    if found is not None:
+        index, values = found
+        size = int(np.prod(shape))
+        if index.size <= SPARSE_BELOW * size:
+            _save(path, {"shape": np.array(shape, dtype=np.int64), "index": _narrow(index, size), "values": values})
+        else:
+            array = np.zeros(shape, dtype=values.dtype)
+            array.reshape(-1)[index] = values
+            _write(path, array)
+    return found
+
+
+def _read_nonzeros(path: Path) -> tuple[np.ndarray, np.ndarray]:
+    with np.load(path, allow_pickle=False) as archive:
+        if "dense" in archive:
+            flat = archive["dense"].reshape(-1)
+            index = np.flatnonzero(flat)
+            return index, flat[index]
+        index, values = archive["index"].astype(np.int64), archive["values"]
+    if np.any(values == 0):   # a -0.0 kept by the file's bit patterns is no non-zero
+        keep = values != 0
+        index, values = index[keep], values[keep]
+    return index, values
+
+
+def _narrow(index: np.ndarray, size: int) -> np.ndarray:
+    """Positions as int32 when every position of a tensor of ``size`` entries fits 32 bits (every operand:
+    MAX_OPERAND_ELEMENTS)."""
+    return index.astype(np.int32) if size <= 1 << 31 else index
+
+
 def _read(path: Path) -> np.ndarray:
     with np.load(path, allow_pickle=False) as archive:
         if "dense" in archive:
@@ -66,19 +111,23 @@ def _read(path: Path) -> np.ndarray:
 
 
 def _write(path: Path, array: np.ndarray) -> None:
-    """Written under a name of this process, then renamed: a reader never sees half a file. A
-    failed write (disk full) only loses the sharing."""
+    """Sparse (positions of the non-zero bit patterns, values) at most :data:`SPARSE_BELOW` full, else dense."""
     flat = np.ascontiguousarray(array).reshape(-1)
     index = np.flatnonzero(flat.view(np.uint32 if flat.dtype.itemsize == 4 else np.uint64))   # -0.0 kept
-    if flat.size <= 1 << 31:   # every operand (MAX_OPERAND_ELEMENTS): positions fit 32 bits
-        index = index.astype(np.int32)
+    if index.size <= SPARSE_BELOW * flat.size:
+        _save(path, {"shape": np.array(array.shape, dtype=np.int64), "index": _narrow(index, flat.size),
+                     "values": flat[index]})
+    else:
+        _save(path, {"dense": array})
+
+
+def _save(path: Path, arrays: dict[str, np.ndarray]) -> None:
+    """Written under a name of this process, then renamed: a reader never sees half a file. A
+    failed write (disk full) only loses the sharing."""
     partial = path.with_name(f"{path.stem}.{os.getpid()}.partial")
     try:
         with open(partial, "wb") as file:
-            if index.size <= SPARSE_BELOW * flat.size:
-                np.savez(file, shape=np.array(array.shape, dtype=np.int64), index=index, values=flat[index])
-            else:
-                np.savez(file, dense=array)
+            np.savez(file, **arrays)
         os.replace(partial, path)
     except OSError:
         partial.unlink(missing_ok=True)

@@ -55,7 +55,7 @@ from accel_sim.foundations.compress.pruning import (
 )
 from accel_sim.foundations.errors import InputError
 from accel_sim.foundations.workload.layer import ConvLayer, Layer
-from accel_sim.foundations.workload.operand_cache import through_cache
+from accel_sim.foundations.workload.operand_cache import nonzeros_through_cache, through_cache
 
 # 2^31 float32 values = 8 GiB: beyond any layer of the shipped networks (VGG-16 fc6 has
 # 103 M weights) and beyond what a 24 GiB machine can hold with a model's working copies.
@@ -121,11 +121,13 @@ class LayerOperands:
         """Flat positions (ascending, in the stored layout) and values of the weights' non-zeros
         (``!= 0``), read-only. A generated magnitude-pruned tensor not read yet gives them without
         the full-size tensor (:func:`_pruned_nonzeros`: VGG-16's fc6 holds 4 % of 103 M weights);
-        ``weights`` read later is made from them (the same bits)."""
+        ``weights`` read later is made from them (the same bits). Within ``shared_operands`` they are read
+        from (or written to) the shared folder as the tensor's positions and values."""
         found = None
         if "weights" not in self.__dict__ and "weights" not in self._in_payload and _prunes_by_magnitude(self.layer):
             self._check_size("weights")
-            found = _pruned_nonzeros(self.layer, self._shapes["weights"])
+            layer, shape = self.layer, self._shapes["weights"]
+            found = nonzeros_through_cache(self.weight_hash, shape, lambda: _pruned_nonzeros(layer, shape))
         if found is None:
             flat = self.weights.reshape(-1)
             index = np.flatnonzero(flat)

@@ -22,6 +22,7 @@ from accel_sim.foundations.workload.layer import (
     BatchedGemmLayer,
     ConvLayer,
     GemmLayer,
+    MaxPool,
     NetworkLayer,
     NMSparsity,
     OperandSource,
@@ -42,11 +43,21 @@ FIELD_KINDS = {
     "operands": ("weight_sparsity", "weight_density", "input_density", "weight_pattern", "activation_pattern",
                  "block", "compact", "seed", "operands"),
     # ask the hardware for a datapath width: honoured, or reported (pipeline/honoured.py), or refused
-    "request": ("precision", "quantized_weight_bits", "activation_bits", "quant_group_size", "quant_scale_bits"),
+    "request": ("precision", "quantized_weight_bits", "activation_bits", "quant_group_size", "quant_scale_bits",
+                "max_pool"),
     # describe the model as stored (Deep Compression's code widths, read by `accel-sim storage`); the
     # bitserial family also runs at weight_bits. Not a request to the other families: nothing to report
     "storage": ("weight_bits", "index_bits"),
 }
+
+
+def parse_max_pool(text: str) -> MaxPool:
+    """``"3/2/1"`` -> MaxPool(kernel 3, stride 2, padding 1); ``"2/2"``: padding 0. Raises ValueError with the
+    expected form."""
+    parts = str(text).strip().split("/")
+    if len(parts) not in (2, 3) or not all(p.strip().isdigit() for p in parts):
+        raise ValueError(f"max_pool: expected kernel/stride or kernel/stride/padding like '3/2/1', got {text!r}")
+    return MaxPool(*(int(p) for p in parts))
 
 
 def parse_nm(text: str) -> NMSparsity:
@@ -145,6 +156,11 @@ class LayerEntry:
         "or log2 (signed powers of two, shift-add); honoured by the lowbit and dlu families. Unset: the "
         "accelerator's configured type (BMXNet keeps the first and last layers at full precision).",
         None, choices=PRECISIONS)
+    max_pool: str | None = spec_field(
+        "conv: the max-pool that follows the layer, kernel/stride/padding (e.g. '3/2/1', ResNet's stem pool; "
+        "'2/2': padding 0). A family whose output stage pools before writing (lowbit, as FINN's streaming "
+        "max-pool unit) writes the pooled map; the others report it. Unset: no pool (pools are not layers).",
+        None, source="Xilinx/finn-hlslib maxpool.h (StreamingMaxPool: pooling on the output stream)")
     operands: str | None = spec_field(
         "A .npz payload (path relative to the workload file) with real 'weights' and / or 'inputs' "
         "arrays of this layer's shapes; what it lacks is generated.", None)
@@ -181,8 +197,9 @@ class LayerEntry:
                 stride_h=_pick(self.stride_h, self.stride, 1), stride_w=_pick(self.stride_w, self.stride, 1),
                 pad_top=_pick(self.pad_top, pad, 0), pad_bottom=_pick(self.pad_bottom, pad, 0),
                 pad_left=_pick(self.pad_left, pad, 0), pad_right=_pick(self.pad_right, pad, 0),
-                groups=self.groups, batch=self.batch, **common)
-        self._forbid(*_CONV_ONLY)
+                groups=self.groups, batch=self.batch,
+                max_pool=parse_max_pool(self.max_pool) if self.max_pool is not None else None, **common)
+        self._forbid(*_CONV_ONLY, "max_pool")
         if self.type == "vector":
             self._require("op", "m", "n")
             self._forbid("k", "instances", "in_features", "out_features", "operands", "weight_sparsity",

@@ -27,6 +27,7 @@ Huffman coded. ``huffman_bits`` is the total with those streams at their Huffman
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -40,8 +41,8 @@ from accel_sim.foundations.compress.huffman import huffman_coded_size
 from accel_sim.foundations.compress.quantization.kmeans import quantize_kmeans
 from accel_sim.foundations.compress.quantization.microscaling import BLOCK_FORMATS, block_format, quantize_block_format
 from accel_sim.foundations.errors import InputError
-from accel_sim.foundations.workload.layer import Layer, Network, single_layers
-from accel_sim.foundations.workload.operands import layer_operands, weight_matrix
+from accel_sim.foundations.workload.layer import ConvLayer, Layer, Network, single_layers
+from accel_sim.foundations.workload.operands import layer_operands, weight_matrix, weight_shape
 
 # 16-bit fixed point: the weight width of the EIE and SCNN datapaths (Han et al. ISCA 2016,
 # Parashar et al. ISCA 2017) when neither the command nor the workload gives one.
@@ -74,6 +75,21 @@ def stored_matrix(layer: Layer, weights: np.ndarray | None = None) -> np.ndarray
     if weights is None:
         weights = layer_operands(layer).weights
     return weight_matrix(layer, weights).T
+
+
+def stored_nonzeros(layer: Layer) -> tuple[tuple[int, int], np.ndarray, np.ndarray, np.ndarray]:
+    """The shape of :func:`stored_matrix` and its non-zeros' columns, rows and values, sorted by (column,
+    row) (``np.nonzero`` of its transpose), from the operands' ``weight_nonzeros``: no full-size matrix."""
+    index, values = layer_operands(layer).weight_nonzeros
+    stored = weight_shape(layer)
+    if isinstance(layer, ConvLayer):   # stored layout (K, C/g R S) = the stored matrix: rows are filters
+        shape = (stored[0], math.prod(stored[1:]))
+        row, column = np.divmod(index, shape[1])
+        order = np.argsort(column * shape[0] + row, kind="stable")
+        return shape, column[order], row[order], values[order]
+    shape = (stored[1], stored[0])
+    column, row = np.divmod(index, shape[0])   # stored layout (k, n): the stored matrix's transpose
+    return shape, column, row, values
 
 
 def value_width(layer: Layer, options: StorageOptions) -> int:

@@ -16,5 +16,6 @@ reference = Hook("accel_sim.models.dlu.reference", "reference")
 
 FAMILY = Family(name="dlu", plan=plan, fast=fast, reference=reference, account=account,
                 quantized_weights=True, precisions=True,
+                counts_from_shape=True,   # a dense datapath: the plan and counts read the layer's shape, never its values
                 section=Section(DLUSpec, "Statistics-driven dynamic fixed-point processor (Fujitsu "
                                 "DLU style) (family: dlu)."))

@@ -82,9 +82,9 @@ def _operands(layer: Layer, shape: LoopNest) -> tuple[np.ndarray, np.ndarray, Ma
 def column_counts(w_nz: np.ndarray, m0: int) -> np.ndarray:
     """(G, M-blocks, C, R, S) non-zero weights of every column of every block of ``m0`` filters."""
     g, m, c, r, s = w_nz.shape
-    padded = np.zeros((g, -(-m // m0) * m0, c, r, s), dtype=np.int64)
+    padded = np.zeros((g, -(-m // m0) * m0, c, r, s), dtype=bool)   # summed in int64: no int64 copy of the mask
     padded[:, :m] = w_nz
-    return padded.reshape(g, -1, m0, c, r, s).sum(axis=2)
+    return padded.reshape(g, -1, m0, c, r, s).sum(axis=2, dtype=np.int64)
 
 
 def block_words(cnt: np.ndarray, c0: int, simd: int) -> np.ndarray:

@@ -5,7 +5,9 @@ the accumulator width per word (popcount into the accumulator); ternary / log2 a
 per non-zero weight (log2 also a ``shift`` of the accumulator width); int-k a ``mult_int`` of k
 bits and an accumulator ``add_int``; fp32 ``mult_fp`` + ``add_fp``; binary / ternary outputs one
 ``mult_fp`` (alpha, FP32; with ``activation_scale`` a second one for beta, and the binarizer's
-FP32 ``add_fp`` per |x| summed); the binarizer a ``register_file`` write per packed word; weight,
+FP32 ``add_fp`` per |x| summed); a fused max-pool an ``add_int`` of the output width per compare (a
+compare is a subtraction; FP32 values compare as sign-magnitude integers, binary signs by an OR,
+charged as a 1-bit add); the binarizer a ``register_file`` write per packed word; weight,
 input and output buffer reads and writes in 64-bit words (buffer writes: the loads from DRAM and
 the outputs; output buffer reads: the drain to DRAM); DRAM reads and writes in 32-bit accesses
 (the Horowitz table's DRAM width). Time: ``compute_cycles`` is the array's own time (binarize,
@@ -48,6 +50,8 @@ def _actions(plan: LowbitPlan, c: LowbitCounters) -> list[ActionCount]:
         actions.append(ActionCount("scale", "mult_fp", "op", c.scale_mults, SCALE_BITS))
     if c.beta_adds:
         actions.append(ActionCount("binarizer", "add_fp", "op", c.beta_adds, SCALE_BITS))
+    if c.pool_compares:
+        actions.append(ActionCount("pool", "add_int", "op", c.pool_compares, plan.output_bits))
     if c.binarized_words:
         actions.append(ActionCount("binarizer", "register_file", "write", c.binarized_words, spec.word_bits))
     return actions + [
@@ -82,7 +86,8 @@ def account(plan: LowbitPlan, counters: LowbitCounters) -> LayerResult:
         "idle_pe_cycles": float(counters.idle_pe_cycles), "passes": float(counters.passes),
         "macs_skipped": float(counters.macs_skipped), "weight_bits": float(plan.weight_bits),
         "dram_busy_cycles": float(counters.dram_busy_cycles), "input_fits": float(plan.input_fits),
-        "output_bits": float(plan.output_bits),
+        "output_bits": float(plan.output_bits), "row_tiles": float(counters.row_tiles),
+        "written_outputs": float(plan.written_rows * plan.column_elements.size),
     }
     stall = counters.memory_stall_cycles
     return LayerResult(

@@ -16,5 +16,6 @@ reference = Hook("accel_sim.models.lowbit.reference", "reference")
 
 FAMILY = Family(name="lowbit", plan=plan, fast=fast, reference=reference, account=account,
                 precisions=True, activation_precision=True,   # the stored width of a layer's input
+                fused_pool=True,                               # a conv's max_pool, pooled in the output stage
                 section=Section(LowbitSpec, "Binary / ternary / low-bit PE array with per-layer "
                                 "precision (family: lowbit)."))

@@ -18,7 +18,17 @@ A pass ends when its slowest PE is done (zero skipping makes PEs uneven), then t
 drains: ``pipeline_depth`` = one operand stage (XNOR, shift / sign select, multiplier) + the
 reduction tree (``ceil(log2(tree inputs))`` adder levels: the popcount tree of a word for binary,
 else the lanes) + one scale stage for binary and ternary (alpha) + one for XNOR-Net's beta
-(``activation_scale``). A binary layer first binarizes and packs its inputs (summing |x| for
+(``activation_scale``) + one pool stage when the conv layer has a ``max_pool``.
+
+Pooling in the output stage (a conv layer's ``max_pool``, as FINN's streaming max-pool unit pools
+the output stream of the layer before it: Xilinx/finn-hlslib maxpool.h, StreamingMaxPool, a buffer
+of one pooled row, each value compared into the running max of its window, an OR for binary
+values): each column writes its ``pooled_h x pooled_w x batch`` pooled outputs instead of its
+``m`` outputs (``written_rows``); every pooled output takes ``kernel x kernel`` compares
+(``pool_window``, padding taps included as FINN starts each window at the minimum value). A
+comparator for each window an output falls in keeps up with the one output a PE makes per cycle
+at most, so the pool costs time only through its stage in the drain. With row tiles, tile ``t``
+writes its share of the pooled rows (:func:`split`). A binary layer first binarizes and packs its inputs (summing |x| for
 beta when asked), ``binarizer_width`` values per cycle. The scale multipliers take one output
 per cycle, and a dot product takes at least one cycle, so they never limit throughput.
 
@@ -32,7 +42,20 @@ layer wrote its output wider (an fp32 first layer's output read by the first bin
 Outputs are written at :func:`output_bits`: a binary layer writes packed signs (batch norm and
 sign folded into a threshold at the output, as BNN inference engines write bit-packed outputs
 for the next binary layer), the others at their input width. The input is loaded into the
-input buffer once when it fits (``input_fits``), else each pass reloads its groups' input.
+input buffer once when it fits (``input_fits``), else the plan picks the loop order that moves
+fewer DRAM bytes (:func:`loop_order`; a tie keeps the column order):
+
+- **column passes outer** (weight stationary): each pass of ``pes`` columns streams every row, so
+  each pass reloads its groups' input; the weights are read once;
+- **row tiles outer** (input streamed once, the order of FINN's streaming dataflow, whose sliding
+  window unit reads each input pixel once while the weights stay on chip: Umuroglu et al., FINN,
+  FPGA 2017): the ``m`` rows are cut into ``row_tiles`` tiles, as few as keep a tile's
+  share of the input within ``input_buffer`` (``ceil(input / input_buffer)``, at most ``m``), and
+  every column pass runs on one tile before the next tile loads; the input is read from DRAM once
+  (tile ``t`` loads its share of it, :func:`split`: a conv's halo rows shared with the previous
+  tile stay in the buffer, not counted against its capacity), the weights once when all of them fit
+  ``weight_buffer`` (they stay resident, ``weights_resident``), else every tile reloads every pass's
+  weights.
 
 The zero-skipping work comes from the layer's quantized weights (:func:`nonzero_per_column`:
 ternary = TWN, delta = 0.7 mean|W|; log2 = signed powers of two); the datapath's integers and
@@ -80,6 +103,11 @@ class LowbitPlan:
     input_group_bits: int          # DRAM bits of one group's stored input (packed for binary)
     output_bits: int               # DRAM bits of one stored output value
     input_fits: bool               # the whole stored input fits the input buffer (loaded once)
+    written_rows: int              # outputs each column writes: m, or its pooled outputs (max_pool)
+    pool_window: int               # compares a pooled output takes (kernel x kernel); 0 without max_pool
+    column_bits: int               # DRAM / weight-buffer bits of one column's stored weights
+    row_tiles: int                 # 1: column passes outer; > 1: row tiles outer, the input streamed once
+    weights_resident: bool         # row tiles outer and every weight fits the weight buffer (loaded once)
     operand_hashes: Mapping[str, str]
 
 
@@ -132,10 +160,18 @@ def datapath_lanes(spec: LowbitSpec, precision: str) -> int:
     return spec.mult_lanes if precision in INT_BITS else spec.fp_lanes
 
 
-def pipeline_depth(spec: LowbitSpec, precision: str) -> int:
+def pipeline_depth(spec: LowbitSpec, precision: str, pooled: bool) -> int:
     tree_inputs = spec.word_bits if precision == "binary" else datapath_lanes(spec, precision)
     beta = 1 if precision == "binary" and spec.activation_scale else 0   # XNOR-Net's second scale
-    return 1 + math.ceil(math.log2(tree_inputs)) + (1 if precision in SCALED else 0) + beta
+    return 1 + math.ceil(math.log2(tree_inputs)) + (1 if precision in SCALED else 0) + beta + (1 if pooled else 0)
+
+
+def pooled_output(layer: Layer) -> tuple[int, int]:
+    """``(outputs each column writes, compares per pooled output)``: a conv's max_pool pools in the output stage."""
+    pool = getattr(layer, "max_pool", None)
+    if pool is None:
+        return layer.gemm().m, 0
+    return pool.out(layer.out_h) * pool.out(layer.out_w) * layer.batch, pool.kernel * pool.kernel
 
 
 def nonzero_per_column(layer: Layer, precision: str, spec: LowbitSpec) -> np.ndarray:
@@ -145,6 +181,34 @@ def nonzero_per_column(layer: Layer, precision: str, spec: LowbitSpec) -> np.nda
     codes = ternary_kept(matrix) if precision == "ternary" else \
         quantize_log2(matrix.astype(np.float64), bits=spec.log2_bits).values
     return np.count_nonzero(codes, axis=0).astype(np.int64)
+
+
+def split(total: int, parts: int) -> np.ndarray:
+    """``total`` cut into ``parts`` near-equal integer shares that add up to it (tile ``t`` of ``parts``)."""
+    ends = total * np.arange(1, parts + 1, dtype=np.int64) // parts
+    return np.diff(ends, prepend=0)
+
+
+def pass_groups(layer: Layer, columns: int, pes: int) -> np.ndarray:
+    """Groups whose columns each pass of ``pes`` columns holds (its input rows come from each)."""
+    n, passes = layer.gemm().n, -(-columns // pes)
+    first = np.arange(passes, dtype=np.int64) * pes
+    last = np.minimum(first + pes, columns) - 1
+    return last // n - first // n + 1
+
+
+def loop_order(spec: LowbitSpec, layer: Layer, column_bits: int, group_bits: int, fits: bool) -> tuple[int, bool]:
+    """``(row_tiles, weights_resident)`` of the order that moves fewer DRAM bytes (the module's doc)."""
+    gemm = layer.gemm()
+    columns, inputs = gemm.n * gemm.groups, group_bits * gemm.groups
+    tiles = -(-inputs // (spec.input_buffer * BITS_PER_BYTE))
+    if fits or tiles > gemm.m:        # loaded once anyway, or a tile would be less than one row
+        return 1, False
+    weights = columns * column_bits
+    resident = weights <= spec.weight_buffer * BITS_PER_BYTE
+    by_columns = weights + int(pass_groups(layer, columns, spec.pes).sum()) * group_bits
+    by_rows = inputs + weights * (1 if resident else tiles)
+    return (tiles, resident) if by_rows < by_columns else (1, False)
 
 
 def plan(arch: ArchBase, layer: Layer) -> LowbitPlan:
@@ -163,6 +227,11 @@ def plan(arch: ArchBase, layer: Layer) -> LowbitPlan:
     binarize = gemm.m * gemm.k * gemm.groups if precision == "binary" else 0
     group_bits = input_group_bits(spec, layer, precision)
     fits = group_bits * gemm.groups <= spec.input_buffer * BITS_PER_BYTE
+    words = -(-gemm.k // spec.word_bits)
+    column_bits = words * spec.word_bits if precision == "binary" else gemm.k * weight_bits
+    tiles, resident = loop_order(spec, layer, column_bits, group_bits, fits)
+    written, window = pooled_output(layer)
     return LowbitPlan(arch, spec, layer, precision, gemm.m, gemm.k, per_column, datapath_lanes(spec, precision),
-                      pipeline_depth(spec, precision), binarize, weight_bits, input_bits, nonzero,
-                      group_bits, output_bits(spec, precision), fits, layer_operands(layer).hashes)
+                      pipeline_depth(spec, precision, window > 0), binarize, weight_bits, input_bits, nonzero,
+                      group_bits, output_bits(spec, precision), fits, written, window, column_bits, tiles, resident,
+                      layer_operands(layer).hashes)

@@ -2,12 +2,16 @@
 
 Processes: a **binarizer** (binary layers: packs the whole input, ``binarizer_width`` values per
 cycle, before the first pass), one **PE** process per PE and pass (its column: one event per
-column, the time its datapath needs for the ``m`` rows: ``ceil(elements / lanes)`` cycles a
+column, the time its datapath needs for the pass's rows: ``ceil(elements / lanes)`` cycles a
 row), meeting at the pass :class:`~accel_sim.hardware.Barrier` (idle PEs arrive at once), and
-the **array** that runs the passes and drains the pipeline after each. Memory goes through one
+the **array** that runs the passes, tile by tile when the plan cuts the rows into tiles, and
+drains the pipeline after each. Memory goes through one
 DRAM :class:`~accel_sim.hardware.Link` (``dram_bandwidth`` bytes a cycle, ``dram.latency``): the
-array loads the first pass's weights and the input before the binarizer, then during each pass
-issues one burst reading the next pass's load and writing the previous pass's outputs, and
+array loads the first pass's weights and input before the binarizer, then during each pass
+issues one burst reading the next pass's load (its weights unless resident from the first tile;
+its groups' input, or the whole input once when it fits, or, with row tiles, the tile's share on
+the tile's first pass) and writing the previous pass's outputs (with a ``max_pool``, its tile's
+share of the pooled rows, pooled in the output stage), and
 starts the next pass when both the pass and the burst are done; the last outputs are written
 at the end. Counts are tallied by the processes as they work (DRAM bits by the link);
 imbalance is read from when each PE reached the barrier, stalls from when each step ended.
@@ -22,18 +26,18 @@ from accel_sim.hardware import Barrier, Link, run_until_done
 from accel_sim.hardware.recorder import BUSY, COMPUTE, Recorder
 from accel_sim.hardware.rate import BytesPerCycle
 from accel_sim.models.lowbit.counters import LowbitCounters
-from accel_sim.models.lowbit.plan import LowbitPlan
+from accel_sim.models.lowbit.plan import LowbitPlan, split
 
 INTEGER_PRECISIONS = ("int16", "int8", "int4")
 
 
 class _Tally:
     def __init__(self) -> None:
-        self.binarize = self.compute = self.drain = self.idle = self.passes = 0
+        self.binarize = self.compute = self.drain = self.idle = self.passes = self.tiles = 0
         self.operations: dict[str, int] = {}
         self.issued = self.skipped = self.scaled = self.outputs = self.binarized_words = self.beta_adds = 0
         self.weight_bits = self.input_bits = 0
-        self.stall = self.weight_loaded = self.input_loaded = self.outputs_written = 0
+        self.stall = self.weight_loaded = self.input_loaded = self.outputs_written = self.pool_compares = 0
 
     def add(self, what: str, count: int) -> None:
         self.operations[what] = self.operations.get(what, 0) + count
@@ -66,7 +70,7 @@ def reference(plan: LowbitPlan, max_cycles: int | None = None, recorder: Recorde
             tally.binarized_words += plan.binarize_values // k * words
             tally.beta_adds += plan.binarize_values if spec.activation_scale else 0
 
-    def pe(column: int | None, barrier: Barrier, arrivals: list[int], index: int):
+    def pe(column: int | None, rows: int, barrier: Barrier, arrivals: list[int], index: int):
         if column is not None:
             elements = columns[column]
             start = env.now
@@ -98,14 +102,22 @@ def reference(plan: LowbitPlan, max_cycles: int | None = None, recorder: Recorde
     dram = Link(env, "dram", BytesPerCycle(spec.dram_bandwidth), plan.arch.dram.latency + 1, recorder=recorder)
     groups_total = plan.layer.gemm().groups
     starts = list(range(0, len(columns), spec.pes))
+    tile_rows = [int(r) for r in split(rows, plan.row_tiles)]
+    tile_inputs = [int(b) for b in split(plan.input_group_bits * groups_total, plan.row_tiles)]
+    tile_written = [int(r) for r in split(plan.written_rows, plan.row_tiles)]
+    steps = [(tile, index) for tile in range(plan.row_tiles) for index in range(len(starts))]
 
-    def load(index: int) -> int:
-        """Bits pass ``index`` loads: its columns' stored weights, and the input it needs."""
-        if index >= len(starts):
+    def load(step: int) -> int:
+        """Bits pass ``step`` (tile by tile) loads: its columns' stored weights, and the input it needs."""
+        if step >= len(steps):
             return 0
+        tile, index = steps[step]
         members = range(starts[index], min(starts[index] + spec.pes, len(columns)))
-        weights = len(members) * (words * spec.word_bits if precision == "binary" else k * plan.weight_bits)
-        if plan.input_fits:
+        resident = plan.weights_resident and tile > 0
+        weights = 0 if resident else len(members) * plan.column_bits
+        if plan.row_tiles > 1:
+            inputs = tile_inputs[tile] if index == 0 else 0
+        elif plan.input_fits:
             inputs = plan.input_group_bits * groups_total if index == 0 else 0
         else:
             inputs = plan.input_group_bits * len({c // n for c in members})
@@ -113,10 +125,10 @@ def reference(plan: LowbitPlan, max_cycles: int | None = None, recorder: Recorde
         tally.input_loaded += inputs
         return weights + inputs
 
-    def run_pass(members: list[int]):
+    def run_pass(members: list[int], rows: int):
         start, arrivals = int(env.now), []
         barrier = Barrier(env, spec.pes, "pass", recorder)
-        yield env.all_of([env.process(pe(members[i] if i < len(members) else None, barrier, arrivals, i))
+        yield env.all_of([env.process(pe(members[i] if i < len(members) else None, rows, barrier, arrivals, i))
                           for i in range(spec.pes)])
         end = int(env.now)
         tally.passes += 1
@@ -144,17 +156,20 @@ def reference(plan: LowbitPlan, max_cycles: int | None = None, recorder: Recorde
         yield env.process(waited(dram.get(first, "load pass 0") if first else None, "first pass's weights from DRAM"))
         yield env.process(binarizer())
         written = 0
-        for index, first_column in enumerate(starts):
-            members = list(range(first_column, min(first_column + spec.pes, len(columns))))
+        for step, (tile, index) in enumerate(steps):
+            if index == 0:
+                tally.tiles += 1
+            members = list(range(starts[index], min(starts[index] + spec.pes, len(columns))))
             start = int(env.now)
-            work = env.process(run_pass(members))
-            reads = load(index + 1)
+            work = env.process(run_pass(members, tile_rows[tile]))
+            reads = load(step + 1)
             events = [work] + ([dram.burst(reads, written, f"pass {index}")] if reads or written else [])
             yield env.all_of(events)
             tally.stall += int(env.now) - start - work.value   # the burst outlasting the pass
             if recorder is not None and env.now > start + work.value:
                 recorder.stall(ARRAY, start + work.value, env.now, "next pass's loads / write-back on DRAM")
-            written = rows * len(members) * plan.output_bits
+            written = tile_written[tile] * len(members) * plan.output_bits   # pooled in the output stage
+            tally.pool_compares += tile_written[tile] * len(members) * plan.pool_window
             tally.outputs_written += written
         yield env.process(waited(dram.put(written, "write back") if written else None, "last outputs to DRAM"))
 
@@ -162,9 +177,10 @@ def reference(plan: LowbitPlan, max_cycles: int | None = None, recorder: Recorde
     ops = tally.operations
     return LowbitCounters(
         cycles=cycles, binarize_cycles=tally.binarize, compute_cycles=tally.compute, drain_cycles=tally.drain,
-        idle_pe_cycles=tally.idle, passes=tally.passes, xnor_words=ops.get("xnor", 0), adds=ops.get("add", 0),
+        idle_pe_cycles=tally.idle, passes=tally.passes, row_tiles=tally.tiles, xnor_words=ops.get("xnor", 0), adds=ops.get("add", 0),
         shifts=ops.get("shift", 0), mults=ops.get("mult", 0), fp_macs=ops.get("fp", 0),
         macs_issued=tally.issued, macs_skipped=tally.skipped, scale_mults=tally.scaled, beta_adds=tally.beta_adds, outputs=tally.outputs,
+        pool_compares=tally.pool_compares,
         binarized_words=tally.binarized_words, weight_read_bits=tally.weight_bits, input_read_bits=tally.input_bits,
         dram_read_bits=dram.counter.reads, dram_write_bits=dram.counter.writes, dram_busy_cycles=dram.busy_cycles,
         memory_stall_cycles=tally.stall, weight_buffer_write_bits=tally.weight_loaded,

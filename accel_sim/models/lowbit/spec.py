@@ -62,12 +62,15 @@ class LowbitSpec:
     precision: str = spec_field("Datapath of layers that set no precision.", "binary",
                                 choices=LOWBIT_PRECISIONS, source=XNOR_NET)
     weight_buffer: int = spec_field(
-        "Weight buffer capacity (SRAM energy): each pass's packed weights are loaded into it from DRAM.",
+        "Weight buffer capacity (SRAM energy): each pass's packed weights are loaded into it from DRAM; when a "
+        "layer's input is streamed in row tiles, weights that all fit stay resident (loaded once).",
         64 * 1024, unit="size", positive=True, source="estimate: a parameter")
     input_buffer: int = spec_field(
-        "Input buffer capacity: a layer's stored (packed) input is loaded once when it fits, else every pass "
-        "reloads its groups' input from DRAM; also sets the SRAM energy.", 64 * 1024, unit="size",
-        positive=True, source="estimate: a parameter")
+        "Input buffer capacity: a layer's stored (packed) input is loaded once when it fits, else either every "
+        "pass reloads its groups' input from DRAM or the input streams once in row tiles of this size, "
+        "whichever moves fewer bytes; also sets the SRAM energy.", 64 * 1024, unit="size",
+        positive=True, source="estimate: a parameter; row tiles: Umuroglu et al., FINN, FPGA 2017 (the "
+                              "sliding window unit streams each input pixel once)")
     output_buffer: int = spec_field(
         "Output buffer capacity (SRAM energy): a pass's outputs (packed signs for binary) collect here and "
         "drain to DRAM while the next pass runs.", 64 * 1024, unit="size", positive=True,

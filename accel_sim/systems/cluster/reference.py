@@ -50,6 +50,7 @@ class HostMemory:
         self.since, self.version = 0.0, 0
         # rates of each set of running (cap, traffic): a step's chunks repeat a few sets many times
         self._rates_of: dict[tuple[tuple[float, float], ...], np.ndarray] = {}
+        self._current: np.ndarray | None = None   # the rates of the running set, until it changes
 
     def phase(self, cap: float, traffic: float) -> simpy.Event:
         done = self.env.event()
@@ -57,15 +58,19 @@ class HostMemory:
             return done.succeed()
         self._progress()
         self.running.append([1.0, cap, traffic, done])
+        self._current = None
         self._plan_next()
         return done
 
     def _rates(self) -> np.ndarray:
+        if self._current is not None:
+            return self._current
         key = tuple((p[1], p[2]) for p in self.running)
         rates = self._rates_of.get(key)
         if rates is None:   # phase_rates is a pure function of the running phases' caps and traffic
             rates = self._rates_of[key] = phase_rates(np.array([p[1] for p in self.running]),
                                                       np.array([p[2] for p in self.running]), self.bandwidth)
+        self._current = rates
         return rates
 
     def _progress(self) -> list[list]:
@@ -76,7 +81,8 @@ class HostMemory:
                 due = self.since + p[0] / rate <= self.env.now   # planned to end by now (no rounding left)
                 p[0] -= rate * elapsed
                 (finished if due or p[0] <= DONE else left).append(p)
-            self.running = left
+            if finished:
+                self.running, self._current = left, None
         self.since = self.env.now
         return finished
 
@@ -122,24 +128,32 @@ def run_reference(plan: StepPlan, steps: int = 4, log: bool = False) -> Referenc
     update = np.zeros(layers) if plan.update_s is None else plan.update_s
     entries: list[tuple[str, str, float]] = []
     forward_overlap = plan.techniques.forward_overlap
+    # the plan's tables as Python numbers, read once (the same values float() / int() of each element gives)
+    stage_s = plan.stage_s.tolist()
+    chunk_bucket = plan.chunk_bucket.tolist()
+    stage_phases = plan.stage_phases
+    if memory is not None:
+        phase_cap, phase_traffic = plan.phase_cap.tolist(), plan.phase_traffic.tolist()
 
     def note(who: str, what: str) -> None:
         if log:
             entries.append((who, what, float(env.now)))
 
     def chunk(k: int, j: int, bucket_left: list[int], step_left: list[int], backward_done: simpy.Event):
-        priority = k * layers + int(first_layer[plan.chunk_bucket[j]]) if forward_overlap else 0
+        b = chunk_bucket[j]
+        priority = k * layers + int(first_layer[b]) if forward_overlap else 0
         for s, port in enumerate(ports):
             with port.request(priority=priority) as slot:
                 yield slot
-                note(f"chunk{k}.{j}", f"stage{s} start")
+                if log:
+                    note(f"chunk{k}.{j}", f"stage{s} start")
                 if memory is None:
-                    yield env.timeout(float(plan.stage_s[j, s]))
+                    yield env.timeout(stage_s[j][s])
                 else:
-                    for phase in plan.stage_phases[s]:
-                        yield memory.phase(float(plan.phase_cap[j, phase]), float(plan.phase_traffic[j, phase]))
-        note(f"chunk{k}.{j}", "done")
-        b = int(plan.chunk_bucket[j])
+                    for phase in stage_phases[s]:
+                        yield memory.phase(phase_cap[j][phase], phase_traffic[j][phase])
+        if log:
+            note(f"chunk{k}.{j}", "done")
         bucket_left[b] -= 1
         if bucket_left[b] == 0:
             weights_ready[k][b].succeed()

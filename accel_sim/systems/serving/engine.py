@@ -70,21 +70,18 @@ class ServingConfig:
             raise InputError.single("--kv-capacity-tokens", str(self.kv_capacity_tokens), "must be >= 1")
 
 
-@dataclass
+@dataclass(eq=False)
 class _Sequence:
     request: Request
+    admitted: int = 0            # admission order (the order the running batch lists its sequences in)
     prefilled: int = 0
-    generated: int = 0
+    generated: int = 0           # kept current until the prompt is prefilled, then set when the sequence finishes
     first_token_s: float = math.nan
     finish_s: float = math.nan
 
     @property
     def reserved(self) -> int:
         return self.request.prompt_tokens + self.request.output_tokens
-
-    @property
-    def stored(self) -> int:
-        return self.prefilled + self.generated
 
 
 @dataclass(frozen=True)
@@ -131,16 +128,30 @@ def kv_capacity_tokens(arch: ArchSpec, config: TransformerConfig, serving: Servi
 
 
 class Engine:
-    """The SimPy processes of one serving run (see the module doc)."""
+    """The SimPy processes of one serving run (see the module doc).
+
+    The running batch is kept as running totals, updated as sequences join, advance and leave, so an iteration
+    costs the sequences it changes, not the sequences running: the prompts still to prefill (a queue in admission
+    order, the front one being prefilled), the number of decoding sequences and the tokens they store, and the KV
+    tokens stored and reserved by all. Every decoding sequence gains one token per decode iteration, so a decoder's
+    tokens follow from the count of decode iterations (``decode_clock``): it finishes at the decode iteration its
+    last token is due (``_due``)."""
 
     def __init__(self, env: simpy.Environment, step: StepModel, requests: Sequence[Request], serving: ServingConfig,
                  capacity_tokens: int, progress: Progress | None = None):
         self.env, self.step, self.serving, self.capacity = env, step, serving, capacity_tokens
         self.requests = requests
         self.waiting: deque[_Sequence] = deque()
-        self.running: list[_Sequence] = []
+        self.prefilling: deque[_Sequence] = deque()   # running sequences whose prompt is not all prefilled
+        self.running = 0            # sequences running (admitted, not finished)
+        self.decoding = 0           # of those, the ones whose prompt is prefilled
+        self.decode_stored = 0      # KV tokens the decoding sequences store
+        self.stored = 0             # KV tokens all running sequences store
+        self.reserved = 0           # KV tokens they reserve (prompt + output each)
+        self.decode_clock = 0       # decode iterations so far
+        self._due: dict[int, list[_Sequence]] = {}   # decode_clock -> the decoders finishing then
+        self.admitted = 0
         self.done: list[_Sequence] = []
-        self.reserved = 0
         self.progress = progress
         self.rows: list[tuple] = []
         self._wake = env.event()
@@ -156,30 +167,59 @@ class Engine:
                 self._wake.succeed()
 
     def _admit(self) -> None:
-        while (self.waiting and len(self.running) < self.serving.max_batch
+        while (self.waiting and self.running < self.serving.max_batch
                and self.reserved + self.waiting[0].reserved <= self.capacity):
             sequence = self.waiting.popleft()
+            sequence.admitted, self.admitted = self.admitted, self.admitted + 1
             self.reserved += sequence.reserved
-            self.running.append(sequence)
+            self.running += 1
+            self.prefilling.append(sequence)
 
-    def _plan(self) -> tuple[Iteration, list[_Sequence], _Sequence | None, int]:
-        """The next iteration: its work, the decoding sequences, the prompt being prefilled and its chunk."""
-        prefilling = next((s for s in self.running if s.prefilled < s.request.prompt_tokens), None)
+    def _plan(self) -> tuple[Iteration, bool, _Sequence | None, int]:
+        """The next iteration: its work, whether the decoding sequences decode, the prompt being prefilled and its
+        chunk."""
+        prefilling = self.prefilling[0] if self.prefilling else None
         if self.serving.scheduler == "fcfs" and prefilling is not None:
             prompt = prefilling.request.prompt_tokens
-            return Iteration(prefill=prompt, prefill_span=prompt, heads=1), [], prefilling, prompt
-        decoders = [s for s in self.running if s.prefilled == s.request.prompt_tokens]
+            return Iteration(prefill=prompt, prefill_span=prompt, heads=1), False, prefilling, prompt
+        decoders = self.decoding
         chunk = 0
         if prefilling is not None:
-            chunk = min(prefilling.request.prompt_tokens - prefilling.prefilled,
-                        self.serving.chunk_tokens - len(decoders))
+            chunk = min(prefilling.request.prompt_tokens - prefilling.prefilled, self.serving.chunk_tokens - decoders)
         if chunk <= 0:
             prefilling, chunk = None, 0
-        span = round(sum(s.stored for s in decoders) / len(decoders)) if decoders else 0
+        span = round(self.decode_stored / decoders) if decoders else 0
         completes = prefilling is not None and prefilling.prefilled + chunk == prefilling.request.prompt_tokens
-        return (Iteration(decode=len(decoders), decode_span=span, prefill=chunk,
+        return (Iteration(decode=decoders, decode_span=span, prefill=chunk,
                           prefill_span=(prefilling.prefilled + chunk) if prefilling else 0,
-                          heads=len(decoders) + int(completes)), decoders, prefilling, chunk)
+                          heads=decoders + int(completes)), True, prefilling, chunk)
+
+    def _advance(self, decode: bool, prefilling: _Sequence | None, chunk: int, now: float) -> list[_Sequence]:
+        """Apply one iteration's work: every decoder gains a token, the chunk is prefilled (its last one produces
+        the first token); the sequences that have all their tokens, in admission order."""
+        finished = []
+        if decode and self.decoding:
+            self.decode_clock += 1
+            self.stored += self.decoding
+            self.decode_stored += self.decoding
+            finished = self._due.pop(self.decode_clock, [])
+        if prefilling is not None:
+            prefilling.prefilled += chunk
+            self.stored += chunk
+            request = prefilling.request
+            if prefilling.prefilled == request.prompt_tokens:
+                self.prefilling.popleft()
+                prefilling.generated, prefilling.first_token_s = 1, now
+                self.stored += 1
+                if request.output_tokens == 1:
+                    finished.append(prefilling)
+                else:
+                    self.decoding += 1
+                    self.decode_stored += prefilling.prefilled + 1
+                    self._due.setdefault(self.decode_clock + request.output_tokens - 1, []).append(prefilling)
+        if len(finished) > 1:
+            finished.sort(key=lambda s: s.admitted)
+        return finished
 
     def _engine(self):
         total = len(self.requests)
@@ -189,29 +229,26 @@ class Engine:
                 yield self._wake
                 self._wake = self.env.event()
                 continue
-            iteration, decoders, prefilling, chunk = self._plan()
+            iteration, decode, prefilling, chunk = self._plan()
             cost = self.step.cost(iteration)
             start = self.env.now
             yield self.env.timeout(cost.seconds)
             now = self.env.now
-            for sequence in decoders:   # each decoded one token
-                sequence.generated += 1
-            if prefilling is not None:
-                prefilling.prefilled += chunk
-                if prefilling.prefilled == prefilling.request.prompt_tokens:
-                    prefilling.generated, prefilling.first_token_s = 1, now
-            finished = [s for s in self.running if s.generated == s.request.output_tokens]
+            finished = self._advance(decode, prefilling, chunk, now)
+            self.rows.append((start, cost.seconds, iteration.decode, iteration.prefill, self.running,
+                              self.stored, self.reserved, cost.energy_j))
             for sequence in finished:
-                sequence.finish_s = now
-                self.reserved -= sequence.reserved
+                sequence.finish_s, sequence.generated = now, sequence.request.output_tokens
+                tokens = sequence.reserved      # the KV tokens it stores now, all it reserved
+                if sequence.request.output_tokens > 1:    # it was decoding
+                    self.decoding -= 1
+                    self.decode_stored -= tokens
+                self.reserved -= tokens
+                self.stored -= tokens
+                self.running -= 1
                 self.done.append(sequence)
                 if self.progress is not None:
                     self.progress.advance()
-            if finished:
-                self.running = [s for s in self.running if s.generated < s.request.output_tokens]
-            stored = sum(s.stored for s in self.running) + sum(s.stored for s in finished)
-            self.rows.append((start, cost.seconds, iteration.decode, iteration.prefill, len(self.running) + len(finished),
-                              stored, self.reserved + sum(s.reserved for s in finished), cost.energy_j))
 
 
 def _percentiles(values: np.ndarray, name: str) -> dict:
@@ -229,6 +266,11 @@ def serve(arch: ArchSpec, config: TransformerConfig, requests: Sequence[Request]
     the embeddings and the LM head are counted on every stage's memory, an over-count of one stage's share)."""
     if not requests:
         raise InputError.single("requests", "", "no requests to serve")
+    for request in requests:
+        for field_name in ("prompt_tokens", "output_tokens"):
+            if getattr(request, field_name) < 1:
+                raise InputError.single(f"request {request.index}", field_name,
+                                        f"must be >= 1, got {getattr(request, field_name)}")
     parallel = TensorParallel(tp, arch.device_link_bandwidth, arch.all_reduce_latency)
     per_device = shard(stage_config(config, pp), tp)
     capacity = kv_capacity_tokens(arch, per_device, serving, requests, compression)

@@ -3,7 +3,8 @@ requests, all at time 0, served on its device by the engine of :mod:`.engine` (F
 the batch decodes together, as a static batch runs); ``tokens_per_s`` is the run's output tokens per second (every
 request's output tokens over the time from the first arrival to the last token), ``tokens_per_s_per_gpu`` that over
 the run's tensor-parallel devices, ``time_s`` the median time to the first token. The case names the decode-attention
-kernel its engine ran (``kv_reads``: how it reads a grouped-query model's cache, :class:`.step.StepModel`)."""
+kernel its engine ran (``kv_reads``: how it reads a grouped-query model's cache, :class:`.step.StepModel`) and
+whether it fuses the q, k and v projections (``fused_qkv``)."""
 from __future__ import annotations
 
 import functools
@@ -32,7 +33,7 @@ def serving_summary(device: str, run: ServingRun) -> dict:
     requests = [Request(i, 0.0, run.prompt_tokens, run.output_tokens) for i in range(run.requests)]
     compression = Compression.parse("dense", kv_bits=run.kv_bits, precision=run.precision)
     parallel = TensorParallel(run.tp, arch.device_link_bandwidth, arch.all_reduce_latency)
-    step = StepModel(arch, config, compression, tp=parallel, kv_reads=run.kv_reads)
+    step = StepModel(arch, config, compression, tp=parallel, kv_reads=run.kv_reads, fused_qkv=run.fused_qkv)
     return serve(arch, config, requests, ServingConfig("fcfs", max_batch=run.requests), compression, step=step,
                  tp=run.tp).summary
 

@@ -3,7 +3,8 @@
 An iteration runs, through every transformer block and then the LM head:
 
 - the weight layers (projections, MLP, norms, rotary, residuals) once over all its token rows: the
-  decoding sequences' one token each plus the prefill chunk's tokens (``rows``);
+  decoding sequences' one token each plus the prefill chunk's tokens (``rows``); ``fused_qkv``: the q, k and v
+  projections as one GEMM (``attn_qkv``), as engines that fuse them run it;
 - the decode attention of ``decode`` sequences, one new token each, attending to ``decode_span``
   positions (the batch's mean, so the KV-cache bytes read are the batch's own), as the fused
   decode-attention kernel serving engines run (``attn_decode``: one pass over the cache split along
@@ -93,13 +94,14 @@ class StepModel:
 
     def __init__(self, arch: ArchSpec, config: TransformerConfig, compression: Compression = DENSE,
                  row_bucket: int = 16, span_bucket: int = 128, anchor: int = 8, tp: TensorParallel | None = None,
-                 attention: str = "fused", kv_reads: str = "per_kv_head"):
+                 attention: str = "fused", kv_reads: str = "per_kv_head", fused_qkv: bool = False):
         self.tp = tp or TensorParallel()
         self.arch, self.config, self.compression = arch, shard(config, self.tp.degree), compression
         self.block = dataclasses.replace(self.config, layers=1)
         self.row_bucket, self.span_bucket, self.anchor = row_bucket, span_bucket, anchor
         self.fused = attention == "fused"
         self.kv_reads = kv_reads
+        self.fused_qkv = fused_qkv   # one attn_qkv GEMM instead of attn_q, attn_k, attn_v (generator module doc)
         self.table = load_energy_table(arch.energy_table)
         self._layers: dict[NetworkLayer, StepCost] = {}
         self._iterations: dict[Iteration, StepCost] = {}
@@ -131,7 +133,7 @@ class StepModel:
     def _weights(self, rows: int) -> StepCost:
         if rows == 0:
             return ZERO
-        layers = transformer_layers(self.block, InferenceStep("decode", 1, rows))
+        layers = transformer_layers(self.block, InferenceStep("decode", 1, rows, fused_qkv=self.fused_qkv))
         return self._run([layer for layer in layers if layer.name.startswith(PREFIX)
                           and not layer.name.endswith(ATTENTION)])
 

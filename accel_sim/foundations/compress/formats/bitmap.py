@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import ClassVar
 
 import numpy as np
@@ -43,8 +44,8 @@ class Bitmap(SparseFormat):
         )
         self._require(bool(np.all(self.values != 0)), "values must hold only non-zeros")
 
-    @property
-    def nnz(self) -> int:
+    @cached_property
+    def nnz(self) -> int:   # counted once: storage() asks for it at every value width
         return int(np.count_nonzero(self.values))
 
     def storage(self, value_bits: int) -> StorageBreakdown:

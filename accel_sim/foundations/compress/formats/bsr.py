@@ -7,6 +7,7 @@ edge; those zeros are stored (as padding) inside the edge blocks and cropped on 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import ClassVar
 
 import numpy as np
@@ -120,8 +121,8 @@ class BSR(SparseFormat):
         outside[: self.shape[0], : self.shape[1]] = 0
         self._require(not np.any(outside), "edge padding outside the matrix must be zero")
 
-    @property
-    def nnz(self) -> int:
+    @cached_property
+    def nnz(self) -> int:   # counted once: storage() asks for it at every value width
         return int(np.count_nonzero(self.blocks))
 
     def storage(self, value_bits: int) -> StorageBreakdown:

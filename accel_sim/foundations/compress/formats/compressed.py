@@ -7,6 +7,7 @@ offset per major line and a final total.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import ClassVar
 
 import numpy as np
@@ -119,8 +120,8 @@ class CompressedSparse(SparseFormat):
         self._require(bool(np.all(self.data != 0)), "data must hold only non-zeros")
         self._require(fits_in_bits(self.indptr[-1], self.pointer_bits), f"indptr exceeds pointer_bits={self.pointer_bits}")
 
-    @property
-    def nnz(self) -> int:
+    @cached_property
+    def nnz(self) -> int:   # counted once: storage() asks for it at every value width
         return int(np.count_nonzero(self.data))
 
     def storage(self, value_bits: int) -> StorageBreakdown:

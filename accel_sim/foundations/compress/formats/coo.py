@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import ClassVar
 
 import numpy as np
@@ -56,8 +57,8 @@ class COO(SparseFormat):
         flat = np.ravel_multi_index(tuple(self.coords.T), self.shape)
         self._require(bool(np.all(np.diff(flat) > 0)), "coords must be unique and sorted in row-major order")
 
-    @property
-    def nnz(self) -> int:
+    @cached_property
+    def nnz(self) -> int:   # counted once: storage() asks for it at every value width
         return int(np.count_nonzero(self.values))
 
     def storage(self, value_bits: int) -> StorageBreakdown:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from typing import ClassVar
 
 import numpy as np
@@ -119,8 +120,8 @@ class CSB(SparseFormat):
         same_block = blocks[1:] == blocks[:-1]
         self._require(bool(np.all(np.diff(in_block)[same_block] > 0)), "entries must be row-major and unique in a block")
 
-    @property
-    def nnz(self) -> int:
+    @cached_property
+    def nnz(self) -> int:   # counted once: storage() asks for it at every value width
         return int(np.count_nonzero(self.values))
 
     def storage(self, value_bits: int) -> StorageBreakdown:

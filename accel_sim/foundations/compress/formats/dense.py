@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import ClassVar
 
 import numpy as np
@@ -35,8 +36,8 @@ class DenseFormat(SparseFormat):
     def check(self) -> None:
         self._require(self.data.ndim >= 1, f"data must have at least one dimension, has shape {self.data.shape}")
 
-    @property
-    def nnz(self) -> int:
+    @cached_property
+    def nnz(self) -> int:   # counted once: storage() asks for it at every value width
         return int(np.count_nonzero(self.data))
 
     def storage(self, value_bits: int) -> StorageBreakdown:

@@ -10,6 +10,7 @@ offsets; column j holds entries ``p[j]:p[j+1]``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import ClassVar
 
 import numpy as np
@@ -72,11 +73,30 @@ class EIEInterleavedCSC(SparseFormat):
                 hold the largest pointer. ValueError if a PE's entries overflow it.
         """
         matrix = as_finite_array(dense, "dense", ndim=2)
+        columns, rows = np.nonzero(matrix.T)  # sorted by (column, row); contiguous when matrix is a transposed view
+        return cls.from_nonzeros(matrix.shape, columns, rows, matrix[rows, columns], n_pes=n_pes,
+                                 index_bits=index_bits, pointer_bits=pointer_bits)
+
+    @classmethod
+    def from_nonzeros(
+        cls,
+        shape: tuple[int, int],
+        columns: np.ndarray,
+        rows: np.ndarray,
+        values: np.ndarray,
+        *,
+        n_pes: int = EIE_PES,
+        index_bits: int = EIE_INDEX_BITS,
+        pointer_bits: int | None = EIE_POINTER_BITS,
+    ) -> EIEInterleavedCSC:
+        """:meth:`from_dense` of the ``shape`` matrix that is zero but ``values`` (non-zero, finite) at
+        (``rows``, ``columns``), listed sorted by (column, row): the same format, without the dense matrix."""
+        values = as_finite_array(values, "values")
         n_pes = check_int(n_pes, "n_pes", minimum=1)
         index_bits = check_int(index_bits, "index_bits", minimum=1)
         max_run = (1 << index_bits) - 1
-        n_rows, n_columns = (int(d) for d in matrix.shape)
-        pes = _encode_all_slices(matrix, n_pes, max_run)
+        n_rows, n_columns = (int(d) for d in shape)
+        pes = _encode_all_slices(columns, rows, values, n_columns, n_pes, max_run)
         most_entries = max(pe.n_entries for pe in pes)
         pointer_bits = field_width(pointer_bits, "pointer_bits", most_entries, bits_to_address(most_entries + 1))
         return cls(shape=(n_rows, n_columns), n_pes=n_pes, index_bits=index_bits, pointer_bits=pointer_bits, pes=pes)
@@ -126,8 +146,8 @@ class EIEInterleavedCSC(SparseFormat):
             self._require(bool(rows.max() < self.local_rows(pe_index)), f"{where}: an entry runs past the last local row")
             self._require(fits_in_bits(pe.n_entries, self.pointer_bits), f"{where}: col_ptr exceeds pointer_bits")
 
-    @property
-    def nnz(self) -> int:
+    @cached_property
+    def nnz(self) -> int:   # counted once: storage() asks for it at every value width
         return sum(int(np.count_nonzero(pe.values)) for pe in self.pes)
 
     def storage(self, value_bits: int) -> StorageBreakdown:
@@ -141,16 +161,14 @@ class EIEInterleavedCSC(SparseFormat):
         )
 
 
-def _encode_all_slices(matrix: np.ndarray, n_pes: int, max_run: int) -> tuple[EIEPESlice, ...]:
-    """Every PE's slice from one pass over the matrix.
-
-    One ``np.nonzero`` in column-major order (contiguous when the matrix is a transposed
-    view, as the GEMM-view weights of a layer are), then a stable split by PE
-    (``row mod n_pes``): each PE's non-zeros stay in column-major order of its slice.
+def _encode_all_slices(columns: np.ndarray, rows: np.ndarray, values: np.ndarray, n_columns: int, n_pes: int,
+                       max_run: int) -> tuple[EIEPESlice, ...]:
+    """Every PE's slice from the matrix's non-zeros in column-major order (one ``np.nonzero`` of the
+    matrix's transpose), split stably by PE (``row mod n_pes``): each PE's non-zeros stay in
+    column-major order of its slice.
     """
-    n_rows, n_columns = matrix.shape
-    columns, rows = np.nonzero(matrix.T)  # sorted by (column, row)
-    values = matrix[rows, columns]
+    if n_pes == 1:   # one PE holds every non-zero, in the order given
+        return (_slice_from_nonzeros(columns, rows, values, n_columns, max_run, values.dtype),)
     pe_of = rows % n_pes
     order = np.argsort(pe_of, kind="stable")
     counts = np.bincount(pe_of, minlength=n_pes)
@@ -159,7 +177,7 @@ def _encode_all_slices(matrix: np.ndarray, n_pes: int, max_run: int) -> tuple[EI
     for pe in range(n_pes):
         chosen = order[bounds[pe] : bounds[pe + 1]]
         pes.append(_slice_from_nonzeros(columns[chosen], rows[chosen] // n_pes, values[chosen], n_columns,
-                                        max_run, matrix.dtype))
+                                        max_run, values.dtype))
     return tuple(pes)
 
 

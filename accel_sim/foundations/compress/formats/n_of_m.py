@@ -9,6 +9,7 @@ zeros up to one; those positions hold only zero slots.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import ClassVar
 
 import numpy as np
@@ -108,8 +109,8 @@ class NOfM(SparseFormat):
         beyond = (group_start + self.positions) >= length
         self._require(not np.any(self.values[beyond]), "slots in the padding beyond the axis must be zero")
 
-    @property
-    def nnz(self) -> int:
+    @cached_property
+    def nnz(self) -> int:   # counted once: storage() asks for it at every value width
         return int(np.count_nonzero(self.values))
 
     def storage(self, value_bits: int) -> StorageBreakdown:

@@ -8,6 +8,7 @@ field with the number of entries (Parashar et al., "SCNN", ISCA 2017, Fig. 7).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import ClassVar
 
 import numpy as np
@@ -106,8 +107,8 @@ class RunLengthEncoded(SparseFormat):
         )
         self._require(bool(self._positions()[-1] < self.size), f"entries run past the last of {self.size} elements")
 
-    @property
-    def nnz(self) -> int:
+    @cached_property
+    def nnz(self) -> int:   # counted once: storage() asks for it at every value width
         return int(np.count_nonzero(self.values))
 
     def storage(self, value_bits: int) -> StorageBreakdown:

@@ -3,7 +3,7 @@ INT8 / INT4 (any width), a quantized KV cache.
 
 :class:`Compression` rewrites the layers of :func:`~accel_sim.foundations.workload.llm.generator.transformer_layers`:
 
-- the weight GEMMs of every block (``attn_q / k / v / o``, ``mlp_*``, MoE experts) get the weight
+- the weight GEMMs of every block (``attn_q / k / v / o`` or ``attn_qkv``, ``mlp_*``, MoE experts) get the weight
   pattern (``2:4``: ``weight_sparsity 2:4`` with N:M-pruned generated weights; ``unstructured:D``:
   magnitude-pruned to density D) and ``quantized_weight_bits`` (stored narrow, dequantized to
   the arch's word before the multiply, as weight-only kernels do). The LM head, OPT's

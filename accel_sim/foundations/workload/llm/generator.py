@@ -9,6 +9,8 @@ layer               kind            shape (m x k @ k x n)               k x n op
 attn_q              gemm            B*q x hidden @ hidden x H*d         weights
 attn_k, attn_v      gemm            B*q x hidden @ hidden x KV*d        weights; the output is
                                                                         the KV-cache append
+attn_qkv            gemm            B*q x hidden @ hidden x (H+2KV)*d   weights (``fused_qkv``:
+                                                                        replaces the three above)
 attn_score          batched_gemm    B*KV instances of q*g x d @ d x S   the K cache (K^T)
 attn_context        batched_gemm    B*KV instances of q*g x S @ S x d   the V cache
 attn_decode         batched_gemm    B*KV instances of g x 2S @ 2S x d   K and V stacked (fused
@@ -18,6 +20,12 @@ mlp_gate, mlp_up    gemm            B*q x hidden @ hidden x I           weights 
                                                                         MLPs such as SwiGLU)
 mlp_down            gemm            B*q x I @ I x hidden                weights
 ==================  ==============  ==================================  =====================
+
+``fused_qkv`` (:class:`InferenceStep`) runs the q, k and v projections as one GEMM of their weights
+concatenated along n, as engines that fuse them do (gpt-fast's ``model.py`` ``Attention.wqkv``, an
+``nn.Linear(dim, (n_head + 2 * n_local_heads) * head_dim)`` whose output is split; TensorRT-LLM's
+``tensorrt_llm/models/llama`` ``Attention``, one ``ColumnLinear`` ``qkv``): the same MACs and weights as the
+three, one kernel instead of three; the K / V part of its output is the KV-cache append.
 
 then ``lm_head`` (B x hidden @ hidden x vocab: the next token of each sequence) for decoders.
 B is the batch, q the tokens per sequence in this step (prefill: L; decode: 1), H / KV the
@@ -84,6 +92,7 @@ class InferenceStep:
     context: int
     batch: int = 1
     attention: str = "unfused"
+    fused_qkv: bool = False      # one attn_qkv GEMM instead of attn_q, attn_k, attn_v (see the module doc)
 
     @property
     def tokens(self) -> int:
@@ -120,7 +129,8 @@ def attention_span(config: TransformerConfig, step: InferenceStep) -> int:
 def workload_name(config: TransformerConfig, step: InferenceStep) -> str:
     base = "".join(c if c.isalnum() else "_" for c in config.name.lower()).strip("_") or "model"
     fused = "_fused" if step.attention == "fused" and step.phase == "decode" else ""
-    return f"{base}_{step.phase}_ctx{step.context}_b{step.batch}{fused}"
+    qkv = "_fusedqkv" if step.fused_qkv else ""
+    return f"{base}_{step.phase}_ctx{step.context}_b{step.batch}{fused}{qkv}"
 
 
 def activation_op(config: TransformerConfig) -> str:
@@ -150,10 +160,7 @@ def transformer_layers(config: TransformerConfig, step: InferenceStep,
     for index in range(config.layers):
         p = f"l{index:0{width}d}_"
         layers += norm(p + "attn_norm", rows) if config.pre_norm else []
-        layers += [
-            GemmLayer(p + "attn_q", m=rows, k=config.hidden, n=config.heads * d),
-            GemmLayer(p + "attn_k", m=rows, k=config.hidden, n=config.kv_heads * d),
-            GemmLayer(p + "attn_v", m=rows, k=config.hidden, n=config.kv_heads * d)]
+        layers += projection_layers(config, p, rows, step.fused_qkv)
         if config.rotary:
             layers.append(VectorLayer(p + "attn_rotary", "rotary", rows=rows * (config.heads + config.kv_heads),
                                       width=d))
@@ -177,6 +184,17 @@ def transformer_layers(config: TransformerConfig, step: InferenceStep,
 
 
 KV_READS = ("per_kv_head", "per_query_head")
+
+
+def projection_layers(config: TransformerConfig, prefix: str, rows: int, fused_qkv: bool = False) -> list[NetworkLayer]:
+    """The q, k and v projections of ``rows`` token rows: three GEMMs, or with ``fused_qkv`` one of their
+    weights concatenated along n (``attn_qkv``, n = (heads + 2 kv_heads) x head_dim)."""
+    d = config.head_dim
+    if fused_qkv:
+        return [GemmLayer(prefix + "attn_qkv", m=rows, k=config.hidden, n=(config.heads + 2 * config.kv_heads) * d)]
+    return [GemmLayer(prefix + "attn_q", m=rows, k=config.hidden, n=config.heads * d),
+            GemmLayer(prefix + "attn_k", m=rows, k=config.hidden, n=config.kv_heads * d),
+            GemmLayer(prefix + "attn_v", m=rows, k=config.hidden, n=config.kv_heads * d)]
 
 
 def attention_layers(config: TransformerConfig, prefix: str, batch: int, tokens: int, span: int,
@@ -254,5 +272,6 @@ def transformer_network(config: TransformerConfig, step: InferenceStep, compress
 def describe(config: TransformerConfig, step: InferenceStep, compression: Compression = DENSE) -> str:
     what = (f"prefill of {step.context} tokens" if step.phase == "prefill"
             else f"decode of 1 token at context {step.context}")
-    variant = "" if compression == DENSE else f", {compression.label}"
+    variant = (", fused QKV projection" if step.fused_qkv else "") + ("" if compression == DENSE
+                                                                    else f", {compression.label}")
     return f"{config.name}: {what}, batch {step.batch}{variant}"

@@ -20,6 +20,7 @@ from accel_sim.foundations.workload.llm.hf_config import TransformerConfig, read
 
 KV_CACHE_LAYERS = ("attn_score", "attn_context", "attn_decode")  # their k x n operand is the K / V cache (attn_decode: both)
 KV_APPEND_LAYERS = ("attn_k", "attn_v")           # their output is appended to the cache
+FUSED_QKV_LAYER = "attn_qkv"                      # its output's K / V columns are appended to the cache
 
 
 @dataclass(frozen=True)
@@ -29,14 +30,18 @@ class StepElements:
     macs: int
     weights: int      # k x n operands that are model weights
     kv_read: int      # k x n operands of the attention GEMMs: the K and V caches
-    kv_append: int    # outputs of attn_k / attn_v: the new tokens' K and V
+    kv_append: int    # outputs of attn_k / attn_v (or attn_qkv's K / V columns): the new tokens' K and V
 
     @classmethod
-    def of(cls, layers: tuple[NetworkLayer, ...]) -> StepElements:
+    def of(cls, layers: tuple[NetworkLayer, ...], config: TransformerConfig | None = None) -> StepElements:
+        """``config`` (needed when a layer is ``attn_qkv``): the share of its output columns that are K and V."""
+        kv_share = (2 * config.kv_heads / (config.heads + 2 * config.kv_heads)) if config is not None else 0.0
+        fused = sum(layer.output_elements for layer in layers if layer.name.endswith(FUSED_QKV_LAYER))
         return cls(macs=sum(layer.macs for layer in layers),
                    weights=sum(layer.weight_elements for layer in layers if not layer.name.endswith(KV_CACHE_LAYERS)),
                    kv_read=sum(layer.weight_elements for layer in layers if layer.name.endswith(KV_CACHE_LAYERS)),
-                   kv_append=sum(layer.output_elements for layer in layers if layer.name.endswith(KV_APPEND_LAYERS)))
+                   kv_append=sum(layer.output_elements for layer in layers if layer.name.endswith(KV_APPEND_LAYERS))
+                   + round(fused * kv_share))
 
 
 @dataclass(frozen=True)
@@ -90,7 +95,8 @@ def _options(layer: NetworkLayer) -> str:
 
 def render(config: TransformerConfig, step: InferenceStep, layers: tuple[NetworkLayer, ...], name: str,
            compression: Compression = DENSE) -> str:
-    elements = StepElements.of(layers)
+    elements = StepElements.of(layers, config)
+    append = "attn_qkv's K / V columns" if step.fused_qkv else "attn_k / attn_v outputs"
     attention = ("MHA" if config.kv_heads == config.heads else "MQA" if config.kv_heads == 1
                  else f"GQA, {config.group_size} query heads per KV head")
     mlp = (f"MoE, {config.experts} experts, top {config.experts_per_token}" if config.experts
@@ -107,7 +113,7 @@ def render(config: TransformerConfig, step: InferenceStep, layers: tuple[Network
         "# operands; their k x n operand is the K / V cache, so its DRAM reads are the KV-cache reads.",
         f"# Per step: {elements.macs:,} MACs; k x n operand elements: weights {elements.weights:,}, "
         f"KV cache read {elements.kv_read:,};",
-        f"# KV append (attn_k / attn_v outputs) {elements.kv_append:,} elements.",
+        f"# KV append ({append}) {elements.kv_append:,} elements.",
         "# vector layers (norms, rotary, softmax, activations, residuals: m rows of n elements) run on the",
         "# arch's vector unit. Not simulated: embeddings, positional-embedding additions, biases.",
     ]

@@ -1,7 +1,7 @@
-"""EIE's fast path: slice sizes from one vectorised pass over the weight mask (the plan's
-:mod:`~accel_sim.models.eie.plan.slices`), then the broadcast / FIFO recurrence (:mod:`.broadcast`) and
-the accumulator bypasses (:mod:`.arithmetic`) for all input vectors at once, one numpy step per
-``fifo_depth + 1`` broadcasts; the sparse-matrix SRAM line reads (:mod:`.sparse_matrix_sram`),
+"""EIE's fast path: slice sizes from one pass over the weights' non-zero positions (the plan's
+:mod:`~accel_sim.models.eie.plan.slices`), then the broadcast / FIFO recurrence (:mod:`.broadcast`: one
+compiled pass, or one numpy step per ``fifo_depth + 1`` broadcasts without numba) and the accumulator
+bypasses (:mod:`.arithmetic`) for all input vectors at once; the sparse-matrix SRAM line reads (:mod:`.sparse_matrix_sram`),
 entries and busy cycles per column, weighted by how often each column is broadcast; the DRAM
 spill (:mod:`.dram_spill`).
 
@@ -95,6 +95,5 @@ def _vectors(plan: EIEPlan, work: np.ndarray, broadcast: np.ndarray, counts: np.
         entries = np.where(sent_now, stats.entries[columns_now], 0)
         bypass.add(stats.first_row[columns_now], stats.last_row[columns_now], entries)
         cycles = np.where(sent_now, work[columns_now], 0) if spec.empty_column_costs_cycle else entries
-        for t0 in range(0, columns_now.shape[1], chunk):
-            timeline.advance(cycles[:, t0:t0 + chunk])
+        timeline.advance_all(cycles)
     return timeline, bypass

@@ -1,6 +1,6 @@
 """The LNZD root's broadcasts into the PEs' activation FIFOs, and when each PE pops them: the
 fast path's recurrence, solved for many input vectors at once, ``fifo_depth + 1`` broadcasts
-per numpy step.
+per numpy step (with numba, broadcast by broadcast in one compiled pass: ``advance_all``).
 
 The rules (the discrete-event reference plays them out with processes: the LNZD root in
 :mod:`accel_sim.models.eie.reference.lnzd`, the PEs in :mod:`accel_sim.models.eie.reference.pe`, the FIFOs as
@@ -38,9 +38,13 @@ values, and its results are read at its own last broadcast. The vector takes
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
+
+
+NO_BOUND = np.iinfo(np.int64).min // 2   # "no earlier chunk": below every cycle, and no overflow when lowered
 
 
 class BroadcastTimeline:
@@ -98,6 +102,27 @@ class BroadcastTimeline:
         self._t0 = t0 + width
         return broadcast, finish
 
+    def advance_all(self, work: np.ndarray) -> None:
+        """:meth:`advance` over every chunk of ``work`` (``(V, B, n_pes)``, ``B`` whole chunks but for the last
+        block), keeping only the state and the results. With numba, one compiled pass that plays the same
+        recurrence broadcast by broadcast (:func:`timeline_steps`: no numpy step per chunk); without it, chunk
+        by chunk. Both give the same values (tests run both)."""
+        kernel = _compiled()
+        width = work.shape[1]
+        if kernel is None or width == 0:
+            for t0 in range(0, width, self.chunk):
+                self.advance(work[:, t0:t0 + self.chunk])
+            return
+        vectors, n_pes = self._free.shape
+        if self._previous_latest is None:   # no earlier chunk: no bound from it
+            self._previous_latest = np.full((vectors, self.chunk), NO_BOUND, dtype=np.int64)
+        latest = np.empty((vectors, self.chunk), dtype=np.int64)
+        kernel(np.ascontiguousarray(work, dtype=np.int64), self.counts, self._t0, self.chunk, self._last_broadcast,
+               self._free, self._previous_latest, latest, self.first, self.last, self.finish)
+        width_last = width - (width - 1) // self.chunk * self.chunk   # the last chunk's width
+        self._previous_latest = latest[:, :width_last]
+        self._t0 += width
+
     @property
     def cycles(self) -> np.ndarray:
         """Cycles of each vector."""
@@ -107,6 +132,51 @@ class BroadcastTimeline:
     def fifo_full_stall_cycles(self) -> np.ndarray:
         """Per vector, cycles the root held a ready broadcast because some FIFO was full."""
         return np.where(self.counts > 0, self.last - self.first - (self.counts - 1), 0)
+
+
+def timeline_steps(work: np.ndarray, counts: np.ndarray, t0: int, chunk: int, last_broadcast: np.ndarray,
+                   free: np.ndarray, previous_latest: np.ndarray, latest: np.ndarray, first: np.ndarray,
+                   last: np.ndarray, finish: np.ndarray) -> None:
+    """Broadcasts ``t0 ..`` of every vector, one by one: ``b_t = max(b_{t-1} + 1, F[t - chunk])`` (``F`` of the
+    chunk before the first from ``previous_latest``), ``f[t, p] = max(b_t + 1, f[t-1, p]) + w[t, p]``, the
+    recurrence :meth:`BroadcastTimeline.advance` solves a chunk at a time. Updates ``last_broadcast``, ``free``,
+    ``first`` / ``last`` / ``finish`` (at each vector's first and last broadcast) in place; ``latest`` gets
+    ``F`` of the last chunk. The loop numba compiles (plain Python too: slow, the tests run it on small cases)."""
+    vectors, width, n_pes = work.shape
+    history = np.empty(width, dtype=np.int64)
+    for v in range(vectors):
+        previous = last_broadcast[v]
+        for i in range(width):
+            t = t0 + i
+            bound = history[i - chunk] if i >= chunk else previous_latest[v, i]
+            broadcast = max(previous + 1, bound)
+            most = NO_BOUND   # below every finish cycle (n_pes >= 1 replaces it)
+            for p in range(n_pes):
+                done = max(broadcast + 1, free[v, p]) + work[v, i, p]
+                free[v, p] = done
+                most = max(most, done)
+            history[i] = most
+            if t == 0:
+                first[v] = broadcast
+            if t == counts[v] - 1:
+                last[v] = broadcast
+                for p in range(n_pes):
+                    finish[v, p] = free[v, p]
+            previous = broadcast
+        last_broadcast[v] = previous
+        start = (width - 1) // chunk * chunk
+        for i in range(start, width):
+            latest[v, i - start] = history[i]
+
+
+@functools.cache
+def _compiled():
+    """:func:`timeline_steps` compiled by numba (cached on disk), or None when numba is not installed."""
+    try:
+        from numba import njit
+    except ImportError:   # pragma: no cover - depends on the environment
+        return None
+    return njit(cache=True, nogil=True)(timeline_steps)
 
 
 @dataclass(frozen=True, eq=False)

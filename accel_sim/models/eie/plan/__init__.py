@@ -22,7 +22,7 @@ import numpy as np
 from accel_sim.foundations.arch import ArchBase
 from accel_sim.foundations.contract import BatchMemo
 from accel_sim.models.eie.plan.operands import StoredWeights, quantize_activations, stored_weights
-from accel_sim.models.eie.plan.slices import SliceStats, slice_stats
+from accel_sim.models.eie.plan.slices import SliceStats, slice_stats_of_positions
 from accel_sim.models.eie.plan.storage import storage_fit
 from accel_sim.models.eie.spec import EIESpec
 from accel_sim.foundations.errors import InputError
@@ -73,8 +73,8 @@ def plan(arch: ArchBase, layer: Layer, memo: BatchMemo | None = None) -> EIEPlan
                                 "layers (type fc or gemm); convolutions are not supported by this model")
     memo = BatchMemo() if memo is None else memo
     ops = layer_operands(layer)
-    slices = memo.get(layer, ("slices", spec.n_pes, spec.max_run),
-                      lambda: slice_stats(ops.weights != 0, spec.n_pes, spec.max_run))
+    slices = memo.get(layer, ("slices", spec.n_pes, spec.max_run), lambda: slice_stats_of_positions(
+        ops.weight_nonzeros[0], (layer.k, layer.n), spec.n_pes, spec.max_run))
     activations = memo.get(layer, ("activation codes", spec.arithmetic_bits),
                            lambda: quantize_activations(spec, ops.inputs))
     fit = storage_fit(arch.name, layer.name, spec, layer.k, slices.entries_per_pe)

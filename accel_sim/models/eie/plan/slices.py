@@ -11,6 +11,7 @@ Orientation: EIE's W is ``outputs x inputs``; a GEMM layer's weights are ``(k, n
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,6 +51,68 @@ def slice_stats(nonzero: np.ndarray, n_pes: int, max_run: int) -> SliceStats:
     pointer = np.zeros((k, n_pes), dtype=np.int64)
     np.cumsum(entries[:-1], axis=0, out=pointer[1:])
     return SliceStats(entries, nonzeros, first_row, last_row, pointer)
+
+
+def slice_stats_of_positions(index: np.ndarray, shape: tuple[int, int], n_pes: int, max_run: int) -> SliceStats:
+    """:func:`slice_stats` of the ``(k, n)`` mask whose true entries are at the flat positions ``index``
+    (ascending: the operands' ``weight_nonzeros``). With numba, one compiled pass over the positions
+    (:func:`position_counts`: no full-size mask, several times faster); without it, the mask is built and
+    counted in numpy. Both give the same arrays (tests run both)."""
+    kernel = _compiled()
+    if kernel is None:
+        mask = np.zeros(shape, dtype=bool)
+        mask.reshape(-1)[index] = True
+        return slice_stats(mask, n_pes, max_run)
+    k, n = shape
+    entries, nonzeros, first_row, last_row, pointer = np.empty((5, k, n_pes), dtype=np.int64)
+    kernel(np.asarray(index, dtype=np.int64), n, n_pes, max_run, entries, nonzeros, first_row, last_row, pointer)
+    return SliceStats(entries, nonzeros, first_row, last_row, pointer)
+
+
+def position_counts(index: np.ndarray, n: int, n_pes: int, max_run: int, entries: np.ndarray, nonzeros: np.ndarray,
+                    first_row: np.ndarray, last_row: np.ndarray, pointer: np.ndarray) -> None:
+    """The ``(k, n_pes)`` arrays of :func:`slice_stats`, written column of W by column (every row of every
+    array), from the ascending flat positions ``index`` of a ``(k, n)`` mask: within a (column, PE) slice
+    the local rows come in ascending order, so ``last_row`` holds the previous entry's row (-1 before the
+    first). The loop numba compiles (plain Python too: slow, the tests run it on small masks)."""
+    k = entries.shape[0]
+    shift = -1   # log2(n_pes) when n_pes is a power of two: shifts instead of divisions
+    if n_pes & (n_pes - 1) == 0:
+        shift = 0
+        while (1 << shift) < n_pes:
+            shift += 1
+    t = 0
+    for j in range(k):
+        for p in range(n_pes):
+            entries[j, p] = 0
+            nonzeros[j, p] = 0
+            first_row[j, p] = -1
+            last_row[j, p] = -1
+            pointer[j, p] = 0 if j == 0 else pointer[j - 1, p] + entries[j - 1, p]
+        row_start = j * n
+        while t < index.size and index[t] < row_start + n:
+            i = index[t] - row_start
+            t += 1
+            if shift >= 0:
+                p, r = i & (n_pes - 1), i >> shift
+            else:
+                p, r = i % n_pes, i // n_pes
+            previous = last_row[j, p]
+            if previous < 0:
+                first_row[j, p] = min(r, max_run)   # a padding entry first sits on row max_run
+            entries[j, p] += (r - previous - 1) // (max_run + 1) + 1
+            nonzeros[j, p] += 1
+            last_row[j, p] = r
+
+
+@functools.cache
+def _compiled():
+    """:func:`position_counts` compiled by numba (cached on disk), or None when numba is not installed."""
+    try:
+        from numba import njit
+    except ImportError:   # pragma: no cover - depends on the environment
+        return None
+    return njit(cache=True, nogil=True)(position_counts)
 
 
 def _slice_counts(nonzero: np.ndarray, n_pes: int, max_run: int) -> tuple[np.ndarray, ...]:

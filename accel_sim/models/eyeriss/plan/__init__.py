@@ -128,8 +128,10 @@ def plan(arch: ArchBase, layer: Layer) -> EyerissPlan:
                 for start, rows in zip(starts, strips)]
     out = _outputs(layer, shape, x, ops.weights)
     out_spans = [(start, start + rows) for start, rows in zip(starts, strips)]
+    # zero_uses[g, n, c, s] = sum over h, w of zero[g, n, c, h, w] x col_uses[w] x row_uses[s, h]: the columns
+    # summed first, then the rows (two integer products; one three-operand einsum loops over every (h, w, s))
     zero = (x == 0).astype(np.int64)
-    zero_uses = np.einsum("gnchw,w,sh->gncs", zero, _col_uses(layer, shape), _row_uses(shape, starts, strips))
+    zero_uses = (zero @ _col_uses(layer, shape)) @ _row_uses(shape, starts, strips).T
     bus = spec.link_bits / 8 * spec.link_clock / arch.clock
     return EyerissPlan(arch, spec, layer, shape, mapping, strips, starts,
                        _strip_bits(spec, x, in_spans, arch.word_bits, raw_in),

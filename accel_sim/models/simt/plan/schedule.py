@@ -108,9 +108,20 @@ def atomic_demands(m: Machine, schedule: Schedule) -> tuple[np.ndarray, np.ndarr
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty, empty
     key = np.asarray(schedule.atomic_cta, dtype=np.int64) * m.l2_slices + np.asarray(schedule.atomic_sector) % m.l2_slices
-    pairs, inverse = np.unique(key, return_inverse=True)
-    cycles = np.bincount(inverse, weights=np.asarray(schedule.atomic_serial, dtype=np.float64) * m.l2_atomic_cycles)
+    weights = np.asarray(schedule.atomic_serial, dtype=np.float64) * m.l2_atomic_cycles
+    keys = int(key.max()) + 1
+    if keys <= ATOMIC_TABLE_PER_REQUEST * key.size:
+        # a table of every (cta, slice) key: the present keys in order, each one's sum added in request order
+        # (as np.unique's sort and a bincount over its inverse give them, without the sort)
+        pairs = np.flatnonzero(np.bincount(key, minlength=keys))
+        cycles = np.bincount(key, weights=weights, minlength=keys)[pairs]
+    else:
+        pairs, inverse = np.unique(key, return_inverse=True)
+        cycles = np.bincount(inverse, weights=weights)
     return pairs // m.l2_slices, pairs % m.l2_slices, cycles.round().astype(np.int64)
+
+
+ATOMIC_TABLE_PER_REQUEST = 4   # atomic_demands tables the (cta, slice) keys when there are at most this many per request
 
 
 def atomic_runs(cta: np.ndarray, first: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
