@@ -13,7 +13,8 @@ their results added (:func:`accel_sim.foundations.results.instances.sequential_r
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -107,7 +108,13 @@ def simulate_layer(arch: ArchSpec, layer: NetworkLayer, table: EnergyTable | Non
     family = _checked_family(arch, layer)
     table = table if table is not None else load_energy_table(arch.energy_table)
     key = _shape_key(family, arch, layer, reference, max_cycles, overlap_budget)
-    if key is None:
+    same = None if key is not None or _same_runs is None else _same_layer_key(arch, layer, reference, max_cycles)
+    if same is not None:   # inside reused_layer_runs: this arch ran this very layer before
+        counted_with, result, energy = _same_runs.get(same, lambda: (table, *_run_and_cost(
+            family, arch, layer, table, reference, max_cycles, overlap_budget, memo)))
+        if counted_with is not table:
+            energy = cost(result.actions, table, energy_factor(arch, table))
+    elif key is None:
         result, energy = _run_and_cost(family, arch, layer, table, reference, max_cycles, overlap_budget, memo)
     else:
         counted_with, result, energy = SHAPE_RUNS.get(key, lambda: (table, *_run_and_cost(
@@ -155,6 +162,31 @@ def _shape_key(family: Family, arch: ArchSpec, layer: NetworkLayer, reference: b
     names = _FIELDS.setdefault(type(layer), tuple(f.name for f in dataclasses.fields(layer) if f.name != "name"))
     budget = overlap_budget if vector and arch.vector_unit.overlap == "overlapped" else 0
     return arch, type(layer), tuple(getattr(layer, n) for n in names), max_cycles, budget
+
+
+# Inside reused_layer_runs: every (arch, layer) the block has run, whatever its family (the layer whole, its name
+# included: the name enters its operands' seed), so a caller that runs the same layers again (a study pruning one
+# layer of a network while its neighbours stay as they are) counts each once.
+_same_runs: ShapeMemo | None = None
+
+
+@contextmanager
+def reused_layer_runs() -> Iterator[None]:
+    """Within the block, a layer that an arch has already run (the same arch spec, the same layer spec) is not
+    simulated again: its result is the first run's (the fast paths and references are deterministic functions of
+    the arch and the layer; a layer whose operands come from a file is run every time)."""
+    global _same_runs
+    previous, _same_runs = _same_runs, ShapeMemo()
+    try:
+        yield
+    finally:
+        _same_runs = previous
+
+
+def _same_layer_key(arch: ArchSpec, layer: NetworkLayer, reference: bool, max_cycles: int | None) -> Hashable | None:
+    if isinstance(layer, VectorLayer) or layer.operands.payload is not None:   # vector layers: overlap budgets
+        return None
+    return arch, layer, reference, max_cycles
 
 
 def _instance_result(family: Family, arch: ArchSpec, layer: NetworkLayer, reference: bool, max_cycles: int | None,

@@ -145,14 +145,16 @@ def run_designs(network: Network, designs: tuple[str, ...]) -> pd.DataFrame:
 
 
 def designs_frame(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
-    """:func:`run_designs`' frame from :func:`run_archs`' frames of the designs (keyed by design name)."""
-    per_layer = []
-    for i in range(len(next(iter(frames.values())))):
-        for design, frame in frames.items():
-            row = frame.iloc[i:i + 1].copy()
-            row.insert(0, "design", design)
-            per_layer.append(row)
-    return pd.concat(per_layer, ignore_index=True)
+    """:func:`run_designs`' frame from :func:`run_archs`' frames of the designs (keyed by design name): layer
+    after layer, every design's row (the designs' frames stacked, then their rows interleaved)."""
+    stacked = []
+    for design, frame in frames.items():
+        frame = frame.reset_index(drop=True)
+        frame.insert(0, "design", design)
+        stacked.append(frame)
+    layers, designs = len(stacked[0]), len(stacked)
+    order = np.arange(layers * designs).reshape(designs, layers).T.ravel()   # (layer, design) rows in order
+    return pd.concat(stacked, ignore_index=True).iloc[order].reset_index(drop=True)
 
 
 def expected_busiest_bank(products: int, banks: int) -> float:

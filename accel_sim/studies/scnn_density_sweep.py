@@ -14,6 +14,7 @@ from accel_sim.studies.registry import Comparison, StudyOutput, study
 from accel_sim.studies.scnn_energy import (breakdown, breakdown_markdown, buffered_dense_energy, component_totals,
                                            implied_per_product_scale, per_product_energy)
 from accel_sim.pipeline.catalog import load_arch
+from accel_sim.pipeline.simulate import reused_layer_runs
 from accel_sim.studies.scnn_common import (DENSE_DIAGNOSTIC, DENSE_DIAGNOSTIC_LAYERS, DESIGN_CONFIGS, DESIGN_LABELS,
                                            ENERGY_NOTES_SOURCE, PUBLISHED_DENSE_ENERGY, PUBLISHED_DENSE_SPEEDUP,
                                            PUBLISHED_ENERGY_CROSSOVER, PUBLISHED_OPT_ENERGY_CROSSOVER,
@@ -47,6 +48,16 @@ def in_workers(jobs: list[tuple[Callable, tuple]], workers: int) -> list:
 
 def sweep_jobs(densities: tuple[float, ...], designs: tuple[str, ...], max_layers: int | None) -> list:
     return [(density_rows, (d, designs, max_layers)) for d in densities]
+
+
+def sweep_point(density: float, designs: tuple[str, ...], max_layers: int | None,
+                diagnostic_layers: int | None) -> tuple[list[dict], list[dict] | None]:
+    """One worker's job: :func:`density_rows`, and with ``diagnostic_layers`` the :func:`diagnostic_rows` of that
+    density too, in one :func:`~accel_sim.pipeline.simulate.reused_layer_runs` block: the diagnostic's DCNN and
+    paper setting run the sweep's first layers again."""
+    with reused_layer_runs():
+        rows = density_rows(density, designs, max_layers)
+        return rows, None if diagnostic_layers is None else diagnostic_rows(diagnostic_layers, density)
 
 
 def sweep_table(parts: list[list[dict]]) -> pd.DataFrame:
@@ -152,18 +163,22 @@ def diagnostic_text(table: pd.DataFrame, layers: int) -> str:
                   table=dense_diagnostic_markdown(table))
 
 
-@study("scnn-density-sweep", "SCNN, its sparse-A / sparse-W variants and DCNN(-opt) vs density (synthetic GoogLeNet)", cpu_s=36.4)
+@study("scnn-density-sweep", "SCNN, its sparse-A / sparse-W variants and DCNN(-opt) vs density (synthetic GoogLeNet)", cpu_s=32.8)
 def scnn_density_sweep(densities: tuple[float, ...] = DENSITIES, designs: tuple[str, ...] = DESIGNS,
                        max_layers: int | None = None, workers: int | None = None,
                        diagnostic: bool = True) -> StudyOutput:
     # the sweep's densities and the diagnostic's in one set of worker processes
     layers = min(filter(None, (max_layers, DENSE_DIAGNOSTIC_LAYERS)))
     diagnose = diagnostic and "scnn" in designs
-    diagnostic_jobs = [(diagnostic_rows, (layers, d)) for d in DIAGNOSTIC_DENSITIES] if diagnose else []
-    parts = in_workers(sweep_jobs(densities, designs, max_layers) + diagnostic_jobs,
-                       workers if workers is not None else (os.cpu_count() or 1))
-    frame = sweep_table(parts[:len(densities)])
-    diagnostic_parts = parts[len(densities):]
+    alone = [d for d in DIAGNOSTIC_DENSITIES if diagnose and d not in densities]   # diagnosed, not swept
+    jobs = [(sweep_point, (d, designs, max_layers, layers if diagnose and d in DIAGNOSTIC_DENSITIES else None))
+            for d in densities] + [(diagnostic_rows, (layers, d)) for d in alone]
+    done = in_workers(jobs, workers if workers is not None else (os.cpu_count() or 1))
+    parts = [rows for rows, _ in done[:len(densities)]]
+    diagnosed = {**{d: rows for d, (_, rows) in zip(densities, done) if rows is not None},
+                 **dict(zip(alone, done[len(densities):]))}
+    diagnostic_parts = [diagnosed[d] for d in DIAGNOSTIC_DENSITIES] if diagnose else []
+    frame = sweep_table(parts)
     pivot_c = frame.pivot(index="density", columns="design", values="cycles")
     pivot_e = frame.pivot(index="density", columns="design", values="energy_pj")
     fig = density_sweep(pivot_c, pivot_e, designs, DESIGN_LABELS)
@@ -193,7 +208,7 @@ def scnn_density_sweep(densities: tuple[float, ...] = DENSITIES, designs: tuple[
     text = readme(__name__)
     tables = {}
     if {"dcnn", "scnn"} <= set(designs):
-        density, totals = dense_energy(parts[:len(densities)])
+        density, totals = dense_energy(parts)
         tables["energy_breakdown"] = table = pd.DataFrame(breakdown(totals, f"density {density:g}"))
         buffered = buffered_dense_energy(with_density(conv_network("googlenet", max_layers), density), ("dcnn",))
         text += "\n" + dense_energy_text(table, totals, density, buffered["dcnn"])

@@ -83,7 +83,7 @@ def scatter_markdown(table: pd.DataFrame, networks: tuple[str, ...]) -> str:
 
 
 @study("scnn-scatter", "SCNN's scatter network: FIFOs in front of the accumulator banks (Kim et al. 2022) "
-       "vs serialised products, next to the paper's speed-ups and crossover", cpu_s=11.5)   # numba; ~62 on the numpy fallback
+       "vs serialised products, next to the paper's speed-ups and crossover", cpu_s=10.0)   # numba; ~62 on the numpy fallback
 def scnn_scatter(networks: tuple[str, ...] = NETWORKS, layers: int | None = ABLATION_LAYERS,
                  sweep_layers: int | None = SCATTER_LAYERS, densities: tuple[float, ...] = SCATTER_DENSITIES,
                  workers: int | None = None) -> StudyOutput:

@@ -34,3 +34,32 @@ def test_the_memo_holds_one_layer_and_makes_its_arrays_read_only():
     memo.get(second, "zeros", compute)          # another layer: the first layer's pieces are dropped
     memo.get(first, "zeros", compute)
     assert len(calls) == 3
+
+
+def test_archs_differing_in_what_the_pes_or_vectors_do_not_read_share_and_match_alone():
+    """The PE work, operand vectors and encodings are keyed by the settings they read (plan/keys.py): variants
+    that differ only in the others share them in a batch, and each still gets what it gets alone."""
+    network = conv_network("alexnet", 2)
+    archs = (load_arch("scnn"), scnn_variant({"dram": "ignored"}), scnn_variant({"halo_charge": "largest_region_serial"}),
+             scnn_variant({"scatter": "serialise"}), scnn_variant({"scatter": "fifo", "scatter_fifo_depth": 16}),
+             scnn_variant({"barrier": "group_channel"}), scnn_variant({"index_bits": 5}),
+             scnn_variant({"out_of_plane": "slot_only"}))
+    for arch, run in zip(archs, simulate_many(archs, network)):
+        alone = simulate(arch, network)
+        assert run.layers == alone.layers and run.energy == alone.energy
+
+
+def test_reused_layer_runs_runs_an_arch_on_a_layer_once(monkeypatch):
+    from accel_sim.pipeline import simulate as pipeline
+    network, arch = conv_network("googlenet", 2), load_arch("scnn")
+    expected = simulate(arch, network)
+    calls = []
+    original = pipeline._run_and_cost
+    monkeypatch.setattr(pipeline, "_run_and_cost", lambda *args: calls.append(args[2].name) or original(*args))
+    with pipeline.reused_layer_runs():
+        first, again = simulate(arch, network), simulate(arch, network)
+        other = simulate(load_arch("dcnn"), network)   # another arch runs its own
+    assert first.layers == again.layers == expected.layers and first.energy == again.energy == expected.energy
+    assert len(calls) == 2 * len(network.layers) and other.layers != first.layers
+    simulate(arch, network)   # outside the block every layer runs
+    assert len(calls) == 3 * len(network.layers)

@@ -30,7 +30,7 @@ from accel_sim.models.scnn.fast.scatter_fifo import terms_only
 from accel_sim.models.scnn.fast.timeline import PassTiming, pass_timing
 from accel_sim.models.scnn.fast.vectors import weight_vectors
 from accel_sim.models.scnn.plan import Plan
-from accel_sim.models.scnn.plan.keys import spec_key
+from accel_sim.models.scnn.plan.keys import pe_key, tiling_key, vectors_key
 
 
 def fast(plan: Plan, max_cycles: int | None = None) -> SCNNCounters:
@@ -48,12 +48,16 @@ def fast(plan: Plan, max_cycles: int | None = None) -> SCNNCounters:
     traffic: list[PassTraffic] = []
     timings: list[PassTiming] = []    # per pass of every (conv group, image)
     for g in range(view.groups):
-        weights = None if plan.dcnn else plan.memo.get(
-            plan.layer, ("weight vectors", spec_key(spec), tiling.kc, tiling.out_groups, tiling.acc_h, tiling.acc_w,
-                         plan.traits.skip_weights, per_weight, g),
-            lambda g=g: weight_vectors(spec, view, tiling, None, plan.mask_nonzeros(g), per_weight))
-        for b in range(view.batch):
-            work = dense_work(plan, geometry) if plan.dcnn else cartesian_work(plan, b, g, weights)
+        def weights(g=g):   # made only when some image's PE work is not shared
+            return plan.memo.get(
+                plan.layer, ("weight vectors", vectors_key(spec), tiling.kc, tiling.out_groups, tiling.acc_h,
+                             tiling.acc_w, plan.traits.skip_weights, per_weight, g),
+                lambda: weight_vectors(spec, view, tiling, None, plan.mask_nonzeros(g), per_weight))
+        for b in range(view.batch):   # archs differing only in what the PEs do not read share their work
+            work = dense_work(plan, geometry) if plan.dcnn else plan.memo.get(
+                plan.layer, ("pe work", pe_key(spec), tiling_key(tiling), plan.traits.skip_weights,
+                             plan.traits.skip_activations, b, g),
+                lambda b=b, g=g: cartesian_work(plan, b, g, weights(g)))
             moved = pass_traffic(plan, b, g, geometry, psums)
             per_pass = work.busy_channels if spec.barrier == "group_channel" else work.busy
             timings += [pass_timing(per_pass[t * n_chunks + chunk], drains[t],

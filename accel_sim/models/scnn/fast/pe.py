@@ -26,7 +26,7 @@ from accel_sim.models.scnn.fast.vectors import (ActivationVectors, WeightVectors
                                          activation_vectors)
 from accel_sim.models.scnn.plan import Plan
 from accel_sim.models.scnn.plan.nonzeros import unique_inverse
-from accel_sim.models.scnn.plan.keys import spec_key, tiling_key
+from accel_sim.models.scnn.plan.keys import tiling_key, vectors_key
 from accel_sim.models.scnn.plan.tiling import Tiling
 from accel_sim.models.scnn.spec import SCNNSpec
 
@@ -293,8 +293,8 @@ def cartesian_work(plan: Plan, image: int, conv_group: int, weights: WeightVecto
         elements = activation_elements(spec, view, tiling, plan.input_mask[image, conv_group])
         return elements, None if fifo else activation_vectors(spec, view, tiling, elements)
 
-    elements, acts = plan.memo.get(plan.layer, ("activation vectors", spec_key(spec), tiling_key(tiling),
-                                         plan.traits.skip_activations, image, conv_group), vectors)
+    elements, acts = plan.memo.get(plan.layer, ("activation vectors", vectors_key(spec), fifo, tiling_key(tiling),
+                                                plan.traits.skip_activations, image, conv_group), vectors)
     n_seg = weights.seg_start.size - 1
     n_t, n_pe = tiling.passes, spec.pes
     tile, seg, pe, _ = elements

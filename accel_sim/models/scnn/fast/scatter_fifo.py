@@ -29,9 +29,10 @@ from accel_sim.models.scnn.fast.products import (SegmentLoads, border_split, nee
 from accel_sim.models.scnn.fast.bank_codes import class_codes
 from accel_sim.models.scnn.fast.scatter_fifo_kernel import (TRUNCATE_X, TRUNCATE_Y, WORDS, XOR, compiled, no_codes,
                                                             packed_fits, product_rule, xor_classes)
-from accel_sim.models.scnn.fast.scatter_fifo_rows import additive_rows, edge_vectors, xor_rows
+from accel_sim.models.scnn.fast.scatter_fifo_rows import additive_rows, edge_vectors, i_combinations, xor_rows
 from accel_sim.models.scnn.fast.vectors import WeightVectors, _vector_ids, activation_elements, phase_counts
 from accel_sim.models.scnn.plan import Plan
+from accel_sim.models.scnn.plan.keys import tiling_key, vectors_key
 from accel_sim.models.scnn.plan.nonzeros import run_bounds
 
 FIFO_PRODUCTS = 1 << 20   # products of one chunk of steps (memory: a step's A bank loads are kept)
@@ -172,9 +173,15 @@ def kernel_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors,
     counted = spec.stride_phases == "dnnsim" or (serialise and coordinates)   # (then the product loop runs every sequence)
     if tile.size == 0 or weights.term.size == 0:
         return busy, (0 if counted else None)
-    key = (tile * n_seg + seg) * pes + pe
-    i_elem = np.append(np.flatnonzero(_vector_ids(key, spec.mult_i)[1] == 0), key.size)   # each I-vector's first
-    i_bounds = run_bounds(key[i_elem[:-1]], tiling.passes * n_seg * pes)
+    # the I-vectors' pieces depend on the activations alone: shared by the archs of a run with the same ones
+    shared = (vectors_key(spec), tiling_key(tiling), plan.traits.skip_activations, image, conv_group)
+
+    def i_vectors() -> tuple[np.ndarray, np.ndarray]:
+        key = (tile * n_seg + seg) * pes + pe
+        i_elem = np.append(np.flatnonzero(_vector_ids(key, spec.mult_i)[1] == 0), key.size)   # each I-vector's first
+        return i_elem, run_bounds(key[i_elem[:-1]], tiling.passes * n_seg * pes)
+
+    i_elem, i_bounds = plan.memo.get(plan.layer, ("I-vector bounds",) + shared, i_vectors)
     f_bounds = run_bounds(weights.segment * groups + weights.group, n_seg * groups)
     f_weight = np.concatenate(([0], np.cumsum(weights.count)))   # each F-vector's first weight (FIFO order)
     meet = (np.bincount(seg, minlength=n_seg) > 0) & (np.diff(weights.seg_start) > 0)
@@ -188,8 +195,9 @@ def kernel_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors,
     xor = class_codes(plan)   # DNNsim's XOR hash, banked, aligned strides: banks from the operands' codes
     slot = border_split(plan)   # slot_only, additive mapping, aligned strides: additive but near the edges
     if not serialise and (xor or slot or not coordinates) and packed_fits(banks, depth, spec.mult_f * spec.mult_i):
-        rows = xor_rows(plan, i_elem, a_pos, seg[i_elem[:-1]], n_seg, w_pos) if xor else \
-            additive_rows(i_elem, term, seg[i_elem[:-1]], n_seg, banks, w_term)
+        rows = xor_rows(plan, i_elem, a_pos, seg[i_elem[:-1]], n_seg, w_pos) if xor else additive_rows(
+            plan.memo.get(plan.layer, ("I-vector combinations",) + shared,
+                          lambda: i_combinations(i_elem, term, seg[i_elem[:-1]], n_seg, banks)), w_term)
         i_local = np.where(edge_vectors(plan, i_elem, a_pos, w_pos), -1, rows.i_local) if slot else rows.i_local
         per_block = np.diff(rows.c_start)[:, None] * np.diff(f_bounds).reshape(n_seg, groups)
         loads = np.zeros(max(1, int(per_block.max())) * WORDS, dtype=np.uint64)

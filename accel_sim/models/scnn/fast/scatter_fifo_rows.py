@@ -16,6 +16,7 @@ segment against each F-vector once: the counts of combination ``c``'s products w
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,13 +38,18 @@ class PackedRows:
     w_key: np.ndarray     # (weights,) word offset of the weight's row
 
 
-def additive_rows(i_elem: np.ndarray, a_term: np.ndarray, i_segment: np.ndarray, n_seg: int, banks: int,
-                  w_term: np.ndarray) -> PackedRows:
-    """Rows of an additive bank mapping: I-vector ``v`` holds activations ``i_elem[v]:i_elem[v + 1]`` of bank
-    terms ``a_term`` and lies in segment ``i_segment[v]``; weights of bank terms ``w_term``."""
+def i_combinations(i_elem: np.ndarray, a_term: np.ndarray, i_segment: np.ndarray, n_seg: int,
+                   banks: int) -> PackedRows:
+    """The activations' half of :func:`additive_rows` (``w_key`` empty), the same for any weights: I-vector ``v``
+    holds activations ``i_elem[v]:i_elem[v + 1]`` of bank terms ``a_term`` and lies in segment ``i_segment[v]``."""
     pattern, first, table = pattern_table(i_elem, a_term, banks)
     c_start, c_pattern, c_first, i_local = block_combos(pattern, first, i_segment, n_seg, banks)
-    return PackedRows(i_local, c_start, (c_pattern * 2 * banks + c_first) * WORDS, table, w_term * WORDS)
+    return PackedRows(i_local, c_start, (c_pattern * 2 * banks + c_first) * WORDS, table, np.zeros(0, dtype=np.int64))
+
+
+def additive_rows(combinations: PackedRows, w_term: np.ndarray) -> PackedRows:
+    """Rows of an additive bank mapping: the I-vectors' :func:`i_combinations`, weights of bank terms ``w_term``."""
+    return dataclasses.replace(combinations, w_key=w_term * WORDS)
 
 
 def xor_rows(plan: Plan, i_elem: np.ndarray, a_pos: np.ndarray, i_segment: np.ndarray, n_seg: int,

@@ -30,7 +30,7 @@ from accel_sim.models.scnn.plan.encoding import chunk_storage_bits, plane_storag
 from accel_sim.models.scnn.plan.nonzeros import weight_nonzeros
 from accel_sim.models.scnn.plan.operands import (conv_inputs, conv_weights, fc_nonzero_mask, fc_nonzeros, layer_outputs,
                                           sparse_fc)
-from accel_sim.models.scnn.plan.keys import spec_key, tiling_key
+from accel_sim.models.scnn.plan.keys import encoding_key, spec_key, tiling_key
 from accel_sim.models.scnn.plan.temporal_tiling import fitting_tiling
 from accel_sim.models.scnn.plan.tiling import ConvView, Tiling, conv_view
 from accel_sim.models.scnn.spec import SCNNSpec
@@ -166,7 +166,7 @@ def plan(arch: ArchBase, layer: Layer, memo: BatchMemo | None = None) -> Plan:
     if not traits.cartesian:
         tiling = dataclasses.replace(tiling, kc=view.out_channels, out_groups=1)
     value_bits = arch.word_bits
-    at = (key, tiling_key(tiling), value_bits)
+    at = (encoding_key(spec), tiling_key(tiling), value_bits)   # the encoders' settings
 
     def output_bits_of(compressed: bool) -> np.ndarray:
         return memo.get(layer, ("output bits", at, compressed),
