@@ -14,10 +14,9 @@ OARAM contents); weights per (channel, output-channel group), linearised over R 
 """
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
+from accel_sim.foundations.compiled import compiled_loop
 from accel_sim.models.scnn.plan.nonzeros import coordinates, sorted_pieces, stable_order, weight_nonzeros
 from accel_sim.models.scnn.plan.tiling import ConvView, Tiling
 from accel_sim.models.scnn.spec import SCNNSpec
@@ -125,15 +124,10 @@ def channel_entries(nonzero: np.ndarray, order: np.ndarray, block_of: np.ndarray
     return entries
 
 
-@functools.cache
 def _compiled():
-    """:func:`channel_entries` compiled by numba (cached on disk), or None when numba is not installed (then the
+    """:func:`channel_entries` compiled by numba (:func:`compiled_loop`), or None when numba is not installed (then the
     non-zeros are listed and counted in numpy, :func:`block_entries`)."""
-    try:
-        from numba import njit
-    except ImportError:   # pragma: no cover - depends on the environment
-        return None
-    return njit(cache=True, nogil=True)(channel_entries)
+    return compiled_loop(channel_entries)
 
 
 def tile_major(tiling: Tiling, spec: SCNNSpec, h: int, w: int, owned: bool = False
