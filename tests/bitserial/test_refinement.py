@@ -188,6 +188,16 @@ def test_dynamic_loom_groups_of_filters_agree():
     assert FAMILY.fast(plan) == FAMILY.reference(plan)
 
 
+def test_dynamic_loom_trailing_bits_with_uneven_filter_groups_agree():
+    """Loom's run-time weight width trimming trailing zero bits too (minor_bit), filter groups of 2 over 3 rows
+    (the last group one row): the widest group per tile is taken over each group's own rows; fast == reference."""
+    rng = np.random.default_rng(11)
+    layer = conv("loom_minor", rng.integers(-60, 60, (7, 3, 1, 1)) * 4, rng.integers(0, 40, (1, 3, 3, 3)))
+    plan = FAMILY.plan(arch(design="loom", columns=2, lanes=2, rows=3, tiles=2, group_size=2,
+                            dynamic_weights=True, minor_bit=True), layer)
+    assert FAMILY.fast(plan) == FAMILY.reference(plan)
+
+
 def test_compiled_shifter_equals_numpy_passes(monkeypatch):
     """The shifter's loops (numba, or plain Python) give :func:`shifter_passes`' cycles, and the fast path
     gives the same counters with them and without numba (the numpy fallback)."""
