@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from accel_sim.systems.cluster.fast import barrier_step_s, flow_shop, no_overlap_s, perfect_overlap_s
-from accel_sim.systems.cluster.plan import TOPOLOGIES, Fabric, Techniques, assign_buckets, fair_shares, plan_step
+from accel_sim.systems.cluster.plan import TOPOLOGIES, Fabric, StepPlan, Techniques, assign_buckets, fair_shares, plan_step
 from accel_sim.systems.cluster.reference import run_reference
 
 REL = 1e-9
@@ -50,6 +50,21 @@ def test_simpy_equals_the_closed_form_when_steps_end_in_a_barrier(plan, steps):
 @given(cases(forward_overlap=False, host_pipelining=True), st.integers(1, 3))
 def test_simpy_equals_the_fluid_closed_form_when_phases_share_host_memory(plan, steps):
     assert run_reference(plan, steps).step_s == pytest.approx(barrier_step_s(plan), rel=REL)
+
+
+def test_nanosecond_phases_late_in_a_step_finish_on_the_simpy_clock():
+    """Host-memory phases of about 1 ns at t = 0.31 s (hypothesis found it): the fraction a phase has left after its
+    planned end can exceed the rounding threshold when the time it stands for is below a float's spacing at that
+    time; the phase counts as done then, and the step ends as the closed form says (it ended early before)."""
+    def rows(*values):
+        return np.tile(np.array(values), (5, 1))
+    stage = rows(7.40497572e-10, 2.57194513e-09, 7.40497572e-10)
+    plan = StepPlan(forward_s=np.full(5, 0.03125), backward_s=np.full(5, 0.03125), layer_bucket=np.arange(5)[::-1],
+                    chunk_bucket=np.arange(5), stage_s=stage,
+                    techniques=Techniques(backward_overlap=False, forward_overlap=False, host_pipelining=True),
+                    parts_s=stage.copy(), phase_cap=rows(7.40497572e-10, 4e-10, 1.46666667e-09, 7.40497572e-10),
+                    phase_traffic=rows(3.0, 6.0, 4.66666667, 3.0), memory_bandwidth=5428496244.0)
+    assert run_reference(plan, 1).step_s == pytest.approx(barrier_step_s(plan), rel=REL)
 
 
 @settings(max_examples=40, deadline=None)

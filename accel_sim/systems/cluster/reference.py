@@ -80,7 +80,8 @@ class HostMemory:
             for p, rate in zip(self.running, self._rates()):
                 due = self.since + p[0] / rate <= self.env.now   # planned to end by now (no rounding left)
                 p[0] -= rate * elapsed
-                (finished if due or p[0] <= DONE else left).append(p)
+                # or what is left lasts less than the clock can tell apart at this time (a float's spacing)
+                (finished if due or p[0] <= DONE or p[0] / rate <= np.spacing(self.env.now) else left).append(p)
             if finished:
                 self.running, self._current = left, None
         self.since = self.env.now
