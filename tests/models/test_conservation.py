@@ -11,6 +11,7 @@ from accel_sim.foundations.config.loader import ARCH_DIR
 from accel_sim.foundations.energy import load_energy_table
 from accel_sim.foundations.workload import ConvLayer, GemmLayer, Network, NMSparsity
 from accel_sim.foundations.workload.operands import layer_operands
+from accel_sim.models.systolic.plan.block_scaling import block_scaling
 from accel_sim.pipeline.simulate import energy_factor
 
 MATRIX_VECTOR_ONLY = ("eie",)  # families that refuse convolutions (EIE runs FC / LSTM layers)
@@ -49,6 +50,9 @@ def check_laws(arch, network, run):
         assert result.cycles >= math.ceil(result.macs_issued / result.peak_macs_per_cycle)
         if arch.family == "systolic":
             ifmap, weights, ofmap = footprint_bytes(layer, arch.word_bytes)
+            scaling = block_scaling(arch.systolic, layer, arch.word_bits)
+            if scaling is not None:   # narrow elements cross DRAM packed: their footprint at the element width
+                ifmap, weights, _ = footprint_bytes(layer, scaling.element_bits / 8)
             if arch.systolic.nm_sparsity and layer.weight_sparsity:
                 ifmap = 0  # inputs meeting only pruned weights are never fetched: no simple bound
             assert result.dram_read_bytes >= ifmap + weights
