@@ -127,14 +127,6 @@ class SimtSpec:
         "L2 slices: each holds the sectors whose number modulo the slice count is its own (assumption: NVIDIA's address "
         "hash is not published; consecutive sectors in consecutive slices) and has one atomic unit executing the atomic "
         "adds sent to its sectors.", 160, positive=True, source=ACCEL_SIM_A100)
-    l2_ways: int = spec_field(
-        "Ways of each L2 set. The L2 (tensor_core.l2_size) is a set-associative sector cache of line_bytes lines and "
-        "sector_bytes sectors, l2_size / (line_bytes x l2_ways) sets (fewer ways when the L2 holds fewer lines), a line's "
-        "set its line number modulo the sets (assumption: NVIDIA's set hash is not published), least recently used line "
-        "evicted. When a kernel's footprint overflows the L2, the reads whose addresses its schedule lists (the read-only "
-        "loads past the L1, the dense GEMMs' A and B tiles) look it up in CTA launch order, each CTA's lines in address "
-        "order, and DRAM reads the sectors it misses; the other reads count every sector from DRAM.", 16,
-        positive=True, source=f"{ACCEL_SIM_A100}; its L2 replacement policy: LRU")
     l2_atomic_cycles: int = spec_field(
         "Cycles a slice's atomic unit spends on one atomic request (the distinct addresses one warp instruction updates in "
         "one sector, as a load's sector access) per operation on the request's most-updated address: operations on one "
