@@ -32,6 +32,7 @@ import heapq
 
 import numpy as np
 
+from accel_sim.foundations.compiled import compiled_loop
 from accel_sim.foundations.errors import SimulationError
 from accel_sim.models.simt.counters import SimtCounters
 from accel_sim.models.simt.plan import Candidate, SimtPlan
@@ -171,14 +172,11 @@ def dispatch_keys(durations: np.ndarray, slots: int, start: np.ndarray, slot: np
 
 @functools.cache
 def _compiled_dispatch() -> dict | None:
-    """:func:`dispatch_keys` and :func:`line_runs` compiled by numba (cached on disk), or None when numba is not
-    installed."""
-    try:
-        from numba import njit
-    except ImportError:   # pragma: no cover - depends on the environment
+    """:func:`dispatch_keys` and :func:`line_runs` compiled by numba (:func:`compiled_loop`), or None when numba is
+    not installed."""
+    if compiled_loop(dispatch_keys) is None:
         return None
-    jit = njit(cache=True, nogil=True)
-    return {"dispatch": jit(dispatch_keys), "lines": jit(line_runs)}
+    return {"dispatch": compiled_loop(dispatch_keys), "lines": compiled_loop(line_runs)}
 
 
 def drain(start: np.ndarray, sm: np.ndarray, service: np.ndarray, sms: int) -> np.ndarray:

@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from accel_sim.foundations.compiled import compiled_loop
 from accel_sim.foundations.compress.quantization.fixed_point import leading_bit_buckets
 
 _KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
@@ -121,10 +122,7 @@ def narrow_loop(levels, high, scale, out):
 
 @functools.cache
 def _compiled() -> dict | None:
-    """:func:`observe_loop` and :func:`narrow_loop` compiled by numba (cached on disk), or None without numba."""
-    try:
-        from numba import njit
-    except ImportError:   # pragma: no cover - depends on the environment
+    """:func:`observe_loop` and :func:`narrow_loop` compiled by numba (:func:`compiled_loop`), or None without numba."""
+    if compiled_loop(observe_loop) is None:
         return None
-    jit = functools.partial(njit, cache=True, nogil=True)
-    return {"observe": jit(observe_loop), "narrow": jit(narrow_loop)}
+    return {"observe": compiled_loop(observe_loop), "narrow": compiled_loop(narrow_loop)}

@@ -13,6 +13,8 @@ import functools
 
 import numpy as np
 
+from accel_sim.foundations.compiled import compiled_loop
+
 
 def pool_loop(x, out, index):
     n, h, w, c = x.shape
@@ -45,10 +47,7 @@ def unpool_loop(grad, index, out):
 
 @functools.cache
 def compiled() -> dict | None:
-    """:func:`pool_loop` and :func:`unpool_loop` compiled by numba (cached on disk), or None without numba."""
-    try:
-        from numba import njit
-    except ImportError:   # pragma: no cover - depends on the environment
+    """:func:`pool_loop` and :func:`unpool_loop` compiled by numba (:func:`compiled_loop`), or None without numba."""
+    if compiled_loop(pool_loop) is None:
         return None
-    jit = functools.partial(njit, cache=True, nogil=True)
-    return {"pool": jit(pool_loop), "unpool": jit(unpool_loop)}
+    return {"pool": compiled_loop(pool_loop), "unpool": compiled_loop(unpool_loop)}
