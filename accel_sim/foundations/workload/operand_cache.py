@@ -20,8 +20,11 @@ import zipfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
+
+T = TypeVar("T")
 
 MIN_ELEMENTS = 1 << 18      # smaller tensors are generated in about a millisecond: not worth a file
 SPARSE_BELOW = 1 / 2        # at most this fraction non-zero: stored as positions + values (8 bytes each)
@@ -44,16 +47,7 @@ def shared_operands(folder: Path) -> Iterator[None]:
 def through_cache(key: str, shape: tuple[int, ...], make: Callable[[], np.ndarray]) -> np.ndarray:
     """The tensor ``make()`` returns, read from the shared folder when a process wrote it there under
     ``key`` (its spec hash), else made and written there (outside :func:`shared_operands`: made)."""
-    if _folder is None or int(np.prod(shape)) < MIN_ELEMENTS:
-        return make()
-    path = _folder / f"{key}.npz"
-    try:
-        return _read(path)
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):   # not written yet, or unreadable: make it
-        pass
-    array = make()
-    _write(path, array)
-    return array
+    return _shared(key, shape, _read, make, _write)
 
 
 def nonzeros_through_cache(key: str, shape: tuple[int, ...], make: Callable[[], tuple[np.ndarray, np.ndarray] | None]
@@ -62,15 +56,9 @@ def nonzeros_through_cache(key: str, shape: tuple[int, ...], make: Callable[[], 
     ``key``, read from the shared folder without making the full-size tensor; else ``make()`` (or None when
     it returns None), written there as :func:`through_cache` would write the tensor they make (a consumer of
     the tensor reads it back). ``make`` must give no ``-0.0`` (it would be dropped here but kept there)."""
-    if _folder is None or int(np.prod(shape)) < MIN_ELEMENTS:
-        return make()
-    path = _folder / f"{key}.npz"
-    try:
-        return _read_nonzeros(path)
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):   # not written yet, or unreadable: make it
-        pass
-    found = make()
-    if found is not None:
+    def write(path: Path, found: tuple[np.ndarray, np.ndarray] | None) -> None:
+        if found is None:
+            return
         index, values = found
         size = int(np.prod(shape))
         if index.size <= SPARSE_BELOW * size:
@@ -79,7 +67,24 @@ def nonzeros_through_cache(key: str, shape: tuple[int, ...], make: Callable[[], 
             array = np.zeros(shape, dtype=values.dtype)
             array.reshape(-1)[index] = values
             _write(path, array)
-    return found
+
+    return _shared(key, shape, _read_nonzeros, make, write)
+
+
+def _shared(key: str, shape: tuple[int, ...], read: Callable[[Path], T], make: Callable[[], T],
+            write: Callable[[Path, T], None]) -> T:
+    """``read`` of the file the shared folder holds under ``key``, else ``make()`` written there by ``write``;
+    just ``make()`` outside :func:`shared_operands` or for a tensor below ``MIN_ELEMENTS``."""
+    if _folder is None or int(np.prod(shape)) < MIN_ELEMENTS:
+        return make()
+    path = _folder / f"{key}.npz"
+    try:
+        return read(path)
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):   # not written yet, or unreadable: make it
+        pass
+    made = make()
+    write(path, made)
+    return made
 
 
 def _read_nonzeros(path: Path) -> tuple[np.ndarray, np.ndarray]:
