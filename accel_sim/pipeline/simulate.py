@@ -107,17 +107,13 @@ def simulate_layer(arch: ArchSpec, layer: NetworkLayer, table: EnergyTable | Non
     layer = compact_layer(layer)
     family = _checked_family(arch, layer)
     table = table if table is not None else load_energy_table(arch.energy_table)
-    key = _shape_key(family, arch, layer, reference, max_cycles, overlap_budget)
-    same = None if key is not None or _same_runs is None else _same_layer_key(arch, layer, reference, max_cycles)
-    if same is not None:   # inside reused_layer_runs: this arch ran this very layer before
-        counted_with, result, energy = _same_runs.get(same, lambda: (table, *_run_and_cost(
-            family, arch, layer, table, reference, max_cycles, overlap_budget, memo)))
-        if counted_with is not table:
-            energy = cost(result.actions, table, energy_factor(arch, table))
-    elif key is None:
+    runs, key = SHAPE_RUNS, _shape_key(family, arch, layer, reference, max_cycles, overlap_budget)
+    if key is None and _same_runs is not None:   # inside reused_layer_runs: this arch may have run this very layer
+        runs, key = _same_runs, _same_layer_key(arch, layer, reference, max_cycles)
+    if key is None:
         result, energy = _run_and_cost(family, arch, layer, table, reference, max_cycles, overlap_budget, memo)
     else:
-        counted_with, result, energy = SHAPE_RUNS.get(key, lambda: (table, *_run_and_cost(
+        counted_with, result, energy = runs.get(key, lambda: (table, *_run_and_cost(
             family, arch, layer, table, reference, max_cycles, overlap_budget, memo)))
         if counted_with is not table:
             energy = cost(result.actions, table, energy_factor(arch, table))
