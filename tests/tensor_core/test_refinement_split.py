@@ -68,6 +68,9 @@ def test_tensor_rt_llm_counts_slices_in_k_tiles_of_64_not_in_the_tiles_stages():
     # -> 4: slices of 192, one and a half of the tile's 128-deep stages (whole stages alone would stop at 3)
     q16 = FAMILY.plan(arch, GemmLayer("attn_q", m=16, k=768, n=768)).problem
     assert gemm_split(arch.tensor_core, q16, tile) == 4
+    # 512 outputs on 8 SMs: 8 tiles fill the wave, idle share 0 unsplit; split 2 (16 CTAs, two full waves) is no better
+    full = FAMILY.plan(a100(sms=8, split_k_limit=7), GemmLayer("full", m=1, k=768, n=512)).problem
+    assert gemm_split(a100(sms=8, split_k_limit=7).tensor_core, full, tile) == 1
     # K 800 is not whole k_tiles of 64: the library admits no split (the tile's 32-deep stages would cut it in 5)
     k800 = FAMILY.plan(arch, GemmLayer("ip1", m=1, k=800, n=500)).problem
     assert gemm_split(arch.tensor_core, k800, KernelTile(128, 128, 32, 64, 64)) == 1
