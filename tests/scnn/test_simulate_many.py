@@ -37,13 +37,16 @@ def test_the_memo_holds_one_layer_and_makes_its_arrays_read_only():
 
 
 def test_archs_differing_in_what_the_pes_or_vectors_do_not_read_share_and_match_alone():
-    """The PE work, operand vectors and encodings are keyed by the settings they read (plan/keys.py): variants
-    that differ only in the others share them in a batch, and each still gets what it gets alone."""
+    """The PE work, operand vectors, the activations' pieces and encodings are keyed by the settings they read
+    (plan/keys.py): variants that differ only in the others share them in a batch, and each still gets what it
+    gets alone."""
     network = conv_network("alexnet", 2)
     archs = (load_arch("scnn"), scnn_variant({"dram": "ignored"}), scnn_variant({"halo_charge": "largest_region_serial"}),
              scnn_variant({"scatter": "serialise"}), scnn_variant({"scatter": "fifo", "scatter_fifo_depth": 16}),
              scnn_variant({"barrier": "group_channel"}), scnn_variant({"index_bits": 5}),
-             scnn_variant({"out_of_plane": "slot_only"}))
+             scnn_variant({"out_of_plane": "slot_only"}), scnn_variant({"weight_order": "k_then_rs"}),
+             scnn_variant({"bank_mapping": "dnnsim_xor"}), scnn_variant({"bank_mapping": "channel_spread",
+                                                                       "weight_order": "k_then_rs"}))
     for arch, run in zip(archs, simulate_many(archs, network)):
         alone = simulate(arch, network)
         assert run.layers == alone.layers and run.energy == alone.energy

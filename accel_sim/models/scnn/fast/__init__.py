@@ -79,15 +79,18 @@ def fast(plan: Plan, max_cycles: int | None = None) -> SCNNCounters:
         macs = products
     elif spec.stride_phases == "dnnsim":   # DNNsim's pairing: the in-plane products it multiplies
         macs = sum(w.in_plane for w in works)
-    else:
-        macs = useful_products(view, plan.weight_counts(), plan.input_mask)
+    else:   # the operands' masks alone (every Cartesian design skipping the same operands shares the count)
+        macs = plan.memo.get(plan.layer, ("useful products", spec.fc_layout, plan.traits.skip_weights,
+                                          plan.traits.skip_activations),
+                             lambda: useful_products(view, plan.weight_counts(), plan.input_mask))
     banked = macs if spec.out_of_plane == "slot_only" and not plan.dcnn else products   # products into a bank
     return SCNNCounters(
         compute_cycles=compute, input_load_stall_cycles=load, dram_stream_stall_cycles=stream,
         barrier_idle_cycles=sum(t.barrier_idle for t in timings), group_cycles=sum(t.group_cycles for t in timings),
         pe_busy_cycles=busy, steps=steps, bank_conflict_cycles=busy - steps, products=products,
         macs_issued=macs,
-        multiplier_ops=(useful_products(view, (plan.weights != 0).sum(axis=1, dtype=np.int64), plan.inputs != 0)
+        multiplier_ops=(plan.memo.get(plan.layer, ("energised products", spec.fc_layout), lambda: useful_products(
+            view, (plan.weights != 0).sum(axis=1, dtype=np.int64), plan.inputs != 0))
                         if plan.traits.gate_zero_operands else products),
         crossbar_transfers=0 if plan.dcnn else banked, accumulator_adds=banked,
         accumulator_reads=0 if plan.dcnn else banked, accumulator_writes=ppu_outputs if plan.dcnn else banked,

@@ -26,7 +26,7 @@ from accel_sim.models.scnn.fast.vectors import (ActivationVectors, WeightVectors
                                          activation_vectors)
 from accel_sim.models.scnn.plan import Plan
 from accel_sim.models.scnn.plan.nonzeros import unique_inverse
-from accel_sim.models.scnn.plan.keys import tiling_key, vectors_key
+from accel_sim.models.scnn.plan.keys import activation_key, tiling_key
 from accel_sim.models.scnn.plan.tiling import Tiling
 from accel_sim.models.scnn.spec import SCNNSpec
 
@@ -289,16 +289,18 @@ def cartesian_work(plan: Plan, image: int, conv_group: int, weights: WeightVecto
     spec, view, tiling = plan.spec, plan.view, plan.tiling
     fifo = spec.scatter != "serialise"   # the FIFO loops cut the elements into I-vectors themselves
 
+    n_seg = weights.seg_start.size - 1   # view.channels x phase classes, as activation_elements numbers them
+    n_t, n_pe = tiling.passes, spec.pes
+
     def vectors() -> tuple:
         elements = activation_elements(spec, view, tiling, plan.input_mask[image, conv_group])
-        return elements, None if fifo else activation_vectors(spec, view, tiling, elements)
+        tile, seg, pe, _ = elements
+        return (elements, None if fifo else activation_vectors(spec, view, tiling, elements),
+                _counts(tile, seg, pe, n_t, n_seg, n_pe))
 
-    elements, acts = plan.memo.get(plan.layer, ("activation vectors", vectors_key(spec), fifo, tiling_key(tiling),
-                                                plan.traits.skip_activations, image, conv_group), vectors)
-    n_seg = weights.seg_start.size - 1
-    n_t, n_pe = tiling.passes, spec.pes
-    tile, seg, pe, _ = elements
-    na = _counts(tile, seg, pe, n_t, n_seg, n_pe)
+    elements, acts, na = plan.memo.get(plan.layer, ("activation vectors", activation_key(spec), fifo,
+                                                    tiling_key(tiling), plan.traits.skip_activations, image,
+                                                    conv_group), vectors)
     va = -(-na // spec.mult_i)   # I-vectors: each (pass, segment, PE)'s elements (one run of them) cut by I
     nw, vw = weights.weights_per_block, weights.vectors_per_block
     steps = va @ vw

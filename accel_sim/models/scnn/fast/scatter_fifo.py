@@ -32,7 +32,7 @@ from accel_sim.models.scnn.fast.scatter_fifo_kernel import (TRUNCATE_X, TRUNCATE
 from accel_sim.models.scnn.fast.scatter_fifo_rows import additive_rows, edge_vectors, i_combinations, xor_rows
 from accel_sim.models.scnn.fast.vectors import WeightVectors, _vector_ids, activation_elements, phase_counts
 from accel_sim.models.scnn.plan import Plan
-from accel_sim.models.scnn.plan.keys import tiling_key, vectors_key
+from accel_sim.models.scnn.plan.keys import activation_key, tiling_key
 from accel_sim.models.scnn.plan.nonzeros import run_bounds
 
 FIFO_PRODUCTS = 1 << 20   # products of one chunk of steps (memory: a step's A bank loads are kept)
@@ -146,7 +146,10 @@ def _operands(plan: Plan, image: int, conv_group: int, weights: WeightVectors, e
             elements = activation_elements(spec, view, tiling, mask)
         empty = np.zeros((0, 2), dtype=np.int64)
         return elements, empty, empty, product_rule(False, False, False, False, False, 0, 0, 0)
-    tile, seg, pe, term, qy, qx = activation_elements(spec, view, tiling, mask, positions=True)
+    tile, seg, pe, term, qy, qx = plan.memo.get(plan.layer, ("activation positions", activation_key(spec),
+                                                             tiling_key(tiling), plan.traits.skip_activations, image,
+                                                             conv_group),
+                                                lambda: activation_elements(spec, view, tiling, mask, positions=True))
     w_pos = np.stack((weights.tap_y, weights.tap_x, weights.k + conv_group * view.out_channels), axis=1)
     truncate = spec.stride_phases == "dnnsim"
     rule = product_rule(True, spec.bank_mapping == "dnnsim_xor", spec.out_of_plane == "slot_only",
@@ -174,7 +177,7 @@ def kernel_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors,
     if tile.size == 0 or weights.term.size == 0:
         return busy, (0 if counted else None)
     # the I-vectors' pieces depend on the activations alone: shared by the archs of a run with the same ones
-    shared = (vectors_key(spec), tiling_key(tiling), plan.traits.skip_activations, image, conv_group)
+    shared = (activation_key(spec), tiling_key(tiling), plan.traits.skip_activations, image, conv_group)
 
     def i_vectors() -> tuple[np.ndarray, np.ndarray]:
         key = (tile * n_seg + seg) * pes + pe
