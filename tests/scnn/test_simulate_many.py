@@ -1,6 +1,7 @@
 """simulate_many: several archs over one workload, layer by layer, sharing plan pieces through the run's
 BatchMemo, gives what simulate gives for each arch alone (every layer's result, energy and static energy)."""
 import numpy as np
+import pytest
 
 from accel_sim.foundations.contract import BatchMemo
 from accel_sim.pipeline.catalog import load_arch
@@ -66,3 +67,22 @@ def test_reused_layer_runs_runs_an_arch_on_a_layer_once(monkeypatch):
     assert len(calls) == 2 * len(network.layers) and other.layers != first.layers
     simulate(arch, network)   # outside the block every layer runs
     assert len(calls) == 3 * len(network.layers)
+
+
+@pytest.mark.parametrize("design", ["scnn_sparse_a", "scnn_sparse_w"])
+def test_pieces_of_a_shape_kept_for_the_process_give_the_same_runs(design):
+    """A design that does not skip weights (activations) cuts every weight (activation) into vectors: kept by
+    conv view and settings (models/scnn/fast/shape_pieces.py), another density of the same shapes reuses them and
+    gets what it gets with none kept."""
+    from accel_sim.models.scnn.fast import shape_pieces
+    from accel_sim.studies.scnn_common import with_density
+    arch, network = load_arch(design), conv_network("googlenet", 2)
+    shape_pieces.clear()
+    simulate(arch, with_density(network, 0.5))
+    kept = len(shape_pieces._kept)
+    assert kept >= len(network.layers)
+    reused = simulate(arch, with_density(network, 0.3))
+    assert len(shape_pieces._kept) == kept
+    shape_pieces.clear()
+    fresh = simulate(arch, with_density(network, 0.3))
+    assert reused.layers == fresh.layers and reused.energy == fresh.energy

@@ -27,8 +27,9 @@ from accel_sim.models.scnn.fast.multipliers import useful_products
 from accel_sim.models.scnn.fast.pe import PeWork, cartesian_work
 from accel_sim.models.scnn.fast.products import product_level
 from accel_sim.models.scnn.fast.scatter_fifo import terms_only
+from accel_sim.models.scnn.fast.shape_pieces import shape_piece
 from accel_sim.models.scnn.fast.timeline import PassTiming, pass_timing
-from accel_sim.models.scnn.fast.vectors import weight_vectors
+from accel_sim.models.scnn.fast.vectors import WeightVectors, weight_vectors
 from accel_sim.models.scnn.plan import Plan
 from accel_sim.models.scnn.plan.keys import pe_key, tiling_key, vectors_key
 
@@ -49,10 +50,13 @@ def fast(plan: Plan, max_cycles: int | None = None) -> SCNNCounters:
     timings: list[PassTiming] = []    # per pass of every (conv group, image)
     for g in range(view.groups):
         def weights(g=g):   # made only when some image's PE work is not shared
-            return plan.memo.get(
-                plan.layer, ("weight vectors", vectors_key(spec), tiling.kc, tiling.out_groups, tiling.acc_h,
-                             tiling.acc_w, plan.traits.skip_weights, per_weight, g),
-                lambda: weight_vectors(spec, view, tiling, None, plan.mask_nonzeros(g), per_weight))
+            at = (vectors_key(spec), tiling.kc, tiling.out_groups, tiling.acc_h, tiling.acc_w, per_weight, g)
+
+            def make() -> WeightVectors:
+                return weight_vectors(spec, view, tiling, None, plan.mask_nonzeros(g), per_weight)
+            return plan.memo.get(plan.layer, ("weight vectors", plan.traits.skip_weights) + at,
+                                 make if plan.traits.skip_weights else lambda: shape_piece(("F-vectors", view) + at,
+                                                                                           make))
         for b in range(view.batch):   # archs differing only in what the PEs do not read share their work
             work = dense_work(plan, geometry) if plan.dcnn else plan.memo.get(
                 plan.layer, ("pe work", pe_key(spec), tiling_key(tiling), plan.traits.skip_weights,

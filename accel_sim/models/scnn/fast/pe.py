@@ -22,6 +22,7 @@ from accel_sim.models.scnn.fast.crossbar import (EMPTY_SHIFT, bit_sliced, mask_s
                                           shift_masks, step_cost_table, step_cycles)
 from accel_sim.models.scnn.fast.products import border_split, border_vectors, product_busy, product_level
 from accel_sim.models.scnn.fast.scatter_fifo import fifo_busy, serialised_busy
+from accel_sim.models.scnn.fast.shape_pieces import shape_piece
 from accel_sim.models.scnn.fast.vectors import (ActivationVectors, WeightVectors, activation_elements,
                                          activation_vectors)
 from accel_sim.models.scnn.plan import Plan
@@ -298,9 +299,10 @@ def cartesian_work(plan: Plan, image: int, conv_group: int, weights: WeightVecto
         return (elements, None if fifo else activation_vectors(spec, view, tiling, elements),
                 _counts(tile, seg, pe, n_t, n_seg, n_pe))
 
-    elements, acts, na = plan.memo.get(plan.layer, ("activation vectors", activation_key(spec), fifo,
-                                                    tiling_key(tiling), plan.traits.skip_activations, image,
-                                                    conv_group), vectors)
+    at = (activation_key(spec), fifo, tiling_key(tiling), image, conv_group)
+    elements, acts, na = plan.memo.get(plan.layer, ("activation vectors", plan.traits.skip_activations) + at,
+                                       vectors if plan.traits.skip_activations else   # every activation: the shape's
+                                       lambda: shape_piece(("activation vectors", view) + at, vectors))
     va = -(-na // spec.mult_i)   # I-vectors: each (pass, segment, PE)'s elements (one run of them) cut by I
     nw, vw = weights.weights_per_block, weights.vectors_per_block
     steps = va @ vw
