@@ -86,3 +86,21 @@ def test_pieces_of_a_shape_kept_for_the_process_give_the_same_runs(design):
     shape_pieces.clear()
     fresh = simulate(arch, with_density(network, 0.3))
     assert reused.layers == fresh.layers and reused.energy == fresh.energy
+
+
+def test_pe_work_kept_for_a_block_of_runs(monkeypatch):
+    """Inside reused_layer_runs an arch of another run whose PEs read the same settings (here only its DRAM tile
+    order differs) takes a layer's PE work from the block (foundations' block_piece), and gets what it gets alone."""
+    from accel_sim.models.scnn import fast
+    from accel_sim.pipeline import simulate as pipeline
+    network = conv_network("alexnet", 2)
+    archs = (load_arch("scnn"), load_arch("scnn", {"scnn.dram_tile_order": "min_traffic"}))
+    alone = [simulate(arch, network) for arch in archs]
+    calls = []
+    original = fast.cartesian_work
+    monkeypatch.setattr(fast, "cartesian_work", lambda *args: calls.append(1) or original(*args))
+    with pipeline.reused_layer_runs():
+        runs = [simulate(arch, network) for arch in archs]
+    assert len(calls) == sum(layer.groups for layer in network.layers)   # each (layer, conv group) once
+    for run, expected in zip(runs, alone):
+        assert run.layers == expected.layers and run.energy == expected.energy

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from accel_sim.foundations.contract import block_piece
 from accel_sim.foundations.errors import SimulationError
 from accel_sim.models.scnn.counters import SCNNCounters
 from accel_sim.models.scnn.fast.dense import dense_work
@@ -58,10 +59,13 @@ def fast(plan: Plan, max_cycles: int | None = None) -> SCNNCounters:
                                  make if plan.traits.skip_weights else lambda: shape_piece(("F-vectors", view) + at,
                                                                                            make))
         for b in range(view.batch):   # archs differing only in what the PEs do not read share their work
-            work = dense_work(plan, geometry) if plan.dcnn else plan.memo.get(
-                plan.layer, ("pe work", pe_key(spec), tiling_key(tiling), plan.traits.skip_weights,
-                             plan.traits.skip_activations, b, g),
-                lambda b=b, g=g: cartesian_work(plan, b, g, weights(g)))
+            at = ("pe work", pe_key(spec), tiling_key(tiling), plan.traits.skip_weights, plan.traits.skip_activations,
+                  per_weight, b, g)
+
+            def work_of(b=b, g=g) -> PeWork:   # a run of the block that met this layer's piece before (not a file's)
+                return cartesian_work(plan, b, g, weights(g)) if plan.layer.operands.payload is not None else \
+                    block_piece(("SCNN",) + at + (plan.layer,), lambda: cartesian_work(plan, b, g, weights(g)))
+            work = dense_work(plan, geometry) if plan.dcnn else plan.memo.get(plan.layer, at, work_of)
             moved = pass_traffic(plan, b, g, geometry, psums)
             per_pass = work.busy_channels if spec.barrier == "group_channel" else work.busy
             timings += [pass_timing(per_pass[t * n_chunks + chunk], drains[t],
