@@ -32,7 +32,8 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import threading
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from typing import Any, Generic, TypeVar
 
@@ -173,6 +174,29 @@ class Hook:
 
     def __repr__(self) -> str:
         return f"Hook({self.module}.{self.attribute})"
+
+
+# Inside a block of runs (pipeline.simulate.reused_layer_runs): pieces a model computes from a layer and a few
+# settings, kept across the block's runs of that layer (another batch of archs that meets the same piece).
+_block_pieces: ShapeMemo | None = None
+
+
+@contextmanager
+def kept_pieces() -> Iterator[None]:
+    """Within the block, :func:`block_piece` keeps what it computes (outside, it keeps nothing)."""
+    global _block_pieces
+    previous, _block_pieces = _block_pieces, ShapeMemo()
+    try:
+        yield
+    finally:
+        _block_pieces = previous
+
+
+def block_piece(key: Hashable, compute: Callable[[], T]) -> T:
+    """``compute()``, or, inside :func:`kept_pieces`, what it returned for the same ``key`` in the block (the key
+    names everything it is computed from, the layer spec included)."""
+    memo = _block_pieces
+    return compute() if memo is None else memo.get(key, compute)
 
 
 PlanT = TypeVar("PlanT")

@@ -25,7 +25,7 @@ from accel_sim.foundations.energy.cost import EnergyBreakdown, cost
 from accel_sim.foundations.energy.table import EnergyTable, load_energy_table
 from accel_sim.foundations.energy.technology import scale_factors, voltage_factor
 from accel_sim.foundations.errors import InputError
-from accel_sim.foundations.contract import BatchMemo, Family, ShapeMemo
+from accel_sim.foundations.contract import BatchMemo, Family, ShapeMemo, kept_pieces
 from accel_sim.pipeline.catalog import family_of
 from accel_sim.pipeline.honoured import warn_unhonoured
 from accel_sim.foundations.results.instances import sequential_result
@@ -170,11 +170,13 @@ _same_runs: ShapeMemo | None = None
 def reused_layer_runs() -> Iterator[None]:
     """Within the block, a layer that an arch has already run (the same arch spec, the same layer spec) is not
     simulated again: its result is the first run's (the fast paths and references are deterministic functions of
-    the arch and the layer; a layer whose operands come from a file is run every time)."""
+    the arch and the layer; a layer whose operands come from a file is run every time). Pieces a model keeps for
+    the block (:func:`~accel_sim.foundations.contract.block_piece`) serve another arch's run of the same layer."""
     global _same_runs
     previous, _same_runs = _same_runs, ShapeMemo()
     try:
-        yield
+        with kept_pieces():
+            yield
     finally:
         _same_runs = previous
 

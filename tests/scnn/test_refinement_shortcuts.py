@@ -406,3 +406,28 @@ def test_step_sums_per_group_with_groups_missing_from_segments(seed):
     for per_segment in (False, True):
         assert np.array_equal(busy_cycles(spec, tiling, acts, weights, table=False, per_segment=per_segment),
                               busy_cycles(spec, tiling, acts, weights, table=True, per_segment=per_segment))
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_activation_elements_equal_on_every_path(seed, monkeypatch):
+    """activation_elements: the compiled element loop, the same loop as plain Python and the numpy path (no numba)
+    list the same non-zeros (pass, segment, PE, bank term, output-grid position) in the same order, on small
+    generated layers (temporal tiles, channel chunks, strides, DNNsim's stride phases)."""
+    from accel_sim.models.scnn.fast import vectors
+    from tests.scnn._layers import chunked_case
+    arch, layer = small_case(seed, "scnn") if seed < 12 else chunked_case(seed, "scnn")
+    if seed % 3 == 2:
+        import dataclasses
+        arch = dataclasses.replace(arch, scnn=dataclasses.replace(arch.scnn, stride_phases="dnnsim"))
+    plan = FAMILY.plan(arch, layer)
+    spec, view, tiling = plan.spec, plan.view, plan.tiling
+    found = {}
+    for name, path in (("compiled", vectors._compiled_elements), ("python", lambda: vectors.element_lists),
+                       ("numpy", lambda: None)):
+        monkeypatch.setattr(vectors, "_compiled_elements", path)
+        found[name] = [activation_elements(spec, view, tiling, plan.input_mask[0, g], positions=positions)
+                       for g in range(view.groups) for positions in (False, True)]
+    for lists in found.values():
+        assert [len(e) for e in lists] == [len(e) for e in found["numpy"]]
+        for mine, expected in zip(lists, found["numpy"]):
+            assert all(a.dtype == b.dtype and np.array_equal(a, b) for a, b in zip(mine, expected))

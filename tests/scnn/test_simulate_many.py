@@ -1,6 +1,7 @@
 """simulate_many: several archs over one workload, layer by layer, sharing plan pieces through the run's
 BatchMemo, gives what simulate gives for each arch alone (every layer's result, energy and static energy)."""
 import numpy as np
+import pytest
 
 from accel_sim.foundations.contract import BatchMemo
 from accel_sim.pipeline.catalog import load_arch
@@ -37,13 +38,16 @@ def test_the_memo_holds_one_layer_and_makes_its_arrays_read_only():
 
 
 def test_archs_differing_in_what_the_pes_or_vectors_do_not_read_share_and_match_alone():
-    """The PE work, operand vectors and encodings are keyed by the settings they read (plan/keys.py): variants
-    that differ only in the others share them in a batch, and each still gets what it gets alone."""
+    """The PE work, operand vectors, the activations' pieces and encodings are keyed by the settings they read
+    (plan/keys.py): variants that differ only in the others share them in a batch, and each still gets what it
+    gets alone."""
     network = conv_network("alexnet", 2)
     archs = (load_arch("scnn"), scnn_variant({"dram": "ignored"}), scnn_variant({"halo_charge": "largest_region_serial"}),
              scnn_variant({"scatter": "serialise"}), scnn_variant({"scatter": "fifo", "scatter_fifo_depth": 16}),
              scnn_variant({"barrier": "group_channel"}), scnn_variant({"index_bits": 5}),
-             scnn_variant({"out_of_plane": "slot_only"}))
+             scnn_variant({"out_of_plane": "slot_only"}), scnn_variant({"weight_order": "k_then_rs"}),
+             scnn_variant({"bank_mapping": "dnnsim_xor"}), scnn_variant({"bank_mapping": "channel_spread",
+                                                                       "weight_order": "k_then_rs"}))
     for arch, run in zip(archs, simulate_many(archs, network)):
         alone = simulate(arch, network)
         assert run.layers == alone.layers and run.energy == alone.energy
@@ -63,3 +67,40 @@ def test_reused_layer_runs_runs_an_arch_on_a_layer_once(monkeypatch):
     assert len(calls) == 2 * len(network.layers) and other.layers != first.layers
     simulate(arch, network)   # outside the block every layer runs
     assert len(calls) == 3 * len(network.layers)
+
+
+@pytest.mark.parametrize("design", ["scnn_sparse_a", "scnn_sparse_w"])
+def test_pieces_of_a_shape_kept_for_the_process_give_the_same_runs(design):
+    """A design that does not skip weights (activations) cuts every weight (activation) into vectors: kept by
+    conv view and settings (models/scnn/fast/shape_pieces.py), another density of the same shapes reuses them and
+    gets what it gets with none kept."""
+    from accel_sim.models.scnn.fast import shape_pieces
+    from accel_sim.studies.scnn_common import with_density
+    arch, network = load_arch(design), conv_network("googlenet", 2)
+    shape_pieces.clear()
+    simulate(arch, with_density(network, 0.5))
+    kept = len(shape_pieces._kept)
+    assert kept >= len(network.layers)
+    reused = simulate(arch, with_density(network, 0.3))
+    assert len(shape_pieces._kept) == kept
+    shape_pieces.clear()
+    fresh = simulate(arch, with_density(network, 0.3))
+    assert reused.layers == fresh.layers and reused.energy == fresh.energy
+
+
+def test_pe_work_kept_for_a_block_of_runs(monkeypatch):
+    """Inside reused_layer_runs an arch of another run whose PEs read the same settings (here only its DRAM tile
+    order differs) takes a layer's PE work from the block (foundations' block_piece), and gets what it gets alone."""
+    from accel_sim.models.scnn import fast
+    from accel_sim.pipeline import simulate as pipeline
+    network = conv_network("alexnet", 2)
+    archs = (load_arch("scnn"), load_arch("scnn", {"scnn.dram_tile_order": "min_traffic"}))
+    alone = [simulate(arch, network) for arch in archs]
+    calls = []
+    original = fast.cartesian_work
+    monkeypatch.setattr(fast, "cartesian_work", lambda *args: calls.append(1) or original(*args))
+    with pipeline.reused_layer_runs():
+        runs = [simulate(arch, network) for arch in archs]
+    assert len(calls) == sum(layer.groups for layer in network.layers)   # each (layer, conv group) once
+    for run, expected in zip(runs, alone):
+        assert run.layers == expected.layers and run.energy == expected.energy

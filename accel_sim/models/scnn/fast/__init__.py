@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from accel_sim.foundations.contract import block_piece
 from accel_sim.foundations.errors import SimulationError
 from accel_sim.models.scnn.counters import SCNNCounters
 from accel_sim.models.scnn.fast.dense import dense_work
@@ -27,8 +28,9 @@ from accel_sim.models.scnn.fast.multipliers import useful_products
 from accel_sim.models.scnn.fast.pe import PeWork, cartesian_work
 from accel_sim.models.scnn.fast.products import product_level
 from accel_sim.models.scnn.fast.scatter_fifo import terms_only
+from accel_sim.models.scnn.fast.shape_pieces import shape_piece
 from accel_sim.models.scnn.fast.timeline import PassTiming, pass_timing
-from accel_sim.models.scnn.fast.vectors import weight_vectors
+from accel_sim.models.scnn.fast.vectors import WeightVectors, weight_vectors
 from accel_sim.models.scnn.plan import Plan
 from accel_sim.models.scnn.plan.keys import pe_key, tiling_key, vectors_key
 
@@ -49,15 +51,21 @@ def fast(plan: Plan, max_cycles: int | None = None) -> SCNNCounters:
     timings: list[PassTiming] = []    # per pass of every (conv group, image)
     for g in range(view.groups):
         def weights(g=g):   # made only when some image's PE work is not shared
-            return plan.memo.get(
-                plan.layer, ("weight vectors", vectors_key(spec), tiling.kc, tiling.out_groups, tiling.acc_h,
-                             tiling.acc_w, plan.traits.skip_weights, per_weight, g),
-                lambda: weight_vectors(spec, view, tiling, None, plan.mask_nonzeros(g), per_weight))
+            at = (vectors_key(spec), tiling.kc, tiling.out_groups, tiling.acc_h, tiling.acc_w, per_weight, g)
+
+            def make() -> WeightVectors:
+                return weight_vectors(spec, view, tiling, None, plan.mask_nonzeros(g), per_weight)
+            return plan.memo.get(plan.layer, ("weight vectors", plan.traits.skip_weights) + at,
+                                 make if plan.traits.skip_weights else lambda: shape_piece(("F-vectors", view) + at,
+                                                                                           make))
         for b in range(view.batch):   # archs differing only in what the PEs do not read share their work
-            work = dense_work(plan, geometry) if plan.dcnn else plan.memo.get(
-                plan.layer, ("pe work", pe_key(spec), tiling_key(tiling), plan.traits.skip_weights,
-                             plan.traits.skip_activations, b, g),
-                lambda b=b, g=g: cartesian_work(plan, b, g, weights(g)))
+            at = ("pe work", pe_key(spec), tiling_key(tiling), plan.traits.skip_weights, plan.traits.skip_activations,
+                  per_weight, b, g)
+
+            def work_of(b=b, g=g) -> PeWork:   # a run of the block that met this layer's piece before (not a file's)
+                return cartesian_work(plan, b, g, weights(g)) if plan.layer.operands.payload is not None else \
+                    block_piece(("SCNN",) + at + (plan.layer,), lambda: cartesian_work(plan, b, g, weights(g)))
+            work = dense_work(plan, geometry) if plan.dcnn else plan.memo.get(plan.layer, at, work_of)
             moved = pass_traffic(plan, b, g, geometry, psums)
             per_pass = work.busy_channels if spec.barrier == "group_channel" else work.busy
             timings += [pass_timing(per_pass[t * n_chunks + chunk], drains[t],
@@ -79,15 +87,18 @@ def fast(plan: Plan, max_cycles: int | None = None) -> SCNNCounters:
         macs = products
     elif spec.stride_phases == "dnnsim":   # DNNsim's pairing: the in-plane products it multiplies
         macs = sum(w.in_plane for w in works)
-    else:
-        macs = useful_products(view, plan.weight_counts(), plan.input_mask)
+    else:   # the operands' masks alone (every Cartesian design skipping the same operands shares the count)
+        macs = plan.memo.get(plan.layer, ("useful products", spec.fc_layout, plan.traits.skip_weights,
+                                          plan.traits.skip_activations),
+                             lambda: useful_products(view, plan.weight_counts(), plan.input_mask))
     banked = macs if spec.out_of_plane == "slot_only" and not plan.dcnn else products   # products into a bank
     return SCNNCounters(
         compute_cycles=compute, input_load_stall_cycles=load, dram_stream_stall_cycles=stream,
         barrier_idle_cycles=sum(t.barrier_idle for t in timings), group_cycles=sum(t.group_cycles for t in timings),
         pe_busy_cycles=busy, steps=steps, bank_conflict_cycles=busy - steps, products=products,
         macs_issued=macs,
-        multiplier_ops=(useful_products(view, (plan.weights != 0).sum(axis=1, dtype=np.int64), plan.inputs != 0)
+        multiplier_ops=(plan.memo.get(plan.layer, ("energised products", spec.fc_layout), lambda: useful_products(
+            view, (plan.weights != 0).sum(axis=1, dtype=np.int64), plan.inputs != 0))
                         if plan.traits.gate_zero_operands else products),
         crossbar_transfers=0 if plan.dcnn else banked, accumulator_adds=banked,
         accumulator_reads=0 if plan.dcnn else banked, accumulator_writes=ppu_outputs if plan.dcnn else banked,

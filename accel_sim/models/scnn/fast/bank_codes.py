@@ -21,6 +21,7 @@ from accel_sim.models.scnn.fast.crossbar import largest_count
 from accel_sim.models.scnn.fast.vectors import WeightVectors, _vector_ids, activation_elements
 from accel_sim.models.scnn.plan import Plan
 from accel_sim.models.scnn.plan.bank_mapping import xor_bank
+from accel_sim.models.scnn.plan.nonzeros import unique_inverse
 
 ACT_CODES = 16       # (qy mod 4, qx mod 4)
 WEIGHT_CODES = 128   # (k mod 8, tap_y mod 4, tap_x mod 4)
@@ -63,8 +64,14 @@ def i_classes(vector: np.ndarray, slot: np.ndarray, qy: np.ndarray, qx: np.ndarr
     row and column ``qy``, ``qx``), and each vector's class."""
     codes = _padded(vector, slot, (qy & 3) * 4 + (qx & 3), n, width, ACT_CODES)
     codes.sort(axis=1)
-    classes, i_class = np.unique(codes, axis=0, return_inverse=True)
-    return classes, i_class.reshape(-1)
+    base = ACT_CODES + 1
+    if base ** width > 1 << 62:   # (rows of more than 15 slots: numpy's row sort)
+        classes, i_class = np.unique(codes, axis=0, return_inverse=True)
+        return classes, i_class.reshape(-1)
+    # a row as one number, its first slot the most significant digit: the numbers sort as the rows do
+    power = base ** np.arange(width - 1, -1, -1, dtype=np.int64)
+    keys, i_class = unique_inverse(codes @ power, base ** width)
+    return keys[:, None] // power % base, i_class
 
 
 def _load_planes(i_codes: np.ndarray, table: np.ndarray) -> np.ndarray:

@@ -21,9 +21,10 @@ def useful_products(view: ConvView, w_counts: np.ndarray, input_mask: np.ndarray
     for r in range(view.r):
         rows = np.arange(view.out_h) * view.stride_h + r - view.pad_top     # input row tap r reads per output row
         rows = rows[(rows >= 0) & (rows < view.h)]
+        per_column = input_mask[:, :, :, rows].sum(axis=(0, 3), dtype=np.int64)   # (groups, Cg, W): those rows
         for s in range(view.s):
             cols = np.arange(view.out_w) * view.stride_w + s - view.pad_left
             cols = cols[(cols >= 0) & (cols < view.w)]
-            a_counts = input_mask[:, :, :, rows][:, :, :, :, cols].sum(axis=(0, 3, 4), dtype=np.int64)  # (groups, Cg)
+            a_counts = per_column[:, :, cols].sum(axis=2)   # (groups, Cg)
             total += int((a_counts * w_counts[:, :, r, s]).sum())
     return total

@@ -22,11 +22,12 @@ from accel_sim.models.scnn.fast.crossbar import (EMPTY_SHIFT, bit_sliced, mask_s
                                           shift_masks, step_cost_table, step_cycles)
 from accel_sim.models.scnn.fast.products import border_split, border_vectors, product_busy, product_level
 from accel_sim.models.scnn.fast.scatter_fifo import fifo_busy, serialised_busy
+from accel_sim.models.scnn.fast.shape_pieces import shape_piece
 from accel_sim.models.scnn.fast.vectors import (ActivationVectors, WeightVectors, activation_elements,
                                          activation_vectors)
 from accel_sim.models.scnn.plan import Plan
 from accel_sim.models.scnn.plan.nonzeros import unique_inverse
-from accel_sim.models.scnn.plan.keys import tiling_key, vectors_key
+from accel_sim.models.scnn.plan.keys import activation_key, tiling_key
 from accel_sim.models.scnn.plan.tiling import Tiling
 from accel_sim.models.scnn.spec import SCNNSpec
 
@@ -289,16 +290,19 @@ def cartesian_work(plan: Plan, image: int, conv_group: int, weights: WeightVecto
     spec, view, tiling = plan.spec, plan.view, plan.tiling
     fifo = spec.scatter != "serialise"   # the FIFO loops cut the elements into I-vectors themselves
 
+    n_seg = weights.seg_start.size - 1   # view.channels x phase classes, as activation_elements numbers them
+    n_t, n_pe = tiling.passes, spec.pes
+
     def vectors() -> tuple:
         elements = activation_elements(spec, view, tiling, plan.input_mask[image, conv_group])
-        return elements, None if fifo else activation_vectors(spec, view, tiling, elements)
+        tile, seg, pe, _ = elements
+        return (elements, None if fifo else activation_vectors(spec, view, tiling, elements),
+                _counts(tile, seg, pe, n_t, n_seg, n_pe))
 
-    elements, acts = plan.memo.get(plan.layer, ("activation vectors", vectors_key(spec), fifo, tiling_key(tiling),
-                                                plan.traits.skip_activations, image, conv_group), vectors)
-    n_seg = weights.seg_start.size - 1
-    n_t, n_pe = tiling.passes, spec.pes
-    tile, seg, pe, _ = elements
-    na = _counts(tile, seg, pe, n_t, n_seg, n_pe)
+    at = (activation_key(spec), fifo, tiling_key(tiling), image, conv_group)
+    elements, acts, na = plan.memo.get(plan.layer, ("activation vectors", plan.traits.skip_activations) + at,
+                                       vectors if plan.traits.skip_activations else   # every activation: the shape's
+                                       lambda: shape_piece(("activation vectors", view) + at, vectors))
     va = -(-na // spec.mult_i)   # I-vectors: each (pass, segment, PE)'s elements (one run of them) cut by I
     nw, vw = weights.weights_per_block, weights.vectors_per_block
     steps = va @ vw

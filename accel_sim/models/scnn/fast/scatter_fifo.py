@@ -29,10 +29,11 @@ from accel_sim.models.scnn.fast.products import (SegmentLoads, border_split, nee
 from accel_sim.models.scnn.fast.bank_codes import class_codes
 from accel_sim.models.scnn.fast.scatter_fifo_kernel import (TRUNCATE_X, TRUNCATE_Y, WORDS, XOR, compiled, no_codes,
                                                             packed_fits, product_rule, xor_classes)
+from accel_sim.models.scnn.fast.shape_pieces import shape_piece
 from accel_sim.models.scnn.fast.scatter_fifo_rows import additive_rows, edge_vectors, i_combinations, xor_rows
 from accel_sim.models.scnn.fast.vectors import WeightVectors, _vector_ids, activation_elements, phase_counts
 from accel_sim.models.scnn.plan import Plan
-from accel_sim.models.scnn.plan.keys import tiling_key, vectors_key
+from accel_sim.models.scnn.plan.keys import activation_key, tiling_key
 from accel_sim.models.scnn.plan.nonzeros import run_bounds
 
 FIFO_PRODUCTS = 1 << 20   # products of one chunk of steps (memory: a step's A bank loads are kept)
@@ -146,7 +147,10 @@ def _operands(plan: Plan, image: int, conv_group: int, weights: WeightVectors, e
             elements = activation_elements(spec, view, tiling, mask)
         empty = np.zeros((0, 2), dtype=np.int64)
         return elements, empty, empty, product_rule(False, False, False, False, False, 0, 0, 0)
-    tile, seg, pe, term, qy, qx = activation_elements(spec, view, tiling, mask, positions=True)
+    tile, seg, pe, term, qy, qx = plan.memo.get(plan.layer, ("activation positions", activation_key(spec),
+                                                             tiling_key(tiling), plan.traits.skip_activations, image,
+                                                             conv_group),
+                                                lambda: activation_elements(spec, view, tiling, mask, positions=True))
     w_pos = np.stack((weights.tap_y, weights.tap_x, weights.k + conv_group * view.out_channels), axis=1)
     truncate = spec.stride_phases == "dnnsim"
     rule = product_rule(True, spec.bank_mapping == "dnnsim_xor", spec.out_of_plane == "slot_only",
@@ -174,14 +178,18 @@ def kernel_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors,
     if tile.size == 0 or weights.term.size == 0:
         return busy, (0 if counted else None)
     # the I-vectors' pieces depend on the activations alone: shared by the archs of a run with the same ones
-    shared = (vectors_key(spec), tiling_key(tiling), plan.traits.skip_activations, image, conv_group)
+    shared = (activation_key(spec), tiling_key(tiling), plan.traits.skip_activations, image, conv_group)
 
     def i_vectors() -> tuple[np.ndarray, np.ndarray]:
         key = (tile * n_seg + seg) * pes + pe
         i_elem = np.append(np.flatnonzero(_vector_ids(key, spec.mult_i)[1] == 0), key.size)   # each I-vector's first
         return i_elem, run_bounds(key[i_elem[:-1]], tiling.passes * n_seg * pes)
 
-    i_elem, i_bounds = plan.memo.get(plan.layer, ("I-vector bounds",) + shared, i_vectors)
+    def kept(name: str, make):   # every activation (a design not skipping them): the shape's, for the process
+        return plan.memo.get(plan.layer, (name,) + shared, make if plan.traits.skip_activations else
+                             lambda: shape_piece((name, view, coordinates) + shared, make))
+
+    i_elem, i_bounds = kept("I-vector bounds", i_vectors)
     f_bounds = run_bounds(weights.segment * groups + weights.group, n_seg * groups)
     f_weight = np.concatenate(([0], np.cumsum(weights.count)))   # each F-vector's first weight (FIFO order)
     meet = (np.bincount(seg, minlength=n_seg) > 0) & (np.diff(weights.seg_start) > 0)
@@ -196,8 +204,8 @@ def kernel_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors,
     slot = border_split(plan)   # slot_only, additive mapping, aligned strides: additive but near the edges
     if not serialise and (xor or slot or not coordinates) and packed_fits(banks, depth, spec.mult_f * spec.mult_i):
         rows = xor_rows(plan, i_elem, a_pos, seg[i_elem[:-1]], n_seg, w_pos) if xor else additive_rows(
-            plan.memo.get(plan.layer, ("I-vector combinations",) + shared,
-                          lambda: i_combinations(i_elem, term, seg[i_elem[:-1]], n_seg, banks)), w_term)
+            kept("I-vector combinations", lambda: i_combinations(i_elem, term, seg[i_elem[:-1]], n_seg, banks)),
+            w_term)
         i_local = np.where(edge_vectors(plan, i_elem, a_pos, w_pos), -1, rows.i_local) if slot else rows.i_local
         per_block = np.diff(rows.c_start)[:, None] * np.diff(f_bounds).reshape(n_seg, groups)
         loads = np.zeros(max(1, int(per_block.max())) * WORDS, dtype=np.uint64)

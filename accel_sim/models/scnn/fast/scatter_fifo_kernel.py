@@ -270,12 +270,23 @@ def product_words(border, v, w_lo, w_hi):
     ``w_lo:w_hi``, each product's bank and landing by :func:`coordinate_bank`; ``border``: (``i_elem``,
     ``a_term``, ``a_pos``, ``w_term``, ``w_pos``, ``rule``, ``banks``) as :func:`product_kernel`."""
     i_elem, a_term, a_pos, w_term, w_pos, rule, banks = border
+    # coordinate_bank written out with the rule's fields read once and the modulo of a power-of-two bank count
+    # taken by a mask (as vector_costs does: numba divides by a run-time ``banks`` at every product otherwise)
+    xor, slot_only = rule[XOR] != 0, rule[SLOT_ONLY] != 0
+    truncate_y, truncate_x = rule[TRUNCATE_Y] != 0, rule[TRUNCATE_X] != 0
+    acc_w, out_h, out_w = rule[ACC_W], rule[OUT_H], rule[OUT_W]
+    mask = banks - 1 if banks & (banks - 1) == 0 else -1   # -1: not a power of two (then a modulo)
     y0 = y1 = y2 = y3 = np.uint64(0)
     for w in range(w_lo, w_hi):
+        tap_y, tap_x, k, wt = w_pos[w, 0], w_pos[w, 1], w_pos[w, 2], w_term[w]
         for e in range(i_elem[v], i_elem[v + 1]):
-            b = coordinate_bank(a_term, a_pos, w_term, w_pos, e, w, rule, banks)[0]
-            if b < 0:   # no bank (out of the plane)
+            floor_y, floor_x = a_pos[e, 0] - tap_y, a_pos[e, 1] - tap_x
+            oy = floor_y + 1 if truncate_y and floor_y < 0 else floor_y
+            ox = floor_x + 1 if truncate_x and floor_x < 0 else floor_x
+            if slot_only and not (0 <= oy < out_h and 0 <= ox < out_w):   # no bank (out of the plane)
                 continue
+            b = xor_hash(k, oy, ox, banks) if xor else a_term[e] + wt + acc_w * (oy - floor_y) + (ox - floor_x)
+            b = b & mask if mask >= 0 else b % banks
             one = np.uint64(1) << np.uint64(8 * (b & 7))
             word = b >> 3
             if word == 0:
@@ -576,7 +587,8 @@ def compiled() -> dict | None:
     # settle inlined by numba (called, its five-value return costs the loop ~40 %: measured)
     step = jit(_with(settle, lane_max=maximum, lane_drain=jit(lane_drain), lane_drain_one=jit(lane_drain_one)),
                inline="always")
-    helpers = {"lane_max": maximum, "settle": step, "product_words": jit(_with(product_words, coordinate_bank=bank))}
+    helpers = {"lane_max": maximum, "settle": step, "product_words": jit(_with(product_words, xor_hash=jit(xor_hash)),
+                                                                          inline="always")}
     return {"packed": jit(_with(packed_kernel, **helpers)), "product": jit(_with(product_kernel, coordinate_bank=bank)),
             "serialise": _serialise_compiled(jit)}
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from accel_sim.foundations.compiled import compiled_loop
 from accel_sim.models.scnn.fast.crossbar import EMPTY_SHIFT, activation_banks, weight_multiplicity
 from accel_sim.models.scnn.plan.bank_mapping import bank_of
 from accel_sim.models.scnn.plan.nonzeros import coordinates, sorted_pieces, stable_order, weight_nonzeros
@@ -189,6 +190,12 @@ def activation_elements(spec: SCNNSpec, view: ConvView, tiling: Tiling, input_ma
     bounds = np.searchsorted(spatial[order], np.arange(temporal_tiles + 1))
     chunk = tiling.chunk_of(np.arange(channels))
     flat = input_mask.reshape(channels, h * w)
+    kernel = _compiled_elements()
+    if kernel is not None:   # the same lists, written once (no per-tile pieces to concatenate)
+        found = kernel(flat, kept[order], bounds, chunk.astype(np.int64), tiling.channel_chunks, n_phases,
+                       phase[order].astype(np.int64), pe[order].astype(np.int64), term[order].astype(np.int64),
+                       qy[order].astype(np.int64), qx[order].astype(np.int64), positions)
+        return found if positions else found[:4]
     parts = []
     for t in range(temporal_tiles):
         at = order[bounds[t]:bounds[t + 1]]
@@ -198,6 +205,40 @@ def activation_elements(spec: SCNNSpec, view: ConvView, tiling: Tiling, input_ma
         parts.append(found + (qy[at], qx[at]) if positions else found)
     return tuple(np.concatenate([part[i] for part in parts]).astype(np.int64, copy=False)
                  for i in range(6 if positions else 4))
+
+
+def element_lists(flat, position, bounds, chunk, channel_chunks, n_phases, phase, pe, term, qy, qx, positions):
+    """:func:`activation_elements`' lists, the loop numba compiles: ``flat`` (channels, positions) the mask; the
+    positions that meet a weight in processing order (``position``, with their ``phase``, ``pe``, bank ``term`` and
+    output-grid ``qy``, ``qx``), temporal tile ``t``'s ``bounds[t]:bounds[t + 1]``; per tile, channel by channel,
+    the non-zeros in that order (counted first, then written: the lists are made once)."""
+    channels = flat.shape[0]
+    total = 0
+    for c in range(channels):
+        for i in range(position.size):
+            if flat[c, position[i]]:
+                total += 1
+    tile_of, segment, pe_of, term_of = (np.empty(total, dtype=np.int64), np.empty(total, dtype=np.int64),
+                                        np.empty(total, dtype=np.int64), np.empty(total, dtype=np.int64))
+    listed = total if positions else 0
+    qy_of, qx_of = np.empty(listed, dtype=np.int64), np.empty(listed, dtype=np.int64)
+    n = 0
+    for t in range(bounds.size - 1):
+        for c in range(channels):
+            tile, base = t * channel_chunks + chunk[c], c * n_phases
+            for i in range(bounds[t], bounds[t + 1]):
+                if flat[c, position[i]]:
+                    tile_of[n], segment[n], pe_of[n], term_of[n] = tile, base + phase[i], pe[i], term[i]
+                    if positions:
+                        qy_of[n], qx_of[n] = qy[i], qx[i]
+                    n += 1
+    return tile_of, segment, pe_of, term_of, qy_of, qx_of   # (qy, qx empty unless ``positions``)
+
+
+def _compiled_elements():
+    """:func:`element_lists` compiled by numba (:func:`compiled_loop`), or None when numba is not installed (then
+    numpy lists each temporal tile's non-zeros and concatenates them)."""
+    return compiled_loop(element_lists)
 
 
 def activation_vectors(spec: SCNNSpec, view: ConvView, tiling: Tiling, elements) -> ActivationVectors:

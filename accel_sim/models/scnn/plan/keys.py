@@ -80,6 +80,25 @@ def vectors_key(spec: SCNNSpec) -> tuple:
     return _kept_key(spec, _vectors_key, "vectors")
 
 
+# Settings the activations' half of the vectors (the non-zeros' pass, segment, PE, bank term and output-grid
+# position: :func:`accel_sim.models.scnn.fast.vectors.activation_elements`, the I-vectors cut from them and the
+# FIFO loops' I-vector tables) never read, beyond :data:`NOT_READ_BY_VECTORS`: the weights' side (their FIFO order,
+# F) and the bank mapping, since an activation's bank term is ``bank_of(k=0, y, x)``, where the mappings'
+# channel coefficients multiply 0 (DNNsim's hash reads the positions, listed for every mapping).
+NOT_READ_BY_ACTIVATIONS = NOT_READ_BY_VECTORS | {"weight_order", "mult_f", "bank_mapping"}
+
+
+def _activation_key(spec: SCNNSpec) -> tuple:
+    return tuple((f.name, getattr(spec, f.name)) for f in dataclasses.fields(spec)
+                 if f.name not in NOT_READ_BY_ACTIVATIONS)
+
+
+def activation_key(spec: SCNNSpec) -> tuple:
+    """The settings of ``spec`` the activations' pieces read (all but :data:`NOT_READ_BY_ACTIVATIONS`): archs
+    that differ only in their weights' order or bank mapping share them."""
+    return _kept_key(spec, _activation_key, "activations")
+
+
 # Settings the zero-run encoders (:mod:`.encoding`: the bits of output tiles and weight blocks) never read: they
 # read the PE grid, the index width, the weight order and (through the conv view) the FC layout; the rest acts
 # through the tiling (in their keys) or not at all.
