@@ -127,6 +127,17 @@ class SimtSpec:
         "L2 slices: each holds the sectors whose number modulo the slice count is its own (assumption: NVIDIA's address "
         "hash is not published; consecutive sectors in consecutive slices) and has one atomic unit executing the atomic "
         "adds sent to its sectors.", 160, positive=True, source=ACCEL_SIM_A100)
+    l2_ways: int = spec_field(
+        "Ways of each L2 set; 0: no set model. With ways, the L2 (tensor_core.l2_size) is a set-associative sector "
+        "cache of line_bytes lines and sector_bytes sectors, l2_size / (line_bytes x l2_ways) sets (fewer ways when the "
+        "L2 holds fewer lines), a line's set its line number modulo the sets (assumption: NVIDIA's set hash is not "
+        "published), least recently used line evicted: when a kernel's footprint overflows the L2, the reads whose "
+        "addresses its schedule lists (the read-only loads past the L1, the dense GEMMs' A and B tiles, the atomic "
+        "adds) look it up in CTA launch order, each CTA's lines in address order, and DRAM reads the sectors it misses; "
+        "the other reads count every sector from DRAM. With 0, past the L2 every sector requested from L2 comes from "
+        "DRAM (an upper bound on the DRAM traffic).", 0, minimum=0,
+        source="model_choice: 0 (the upper bound; no A100 L2 walk: a 40 MB L2 rarely overflows and the walk costs a "
+               f"lookup per sector); volta_v100_simt sets Accel-Sim's SM7_QV100 24 ways ({ACCEL_SIM_A100} for the A100's 16)")
     l2_atomic_cycles: int = spec_field(
         "Cycles a slice's atomic unit spends on one atomic request (the distinct addresses one warp instruction updates in "
         "one sector, as a load's sector access) per operation on the request's most-updated address: operations on one "
