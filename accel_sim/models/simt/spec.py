@@ -31,6 +31,9 @@ ACCEL_SIM_A100 = ("Accel-Sim's A100 configuration (github.com/accel-sim/gpgpu-si
 NSIGHT_ATOMICS = ("NVIDIA Nsight Visual Studio Edition 4.7 User Guide, Memory Statistics - Atomics (docs.nvidia.com/gameworks): "
                   "on compute capability 3.x and later 'many atomics can be performed ... nearly as quickly as memory loads'; "
                   "the read-modify-writes of a warp's threads to one location 'are all serialized'")
+SGK_MBV1 = ("google-research/google-research sgk/mbv1/config.py: the sparse MobileNetV1s' block_config is ['dense'] + "
+            "['sparse'] x 12; sgk/mbv1/mobilenet_builder.py runs a 'dense' block's 1x1 convolution as layers.Conv2D, "
+            "a tf.matmul (cuBLAS SGEMM), and a 'sparse' one as layers.SparseConv2D (Sputnik's SpMM)")
 SPUTNIK = "Gale, Zaharia, Young, Elsen, 'Sparse GPU Kernels for Deep Learning' (SC 2020)"
 MERGE = "Yang, Buluc, Owens, 'Design Principles for Sparse Matrix Multiplication on the GPU' (Euro-Par 2018)"
 MERRILL = "Merrill, Garland, 'Merge-Based Parallel Sparse Matrix-Vector Multiplication' (SC 2016)"
@@ -83,6 +86,11 @@ class SimtSpec:
         "simt.csb_balance), merge_spmv (Merrill and Garland's merge-based CSR SpMV: equal merge-path shares per thread).",
         "sputnik", choices=KERNELS,
         source=f"{SPUTNIK}; {MERGE}; Buluc et al. SPAA 2009 (CSB); OpenAI block-sparse (2017); {SPARSERT}; {MERRILL}")
+    dense_layers_kernel: str = spec_field(
+        "Kernel a layer with dense weights (weight_density 1, no N:M marking) runs instead of simt.kernel, as a sparse "
+        "network's dense layers call the dense library; '' runs simt.kernel on every layer.", "",
+        choices=("", "dense_simt", "dense_tensor_core"),
+        source=f"model_choice: ''; volta_v100_sputnik sets dense_simt ({SGK_MBV1})")
     transpose: bool = spec_field(
         "Multiply by the transposed sparse operand (A^T x): csr_scalar / csr_vector scatter with atomics, "
         "csb walks block columns. Only those kernels.", False, source="Buluc et al., SPAA 2009")

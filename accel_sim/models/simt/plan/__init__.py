@@ -88,7 +88,8 @@ def _check_nm(m: Machine, layer: Layer, where: str) -> None:
 def build_schedules(spec: SimtSpec, m: Machine, arch: ArchBase, problem: SparseProblem,
                     layer: Layer) -> tuple[Schedule, ...]:
     where = f"{arch.name} / {layer.name}"
-    kernel = spec.kernel
+    dense_weights = layer.weight_density >= 1.0 and layer.weight_sparsity is None
+    kernel = spec.dense_layers_kernel if spec.dense_layers_kernel and dense_weights else spec.kernel
     if kernel == "csr_scalar" or kernel == "csr_vector":
         return (csr_spmv(problem, m, spec, per_warp_rows=kernel == "csr_vector"),)
     if kernel == "sputnik":
