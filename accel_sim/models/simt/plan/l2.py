@@ -42,7 +42,7 @@ class GemmReads:
     def ranges(self, line: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every CTA's byte ranges ``(cta, first_byte, bytes)``, CTA-major, rising addresses inside a CTA (its A rows,
         then its B rows)."""
-        tiles_m, tiles_n = -(-self.m // self.tile_m), -(-self.n // self.tile_n)
+        tiles_n = -(-self.n // self.tile_n)
         cta = np.arange(self.ctas, dtype=np.int64)
         i, j, s = cta // (tiles_n * self.splits), (cta // self.splits) % tiles_n, cta % self.splits
         rows = np.minimum(self.tile_m, self.m - i * self.tile_m)
