@@ -39,7 +39,8 @@ def cases(draw):
                 csb_balance=draw(st.booleans()), reverse_offset_alignment=draw(st.booleans()),
                 l1_shared_memory_bytes=draw(st.sampled_from([512, 192 * 1024])),
                 shared_memory_carveouts=draw(st.sampled_from([(0, 256), (0, 384, 512)])),
-                l2_slices=draw(st.sampled_from([1, 3, 160])), l2_atomic_cycles=draw(st.sampled_from([1, 7, 300])))
+                l2_slices=draw(st.sampled_from([1, 3, 160])), l2_atomic_cycles=draw(st.sampled_from([1, 7, 300])),
+                l2_ways=draw(st.sampled_from([0, 2, 16])))
     density = draw(st.sampled_from([0.05, 0.3, 1.0]))
     if kernel == "nm_tensor_core":
         return arch, GemmLayer("gemm", m=draw(st.integers(1, 40)), k=4 * draw(st.integers(1, 12)),

@@ -95,14 +95,15 @@ def test_sparsert_bad_tile_on_the_command_line(capsys, tmp_path):
        sms=st.integers(1, 4), rows=st.sampled_from([(1,), (8, 3), (2, 32)]), tiles=st.sampled_from([(64,), (8, 40)]),
        l2_port=st.sampled_from([7.5, 64.0]), l2_size=st.sampled_from([2048, 40 * 2**20]), warm=st.booleans(),
        sm_l1=st.booleans(), l1=st.sampled_from([(192 * 1024, (0, 8192)), (640, (0, 128)), (1024, (512,))]),
-       icache=st.sampled_from([0, 256, 128 * 1024]))
+       icache=st.sampled_from([0, 256, 128 * 1024]), ways=st.sampled_from([0, 2]))
 def test_sparsert_fast_and_reference_agree_on_every_counter(m, k, n, density, sms, rows, tiles, l2_port, l2_size, warm,
-                                                            sm_l1, l1, icache):
+                                                            sm_l1, l1, icache, ways):
     # small L1s (5 lines, 4 lines) make the LRU evict; no sm_l1_kernels gives each CTA a private L1; an 8-sector
     # instruction cache evicts code blocks and never keeps the larger ones
     arch = simt({"sms": sms, "l2_to_sm_bandwidth": l2_port, "l2_size": l2_size}, kernel="sparsert",
                 sparsert_rows=rows, sparsert_tile_n=tiles, warm_l2=warm, sm_l1_kernels=("sparsert",) if sm_l1 else (),
-                l1_shared_memory_bytes=l1[0], shared_memory_carveouts=l1[1], instruction_cache_bytes=icache)
+                l1_shared_memory_bytes=l1[0], shared_memory_carveouts=l1[1], instruction_cache_bytes=icache,
+                l2_ways=ways)
     assert FAMILY.refinement(arch, GemmLayer("gemm", m=m, k=k, n=n, weight_density=density)) == []
 
 

@@ -41,3 +41,4 @@ class SimtCounters(Counters):
     l1_hits: int             # read-only load sectors the SM's L1 served (fetched by an earlier CTA on the SM)
     l1_misses: int           # read-only load sectors the L1 sent to L2 (inside l2_sectors)
     instruction_cache_hits: int       # code sectors the SMs' instruction caches served (not in l2_sectors)
+    l2_misses: int = 0       # listed read sectors (L1 misses, GEMM tiles) the L2 missed when the footprint overflows it

@@ -20,7 +20,12 @@ cycles), and each SM's shared schedulers, L1 and L2 port as FIFO servers of its 
   instruction cache holds it from an earlier CTA on the SM: LRU over whole code blocks, a block larger than the
   cache never kept; decided in the same CTA-by-CTA walk as the L1.
 - The L2 and DRAM bandwidths bound the whole kernel (:class:`~accel_sim.hardware.Link`
-  rounding).
+  rounding). DRAM moves the compulsory footprint while it fits the L2; past it, without a set model
+  (``simt.l2_ways`` 0) every sector requested from L2 comes from DRAM, and with one the L2 is a set-associative sector
+  cache (LRU) that the kernel's listed reads (GEMM tiles, read-only loads past the L1, atomic adds)
+  walk CTA by CTA in launch order (a CTA's start order: dispatch never starts a later CTA sooner), DRAM reading the
+  sectors it misses, and every other L2 sector comes from DRAM (at least its footprint). A candidate whose time
+  without the walk already reaches the fastest so far is not walked (the walk only adds DRAM reads).
 - Atomic adds execute in the atomic unit of their sector's L2 slice, a FIFO server per slice of each
   CTA's demand on it, arriving when the CTA starts (the same drain); the kernel ends when every slice
   is done.
@@ -36,8 +41,11 @@ from accel_sim.foundations.compiled import compiled_loop
 from accel_sim.foundations.errors import SimulationError
 from accel_sim.models.simt.counters import SimtCounters
 from accel_sim.models.simt.plan import Candidate, SimtPlan
+from accel_sim.models.simt.plan.l2 import listed_atomics, listed_reads, output_base
 
 BITS_PER_BYTE = 8
+LINE_HASH = 2654435761         # the compiled L1 walk's hash: Knuth's multiplicative constant (any odd one serves)
+WALK_TABLE_ENTRIES = 1 << 22   # the compiled L1 walk's table entries (lines, SMs x code blocks) at most: about 100 MB
 
 
 def link_cycles(bits: np.ndarray, bytes_per_cycle: float) -> np.ndarray:
@@ -58,9 +66,10 @@ class SectorCache:
         self.lines, self.popcount = lines, popcount
         self.tags = self.masks = self.stamps = np.zeros(0, dtype=np.int64)
 
-    def access(self, tags: np.ndarray, wanted: np.ndarray, stamp: int) -> int:
+    def access(self, tags: np.ndarray, wanted: np.ndarray, stamp: int, missing: np.ndarray | None = None) -> int:
         """Sector hits of a CTA's distinct sorted line ``tags`` with ``wanted`` sector masks (looked up before any
-        is filled), then the lines filled and the least recently used evicted."""
+        is filled), then the lines filled and the least recently used evicted; ``missing`` (as ``tags``) receives
+        each line's sectors that missed."""
         if tags.size == 0 or self.lines == 0:
             return 0
         at = np.searchsorted(self.tags, tags)
@@ -68,7 +77,10 @@ class SectorCache:
         if self.tags.size:
             present = self.tags[np.minimum(at, self.tags.size - 1)] == tags
         where = at[present]
-        hits = int(self.popcount[wanted[present] & self.masks[where]].sum())
+        found = wanted[present] & self.masks[where]
+        if missing is not None:
+            missing[present] = wanted[present] & ~found
+        hits = int(self.popcount[found].sum())
         self.masks[where] |= wanted[present]
         self.stamps[where] = stamp
         fresh = ~present
@@ -126,6 +138,65 @@ def line_runs(sectors: np.ndarray, ptr: np.ndarray, per_line: int) -> tuple[np.n
     return line_ptr, tags[:lines].copy(), masks[:lines].copy()
 
 
+def l2_walk(tags: np.ndarray, masks: np.ndarray, sets: int, ways: int, popcount: np.ndarray) -> int:
+    """Sectors an empty set-associative sector L2 of ``sets`` x ``ways`` lines misses when the lines ``tags`` ask for
+    the sectors ``masks``, one after the other: a line's set is its tag modulo ``sets``, a missing line takes the
+    set's least recently used way (an empty one first), a present line's missing sectors are filled. The loop numba
+    compiles (plain Python too)."""
+    held = np.full(sets * ways, -1, dtype=np.int64)
+    valid = np.zeros(sets * ways, dtype=np.int64)
+    used = np.full(sets * ways, -1, dtype=np.int64)
+    misses = 0
+    for i in range(tags.size):
+        base = (tags[i] % sets) * ways
+        way = -1
+        oldest = base
+        for w in range(base, base + ways):
+            if held[w] == tags[i]:
+                way = w
+                break
+            if used[w] < used[oldest]:
+                oldest = w
+        if way < 0:
+            way = oldest
+            held[way], valid[way] = tags[i], 0
+        misses += popcount[masks[i] & ~valid[way]]
+        valid[way] |= masks[i]
+        used[way] = i
+    return misses
+
+
+def l2_misses(plan: SimtPlan, c: Candidate, l1_missing: np.ndarray | None) -> int:
+    """Sectors of the candidate's listed reads the L2 misses when its footprint overflows the L2 (0 when it fits):
+    CTA by CTA in launch order, its GEMM tile reads, then its read-only loads' L1 misses (``l1_missing``: the sectors
+    of each line that missed, as :func:`cached_lines` orders the lines), then its atomic adds, each in address order."""
+    s, m = c.schedule, plan.machine
+    if not c.l2_overflow:
+        return 0
+    per_line = m.line // m.sector
+    ctas = np.arange(s.ctas)
+    base = output_base(s.gemm_reads, s.dense_operand_bytes, m.line, m.sector)
+    parts = []
+    for phase, (ptr, sectors) in enumerate((listed_reads(s.gemm_reads, s.ctas, m.sector, m.line),
+                                            (s.cached_ptr, s.cached_sectors),
+                                            listed_atomics(s.atomic_cta, s.atomic_sector, s.ctas, base))):
+        if ptr is None:
+            continue
+        line_ptr, tags, masks = cached_lines(sectors, ptr, per_line)
+        owner = np.repeat(ctas, np.diff(line_ptr))
+        if phase == 1:                                               # only the L1's misses reach the L2
+            kept = l1_missing != 0
+            owner, tags, masks = owner[kept], tags[kept], l1_missing[kept]
+        parts.append((owner * 3 + phase, tags, masks))
+    key, tags, masks = (np.concatenate(column) for column in zip(*parts))
+    order = np.argsort(key, kind="stable")
+    popcount = np.array([bin(v).count("1") for v in range(1 << per_line)], dtype=np.int64)
+    kernel = _compiled_dispatch()
+    walk = kernel["l2"] if kernel is not None else l2_walk
+    return int(walk(np.ascontiguousarray(tags[order], dtype=np.int64), np.ascontiguousarray(masks[order], dtype=np.int64),
+                    m.l2_sets, m.l2_ways, popcount))
+
+
 def cta_demands(plan: SimtPlan, c: Candidate) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per CTA: (chain, issue, L1, L2 port) cycles of the CTA alone on an SM (the L2 port without its L1 misses)."""
     s, m = c.schedule, plan.machine
@@ -172,11 +243,12 @@ def dispatch_keys(durations: np.ndarray, slots: int, start: np.ndarray, slot: np
 
 @functools.cache
 def _compiled_dispatch() -> dict | None:
-    """:func:`dispatch_keys` and :func:`line_runs` compiled by numba (:func:`compiled_loop`), or None when numba is
-    not installed."""
+    """:func:`dispatch_keys`, :func:`line_runs`, :func:`l2_walk` and :func:`l1_walk` compiled by numba
+    (:func:`compiled_loop`), or None when numba is not installed."""
     if compiled_loop(dispatch_keys) is None:
         return None
-    return {"dispatch": compiled_loop(dispatch_keys), "lines": compiled_loop(line_runs)}
+    return {"dispatch": compiled_loop(dispatch_keys), "lines": compiled_loop(line_runs), "l2": compiled_loop(l2_walk),
+            "l1": compiled_loop(l1_walk)}
 
 
 def drain(start: np.ndarray, sm: np.ndarray, service: np.ndarray, sms: int) -> np.ndarray:
@@ -212,8 +284,124 @@ class CodeCache:
         return 0
 
 
+def l1_walk(fixed: np.ndarray, static: np.ndarray, misses: np.ndarray, line_ptr: np.ndarray, tags: np.ndarray,
+            masks: np.ndarray, lines: int, table: int, sms: int, slots: int, code_block: np.ndarray,
+            code_sectors: np.ndarray, capacity: int, sector_bits: int, port_bits: float, popcount: np.ndarray,
+            start: np.ndarray, slot: np.ndarray, code_hits: np.ndarray, missing: np.ndarray) -> None:
+    """:func:`dispatch_through_l1`'s CTA-by-CTA walk in one loop, the loop numba compiles (plain Python too), filling
+    ``start``, ``slot``, ``misses``, ``code_hits`` and ``missing``. The SMs' L1s as :class:`SectorCache`: one hash table
+    of ``table`` slots (a power of two above the lines the SMs may hold between evictions; 0: the SMs' CTAs do not share
+    the L1; linear probing, backward-shift deletion) of each (line, SM)'s valid sectors and last CTA, and per SM a queue
+    of its accesses in (CTA, tag) order, the entry of a line touched again since stale; evicting takes the queue's
+    oldest live entries, the order of :class:`SectorCache`'s (stamp, tag) key. The instruction caches as
+    :class:`CodeCache` the same way over whole blocks (``capacity`` 0: none). The free slots as
+    :func:`dispatch_keys`' heap of free cycle x slots + slot."""
+    held_tag = np.full(table, -1, dtype=np.int64)                    # line x SMs + SM (-1: empty)
+    valid = np.zeros(table, dtype=np.int64)                          # its valid sectors
+    stamp = np.zeros(table, dtype=np.int64)                          # the CTA that last touched it
+    queue_next = np.full(tags.size, -1, dtype=np.int64)              # an access's successor in its SM's queue
+    entry_cta = np.zeros(tags.size, dtype=np.int64)
+    head = np.full(sms, -1, dtype=np.int64)
+    tail = np.full(sms, -1, dtype=np.int64)
+    held = np.zeros(sms, dtype=np.int64)
+    mask = table - 1
+    blocks = code_sectors.size
+    code_used = np.full(sms * blocks, -1, dtype=np.int64)            # (SM, block) -> the CTA that last ran it
+    code_next = np.full(fixed.size, -1, dtype=np.int64)
+    code_head = np.full(sms, -1, dtype=np.int64)
+    code_tail = np.full(sms, -1, dtype=np.int64)
+    code_held = np.zeros(sms, dtype=np.int64)
+    free = [np.int64(0)]
+    free.pop()
+    for cta in range(fixed.size):
+        if cta < slots:
+            t, k = 0, cta
+        else:
+            key = heapq.heappop(free)
+            t, k = key // slots, key % slots
+        start[cta], slot[cta] = t, k
+        sm = k % sms
+        if table > 0 and lines > 0:
+            hits = 0
+            for i in range(line_ptr[cta], line_ptr[cta + 1]):
+                line = tags[i] * sms + sm
+                key = (line * LINE_HASH) & mask
+                while held_tag[key] != -1 and held_tag[key] != line:
+                    key = (key + 1) & mask
+                have = valid[key] if held_tag[key] == line else 0
+                if have == 0:
+                    held_tag[key] = line
+                    held[sm] += 1
+                hits += popcount[masks[i] & have]
+                missing[i] = masks[i] & ~have
+                valid[key] = have | masks[i]
+                stamp[key] = cta
+                entry_cta[i] = cta
+                if tail[sm] < 0:
+                    head[sm] = i
+                else:
+                    queue_next[tail[sm]] = i
+                tail[sm] = i
+            misses[cta] -= hits
+            while held[sm] > lines:                                  # the oldest live entries go
+                e = head[sm]
+                head[sm] = queue_next[e]
+                line = tags[e] * sms + sm
+                h = (line * LINE_HASH) & mask
+                while held_tag[h] != line:
+                    h = (h + 1) & mask
+                if stamp[h] != entry_cta[e]:
+                    continue                                         # touched again since: a later entry stands
+                held[sm] -= 1
+                gap = h                                              # backward-shift deletion
+                j = h
+                while True:
+                    j = (j + 1) & mask
+                    if held_tag[j] == -1:
+                        break
+                    home = (held_tag[j] * LINE_HASH) & mask
+                    if (j > gap and (home <= gap or home > j)) or (j < gap and home <= gap and home > j):
+                        held_tag[gap], valid[gap], stamp[gap] = held_tag[j], valid[j], stamp[j]
+                        gap = j
+                held_tag[gap] = -1
+                valid[gap] = 0
+            if head[sm] < 0:
+                tail[sm] = -1
+        if capacity > 0:
+            block = code_block[cta]
+            size = code_sectors[block]
+            key = sm * blocks + block
+            queued = False
+            if code_used[key] >= 0:
+                code_hits[cta] = size
+                code_used[key] = cta
+                queued = True
+            elif 0 < size <= capacity:
+                code_used[key] = cta
+                code_held[sm] += size
+                queued = True
+            if queued:
+                if code_tail[sm] < 0:
+                    code_head[sm] = cta
+                else:
+                    code_next[code_tail[sm]] = cta
+                code_tail[sm] = cta
+            while code_held[sm] > capacity:
+                e = code_head[sm]
+                code_head[sm] = code_next[e]
+                key = sm * blocks + code_block[e]
+                if code_used[key] == e:
+                    code_used[key] = -1
+                    code_held[sm] -= code_sectors[code_block[e]]
+            if code_head[sm] < 0:
+                code_tail[sm] = -1
+        port = np.int64(np.ceil((static[cta] + misses[cta] - code_hits[cta]) * sector_bits / port_bits))
+        heapq.heappush(free, (t + max(fixed[cta], port)) * slots + k)
+
+
 def dispatch_through_l1(plan: SimtPlan, c: Candidate, fixed: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Start cycle, slot, L1 misses and instruction-cache hits (sectors) of each CTA when its time is the largest of
+    """Start cycle, slot, L1 misses and instruction-cache hits (sectors) of each CTA, and the sectors each cached line
+    missed (None when the SM's CTAs do not share the L1: every one), when its time is the largest of
     ``fixed`` and its L2-port cycles, which count its L1 misses (every cached sector when the SM's CTAs do not share
     the L1) and its code unless the SM's instruction cache holds it (dispatch as :func:`dispatch`)."""
     s, m = c.schedule, plan.machine
@@ -222,15 +410,35 @@ def dispatch_through_l1(plan: SimtPlan, c: Candidate, fixed: np.ndarray) -> tupl
     slot = np.arange(s.ctas, dtype=np.int64)
     shared_l1 = s.cached_ptr is not None and m.sm_l1
     misses = np.zeros(s.ctas, dtype=np.int64) if s.cached_ptr is None else np.diff(s.cached_ptr)
+    missing = None
     if shared_l1:
         per_line = m.line // m.sector
         popcount = np.array([bin(v).count("1") for v in range(1 << per_line)], dtype=np.int64)
         caches = [SectorCache(c.l1_lines, popcount) for _ in range(m.sms)]
         line_ptr, tags, masks = cached_lines(s.cached_sectors, s.cached_ptr, per_line)
+        missing = masks.copy()
     code = s.code_block is not None and m.instruction_cache > 0
-    code_caches = [CodeCache(m.instruction_cache) for _ in range(m.sms)]
     code_hits = np.zeros(s.ctas, dtype=np.int64)
     port_bits = BITS_PER_BYTE * m.l2_port_bandwidth
+    kernel = _compiled_dispatch()
+    longest = int(np.maximum(fixed, link_cycles((s.cta_l2_sectors + misses) * m.sector * BITS_PER_BYTE,
+                                                m.l2_port_bandwidth)).sum())
+    table = 0
+    if shared_l1 and c.l1_lines > 0:                                 # room for the lines held and one CTA's more
+        batch = int(np.diff(line_ptr).max(initial=0))
+        table = 1 << int(2 * (m.sms * c.l1_lines + batch)).bit_length()
+    blocks = s.code_sectors.size if code else 0
+    if kernel is not None and (longest + 1) * slots < 1 << 62 and table + m.sms * blocks <= WALK_TABLE_ENTRIES:
+        empty = np.zeros(0, dtype=np.int64)
+        kernel["l1"](np.asarray(fixed, dtype=np.int64), s.cta_l2_sectors.astype(np.int64), misses,
+                     line_ptr if shared_l1 else np.zeros(s.ctas + 1, dtype=np.int64), tags if shared_l1 else empty,
+                     masks if shared_l1 else empty, c.l1_lines, table, m.sms, slots,
+                     s.code_block.astype(np.int64) if code else empty, s.code_sectors.astype(np.int64) if code else empty,
+                     m.instruction_cache if code else 0, m.sector * BITS_PER_BYTE, port_bits,
+                     popcount if shared_l1 else np.zeros(1, dtype=np.int64), start, slot, code_hits,
+                     missing if shared_l1 else empty)
+        return start, slot, misses, code_hits, missing
+    code_caches = [CodeCache(m.instruction_cache) for _ in range(m.sms)]
     static = s.cta_l2_sectors.tolist()
     free: list[tuple[int, int]] = []
     for cta in range(s.ctas):
@@ -238,22 +446,25 @@ def dispatch_through_l1(plan: SimtPlan, c: Candidate, fixed: np.ndarray) -> tupl
         start[cta], slot[cta] = t, k
         if shared_l1:
             lo, hi = line_ptr[cta], line_ptr[cta + 1]
-            misses[cta] -= caches[k % m.sms].access(tags[lo:hi], masks[lo:hi], cta)
+            misses[cta] -= caches[k % m.sms].access(tags[lo:hi], masks[lo:hi], cta, missing[lo:hi])
         if code:
             block = int(s.code_block[cta])
             code_hits[cta] = code_caches[k % m.sms].fetch(block, int(s.code_sectors[block]))
         port = int(np.ceil((static[cta] + int(misses[cta]) - int(code_hits[cta])) * m.sector * BITS_PER_BYTE / port_bits))
         heapq.heappush(free, (t + max(int(fixed[cta]), port), k))
-    return start, slot, misses, code_hits
+    return start, slot, misses, code_hits, missing
 
 
-def count(plan: SimtPlan, index: int) -> SimtCounters:
-    """One candidate's counters."""
+def count(plan: SimtPlan, index: int, bound: int | None = None) -> SimtCounters | None:
+    """One candidate's counters; None when its footprint overflows the L2 of a set model and its time without the L2
+    walk (every bound but DRAM's, and DRAM's without the listed reads) is already at least ``bound``: the walk could
+    only add DRAM reads, so it would not be faster (ties keep the earlier candidate)."""
     c = plan.candidates[index]
     s, m = c.schedule, plan.machine
     chain, issue, l1, l2port = cta_demands(plan, c)
     fixed = np.maximum.reduce([chain, issue, l1, np.ones_like(chain)])
     code_hits = np.zeros(s.ctas, dtype=np.int64)
+    missing = None
     if s.cached_ptr is None and (s.code_block is None or m.instruction_cache == 0):
         misses = np.zeros(s.ctas, dtype=np.int64)
         start, slot = dispatch(np.maximum(fixed, l2port), m.sms * c.ctas_per_sm)
@@ -262,7 +473,7 @@ def count(plan: SimtPlan, index: int) -> SimtCounters:
         l2port = link_cycles((s.cta_l2_sectors + misses) * m.sector * BITS_PER_BYTE, m.l2_port_bandwidth)
         start, slot = dispatch(np.maximum(fixed, l2port), m.sms * c.ctas_per_sm)
     else:                                                            # hits decided CTA by CTA on the SM it lands on
-        start, slot, misses, code_hits = dispatch_through_l1(plan, c, fixed)
+        start, slot, misses, code_hits, missing = dispatch_through_l1(plan, c, fixed)
         l2port = link_cycles((s.cta_l2_sectors + misses - code_hits) * m.sector * BITS_PER_BYTE, m.l2_port_bandwidth)
     durations = np.maximum(fixed, l2port)
     sm = slot % m.sms
@@ -275,7 +486,19 @@ def count(plan: SimtPlan, index: int) -> SimtCounters:
     l2_cycles = bus_cycles(sectors * m.sector * BITS_PER_BYTE, m.l2_bandwidth)
     atomic_cycles = int(drain(start[c.atomic_cta], c.atomic_slice, c.atomic_cycles, m.l2_slices).max()) \
         if c.atomic_cta.size else 0
-    dram_read = max(c.dram_read_bytes, sectors * m.sector - c.dram_write_bytes) if c.l2_overflow else c.dram_read_bytes
+    dram_read, missed = c.dram_read_bytes, 0
+    if c.l2_overflow and m.l2_ways == 0:                             # no set model: every L2 sector from DRAM
+        dram_read = max(c.dram_read_bytes, sectors * m.sector - c.dram_write_bytes)
+    elif c.l2_overflow:   # the listed reads' L2 misses; every other sector from DRAM (at least their footprint)
+        other = sectors - int(misses.sum()) - s.listed_l2_sectors
+        dram_read = max(c.dram_read_bytes - s.listed_read_bytes, other * m.sector - c.dram_write_bytes)
+        unlisted = bus_cycles((dram_read + c.dram_write_bytes) * BITS_PER_BYTE, m.dram_bandwidth)
+        if bound is not None and max(sm_cycles, l2_cycles, atomic_cycles, unlisted) >= bound:
+            return None
+        if s.cached_ptr is not None and missing is None:             # every cached sector went to L2
+            missing = cached_lines(s.cached_sectors, s.cached_ptr, m.line // m.sector)[2]
+        missed = l2_misses(plan, c, missing)
+        dram_read += missed * m.sector
     dram_cycles = bus_cycles((dram_read + c.dram_write_bytes) * BITS_PER_BYTE, m.dram_bandwidth)
     return SimtCounters(
         candidate=index, cycles=max(sm_cycles, l2_cycles, dram_cycles, atomic_cycles), sm_cycles=sm_cycles,
@@ -286,14 +509,14 @@ def count(plan: SimtPlan, index: int) -> SimtCounters:
         issue_slots=int(s.group_issue.sum()), l1_bytes=int(s.cta_l1_bytes.sum()), l2_sectors=sectors,
         dram_read_bytes=dram_read, dram_write_bytes=c.dram_write_bytes, fmas=s.fmas,
         tensor_macs=s.tensor_macs, atomics=s.atomics, l1_hits=cached - int(misses.sum()), l1_misses=int(misses.sum()),
-        instruction_cache_hits=int(code_hits.sum()))
+        instruction_cache_hits=int(code_hits.sum()), l2_misses=missed)
 
 
 def fast(plan: SimtPlan, max_cycles: int | None = None) -> SimtCounters:
     best = None
     for index in range(len(plan.candidates)):
-        counters = count(plan, index)
-        if best is None or counters.cycles < best.cycles:
+        counters = count(plan, index, None if best is None else best.cycles)
+        if counters is not None and (best is None or counters.cycles < best.cycles):
             best = counters
     if max_cycles is not None and best.cycles > max_cycles:
         raise SimulationError(f"{plan.layer.name}: {best.cycles} cycles exceed max_cycles={max_cycles}")

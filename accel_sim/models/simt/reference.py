@@ -12,7 +12,10 @@ the SM consults for its read-only load sectors before filling them, its misses j
 demand; per SM an L1 instruction cache (an ordered table of whole code blocks, least recently used first) that a
 CTA of generated code consults for its code block, fetching it through its L2 port only on a miss; the L2 and DRAM as shared
 :class:`~accel_sim.hardware.Link` s (burst lists at a fractional bandwidth) moving the kernel's traffic while the
-SMs run; per L2 slice an atomic unit (a :class:`~accel_sim.hardware.Link` of one cycle per cycle of work) to
+SMs run, and when the footprint overflows an L2 with a set model (``simt.l2_ways``) its sets (ordered tables of
+128-byte lines and their valid 32-byte sectors, least recently used first) that each starting CTA's listed reads look
+up (DRAM reads the sectors missed; without a set model DRAM reads every sector requested from L2); per
+L2 slice an atomic unit (a :class:`~accel_sim.hardware.Link` of one cycle per cycle of work) to
 which every CTA hands its atomic requests' cycles on that slice when it starts, served in arrival order.
 Events per group, CTA and transfer, never per thread or cycle."""
 from __future__ import annotations
@@ -28,6 +31,7 @@ from accel_sim.hardware import BytesPerCycle, EndOfCycle, Link, WordsPerCycle, r
 from accel_sim.hardware.recorder import COMPUTE, DRAM, TRANSFER, Recorder
 from accel_sim.models.simt.counters import SimtCounters
 from accel_sim.models.simt.plan import SimtPlan
+from accel_sim.models.simt.plan.l2 import listed_atomics, listed_reads, output_base
 
 BITS_PER_BYTE = 8
 
@@ -93,7 +97,12 @@ def run_candidate(plan: SimtPlan, index: int, max_cycles: int | None,
     l1 = [Link(env, f"sm{k}.l1", BytesPerCycle(m.l1_bandwidth)) for k in range(m.sms)]
     ports = [Link(env, f"sm{k}.l2_port", BytesPerCycle(m.l2_port_bandwidth)) for k in range(m.sms)]
     tally = dict(chain=0, issue=0, l1=0, l2=0, cta=0, slots=0, end=0, done=0, hits=0, misses=0, sectors=0, begun=0,
-                 code_hits=0)
+                 code_hits=0, l2_missed=0)
+    l2_sets: dict[int, OrderedDict[int, int]] = {}                      # set -> line -> valid sectors
+    walk = c.l2_overflow and m.l2_ways > 0                              # the set model (l2_ways 0: none)
+    listed_ptr, listed_sectors = listed_reads(s.gemm_reads if walk else None, s.ctas, m.sector, m.line)
+    atomic_ptr, atomic_sectors = listed_atomics(s.atomic_cta, s.atomic_sector, s.ctas,
+                                                output_base(s.gemm_reads, s.dense_operand_bytes, m.line, m.sector))
     per_line = m.line // m.sector
     atomic_bounds = np.searchsorted(c.atomic_cta, np.arange(s.ctas + 1))
     atomic_units: dict[int, Link] = {}
@@ -107,24 +116,48 @@ def run_candidate(plan: SimtPlan, index: int, max_cycles: int | None,
         recorder.agent("L2", "buffer")
         recorder.agent("DRAM", "dram")
 
-    def l1_misses(index_: int, sm: int) -> int:
-        """The CTA's read-only sectors missing in the SM's L1 (all when CTAs do not share it), then filled."""
-        if s.cached_ptr is None:
-            return 0
+    def lines_of(sectors: list[int]) -> dict[int, int]:
+        """Line -> mask of the sectors asked for."""
         wanted: dict[int, int] = {}
-        for sector in s.cached_sectors[s.cached_ptr[index_]:s.cached_ptr[index_ + 1]].tolist():
+        for sector in sectors:
             wanted[sector // per_line] = wanted.get(sector // per_line, 0) | 1 << sector % per_line
-        asked = sum(bin(bits).count("1") for bits in wanted.values())
+        return wanted
+
+    def l1_misses(index_: int, sm: int) -> dict[int, int]:
+        """The CTA's read-only sectors missing in the SM's L1 (all when CTAs do not share it), line -> mask, then
+        filled."""
+        if s.cached_ptr is None:
+            return {}
+        wanted = lines_of(s.cached_sectors[s.cached_ptr[index_]:s.cached_ptr[index_ + 1]].tolist())
         if not m.sm_l1 or c.l1_lines == 0:
-            return asked
+            return wanted
         cache = caches[sm]
-        hits = sum(bin(bits & cache.get(line, 0)).count("1") for line, bits in wanted.items())
+        missing = {line: bits & ~cache.get(line, 0) for line, bits in wanted.items()}
+        tally["hits"] += sum(bin(bits & cache.get(line, 0)).count("1") for line, bits in wanted.items())
         for line in sorted(wanted):
             cache[line] = cache.pop(line, 0) | wanted[line]                # most recently used at the end
         while len(cache) > c.l1_lines:
             cache.popitem(last=False)
-        tally["hits"] += hits
-        return asked - hits
+        return missing
+
+    def l2_lookup(index_: int, missing: dict[int, int]) -> None:
+        """When the footprint overflows the L2: the CTA's GEMM tile reads, then its L1 misses, then its atomic adds,
+        each line in address order, looked up in the L2's set (line modulo the sets; an ordered table, least recently used first) and
+        filled; the sectors it lacks counted."""
+        if not walk:
+            return
+        listed = lines_of(listed_sectors[listed_ptr[index_]:listed_ptr[index_ + 1]].tolist())
+        added = lines_of(atomic_sectors[atomic_ptr[index_]:atomic_ptr[index_ + 1]].tolist())
+        for wanted in (listed, missing, added):
+            for line in sorted(wanted):
+                if not wanted[line]:
+                    continue
+                table = l2_sets.setdefault(line % m.l2_sets, OrderedDict())
+                held = table.pop(line, 0) if line in table else None
+                tally["l2_missed"] += bin(wanted[line] & ~(held or 0)).count("1")
+                table[line] = (held or 0) | wanted[line]
+                if held is None and len(table) > m.l2_ways:
+                    table.popitem(last=False)
 
     def code_hit(index_: int, sm: int) -> int:
         """The CTA's code sectors the SM's instruction cache holds (all or none: a whole block, least recently used
@@ -161,7 +194,9 @@ def run_candidate(plan: SimtPlan, index: int, max_cycles: int | None,
         warps = [env.process(warp(w)) for w in range(warp_bounds[index_], warp_bounds[index_ + 1])]
         cta_issue = sum(issue[g] for g in range(group_bounds[warp_bounds[index_]],
                                                group_bounds[warp_bounds[index_ + 1]]))
-        misses = l1_misses(index_, sm)
+        missing = l1_misses(index_, sm)
+        misses = sum(bin(bits).count("1") for bits in missing.values())
+        l2_lookup(index_, missing)
         fetched = int(s.cta_l2_sectors[index_]) + misses - code_hit(index_, sm)   # code the SM holds is not fetched
         for e in range(atomic_bounds[index_], atomic_bounds[index_ + 1]):    # the CTA's adds join each slice's queue
             k = int(c.atomic_slice[e])
@@ -219,8 +254,11 @@ def run_candidate(plan: SimtPlan, index: int, max_cycles: int | None,
         yield started
         sectors = tally["sectors"]
         read = c.dram_read_bytes
-        if c.l2_overflow:                                              # every L2 sector comes from DRAM
+        if c.l2_overflow and not walk:                                 # every L2 sector comes from DRAM
             read = max(read, sectors * m.sector - c.dram_write_bytes)
+        elif c.l2_overflow:            # the listed reads' L2 misses; every other sector from DRAM (at least their footprint)
+            other = sectors - tally["misses"] - s.listed_l2_sectors
+            read = max(read - s.listed_read_bytes, other * m.sector - c.dram_write_bytes) + tally["l2_missed"] * m.sector
         busy = []
         for bus, read_bits, write_bits in ((l2_bus, sectors * m.sector * BITS_PER_BYTE, 0),
                                            (dram, read * BITS_PER_BYTE, c.dram_write_bytes * BITS_PER_BYTE)):
@@ -262,4 +300,5 @@ def run_candidate(plan: SimtPlan, index: int, max_cycles: int | None,
         issue_slots=int(tally["slots"]), l1_bytes=sum(link.counter.reads for link in l1) // BITS_PER_BYTE,
         l2_sectors=l2_bus.counter.reads // (m.sector * BITS_PER_BYTE),
         dram_read_bytes=dram.counter.reads // BITS_PER_BYTE, dram_write_bytes=dram.counter.writes // BITS_PER_BYTE, fmas=s.fmas, tensor_macs=s.tensor_macs, atomics=s.atomics,
-        l1_hits=tally["hits"], l1_misses=tally["misses"], instruction_cache_hits=tally["code_hits"])
+        l1_hits=tally["hits"], l1_misses=tally["misses"], instruction_cache_hits=tally["code_hits"],
+        l2_misses=tally["l2_missed"])

@@ -31,6 +31,9 @@ ACCEL_SIM_A100 = ("Accel-Sim's A100 configuration (github.com/accel-sim/gpgpu-si
 NSIGHT_ATOMICS = ("NVIDIA Nsight Visual Studio Edition 4.7 User Guide, Memory Statistics - Atomics (docs.nvidia.com/gameworks): "
                   "on compute capability 3.x and later 'many atomics can be performed ... nearly as quickly as memory loads'; "
                   "the read-modify-writes of a warp's threads to one location 'are all serialized'")
+SGK_MBV1 = ("google-research/google-research sgk/mbv1/config.py: the sparse MobileNetV1s' block_config is ['dense'] + "
+            "['sparse'] x 12; sgk/mbv1/mobilenet_builder.py runs a 'dense' block's 1x1 convolution as layers.Conv2D, "
+            "a tf.matmul (cuBLAS SGEMM), and a 'sparse' one as layers.SparseConv2D (Sputnik's SpMM)")
 SPUTNIK = "Gale, Zaharia, Young, Elsen, 'Sparse GPU Kernels for Deep Learning' (SC 2020)"
 MERGE = "Yang, Buluc, Owens, 'Design Principles for Sparse Matrix Multiplication on the GPU' (Euro-Par 2018)"
 MERRILL = "Merrill, Garland, 'Merge-Based Parallel Sparse Matrix-Vector Multiplication' (SC 2016)"
@@ -83,6 +86,11 @@ class SimtSpec:
         "simt.csb_balance), merge_spmv (Merrill and Garland's merge-based CSR SpMV: equal merge-path shares per thread).",
         "sputnik", choices=KERNELS,
         source=f"{SPUTNIK}; {MERGE}; Buluc et al. SPAA 2009 (CSB); OpenAI block-sparse (2017); {SPARSERT}; {MERRILL}")
+    dense_layers_kernel: str = spec_field(
+        "Kernel a layer with dense weights (weight_density 1, no N:M marking) runs instead of simt.kernel, as a sparse "
+        "network's dense layers call the dense library; '' runs simt.kernel on every layer.", "",
+        choices=("", "dense_simt", "dense_tensor_core"),
+        source=f"model_choice: ''; volta_v100_sputnik sets dense_simt ({SGK_MBV1})")
     transpose: bool = spec_field(
         "Multiply by the transposed sparse operand (A^T x): csr_scalar / csr_vector scatter with atomics, "
         "csb walks block columns. Only those kernels.", False, source="Buluc et al., SPAA 2009")
@@ -127,6 +135,17 @@ class SimtSpec:
         "L2 slices: each holds the sectors whose number modulo the slice count is its own (assumption: NVIDIA's address "
         "hash is not published; consecutive sectors in consecutive slices) and has one atomic unit executing the atomic "
         "adds sent to its sectors.", 160, positive=True, source=ACCEL_SIM_A100)
+    l2_ways: int = spec_field(
+        "Ways of each L2 set; 0: no set model. With ways, the L2 (tensor_core.l2_size) is a set-associative sector "
+        "cache of line_bytes lines and sector_bytes sectors, l2_size / (line_bytes x l2_ways) sets (fewer ways when the "
+        "L2 holds fewer lines), a line's set its line number modulo the sets (assumption: NVIDIA's set hash is not "
+        "published), least recently used line evicted: when a kernel's footprint overflows the L2, the reads whose "
+        "addresses its schedule lists (the read-only loads past the L1, the dense GEMMs' A and B tiles, the atomic "
+        "adds) look it up in CTA launch order, each CTA's lines in address order, and DRAM reads the sectors it misses; "
+        "the other reads count every sector from DRAM. With 0, past the L2 every sector requested from L2 comes from "
+        "DRAM (an upper bound on the DRAM traffic).", 0, minimum=0,
+        source="model_choice: 0 (the upper bound; no A100 L2 walk: a 40 MB L2 rarely overflows and the walk costs a "
+               f"lookup per sector); volta_v100_simt sets Accel-Sim's SM7_QV100 24 ways ({ACCEL_SIM_A100} for the A100's 16)")
     l2_atomic_cycles: int = spec_field(
         "Cycles a slice's atomic unit spends on one atomic request (the distinct addresses one warp instruction updates in "
         "one sector, as a load's sector access) per operation on the request's most-updated address: operations on one "

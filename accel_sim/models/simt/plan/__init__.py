@@ -41,11 +41,11 @@ class Candidate:
 
     schedule: Schedule
     ctas_per_sm: int                 # resident CTAs per SM (occupancy, capped by the grid)
-    dram_read_bytes: int             # compulsory footprint (with l2_overflow the counting paths raise it to
-                                     # every sector requested from L2, the L1 misses included)
+    dram_read_bytes: int             # compulsory footprint (with l2_overflow the counting paths take the listed
+                                     # reads' L2 misses and every other sector requested from L2)
     dram_write_bytes: int
     l1_lines: int                    # lines of the SM's L1 data cache the kernel's carveout leaves
-    l2_overflow: bool                # the footprint exceeds the L2: every sector requested from L2 comes from DRAM
+    l2_overflow: bool                # the footprint exceeds the L2: the counting paths walk the L2 model
     atomic_cta: np.ndarray           # per (CTA, L2 slice) with atomic requests:
     atomic_slice: np.ndarray
     atomic_cycles: np.ndarray        # the slice's atomic-unit cycles
@@ -88,7 +88,8 @@ def _check_nm(m: Machine, layer: Layer, where: str) -> None:
 def build_schedules(spec: SimtSpec, m: Machine, arch: ArchBase, problem: SparseProblem,
                     layer: Layer) -> tuple[Schedule, ...]:
     where = f"{arch.name} / {layer.name}"
-    kernel = spec.kernel
+    dense_weights = layer.weight_density >= 1.0 and layer.weight_sparsity is None
+    kernel = spec.dense_layers_kernel if spec.dense_layers_kernel and dense_weights else spec.kernel
     if kernel == "csr_scalar" or kernel == "csr_vector":
         return (csr_spmv(problem, m, spec, per_warp_rows=kernel == "csr_vector"),)
     if kernel == "sputnik":

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from accel_sim.foundations.compress.formats import BSR
+from accel_sim.models.simt.plan.l2 import GemmReads
 from accel_sim.models.simt.plan.machine import Machine
 from accel_sim.models.simt.plan.problem import INDEX_BYTES, SparseProblem
 from accel_sim.models.simt.plan.schedule import Schedule, atomic_runs, ceil_div
@@ -110,7 +111,8 @@ def dense_gemm(p: SparseProblem, m: Machine, spec: SimtSpec, tile: Tile, kernel:
         dram_read_bytes=int(np.ceil(p.m * p.k * a_bits / BITS_PER_BYTE)) + p.k * p.n * eb,
         dram_write_bytes=p.m * p.n * eb, dense_operand_bytes=p.k * p.n * eb, fmas=executed if simt else 0, tensor_macs=0 if simt else int(executed * kept),
         products=int(p.m * p.k * kept) * p.n, atomics=int(c_sectors.sum()) if partial else 0, tensor_core=not simt,
-        **requests)
+        gemm_reads=GemmReads(p.m, p.k, p.n, tile.m, tile.n, k_slice, splits, a_bits, eb),
+        gemm_l2_sectors=int((l2 - c_sectors).sum()), **requests)
 
 
 def bsr_gemm(p: SparseProblem, m: Machine, spec: SimtSpec) -> Schedule:

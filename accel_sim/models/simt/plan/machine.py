@@ -36,6 +36,9 @@ class Machine:
     l2_bandwidth: float             # bytes / cycle, all SMs
     dram_bandwidth: float           # bytes / cycle
     l2_size: int                    # bytes
+    l2_sets: int                    # L2 sets (l2_size / (line x l2_ways), at least one; 0 without a set model)
+    l2_ways: int                    # lines per L2 set (fewer when the L2 holds fewer lines than l2_ways; 0: no set
+    #                                 model, past the L2 every sector requested from L2 comes from DRAM)
     l2_slices: int                  # L2 slices, one atomic unit each (sector number modulo slices)
     l2_atomic_cycles: int           # atomic-unit cycles per request and per operation on its most-updated address
     dram_latency: int               # cycles
@@ -55,6 +58,8 @@ def machine(arch: ArchBase) -> Machine:
                                 "section (write 'extends: ampere_a100')")
     tc = arch.tensor_core
     lanes_per_scheduler = spec.fp32_lanes_per_sm // spec.schedulers_per_sm
+    l2_lines = max(1, tc.l2_size // spec.line_bytes)
+    l2_ways = min(spec.l2_ways, l2_lines)                 # 0: no set model
     return Machine(
         sms=tc.sms, schedulers=spec.schedulers_per_sm, warp_size=spec.warp_size, fp32_lanes=spec.fp32_lanes_per_sm,
         fma_issue_cycles=-(-spec.warp_size // lanes_per_scheduler),
@@ -66,7 +71,7 @@ def machine(arch: ArchBase) -> Machine:
         instruction_cache=spec.instruction_cache_bytes // spec.sector_bytes,
         carveouts=tuple(sorted(spec.shared_memory_carveouts)), l1_bandwidth=tc.shared_memory_bandwidth,
         l2_port_bandwidth=tc.l2_to_sm_bandwidth, l2_bandwidth=tc.l2_bandwidth, dram_bandwidth=tc.dram_bandwidth,
-        l2_size=tc.l2_size, l2_slices=spec.l2_slices, l2_atomic_cycles=spec.l2_atomic_cycles,
+        l2_size=tc.l2_size, l2_sets=l2_lines // l2_ways if l2_ways else 0, l2_ways=l2_ways, l2_slices=spec.l2_slices, l2_atomic_cycles=spec.l2_atomic_cycles,
         dram_latency=tc.memory_latency, l2_latency=spec.l2_latency,
         shared_memory_latency=spec.shared_memory_latency, mma_m=tc.mma_m, mma_n=tc.mma_n, mma_k=tc.mma_k,
         metadata_bits=tc.metadata_bits_per_value, nm=(tc.nm_n, tc.nm_m))

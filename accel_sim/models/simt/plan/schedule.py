@@ -8,7 +8,8 @@ L1 keeps what the CTA already fetched: a sector the CTA requested before is an L
 also list, per CTA, the distinct sectors of its read-only loads (``cached_sectors``): those go
 through the SM's L1 data cache shared by the CTAs resident on the SM, and only its misses reach the
 L2 port (the counting paths decide hits, since which CTAs share an SM is decided at run time).
-DRAM moves the kernel's compulsory footprint when it fits the L2. A kernel that adds into memory with
+DRAM moves the kernel's compulsory footprint when it fits the L2; past it the counting paths walk an L2 model over
+the reads the plan lists (plan/l2.py). A kernel that adds into memory with
 atomics lists its atomic requests (one warp instruction's atomics to one sector: the CTA, the sector,
 the operations on its most-updated address); :func:`atomic_demands` turns them into each CTA's demand
 on each L2 slice's atomic unit. A kernel of generated code (one code block per CTA row block) lists each CTA's
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from accel_sim.foundations.errors import InputError
+from accel_sim.models.simt.plan.l2 import GemmReads
 from accel_sim.models.simt.plan.machine import Machine
 
 
@@ -54,8 +56,24 @@ class Schedule:
     code_block: np.ndarray | None = None       # (ctas,) the generated code each CTA runs (an index into code_sectors)
     code_sectors: np.ndarray | None = None     # (codes,) sectors of each code block (inside cta_l2_sectors: a CTA whose
     #                                            code the SM's instruction cache holds fetches none of it)
+    gemm_reads: GemmReads | None = None        # a dense GEMM's A and B tile reads (inside cta_l2_sectors), listed for
+    #                                            the L2 model when the footprint overflows the L2 (plan/l2.py)
+    gemm_l2_sectors: int = 0                   # of cta_l2_sectors' sum, the sectors of gemm_reads
     in_flight_bytes_per_cta: int = 0           # bytes of loads a CTA keeps in flight at once, where the kernel's
     #                                            model states it (dense_gemv: one iteration's); 0: not stated
+
+    @property
+    def listed_read_bytes(self) -> int:
+        """Bytes of dram_read_bytes whose sectors the schedule lists for the L2 model: A and B of a dense GEMM, B
+        of a kernel with read-only loads through the L1, none otherwise."""
+        if self.gemm_reads is not None:
+            return self.dram_read_bytes
+        return self.dense_operand_bytes if self.cached_ptr is not None else 0
+
+    @property
+    def listed_l2_sectors(self) -> int:
+        """Of cta_l2_sectors' sum, the sectors the L2 model looks up from the plan's lists (GEMM tiles, atomics)."""
+        return self.gemm_l2_sectors + self.atomics
 
     @property
     def ctas(self) -> int:
