@@ -16,6 +16,7 @@ conversion rule; OFP8's saturating mode). ``emax`` is the exponent of the larges
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -135,6 +136,21 @@ def decode(fmt: ElementFormat, codes: np.ndarray) -> np.ndarray:
     if fmt.is_integer:
         n = np.where(codes >= 1 << (fmt.bits - 1), codes - (1 << fmt.bits), codes)
         return n * fmt.quantum
+    # a float's value depends only on its low ``bits`` bits (sign, exponent field, mantissa): look each code up
+    # in the 2^bits values :func:`decode_formula` gives (the same arithmetic, once per pattern)
+    return _value_table(fmt)[codes & ((1 << fmt.bits) - 1)]
+
+
+@functools.lru_cache(maxsize=None)
+def _value_table(fmt: ElementFormat) -> np.ndarray:
+    table = decode_formula(fmt, np.arange(1 << fmt.bits, dtype=np.int64))
+    table.flags.writeable = False
+    return table
+
+
+def decode_formula(fmt: ElementFormat, codes: np.ndarray) -> np.ndarray:
+    """:func:`decode` of a float format computed from the fields of every code (what its table holds)."""
+    codes = np.asarray(codes, dtype=np.int64)
     m, e_bits = fmt.mantissa_bits, fmt.exponent_bits
     sign = np.where((codes >> (fmt.bits - 1)) & 1, -1.0, 1.0)
     field = (codes >> m) & ((1 << e_bits) - 1)
