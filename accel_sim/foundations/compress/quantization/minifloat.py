@@ -108,6 +108,35 @@ def round_to_element(fmt: ElementFormat, v: np.ndarray) -> np.ndarray:
 def encode(fmt: ElementFormat, q: np.ndarray) -> np.ndarray:
     """Bit patterns (int64, ``fmt.bits`` wide) of values already in ``fmt`` (from :func:`round_to_element`)."""
     q = np.asarray(q, dtype=np.float64)
+    if fmt.is_integer:
+        return encode_formula(fmt, q)
+    # A finite magnitude of the format is found in the ascending values of the non-negative codes: its index is
+    # its code (the one the field formula gives); anything else (NaN, infinity, a value not in the format)
+    # takes encode_formula, element by element as before.
+    mag = np.abs(q)
+    ascending = _finite_magnitudes(fmt)
+    index = np.minimum(np.searchsorted(ascending, mag), len(ascending) - 1)
+    found = ascending[index] == mag
+    code = np.where(found, index, 0)
+    if not found.all():
+        code[~found] = encode_formula(fmt, mag[~found])
+    return (np.signbit(q).astype(np.int64) << (fmt.bits - 1)) | code
+
+
+@functools.lru_cache(maxsize=None)
+def _finite_magnitudes(fmt: ElementFormat) -> np.ndarray:
+    """Values of the non-negative codes 0, 1, ... up to the first NaN or infinity (strictly ascending)."""
+    values = _value_table(fmt)[: 1 << (fmt.bits - 1)]
+    finite = values[: int(np.argmin(np.isfinite(values))) if not np.isfinite(values).all() else len(values)]
+    assert (np.diff(finite) > 0).all()
+    finite = finite.copy()
+    finite.flags.writeable = False
+    return finite
+
+
+def encode_formula(fmt: ElementFormat, q: np.ndarray) -> np.ndarray:
+    """:func:`encode` from each value's exponent and fraction (what it gives for values outside the table)."""
+    q = np.asarray(q, dtype=np.float64)
     sign = np.signbit(q).astype(np.int64) << (fmt.bits - 1)
     mag = np.abs(q)
     if fmt.is_integer:
