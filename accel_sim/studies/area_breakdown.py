@@ -43,7 +43,8 @@ def _rows(chip: str, modules, area_mm2: dict[str, float], pes: int) -> list[dict
     return rows
 
 
-@study("area-breakdown", "Chip area from component tables: EIE (45 nm) and SCNN (16 nm) per-module breakdowns")
+@study("area-breakdown",
+        "Chip area from component tables: EIE (45 nm) and SCNN (16 nm) per-module breakdowns", cpu_s=1.3)
 def area_breakdown() -> StudyOutput:
     eie = load_arch("eie")
     scnn = load_arch("scnn", overrides={"technology_node": SCNN_NODE_NM})

@@ -64,7 +64,7 @@ def readme_text(frame: pd.DataFrame) -> str:
                   per_net=per_net)
 
 
-@study("cnvlutin", "Cnvlutin vs DaDianNao-like baseline: conv speed-ups on AlexNet and VGG-16")
+@study("cnvlutin", "Cnvlutin vs DaDianNao-like baseline: conv speed-ups on AlexNet and VGG-16", cpu_s=2.2)
 def cnvlutin_study(networks=NETWORKS, max_layers: int | None = None) -> StudyOutput:
     frame = pd.DataFrame([row for name in networks for row in network_rows(name, max_layers)], columns=COLUMNS)
     layers = frame[frame.layer != "all conv"]

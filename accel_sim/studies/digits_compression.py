@@ -51,7 +51,7 @@ def digits_compression_table(schedule: Schedule = DEFAULT_SCHEDULE, retrain_epoc
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-@study("digits-compression", "Digits classifier: float32, pruned to 10 % (retrained), 4-bit weight sharing")
+@study("digits-compression", "Digits classifier: float32, pruned to 10 % (retrained), 4-bit weight sharing", cpu_s=2.8)
 def digits_compression() -> StudyOutput:
     schedule = DEFAULT_SCHEDULE
     frame = digits_compression_table(schedule)

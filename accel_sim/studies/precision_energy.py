@@ -91,7 +91,8 @@ def _verdict(by: pd.DataFrame) -> str:
     return "inside" if inside else "outside"
 
 
-@study("precision-energy", "Energy and throughput per MAC and per training step vs bit width (DLU-style array)")
+@study("precision-energy",
+        "Energy and throughput per MAC and per training step vs bit width (DLU-style array)", cpu_s=1.8)
 def precision_energy() -> StudyOutput:
     frame = precision_energy_table()
     by = frame.set_index("format")

@@ -44,7 +44,8 @@ def compare_case(case: Path) -> pd.DataFrame:
     } for result, row in zip(run.layers, rows)])
 
 
-@study("scalesim-validation", "Dense systolic array vs SCALE-Sim 3.0.0 (cycles and stalls, every reference case)")
+@study("scalesim-validation",
+        "Dense systolic array vs SCALE-Sim 3.0.0 (cycles and stalls, every reference case)", cpu_s=2.7)
 def scalesim_validation() -> StudyOutput:
     frame = pd.concat([compare_case(c) for c in sorted(p for p in CASES_DIR.iterdir() if p.is_dir())],
                       ignore_index=True)

@@ -34,7 +34,7 @@ def readme_text(frame: pd.DataFrame) -> str:
     return readme(__name__, worst=f"{worst:.3%}", rows=rows)
 
 
-@study("scnn-dnnsim", "SCNN with DNNsim's rules vs DNNsim's cycles on its five development layers")
+@study("scnn-dnnsim", "SCNN with DNNsim's rules vs DNNsim's cycles on its five development layers", cpu_s=5.8)
 def scnn_dnnsim_study(layers: tuple[str, ...] | None = None) -> StudyOutput:
     published = {row["layer"]: row for row in csv.DictReader(open(DATA / "dnnsim_cycles.csv"))}
     network = load_workload(DATA / "scnn_dnnsim.yaml")

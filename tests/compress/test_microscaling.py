@@ -161,3 +161,26 @@ def test_blocks_along_an_axis_and_bad_block_size():
         quantize_mx(np.ones((2, 48)), "e2m1")
     with pytest.raises(ValueError, match="element format must be one of"):
         quantize_mx(np.ones((2, 32)), "e3m3")
+
+
+def test_decode_table_matches_the_field_formula_bit_for_bit():
+    """decode looks float codes up in a table of decode_formula's values: same float64 bits for every pattern
+    (NaN and -0 included) and for codes carrying bits above the format's width."""
+    from accel_sim.foundations.compress.quantization.minifloat import decode_formula
+    codes = np.arange(-300, 300, dtype=np.int64).reshape(20, 30)
+    for fmt in FORMATS.values():
+        if not fmt.is_integer:
+            assert decode(fmt, codes).view(np.int64).tolist() == decode_formula(fmt, codes).view(np.int64).tolist()
+
+
+def test_encode_lookup_matches_the_field_formula():
+    """encode finds in-format magnitudes in the ascending value table: the codes encode_formula gives, for every
+    value of every format (both zeros), NaN, infinities and values outside the format (which take the formula)."""
+    from accel_sim.foundations.compress.quantization.minifloat import encode_formula
+    rng = np.random.default_rng(0)
+    for fmt in FORMATS.values():
+        values = fmt.values()
+        probes = np.concatenate([values, -values, [0.0, -0.0, np.nan, -np.nan, np.inf, -np.inf],
+                                 rng.standard_normal(200) * fmt.max_normal, values * 1.0001])
+        assert encode(fmt, probes).tolist() == encode_formula(fmt, probes).tolist()
+        assert encode(fmt, probes.reshape(-1, 1)[:10]).shape == (10, 1)

@@ -16,6 +16,7 @@ conversion rule; OFP8's saturating mode). ``emax`` is the exponent of the larges
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -107,6 +108,35 @@ def round_to_element(fmt: ElementFormat, v: np.ndarray) -> np.ndarray:
 def encode(fmt: ElementFormat, q: np.ndarray) -> np.ndarray:
     """Bit patterns (int64, ``fmt.bits`` wide) of values already in ``fmt`` (from :func:`round_to_element`)."""
     q = np.asarray(q, dtype=np.float64)
+    if fmt.is_integer:
+        return encode_formula(fmt, q)
+    # A finite magnitude of the format is found in the ascending values of the non-negative codes: its index is
+    # its code (the one the field formula gives); anything else (NaN, infinity, a value not in the format)
+    # takes encode_formula, element by element as before.
+    mag = np.abs(q)
+    ascending = _finite_magnitudes(fmt)
+    index = np.minimum(np.searchsorted(ascending, mag), len(ascending) - 1)
+    found = ascending[index] == mag
+    code = np.where(found, index, 0)
+    if not found.all():
+        code[~found] = encode_formula(fmt, mag[~found])
+    return (np.signbit(q).astype(np.int64) << (fmt.bits - 1)) | code
+
+
+@functools.lru_cache(maxsize=None)
+def _finite_magnitudes(fmt: ElementFormat) -> np.ndarray:
+    """Values of the non-negative codes 0, 1, ... up to the first NaN or infinity (strictly ascending)."""
+    values = _value_table(fmt)[: 1 << (fmt.bits - 1)]
+    finite = values[: int(np.argmin(np.isfinite(values))) if not np.isfinite(values).all() else len(values)]
+    assert (np.diff(finite) > 0).all()
+    finite = finite.copy()
+    finite.flags.writeable = False
+    return finite
+
+
+def encode_formula(fmt: ElementFormat, q: np.ndarray) -> np.ndarray:
+    """:func:`encode` from each value's exponent and fraction (what it gives for values outside the table)."""
+    q = np.asarray(q, dtype=np.float64)
     sign = np.signbit(q).astype(np.int64) << (fmt.bits - 1)
     mag = np.abs(q)
     if fmt.is_integer:
@@ -135,6 +165,21 @@ def decode(fmt: ElementFormat, codes: np.ndarray) -> np.ndarray:
     if fmt.is_integer:
         n = np.where(codes >= 1 << (fmt.bits - 1), codes - (1 << fmt.bits), codes)
         return n * fmt.quantum
+    # a float's value depends only on its low ``bits`` bits (sign, exponent field, mantissa): look each code up
+    # in the 2^bits values :func:`decode_formula` gives (the same arithmetic, once per pattern)
+    return _value_table(fmt)[codes & ((1 << fmt.bits) - 1)]
+
+
+@functools.lru_cache(maxsize=None)
+def _value_table(fmt: ElementFormat) -> np.ndarray:
+    table = decode_formula(fmt, np.arange(1 << fmt.bits, dtype=np.int64))
+    table.flags.writeable = False
+    return table
+
+
+def decode_formula(fmt: ElementFormat, codes: np.ndarray) -> np.ndarray:
+    """:func:`decode` of a float format computed from the fields of every code (what its table holds)."""
+    codes = np.asarray(codes, dtype=np.int64)
     m, e_bits = fmt.mantissa_bits, fmt.exponent_bits
     sign = np.where((codes >> (fmt.bits - 1)) & 1, -1.0, 1.0)
     field = (codes >> m) & ((1 << e_bits) - 1)
