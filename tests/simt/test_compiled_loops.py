@@ -49,3 +49,27 @@ def test_line_runs_equal_on_every_path(monkeypatch):
     monkeypatch.setattr(fast, "_compiled_dispatch", lambda: None)
     numpy_path = fast.cached_lines(sectors, ptr, 4)
     assert all(a.dtype == b.dtype and np.array_equal(a, b) for got in (compiled, plain) for a, b in zip(got, numpy_path))
+
+
+def test_l1_walk_equal_compiled_plain_and_the_cache_classes(monkeypatch):
+    """dispatch_through_l1 on a sparsert layer with a small L1 and instruction cache (evictions in both, CTAs waiting
+    for slots): the compiled walk, the same walk in plain Python and the SectorCache / CodeCache loop agree."""
+    from accel_sim.foundations.workload import GemmLayer
+    from accel_sim.models.simt import fast
+    from accel_sim.models.simt.family import FAMILY
+    from tests.simt.archs import simt
+    arch = simt({"sms": 2}, kernel="sparsert", sparsert_rows=(2,), sparsert_tile_n=(32,), l1_shared_memory_bytes=2048, max_ctas_per_sm=2,
+                shared_memory_carveouts=(0,), instruction_cache_bytes=12288)
+    layer = GemmLayer("g", m=90, k=64, n=40, weight_density=0.3)   # 90 columns of B: partial lines
+    plan = FAMILY.plan(arch, layer)
+    c = plan.candidates[0]
+    fixed = np.maximum.reduce(list(fast.cta_demands(plan, c)[:3]) + [np.ones(c.schedule.ctas, dtype=np.int64)])
+    paths = [fast.dispatch_through_l1(plan, c, fixed)]
+    plain = {"dispatch": fast.dispatch_keys, "lines": fast.line_runs, "l1": fast.l1_walk}
+    monkeypatch.setattr(fast, "_compiled_dispatch", lambda: plain)
+    paths.append(fast.dispatch_through_l1(plan, c, fixed))
+    monkeypatch.setattr(fast, "_compiled_dispatch", lambda: None)
+    classes = fast.dispatch_through_l1(plan, c, fixed)
+    assert classes[3].sum() > 0 and 0 < (np.diff(c.schedule.cached_ptr) - classes[2]).sum() and classes[0].max() > 0
+    for got in paths:
+        assert all(np.array_equal(a, b) for a, b in zip(got, classes))

@@ -38,6 +38,7 @@ from accel_sim.models.simt.counters import SimtCounters
 from accel_sim.models.simt.plan import Candidate, SimtPlan
 
 BITS_PER_BYTE = 8
+WALK_TABLE_ENTRIES = 1 << 22   # the compiled L1 walk's table entries (lines, SMs x code blocks) at most: about 100 MB
 
 
 def link_cycles(bits: np.ndarray, bytes_per_cycle: float) -> np.ndarray:
@@ -58,9 +59,10 @@ class SectorCache:
         self.lines, self.popcount = lines, popcount
         self.tags = self.masks = self.stamps = np.zeros(0, dtype=np.int64)
 
-    def access(self, tags: np.ndarray, wanted: np.ndarray, stamp: int) -> int:
+    def access(self, tags: np.ndarray, wanted: np.ndarray, stamp: int, missing: np.ndarray | None = None) -> int:
         """Sector hits of a CTA's distinct sorted line ``tags`` with ``wanted`` sector masks (looked up before any
-        is filled), then the lines filled and the least recently used evicted."""
+        is filled), then the lines filled and the least recently used evicted; ``missing`` (as ``tags``) receives
+        each line's sectors that missed."""
         if tags.size == 0 or self.lines == 0:
             return 0
         at = np.searchsorted(self.tags, tags)
@@ -68,7 +70,10 @@ class SectorCache:
         if self.tags.size:
             present = self.tags[np.minimum(at, self.tags.size - 1)] == tags
         where = at[present]
-        hits = int(self.popcount[wanted[present] & self.masks[where]].sum())
+        found = wanted[present] & self.masks[where]
+        if missing is not None:
+            missing[present] = wanted[present] & ~found
+        hits = int(self.popcount[found].sum())
         self.masks[where] |= wanted[present]
         self.stamps[where] = stamp
         fresh = ~present
@@ -172,23 +177,29 @@ def dispatch_keys(durations: np.ndarray, slots: int, start: np.ndarray, slot: np
 
 @functools.cache
 def _compiled_dispatch() -> dict | None:
-    """:func:`dispatch_keys` and :func:`line_runs` compiled by numba (:func:`compiled_loop`), or None when numba is
-    not installed."""
+    """:func:`dispatch_keys`, :func:`line_runs` and :func:`l1_walk` compiled by numba (:func:`compiled_loop`), or None
+    when numba is not installed."""
     if compiled_loop(dispatch_keys) is None:
         return None
-    return {"dispatch": compiled_loop(dispatch_keys), "lines": compiled_loop(line_runs)}
+    return {"dispatch": compiled_loop(dispatch_keys), "lines": compiled_loop(line_runs), "l1": compiled_loop(l1_walk)}
 
 
 def drain(start: np.ndarray, sm: np.ndarray, service: np.ndarray, sms: int) -> np.ndarray:
     """Per SM: when a FIFO server has served every CTA's demand, each arriving at its CTA's start
     (ties in launch order): max over arrivals of (arrival + the services from it on)."""
-    order = np.lexsort((np.arange(start.size), start, sm))
+    radix = int(start.max(initial=0)) + 1
+    if radix * max(sms, 1) < 1 << 62:                                # (SM, arrival, launch order) as one stable key
+        order = np.argsort(sm * radix + start, kind="stable")
+    else:
+        order = np.lexsort((np.arange(start.size), start, sm))
     a, k, x = start[order], sm[order], service[order]
     suffix = np.cumsum(x[::-1])[::-1]                                 # services from here to the end
     last = np.searchsorted(k, np.arange(sms), side="right")           # end of each SM's run
     after = np.concatenate((suffix, [0]))[last][k]                    # services after the SM's run
     out = np.zeros(sms, dtype=np.int64)
-    np.maximum.at(out, k, a + suffix - after)
+    if k.size:                                                        # each SM's run is contiguous: reduce per run
+        first = np.flatnonzero(np.concatenate(([True], k[1:] != k[:-1])))
+        out[k[first]] = np.maximum.reduceat(a + suffix - after, first)
     return out
 
 
@@ -212,8 +223,113 @@ class CodeCache:
         return 0
 
 
+def l1_walk(fixed: np.ndarray, static: np.ndarray, misses: np.ndarray, line_ptr: np.ndarray, tags: np.ndarray,
+            masks: np.ndarray, lines: int, table: int, sms: int, slots: int, code_block: np.ndarray,
+            code_sectors: np.ndarray, capacity: int, sector_bits: int, port_bits: float, popcount: np.ndarray,
+            start: np.ndarray, slot: np.ndarray, code_hits: np.ndarray, missing: np.ndarray) -> None:
+    """:func:`dispatch_through_l1`'s CTA-by-CTA walk in one loop, the loop numba compiles (plain Python too), filling
+    ``start``, ``slot``, ``misses``, ``code_hits`` and ``missing``. Each SM's L1 as :class:`SectorCache` in ``table``
+    entries (SMs x (lines + one CTA's lines); 0: the SMs' CTAs do not share the L1): its line tags kept sorted with their valid sectors and last CTA, a CTA's sorted
+    lines merged in, then the least recently used (the smallest (CTA, tag) keys, found by a partition) dropped down to
+    ``lines``. The instruction caches as :class:`CodeCache` over whole blocks (``capacity`` 0: none): per SM a queue of
+    its fetches in CTA order, the entry of a block fetched again since stale, evicting from the oldest live entry. The
+    free slots as :func:`dispatch_keys`' heap of free cycle x slots + slot."""
+    room = table // sms if lines > 0 else 0                         # lines an SM holds, and one CTA's more
+    held_tag = np.zeros((sms, room), dtype=np.int64)                 # per SM, sorted
+    valid = np.zeros((sms, room), dtype=np.int64)
+    stamp = np.zeros((sms, room), dtype=np.int64)
+    held = np.zeros(sms, dtype=np.int64)
+    merged = np.zeros((3, room), dtype=np.int64)
+    blocks = code_sectors.size
+    code_used = np.full(sms * blocks, -1, dtype=np.int64)            # (SM, block) -> the CTA that last ran it
+    code_next = np.full(fixed.size, -1, dtype=np.int64)
+    code_head = np.full(sms, -1, dtype=np.int64)
+    code_tail = np.full(sms, -1, dtype=np.int64)
+    code_held = np.zeros(sms, dtype=np.int64)
+    free = [np.int64(0)]
+    free.pop()
+    for cta in range(fixed.size):
+        if cta < slots:
+            t, k = 0, cta
+        else:
+            key = heapq.heappop(free)
+            t, k = key // slots, key % slots
+        start[cta], slot[cta] = t, k
+        sm = k % sms
+        lo, hi = line_ptr[cta], line_ptr[cta + 1]
+        if room > 0 and hi > lo:
+            size = held[sm]
+            hits = 0
+            j = 0
+            out = 0
+            for i in range(lo, hi):                                  # merge the CTA's lines into the SM's
+                while j < size and held_tag[sm, j] < tags[i]:
+                    merged[0, out], merged[1, out], merged[2, out] = held_tag[sm, j], valid[sm, j], stamp[sm, j]
+                    out += 1
+                    j += 1
+                have = 0
+                if j < size and held_tag[sm, j] == tags[i]:
+                    have = valid[sm, j]
+                    j += 1
+                hits += popcount[masks[i] & have]
+                missing[i] = masks[i] & ~have
+                merged[0, out], merged[1, out], merged[2, out] = tags[i], have | masks[i], cta
+                out += 1
+            while j < size:
+                merged[0, out], merged[1, out], merged[2, out] = held_tag[sm, j], valid[sm, j], stamp[sm, j]
+                out += 1
+                j += 1
+            misses[cta] -= hits
+            evict = out - lines
+            kept = 0
+            if evict > 0:                                            # the oldest (CTA, tag) go
+                radix = merged[0, out - 1] + 1
+                keys = merged[2, :out] * radix + merged[0, :out]
+                limit = np.partition(keys, evict - 1)[evict - 1]
+                for e in range(out):
+                    if keys[e] > limit:
+                        held_tag[sm, kept], valid[sm, kept], stamp[sm, kept] = merged[0, e], merged[1, e], merged[2, e]
+                        kept += 1
+            else:
+                for e in range(out):
+                    held_tag[sm, e], valid[sm, e], stamp[sm, e] = merged[0, e], merged[1, e], merged[2, e]
+                kept = out
+            held[sm] = kept
+        if capacity > 0:
+            block = code_block[cta]
+            size = code_sectors[block]
+            key = sm * blocks + block
+            queued = False
+            if code_used[key] >= 0:
+                code_hits[cta] = size
+                code_used[key] = cta
+                queued = True
+            elif 0 < size <= capacity:
+                code_used[key] = cta
+                code_held[sm] += size
+                queued = True
+            if queued:
+                if code_tail[sm] < 0:
+                    code_head[sm] = cta
+                else:
+                    code_next[code_tail[sm]] = cta
+                code_tail[sm] = cta
+            while code_held[sm] > capacity:
+                e = code_head[sm]
+                code_head[sm] = code_next[e]
+                key = sm * blocks + code_block[e]
+                if code_used[key] == e:
+                    code_used[key] = -1
+                    code_held[sm] -= code_sectors[code_block[e]]
+            if code_head[sm] < 0:
+                code_tail[sm] = -1
+        port = np.int64(np.ceil((static[cta] + misses[cta] - code_hits[cta]) * sector_bits / port_bits))
+        heapq.heappush(free, (t + max(fixed[cta], port)) * slots + k)
+
+
 def dispatch_through_l1(plan: SimtPlan, c: Candidate, fixed: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Start cycle, slot, L1 misses and instruction-cache hits (sectors) of each CTA when its time is the largest of
+    """Start cycle, slot, L1 misses and instruction-cache hits (sectors) of each CTA, and the sectors each cached line
+    missed (None when the SM's CTAs do not share the L1: every one), when its time is the largest of
     ``fixed`` and its L2-port cycles, which count its L1 misses (every cached sector when the SM's CTAs do not share
     the L1) and its code unless the SM's instruction cache holds it (dispatch as :func:`dispatch`)."""
     s, m = c.schedule, plan.machine
@@ -222,15 +338,35 @@ def dispatch_through_l1(plan: SimtPlan, c: Candidate, fixed: np.ndarray) -> tupl
     slot = np.arange(s.ctas, dtype=np.int64)
     shared_l1 = s.cached_ptr is not None and m.sm_l1
     misses = np.zeros(s.ctas, dtype=np.int64) if s.cached_ptr is None else np.diff(s.cached_ptr)
+    missing = None
     if shared_l1:
         per_line = m.line // m.sector
         popcount = np.array([bin(v).count("1") for v in range(1 << per_line)], dtype=np.int64)
         caches = [SectorCache(c.l1_lines, popcount) for _ in range(m.sms)]
         line_ptr, tags, masks = cached_lines(s.cached_sectors, s.cached_ptr, per_line)
+        missing = masks.copy()
     code = s.code_block is not None and m.instruction_cache > 0
-    code_caches = [CodeCache(m.instruction_cache) for _ in range(m.sms)]
     code_hits = np.zeros(s.ctas, dtype=np.int64)
     port_bits = BITS_PER_BYTE * m.l2_port_bandwidth
+    kernel = _compiled_dispatch()
+    longest = int(np.maximum(fixed, link_cycles((s.cta_l2_sectors + misses) * m.sector * BITS_PER_BYTE,
+                                                m.l2_port_bandwidth)).sum())
+    table = 0
+    if shared_l1 and c.l1_lines > 0:                                 # room for the lines held and one CTA's more
+        batch = int(np.diff(line_ptr).max(initial=0))
+        table = m.sms * (c.l1_lines + batch)
+    blocks = s.code_sectors.size if code else 0
+    if kernel is not None and (longest + 1) * slots < 1 << 62 and table + m.sms * blocks <= WALK_TABLE_ENTRIES:
+        empty = np.zeros(0, dtype=np.int64)
+        kernel["l1"](np.asarray(fixed, dtype=np.int64), s.cta_l2_sectors.astype(np.int64), misses,
+                     line_ptr if shared_l1 else np.zeros(s.ctas + 1, dtype=np.int64), tags if shared_l1 else empty,
+                     masks if shared_l1 else empty, c.l1_lines, table, m.sms, slots,
+                     s.code_block.astype(np.int64) if code else empty, s.code_sectors.astype(np.int64) if code else empty,
+                     m.instruction_cache if code else 0, m.sector * BITS_PER_BYTE, port_bits,
+                     popcount if shared_l1 else np.zeros(1, dtype=np.int64), start, slot, code_hits,
+                     missing if shared_l1 else empty)
+        return start, slot, misses, code_hits, missing
+    code_caches = [CodeCache(m.instruction_cache) for _ in range(m.sms)]
     static = s.cta_l2_sectors.tolist()
     free: list[tuple[int, int]] = []
     for cta in range(s.ctas):
@@ -238,13 +374,13 @@ def dispatch_through_l1(plan: SimtPlan, c: Candidate, fixed: np.ndarray) -> tupl
         start[cta], slot[cta] = t, k
         if shared_l1:
             lo, hi = line_ptr[cta], line_ptr[cta + 1]
-            misses[cta] -= caches[k % m.sms].access(tags[lo:hi], masks[lo:hi], cta)
+            misses[cta] -= caches[k % m.sms].access(tags[lo:hi], masks[lo:hi], cta, missing[lo:hi])
         if code:
             block = int(s.code_block[cta])
             code_hits[cta] = code_caches[k % m.sms].fetch(block, int(s.code_sectors[block]))
         port = int(np.ceil((static[cta] + int(misses[cta]) - int(code_hits[cta])) * m.sector * BITS_PER_BYTE / port_bits))
         heapq.heappush(free, (t + max(int(fixed[cta]), port), k))
-    return start, slot, misses, code_hits
+    return start, slot, misses, code_hits, missing
 
 
 def count(plan: SimtPlan, index: int) -> SimtCounters:
@@ -262,7 +398,7 @@ def count(plan: SimtPlan, index: int) -> SimtCounters:
         l2port = link_cycles((s.cta_l2_sectors + misses) * m.sector * BITS_PER_BYTE, m.l2_port_bandwidth)
         start, slot = dispatch(np.maximum(fixed, l2port), m.sms * c.ctas_per_sm)
     else:                                                            # hits decided CTA by CTA on the SM it lands on
-        start, slot, misses, code_hits = dispatch_through_l1(plan, c, fixed)
+        start, slot, misses, code_hits, _ = dispatch_through_l1(plan, c, fixed)
         l2port = link_cycles((s.cta_l2_sectors + misses - code_hits) * m.sector * BITS_PER_BYTE, m.l2_port_bandwidth)
     durations = np.maximum(fixed, l2port)
     sm = slot % m.sms

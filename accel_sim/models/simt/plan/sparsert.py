@@ -107,12 +107,14 @@ def _cached_b_sectors(pair_block: np.ndarray, pair_k: np.ndarray, row_blocks: in
     """Per CTA (tile c, row block b: CTA c * row_blocks + b), the distinct sectors of B its warps load: every
     distinct B row k of the block, each warp's column segment of the tile; sorted (B is row-major)."""
     warps = starts.size // col_tiles
-    seg_start = starts.reshape(col_tiles, warps)
-    seg_width = widths.reshape(col_tiles, warps)
-    # entries (tile, pair, warp) in C order: CTA-major (pairs are sorted by block, then row)
-    first = (pair_k[None, :, None] * n + seg_start[:, None, :]) * vb
-    nbytes = np.broadcast_to(seg_width[:, None, :] * vb, first.shape)
-    cta = np.broadcast_to(np.arange(col_tiles)[:, None, None] * row_blocks + pair_block[None, :, None], first.shape)
+    tile_start = starts.reshape(col_tiles, warps)[:, 0]
+    tile_width = widths.reshape(col_tiles, warps).sum(axis=1)
+    # a tile's warps load adjacent columns: a B row's segments of the tile are one byte range (the sector two warps
+    # share listed once, as for the warps' ranges one by one). Entries (tile, pair) in C order: CTA-major (pairs are
+    # sorted by block, then row)
+    first = (pair_k[None, :] * n + tile_start[:, None]) * vb
+    nbytes = np.broadcast_to(tile_width[:, None] * vb, first.shape)
+    cta = np.broadcast_to(np.arange(col_tiles)[:, None] * row_blocks + pair_block[None, :], first.shape)
     return cta_sector_lists(cta, first, nbytes, sector, row_blocks * col_tiles)
 
 
