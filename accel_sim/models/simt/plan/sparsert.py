@@ -37,7 +37,7 @@ from accel_sim.models.simt.plan.schedule import Schedule, ceil_div
 from accel_sim.foundations.errors import InputError
 from accel_sim.foundations.workload.layer import ConvLayer
 from accel_sim.models.simt.plan.sectors import cta_sector_lists, distinct_per_group, sorted_unique
-from accel_sim.models.simt.plan.spmm import _row_segments
+from accel_sim.models.simt.plan.spmm import _summed_row_segments
 from accel_sim.models.simt.spec import SimtSpec
 
 ADDRESS_SETUP = 2   # instructions: C_offset and lane from blockIdx / threadIdx (START_NONFUSED; estimate of its SASS)
@@ -73,15 +73,12 @@ def sparsert(p: SparseProblem, m: Machine, spec: SimtSpec, rows: int, width: int
         b_sectors, cached_ptr, cached, b_bytes = _conv_b_sectors(p, pair_block, pair_k, row_blocks, col_tiles, starts,
                                                                  widths, sector)
     else:
-        b_sectors = np.zeros((row_blocks, starts.size), dtype=np.int64)
-        if pairs.size:
-            np.add.at(b_sectors, pair_block, _row_segments(pair_k, starts, widths, p.n, vb, sector))
+        b_sectors = _summed_row_segments(pair_block, row_blocks, pair_k, starts, widths, p.n, vb, sector)
         cached_ptr, cached = _cached_b_sectors(pair_block, pair_k, row_blocks, col_tiles, starts, widths, p.n, vb,
                                                sector)
         b_bytes = p.k * p.n * vb
-    c_sectors = np.zeros((row_blocks, starts.size), dtype=np.int64)
-    np.add.at(c_sectors, np.arange(p.m) // rows, _row_segments(np.arange(p.m, dtype=np.int64), starts, widths, p.n, vb,
-                                                               sector))
+    c_sectors = _summed_row_segments(np.arange(p.m) // rows, row_blocks, np.arange(p.m, dtype=np.int64), starts, widths,
+                                     p.n, vb, sector)
     data = (b_sectors + c_sectors).reshape(row_blocks, col_tiles, warps_per_cta).sum(axis=2)   # (blocks, tiles)
     stores = c_sectors.reshape(row_blocks, col_tiles, warps_per_cta).sum(axis=2)
     code = ceil_div(instructions * spec.instruction_bytes, sector)
