@@ -29,6 +29,8 @@ overlap in the SM's L1, and DRAM reads the input tensor, not the 9x larger im2co
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from accel_sim.models.simt.plan.machine import Machine
@@ -128,6 +130,32 @@ def conv_input_addresses(layer: ConvLayer, k: np.ndarray, n: np.ndarray) -> np.n
     return np.where(inside, ((image * layer.in_channels + c) * layer.in_h + iy) * layer.in_w + ix, -1)
 
 
+@lru_cache(maxsize=4)
+def _conv_loads(p: SparseProblem, starts: tuple[int, ...], widths: tuple[int, ...], col_tiles: int,
+                sector: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    """Per distinct input row k of the layer's weights (``rows_k``): the sectors each warp segment's load covers
+    (``per_load``, (rows, segments)) and the distinct sorted sectors of each (input row, tile) (``lists[ptr[g]:ptr[g +
+    1]]``, g = row x tiles + tile, sector numbers below ``radix``). Every row count the autotuning tries reads the same
+    input rows: computed once per (problem, tile width)."""
+    layer = p.layer
+    starts, widths = np.array(starts, dtype=np.int64), np.array(widths, dtype=np.int64)
+    segments = starts.size
+    rows_k = np.unique(np.asarray(p.csr.indices, dtype=np.int64))          # distinct input rows
+    lane = np.arange(int(widths.max(initial=1)), dtype=np.int64)
+    active = lane[None, :] < widths[:, None]                               # (segments, lanes)
+    element = conv_input_addresses(layer, rows_k[:, None, None], np.where(active, starts[:, None] + lane, 0)[None])
+    row, seg, lane_of = np.nonzero(active[None] & (element >= 0))
+    sec = element[row, seg, lane_of] * p.value_bytes // sector
+    per_load = distinct_per_group(row * segments + seg, sec, rows_k.size * segments).reshape(rows_k.size, segments)
+    # distinct sectors of each (input row, tile)
+    warps = segments // col_tiles
+    radix = int(sec.max(initial=0)) + 1
+    lists = sorted_unique((row * col_tiles + seg // warps) * radix + sec)
+    group, lists = lists // radix, lists % radix
+    ptr = np.searchsorted(group, np.arange(rows_k.size * col_tiles + 1))
+    return rows_k, per_load, ptr, lists, radix
+
+
 def _conv_b_sectors(p: SparseProblem, pair_block: np.ndarray, pair_k: np.ndarray, row_blocks: int, col_tiles: int,
                     starts: np.ndarray, widths: np.ndarray, sector: int) -> tuple[np.ndarray, ...]:
     """sparsert_conv's loads of the input: sectors each warp's load covers, per (row block, warp segment); each CTA's
@@ -138,21 +166,11 @@ def _conv_b_sectors(p: SparseProblem, pair_block: np.ndarray, pair_k: np.ndarray
         raise InputError.single(layer.name, "simt.kernel", "sparsert_conv runs convolutions of one group; "
                                 "use sparsert for GEMM / FC and grouped layers")
     segments = starts.size
-    rows_k, pair_row = np.unique(pair_k, return_inverse=True)              # distinct input rows, each pair's
-    lane = np.arange(int(widths.max(initial=1)), dtype=np.int64)
-    active = lane[None, :] < widths[:, None]                               # (segments, lanes)
-    element = conv_input_addresses(layer, rows_k[:, None, None], np.where(active, starts[:, None] + lane, 0)[None])
-    row, seg, lane_of = np.nonzero(active[None] & (element >= 0))
-    sec = element[row, seg, lane_of] * p.value_bytes // sector
-    per_load = distinct_per_group(row * segments + seg, sec, rows_k.size * segments).reshape(rows_k.size, segments)
+    rows_k, per_load, ptr, lists, radix = _conv_loads(p, tuple(starts.tolist()), tuple(widths.tolist()), col_tiles,
+                                                      sector)
+    pair_row = np.searchsorted(rows_k, pair_k)                             # each pair's distinct input row
     b_sectors = np.zeros((row_blocks, segments), dtype=np.int64)
     np.add.at(b_sectors, pair_block, per_load[pair_row])
-    # distinct sectors of each (input row, tile), then each CTA's union over its block's rows
-    warps = segments // col_tiles
-    radix = int(sec.max(initial=0)) + 1
-    lists = sorted_unique((row * col_tiles + seg // warps) * radix + sec)
-    group, lists = lists // radix, lists % radix
-    ptr = np.searchsorted(group, np.arange(rows_k.size * col_tiles + 1))
     entry_tile = np.repeat(np.arange(col_tiles), pair_k.size)               # entries (tile, pair), CTA-major
     entry_group = pair_row[None, :].repeat(col_tiles, axis=0).ravel() * col_tiles + entry_tile
     counts = ptr[entry_group + 1] - ptr[entry_group]
