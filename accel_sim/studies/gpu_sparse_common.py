@@ -19,7 +19,13 @@ ARCH = "ampere_a100_simt"
 
 def kernel_arch(kernel: str, arch_name: str = ARCH, **simt) -> ArchSpec:
     """The shipped SIMT arch running ``kernel`` (other ``simt`` fields overridden as given)."""
-    return load_arch(arch_name, {"simt.kernel": kernel, **{f"simt.{k}": v for k, v in simt.items()}})
+    return _kernel_arch(kernel, arch_name, tuple(simt.items()))
+
+
+@lru_cache(maxsize=256)
+def _kernel_arch(kernel: str, arch_name: str, simt: tuple) -> ArchSpec:
+    """Loaded once per process: the studies ask for the same kernel's arch for every layer (a spec is immutable)."""
+    return load_arch(arch_name, {"simt.kernel": kernel, **{f"simt.{k}": v for k, v in simt}})
 
 
 @lru_cache(maxsize=1024)
@@ -81,14 +87,23 @@ def _rows_layer(folder: Path, name: str, lengths: np.ndarray, columns: int, batc
     """The layer whose sparse operand's row r keeps ``lengths[r]`` non-zeros at random columns (a payload);
     ``transpose``: the operand is that matrix transposed (``lengths`` become its column lengths)."""
     rows = lengths.size
-    weights = np.zeros((columns, rows), dtype=np.float32)                 # (k, n): A transposed
-    for row, length in enumerate(lengths):
-        weights[rng.choice(columns, int(length), replace=False), row] = 1.0 + rng.random(int(length), dtype=np.float32)
+    path = Path(folder) / (f"{name}_{columns}x{rows}_seed{seed}.npz" if transpose else
+                           f"{name}_{rows}x{columns}_seed{seed}.npz")
+    key = (str(path), seed, columns, transpose, lengths.tobytes())
+    if key not in _WRITTEN or not path.exists():          # the same matrix again (another batch): written already
+        weights = np.zeros((columns, rows), dtype=np.float32)             # (k, n): A transposed
+        for row, length in enumerate(lengths):
+            weights[rng.choice(columns, int(length), replace=False), row] = 1.0 + rng.random(int(length), dtype=np.float32)
+        if transpose:
+            weights = np.ascontiguousarray(weights.T)
+        np.savez(path, weights=weights)
+        _WRITTEN.add(key)
     if transpose:
-        weights, rows, columns = np.ascontiguousarray(weights.T), columns, rows
-    path = Path(folder) / f"{name}_{rows}x{columns}_seed{seed}.npz"
-    np.savez(path, weights=weights)
+        rows, columns = columns, rows
     return GemmLayer(name, m=batch, k=columns, n=rows, operands=OperandSource(payload=str(path)))
+
+
+_WRITTEN: set[tuple] = set()   # payloads this process wrote: (path, seed, columns, transpose, row lengths)
 
 
 def temporary_folder() -> tempfile.TemporaryDirectory:

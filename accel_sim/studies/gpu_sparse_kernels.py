@@ -163,7 +163,7 @@ def balance_comparisons(balance: pd.DataFrame) -> list[Comparison]:
     return comparisons
 
 
-@study("gpu-sparse-kernels", "Sparse kernels on an A100-like SIMT GPU: speed-up over dense vs sparsity, crossovers", cpu_s=35.9)
+@study("gpu-sparse-kernels", "Sparse kernels on an A100-like SIMT GPU: speed-up over dense vs sparsity, crossovers", cpu_s=21.6)
 def gpu_sparse_kernels(shapes=SHAPES, sparsities=SPARSITIES, conv_shapes=CONV_SHAPES) -> StudyOutput:
     frame = kernel_table(shapes, sparsities)
     summary = summary_table(frame)

@@ -83,3 +83,29 @@ def test_l1_walk_equal_compiled_plain_and_the_cache_classes(monkeypatch):
     assert classes[3].sum() > 0 and 0 < (np.diff(c.schedule.cached_ptr) - classes[2]).sum() and classes[0].max() > 0
     for got in paths:
         assert all(np.array_equal(a, b) for a, b in zip(got, classes))
+
+
+def test_span_sectors_shift_equals_floor_division():
+    rng = np.random.default_rng(5)
+    start, nbytes = rng.integers(-1000, 10**9, 5000), rng.integers(-3, 500, 5000)
+    for sector in (1, 32, 64):
+        end = start + np.maximum(nbytes, 1) - 1
+        assert np.array_equal(sectors.span_sectors(start, nbytes, sector),
+                              np.where(nbytes > 0, end // sector - start // sector + 1, 0))
+
+
+def test_row_segments_by_phase_equal_row_by_row():
+    """Rows' sectors looked up by their phase in a sector, and summed per owner by phase counts, equal each row's
+    own span summed with np.add.at."""
+    from accel_sim.models.simt.plan import spmm
+    rng = np.random.default_rng(6)
+    for n, vb in ((49, 4), (196, 4), (128, 2), (3, 1)):
+        starts, widths = spmm._tiles(n, 32)
+        rows = rng.integers(0, 500, 300)
+        owner = np.sort(rng.integers(0, 7, 300))
+        direct = sectors.span_sectors((rows[:, None] * n + starts[None, :]) * vb,
+                                      np.broadcast_to(widths * vb, (rows.size, starts.size)), 32)
+        assert np.array_equal(spmm._row_segments(rows, starts, widths, n, vb, 32), direct)
+        summed = np.zeros((7, starts.size), dtype=np.int64)
+        np.add.at(summed, owner, direct)
+        assert np.array_equal(spmm._summed_row_segments(owner, 7, rows, starts, widths, n, vb, 32), summed)

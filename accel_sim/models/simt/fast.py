@@ -44,7 +44,6 @@ from accel_sim.models.simt.plan import Candidate, SimtPlan
 from accel_sim.models.simt.plan.l2 import listed_atomics, listed_reads, output_base
 
 BITS_PER_BYTE = 8
-LINE_HASH = 2654435761         # the compiled L1 walk's hash: Knuth's multiplicative constant (any odd one serves)
 WALK_TABLE_ENTRIES = 1 << 22   # the compiled L1 walk's table entries (lines, SMs x code blocks) at most: about 100 MB
 
 
@@ -254,13 +253,19 @@ def _compiled_dispatch() -> dict | None:
 def drain(start: np.ndarray, sm: np.ndarray, service: np.ndarray, sms: int) -> np.ndarray:
     """Per SM: when a FIFO server has served every CTA's demand, each arriving at its CTA's start
     (ties in launch order): max over arrivals of (arrival + the services from it on)."""
-    order = np.lexsort((np.arange(start.size), start, sm))
+    radix = int(start.max(initial=0)) + 1
+    if radix * max(sms, 1) < 1 << 62:                                # (SM, arrival, launch order) as one stable key
+        order = np.argsort(sm * radix + start, kind="stable")
+    else:
+        order = np.lexsort((np.arange(start.size), start, sm))
     a, k, x = start[order], sm[order], service[order]
     suffix = np.cumsum(x[::-1])[::-1]                                 # services from here to the end
     last = np.searchsorted(k, np.arange(sms), side="right")           # end of each SM's run
     after = np.concatenate((suffix, [0]))[last][k]                    # services after the SM's run
     out = np.zeros(sms, dtype=np.int64)
-    np.maximum.at(out, k, a + suffix - after)
+    if k.size:                                                        # each SM's run is contiguous: reduce per run
+        first = np.flatnonzero(np.concatenate(([True], k[1:] != k[:-1])))
+        out[k[first]] = np.maximum.reduceat(a + suffix - after, first)
     return out
 
 
@@ -289,22 +294,18 @@ def l1_walk(fixed: np.ndarray, static: np.ndarray, misses: np.ndarray, line_ptr:
             code_sectors: np.ndarray, capacity: int, sector_bits: int, port_bits: float, popcount: np.ndarray,
             start: np.ndarray, slot: np.ndarray, code_hits: np.ndarray, missing: np.ndarray) -> None:
     """:func:`dispatch_through_l1`'s CTA-by-CTA walk in one loop, the loop numba compiles (plain Python too), filling
-    ``start``, ``slot``, ``misses``, ``code_hits`` and ``missing``. The SMs' L1s as :class:`SectorCache`: one hash table
-    of ``table`` slots (a power of two above the lines the SMs may hold between evictions; 0: the SMs' CTAs do not share
-    the L1; linear probing, backward-shift deletion) of each (line, SM)'s valid sectors and last CTA, and per SM a queue
-    of its accesses in (CTA, tag) order, the entry of a line touched again since stale; evicting takes the queue's
-    oldest live entries, the order of :class:`SectorCache`'s (stamp, tag) key. The instruction caches as
-    :class:`CodeCache` the same way over whole blocks (``capacity`` 0: none). The free slots as
-    :func:`dispatch_keys`' heap of free cycle x slots + slot."""
-    held_tag = np.full(table, -1, dtype=np.int64)                    # line x SMs + SM (-1: empty)
-    valid = np.zeros(table, dtype=np.int64)                          # its valid sectors
-    stamp = np.zeros(table, dtype=np.int64)                          # the CTA that last touched it
-    queue_next = np.full(tags.size, -1, dtype=np.int64)              # an access's successor in its SM's queue
-    entry_cta = np.zeros(tags.size, dtype=np.int64)
-    head = np.full(sms, -1, dtype=np.int64)
-    tail = np.full(sms, -1, dtype=np.int64)
+    ``start``, ``slot``, ``misses``, ``code_hits`` and ``missing``. Each SM's L1 as :class:`SectorCache` in ``table``
+    entries (SMs x (lines + one CTA's lines); 0: the SMs' CTAs do not share the L1): its line tags kept sorted with their valid sectors and last CTA, a CTA's sorted
+    lines merged in, then the least recently used (the smallest (CTA, tag) keys, found by a partition) dropped down to
+    ``lines``. The instruction caches as :class:`CodeCache` over whole blocks (``capacity`` 0: none): per SM a queue of
+    its fetches in CTA order, the entry of a block fetched again since stale, evicting from the oldest live entry. The
+    free slots as :func:`dispatch_keys`' heap of free cycle x slots + slot."""
+    room = table // sms if lines > 0 else 0                         # lines an SM holds, and one CTA's more
+    held_tag = np.zeros((sms, room), dtype=np.int64)                 # per SM, sorted
+    valid = np.zeros((sms, room), dtype=np.int64)
+    stamp = np.zeros((sms, room), dtype=np.int64)
     held = np.zeros(sms, dtype=np.int64)
-    mask = table - 1
+    merged = np.zeros((3, room), dtype=np.int64)
     blocks = code_sectors.size
     code_used = np.full(sms * blocks, -1, dtype=np.int64)            # (SM, block) -> the CTA that last ran it
     code_next = np.full(fixed.size, -1, dtype=np.int64)
@@ -321,52 +322,45 @@ def l1_walk(fixed: np.ndarray, static: np.ndarray, misses: np.ndarray, line_ptr:
             t, k = key // slots, key % slots
         start[cta], slot[cta] = t, k
         sm = k % sms
-        if table > 0 and lines > 0:
+        lo, hi = line_ptr[cta], line_ptr[cta + 1]
+        if room > 0 and hi > lo:
+            size = held[sm]
             hits = 0
-            for i in range(line_ptr[cta], line_ptr[cta + 1]):
-                line = tags[i] * sms + sm
-                key = (line * LINE_HASH) & mask
-                while held_tag[key] != -1 and held_tag[key] != line:
-                    key = (key + 1) & mask
-                have = valid[key] if held_tag[key] == line else 0
-                if have == 0:
-                    held_tag[key] = line
-                    held[sm] += 1
+            j = 0
+            out = 0
+            for i in range(lo, hi):                                  # merge the CTA's lines into the SM's
+                while j < size and held_tag[sm, j] < tags[i]:
+                    merged[0, out], merged[1, out], merged[2, out] = held_tag[sm, j], valid[sm, j], stamp[sm, j]
+                    out += 1
+                    j += 1
+                have = 0
+                if j < size and held_tag[sm, j] == tags[i]:
+                    have = valid[sm, j]
+                    j += 1
                 hits += popcount[masks[i] & have]
                 missing[i] = masks[i] & ~have
-                valid[key] = have | masks[i]
-                stamp[key] = cta
-                entry_cta[i] = cta
-                if tail[sm] < 0:
-                    head[sm] = i
-                else:
-                    queue_next[tail[sm]] = i
-                tail[sm] = i
+                merged[0, out], merged[1, out], merged[2, out] = tags[i], have | masks[i], cta
+                out += 1
+            while j < size:
+                merged[0, out], merged[1, out], merged[2, out] = held_tag[sm, j], valid[sm, j], stamp[sm, j]
+                out += 1
+                j += 1
             misses[cta] -= hits
-            while held[sm] > lines:                                  # the oldest live entries go
-                e = head[sm]
-                head[sm] = queue_next[e]
-                line = tags[e] * sms + sm
-                h = (line * LINE_HASH) & mask
-                while held_tag[h] != line:
-                    h = (h + 1) & mask
-                if stamp[h] != entry_cta[e]:
-                    continue                                         # touched again since: a later entry stands
-                held[sm] -= 1
-                gap = h                                              # backward-shift deletion
-                j = h
-                while True:
-                    j = (j + 1) & mask
-                    if held_tag[j] == -1:
-                        break
-                    home = (held_tag[j] * LINE_HASH) & mask
-                    if (j > gap and (home <= gap or home > j)) or (j < gap and home <= gap and home > j):
-                        held_tag[gap], valid[gap], stamp[gap] = held_tag[j], valid[j], stamp[j]
-                        gap = j
-                held_tag[gap] = -1
-                valid[gap] = 0
-            if head[sm] < 0:
-                tail[sm] = -1
+            evict = out - lines
+            kept = 0
+            if evict > 0:                                            # the oldest (CTA, tag) go
+                radix = merged[0, out - 1] + 1
+                keys = merged[2, :out] * radix + merged[0, :out]
+                limit = np.partition(keys, evict - 1)[evict - 1]
+                for e in range(out):
+                    if keys[e] > limit:
+                        held_tag[sm, kept], valid[sm, kept], stamp[sm, kept] = merged[0, e], merged[1, e], merged[2, e]
+                        kept += 1
+            else:
+                for e in range(out):
+                    held_tag[sm, e], valid[sm, e], stamp[sm, e] = merged[0, e], merged[1, e], merged[2, e]
+                kept = out
+            held[sm] = kept
         if capacity > 0:
             block = code_block[cta]
             size = code_sectors[block]
@@ -426,7 +420,7 @@ def dispatch_through_l1(plan: SimtPlan, c: Candidate, fixed: np.ndarray) -> tupl
     table = 0
     if shared_l1 and c.l1_lines > 0:                                 # room for the lines held and one CTA's more
         batch = int(np.diff(line_ptr).max(initial=0))
-        table = 1 << int(2 * (m.sms * c.l1_lines + batch)).bit_length()
+        table = m.sms * (c.l1_lines + batch)
     blocks = s.code_sectors.size if code else 0
     if kernel is not None and (longest + 1) * slots < 1 << 62 and table + m.sms * blocks <= WALK_TABLE_ENTRIES:
         empty = np.zeros(0, dtype=np.int64)

@@ -12,6 +12,9 @@ def span_sectors(start: np.ndarray, nbytes: np.ndarray, sector: int) -> np.ndarr
     start = np.asarray(start, dtype=np.int64)
     nbytes = np.asarray(nbytes, dtype=np.int64)
     end = start + np.maximum(nbytes, 1) - 1
+    if sector & (sector - 1) == 0:                                   # a power of two: a shift floors as // does
+        shift = int(sector).bit_length() - 1
+        return np.where(nbytes > 0, (end >> shift) - (start >> shift) + 1, 0)
     return np.where(nbytes > 0, end // sector - start // sector + 1, 0)
 
 
@@ -44,32 +47,41 @@ def cta_sector_lists(cta: np.ndarray, first_byte: np.ndarray, nbytes: np.ndarray
     counts = span_sectors(first_byte, np.asarray(nbytes, dtype=np.int64).ravel(), sector)
     kernel = _compiled()
     if kernel is not None:
-        ids, owner = kernel(cta.astype(np.int64), first_byte // sector, counts)
-    else:
-        offset = np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
-        ids, owner = np.repeat(first_byte // sector, counts) + offset, np.repeat(cta, counts)
-        keep = np.concatenate(([True], (ids[1:] != ids[:-1]) | (owner[1:] != owner[:-1])))[:ids.size]
-        ids, owner = ids[keep], owner[keep]
+        return kernel(cta.astype(np.int64), first_byte // sector, counts, ctas)
+    offset = np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+    ids, owner = np.repeat(first_byte // sector, counts) + offset, np.repeat(cta, counts)
+    keep = np.concatenate(([True], (ids[1:] != ids[:-1]) | (owner[1:] != owner[:-1])))[:ids.size]
+    ids, owner = ids[keep], owner[keep]
     ptr = np.concatenate(([0], np.cumsum(np.bincount(owner, minlength=ctas)))).astype(np.int64)
     return ptr, ids
 
 
-def listed_sectors(cta: np.ndarray, first_sector: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sector ids and their CTAs of ranges ``counts[i]`` sectors long from ``first_sector[i]``, in order, a sector
-    equal to the one listed just before it for the same CTA dropped: the loop numba compiles (plain Python too)."""
-    total = 0
-    for n in counts:
-        total += n
-    ids = np.empty(total, dtype=np.int64)
-    owner = np.empty(total, dtype=np.int64)
+def listed_sectors(cta: np.ndarray, first_sector: np.ndarray, counts: np.ndarray, ctas: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(ptr, sectors)`` of ranges ``counts[i]`` sectors long from ``first_sector[i]`` of CTAs ``cta[i]`` (CTA-major), in
+    order, a sector equal to the one listed just before it for the same CTA dropped (inside a range every sector
+    differs from the one before: only a range's first may): the loop numba compiles (plain Python too). Two passes
+    over the ranges: the sectors kept, then the list, written once."""
+    kept = 0
+    last, owner = -1, -1
+    for i in range(counts.size):
+        if counts[i] > 0:
+            kept += counts[i] - (1 if kept > 0 and last == first_sector[i] and owner == cta[i] else 0)
+            last, owner = first_sector[i] + counts[i] - 1, cta[i]
+    ids = np.empty(kept, dtype=np.int64)
+    ptr = np.zeros(ctas + 1, dtype=np.int64)
     kept = 0
     for i in range(counts.size):
-        for j in range(counts[i]):
-            sector = first_sector[i] + j
-            if kept == 0 or ids[kept - 1] != sector or owner[kept - 1] != cta[i]:
-                ids[kept], owner[kept] = sector, cta[i]
-                kept += 1
-    return ids[:kept].copy(), owner[:kept].copy()
+        if counts[i] == 0:
+            continue
+        skip = 1 if kept > 0 and ids[kept - 1] == first_sector[i] and owner == cta[i] else 0
+        for j in range(skip, counts[i]):
+            ids[kept] = first_sector[i] + j
+            kept += 1
+        ptr[cta[i] + 1] += counts[i] - skip
+        owner = cta[i]
+    for c in range(ctas):
+        ptr[c + 1] += ptr[c]
+    return ptr, ids
 
 
 def _compiled():

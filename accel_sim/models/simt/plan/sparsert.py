@@ -29,6 +29,8 @@ overlap in the SM's L1, and DRAM reads the input tensor, not the 9x larger im2co
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from accel_sim.models.simt.plan.machine import Machine
@@ -37,7 +39,7 @@ from accel_sim.models.simt.plan.schedule import Schedule, ceil_div
 from accel_sim.foundations.errors import InputError
 from accel_sim.foundations.workload.layer import ConvLayer
 from accel_sim.models.simt.plan.sectors import cta_sector_lists, distinct_per_group, sorted_unique
-from accel_sim.models.simt.plan.spmm import _row_segments
+from accel_sim.models.simt.plan.spmm import _summed_row_segments
 from accel_sim.models.simt.spec import SimtSpec
 
 ADDRESS_SETUP = 2   # instructions: C_offset and lane from blockIdx / threadIdx (START_NONFUSED; estimate of its SASS)
@@ -73,15 +75,12 @@ def sparsert(p: SparseProblem, m: Machine, spec: SimtSpec, rows: int, width: int
         b_sectors, cached_ptr, cached, b_bytes = _conv_b_sectors(p, pair_block, pair_k, row_blocks, col_tiles, starts,
                                                                  widths, sector)
     else:
-        b_sectors = np.zeros((row_blocks, starts.size), dtype=np.int64)
-        if pairs.size:
-            np.add.at(b_sectors, pair_block, _row_segments(pair_k, starts, widths, p.n, vb, sector))
+        b_sectors = _summed_row_segments(pair_block, row_blocks, pair_k, starts, widths, p.n, vb, sector)
         cached_ptr, cached = _cached_b_sectors(pair_block, pair_k, row_blocks, col_tiles, starts, widths, p.n, vb,
                                                sector)
         b_bytes = p.k * p.n * vb
-    c_sectors = np.zeros((row_blocks, starts.size), dtype=np.int64)
-    np.add.at(c_sectors, np.arange(p.m) // rows, _row_segments(np.arange(p.m, dtype=np.int64), starts, widths, p.n, vb,
-                                                               sector))
+    c_sectors = _summed_row_segments(np.arange(p.m) // rows, row_blocks, np.arange(p.m, dtype=np.int64), starts, widths,
+                                     p.n, vb, sector)
     data = (b_sectors + c_sectors).reshape(row_blocks, col_tiles, warps_per_cta).sum(axis=2)   # (blocks, tiles)
     stores = c_sectors.reshape(row_blocks, col_tiles, warps_per_cta).sum(axis=2)
     code = ceil_div(instructions * spec.instruction_bytes, sector)
@@ -107,12 +106,14 @@ def _cached_b_sectors(pair_block: np.ndarray, pair_k: np.ndarray, row_blocks: in
     """Per CTA (tile c, row block b: CTA c * row_blocks + b), the distinct sectors of B its warps load: every
     distinct B row k of the block, each warp's column segment of the tile; sorted (B is row-major)."""
     warps = starts.size // col_tiles
-    seg_start = starts.reshape(col_tiles, warps)
-    seg_width = widths.reshape(col_tiles, warps)
-    # entries (tile, pair, warp) in C order: CTA-major (pairs are sorted by block, then row)
-    first = (pair_k[None, :, None] * n + seg_start[:, None, :]) * vb
-    nbytes = np.broadcast_to(seg_width[:, None, :] * vb, first.shape)
-    cta = np.broadcast_to(np.arange(col_tiles)[:, None, None] * row_blocks + pair_block[None, :, None], first.shape)
+    tile_start = starts.reshape(col_tiles, warps)[:, 0]
+    tile_width = widths.reshape(col_tiles, warps).sum(axis=1)
+    # a tile's warps load adjacent columns: a B row's segments of the tile are one byte range (the sector two warps
+    # share listed once, as for the warps' ranges one by one). Entries (tile, pair) in C order: CTA-major (pairs are
+    # sorted by block, then row)
+    first = (pair_k[None, :] * n + tile_start[:, None]) * vb
+    nbytes = np.broadcast_to(tile_width[:, None] * vb, first.shape)
+    cta = np.broadcast_to(np.arange(col_tiles)[:, None] * row_blocks + pair_block[None, :], first.shape)
     return cta_sector_lists(cta, first, nbytes, sector, row_blocks * col_tiles)
 
 
@@ -129,6 +130,32 @@ def conv_input_addresses(layer: ConvLayer, k: np.ndarray, n: np.ndarray) -> np.n
     return np.where(inside, ((image * layer.in_channels + c) * layer.in_h + iy) * layer.in_w + ix, -1)
 
 
+@lru_cache(maxsize=4)
+def _conv_loads(p: SparseProblem, starts: tuple[int, ...], widths: tuple[int, ...], col_tiles: int,
+                sector: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    """Per distinct input row k of the layer's weights (``rows_k``): the sectors each warp segment's load covers
+    (``per_load``, (rows, segments)) and the distinct sorted sectors of each (input row, tile) (``lists[ptr[g]:ptr[g +
+    1]]``, g = row x tiles + tile, sector numbers below ``radix``). Every row count the autotuning tries reads the same
+    input rows: computed once per (problem, tile width)."""
+    layer = p.layer
+    starts, widths = np.array(starts, dtype=np.int64), np.array(widths, dtype=np.int64)
+    segments = starts.size
+    rows_k = np.unique(np.asarray(p.csr.indices, dtype=np.int64))          # distinct input rows
+    lane = np.arange(int(widths.max(initial=1)), dtype=np.int64)
+    active = lane[None, :] < widths[:, None]                               # (segments, lanes)
+    element = conv_input_addresses(layer, rows_k[:, None, None], np.where(active, starts[:, None] + lane, 0)[None])
+    row, seg, lane_of = np.nonzero(active[None] & (element >= 0))
+    sec = element[row, seg, lane_of] * p.value_bytes // sector
+    per_load = distinct_per_group(row * segments + seg, sec, rows_k.size * segments).reshape(rows_k.size, segments)
+    # distinct sectors of each (input row, tile)
+    warps = segments // col_tiles
+    radix = int(sec.max(initial=0)) + 1
+    lists = sorted_unique((row * col_tiles + seg // warps) * radix + sec)
+    group, lists = lists // radix, lists % radix
+    ptr = np.searchsorted(group, np.arange(rows_k.size * col_tiles + 1))
+    return rows_k, per_load, ptr, lists, radix
+
+
 def _conv_b_sectors(p: SparseProblem, pair_block: np.ndarray, pair_k: np.ndarray, row_blocks: int, col_tiles: int,
                     starts: np.ndarray, widths: np.ndarray, sector: int) -> tuple[np.ndarray, ...]:
     """sparsert_conv's loads of the input: sectors each warp's load covers, per (row block, warp segment); each CTA's
@@ -139,21 +166,11 @@ def _conv_b_sectors(p: SparseProblem, pair_block: np.ndarray, pair_k: np.ndarray
         raise InputError.single(layer.name, "simt.kernel", "sparsert_conv runs convolutions of one group; "
                                 "use sparsert for GEMM / FC and grouped layers")
     segments = starts.size
-    rows_k, pair_row = np.unique(pair_k, return_inverse=True)              # distinct input rows, each pair's
-    lane = np.arange(int(widths.max(initial=1)), dtype=np.int64)
-    active = lane[None, :] < widths[:, None]                               # (segments, lanes)
-    element = conv_input_addresses(layer, rows_k[:, None, None], np.where(active, starts[:, None] + lane, 0)[None])
-    row, seg, lane_of = np.nonzero(active[None] & (element >= 0))
-    sec = element[row, seg, lane_of] * p.value_bytes // sector
-    per_load = distinct_per_group(row * segments + seg, sec, rows_k.size * segments).reshape(rows_k.size, segments)
+    rows_k, per_load, ptr, lists, radix = _conv_loads(p, tuple(starts.tolist()), tuple(widths.tolist()), col_tiles,
+                                                      sector)
+    pair_row = np.searchsorted(rows_k, pair_k)                             # each pair's distinct input row
     b_sectors = np.zeros((row_blocks, segments), dtype=np.int64)
     np.add.at(b_sectors, pair_block, per_load[pair_row])
-    # distinct sectors of each (input row, tile), then each CTA's union over its block's rows
-    warps = segments // col_tiles
-    radix = int(sec.max(initial=0)) + 1
-    lists = sorted_unique((row * col_tiles + seg // warps) * radix + sec)
-    group, lists = lists // radix, lists % radix
-    ptr = np.searchsorted(group, np.arange(rows_k.size * col_tiles + 1))
     entry_tile = np.repeat(np.arange(col_tiles), pair_k.size)               # entries (tile, pair), CTA-major
     entry_group = pair_row[None, :].repeat(col_tiles, axis=0).ravel() * col_tiles + entry_tile
     counts = ptr[entry_group + 1] - ptr[entry_group]

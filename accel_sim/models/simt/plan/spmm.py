@@ -43,8 +43,32 @@ def _tiles(n: int, tile: int) -> tuple[np.ndarray, np.ndarray]:
 def _row_segments(rows: np.ndarray, starts: np.ndarray, widths: np.ndarray, n: int, vb: int,
                   sector: int) -> np.ndarray:
     """Sectors of each row's segment in each column tile: (rows, tiles)."""
+    period = _period(n, vb, sector)
+    if rows.size > period:                                    # a row's sectors follow from its phase: look them up
+        return _phase_segments(period, starts, widths, n, vb, sector)[np.asarray(rows) % period]
     return span_sectors((rows[:, None] * n + starts[None, :]) * vb, np.broadcast_to(widths * vb, (rows.size, starts.size)),
                         sector)
+
+
+def _period(n: int, vb: int, sector: int) -> int:
+    """Rows after which a row of ``n`` values of ``vb`` bytes starts at the same offset inside a sector again."""
+    return sector // math.gcd(n * vb, sector)
+
+
+def _phase_segments(period: int, starts: np.ndarray, widths: np.ndarray, n: int, vb: int, sector: int) -> np.ndarray:
+    """:func:`_row_segments` of rows ``0 .. period - 1``: row ``r``'s are those of every row ``r`` modulo the period
+    (the same offsets inside their sectors)."""
+    return _row_segments(np.arange(period, dtype=np.int64), starts, widths, n, vb, sector)
+
+
+def _summed_row_segments(owner: np.ndarray, owners: int, rows: np.ndarray, starts: np.ndarray, widths: np.ndarray,
+                         n: int, vb: int, sector: int) -> np.ndarray:
+    """Per owner, the sectors of its rows' segments in each column tile, summed: (owners, tiles) (each row's own as
+    :func:`_row_segments`; counted by phase, times the phase's sectors)."""
+    period = _period(n, vb, sector)
+    phases = np.bincount(np.asarray(owner, dtype=np.int64) * period + np.asarray(rows, dtype=np.int64) % period,
+                         minlength=owners * period).reshape(owners, period)
+    return phases @ _phase_segments(period, starts, widths, n, vb, sector)
 
 
 def _distinct_rows(cta_local: np.ndarray, cols: np.ndarray, ctas_local: int) -> tuple[np.ndarray, np.ndarray]:
@@ -60,9 +84,7 @@ def _dense_rows(p: SparseProblem, owner: np.ndarray, owners: int, cta_local: np.
     and the distinct sectors each CTA (tile t, local CTA l: CTA t * ctas_local + l) loads through the SM's L1,
     the segments of the distinct B rows it touches, as ``(ptr, sectors)`` (read-only loads: ``__ldg``)."""
     cols = np.asarray(p.csr.indices, dtype=np.int64)
-    requests = np.zeros((owners, starts.size), dtype=np.int64)
-    if p.nnz:
-        np.add.at(requests, owner, _row_segments(cols, starts, widths, p.n, p.value_bytes, sector))
+    requests = _summed_row_segments(owner, owners, cols, starts, widths, p.n, p.value_bytes, sector)
     pair_cta, pair_col = _distinct_rows(cta_local, cols, ctas_local)
     # entries (tile, pair) in C order: CTA-major, rows rising inside a CTA (B is row-major)
     first = (pair_col[None, :] * p.n + starts[:, None]) * p.value_bytes
