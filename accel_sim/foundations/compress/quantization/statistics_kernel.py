@@ -74,13 +74,20 @@ def narrowed_values(levels: np.ndarray, bits: int, fraction_bits: int) -> tuple[
 
 
 def observe_loop(x, scale, top, noise, stochastic, split, levels, histogram):
-    """The compiled loop of :func:`observed_levels`; False (the caller redoes it in numpy) on a NaN. A level's
+    """The compiled loop of :func:`observed_levels`; False (the caller redoes it in numpy) when ``x`` holds a
+    NaN (the only way to a NaN level: the scale is finite, the draws in [0, 1), infinities saturate). A level's
     bucket is ``frexp``'s exponent of its magnitude form, read from the float64's exponent field (an integer
-    magnitude is 0 or at least 1: field 0, or ``exponent + 1022``)."""
+    magnitude is 0 or at least 1: field 0, or ``exponent + 1022``). The NaN test is a flag, not an early exit,
+    and the counts go to four interleaved copies of the histogram summed at the end (no two successive
+    elements wait on the same counter): integer counts, the same histogram."""
     low, high = -top - 1.0, top
-    magnitude = np.empty(x.size, dtype=np.float64)
-    for i in range(x.size):
-        v = np.float64(x[i]) * scale
+    n = x.size
+    magnitude = np.empty(n, dtype=np.float64)
+    nan = False
+    for i in range(n):
+        v = np.float64(x[i])
+        nan |= v != v
+        v *= scale
         if v < low:
             v = low
         elif v > high:
@@ -93,14 +100,24 @@ def observe_loop(x, scale, top, noise, stochastic, split, levels, histogram):
             v = -top
         elif v > top - 1.0:
             v = top - 1.0
-        if v != v:
-            return False
         levels[i] = v
         magnitude[i] = -v - 1.0 if v < 0 else v
+    if nan:
+        return False
     fields = magnitude.view(np.int64)
-    for i in range(x.size):
+    width = histogram.shape[1]
+    counts = np.zeros((4, 2 * width), dtype=np.int64)   # [copy, sign * width + bucket]
+    for i in range(n):
         exponent = (fields[i] >> 52) & 0x7FF
-        histogram[1 if split and levels[i] < 0 else 0, exponent - 1022 if exponent else 0] += 1
+        bucket = exponent - 1022 if exponent else 0
+        if split and levels[i] < 0:
+            bucket += width
+        counts[i & 3, bucket] += 1
+    for bucket in range(width):
+        histogram[0, bucket] += counts[0, bucket] + counts[1, bucket] + counts[2, bucket] + counts[3, bucket]
+        if split:
+            b = width + bucket
+            histogram[1, bucket] += counts[0, b] + counts[1, b] + counts[2, b] + counts[3, b]
     return True
 
 
