@@ -34,7 +34,7 @@ from accel_sim.foundations.compress.quantization.leading_bit_statistics import (
     max_rule_shift,
     next_point,
 )
-from accel_sim.foundations.compress.quantization.statistics_kernel import narrowed_values, observed_levels
+from accel_sim.foundations.compress.quantization.statistics_kernel import observed_narrowed
 from accel_sim.foundations.compress.quantization.tensor import ROUNDING_MODES
 
 
@@ -99,13 +99,16 @@ class DynamicFixedPointUnit:
     def bits(self) -> int:
         return self.settings.bits
 
-    def _observe(self, x: np.ndarray, f: int) -> tuple[np.ndarray, np.ndarray]:
-        s = self.settings   # accumulator_levels then histogram_of_levels, in one pass (the same draws and bits)
+    def _observe(self, x: np.ndarray, f: int) -> tuple[np.ndarray, int, np.ndarray, int]:
+        """``(histogram, top bucket, values, saturated)`` of ``x`` at point ``f``: accumulator_levels then
+        histogram_of_levels and the narrowing to the word, in one pass (the same draws and bits)."""
+        s = self.settings
         check_accumulator_bits(s.accumulator_bits)
         noise = None if self.rng is None else self.rng.random(np.shape(x), dtype=np.float32)
-        levels, histogram = observed_levels(x, f, s.accumulator_bits, noise, s.split_by_sign)
-        self.results_observed += levels.size
-        return levels, histogram
+        histogram, top, values, saturated = observed_narrowed(x, f, s.accumulator_bits, s.bits, noise,
+                                                              s.split_by_sign)
+        self.results_observed += values.size
+        return histogram, top, values, saturated
 
     def quantize(self, name: str, x: np.ndarray, from_gemm: bool = False) -> np.ndarray:
         """``x`` narrowed to the data type at ``name``'s point (float32 of the fixed-point values)."""
@@ -114,20 +117,21 @@ class DynamicFixedPointUnit:
         if record is None:
             record = self.tensors[name] = TensorRecord(s.initial_point)
         f = record.fraction_bits
-        levels, histogram = self._observe(x, f)
+        histogram, top, values, saturated = self._observe(x, f)
         needs_calibration = s.static and not record.calibrated
         if needs_calibration or (not s.static and s.rerun_threshold >= 0):
-            implied = s.point_range.clamp(f + max_rule_shift(histogram, s.bits))
+            # max_rule_shift from the top bucket (an empty histogram: max_rule_shift's own error)
+            shift = s.bits - 2 - (top - 1) if top >= 0 else max_rule_shift(histogram, s.bits)
+            implied = s.point_range.clamp(f + shift)
             if needs_calibration or abs(implied - f) > s.rerun_threshold:
                 record.reruns += int(implied != f)
                 f = record.fraction_bits = implied
-                levels, histogram = self._observe(x, f)
+                histogram, top, values, saturated = self._observe(x, f)
                 record.calibrated = True
         record.points.append(f)
         record.histogram = histogram if record.histogram is None else record.histogram + histogram
-        values, saturated = narrowed_values(levels, s.bits, f)
         record.saturated += saturated
-        record.elements += levels.size
+        record.elements += values.size
         if name in self.snapshots:
             self.snapshots[name].append((self.step, f, histogram))
         return values

@@ -19,6 +19,12 @@ from accel_sim.foundations.compiled import compiled_loop
 from accel_sim.foundations.compress.quantization.fixed_point import leading_bit_buckets
 
 _KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+_NO_DRAWS = np.zeros(0, dtype=np.float32)     # the loop's noise argument without stochastic rounding (never read)
+_NO_VALUES = np.zeros(0, dtype=np.float32)    # its values argument without narrowing (never written)
+
+
+def _no_results() -> np.ndarray:
+    return np.zeros(2, dtype=np.int64)
 
 
 def levels_from_noise(x: np.ndarray, fraction_bits: int, accumulator_bits: int,
@@ -51,12 +57,41 @@ def observed_levels(x: np.ndarray, fraction_bits: int, accumulator_bits: int, no
         flat = np.ascontiguousarray(x).reshape(-1)
         levels = np.empty(flat.size, dtype=np.float64)
         histogram = np.zeros((2 if split_by_sign else 1, accumulator_bits), dtype=np.int64)
-        draws = np.zeros(0, dtype=np.float32) if noise is None else np.ascontiguousarray(noise).reshape(-1)
+        draws = _NO_DRAWS if noise is None else np.ascontiguousarray(noise).reshape(-1)
         if kernels["observe"](flat, math.ldexp(1.0, fraction_bits), math.ldexp(1.0, accumulator_bits - 1), draws,
-                              noise is not None, split_by_sign, levels, histogram):
+                              noise is not None, split_by_sign, levels, histogram, False, 1.0, 1.0, _NO_VALUES,
+                              _no_results()):
             return levels.reshape(x.shape), histogram if split_by_sign else histogram[0]
     levels = levels_from_noise(x, fraction_bits, accumulator_bits, noise)
     return levels, histogram_numpy(levels.ravel(), accumulator_bits, split_by_sign)
+
+
+def observed_narrowed(x: np.ndarray, fraction_bits: int, accumulator_bits: int, bits: int,
+                       noise: np.ndarray | None = None, split_by_sign: bool = False
+                       ) -> tuple[np.ndarray, int, np.ndarray, int]:
+    """``(histogram, top, values, saturated)``: :func:`observed_levels`'s histogram, its last non-empty bucket
+    (both signs; -1 when it is empty) and :func:`narrowed_values` of the levels to a ``bits``-bit word, in one
+    compiled pass with numba (the levels narrowed as they are made: the same operations on each, so the same
+    bits); else those functions themselves. Tests run both paths."""
+    x = np.asarray(x)
+    kernels = _compiled()
+    if kernels is not None and x.dtype in _KERNEL_DTYPES and (noise is None or noise.dtype == np.float32):
+        flat = np.ascontiguousarray(x).reshape(-1)
+        levels = np.empty(flat.size, dtype=np.float64)
+        values = np.empty(flat.size, dtype=np.float32)
+        histogram = np.zeros((2 if split_by_sign else 1, accumulator_bits), dtype=np.int64)
+        results = np.zeros(2, dtype=np.int64)
+        draws = _NO_DRAWS if noise is None else np.ascontiguousarray(noise).reshape(-1)
+        if kernels["observe"](flat, math.ldexp(1.0, fraction_bits), math.ldexp(1.0, accumulator_bits - 1), draws,
+                              noise is not None, split_by_sign, levels, histogram, True, math.ldexp(1.0, bits - 1),
+                              math.ldexp(1.0, -fraction_bits), values, results):
+            return (histogram if split_by_sign else histogram[0], int(results[1]), values.reshape(x.shape),
+                    int(results[0]))
+    levels, histogram = observed_levels(x, fraction_bits, accumulator_bits, noise, split_by_sign)
+    values, saturated = narrowed_values(levels, bits, fraction_bits)
+    counts = histogram.sum(axis=0) if histogram.ndim == 2 else histogram
+    filled = np.flatnonzero(counts)
+    return histogram, int(filled[-1]) if filled.size else -1, values, saturated
 
 
 def narrowed_values(levels: np.ndarray, bits: int, fraction_bits: int) -> tuple[np.ndarray, int]:
@@ -73,14 +108,25 @@ def narrowed_values(levels: np.ndarray, bits: int, fraction_bits: int) -> tuple[
     return (narrowed * math.ldexp(1.0, -fraction_bits)).astype(np.float32), int(np.count_nonzero(narrowed != levels))
 
 
-def observe_loop(x, scale, top, noise, stochastic, split, levels, histogram):
-    """The compiled loop of :func:`observed_levels`; False (the caller redoes it in numpy) on a NaN. A level's
+def observe_loop(x, scale, top, noise, stochastic, split, levels, histogram, narrow, word_high, down, values,
+                 results):
+    """The compiled loop of :func:`observed_levels`; False (the caller redoes it in numpy) when ``x`` holds a
+    NaN (the only way to a NaN level: the scale is finite, the draws in [0, 1), infinities saturate). A level's
     bucket is ``frexp``'s exponent of its magnitude form, read from the float64's exponent field (an integer
-    magnitude is 0 or at least 1: field 0, or ``exponent + 1022``)."""
+    magnitude is 0 or at least 1: field 0, or ``exponent + 1022``). The NaN test is a flag, not an early exit,
+    and the counts go to four interleaved copies of the histogram summed at the end (no two successive
+    elements wait on the same counter): integer counts, the same histogram. With ``narrow``, each level is also
+    narrowed as :func:`narrow_loop` does (saturated to ``+-word_high``, scaled by ``down``, rounded to float32)
+    into ``values``; ``results`` gets the saturated count and the last non-empty bucket (-1: none)."""
     low, high = -top - 1.0, top
-    magnitude = np.empty(x.size, dtype=np.float64)
-    for i in range(x.size):
-        v = np.float64(x[i]) * scale
+    n = x.size
+    magnitude = np.empty(n, dtype=np.float64)
+    nan = False
+    saturated = 0
+    for i in range(n):
+        v = np.float64(x[i])
+        nan |= v != v
+        v *= scale
         if v < low:
             v = low
         elif v > high:
@@ -93,14 +139,39 @@ def observe_loop(x, scale, top, noise, stochastic, split, levels, histogram):
             v = -top
         elif v > top - 1.0:
             v = top - 1.0
-        if v != v:
-            return False
         levels[i] = v
         magnitude[i] = -v - 1.0 if v < 0 else v
+        if narrow:
+            w = v
+            if w < -word_high:
+                w = -word_high
+            elif w > word_high - 1.0:
+                w = word_high - 1.0
+            if w != v:
+                saturated += 1
+            values[i] = np.float32(w * down)
+    if nan:
+        return False
     fields = magnitude.view(np.int64)
-    for i in range(x.size):
+    width = histogram.shape[1]
+    counts = np.zeros((4, 2 * width), dtype=np.int64)   # [copy, sign * width + bucket]
+    for i in range(n):
         exponent = (fields[i] >> 52) & 0x7FF
-        histogram[1 if split and levels[i] < 0 else 0, exponent - 1022 if exponent else 0] += 1
+        bucket = exponent - 1022 if exponent else 0
+        if split and levels[i] < 0:
+            bucket += width
+        counts[i & 3, bucket] += 1
+    for bucket in range(width):
+        histogram[0, bucket] += counts[0, bucket] + counts[1, bucket] + counts[2, bucket] + counts[3, bucket]
+        if split:
+            b = width + bucket
+            histogram[1, bucket] += counts[0, b] + counts[1, b] + counts[2, b] + counts[3, b]
+    last = -1
+    for bucket in range(width):
+        if histogram[0, bucket] + (histogram[1, bucket] if split else 0) > 0:
+            last = bucket
+    results[0] = saturated
+    results[1] = last
     return True
 
 

@@ -82,6 +82,11 @@ def position_counts(index: np.ndarray, n: int, n_pes: int, max_run: int, entries
         shift = 0
         while (1 << shift) < n_pes:
             shift += 1
+    run_shift = -1   # log2(max_run + 1) likewise (the gap before an entry is >= 0: // is >> then)
+    if (max_run + 1) & max_run == 0:
+        run_shift = 0
+        while (1 << run_shift) < max_run + 1:
+            run_shift += 1
     t = 0
     for j in range(k):
         for p in range(n_pes):
@@ -101,7 +106,8 @@ def position_counts(index: np.ndarray, n: int, n_pes: int, max_run: int, entries
             previous = last_row[j, p]
             if previous < 0:
                 first_row[j, p] = min(r, max_run)   # a padding entry first sits on row max_run
-            entries[j, p] += (r - previous - 1) // (max_run + 1) + 1
+            gap = r - previous - 1
+            entries[j, p] += (gap >> run_shift if run_shift >= 0 else gap // (max_run + 1)) + 1
             nonzeros[j, p] += 1
             last_row[j, p] = r
 
