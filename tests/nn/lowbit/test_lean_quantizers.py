@@ -67,3 +67,23 @@ def test_lean_forms_keep_the_finiteness_error():
     q.scales = np.array([0.1, 0.1], dtype=np.float32)
     with pytest.raises(ValueError, match="finite"):
         q.forward(w)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("base", ["2", "sqrt2"])
+@pytest.mark.parametrize("seed", range(4))
+def test_log_forms_equal_quantize_log2(dtype, base, seed):
+    from accel_sim.foundations.compress.quantization.uniform import quantize_log2
+    from accel_sim.systems.nn.lowbit.log_quant import LogActivations, LogWeights
+    w = _samples(dtype, seed)
+    w.flat[10:14] = [2.0 ** -30, -(2.0 ** -30), 3e3, 2.0 ** 0.5]
+    step = 1 if base == "sqrt2" else 0
+    for bits in (2, 4, 5):
+        expected = quantize_log2(w, bits=bits, exponent_fraction_bits=step, underflow="zero").dequantize()
+        assert _same(LogWeights(bits, base).forward(w), expected.astype(dtype))
+        x = np.abs(w)
+        expected = quantize_log2(x, bits=bits, exponent_fraction_bits=step, signed=False, underflow="zero",
+                                 max_exponent=1 << step).dequantize()
+        assert _same(LogActivations(bits, base).forward(x), expected.astype(dtype))
+    with pytest.raises(ValueError, match="non-negative"):
+        LogActivations(3, base).forward(w)
