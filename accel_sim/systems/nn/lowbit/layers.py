@@ -181,11 +181,16 @@ class BatchNorm:
 
 def _batch_axes(x: np.ndarray) -> tuple[tuple[int, ...], np.intp]:
     """Batch norm's reduced axes (every one but the last) and how many elements each mean averages."""
-    shape = x.shape
-    count = 1
-    for size in shape[:-1]:
-        count *= size
-    return tuple(range(len(shape) - 1)), np.intp(count)
+    found = _BATCH_AXES.get(x.shape)
+    if found is None:
+        count = 1
+        for size in x.shape[:-1]:
+            count *= size
+        found = _BATCH_AXES[x.shape] = (tuple(range(x.ndim - 1)), np.intp(count))
+    return found
+
+
+_BATCH_AXES: dict[tuple[int, ...], tuple[tuple[int, ...], np.intp]] = {}   # a network sees a few batch shapes
 
 
 def _mean(x: np.ndarray, axes: tuple[int, ...], count: np.intp, keepdims: bool = False) -> np.ndarray:

@@ -39,13 +39,12 @@ class LowBitRun:
 
 def softmax_cross_entropy(logits: np.ndarray, labels: np.ndarray) -> tuple[float, np.ndarray]:
     """Mean cross-entropy of ``logits`` and its gradient."""
-    shifted = logits - logits.max(axis=1, keepdims=True)
-    p = np.exp(shifted)
-    p /= p.sum(axis=1, keepdims=True)
+    p = np.exp(logits - np.maximum.reduce(logits, 1, None, None, True))   # logits.max / .sum's reductions
+    p /= np.add.reduce(p, 1, None, None, True)
     rows = np.arange(labels.size)
     loss = float(-np.mean(np.log(np.maximum(p[rows, labels], 1e-12))))
     p[rows, labels] -= 1
-    return loss, (p / labels.size).astype(np.float32)
+    return loss, np.divide(p, labels.size, out=p).astype(np.float32, copy=False)
 
 
 def digits_test_accuracy(network: Network, data: DigitsData) -> float:
