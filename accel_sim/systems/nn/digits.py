@@ -10,6 +10,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from accel_sim.foundations.workload.operand_cache import arrays_through_cache
+
 PIXEL_MAX = 16.0        # load_digits pixels are integers 0 .. 16
 TEST_FRACTION = 0.3     # held-out fraction (stratified)
 SPLIT_SEED = 0
@@ -38,6 +40,26 @@ def load_digits_split(test_fraction: float = TEST_FRACTION, seed: int = SPLIT_SE
     """A fixed, seeded, stratified split of ``sklearn.datasets.load_digits``."""
     if not 0 < test_fraction < 1:
         raise ValueError(f"test_fraction must be in (0, 1), got {test_fraction}")
+    arrays = arrays_through_cache(f"digits_split_{_sklearn_version()}_{test_fraction!r}_{seed}",
+                                  lambda: _split(test_fraction, seed))
+    for array in arrays.values():
+        array.setflags(write=False)
+    return DigitsData(arrays["x_train"], arrays["y_train"], arrays["x_test"], arrays["y_test"])
+
+
+def _sklearn_version() -> str:
+    """The installed scikit-learn's version, read without importing it ("none" when it is not installed)."""
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("scikit-learn")
+    except PackageNotFoundError:
+        return "none"
+
+
+def _split(test_fraction: float, seed: int) -> dict[str, np.ndarray]:
+    """The split from scikit-learn: made once per ``reproduce all`` (its worker processes read it back from the
+    shared operand folder, :func:`~accel_sim.foundations.workload.operand_cache.arrays_through_cache`: the same
+    bytes), as scikit-learn's import costs about 1.4 CPU-s."""
     try:
         from sklearn.datasets import load_digits
         from sklearn.model_selection import train_test_split
@@ -49,6 +71,4 @@ def load_digits_split(test_fraction: float = TEST_FRACTION, seed: int = SPLIT_SE
     y = data.target.astype(np.int64)
     x_train, x_test, y_train, y_test = train_test_split(x, y, test_size=test_fraction, random_state=seed,
                                                         stratify=y)
-    for array in (x_train, x_test, y_train, y_test):
-        array.setflags(write=False)
-    return DigitsData(x_train, y_train, x_test, y_test)
+    return {"x_train": x_train, "y_train": y_train, "x_test": x_test, "y_test": y_test}
