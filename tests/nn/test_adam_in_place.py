@@ -22,26 +22,3 @@ def test_in_place_adam_equals_the_plain_lines(dtype, monkeypatch):
         for a, b in zip(ours + fast.velocity + fast.second, theirs + plain.velocity + plain.second):
             assert a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
 
-
-@pytest.mark.parametrize("kernel", ["compiled", "plain python"])
-def test_adam_loop_equals_the_numpy_lines(kernel, monkeypatch):
-    """The fused step (compiled by numba, or the same loop run as Python on float32 scalars) against the flat
-    numpy lines, 30 steps over gradients spanning six decades."""
-    if kernel == "compiled" and optim.compiled_loop(optim.adam_loop) is None:
-        pytest.skip("numba is not installed")
-    rng = np.random.default_rng(3)
-    shapes = [(7, 5), (5,), (3, 2)]
-    params = [rng.standard_normal(s).astype(np.float32) for s in shapes]
-    steps = [[(rng.standard_normal(s) * 10.0 ** rng.integers(-6, 1)).astype(np.float32) for s in shapes]
-             for _ in range(30)]
-    fast, plain = Optimizer(params, "adam", 0.01), Optimizer(params, "adam", 0.01)
-    loop = optim.compiled_loop(optim.adam_loop) if kernel == "compiled" else optim.adam_loop
-    for grads in steps:
-        with monkeypatch.context() as patch:
-            patch.setattr(optim, "_compiled_adam", lambda step: loop)
-            ours = fast.updates(grads)
-        with monkeypatch.context() as patch:
-            patch.setattr(optim, "_compiled_adam", lambda step: None)
-            theirs = plain.updates(grads)
-        for a, b in zip(ours + fast.velocity + fast.second, theirs + plain.velocity + plain.second):
-            assert a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()

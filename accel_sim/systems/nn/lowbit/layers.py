@@ -148,7 +148,7 @@ class BatchNorm:
         else:
             mean, var = self.running_mean, self.running_var
             centred = x - mean
-        inv_std = (1.0 / np.sqrt(var + BATCH_NORM_EPSILON)).astype(np.float32)
+        inv_std = (1.0 / np.sqrt(var + BATCH_NORM_EPSILON)).astype(np.float32, copy=False)
         scale, gamma = self._scales(inv_std)
         normalised = centred * scale
         if train:
