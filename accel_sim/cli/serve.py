@@ -43,6 +43,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--fused-qkv", action="store_true",
                         help="the q, k and v projections as one GEMM of their concatenated weights (attn_qkv), as "
                              "TensorRT-LLM and gpt-fast run them; default: three GEMMs")
+    parser.add_argument("--kv-reads", default="per_kv_head",
+                        help="how the decode-attention kernel reads a grouped-query model's KV cache: per_kv_head "
+                             "(default; a GQA-aware kernel, FlashDecoding's, vLLM's, TensorRT-LLM's XQA: each KV head's "
+                             "cache once for the query heads of its group) or per_query_head (one thread block per "
+                             "query head, TensorRT-LLM's masked multi-head attention: each KV head's cache once per "
+                             "query head, the repeats from the L2); the same for a multi-head model")
     parser.add_argument("--out", default=None, help="folder for requests.csv, iterations.csv, summary.csv, serving.png")
     parser.add_argument("--no-figure", action="store_true", help="skip serving.png")
     add_output_options(parser)
@@ -70,7 +76,7 @@ def handle(args: argparse.Namespace) -> int:
     config = read_hf_config(args.model)
     arch = load_arch(args.arch)
     result = serve(arch, config, requests, serving, compression, step=_fused_qkv_step(args, arch, config, compression),
-                   progress=progress_stream(args), tp=args.tp, pp=args.pp)
+                   progress=progress_stream(args), tp=args.tp, pp=args.pp, kv_reads=args.kv_reads)
     s = result.summary
     devices = f"{args.tp} x {arch.name} (tensor parallel)" if args.tp > 1 else arch.name
     devices = f"{args.pp} pipeline stages of {devices}" if args.pp > 1 else devices
@@ -120,5 +126,6 @@ def _fused_qkv_step(args: argparse.Namespace, arch: object, config: object, comp
 
     parallel = TensorParallel(args.tp, arch.device_link_bandwidth, arch.all_reduce_latency)
     if args.pp > 1:
-        return PipelineStepModel(arch, config, args.pp, compression=compression, tp=parallel, fused_qkv=True)
-    return StepModel(arch, config, compression, tp=parallel, fused_qkv=True)
+        return PipelineStepModel(arch, config, args.pp, compression=compression, tp=parallel, fused_qkv=True,
+                                 kv_reads=args.kv_reads)
+    return StepModel(arch, config, compression, tp=parallel, fused_qkv=True, kv_reads=args.kv_reads)

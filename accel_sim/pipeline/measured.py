@@ -34,6 +34,7 @@ class SimulatedRun:
     family: str
     summary: dict
     layer_times: tuple[tuple[str, float], ...] = ()   # (layer, seconds) in the workload's order
+    layer_rows: tuple[dict, ...] = ()                 # the run's layer rows, in the workload's order
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,8 @@ def simulate_run(run: RunRef) -> SimulatedRun:
     summary = result.summary_row()
     if len(network.layers) == 1:
         summary = {**result.layer_rows()[0], **summary}
-    return SimulatedRun(arch.family, summary, tuple((str(r["layer"]), float(r["time_s"])) for r in result.layer_rows()))
+    rows = tuple(result.layer_rows())
+    return SimulatedRun(arch.family, summary, tuple((str(r["layer"]), float(r["time_s"])) for r in rows), rows)
 
 
 def quantity_of(case: MeasuredCase, summary: dict) -> float:

@@ -14,7 +14,7 @@ import pandas as pd
 from accel_sim.foundations.measured import MEASURED_DIR, MeasuredCase, load_group
 from accel_sim.foundations.workload.loader import load_workload
 from accel_sim.pipeline.catalog import load_arch
-from accel_sim.pipeline.measured import simulate_case
+from accel_sim.pipeline.measured import simulate_case, simulate_run
 from accel_sim.pipeline.plot.studies.eyeriss import measured_vs_simulated
 from accel_sim.pipeline.simulate import simulate
 from accel_sim.studies.registry import Comparison, StudyOutput, study
@@ -35,6 +35,22 @@ V2_FIGURES = (
      f"{V2}, Sec. V-C (1470.6 / 5.3)"),
     ("v2_sparse_alexnet_efficiency", "eyeriss_v2_sparse_alexnet", "inferences_per_j", "1/J", 2560.3 / 3.9,
      f"{V2}, Sec. V-C (2560.3 / 3.9)"),
+)
+VGG = "eyeriss_vgg16_conv"
+# Chen et al., JSSC 2017, Table VI (VGG-16 CONV layers, batch 3, 1 V, core 200 MHz, link 60 MHz), per layer: total and
+# processing latency (ms), active PEs, global-buffer accesses (MB), DRAM accesses (MB), chip power (mW). Read from the
+# table's transcription in the FODLAM repository (cucapra/fodlam, data/eyeriss-vgg16.csv), three OCR slips mended by the
+# table's own totals: CONV2-2's processing latency (1110.3, more than its 894.3 ms total; 810.3 makes the 13 layers sum
+# to the table's 3755.2 ms), CONV2-1's and CONV5-1's active PEs (150 and 163 beside "93 %" and "100 %": 156 and 168).
+# Shown beside the model, not compared as cases: the paper publishes no VGG-16 mapping.
+VGG16_TABLE_VI = (
+    ("conv1_1", 76.2, 38.0, 156, 112.5, 15.4, 247), ("conv1_2", 910.3, 810.6, 156, 2402.8, 54.0, 218),
+    ("conv2_1", 470.3, 405.3, 156, 1201.4, 33.4, 242), ("conv2_2", 894.3, 810.3, 156, 2402.3, 48.5, 231),
+    ("conv3_1", 241.1, 204.0, 156, 607.4, 20.2, 254), ("conv3_2", 460.9, 408.1, 156, 1214.8, 32.2, 235),
+    ("conv3_3", 457.7, 408.1, 156, 1214.8, 30.8, 233), ("conv4_1", 135.3, 105.1, 168, 321.3, 17.8, 278),
+    ("conv4_2", 254.8, 210.0, 168, 643.7, 20.6, 261), ("conv4_3", 246.3, 210.0, 168, 643.7, 22.8, 240),
+    ("conv5_1", 54.3, 48.3, 168, 90.0, 6.3, 258), ("conv5_2", 53.7, 48.5, 168, 90.0, 5.7, 236),
+    ("conv5_3", 53.7, 48.5, 168, 90.0, 5.6, 230),
 )
 
 
@@ -74,14 +90,17 @@ def v2_compare() -> tuple[pd.DataFrame, list[Comparison]]:
        cpu_s=11.4)
 def eyeriss_study(workloads: tuple[str, ...] = ("eyeriss_alexnet_conv", "eyeriss_vgg16_conv"),
                   v2: bool = True) -> StudyOutput:
-    frame, comparisons = compare([c for c in load_group(CASES).cases if c.workload in workloads])
+    cases = [c for c in load_group(CASES).cases if c.workload in workloads]
+    frame, comparisons = compare(cases)
     layers = frame[(frame.workload == "eyeriss_alexnet_conv") & (frame.layer != "all")]
     if v2:
         v2_frame, v2_comparisons = v2_compare()
         frame, comparisons = pd.concat([frame, v2_frame], ignore_index=True), comparisons + v2_comparisons
     within = frame[frame.relative_error.abs() <= frame.tolerance + 1e-12]
     failed = frame.drop(within.index)
+    vgg = [c for c in cases if c.workload == VGG]
     text = readme(__name__, cases=len(frame), within=len(within), v2_rows=_v2_table(frame),
+                  vgg_rows=_vgg_layer_table(vgg[0]) if vgg else "| (not run) | | | | | | |",
                   missed=", ".join(f"{r.case} ({r.relative_error:+.0%})" for r in failed.itertuples()) or "none")
     return StudyOutput(frame, measured_vs_simulated(layers), text, tuple(comparisons))
 
@@ -90,3 +109,17 @@ def _v2_table(frame: pd.DataFrame) -> str:
     rows = frame[frame.kind == "post-layout simulation"]
     return "\n".join(f"| {r.case} | {r.published:.1f} | {r.simulated:.1f} | {r.relative_error:+.0%} |"
                      for r in rows.itertuples()) or "| (not run) | | | |"
+
+
+def _vgg_layer_table(case: MeasuredCase) -> str:
+    """Table VI's VGG-16 layers beside the model's run of the same workload (chip / model in each cell)."""
+    rows = {str(r["layer"]): r for r in simulate_run(case.run).layer_rows}
+    lines = []
+    for layer, total, processing, pes, glb_mb, dram_mb, power in VGG16_TABLE_VI:
+        r = rows[layer]
+        chip_mw = (r["energy_pj"] + r["static_energy_pj"] - r["energy_dram_pj"]) * 1e-9 / r["time_s"]
+        dram = (r["dram_read_bytes"] + r["dram_write_bytes"]) / 1e6
+        lines.append(f"| {layer} | {total:.1f} / {r['time_s'] * 1e3:.1f} | {processing:.1f} / "
+                     f"{r['processing_time_s'] * 1e3:.1f} | {pes} / {r['active_pes']:.0f} | {dram_mb:.1f} / {dram:.1f} | "
+                     f"{glb_mb:.0f} / {r['glb_bytes'] / 1e6:.0f} ({glb_mb / processing:.2f}) | {power} / {chip_mw:.0f} |")
+    return "\n".join(lines)

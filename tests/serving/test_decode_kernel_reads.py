@@ -1,6 +1,6 @@
 """The serving step's decode-attention kernel (``kv_reads``): a GQA-aware kernel reads a KV head's cache once for its
 query heads; TensorRT-LLM's masked multi-head attention (one thread block per query head) once per query head, the
-repeats from the L2. A measured case names the kernel its engine ran."""
+repeats from the L2. A measured case names the kernel its engine ran; ``accel-sim serve --kv-reads`` picks it."""
 from __future__ import annotations
 
 import pytest
@@ -12,9 +12,11 @@ from accel_sim.foundations.measured import load_group
 from accel_sim.foundations.workload.llm.hf_config import read_hf_config
 from accel_sim.systems.serving.parallel import TensorParallel
 from accel_sim.systems.serving.step import Iteration, StepModel
+from tests.cli.cli_helpers import assert_one_line_error, run_cli
 
 ARCH = "ampere_a100_80gb_serving"
 LLAMA_7B, LLAMA_70B = "workloads/llm/configs/llama_2_7b.json", "workloads/llm/configs/llama_2_70b.json"
+LLAMA_3_8B = "workloads/llm/configs/llama_3_8b.json"
 
 
 def _steps(model: str, tp: int = 1):
@@ -59,3 +61,23 @@ def test_a_case_names_a_known_kernel(tmp_path):
 def test_the_tensor_rt_llm_v0_6_1_cases_name_its_masked_multi_head_attention():
     group = load_group("measured_hardware/llm_serving.yaml")
     assert {case.serving.kv_reads for case in group.cases} == {"per_query_head"}
+
+
+def _tpot_p50_ms(capsys, *options: str) -> float:
+    result = run_cli(capsys, "serve", "--model", LLAMA_3_8B, "--arch", "ampere_a100_serving", "--requests", "2",
+                     "--prompt-tokens", "1024", "--output-tokens", "4", "--lengths", "fixed", *options)
+    assert result.code == 0, result
+    line = next(line for line in result.out.splitlines() if line.strip().startswith("TPOT"))
+    return float(line.split()[2])
+
+
+def test_serve_kv_reads_option_picks_the_decode_kernel(capsys):
+    # Llama-3-8B: 8 KV heads of 4 query heads each; the masked multi-head kernel reads each KV head's cache 4 times
+    default, gqa = _tpot_p50_ms(capsys), _tpot_p50_ms(capsys, "--kv-reads", "per_kv_head")
+    mmha = _tpot_p50_ms(capsys, "--kv-reads", "per_query_head")
+    assert default == gqa < mmha
+
+
+def test_serve_refuses_an_unknown_kv_reads_in_one_line(capsys):
+    assert_one_line_error(run_cli(capsys, "serve", "--model", LLAMA_3_8B, "--kv-reads", "once"),
+                          "--kv-reads", "once", "per_kv_head, per_query_head")

@@ -340,10 +340,11 @@ def test_the_dram_stream_costs_once_after_the_last_wave(count, drain):
 @pytest.mark.parametrize("count", PATHS)
 def test_split_k_by_hand(count):
     # C 128 x 1 = A 128 x 768 x B 768 x 1 on 8 SMs, tile 64 x 8 x 128: 2 C tiles, 6 stages of K.
-    # TensorRT-LLM's rule over factors cutting 768 into whole 128-stages (1, 2, 3, 6; limit 7): idle share of
-    # the last wave 1 - 2/8 = 0.75, 1 - 4/8 = 0.5, 1 - 6/8 = 0.25, 2 - 12/8 = 0.5 -> split 3, 6 CTAs of 256 K.
-    # Partials: each tile's slices 0 and 1 write, slices 1 and 2 read: 4 x 64 = 256 a tile, 512 in all.
+    # TensorRT-LLM's rule over the factors its is_valid_split_k_factor admits (768 and 768 / factor whole k_tiles
+    # of 64: 1, 2, 3, 4, 6; limit 7): idle share of the last wave 1 - 2/8 = 0.75, 1 - 4/8 = 0.5, 1 - 6/8 = 0.25,
+    # 1 - 8/8 = 0, 2 - 12/8 = 0.5 -> split 4, 8 CTAs of 192 K (a 128-stage and a 64-stage each).
+    # Partials: each tile's slices 0, 1 and 2 write, slices 1, 2 and 3 read: 6 x 64 = 384 a tile, 768 in all.
     arch = a100(sms=8, kernels=(KernelTile(64, 8, 128, 16, 8),), split_k_limit=7)
     result = counts(arch, GemmLayer("g", m=1, k=768, n=128), count)
     assert {name: result[name] for name in ("split", "ctas", "waves", "partial", "c", "dram_a", "dram_b", "fill_b")} == dict(
-        split=3, ctas=6, waves=1, partial=512, c=128, dram_a=128 * 768, dram_b=3 * 256, fill_b=6 * 256)
+        split=4, ctas=8, waves=1, partial=768, c=128, dram_a=128 * 768, dram_b=4 * 192, fill_b=8 * 192)

@@ -6,6 +6,7 @@ TensorRT-LLM's rule (cutlass_heuristic.cpp) counted by hand below."""
 from __future__ import annotations
 
 from accel_sim import load_arch
+from accel_sim.foundations.contract import counter_differences
 from accel_sim.foundations.energy.table import load_energy_table
 from accel_sim.foundations.workload.layer import BatchedGemmLayer, GemmLayer
 from accel_sim.foundations.workload.llm.generator import attention_layers
@@ -49,7 +50,7 @@ def test_batched_gemms_take_flash_attentions_rule_and_single_ones_tensor_rt_llms
 def test_tensor_rt_llm_rule_by_hand():
     arch = a100(sms=108, split_k_limit=7)
     tile = KernelTile(64, 8, 128, 16, 8)
-    # 768 outputs: 12 tiles; K 3072 = 24 stages: factors 1, 2, 3, 4, 6 cut it into whole stages (5, 7 do not).
+    # 768 outputs: 12 tiles; K 3072 = 48 k_tiles of 64: factors 1, 2, 3, 4, 6 cut it into whole k_tiles (5, 7 do not).
     # idle share of the last wave: 1 - 12/108 = 0.89, 0.78, 0.67, 0.56, 1 - 72/108 = 0.33 -> 6
     problem = FAMILY.plan(arch, GemmLayer("down", m=1, k=3072, n=768)).problem
     assert gemm_split(arch.tensor_core, problem, tile) == 6
@@ -57,6 +58,42 @@ def test_tensor_rt_llm_rule_by_hand():
     # (idle share 0.99), which split 2 would make 8.02 waves (0.98)
     wide = FAMILY.plan(arch, GemmLayer("wide", m=1, k=3072, n=256 * 108 + 64)).problem
     assert gemm_split(arch.tensor_core, wide, tile) == 1
+
+
+def test_tensor_rt_llm_counts_slices_in_k_tiles_of_64_not_in_the_tiles_stages():
+    arch = a100(sms=108, split_k_limit=7)
+    tile = KernelTile(64, 8, 128, 16, 8)
+    # GPT-2's attn_q at batch 16: 768 outputs x 16 columns = 12 x 2 = 24 tiles; 768 = 12 k_tiles of 64 admits
+    # 1, 2, 3, 4, 6 (CTAs 24, 48, 72, 96, 144); idle share 0.78, 0.56, 0.33, 1 - 96/108 = 0.11, 2 - 144/108 = 0.67
+    # -> 4: slices of 192, one and a half of the tile's 128-deep stages (whole stages alone would stop at 3)
+    q16 = FAMILY.plan(arch, GemmLayer("attn_q", m=16, k=768, n=768)).problem
+    assert gemm_split(arch.tensor_core, q16, tile) == 4
+    # 512 outputs on 8 SMs: 8 tiles fill the wave, idle share 0 unsplit; split 2 (16 CTAs, two full waves) is no better
+    full = FAMILY.plan(a100(sms=8, split_k_limit=7), GemmLayer("full", m=1, k=768, n=512)).problem
+    assert gemm_split(a100(sms=8, split_k_limit=7).tensor_core, full, tile) == 1
+    # K 800 is not whole k_tiles of 64: the library admits no split (the tile's 32-deep stages would cut it in 5)
+    k800 = FAMILY.plan(arch, GemmLayer("ip1", m=1, k=800, n=500)).problem
+    assert gemm_split(arch.tensor_core, k800, KernelTile(128, 128, 32, 64, 64)) == 1
+
+
+def test_attn_q_at_batch_16_by_hand():
+    # ampere_a100_serving, the 768 x 768 projection of 16 tokens, tile 64 x 8 x 128 split 4: 96 CTAs in one wave,
+    # each a 128-deep then a 64-deep stage. Per stage (A 64 rows, B 8 columns, 2 B elements):
+    # - load: DRAM 48 A panels x 64 rows + 8 B panels x 8 columns = 3,136 rows of 256 B = 802,816 B / 1056.7
+    #   -> 760 (the 64-deep stage 380); L2 96 x 18,432 B / 3837.5 -> 462 (231), port 18,432 / 64 = 288: load 760 (380)
+    # - shared memory: fill 18,432 + ldmatrix reads (A 64 x 256 + 4 warp rows x B 8 x 256 = 24,576) = 43,008 B
+    #   / 128 -> 336 (168); tensor cores: 1 warp per sub-partition x 8 MMAs x 8 cycles = 64 (32)
+    # pipeline: stage 1 lands at 760 + 575, its shared memory ends 1,671, its MMAs 1,735; stage 2 lands at
+    # 760 + 380 + 575 = 1,715, shared memory 1,883, MMAs 1,915. Epilogue: per tile, slices 0-2 write a 32-bit
+    # partial, 1-3 read one, 3 writes C (16 bits): 208 bits x 512 outputs x 24 tiles = 319,488 B / 3837.5 -> 84
+    # (port 512 x 64 bits = 4,096 B / 64 = 64). Cycles: launch 1,886 + 1,915 + 84 = 3,885.
+    arch = load_arch(SERVING)
+    plan = FAMILY.plan(arch, GemmLayer("attn_q", m=16, k=768, n=768))
+    fast, reference = FAMILY.fast(plan, None), FAMILY.reference(plan, None)
+    assert counter_differences(fast, reference) == []
+    assert (fast.split, fast.ctas, fast.waves, fast.cycles, fast.dram_busy_cycles) == (4, 96, 1, 3885, 760 + 380)
+    assert str(plan.kernels[fast.kernel]) == "64x8x128/w16x8"
+    assert _bound_ratio(arch, [GemmLayer("attn_q", m=16, k=768, n=768)]) <= 1.30
 
 
 def _bound_ratio(arch, layers) -> float:

@@ -32,7 +32,8 @@ SMALL_KERNELS = ("te42kyfo/gpu-benches gpu-small-kernels (10,000 back-to-back SC
                  "bytes over a sustained rate")
 TRTLLM_SPLIT_K = ("TensorRT-LLM cpp/tensorrt_llm/kernels/cutlass_kernels/cutlass_heuristic.cpp (estimate_best_config_from_occupancies: "
                   "the split-K factor whose last wave leaves the smallest fraction of the SMs idle, fewer waves within 0.1; "
-                  "no split when N >= 256 x SMs; is_valid_split_k_factor) and fpA_intB_gemm/fpA_intB_gemm.h (SPLIT_K_LIMIT = 7, "
+                  "no split when N >= 256 x SMs; is_valid_split_k_factor: k_tile 64) "
+                  "and fpA_intB_gemm/fpA_intB_gemm.h (SPLIT_K_LIMIT = 7, "
                   "SPLIT_K_SERIAL); github.com/NVIDIA/TensorRT-LLM")
 FLASH_SPLITS = ("FlashAttention csrc/flash_attn/flash_api.cpp, num_splits_heuristic (no split when the (batch, head) "
                 "blocks fill 80 % of the SMs; else the fewest splits whose wave efficiency is within 85 % of the best; at most "
@@ -179,11 +180,13 @@ class TensorCoreSpec:
         "``kernels`` like the dense ones. Tile k is in dense (uncompressed) K, as CUTLASS's ThreadblockShape.",
         default_factory=tuple, source=CUTLASS_SPARSE)
     split_k_limit: int = spec_field(
-        "Largest split-K factor a single GEMM may take: K is cut into that many slices of whole stages, one CTA per C "
+        "Largest split-K factor a single GEMM may take: K is cut into that many equal slices, one CTA per C "
         "tile and slice, and the slices add their FP32 partial tiles in the kernel's epilogue (serial split-K: each "
         "slice reads the running partial from the L2 workspace and writes it back; the last writes C). Per kernel the "
-        "factor is TensorRT-LLM's wave-quantization choice (``accel_sim/models/tensor_core/plan/split.py``); a factor "
-        "must split K into equal whole stages. 1: no split-K.", 1, positive=True, source=TRTLLM_SPLIT_K)
+        "factor is TensorRT-LLM's wave-quantization choice (``accel_sim/models/tensor_core/plan/split.py``) among the "
+        "factors its is_valid_split_k_factor admits: K and every slice whole multiples of its k_tile of 64 (and of "
+        "the mode's MMA), a slice's last stage shorter when it is not whole stages of the tile. 1: no split-K.", 1,
+        positive=True, source=TRTLLM_SPLIT_K)
     batched_split_limit: int = spec_field(
         "Largest number of splits along K (the KV length of a decode-attention kernel) a batched / grouped GEMM may "
         "take, chosen by FlashAttention's split-KV rule (``plan/split.py``); the splits reduce in the epilogue as "

@@ -259,11 +259,13 @@ def _percentiles(values: np.ndarray, name: str) -> dict:
 
 def serve(arch: ArchSpec, config: TransformerConfig, requests: Sequence[Request], serving: ServingConfig = ServingConfig(),
           compression: Compression = DENSE, step: StepModel | None = None,
-          progress: TextIO | None = None, tp: int = 1, pp: int = 1) -> ServingResult:
+          progress: TextIO | None = None, tp: int = 1, pp: int = 1, kv_reads: str = "per_kv_head") -> ServingResult:
     """Simulate serving ``requests`` of ``config`` on ``arch`` (see the module doc); with ``tp`` > 1 on that many
     devices in tensor parallel (:mod:`.parallel`: each holds 1 / tp of the weights and of the KV cache), with ``pp``
     > 1 in that many pipeline stages of tp devices each (:mod:`.pipeline`: each stage holds 1 / pp of the blocks;
-    the embeddings and the LM head are counted on every stage's memory, an over-count of one stage's share)."""
+    the embeddings and the LM head are counted on every stage's memory, an over-count of one stage's share).
+    ``kv_reads`` names the decode-attention kernel's reads of a grouped-query model's cache (:class:`.step.StepModel`;
+    ignored when ``step`` is given)."""
     if not requests:
         raise InputError.single("requests", "", "no requests to serve")
     for request in requests:
@@ -275,8 +277,8 @@ def serve(arch: ArchSpec, config: TransformerConfig, requests: Sequence[Request]
     per_device = shard(stage_config(config, pp), tp)
     capacity = kv_capacity_tokens(arch, per_device, serving, requests, compression)
     if step is None:
-        step = (PipelineStepModel(arch, config, pp, compression=compression, tp=parallel) if pp > 1
-                else StepModel(arch, config, compression, tp=parallel))
+        step = (PipelineStepModel(arch, config, pp, compression=compression, tp=parallel, kv_reads=kv_reads) if pp > 1
+                else StepModel(arch, config, compression, tp=parallel, kv_reads=kv_reads))
     meter = Progress(f"serving {config.name} on {arch.name}", len(requests), 0, progress, unit="requests")
     env = simpy.Environment()
     engine = Engine(env, step, sorted(requests, key=lambda r: (r.arrival_s, r.index)), serving, capacity, meter)

@@ -43,9 +43,10 @@ import dataclasses
 from dataclasses import dataclass
 
 from accel_sim.foundations.energy.table import load_energy_table
+from accel_sim.foundations.errors import InputError
 from accel_sim.foundations.workload.layer import NetworkLayer
 from accel_sim.foundations.workload.llm.compression import DENSE, Compression
-from accel_sim.foundations.workload.llm.generator import InferenceStep, attention_layers, transformer_layers
+from accel_sim.foundations.workload.llm.generator import KV_READS, InferenceStep, attention_layers, transformer_layers
 from accel_sim.foundations.workload.llm.hf_config import TransformerConfig
 from accel_sim.pipeline.catalog import ArchSpec
 from accel_sim.pipeline.simulate import simulate_layer
@@ -100,6 +101,8 @@ class StepModel:
         self.block = dataclasses.replace(self.config, layers=1)
         self.row_bucket, self.span_bucket, self.anchor = row_bucket, span_bucket, anchor
         self.fused = attention == "fused"
+        if kv_reads not in KV_READS:
+            raise InputError.single("--kv-reads", kv_reads, f"expected one of {', '.join(KV_READS)}")
         self.kv_reads = kv_reads
         self.fused_qkv = fused_qkv   # one attn_qkv GEMM instead of attn_q, attn_k, attn_v (generator module doc)
         self.table = load_energy_table(arch.energy_table)
