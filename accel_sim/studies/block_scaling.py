@@ -93,7 +93,7 @@ def block_scaling_table() -> pd.DataFrame:
     return frame
 
 
-@study("block-scaling", "Block-scaled formats (MX, NVFP4, DLU DFP8): error, bits per value, cycles, energy", cpu_s=8.3)
+@study("block-scaling", "Block-scaled formats (MX, NVFP4, DLU DFP8): error, bits per value, cycles, energy", cpu_s=6.9)
 def block_scaling() -> StudyOutput:
     frame = block_scaling_table()
     by = frame.set_index("format")

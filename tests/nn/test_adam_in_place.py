@@ -21,3 +21,4 @@ def test_in_place_adam_equals_the_plain_lines(dtype, monkeypatch):
             theirs = plain.updates(grads)
         for a, b in zip(ours + fast.velocity + fast.second, theirs + plain.velocity + plain.second):
             assert a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+

@@ -71,6 +71,23 @@ def nonzeros_through_cache(key: str, shape: tuple[int, ...], make: Callable[[], 
     return _shared(key, shape, _read_nonzeros, make, write)
 
 
+def arrays_through_cache(key: str, make: Callable[[], dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """The named arrays ``make()`` returns, read from the shared folder when a process wrote them there under
+    ``key``, else made and written there (outside :func:`shared_operands`: made). Any size: for arrays whose
+    making costs more than their size says (the digits split: scikit-learn's import, ~1.4 CPU-s a process)."""
+    if _folder is None:
+        return make()
+    path = _folder / f"{key}.npz"
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            return {name: archive[name] for name in archive.files}
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):   # not written yet, or unreadable
+        pass
+    made = make()
+    _save(path, made)
+    return made
+
+
 def _shared(key: str, shape: tuple[int, ...], read: Callable[[Path], T], make: Callable[[], T],
             write: Callable[[Path, T], None]) -> T:
     """``read`` of the file the shared folder holds under ``key``, else ``make()`` written there by ``write``;

@@ -31,11 +31,16 @@ class Optimizer:
         self.velocity = [np.zeros_like(p) for p in params]
         self.second = [np.zeros_like(p) for p in params]
         self.t = 0
+        self._flat: tuple | None = None    # Adam's state as one buffer each (views in velocity / second), see _flat_state
+
 
     def updates(self, grads: Sequence[np.ndarray], names: Sequence[str] | None = None,
                 fmt: NumberFormat | None = None) -> list[np.ndarray]:
         """One step's update of each parameter (to be added to it), each named tensor through ``fmt``."""
         self.t += 1
+        if fmt is None and self.kind == "adam" and self._flat_state(grads) is not None:
+            return self._adam_flat(grads)
+        self._flat = None    # the lines below may replace a state array: the flat buffers no longer hold it
         fmt = fmt if fmt is not None else Float32()
         names = names if names is not None else [f"p{j}" for j in range(len(grads))]
         result = []
@@ -69,6 +74,43 @@ class Optimizer:
         v_hat = second / (1 - b2 ** self.t)
         denominator = np.add(np.sqrt(v_hat, out=v_hat), ADAM_EPSILON, out=v_hat)
         return np.divide(np.multiply(m_hat, -self.learning_rate, out=m_hat), denominator, out=m_hat)
+
+    def _flat_state(self, grads: Sequence[np.ndarray]) -> tuple | None:
+        """Adam's state as one velocity and one second-moment buffer (``velocity[j]`` / ``second[j]`` become views
+        of them), when every parameter could take its step in place (:func:`_in_place`) in float32 (the dtype
+        the default format stores, so storing changes nothing): Adam is element-wise, so one step over the buffers gives each element the bits of its own step, with a
+        dozen numpy calls a step instead of a dozen per parameter. None otherwise."""
+        if len(grads) != len(self.velocity) or not grads:
+            return None
+        if not all(_in_place(g, v, s) and g.dtype == np.float32 for g, v, s in zip(grads, self.velocity, self.second)):
+            return None
+        if self._flat is None:
+            sizes = [v.size for v in self.velocity]
+            offsets = np.cumsum([0] + sizes).tolist()
+            velocity = np.concatenate([v.reshape(-1) for v in self.velocity])
+            second = np.concatenate([s.reshape(-1) for s in self.second])
+            spans = [(offsets[j], offsets[j + 1], v.shape) for j, v in enumerate(self.velocity)]
+            self.velocity = [velocity[a:b].reshape(shape) for a, b, shape in spans]
+            self.second = [second[a:b].reshape(shape) for a, b, shape in spans]
+            self._flat = (velocity, second, spans)
+        return self._flat
+
+    def _adam_flat(self, grads: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """:meth:`_adam_in_place`'s lines over the flat buffers; each parameter's update a view of one array.
+        (A numba loop of the same operations measured slower: 207 against 150 us a step on the digits MLP's
+        51 k parameters, the loop not vectorised.)"""
+        velocity, second, spans = self._flat
+        g = np.concatenate([g.reshape(-1) for g in grads])
+        b1, b2 = ADAM_BETAS
+        scaled = (1 - b1) * g
+        np.add(np.multiply(velocity, b1, out=velocity), scaled, out=velocity)
+        squared = np.multiply((1 - b2) * g, g, out=scaled)
+        np.add(np.multiply(second, b2, out=second), squared, out=second)
+        m_hat = velocity / (1 - b1 ** self.t)
+        v_hat = np.divide(second, 1 - b2 ** self.t, out=g)
+        denominator = np.add(np.sqrt(v_hat, out=v_hat), ADAM_EPSILON, out=v_hat)
+        update = np.divide(np.multiply(m_hat, -self.learning_rate, out=m_hat), denominator, out=m_hat)
+        return [update[a:b].reshape(shape) for a, b, shape in spans]
 
     def step(self, model: MLP, grads_w: list[np.ndarray], grads_b: list[np.ndarray], fmt: NumberFormat) -> None:
         n = model.layers

@@ -107,3 +107,20 @@ def test_skipping_the_per_epoch_accuracy_changes_nothing_the_training_computes()
     assert len(tracked.test_accuracy_per_epoch) == 2 and untracked.test_accuracy_per_epoch == []
     assert tracked.losses == untracked.losses and tracked.test_accuracy == untracked.test_accuracy
     assert all(p.tobytes() == q.tobytes() for p, q in zip(tracked.network.parameters(), untracked.network.parameters()))
+
+
+@pytest.mark.parametrize("network", ["mlp", "cnn"])
+def test_inq_after_a_float32_run_starts_from_it_and_gets_the_same_bits(network, monkeypatch):
+    from accel_sim.systems.nn.lowbit import train
+    short = replace(LOWBIT_SCHEDULE, epochs=2, hidden=(32,))
+    data = load_digits_split()
+    monkeypatch.setattr(train, "_FLOAT32_TRAININGS", {})
+    alone = train_lowbit(data, LowBitConfig("inq", network=network), short, inq_stage_epochs=1)
+    train._FLOAT32_TRAININGS.clear()
+    train_lowbit(data, LowBitConfig("fp32", network=network), short)
+    assert len(train._FLOAT32_TRAININGS) == 1
+    reused = train_lowbit(data, LowBitConfig("inq", network=network), short, inq_stage_epochs=1)
+    assert alone.losses == reused.losses and alone.test_accuracy_per_epoch == reused.test_accuracy_per_epoch
+    assert all(p.tobytes() == q.tobytes() for p, q in zip(alone.network.parameters(), reused.network.parameters()))
+    assert all(a.running_var.tobytes() == b.running_var.tobytes() for a, b in zip(alone.network.layers, reused.network.layers)
+               if hasattr(a, "running_var"))

@@ -19,14 +19,25 @@ from __future__ import annotations
 
 import numpy as np
 
-from accel_sim.foundations.compress.quantization.binary_ternary import quantize_binary
-from accel_sim.systems.nn.lowbit.quantizer import WeightQuantizer, straight_through
+from accel_sim.systems.nn.lowbit.quantizer import WeightQuantizer, check_finite, straight_through
+
+try:   # the ufunc np.clip calls after its argument handling; the same loop, the same values
+    from numpy._core.umath import clip as _clip
+except ImportError:  # pragma: no cover - numpy < 2
+    _clip = np.clip
 
 WEIGHT_CLIP = 1.0  # real-valued weights clipped to [-1, 1] (Courbariaux et al. 2015, Sec. 2.4)
 
 
 def hard_sigmoid(w: np.ndarray) -> np.ndarray:
-    return np.clip((w + 1.0) / 2.0, 0.0, 1.0)
+    return _clip((w + 1.0) / 2.0, 0.0, 1.0)
+
+
+def signs(w: np.ndarray) -> np.ndarray:
+    """``quantize_binary(w).values`` (sign(0) = +1, its finiteness check) in w's dtype, without the int64 codes
+    and the scale the binary weights do not use."""
+    one = w.dtype.type(1.0)
+    return np.where(check_finite(w) >= 0, one, -one)
 
 
 class BinaryConnectWeights(WeightQuantizer):
@@ -47,8 +58,9 @@ class BinaryConnectWeights(WeightQuantizer):
             return w
         if self.stochastic:
             assert self.rng is not None
-            return np.where(self.rng.random(w.shape, dtype=np.float32) < hard_sigmoid(w), 1.0, -1.0).astype(w.dtype)
-        return quantize_binary(w, axis=None).values.astype(w.dtype)
+            one = w.dtype.type(1.0)
+            return np.where(self.rng.random(w.shape, dtype=np.float32) < hard_sigmoid(w), one, -one)
+        return signs(w)
 
     def backward(self, grad: np.ndarray) -> np.ndarray:
         return straight_through(grad)

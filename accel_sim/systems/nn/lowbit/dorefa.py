@@ -21,17 +21,41 @@ from __future__ import annotations
 import numpy as np
 
 from accel_sim.foundations.compress.quantization.binary_ternary import quantize_binary
-from accel_sim.foundations.compress.quantization.uniform import quantize_uniform
-from accel_sim.systems.nn.lowbit.quantizer import GradientQuantizer, InputQuantizer, WeightQuantizer, straight_through
+from accel_sim.foundations.compress.quantization.uniform import MAX_BITS, quantize_uniform
+from accel_sim.systems.nn.lowbit.quantizer import (
+    GradientQuantizer,
+    InputQuantizer,
+    WeightQuantizer,
+    check_finite,
+    straight_through,
+)
+
+try:   # the ufunc np.clip calls after its argument handling; the same loop, the same values
+    from numpy._core.umath import clip as _clip
+except ImportError:  # pragma: no cover - numpy < 2
+    _clip = np.clip
 
 FULL_PRECISION_BITS = 32
 UNIT_RANGE = (0.0, 1.0)
 
 
 def quantize_k(r: np.ndarray, bits: int) -> np.ndarray:
-    """DoReFa's quantize_k of values in [0, 1] (values outside are clipped), in r's dtype."""
-    q = quantize_uniform(r, bits=bits, symmetric=False, value_range=UNIT_RANGE)
-    return q.dequantize().astype(r.dtype)
+    """DoReFa's quantize_k of values in [0, 1] (values outside are clipped), in r's dtype.
+
+    ``quantize_uniform(r, bits=bits, symmetric=False, value_range=UNIT_RANGE).dequantize()``, computed as it
+    computes it (levels ``rint(r / scale)`` in float64, ``scale = 1 / (2**bits - 1)``, clipped to
+    ``[0, 2**bits - 1]``, times the scale) without the int64 levels (whole numbers, exact in float64: a
+    ``-0.0`` level, which the int64 round trip makes ``+0.0``, made ``+0.0`` by adding 0), the count of
+    saturated values and its argument checks (other widths: quantize_uniform itself, and its error). Levels
+    beyond int64 (|r| > 9e18 / scale) saturate here where the int64 cast would wrap."""
+    if isinstance(bits, bool) or not isinstance(bits, (int, np.integer)) or not 1 <= bits <= MAX_BITS:
+        return quantize_uniform(r, bits=bits, symmetric=False, value_range=UNIT_RANGE).dequantize().astype(r.dtype)
+    top = (1 << bits) - 1
+    scale = np.float64((UNIT_RANGE[1] - UNIT_RANGE[0]) / top)
+    levels = np.divide(check_finite(r, "x"), scale)        # r's dtype promoted by the float64 scale, as the array
+    _clip(np.rint(levels, out=levels), 0.0, float(top), out=levels)
+    np.add(levels, 0.0, out=levels)
+    return np.multiply(levels, scale, out=levels).astype(r.dtype)
 
 
 class DorefaWeights(WeightQuantizer):

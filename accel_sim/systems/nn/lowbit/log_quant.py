@@ -18,7 +18,7 @@ import numpy as np
 
 from accel_sim.foundations.compress.quantization.tensor import QuantizedTensor
 from accel_sim.foundations.compress.quantization.uniform import quantize_log2
-from accel_sim.systems.nn.lowbit.quantizer import InputQuantizer, WeightQuantizer, straight_through
+from accel_sim.systems.nn.lowbit.quantizer import InputQuantizer, WeightQuantizer, check_finite, straight_through
 
 LOG_BASES = {"2": 0, "sqrt2": 1}            # base -> exponent fraction bits
 ACTIVATION_MAX_EXPONENT_LOG2 = 1            # activations up to 2**1 (batch-normalised ReLU outputs)
@@ -31,6 +31,32 @@ def _fraction_bits(base: str) -> int:
     return LOG_BASES[base]
 
 
+def log_values(x: np.ndarray, bits: int, step_bits: int, signed: bool, max_exponent: int | None = None) -> np.ndarray:
+    """``quantize_log2(x, bits=bits, exponent_fraction_bits=step_bits, signed=signed, underflow="zero",
+    max_exponent=max_exponent).dequantize()`` in x's dtype, computed as it computes it (the rounded exponents of
+    the non-zero magnitudes in float64, clipped, the same table of powers, ``-power`` below zero, underflow and
+    zeros ``+0.0``) without the int64 codes, their codebook gather over the whole tensor, the saturation count
+    and the argument checks (``bits`` and ``step_bits`` are the quantizer's, checked when it is made)."""
+    check_finite(x, "x")
+    if not signed and np.any(x < 0):
+        raise ValueError("x must be non-negative when signed=False")
+    n_exponents = (1 << (bits - 1)) - 1 if signed else (1 << bits) - 1
+    magnitude = np.abs(x.astype(np.float64))
+    nonzero = magnitude > 0
+    steps_per_octave = float(1 << step_bits)
+    if max_exponent is None:
+        max_exponent = int(np.rint(np.log2(magnitude.max()) * steps_per_octave)) if nonzero.any() else 0
+    min_exponent = max_exponent - n_exponents + 1
+    rounded = np.rint(np.log2(magnitude[nonzero]) * steps_per_octave).astype(np.int64)
+    powers = np.exp2(np.arange(min_exponent, max_exponent + 1, dtype=np.float64) / steps_per_octave)
+    values = powers[np.clip(rounded, min_exponent, max_exponent) - min_exponent]
+    values = np.where(x[nonzero] < 0, -values, values)
+    values[rounded < min_exponent] = 0.0
+    out = np.zeros(x.shape, dtype=np.float64)
+    out[nonzero] = values
+    return out.astype(x.dtype)
+
+
 class LogWeights(WeightQuantizer):
     method = "log"
 
@@ -41,7 +67,7 @@ class LogWeights(WeightQuantizer):
         return quantize_log2(w, bits=self.bits, exponent_fraction_bits=self.step_bits, underflow="zero")
 
     def forward(self, w: np.ndarray, train: bool = True) -> np.ndarray:
-        return self.quantized(w).dequantize().astype(w.dtype)
+        return log_values(w, self.bits, self.step_bits, signed=True)
 
     def backward(self, grad: np.ndarray) -> np.ndarray:
         return straight_through(grad)
@@ -58,7 +84,8 @@ class LogActivations(InputQuantizer):
                              underflow="zero", max_exponent=ACTIVATION_MAX_EXPONENT_LOG2 << self.step_bits)
 
     def forward(self, x: np.ndarray) -> np.ndarray:
-        return self.quantized(x).dequantize().astype(x.dtype)
+        return log_values(x, self.bits, self.step_bits, signed=False,
+                          max_exponent=ACTIVATION_MAX_EXPONENT_LOG2 << self.step_bits)
 
     def backward(self, grad: np.ndarray) -> np.ndarray:
         return straight_through(grad)

@@ -63,9 +63,10 @@ class Network:
         """Add one optimiser step's updates (in :meth:`parameters` order); each layer applies its method's rule."""
         i = 0
         for layer in self.layers:
-            count = len(layer.parameters())
-            layer.set_parameters([p + u for p, u in zip(layer.parameters(), updates[i:i + count])])
-            i += count
+            params = layer.parameters()
+            if params:   # a layer without parameters has nothing to set
+                layer.set_parameters([p + u for p, u in zip(params, updates[i:i + len(params)])])
+                i += len(params)
 
     def predict(self, x: np.ndarray) -> np.ndarray:
         return self.forward(x, train=False).argmax(axis=1)

@@ -73,6 +73,13 @@ class GradientQuantizer:
         return grad
 
 
+def check_finite(x: np.ndarray, name: str = "weights") -> np.ndarray:
+    """``x`` after the compress quantizers' finiteness check (their error), for the lean forms of them here."""
+    if not np.isfinite(x).all():
+        raise ValueError(f"{name} must contain only finite values (found NaN or infinity)")
+    return x
+
+
 def straight_through(grad: np.ndarray) -> np.ndarray:
     """The straight-through estimator: d round(x) / dx taken as 1."""
     return grad

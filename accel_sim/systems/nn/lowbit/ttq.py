@@ -10,9 +10,11 @@ kept >= 0.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from accel_sim.foundations.compress.quantization.binary_ternary import quantize_ttq
+from accel_sim.foundations.compress.quantization.binary_ternary import TTQ_THRESHOLD_FACTOR, quantize_ttq
 from accel_sim.systems.nn.lowbit.quantizer import WeightQuantizer
 
 NEGATIVE_CODE, POSITIVE_CODE = 0, 2   # quantize_ttq's codebook [-W_n, 0, +W_p]
@@ -23,7 +25,7 @@ class TrainedTernaryWeights(WeightQuantizer):
 
     def __init__(self) -> None:
         self.scales: np.ndarray | None = None      # [W_p, W_n]
-        self._codes: np.ndarray | None = None
+        self._signs: tuple[np.ndarray, np.ndarray] | None = None    # (w > delta, w < -delta) of the last forward
         self._scale_gradients = np.zeros(2)
 
     def after_update(self, w: np.ndarray) -> np.ndarray:
@@ -33,15 +35,27 @@ class TrainedTernaryWeights(WeightQuantizer):
         return w
 
     def forward(self, w: np.ndarray, train: bool = True) -> np.ndarray:
+        """``quantize_ttq(w, positive_scale=W_p, negative_scale=W_n).dequantize()`` in w's dtype: the same
+        threshold (0.05 max|w|, compared in float64) and values (``W_p``, ``-W_n``, 0: float32 scales, exact in
+        either dtype), without the int64 codes, the codebook gather and the unused default scales' means."""
         assert self.scales is not None
-        q = quantize_ttq(w, positive_scale=float(self.scales[0]), negative_scale=float(self.scales[1]))
+        positive_scale, negative_scale = float(self.scales[0]), float(self.scales[1])
+        for name, value in (("positive_scale", positive_scale), ("negative_scale", negative_scale)):
+            if not math.isfinite(value) or value < 0:
+                raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+        largest = float(np.maximum.reduce(np.abs(w), None))   # |w| and max are exact: float64's max|w|
+        if not math.isfinite(largest):
+            raise ValueError("weights must contain only finite values (found NaN or infinity)")
+        delta = np.float64(TTQ_THRESHOLD_FACTOR * largest)
+        positive, negative = w > delta, w < -delta
         if train:
-            self._codes = q.values
-        return q.dequantize().astype(w.dtype)
+            self._signs = (positive, negative)
+        kind = w.dtype.type
+        return np.where(positive, kind(positive_scale), np.where(negative, kind(-negative_scale), kind(0.0)))
 
     def backward(self, grad: np.ndarray) -> np.ndarray:
         assert self.scales is not None
-        positive, negative = self._codes == POSITIVE_CODE, self._codes == NEGATIVE_CODE
+        positive, negative = self._signs
         self._scale_gradients = np.array([grad[positive].sum(), -grad[negative].sum()], dtype=np.float32)
         return np.where(positive, self.scales[0] * grad, np.where(negative, self.scales[1] * grad, grad))
 

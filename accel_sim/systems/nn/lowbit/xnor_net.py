@@ -15,11 +15,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from accel_sim.foundations.compress.quantization.binary_ternary import quantize_binary
 from accel_sim.systems.nn.lowbit.bnn import SignActivations
 from accel_sim.systems.nn.lowbit.quantizer import WeightQuantizer
 
 FILTER_AXIS = 1   # weight matrices are (fan_in, filters)
+
+
+def filter_scales(w: np.ndarray) -> np.ndarray:
+    """``quantize_binary(w, axis=FILTER_AXIS).scale``, each filter's mean |w| in float64 (np.mean's sum and
+    in-place divide by the count: the same bits), and its dequantized values ``+-alpha`` are
+    ``where(w >= 0, alpha, -alpha)``: without the int64 codes. Non-finite weights: its error."""
+    magnitude = np.abs(w.astype(np.float64))
+    total = np.add.reduce(magnitude, (0,), None, None, True)
+    alpha = np.true_divide(total, np.intp(w.shape[0]), out=total, casting="unsafe")
+    if not np.isfinite(alpha).all():   # a NaN or infinity anywhere in a filter reaches its sum
+        raise ValueError("weights must contain only finite values (found NaN or infinity)")
+    return alpha
 
 
 class XnorWeights(WeightQuantizer):
@@ -29,11 +40,11 @@ class XnorWeights(WeightQuantizer):
         self._gate: np.ndarray | None = None
 
     def forward(self, w: np.ndarray, train: bool = True) -> np.ndarray:
-        q = quantize_binary(w, axis=FILTER_AXIS)
+        alpha = filter_scales(w)
         if train:
             n = w.shape[0]
-            self._gate = (1.0 / n + q.scale * (np.abs(w) <= 1.0)).astype(w.dtype)
-        return q.dequantize().astype(w.dtype)
+            self._gate = (1.0 / n + alpha * (np.abs(w) <= 1.0)).astype(w.dtype)
+        return np.where(w >= 0, alpha, -alpha).astype(w.dtype)
 
     def backward(self, grad: np.ndarray) -> np.ndarray:
         return grad * self._gate
