@@ -67,6 +67,21 @@ def test_nanosecond_phases_late_in_a_step_finish_on_the_simpy_clock():
     assert run_reference(plan, 1).step_s == pytest.approx(barrier_step_s(plan), rel=REL)
 
 
+def test_a_phase_done_when_another_starts_ends_then():
+    """Host memory, hypothesis' example: a chunk's phase whose end falls within a float's spacing of the moment the
+    next chunk's phase starts is done at that moment; it was dropped from the running phases without its event, and
+    the model stalled ("ended before every step finished")."""
+    def rows(first, rest):
+        return np.array([first] + [rest] * 3)
+    stage = rows([2e-09, 1.2e-09, 2e-09], [9.99999999e-10, 6e-10, 9.99999999e-10])
+    plan = StepPlan(forward_s=np.full(4, 0.03125), backward_s=np.full(4, 0.03125), layer_bucket=np.arange(4)[::-1],
+                    chunk_bucket=np.arange(4), stage_s=stage,
+                    techniques=Techniques(backward_overlap=False, forward_overlap=False, host_pipelining=True),
+                    parts_s=stage.copy(), phase_cap=rows([2e-09, 4e-10, 0, 2e-09], [9.99999999e-10, 2e-10, 0, 9.99999999e-10]),
+                    phase_traffic=rows([4.0, 6.0, 0.0, 4.0], [2.0, 3.0, 0.0, 2.0]), memory_bandwidth=5e9)
+    assert run_reference(plan).step_s == pytest.approx(barrier_step_s(plan), rel=REL)
+
+
 @settings(max_examples=40, deadline=None)
 @given(cases(forward_overlap=False, host_pipelining=True, one_host=True))
 def test_simpy_equals_the_fluid_closed_form_on_one_host(plan):
