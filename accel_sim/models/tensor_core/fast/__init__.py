@@ -52,8 +52,9 @@ def kernel_counters(plan: TensorCorePlan, index: int) -> TensorCoreCounters:
         l2 = l2_cycles(spec, fill, starts)
         dram = transfer_cycles(dram_rows * a + dram_cols * b, spec.dram_bandwidth)
         math, rf = tensor_core_cycles(plan, tile, extent)
+        smem, smem_reads = shared_memory_cycles(plan, fill, reads, starts)
         times.append({"l2": l2, "dram": dram, "load": np.maximum(l2, dram),
-                      "shared_memory": shared_memory_cycles(plan, fill + reads, starts),
+                      "shared_memory": smem, "shared_memory_reads": smem_reads,
                       "math": math, "register_file": rf, "compute": max(math, rf)})
     full, final = times
     if spec.loads_in_flight == "stages":
