@@ -18,7 +18,9 @@ ldmatrix reads wait for the whole stage (``cp.async.wait_group`` then a barrier:
 ``__syncthreads()`` before the warps' fragment loads). The shared-memory port serves one stage's
 fill then its reads after the previous stage's reads, so with the wave's slowest fill + reads
 ``S`` and slowest reads ``R`` a stage leaves shared memory at
-``max(arrival end + R, max(arrival start, previous stage out) + S)``.
+``max(arrival end + R, max(arrival start, previous stage out) + S)``. Without cp.async
+(``shared_memory_fill: registers``, sm70: CUTLASS ``mma_pipelined.h`` loads a stage into registers
+and stores it to shared memory once it has all arrived) the fill starts at the arrival end.
 
 Stages 1 .. n-1 are identical and the last may be shorter, so the finish has a closed form
 after stage n-1 (each term is linear in the stage number, so its maximum is at an end), then one
@@ -65,10 +67,12 @@ def _shared_memory_out(arrival_start, arrival_end, previous, smem, reads):
     return np.maximum(arrival_end + reads, np.maximum(arrival_start, previous) + smem)
 
 
-def ring_pipeline_finish(latency: int, stages: int, ring: int, full: dict, last: dict) -> np.ndarray:
+def ring_pipeline_finish(latency: int, stages: int, ring: int, full: dict, last: dict,
+                         overlap: bool = True) -> np.ndarray:
     """Per wave: when the last stage leaves the tensor cores, a stage's load waiting for its ring slot:
     load j starts when the load path is free and stage j - (ring - 1) has entered the tensor cores
-    (``ring`` > 1) or stage j - 1 has left them (``ring`` = 1)."""
+    (``ring`` > 1) or stage j - 1 has left them (``ring`` = 1). ``overlap`` False: the fill waits for
+    the whole stage (``shared_memory_fill: registers``)."""
     tl, ts, tr, tm = _paths(full)
     lend = send = cend = np.zeros(np.broadcast(tl, ts, tr, tm).shape, dtype=np.int64)
     starts = []                                                # when each stage entered the tensor cores
@@ -78,21 +82,35 @@ def ring_pipeline_finish(latency: int, stages: int, ring: int, full: dict, last:
         gate = cend if ring == 1 and j else (starts[j - ring + 1] if ring > 1 and j >= ring - 1 else 0)
         begin = np.maximum(lend, gate)
         lend = begin + tl
-        send = _shared_memory_out(begin + latency, lend + latency, send, ts, tr)
+        send = _shared_memory_out((begin if overlap else lend) + latency, lend + latency, send, ts, tr)
         start = np.maximum(send, cend)
         starts.append(start)
         cend = start + tm
     return cend
 
 
-def pipeline_finish(latency: int, stages: int, full: dict, last: dict) -> np.ndarray:
+def _tandem_finish(latency, stages, tl, ts, tm, ll, ls, lm):
+    """The three paths in tandem, each stage's shared memory after its whole load has landed."""
+    if stages == 1:
+        return latency + ll + ls + lm
+    before = stages - 2
+    fs = latency + tl + ts + before * np.maximum(tl, ts)
+    fm = latency + tl + ts + tm + before * np.maximum(np.maximum(tl, ts), tm)
+    fs = np.maximum(fs, (stages - 1) * tl + ll + latency) + ls
+    return np.maximum(fm, fs) + lm
+
+
+def pipeline_finish(latency: int, stages: int, full: dict, last: dict, overlap: bool = True) -> np.ndarray:
     """Per wave: when the last stage leaves the tensor cores. ``full`` / ``last`` hold the path
     times (``load``, ``shared_memory`` (fill + reads), ``shared_memory_reads``, ``compute``) of a
     full stage and of the last one. After m identical stages (load j ends at j x tl) stage m leaves
     shared memory at latency + max(m tl + tr, (m - 1) tl + ts, tl + tr + (m - 1) ts, m ts) and the
-    tensor cores at max(stage 1 out + m tm, stage m out + tm)."""
+    tensor cores at max(stage 1 out + m tm, stage m out + tm). ``overlap`` False (the fill waits for
+    the whole stage): the tandem line ``latency + tl + ts + (m - 1) max(tl, ts)`` for shared memory."""
     tl, ts, tr, tm = _paths(full)
     ll, ls, lr, lm = _paths(last)
+    if not overlap:
+        return _tandem_finish(latency, stages, tl, ts, tm, ll, ls, lm)
     if stages == 1:
         return latency + np.maximum(ll + lr, ls) + lm
     m = stages - 1

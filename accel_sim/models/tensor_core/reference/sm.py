@@ -9,7 +9,8 @@ three processes linked by stores, one event per stage of K on each.
   Data Copies"), and it is not done before its last bytes land; then, once the whole stage has
   landed (``cp.async.wait_group`` and a barrier, as in CUTLASS
   ``cutlass/gemm/threadblock/mma_multistage.h``), the warps' ldmatrix reads; a warp reads its
-  A rows and B columns when its tile holds real outputs. The wave's SMs then meet at a barrier
+  A rows and B columns when its tile holds real outputs. With ``shared_memory_fill: registers``
+  (sm70, no cp.async) the fill starts once the whole stage has landed. The wave's SMs then meet at a barrier
   (the wave runs in lockstep) and the stage goes to the tensor cores (``staged`` store).
 - **tensor cores**: the CTA's warps go round robin to the SM's sub-partitions; each sub-partition
   runs its warps' MMAs back to back on its tensor core while its register file streams their
@@ -133,7 +134,8 @@ class StreamingMultiprocessor:
         a_rows, b_cols = self._warp_reads(cta)
         for stage, extent in enumerate(extents):
             request = yield in_flight.get()
-            yield request.arriving                    # cp.async: the fill is written as its bytes land
+            # cp.async: the fill is written as its bytes land; without it, once the stage is in registers
+            yield request.arriving if self.plan.spec.shared_memory_fill == "async" else request.arrived
             start = self.env.now
             fill = yield self.shared_memory.put(request.bits)
             busy = fill - start
