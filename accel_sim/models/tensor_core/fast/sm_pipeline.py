@@ -104,7 +104,8 @@ def pipeline_finish(latency: int, stages: int, full: dict, last: dict, overlap: 
     """Per wave: when the last stage leaves the tensor cores. ``full`` / ``last`` hold the path
     times (``load``, ``shared_memory`` (fill + reads), ``shared_memory_reads``, ``compute``) of a
     full stage and of the last one. After m identical stages (load j ends at j x tl) stage m leaves
-    shared memory at latency + max(m tl + tr, (m - 1) tl + ts, tl + tr + (m - 1) ts, m ts) and the
+    shared memory at latency + max(m tl + tr, tl + tr + (m - 1) ts, m ts) (the recurrence's fourth term,
+    (m - 1) tl + ts, never exceeds these) and the
     tensor cores at max(stage 1 out + m tm, stage m out + tm). ``overlap`` False (the fill waits for
     the whole stage): the tandem line ``latency + tl + ts + (m - 1) max(tl, ts)`` for shared memory."""
     tl, ts, tr, tm = _paths(full)
@@ -115,8 +116,7 @@ def pipeline_finish(latency: int, stages: int, full: dict, last: dict, overlap: 
         return latency + np.maximum(ll + lr, ls) + lm
     m = stages - 1
     first = latency + np.maximum(tl + tr, ts)
-    send = latency + np.maximum(np.maximum(m * tl + tr, (m - 1) * tl + ts),
-                                np.maximum(tl + tr + (m - 1) * ts, m * ts))
+    send = latency + np.maximum(np.maximum(m * tl + tr, tl + tr + (m - 1) * ts), m * ts)
     cend = np.maximum(first + m * tm, send + tm)
     send = _shared_memory_out(m * tl + latency, m * tl + ll + latency, send, ls, lr)
     return np.maximum(send, cend) + lm
