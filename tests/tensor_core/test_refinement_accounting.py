@@ -46,7 +46,7 @@ def test_two_four_example_by_hand():
         ActionCount("shared_memory", "sram", "read", 576, 2, SMEM),
         ActionCount("operand_select", "mux", "select", 6144, 16),
     )
-    assert (result.cycles, result.compute_cycles, result.stall_cycles) == (496, 24, 472)
+    assert (result.cycles, result.compute_cycles, result.stall_cycles) == (479, 24, 455)
     assert (result.macs_dense, result.macs_issued, result.peak_macs_per_cycle) == (8960, 4608, 1024)
     assert (result.dram_read_bytes, result.dram_write_bytes) == ((576 * 18 + 560 * 16) // 8, 256)
     assert result.sram_read_bytes == (2 * 576 * 18 + 2 * 560 * 16) // 8

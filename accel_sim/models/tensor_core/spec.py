@@ -27,6 +27,11 @@ CUTLASS_MULTISTAGE = ("CUTLASS include/cutlass/gemm/threadblock/mma_multistage.h
                       "issues kStages - 1 stages of cp.async copies; each main-loop iteration issues the copies of the stage "
                       "kStages - 1 ahead while computing one, then waits with cp_async_wait<kStages - 2>")
 LOADS_IN_FLIGHT = ("unbounded", "stages")
+SHARED_MEMORY_FILLS = ("async", "registers")
+ASYNC_COPY = ("NVIDIA CUDA C++ Programming Guide, Asynchronous Data Copies (memcpy_async / cp.async, compute "
+              "capability 8.0 and later); NVIDIA PTX ISA, cp.async and cp.async.wait_group; CUTLASS "
+              "include/cutlass/gemm/threadblock/mma_multistage.h (sm80) and mma_pipelined.h (sm70: global loads "
+              "into registers, then stored to shared memory)")
 SMALL_KERNELS = ("te42kyfo/gpu-benches gpu-small-kernels (10,000 back-to-back SCALE kernels; a100_80_graph.txt under a "
                  "CUDA graph): time against bytes for the data sets beyond the L2 fits a fixed cost per kernel plus "
                  "bytes over a sustained rate")
@@ -170,6 +175,12 @@ class TensorCoreSpec:
         "so a CTA has at most stages - 1 loads ahead and moves at most that many stages per memory latency (Little's "
         "law: few CTAs of a shallow ring cannot cover DRAM's latency).", "unbounded", choices=LOADS_IN_FLIGHT,
         source=CUTLASS_MULTISTAGE)
+    shared_memory_fill: str = spec_field(
+        "How a stage's operands get into shared memory. 'async' (cp.async / TMA, sm80 and later): the bytes are "
+        "written as they arrive, so the fill runs from the stage's first bytes landing and ends no earlier than its "
+        "last; only the warps' ldmatrix reads wait for the whole stage (cp.async.wait_group and a barrier). "
+        "'registers' (sm70, no cp.async): the stage is loaded into registers and stored to shared memory once "
+        "it has all arrived, then read.", "async", choices=SHARED_MEMORY_FILLS, source=ASYNC_COPY)
     kernels: tuple[KernelTile, ...] = spec_field(
         "GEMM kernels (tile shapes) the library can choose from; for every layer the dense and the sparse "
         "run each take the fastest one, as cuBLAS / cuSPARSELt heuristics do.",

@@ -52,14 +52,16 @@ def kernel_counters(plan: TensorCorePlan, index: int) -> TensorCoreCounters:
         l2 = l2_cycles(spec, fill, starts)
         dram = transfer_cycles(dram_rows * a + dram_cols * b, spec.dram_bandwidth)
         math, rf = tensor_core_cycles(plan, tile, extent)
+        smem, smem_reads = shared_memory_cycles(plan, fill, reads, starts)
         times.append({"l2": l2, "dram": dram, "load": np.maximum(l2, dram),
-                      "shared_memory": shared_memory_cycles(plan, fill + reads, starts),
+                      "shared_memory": smem, "shared_memory_reads": smem_reads,
                       "math": math, "register_file": rf, "compute": max(math, rf)})
     full, final = times
+    overlap = spec.shared_memory_fill == "async"     # cp.async: the fill is written as the stage lands
     if spec.loads_in_flight == "stages":
-        finish = ring_pipeline_finish(spec.memory_latency, stages, tile.stages, full, final)
+        finish = ring_pipeline_finish(spec.memory_latency, stages, tile.stages, full, final, overlap)
     else:
-        finish = pipeline_finish(spec.memory_latency, stages, full, final)
+        finish = pipeline_finish(spec.memory_latency, stages, full, final, overlap)
     outputs = grid.rows * grid.cols
     last = grid.slice == grid.split - 1
     partial = (grid.slice > 0).astype(np.int64) + (~last).astype(np.int64)    # partial tiles read + written

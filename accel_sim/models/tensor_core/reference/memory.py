@@ -4,8 +4,9 @@ The SMs of a wave load each stage together: the memory system gathers one reques
 *round*), then moves the round at once on :class:`~accel_sim.hardware.link.Link` s running
 concurrently: the L2 path (every request's bits at the L2 bandwidth), each SM's port to L2 (its
 own bits) and DRAM (the bits of the operand slices the L2 does not hold yet). The round ends when
-all of them are done; then the SMs post the next stage, and the data lands in shared memory
-``memory_latency`` cycles after the round. The L2 keeps a tag per operand slice it has read (an
+all of them are done; then the SMs post the next stage. The data streams into shared memory over
+the round, ``memory_latency`` cycles late: its first bytes land that long after the round starts
+(``arriving``), its last that long after the round ends (``arrived``). The L2 keeps a tag per operand slice it has read (an
 A row panel or B column panel over one stage of K); when A and B do not fit the L2 together, the
 next wave's slices displace them (the tags are dropped when a wave ends). The epilogue is a
 write round: every SM's C tile (with split-K, its FP32 partial tile written and, after the first
@@ -39,12 +40,14 @@ class Slice:
 
 @dataclass
 class Request:
-    """One SM's part of a round; a read's data lands in shared memory (``arrived``) after the round."""
+    """One SM's part of a round; a read's data starts landing in shared memory (``arriving``)
+    ``memory_latency`` after the round starts and has all landed (``arrived``) that long after it ends."""
 
     sm: int
     slices: tuple[Slice, ...]
     served: simpy.Event           # the round is done: the SM may post its next request
     arrived: simpy.Event | None   # None: a write
+    arriving: simpy.Event | None = None
 
     @property
     def bits(self) -> int:
@@ -112,6 +115,7 @@ class MemorySystem:
                     for s in r.slices:
                         self.tally.count(s.operand, s.count)
                 break
+            self.env.process(self._begin(requests))
             dram_bits = 0
             for r in requests:
                 for s in r.slices:
@@ -135,6 +139,12 @@ class MemorySystem:
         for r in requests:
             r.served.succeed()
         wave.finished.succeed()
+
+    def _begin(self, requests: list[Request]):
+        yield self.env.timeout(self.latency)
+        for r in requests:
+            if r.arriving is not None:
+                r.arriving.succeed()
 
     def _land(self, requests: list[Request]):
         yield self.env.timeout(self.latency)

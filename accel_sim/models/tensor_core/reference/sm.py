@@ -3,9 +3,14 @@ three processes linked by stores, one event per stage of K on each.
 
 - **loader** (cp.async): posts each stage's A and B slices to the memory system's round and waits
   for the round before posting the next; the slice is then in flight (``in_flight`` store).
-- **shared memory**: once a stage has landed, moves the fill written plus the warps' ldmatrix
-  reads through the SM's shared-memory :class:`~accel_sim.hardware.link.Link`; a warp reads its
-  A rows and B columns when its tile holds real outputs. The wave's SMs then meet at a barrier
+- **shared memory**: writes a stage's fill through the SM's shared-memory
+  :class:`~accel_sim.hardware.link.Link` from when its first bytes land (cp.async writes shared
+  memory as the data arrives: PTX ISA ``cp.async``; CUDA C++ Programming Guide, "Asynchronous
+  Data Copies"), and it is not done before its last bytes land; then, once the whole stage has
+  landed (``cp.async.wait_group`` and a barrier, as in CUTLASS
+  ``cutlass/gemm/threadblock/mma_multistage.h``), the warps' ldmatrix reads; a warp reads its
+  A rows and B columns when its tile holds real outputs. With ``shared_memory_fill: registers``
+  (sm70, no cp.async) the fill starts once the whole stage has landed. The wave's SMs then meet at a barrier
   (the wave runs in lockstep) and the stage goes to the tensor cores (``staged`` store).
 - **tensor cores**: the CTA's warps go round robin to the SM's sub-partitions; each sub-partition
   runs its warps' MMAs back to back on its tensor core while its register file streams their
@@ -119,7 +124,7 @@ class StreamingMultiprocessor:
             a_slots, b_elements = cta.rows * problem.slots(extent), cta.cols * extent
             slices = (Slice("a", ("a", cta.a_panel, stage), a_slots, cta.rows * bits.a_stream(problem.slots(extent))),
                       Slice("b", ("b", cta.b_panel, stage), b_elements, bits.b_stream(b_elements)))
-            request = Request(self.number, slices, self.env.event(), self.env.event())
+            request = Request(self.number, slices, self.env.event(), self.env.event(), self.env.event())
             yield wave.requests.put(request)
             yield in_flight.put(request)
             yield request.served
@@ -129,18 +134,24 @@ class StreamingMultiprocessor:
         a_rows, b_cols = self._warp_reads(cta)
         for stage, extent in enumerate(extents):
             request = yield in_flight.get()
-            yield request.arrived
+            # cp.async: the fill is written as its bytes land; without it, once the stage is in registers
+            yield request.arriving if self.plan.spec.shared_memory_fill == "async" else request.arrived
             start = self.env.now
+            fill = yield self.shared_memory.put(request.bits)
+            busy = fill - start
+            yield request.arrived                     # cp.async.wait_group + barrier: all of the stage landed
             read_a, read_b = a_rows * problem.slots(extent), b_cols * extent
             self.tally.count("read_a", read_a)
             self.tally.count("read_b", read_b)
             a_row = bits.a_stream(problem.slots(extent))      # an A row's stage, its group scales included
-            yield self.shared_memory.burst(a_rows * a_row + bits.b_stream(read_b), request.bits)   # ldmatrix reads, fills
+            reading = self.env.now
+            done = yield self.shared_memory.get(a_rows * a_row + bits.b_stream(read_b))   # ldmatrix reads
+            busy += done - reading
             if self.recorder is not None:
                 self.recorder.record(self.smem, TRANSFER, start, self.env.now, f"stage {stage}: fill + ldmatrix",
                                      source=L2_AGENT)
             yield wave.shared_memory_done.put(self.smem)
-            self.tally.step("shared_memory", wave.number, stage, self.env.now - start)
+            self.tally.step("shared_memory", wave.number, stage, busy)
             yield staged.put(stage)
 
     def _sub_partition(self, register_file: Link, mmas: int):
