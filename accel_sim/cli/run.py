@@ -151,6 +151,10 @@ def simulate_checked(arch: ArchSpec, network: Network, arch_source: str, referen
         where = f"layer {current[0].name}" if current else "layers"
         raise InputError.single(str(arch_source), where, "the simulation needs more memory than this machine "
                                 "has; make the layer or the array smaller") from None
+    except OverflowError as err:   # e.g. a latency of 1e300 cycles: numpy's integers cannot hold the sums
+        where = f"layer {current[0].name}" if current else "layers"
+        raise InputError.single(str(arch_source), where, f"a number in this config is too large to simulate with "
+                                f"({err}); check its cycle, size and bandwidth fields") from None
     except InputError as err:  # a size limit names the config's name: name its file (or --set) instead
         raise InputError([Problem(arch_source, p.path, p.message) if p.file == arch.name else
                           Problem(arch_source, f"{p.file}: {p.path}", p.message) if p.path == "size" else p
