@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -64,6 +65,35 @@ def quantize_uniform(
     return QuantizedTensor(values, bits, scheme, scale.astype(np.float64), zero_point, saturated=saturated)
 
 
+class LogExponents(NamedTuple):
+    """What :func:`quantize_log2` derives from ``x`` before coding it."""
+    nonzero: np.ndarray     # x != 0
+    rounded: np.ndarray     # round(2**step_bits x log2|x|) of the non-zero elements, int64, before clipping
+    low: int                # the smallest exponent of the range
+    high: int               # the largest (max_exponent)
+    count: int              # exponents in the range (n)
+    powers: np.ndarray      # 2**(e / 2**step_bits) for e = low .. high, float64
+
+
+def log2_exponents(x: np.ndarray, bits: int, step_bits: int, signed: bool, max_exponent: int | None) -> LogExponents:
+    """:func:`quantize_log2`'s exponents of ``x`` (checked finite by the caller; ``bits`` and ``step_bits`` valid):
+    the range ends at ``max_exponent`` (default: the rounded exponent of max|x|) and holds ``2**(bits-1) - 1``
+    exponents when ``signed``, ``2**bits - 1`` when not (then ``x`` must be non-negative)."""
+    if not signed and np.any(x < 0):
+        raise ValueError("x must be non-negative when signed=False")
+    count = (1 << (bits - 1)) - 1 if signed else (1 << bits) - 1
+    magnitude = np.abs(x.astype(np.float64))
+    nonzero = magnitude > 0
+    steps_per_octave = float(1 << step_bits)
+    if max_exponent is None:
+        max_exponent = int(np.rint(np.log2(magnitude.max()) * steps_per_octave)) if nonzero.any() else 0
+    high = check_int(max_exponent, "max_exponent", minimum=-(1 << 20))
+    low = high - count + 1
+    rounded = np.rint(np.log2(magnitude[nonzero]) * steps_per_octave).astype(np.int64)
+    powers = np.exp2(np.arange(low, high + 1, dtype=np.float64) / steps_per_octave)
+    return LogExponents(nonzero, rounded, low, high, count, powers)
+
+
 def quantize_log2(
     x: np.ndarray,
     *,
@@ -91,24 +121,13 @@ def quantize_log2(
     step_bits = check_int(exponent_fraction_bits, "exponent_fraction_bits", minimum=0, maximum=8)
     if underflow not in LOG_UNDERFLOW_MODES:
         raise ValueError(f"underflow must be one of {LOG_UNDERFLOW_MODES}, got {underflow!r}")
-    if not signed and np.any(x < 0):
-        raise ValueError("x must be non-negative when signed=False")
-    n_exponents = (1 << (bits - 1)) - 1 if signed else (1 << bits) - 1
-    magnitude = np.abs(x.astype(np.float64))
-    nonzero = magnitude > 0
-    steps_per_octave = float(1 << step_bits)
-    if max_exponent is None:
-        max_exponent = int(np.rint(np.log2(magnitude.max()) * steps_per_octave)) if nonzero.any() else 0
-    max_exponent = check_int(max_exponent, "max_exponent", minimum=-(1 << 20))
-    min_exponent = max_exponent - n_exponents + 1
-    rounded = np.rint(np.log2(magnitude[nonzero]) * steps_per_octave).astype(np.int64)
-    exponents, saturated = clip_count(rounded, min_exponent, max_exponent)
+    e = log2_exponents(x, bits, step_bits, signed, max_exponent)
+    exponents, saturated = clip_count(e.rounded, e.low, e.high)
     codes = np.zeros(x.shape, dtype=np.int64)
-    codes[nonzero] = 1 + exponents - min_exponent + np.where(x[nonzero] < 0, n_exponents, 0)
+    codes[e.nonzero] = 1 + exponents - e.low + np.where(x[e.nonzero] < 0, e.count, 0)
     if underflow == "zero":
-        codes.reshape(-1)[np.flatnonzero(nonzero)[rounded < min_exponent]] = 0
-    powers = np.exp2(np.arange(min_exponent, max_exponent + 1, dtype=np.float64) / steps_per_octave)
-    codebook = np.concatenate(([0.0], powers, -powers))
+        codes.reshape(-1)[np.flatnonzero(e.nonzero)[e.rounded < e.low]] = 0
+    codebook = np.concatenate(([0.0], e.powers, -e.powers))
     return QuantizedTensor(
         codes, bits, "log2", np.ones(()), np.zeros((), dtype=np.int64), codebook=codebook, saturated=saturated
     )

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from accel_sim.foundations.compress.quantization.tensor import QuantizedTensor
-from accel_sim.foundations.compress.quantization.uniform import quantize_log2
+from accel_sim.foundations.compress.quantization.uniform import log2_exponents, quantize_log2
 from accel_sim.systems.nn.lowbit.quantizer import InputQuantizer, WeightQuantizer, check_finite, straight_through
 
 LOG_BASES = {"2": 0, "sqrt2": 1}            # base -> exponent fraction bits
@@ -38,22 +38,12 @@ def log_values(x: np.ndarray, bits: int, step_bits: int, signed: bool, max_expon
     zeros ``+0.0``) without the int64 codes, their codebook gather over the whole tensor, the saturation count
     and the argument checks (``bits`` and ``step_bits`` are the quantizer's, checked when it is made)."""
     check_finite(x, "x")
-    if not signed and np.any(x < 0):
-        raise ValueError("x must be non-negative when signed=False")
-    n_exponents = (1 << (bits - 1)) - 1 if signed else (1 << bits) - 1
-    magnitude = np.abs(x.astype(np.float64))
-    nonzero = magnitude > 0
-    steps_per_octave = float(1 << step_bits)
-    if max_exponent is None:
-        max_exponent = int(np.rint(np.log2(magnitude.max()) * steps_per_octave)) if nonzero.any() else 0
-    min_exponent = max_exponent - n_exponents + 1
-    rounded = np.rint(np.log2(magnitude[nonzero]) * steps_per_octave).astype(np.int64)
-    powers = np.exp2(np.arange(min_exponent, max_exponent + 1, dtype=np.float64) / steps_per_octave)
-    values = powers[np.clip(rounded, min_exponent, max_exponent) - min_exponent]
-    values = np.where(x[nonzero] < 0, -values, values)
-    values[rounded < min_exponent] = 0.0
+    e = log2_exponents(x, bits, step_bits, signed, max_exponent)
+    values = e.powers[np.clip(e.rounded, e.low, e.high) - e.low]
+    values = np.where(x[e.nonzero] < 0, -values, values)
+    values[e.rounded < e.low] = 0.0
     out = np.zeros(x.shape, dtype=np.float64)
-    out[nonzero] = values
+    out[e.nonzero] = values
     return out.astype(x.dtype)
 
 
