@@ -1,5 +1,7 @@
 """The L2 model by hand: a set-associative sector cache, LRU, a line's set its number modulo the sets; a dense GEMM's
 listed tile reads; an overflowing kernel's DRAM reads are the listed reads' L2 misses plus the other sectors."""
+import dataclasses
+
 import numpy as np
 
 from accel_sim.models.simt import fast
@@ -95,3 +97,15 @@ def test_the_v100_sparse_kernels_and_their_dense_baseline_read_one_l2_geometry()
         m = machine(load_arch(name))
         assert (m.l2_sets, m.l2_ways, m.line, m.sector) == (64 * 32, 24, 128, 32)
         assert m.l2_sets * m.l2_ways * m.line == m.l2_size == 6 * 2**20
+
+
+def test_listed_reads_by_hand():
+    """The DRAM reads the L2 model lists (and takes out of dram_read_bytes): a GEMM's whole reads, B of a kernel
+    whose read-only loads go through the L1, nothing for a kernel with neither (its sectors all count as other)."""
+    from accel_sim.models.simt.plan.schedule import Schedule
+    one = np.zeros(1, dtype=np.int64)
+    plain = Schedule("k", 32, 32, 0, one, one, one, one, one, one, dram_read_bytes=1000, dram_write_bytes=64,
+                     dense_operand_bytes=300, fmas=0, tensor_macs=0, products=0, atomics=0, tensor_core=False)
+    assert plain.listed_read_bytes == 0
+    cached = dataclasses.replace(plain, cached_ptr=np.array([0, 2]), cached_sectors=np.array([4, 5]))
+    assert cached.listed_read_bytes == 300
