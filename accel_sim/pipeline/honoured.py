@@ -24,12 +24,16 @@ from accel_sim.pipeline.catalog import FAMILIES
 REQUEST_FIELDS = FIELD_KINDS["request"]
 
 
-def _precision_families() -> str:
-    return " and ".join(name for name, family in FAMILIES.items() if family.precisions)
+def _families_with(capability: str) -> str:
+    """The families whose :class:`Family` flag ``capability`` is set, for a message."""
+    return " and ".join(name for name, family in FAMILIES.items() if getattr(family, capability))
 
 
-def _activation_families() -> str:
-    return " and ".join(name for name, family in FAMILIES.items() if family.activation_precision)
+def _ignored(field: str, value: object, family: Family, arch: ArchBase, instead: str, elsewhere: str) -> tuple[str, str]:
+    """``(field, message)``: the field and its value, the family and arch, how the layer runs ``instead``, and
+    where the request is honoured (``elsewhere``)."""
+    return field, (f"workload field {field}: {value} is not honoured by the {family.name} family ({arch.name}): "
+                   f"{instead} ({elsewhere}; leave it out, or use --allow-ignored)")
 
 
 def unhonoured(family: Family, arch: ArchBase, layer: object) -> list[tuple[str, str]]:
@@ -42,38 +46,25 @@ def unhonoured(family: Family, arch: ArchBase, layer: object) -> list[tuple[str,
     found = []
     precision = getattr(layer, "precision", None)
     if precision is not None and not family.precisions:
-        found.append(("precision", f"workload field precision: {precision} is not honoured by the {family.name} "
-                      f"family ({arch.name}): those layers run at its {arch.word_bits}-bit word "
-                      f"(per-layer precision runs on {_precision_families()}; leave it out, or use --allow-ignored)"))
+        found.append(_ignored("precision", precision, family, arch, f"those layers run at its {arch.word_bits}-bit "
+                              f"word", f"per-layer precision runs on {_families_with('precisions')}"))
     bits = getattr(layer, "activation_bits", None)
     if bits is not None and not family.activation_precision:
-        found.append(("activation_bits", f"workload field activation_bits: {bits} is not honoured by the "
-                      f"{family.name} family ({arch.name}): activations run at its {arch.word_bits}-bit word "
-                      f"(a per-layer activation precision is honoured by {_activation_families()}; leave it out, "
-                      "or use --allow-ignored)"))
+        found.append(_ignored("activation_bits", bits, family, arch, f"activations run at its {arch.word_bits}-bit "
+                              "word", "a per-layer activation precision is honoured by "
+                              f"{_families_with('activation_precision')}"))
     pool = getattr(layer, "max_pool", None)
     if pool is not None and not family.fused_pool:
-        found.append(("max_pool", f"workload field max_pool: {pool.kernel}/{pool.stride}/{pool.padding} is not "
-                      f"honoured by the {family.name} family ({arch.name}): the layer writes its whole output "
-                      f"(a pool fused into the output stage is modelled by {_pool_families()}; leave it out, or "
-                      "use --allow-ignored)"))
-    group = getattr(layer, "quant_group_size", None)
-    if group is not None and not family.group_scales:
+        found.append(_ignored("max_pool", f"{pool.kernel}/{pool.stride}/{pool.padding}", family, arch,
+                              "the layer writes its whole output", "a pool fused into the output stage is modelled "
+                              f"by {_families_with('fused_pool')}"))
+    if getattr(layer, "quant_group_size", None) is not None and not family.group_scales:
         for name in ("quant_group_size", "quant_scale_bits"):
             if getattr(layer, name, None) is not None:
-                found.append((name, f"workload field {name}: {getattr(layer, name)} is not honoured by the "
-                              f"{family.name} family ({arch.name}): its traffic carries no group-wise scales (they "
-                              f"count in the device-memory footprint only; the scales are moved by "
-                              f"{_group_scale_families()}; leave it out, or use --allow-ignored)"))
+                found.append(_ignored(name, getattr(layer, name), family, arch, "its traffic carries no group-wise "
+                                      "scales", "they count in the device-memory footprint only; the scales are "
+                                      f"moved by {_families_with('group_scales')}"))
     return found
-
-
-def _pool_families() -> str:
-    return " and ".join(name for name, family in FAMILIES.items() if family.fused_pool)
-
-
-def _group_scale_families() -> str:
-    return " and ".join(name for name, family in FAMILIES.items() if family.group_scales)
 
 
 def warn_unhonoured(family: Family, arch: ArchBase, layer: object) -> None:
