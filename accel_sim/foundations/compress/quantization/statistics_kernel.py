@@ -1,5 +1,6 @@
 """The dynamic fixed-point training loop's hot path in one pass per tensor: accumulator levels and their
-leading-bit histogram (:func:`observed_levels`), and the levels narrowed to the word (:func:`narrowed_values`).
+leading-bit histogram (:func:`observed_levels`), with the levels narrowed to the word as they are made
+(:func:`observed_narrowed`; :func:`narrowed_values` is the numpy narrowing).
 
 Each is what :func:`~.leading_bit_statistics.accumulator_levels` then
 :func:`~.leading_bit_statistics.histogram_of_levels`, or ``np.clip`` and a power-of-two scale, compute in
@@ -96,14 +97,9 @@ def observed_narrowed(x: np.ndarray, fraction_bits: int, accumulator_bits: int, 
 
 def narrowed_values(levels: np.ndarray, bits: int, fraction_bits: int) -> tuple[np.ndarray, int]:
     """``(values, saturated)``: float64 ``levels`` saturated to a ``bits``-bit word, scaled by 2^-fraction_bits,
-    as float32; and how many levels the word saturated."""
-    kernels = _compiled()
+    as float32; and how many levels the word saturated. numpy passes: the compiled narrowing is inside
+    :func:`observe_loop` (:func:`observed_narrowed`), and this serves its fallback."""
     high = math.ldexp(1.0, bits - 1)
-    if kernels is not None and levels.dtype == np.float64:
-        flat = np.ascontiguousarray(levels).reshape(-1)
-        out = np.empty(flat.size, dtype=np.float32)
-        saturated = kernels["narrow"](flat, high, math.ldexp(1.0, -fraction_bits), out)
-        return out.reshape(levels.shape), int(saturated)
     narrowed = np.clip(levels, -high, high - 1)
     return (narrowed * math.ldexp(1.0, -fraction_bits)).astype(np.float32), int(np.count_nonzero(narrowed != levels))
 
@@ -116,7 +112,7 @@ def observe_loop(x, scale, top, noise, stochastic, split, levels, histogram, nar
     magnitude is 0 or at least 1: field 0, or ``exponent + 1022``). The NaN test is a flag, not an early exit,
     and the counts go to four interleaved copies of the histogram summed at the end (no two successive
     elements wait on the same counter): integer counts, the same histogram. With ``narrow``, each level is also
-    narrowed as :func:`narrow_loop` does (saturated to ``+-word_high``, scaled by ``down``, rounded to float32)
+    narrowed as :func:`narrowed_values` narrows (saturated to ``+-word_high``, scaled by ``down``, rounded to float32)
     into ``values``; ``results`` gets the saturated count and the last non-empty bucket (-1: none)."""
     low, high = -top - 1.0, top
     n = x.size
@@ -175,25 +171,9 @@ def observe_loop(x, scale, top, noise, stochastic, split, levels, histogram, nar
     return True
 
 
-def narrow_loop(levels, high, scale, out):
-    """The compiled loop of :func:`narrowed_values`: saturate, scale, round to float32; the saturated count."""
-    saturated = 0
-    for i in range(levels.size):
-        v = levels[i]
-        w = v
-        if w < -high:
-            w = -high
-        elif w > high - 1.0:
-            w = high - 1.0
-        if w != v:
-            saturated += 1
-        out[i] = np.float32(w * scale)
-    return saturated
-
-
 @functools.cache
 def _compiled() -> dict | None:
-    """:func:`observe_loop` and :func:`narrow_loop` compiled by numba (:func:`compiled_loop`), or None without numba."""
+    """:func:`observe_loop` compiled by numba (:func:`compiled_loop`), or None without numba."""
     if compiled_loop(observe_loop) is None:
         return None
-    return {"observe": compiled_loop(observe_loop), "narrow": compiled_loop(narrow_loop)}
+    return {"observe": compiled_loop(observe_loop)}
