@@ -75,24 +75,20 @@ def arrays_through_cache(key: str, make: Callable[[], dict[str, np.ndarray]]) ->
     """The named arrays ``make()`` returns, read from the shared folder when a process wrote them there under
     ``key``, else made and written there (outside :func:`shared_operands`: made). Any size: for arrays whose
     making costs more than their size says (the digits split: scikit-learn's import, ~1.4 CPU-s a process)."""
-    if _folder is None:
-        return make()
-    path = _folder / f"{key}.npz"
-    try:
-        with np.load(path, allow_pickle=False) as archive:
-            return {name: archive[name] for name in archive.files}
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):   # not written yet, or unreadable
-        pass
-    made = make()
-    _save(path, made)
-    return made
+    return _shared(key, None, _read_arrays, make, _save)
 
 
-def _shared(key: str, shape: tuple[int, ...], read: Callable[[Path], T], make: Callable[[], T],
+def _read_arrays(path: Path) -> dict[str, np.ndarray]:
+    with np.load(path, allow_pickle=False) as archive:
+        return {name: archive[name] for name in archive.files}
+
+
+def _shared(key: str, shape: tuple[int, ...] | None, read: Callable[[Path], T], make: Callable[[], T],
             write: Callable[[Path, T], None]) -> T:
     """``read`` of the file the shared folder holds under ``key``, else ``make()`` written there by ``write``;
-    just ``make()`` outside :func:`shared_operands` or for a tensor below ``MIN_ELEMENTS``."""
-    if _folder is None or int(np.prod(shape)) < MIN_ELEMENTS:
+    just ``make()`` outside :func:`shared_operands` or for a tensor ``shape`` below ``MIN_ELEMENTS`` (None: any
+    size goes through the folder)."""
+    if _folder is None or (shape is not None and int(np.prod(shape)) < MIN_ELEMENTS):
         return make()
     path = _folder / f"{key}.npz"
     try:
