@@ -131,8 +131,9 @@ def _read(path: Path) -> np.ndarray:
 def _write(path: Path, array: np.ndarray) -> None:
     """Sparse (positions of the non-zero bit patterns, values) at most :data:`SPARSE_BELOW` full, else dense."""
     flat = np.ascontiguousarray(array).reshape(-1)
-    index = np.flatnonzero(flat.view(np.uint32 if flat.dtype.itemsize == 4 else np.uint64))   # -0.0 kept
-    if index.size <= SPARSE_BELOW * flat.size:
+    bits = flat.view(np.uint32 if flat.dtype.itemsize == 4 else np.uint64)   # -0.0 kept
+    if np.count_nonzero(bits) <= SPARSE_BELOW * flat.size:   # counted first: a dense tensor needs no positions
+        index = np.flatnonzero(bits)
         _save(path, {"shape": np.array(array.shape, dtype=np.int64), "index": _narrow(index, flat.size),
                      "values": flat[index]})
     else:
