@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-import threading
 from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
@@ -40,6 +39,7 @@ from typing import Any, Generic, TypeVar
 import numpy as np
 
 from accel_sim.foundations.arch import ArchBase
+from accel_sim.foundations.memo import ShapeMemo
 from accel_sim.foundations.results.components import Component
 from accel_sim.foundations.results.layer_result import LayerResult
 from accel_sim.foundations.workload.layer import Layer
@@ -119,62 +119,6 @@ class BatchMemo:
             _read_only(value)
             self._entries[key] = value
         return self._entries[key]  # type: ignore[return-value]
-
-
-class ShapeMemo:
-    """Results of layers that follow from the arch and the layer's shape alone (families with
-    ``counts_from_shape``, and vector layers), kept for the process: a layer run before under
-    another name is not run again (:func:`accel_sim.pipeline.simulate.simulate_layer`). A transformer's
-    32 identical blocks, or a sweep over batch and context, run each shape once.
-
-    Keys name everything the value is computed from. Bounded: the oldest entries go first beyond
-    :attr:`capacity`. Values are frozen, so one shared by two layers cannot be changed by either."""
-
-    def __init__(self, capacity: int | None = 4096, max_bytes: int | None = None) -> None:
-        self.capacity = capacity    # 0: keep nothing (every layer runs); None: no bound on the count
-        self.max_bytes = max_bytes  # None: no bound; else the oldest go while the kept arrays hold more (one stays)
-        self._entries: dict[Hashable, object] = {}
-        self._bytes: dict[Hashable, int] = {}
-        self._lock = threading.Lock()   # threads of one process may simulate at once
-
-    def get(self, key: Hashable, compute: Callable[[], T]) -> T:
-        with self._lock:
-            if key in self._entries:
-                return self._entries[key]  # type: ignore[return-value]
-        value = compute()
-        size = 0 if self.max_bytes is None else array_bytes(value)
-        with self._lock:
-            if self.capacity is None or self.capacity > 0:
-                if self.capacity is not None and len(self._entries) >= self.capacity:
-                    self._drop_oldest()
-                self._entries[key], self._bytes[key] = value, size
-                while self.max_bytes is not None and len(self._entries) > 1 and \
-                        sum(self._bytes.values()) > self.max_bytes:
-                    self._drop_oldest()
-        return value
-
-    def _drop_oldest(self) -> None:
-        oldest = next(iter(self._entries))
-        del self._entries[oldest], self._bytes[oldest]
-
-    def __len__(self) -> int:
-        return len(self._entries)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
-            self._bytes.clear()
-
-
-def array_bytes(value: object) -> int:
-    """Bytes of the numpy arrays ``value`` holds (itself, or inside tuples, lists and dataclasses)."""
-    if isinstance(value, np.ndarray):
-        return value.nbytes
-    if isinstance(value, (tuple, list)):
-        return sum(array_bytes(item) for item in value)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return sum(array_bytes(getattr(value, f.name)) for f in dataclasses.fields(value))
-    return 0
 
 
 class Hook:

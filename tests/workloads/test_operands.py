@@ -24,6 +24,7 @@ from accel_sim.foundations.workload.operands import (
     layer_operands,
     weight_matrix,
     weight_shape,
+    weight_spec,
 )
 
 
@@ -497,3 +498,19 @@ def test_the_chunked_draw_leaves_drawn_zeros_to_the_full_pruning(monkeypatch):
     assert operands._pruned_nonzeros(layer, weight_shape(layer)) is None
     draw = np.random.default_rng(operands._seed(layer, operands._WEIGHT_STREAM)).standard_normal((40, 30), np.float32)
     assert operands._generated_weights(layer, (40, 30)).tobytes() == operands._magnitude_pruned(layer, draw).tobytes()
+
+
+def test_equal_specs_share_their_tensors_within_a_process(monkeypatch):
+    """Two layers whose weights have the same spec (they differ in their inputs only) get the same read-only
+    tensor, drawn once; after cache_clear (as a new process) it is drawn again, the same bits."""
+    import accel_sim.foundations.workload.operands as operands
+    first, second = gemm(density=0.7, input_density=0.5), gemm(density=0.7, input_density=0.2)
+    assert weight_spec(first) == weight_spec(second) and first != second
+    made, real = [], operands._generated_weights
+    monkeypatch.setattr(operands, "_generated_weights", lambda *a: made.append(1) or real(*a))
+    _cached_operands.cache_clear()
+    weights = layer_operands(first).weights
+    assert layer_operands(second).weights is weights and made == [1] and not weights.flags.writeable
+    _cached_operands.cache_clear()
+    assert layer_operands(second).weights.tobytes() == weights.tobytes() and made == [1, 1]
+    _cached_operands.cache_clear()

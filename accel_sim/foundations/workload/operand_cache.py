@@ -12,6 +12,11 @@ non-zero bit patterns, so a ``-0.0`` stays ``-0.0``), so results do not depend o
 
 Outside the block (the default) nothing is written anywhere. ``reproduce all`` uses a
 temporary folder removed when the run ends.
+
+Within a process, the tensors (and non-zeros) made or read are also kept in memory by their spec hash, up to
+:data:`MEMO_BYTES` (the oldest go first): layers that differ only in what their tensors do not depend on (a
+precision, a batch), or a study's later sweep over the same layers, get the same read-only arrays without
+drawing or reading them again. :func:`forget` empties it (as a new process starts).
 """
 from __future__ import annotations
 
@@ -24,12 +29,17 @@ from typing import TypeVar
 
 import numpy as np
 
+from accel_sim.foundations.memo import ShapeMemo
+
 T = TypeVar("T")
 
 MIN_ELEMENTS = 1 << 18      # smaller tensors are generated in about a millisecond: not worth a file
 SPARSE_BELOW = 1 / 2        # at most this fraction non-zero: stored as positions + values (8 bytes each)
 
+MEMO_BYTES = 256 << 20      # generated tensors kept in a process (the nine EIE layers' non-zeros: 150 MB)
+
 _folder: Path | None = None
+_made = ShapeMemo(capacity=None, max_bytes=MEMO_BYTES)   # the tensors kept in this process
 
 
 @contextmanager
@@ -44,10 +54,15 @@ def shared_operands(folder: Path) -> Iterator[None]:
         _folder = previous
 
 
+def forget() -> None:
+    """Forget the tensors kept in this process (as a new process starts)."""
+    _made.clear()
+
+
 def through_cache(key: str, shape: tuple[int, ...], make: Callable[[], np.ndarray]) -> np.ndarray:
     """The tensor ``make()`` returns, read from the shared folder when a process wrote it there under
     ``key`` (its spec hash), else made and written there (outside :func:`shared_operands`: made)."""
-    return _shared(key, shape, _read, make, _write)
+    return _made.get(("tensor", key), lambda: _shared(key, shape, _read, make, _write))
 
 
 def nonzeros_through_cache(key: str, shape: tuple[int, ...], make: Callable[[], tuple[np.ndarray, np.ndarray] | None]
@@ -68,7 +83,7 @@ def nonzeros_through_cache(key: str, shape: tuple[int, ...], make: Callable[[], 
             array.reshape(-1)[index] = values
             _write(path, array)
 
-    return _shared(key, shape, _read_nonzeros, make, write)
+    return _made.get(("nonzeros", key), lambda: _shared(key, shape, _read_nonzeros, make, write))
 
 
 def arrays_through_cache(key: str, make: Callable[[], dict[str, np.ndarray]]) -> dict[str, np.ndarray]:

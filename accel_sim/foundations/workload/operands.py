@@ -56,7 +56,7 @@ from accel_sim.foundations.compress.pruning import (
 )
 from accel_sim.foundations.errors import InputError
 from accel_sim.foundations.workload.layer import ConvLayer, Layer
-from accel_sim.foundations.workload.operand_cache import nonzeros_through_cache, through_cache
+from accel_sim.foundations.workload.operand_cache import forget, nonzeros_through_cache, through_cache
 
 # 2^31 float32 values = 8 GiB: beyond any layer of the shipped networks (VGG-16 fc6 has
 # 103 M weights) and beyond what a 24 GiB machine can hold with a model's working copies.
@@ -110,8 +110,8 @@ class LayerOperands:
         shape = self._shapes["weights"]
         if "weights" in self._in_payload:
             weights = self._loaded["weights"]
-        elif "weight_nonzeros" in self.__dict__:   # drawn already: the same tensor, not drawn again
-            weights = through_cache(self.weight_hash, shape, lambda: _scattered(shape, *self.weight_nonzeros))
+        elif self._drawn_nonzeros is not None:   # the same tensor, from its non-zeros (drawn once, or shared)
+            weights = _scattered(shape, *self._drawn_nonzeros)
         else:
             weights = through_cache(self.weight_hash, shape, lambda: _generated_weights(self.layer, shape))
         weights.flags.writeable = False
@@ -120,20 +120,30 @@ class LayerOperands:
     @cached_property
     def weight_nonzeros(self) -> tuple[np.ndarray, np.ndarray]:
         """Flat positions (ascending, in the stored layout) and values of the weights' non-zeros
-        (``!= 0``), read-only. A generated magnitude-pruned tensor not read yet gives them without
+        (``!= 0``), read-only. A generated magnitude-pruned tensor gives them without
         the full-size tensor (:func:`_pruned_nonzeros`: VGG-16's fc6 holds 4 % of 103 M weights);
-        ``weights`` read later is made from them (the same bits). Within ``shared_operands`` they are read
+        ``weights`` are made from them (the same bits). Within ``shared_operands`` they are read
         from (or written to) the shared folder as the tensor's positions and values."""
-        found = None
-        if "weights" not in self.__dict__ and "weights" not in self._in_payload and _prunes_by_magnitude(self.layer):
-            self._check_size("weights")
-            layer, shape = self.layer, self._shapes["weights"]
-            found = nonzeros_through_cache(self.weight_hash, shape, lambda: _pruned_nonzeros(layer, shape))
+        found = self._drawn_nonzeros
         if found is None:
             flat = self.weights.reshape(-1)
             index = np.flatnonzero(flat)
             found = index, flat[index]
-        for array in found:
+            for array in found:
+                array.flags.writeable = False
+        return found
+
+    @cached_property
+    def _drawn_nonzeros(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """``weight_nonzeros`` of generated magnitude-pruned weights (:func:`_pruned_nonzeros`, through the
+        operand cache), read-only; None for other weights, or when :func:`_pruned_nonzeros` leaves them to the
+        full-size pruning."""
+        if self.layer is None or "weights" in self._in_payload or not _prunes_by_magnitude(self.layer):
+            return None
+        self._check_size("weights")
+        layer, shape = self.layer, self._shapes["weights"]
+        found = nonzeros_through_cache(self.weight_hash, shape, lambda: _pruned_nonzeros(layer, shape))
+        for array in found or ():
             array.flags.writeable = False
         return found
 
@@ -234,9 +244,22 @@ def layer_operands(layer: Layer) -> LayerOperands:
     return _cached_operands(layer)
 
 
-@lru_cache(maxsize=4)
-def _cached_operands(layer: Layer) -> LayerOperands:
-    return LayerOperands(layer=layer)
+class _RecentOperands:
+    """The last few layers' operands (:func:`layer_operands`); ``cache_clear`` forgets them and the tensors the
+    operand cache keeps (:func:`~accel_sim.foundations.workload.operand_cache.forget`), as a new process starts."""
+
+    def __init__(self) -> None:
+        self._recent = lru_cache(maxsize=4)(lambda layer: LayerOperands(layer=layer))
+
+    def __call__(self, layer: Layer) -> LayerOperands:
+        return self._recent(layer)
+
+    def cache_clear(self) -> None:
+        self._recent.cache_clear()
+        forget()
+
+
+_cached_operands = _RecentOperands()
 
 
 def _seed(layer: Layer, stream: int) -> list[int]:
