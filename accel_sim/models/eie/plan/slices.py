@@ -75,7 +75,9 @@ def position_counts(index: np.ndarray, n: int, n_pes: int, max_run: int, entries
     """The ``(k, n_pes)`` arrays of :func:`slice_stats`, written column of W by column (every row of every
     array), from the ascending flat positions ``index`` of a ``(k, n)`` mask: within a (column, PE) slice
     the local rows come in ascending order, so ``last_row`` holds the previous entry's row (-1 before the
-    first). The loop numba compiles (plain Python too: slow, the tests run it on small masks)."""
+    first) and the first entry's row is the smallest: ``first_row`` keeps a minimum, without a branch on
+    whether the entry is the slice's first (unpredictable when slices hold few entries). The loop numba
+    compiles (plain Python too: slow, the tests run it on small masks)."""
     k = entries.shape[0]
     shift = -1   # log2(n_pes) when n_pes is a power of two: shifts instead of divisions
     if n_pes & (n_pes - 1) == 0:
@@ -87,12 +89,13 @@ def position_counts(index: np.ndarray, n: int, n_pes: int, max_run: int, entries
         run_shift = 0
         while (1 << run_shift) < max_run + 1:
             run_shift += 1
+    none = max_run + 1   # above any first row (a padding entry first sits on row max_run): an empty slice
     t = 0
     for j in range(k):
         for p in range(n_pes):
             entries[j, p] = 0
             nonzeros[j, p] = 0
-            first_row[j, p] = -1
+            first_row[j, p] = none
             last_row[j, p] = -1
             pointer[j, p] = 0 if j == 0 else pointer[j - 1, p] + entries[j - 1, p]
         row_start = j * n
@@ -104,12 +107,14 @@ def position_counts(index: np.ndarray, n: int, n_pes: int, max_run: int, entries
             else:
                 p, r = i % n_pes, i // n_pes
             previous = last_row[j, p]
-            if previous < 0:
-                first_row[j, p] = min(r, max_run)   # a padding entry first sits on row max_run
+            first_row[j, p] = min(first_row[j, p], min(r, max_run))   # a padding entry first sits on row max_run
             gap = r - previous - 1
             entries[j, p] += (gap >> run_shift if run_shift >= 0 else gap // (max_run + 1)) + 1
             nonzeros[j, p] += 1
             last_row[j, p] = r
+        for p in range(n_pes):
+            if first_row[j, p] == none:
+                first_row[j, p] = -1
 
 
 def _compiled():
