@@ -54,7 +54,9 @@ class Port:
     """A communication stage: one chunk at a time, the waiting chunks served lowest priority number first,
     then earliest request, then first come (the order of :class:`simpy.PriorityResource`, and its events: a
     request is granted by an event of its own, a release is an event that hands the stage on when processed).
-    Without the general resource's bookkeeping (get queue, users list, the queue re-sorted on every request)."""
+    Without the general resource's bookkeeping (get queue, users list, the queue re-sorted on every request),
+    and without a release event when nobody waits (it would find the stage free with nobody waiting, or taken
+    by a request made since: a no-op; the other events keep their order)."""
 
     __slots__ = ("env", "busy", "waiting", "keys")
 
@@ -66,6 +68,9 @@ class Port:
     def request(self, priority: int) -> Event:
         env = self.env
         slot = Event(env)
+        if not self.busy and not self.waiting:        # free: granted at once
+            self.busy = True
+            return _trigger(slot)
         key = (priority, env._now)
         at = bisect_right(self.keys, key)              # after every request of the same key: first come
         self.keys.insert(at, key)
@@ -75,9 +80,10 @@ class Port:
 
     def release(self) -> None:
         self.busy = False
-        handed_on = Event(self.env)
-        handed_on.callbacks.append(self._grant)
-        _trigger(handed_on)
+        if self.waiting:   # else the release event would find the stage taken by then, or nobody waiting
+            handed_on = Event(self.env)
+            handed_on.callbacks.append(self._grant)
+            _trigger(handed_on)
 
     def _grant(self, _event: Event | None = None) -> None:
         if not self.busy and self.waiting:
@@ -92,7 +98,7 @@ class HostMemory:
 
     def __init__(self, env: simpy.Environment, bandwidth: float):
         self.env, self.bandwidth = env, bandwidth
-        self.running: list[list] = []          # [fraction left, cap s, traffic bytes, done event]
+        self.running: list[list] = []          # [fraction left, (cap s, traffic bytes), done event]
         self.since = 0.0
         self._wake_event: Timeout | None = None   # the planned wake; an older one is stale
         # rates of each set of running (cap, traffic): a step's chunks repeat a few sets many times
@@ -103,44 +109,47 @@ class HostMemory:
         done = Event(self.env)
         if cap <= 0 and traffic <= 0:
             return _trigger(done)
-        for p in self._progress():               # phases done by now end now, not dropped unannounced
-            _trigger(p[3])
-        self.running.append([1.0, cap, traffic, done])
+        self._settle()                           # phases done by now end now, not dropped unannounced
+        self.running.append([1.0, (cap, traffic), done])
         self._current = None
         self._plan_next()
         return done
 
     def _rates(self) -> list[float]:
-        if self._current is not None:
-            return self._current
-        key = tuple([(p[1], p[2]) for p in self.running])
-        rates = self._rates_of.get(key)
-        if rates is None:   # phase_rates is a pure function of the running phases' caps and traffic
-            rates = self._rates_of[key] = phase_rates(np.array([p[1] for p in self.running]),
-                                                      np.array([p[2] for p in self.running]),
-                                                      self.bandwidth).tolist()
-        self._current = rates
+        rates = self._current
+        if rates is None:
+            key = tuple([p[1] for p in self.running])
+            rates = self._rates_of.get(key)
+            if rates is None:   # phase_rates is a pure function of the running phases' caps and traffic
+                rates = self._rates_of[key] = phase_rates(np.array([cap for cap, _ in key]),
+                                                          np.array([traffic for _, traffic in key]),
+                                                          self.bandwidth).tolist()
+            self._current = rates
         return rates
 
-    def _progress(self) -> list[list]:
-        """Bring every running phase to now; return (and drop) the ones that are done."""
-        now, since, finished = self.env._now, self.since, []
+    def _settle(self) -> None:
+        """Bring every running phase to now; end (and drop) the ones that are done, in running order."""
+        env = self.env
+        now, since = env._now, self.since
         self.since = now
-        if self.running:
-            elapsed, left = now - since, []
-            # what is left lasts less than the clock can tell apart at this time (a float's spacing)
-            spacing = math.ulp(now)
-            for p, rate in zip(self.running, self._rates()):
-                fraction = p[0]
-                due = since + fraction / rate <= now      # planned to end by now (no rounding left)
-                p[0] = fraction = fraction - rate * elapsed
-                if due or fraction <= DONE or fraction / rate <= spacing:
-                    finished.append(p)
-                else:
-                    left.append(p)
-            if finished:
-                self.running, self._current = left, None
-        return finished
+        if not self.running:
+            return
+        elapsed, left, ended = now - since, [], False
+        # what is left lasts less than the clock can tell apart at this time (a float's spacing)
+        spacing = math.ulp(now)
+        for p, rate in zip(self.running, self._rates()):
+            fraction = p[0]
+            due = since + fraction / rate <= now      # planned to end by now (no rounding left)
+            p[0] = fraction = fraction - rate * elapsed
+            if due or fraction <= DONE or fraction / rate <= spacing:
+                done = p[2]
+                done._ok, done._value = True, None
+                env.schedule(done)
+                ended = True
+            else:
+                left.append(p)
+        if ended:
+            self.running, self._current = left, None
 
     def _plan_next(self) -> None:
         if self.running:
@@ -151,11 +160,9 @@ class HostMemory:
             self._wake_event = None
 
     def _wake(self, event: Event) -> None:
-        if event is not self._wake_event:
-            return                              # a phase started or ended since: planned again then
-        for p in self._progress():
-            _trigger(p[3])
-        self._plan_next()
+        if event is self._wake_event:           # else a phase started or ended since: planned again then
+            self._settle()
+            self._plan_next()
 
 
 @dataclass(frozen=True)
