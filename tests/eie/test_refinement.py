@@ -221,7 +221,8 @@ def test_plan_slices_counted_in_chunks_of_columns_equal_one_pass(monkeypatch, sh
 
 
 @pytest.mark.parametrize(("shape", "n_pes", "max_run"), [((1, 1), 1, 15), ((7, 10), 4, 2), ((33, 130), 3, 1),
-                                                         ((64, 64), 8, 15), ((20, 300), 256, 3), ((5, 40), 64, 0)])
+                                                         ((64, 64), 8, 15), ((20, 300), 256, 3), ((5, 40), 64, 0),
+                                                         ((20, 300), 4, 2)])   # gaps of 3+ rows: // 3, no shift
 def test_plan_slices_of_positions_equal_the_mask_count(shape, n_pes, max_run):
     # The compiled pass over the non-zeros' positions (plain Python here, numba in the runs) and the numpy
     # path (the mask counted by slice_stats) give the same arrays, empty columns and slices included.

@@ -467,28 +467,6 @@ def test_weights_drawn_chunk_by_chunk_are_the_full_draw_pruned(monkeypatch, laye
     _cached_operands.cache_clear()
 
 
-@pytest.mark.parametrize("layer", [gemm(k=300, n=70, density=0.04), conv(density=0.3, seed=5),
-                                   gemm(k=10, n=7, density=0.001)])
-def test_candidates_equal_on_every_path(monkeypatch, layer):
-    """The chunked draw's candidate pass gives the same positions and values compiled (numba), as the
-    same loop in plain Python and on the numpy path (abs, compare, flatnonzero), chunks of 257 entries."""
-    import accel_sim.foundations.workload.operands as operands
-    monkeypatch.setattr(operands, "_DRAW_CHUNK", 257)
-    shape = weight_shape(layer)
-    found = {}
-    for path, kernel in (("compiled", operands._compiled_candidates()), ("plain", operands.candidates),
-                         ("numpy", None)):
-        monkeypatch.setattr(operands, "_compiled_candidates", lambda kernel=kernel: kernel)
-        found[path] = operands._pruned_nonzeros(layer, shape)
-    for index, values in found.values():
-        assert index.dtype == np.int64 and values.dtype == np.float32
-        assert np.array_equal(index, found["numpy"][0]) and values.tobytes() == found["numpy"][1].tobytes()
-    drawn = np.array([0.5, -2.0, -0.0, 2.0, 1.5], dtype=np.float32)
-    index, values = np.zeros(6, dtype=np.int64), np.zeros(6, dtype=np.float32)
-    assert operands.candidates(drawn, np.float32(1.5), 10, index, values) == 3
-    assert list(index[:3]) == [11, 13, 14] and list(values[:3]) == [-2.0, 2.0, 1.5]
-
-
 def test_the_chunked_draw_leaves_drawn_zeros_to_the_full_pruning(monkeypatch):
     """A threshold at or below _DRAWN_ZERO (drawn zeros could be kept): _pruned_nonzeros declines and
     the weights come from _magnitude_pruned of the whole draw."""

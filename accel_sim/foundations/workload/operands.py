@@ -44,7 +44,6 @@ from functools import cached_property, lru_cache
 
 import numpy as np
 
-from accel_sim.foundations.compiled import compiled_loop
 from accel_sim.foundations.compress._checks import MAX_TENSOR_ELEMENTS, count_for_density
 from accel_sim.foundations.compress._selection import keep_top
 from accel_sim.foundations.compress.activations import synthetic_activations
@@ -392,28 +391,19 @@ def _pruned_nonzeros(layer: Layer, shape: tuple[int, ...]) -> tuple[np.ndarray, 
     keep = count_for_density(layer.weight_density, size)
     if keep == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
-    select = _compiled_candidates()
     for bounded in (True, False):
         rng = np.random.default_rng(_seed(layer, _WEIGHT_STREAM))
-        chunk = np.empty(min(size, _DRAW_CHUNK), dtype=np.float32)
-        if select is None:
-            magnitudes = np.empty_like(chunk)
-        else:   # the compiled pass writes every entry, a candidate's slot is kept: one slot more
-            found_index, found_values = np.empty(chunk.size + 1, dtype=np.int64), np.empty(chunk.size + 1, np.float32)
+        chunk, magnitudes = np.empty((2, min(size, _DRAW_CHUNK)), dtype=np.float32)
         bound, positions, values = np.float32(0), [], []
         for lo in range(0, size, chunk.size):
             part = chunk[:min(chunk.size, size - lo)]
             rng.standard_normal(dtype=np.float32, out=part)
+            magnitude = np.abs(part, out=magnitudes[:part.size])
             if bounded and lo == 0:   # as _magnitude_pruned's, from the first chunk
-                bound = _sampled_bound(part, keep, size)
-            if select is None:
-                found = np.flatnonzero(np.abs(part, out=magnitudes[:part.size]) >= bound)
-                positions.append(found + lo)
-                values.append(part[found])
-            else:
-                count = select(part, bound, lo, found_index, found_values)
-                positions.append(found_index[:count].copy())
-                values.append(found_values[:count].copy())
+                bound = _sampled_bound(magnitude, keep, size)
+            found = np.flatnonzero(magnitude >= bound)
+            positions.append(found + lo)
+            values.append(part[found])
         index, drawn = np.concatenate(positions), np.concatenate(values)
         if index.size >= keep:
             break
@@ -423,26 +413,6 @@ def _pruned_nonzeros(layer: Layer, shape: tuple[int, ...]) -> tuple[np.ndarray, 
     kept = np.zeros(index.size, dtype=bool)
     kept[chosen] = True   # ascending positions without a sort
     return index[kept], drawn[kept]
-
-
-def candidates(drawn: np.ndarray, bound: np.float32, start: int, index: np.ndarray, values: np.ndarray) -> int:
-    """Writes the positions (``start`` + offset) and the values of the entries of ``drawn`` whose magnitude
-    reaches ``bound`` to the front of ``index`` / ``values`` (in order) and returns their count: what
-    ``np.flatnonzero(np.abs(drawn) >= bound)`` selects, in one pass. Without branches: every entry is written
-    and the count moves past a candidate only, so both outputs hold ``drawn.size + 1`` entries. The loop numba
-    compiles (:func:`_compiled_candidates`; plain Python too: slow, the tests run it on small draws)."""
-    count = 0
-    for offset in range(drawn.size):
-        value = drawn[offset]
-        index[count] = start + offset
-        values[count] = value
-        count += abs(value) >= bound
-    return count
-
-
-def _compiled_candidates():
-    """:func:`candidates` compiled by numba (:func:`compiled_loop`), or None when numba is not installed."""
-    return compiled_loop(candidates)
 
 
 def _scattered(shape: tuple[int, ...], index: np.ndarray, values: np.ndarray) -> np.ndarray:
