@@ -34,7 +34,7 @@ def kernel_counters(plan: TensorCorePlan, index: int) -> TensorCoreCounters:
     spec, problem, bits = plan.spec, plan.problem, plan.bits
     tile, grid = plan.kernels[index], plan.grids[index]
     kinds = wave_kinds(grid, spec.sms)            # per wave, its CTAs of each kind; per kind, its tile
-    ctas, waves = grid.ctas, kinds.counts.shape[0]
+    ctas, waves = grid.ctas, kinds.waves
     k = slice_k(problem, grid.split)
     stages = -(-k // tile.k)
     extents = (tile.k, k - (stages - 1) * tile.k)   # a full stage, the last stage
@@ -42,18 +42,20 @@ def kernel_counters(plan: TensorCorePlan, index: int) -> TensorCoreCounters:
     warp_cols = -(-kinds.cols // tile.warp_n)
     warp_rows = -(-kinds.rows // tile.warp_m)
 
+    # both extents at once: one row each (bits per A row of the stage, block scales included; per B column)
+    a = np.array([[bits.a_stream(problem.slots(extent))] for extent in extents], dtype=np.int64)
+    b = np.array([[bits.b_stream(extent)] for extent in extents], dtype=np.int64)
+    fill = kinds.rows * a + kinds.cols * b
+    reads = warp_cols * kinds.rows * a + warp_rows * kinds.cols * b
+    l2 = l2_cycles(spec, kinds, fill)
+    dram = transfer_cycles(dram_rows * a + dram_cols * b, spec.dram_bandwidth)
+    load = np.maximum(l2, dram)
+    smem, smem_reads = shared_memory_cycles(plan, kinds, fill, reads)
     times = []  # per extent: dict path -> per-wave array (or scalar)
-    for extent in extents:
-        a = bits.a_stream(problem.slots(extent))     # bits per A row of this stage (block scales included)
-        b = bits.b_stream(extent)                   # bits per B column
-        fill = kinds.rows * a + kinds.cols * b
-        reads = warp_cols * kinds.rows * a + warp_rows * kinds.cols * b
-        l2 = l2_cycles(spec, kinds, fill)
-        dram = transfer_cycles(dram_rows * a + dram_cols * b, spec.dram_bandwidth)
+    for row, extent in enumerate(extents):
         math, rf = tensor_core_cycles(plan, tile, extent)
-        smem, smem_reads = shared_memory_cycles(plan, kinds, fill, reads)
-        times.append({"l2": l2, "dram": dram, "load": np.maximum(l2, dram),
-                      "shared_memory": smem, "shared_memory_reads": smem_reads,
+        times.append({"l2": l2[row], "dram": dram[row], "load": load[row],
+                      "shared_memory": smem[row], "shared_memory_reads": smem_reads[row],
                       "math": math, "register_file": rf, "compute": max(math, rf)})
     full, final = times
     overlap = spec.shared_memory_fill == "async"     # cp.async: the fill is written as the stage lands
@@ -65,8 +67,8 @@ def kernel_counters(plan: TensorCorePlan, index: int) -> TensorCoreCounters:
     epilogue = l2_cycles(spec, kinds, outputs * (kinds.partial * spec.accumulator_bits + kinds.last * bits.c_value))
 
     def busy(path: str) -> int:
-        per_wave = (stages - 1) * np.asarray(full[path]) + np.asarray(final[path])
-        return int(np.sum(np.broadcast_to(per_wave, (waves,))))
+        per_wave = (stages - 1) * full[path] + final[path]
+        return int(per_wave.sum()) if isinstance(per_wave, np.ndarray) else int(per_wave) * waves
 
     slots_total = (stages - 1) * problem.slots(extents[0]) + problem.slots(extents[1])
     dram_a, dram_b = int(dram_rows.sum()) * slots_total, int(dram_cols.sum()) * k

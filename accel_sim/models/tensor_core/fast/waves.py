@@ -20,25 +20,32 @@ from accel_sim.models.tensor_core.plan.tiling import CtaGrid
 
 @dataclass(frozen=True)
 class WaveKinds:
-    """Per wave, how many CTAs of each kind it holds; per kind, a CTA's tile and slice."""
+    """Per wave, how many CTAs of each kind it holds; per kind, a CTA's tile and slice. A per-kind value is an
+    array over the kinds (its last axis; leading axes, e.g. one row per K extent, are kept)."""
 
     counts: np.ndarray    # (waves, kinds) CTAs of each kind in each wave
     rows: np.ndarray      # (kinds,) C rows of the kind's tile
     cols: np.ndarray      # (kinds,) C columns of the kind's tile
     partial: np.ndarray   # (kinds,) partial tiles the kind's CTA reads and writes (0, 1 or 2)
     last: np.ndarray      # (kinds,) 1 when the kind's slice is the last (its CTA writes C)
+    present: np.ndarray   # (waves, kinds) 1 where the wave holds a CTA of the kind, else 0
+    kind_totals: np.ndarray  # (kinds,) CTAs of each kind in the kernel
+
+    @property
+    def waves(self) -> int:
+        return self.counts.shape[0]
 
     def sums(self, value: np.ndarray) -> np.ndarray:
         """Per wave: the sum of a per-kind ``value`` over the wave's CTAs."""
-        return self.counts @ np.asarray(value, dtype=np.int64)
+        return value @ self.counts.T
 
     def maxima(self, value: np.ndarray) -> np.ndarray:
         """Per wave: the largest per-kind ``value`` (non-negative) of a CTA of the wave."""
-        return np.where(self.counts > 0, np.asarray(value, dtype=np.int64), 0).max(axis=1)
+        return (value[..., None, :] * self.present).max(axis=-1)
 
     def total(self, value: np.ndarray) -> int:
         """The sum of a per-kind ``value`` over every CTA of the kernel."""
-        return int(self.counts.sum(axis=0) @ np.asarray(value, dtype=np.int64))
+        return int(value @ self.kind_totals)
 
 
 def wave_bounds(grid: CtaGrid, sms: int) -> tuple[np.ndarray, np.ndarray]:
@@ -66,13 +73,15 @@ def wave_kinds(grid: CtaGrid, sms: int) -> WaveKinds:
     for first, stop in slices:
         if first >= stop:
             continue
-        below_hi = _edge_counts(np.clip(hi, first * plane, stop * plane), gm, gn)
-        below_lo = _edge_counts(np.clip(lo, first * plane, stop * plane), gm, gn)
+        below_hi = _edge_counts(np.minimum(np.maximum(hi, first * plane), stop * plane), gm, gn)
+        below_lo = _edge_counts(np.minimum(np.maximum(lo, first * plane), stop * plane), gm, gn)
         every, edge_row, edge_col, corner = (a - b for a, b in zip(below_hi, below_lo))
         counts += [every - edge_row - edge_col + corner, edge_col - corner, edge_row - corner, corner]
         rows += [tile_rows[0], tile_rows[0], tile_rows[1], tile_rows[1]]
         cols += [tile_cols[0], tile_cols[1], tile_cols[0], tile_cols[1]]
         partial += [int(first > 0) + int(first < split - 1)] * 4
         last += [int(first == split - 1)] * 4
-    return WaveKinds(np.stack(counts, axis=1), np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64),
-                     np.array(partial, dtype=np.int64), np.array(last, dtype=np.int64))
+    counts = np.stack(counts, axis=1)
+    return WaveKinds(counts, np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64),
+                     np.array(partial, dtype=np.int64), np.array(last, dtype=np.int64),
+                     (counts > 0).astype(np.int64), counts.sum(axis=0))
