@@ -1,4 +1,4 @@
-"""The fast path's per-wave counts by CTA kind (fast/waves.py, fast/memory.py dram_panels) against the same
+"""Refinement of the fast path's per-wave counts by CTA kind (fast/waves.py, fast/memory.py dram_panels) against the same
 reductions over the grid's per-CTA arrays (the reference's CTAs) on random grid shapes: every wave's sums and
 maxima of per-CTA quantities, and its DRAM panels with and without L2 residency."""
 from __future__ import annotations
