@@ -72,19 +72,16 @@ def ternary_gradient_loop(grad, positive, negative, positive_scale, negative_sca
                           negative_grads):
     """TTQ's ``where(positive, W_p grad, where(negative, W_n grad, grad))``, and ``grad[positive]`` /
     ``grad[negative]`` (in order) into the two buffers; returns their lengths."""
+    for i in range(grad.size):    # a select (vectorised), then always-written buffers: no branch on the signs
+        g = grad[i]
+        out[i] = positive_scale * g if positive[i] else (negative_scale * g if negative[i] else g)
     p_count, n_count = 0, 0
     for i in range(grad.size):
         g = grad[i]
-        if positive[i]:
-            out[i] = positive_scale * g
-            positive_grads[p_count] = g
-            p_count += 1
-        elif negative[i]:
-            out[i] = negative_scale * g
-            negative_grads[n_count] = g
-            n_count += 1
-        else:
-            out[i] = g
+        positive_grads[p_count] = g
+        negative_grads[n_count] = g
+        p_count += np.int64(positive[i])
+        n_count += np.int64(negative[i])
     return p_count, n_count
 
 
