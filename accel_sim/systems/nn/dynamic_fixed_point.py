@@ -94,6 +94,8 @@ class DynamicFixedPointUnit:
         self.snapshots: dict[str, list[tuple[int, int, np.ndarray]]] = {name: [] for name in watch}
         self.results_observed = 0   # results through the statistics block (re-runs included)
         self.readouts = 0           # histograms read out by software
+        check_accumulator_bits(settings.accumulator_bits)
+        self._reruns_checked = not settings.static and settings.rerun_threshold >= 0
 
     @property
     def bits(self) -> int:
@@ -101,10 +103,10 @@ class DynamicFixedPointUnit:
 
     def _observe(self, x: np.ndarray, f: int) -> tuple[np.ndarray, int, np.ndarray, int]:
         """``(histogram, top bucket, values, saturated)`` of ``x`` at point ``f``: accumulator_levels then
-        histogram_of_levels and the narrowing to the word, in one pass (the same draws and bits)."""
+        histogram_of_levels and the narrowing to the word, in one pass (the same draws and bits; the accumulator
+        width was checked when the unit was made)."""
         s = self.settings
-        check_accumulator_bits(s.accumulator_bits)
-        noise = None if self.rng is None else self.rng.random(np.shape(x), dtype=np.float32)
+        noise = None if self.rng is None else self.rng.random(x.shape, dtype=np.float32)
         histogram, top, values, saturated = observed_narrowed(x, f, s.accumulator_bits, s.bits, noise,
                                                               s.split_by_sign)
         self.results_observed += values.size
@@ -116,10 +118,11 @@ class DynamicFixedPointUnit:
         record = self.tensors.get(name)
         if record is None:
             record = self.tensors[name] = TensorRecord(s.initial_point)
+        x = np.asarray(x)
         f = record.fraction_bits
         histogram, top, values, saturated = self._observe(x, f)
         needs_calibration = s.static and not record.calibrated
-        if needs_calibration or (not s.static and s.rerun_threshold >= 0):
+        if needs_calibration or self._reruns_checked:
             # max_rule_shift from the top bucket (an empty histogram: max_rule_shift's own error)
             shift = s.bits - 2 - (top - 1) if top >= 0 else max_rule_shift(histogram, s.bits)
             implied = s.point_range.clamp(f + shift)
