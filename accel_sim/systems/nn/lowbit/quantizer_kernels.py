@@ -91,19 +91,29 @@ def select_loop(mask, chosen, other, out):
         out[i] = chosen[i] if mask[i] else other[i]
 
 
-def log_loop(x, steps, low, high, powers, out):
-    """Log quantization's values of non-zero ``x``: ``+-powers[clip(e, low, high) - low]`` with the float64
-    exponent ``e = rint(log2|x| steps)``, ``+0.0`` below ``low`` and for zeros (rounded to out's dtype)."""
+def log_loop(x, fields, steps, thresholds, low, high, powers, out):
+    """Log quantization's values of float32 ``x``: ``+-powers[clip(e, low, high) - low]`` with the exponent
+    ``e = rint(log2|x| steps)``, ``+0.0`` below ``low`` and for zeros (rounded to float32).
+
+    A normal ``|x| = f 2**E`` (``f`` in [1, 2), read from the bits ``fields``) has ``e = steps E + j``, ``j`` the
+    number of ``thresholds`` ``2**((i + 1/2) / steps)`` below ``f``: ``rint`` of ``steps log2 f`` counts the
+    half-integers below it, and no float32 ``f`` lies within float64 rounding of such a threshold (irrational;
+    tests check every boundary's float32 neighbours against numpy's ``rint(log2)``). Subnormals take ``log2``."""
     for i in range(x.size):
         v = x[i]
-        magnitude = abs(np.float64(v))
+        field = (fields[i] >> 23) & 0xFF
         value = 0.0
-        if magnitude > 0:
-            e = np.int64(np.rint(np.log2(magnitude) * steps))
+        if field or v != 0:
+            if field:
+                f = 1.0 + np.float64(fields[i] & 0x7FFFFF) * 1.1920928955078125e-07    # 2**-23: exact
+                e = steps * np.int64(field - 127)
+                for t in thresholds:
+                    e += np.int64(f > t)
+            else:
+                e = np.int64(np.rint(np.log2(abs(np.float64(v))) * steps))
             if e >= low:
                 value = powers[min(e, high) - low]
-                if v < 0:
-                    value = -value
+                value = -value if v < 0 else value
         out[i] = value
 
 
