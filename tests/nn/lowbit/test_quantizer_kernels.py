@@ -1,6 +1,6 @@
 """The low-bit quantizers' compiled loops (numba) give their numpy lines' results bit for bit: BinaryConnect's
 deterministic and stochastic signs, BNN's sign activations, XNOR-Net's weights and gradient gate, TTQ's values,
-signs, gradients and scale gradients, INQ's frozen weights, and log quantization on values around every rounding
+signs, gradients and scale gradients, TWN's values, INQ's frozen weights, and log quantization on values around every rounding
 boundary of the exponent (float32 and float64, signed zeros, NaN where the lines allow it)."""
 import numpy as np
 import pytest
@@ -11,6 +11,7 @@ from accel_sim.systems.nn.lowbit.bnn import binarize
 from accel_sim.systems.nn.lowbit.inq import IncrementalPowerOfTwoWeights
 from accel_sim.systems.nn.lowbit.log_quant import log_thresholds, log_values
 from accel_sim.systems.nn.lowbit.ttq import TrainedTernaryWeights
+from accel_sim.systems.nn.lowbit.twn import TernaryWeights
 from accel_sim.systems.nn.lowbit.xnor_net import XnorWeights
 
 pytest.importorskip("numba")
@@ -65,7 +66,7 @@ def test_xnor_ttq_and_inq_loops_equal_numpy(dtype, seed, monkeypatch):
         inq = IncrementalPowerOfTwoWeights(5)
         inq.quantize_fraction(w, 0.5)
         out += [inq.after_update(w * dtype(0.5))]
-        return out
+        return out + [TernaryWeights().forward(w), TernaryWeights().forward(np.zeros_like(w))]
     _same(*_both(monkeypatch, run))
 
 

@@ -68,6 +68,16 @@ def ternary_loop(w, delta, positive_value, negative_value, zero, positive, negat
         out[i] = positive_value if p else (negative_value if n else zero)
 
 
+def ternary_values_loop(w, kept, alpha, out):
+    """TWN's dequantized values ``sign(w) kept alpha``: ``+-alpha`` where kept (a kept weight is not 0), ``+0.0``
+    elsewhere, from float64 rounded to out's dtype."""
+    for i in range(w.size):
+        value = 0.0
+        if kept[i]:
+            value = alpha if w[i] > 0 else -alpha
+        out[i] = value
+
+
 def ternary_gradient_loop(grad, positive, negative, positive_scale, negative_scale, out, positive_grads,
                           negative_grads):
     """TTQ's ``where(positive, W_p grad, where(negative, W_n grad, grad))``, and ``grad[positive]`` /
@@ -122,5 +132,6 @@ def compiled() -> dict | None:
     """The loops compiled by numba (:func:`compiled_loop`), or None without numba."""
     if compiled_loop(sign_loop) is None:
         return None
-    loops = (sign_loop, stochastic_sign_loop, xnor_loop, ternary_loop, ternary_gradient_loop, select_loop, log_loop)
+    loops = (sign_loop, stochastic_sign_loop, xnor_loop, ternary_loop, ternary_values_loop, ternary_gradient_loop,
+             select_loop, log_loop)
     return {loop.__name__[:-len("_loop")]: compiled_loop(loop) for loop in loops}
