@@ -95,6 +95,15 @@ def ternary_gradient_loop(grad, positive, negative, positive_scale, negative_sca
     return p_count, n_count
 
 
+def unit_levels_loop(r, scale, top, out):
+    """DoReFa's ``quantize_k``: ``rint(r / scale)`` in float64, clipped to ``[0, top]``, ``+ 0.0`` (a ``-0.0``
+    level made ``+0.0``), times ``scale``, rounded to out's dtype."""
+    for i in range(r.size):
+        level = np.rint(np.divide(np.float64(r[i]), scale))
+        level = 0.0 if level < 0.0 else (top if level > top else level)
+        out[i] = (level + 0.0) * scale
+
+
 def select_loop(mask, chosen, other, out):
     """``np.where(mask, chosen, other)`` of three arrays of one dtype."""
     for i in range(out.size):
@@ -129,5 +138,5 @@ def compiled() -> dict | None:
     if compiled_loop(sign_loop) is None:
         return None
     loops = (sign_loop, stochastic_sign_loop, xnor_loop, ternary_loop, ternary_values_loop, ternary_gradient_loop,
-             select_loop, log_loop)
+             unit_levels_loop, select_loop, log_loop)
     return {loop.__name__[:-len("_loop")]: compiled_loop(loop) for loop in loops}
