@@ -217,3 +217,23 @@ def test_compiled_shifter_equals_numpy_passes(monkeypatch):
     assert [FAMILY.counters(machine, layer)[1] for machine in machines] == compiled
     monkeypatch.setattr(fast_module, "_compiled_shifter", lambda: None)
     assert [FAMILY.counters(machine, layer)[1] for machine in machines] == compiled
+
+
+def test_compiled_tactical_schedule_equals_numpy_passes():
+    """Bit-Tactical's scheduling loop (numba, or plain Python) gives :func:`schedule_passes`' schedule: values,
+    sources, held slots and skipped lines, on both search shapes and on padded slots."""
+    from accel_sim.foundations.compiled import compiled_loop
+    from accel_sim.models.bitserial.plan.tactical import schedule_loop, schedule_passes
+    rng = np.random.default_rng(11)
+    loops = [schedule_loop] + ([compiled_loop(schedule_loop)] if compiled_loop(schedule_loop) else [])
+    for shape, h, d, lanes in (("T", 2, 5, 8), ("L", 2, 3, 4), ("L", 3, 1, 5), ("T", 1, 5, 16)):
+        values = rng.integers(-9, 9, (3, 12, 2, lanes)) * (rng.random((3, 12, 2, lanes)) < 0.3)
+        values[:, 4:7] = 0                                             # a run of zero lines: skipped up to h
+        real = np.ones(values.shape, dtype=bool)
+        real[:, :, :, lanes - 1] = False                               # a padded lane
+        values[~real] = 0
+        expected = schedule_passes(values, real, h, search_offsets(shape, h, d))
+        for loop in loops:
+            got = schedule(values, real, h, search_offsets(shape, h, d), loop=loop)
+            for field in ("values", "source_step", "source_lane", "real", "issued"):
+                assert (getattr(got, field) == getattr(expected, field)).all(), (shape, field)
