@@ -237,3 +237,26 @@ def test_compiled_tactical_schedule_equals_numpy_passes():
             got = schedule(values, real, h, search_offsets(shape, h, d), loop=loop)
             for field in ("values", "source_step", "source_lane", "real", "issued"):
                 assert (getattr(got, field) == getattr(expected, field)).all(), (shape, field)
+
+
+def test_compiled_tactical_selection_equals_numpy(monkeypatch):
+    """Bit-Tactical ShapeShifter's selected bits: the loop (numba, or plain Python) equals the numpy lines, and the
+    fast path counts the same with the numpy lines (no numba)."""
+    from accel_sim.foundations.compiled import compiled_loop
+    rng = np.random.default_rng(7)
+    words = rng.integers(0, 1 << 16, (2, 9, 3, 8)) * (rng.random((2, 9, 3, 8)) < 0.5)
+    msb, lsb = fast_module.MSB[words] + 1, fast_module.LSB[words]
+    rows = np.minimum(rng.integers(0, 9, (5, 2))[:, :, None] + np.arange(3), 8)
+    used = rng.random((5, 2, 3, 8)) < 0.3
+    expected = fast_module.selected_bits_numpy(msb, lsb, rows, used)
+    loops = [fast_module.selected_bits] + ([compiled_loop(fast_module.selected_bits)]
+                                           if compiled_loop(fast_module.selected_bits) else [])
+    for loop in loops:
+        got = loop(msb, lsb, rows, used)
+        assert all((g == e).all() and g.dtype == e.dtype for g, e in zip(got, expected))
+    layer = conv("select", rng.integers(-90, 90, (5, 4, 3, 3)) * (rng.random((5, 4, 3, 3)) < 0.6),
+                 rng.integers(0, 900, (1, 4, 6, 6)) * (rng.random((1, 4, 6, 6)) < 0.6), pad=1)
+    machine = arch("bitserial_dnnsim_bittacticalp", tiles=2, rows=2, lanes=8)
+    compiled = FAMILY.counters(machine, layer)[1]
+    monkeypatch.setattr(fast_module, "compiled_loop", lambda function: None)
+    assert FAMILY.counters(machine, layer)[1] == compiled

@@ -28,6 +28,7 @@ import types
 
 import numpy as np
 
+from accel_sim.foundations.compiled import compiled_loop
 from accel_sim.foundations.errors import SimulationError
 from accel_sim.models.bitserial.counters import BitSerialCounters
 from accel_sim.models.bitserial.plan import BitSerialPlan, Chunk, Pass
@@ -132,28 +133,28 @@ def shifter_rows(words: np.ndarray, reach: int, lsb: np.ndarray) -> np.ndarray:
     return cycles
 
 
-def tactical_rows(terms: np.ndarray, src_t: np.ndarray, src_l: np.ndarray, keep: np.ndarray,
-                  filters: np.ndarray, reach: int, lsb: np.ndarray) -> np.ndarray:
+def tactical_rows(terms: np.ndarray, picks: np.ndarray, filters: np.ndarray, reach: int, lsb: np.ndarray
+                  ) -> np.ndarray:
     """Bit-Tactical Pragmatic cycles per (window set, call, tile, column): for each filter row of a tile, the
-    shifter over the terms its lanes select (``terms[ws, src_t, column, src_l]`` where ``keep``, else 0), the
-    slowest present filter row (``filters``), 0 without one. :func:`_pragmatic`'s numpy lines, without their
-    (window sets x columns x calls x tiles x rows x lanes) temporaries: the loop numba compiles."""
-    sets, columns = terms.shape[0], terms.shape[2]
-    calls, tiles, rows, lanes = src_t.shape
+    shifter over the terms its lanes select, the slowest present filter row (``filters``), 0 without one.
+    ``terms`` ``(window sets, columns, T x lanes + 1)``: a column's terms line after line, then a 0; ``picks``
+    ``(calls, tiles, rows, lanes)``: the term each slot selects (line x lanes + lane), or the last (the 0) where
+    the slot selects nothing. :func:`_pragmatic`'s numpy lines, without their (window sets x columns x calls x
+    tiles x rows x lanes) temporaries: the loop numba compiles."""
+    sets, columns = terms.shape[0], terms.shape[1]
+    calls, tiles, rows, lanes = picks.shape
     out = np.zeros((sets, calls, tiles, columns), dtype=np.int32)
     pending = np.empty(lanes, dtype=np.int64)
     for w in range(sets):
         for c in range(calls):
             for t in range(tiles):
-                for col in range(columns):
-                    slowest = 0
-                    for r in range(rows):
-                        if not filters[t, r]:
-                            continue
+                for r in range(rows):
+                    if not filters[t, r]:
+                        continue
+                    for col in range(columns):
                         for j in range(lanes):
-                            pending[j] = terms[w, src_t[c, t, r, j], col, src_l[c, t, r, j]] if keep[c, t, r, j] else 0
-                        slowest = max(slowest, shifter_count(pending, reach, lsb))
-                    out[w, c, t, col] = slowest
+                            pending[j] = terms[w, col, picks[c, t, r, j]]
+                        out[w, c, t, col] = max(out[w, c, t, col], shifter_count(pending, reach, lsb))
     return out
 
 
@@ -227,10 +228,45 @@ def _activation_widths(facts: _Layer, p: Pass, chunk: Chunk, ws: slice) -> np.nd
     c_i, t_i, _, _ = np.nonzero(keep)
     used[c_i, t_i, offset[keep], src_l[keep]] = True
     rows = np.minimum(line[:, :, None] + np.arange(h + 1), msb.shape[1] - 1)     # (calls, tiles, h+1)
-    sel_msb = np.where(used[None, :, :, :, None, :], msb[:, rows], 0).max(axis=(3, 5))     # (WS, calls, tiles, cols)
-    sel_lsb = np.where(used[None, :, :, :, None, :], lsb[:, rows], 16).min(axis=(3, 5))
+    loop = compiled_loop(selected_bits)
+    if loop is not None:
+        sel_msb, sel_lsb = loop(msb, lsb, rows, used)                       # (WS, calls, tiles, cols)
+    else:
+        sel_msb, sel_lsb = selected_bits_numpy(msb, lsb, rows, used)
     width = facts.widths(sel_msb, sel_lsb, present)
     return np.where(issuing[None, :, :, None], width, 0)
+
+
+def selected_bits_numpy(msb: np.ndarray, lsb: np.ndarray, rows: np.ndarray, used: np.ndarray
+                        ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`selected_bits` in numpy, through (window sets, calls, tiles, h + 1, columns, lanes) temporaries."""
+    sel_msb = np.where(used[None, :, :, :, None, :], msb[:, rows], 0).max(axis=(3, 5))
+    sel_lsb = np.where(used[None, :, :, :, None, :], lsb[:, rows], 16).min(axis=(3, 5))
+    return sel_msb, sel_lsb
+
+
+def selected_bits(msb: np.ndarray, lsb: np.ndarray, rows: np.ndarray, used: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Bit-Tactical ShapeShifter / Loom: per (window set, call, tile, column), the highest ``msb`` (0 if none) and
+    the lowest ``lsb`` (16 if none) of the activations a tile's slots select: ``used`` ``(calls, tiles, h + 1,
+    lanes)`` marks (line ``rows[call, tile, k]``, lane) of ``msb`` / ``lsb`` ``(window sets, T, columns, lanes)``.
+    The loop numba compiles; plain Python too (slow; the tests run it on small buffers)."""
+    sets, columns = msb.shape[0], msb.shape[2]
+    calls, tiles, ahead, lanes = used.shape
+    top = np.zeros((sets, calls, tiles, columns), dtype=msb.dtype)
+    low = np.full((sets, calls, tiles, columns), 16, dtype=lsb.dtype)
+    for w in range(sets):
+        for c in range(calls):
+            for t in range(tiles):
+                for k in range(ahead):
+                    row = rows[c, t, k]
+                    for j in range(lanes):
+                        if not used[c, t, k, j]:
+                            continue
+                        for col in range(columns):
+                            top[w, c, t, col] = max(top[w, c, t, col], msb[w, row, col, j])
+                            low[w, c, t, col] = min(low[w, c, t, col], lsb[w, row, col, j])
+    return top, low
 
 
 def _weight_widths(facts: _Layer, chunk: Chunk) -> np.ndarray:
@@ -269,8 +305,11 @@ def _pragmatic(facts: _Layer, p: Pass, chunk: Chunk, ws: slice) -> np.ndarray:
     keep = src_t >= line[:, :, None, None]
     kernels = _compiled_shifter()
     if kernels is not None:
-        cycles = kernels["tactical"](np.ascontiguousarray(terms, dtype=np.int64), src_t, src_l, keep, chunk.filters,
-                                     (1 << spec.bits_first_stage) - 1, LSB)
+        sets, steps, columns, _ = terms.shape
+        flat = np.zeros((sets, columns, steps * spec.lanes + 1), dtype=np.int32)   # the last term: a 0
+        flat[:, :, :-1] = terms.transpose(0, 2, 1, 3).reshape(sets, columns, -1)
+        picks = np.where(keep, src_t * spec.lanes + src_l, steps * spec.lanes).astype(np.int32)
+        cycles = kernels["tactical"](flat, picks, chunk.filters, (1 << spec.bits_first_stage) - 1, LSB)
         return np.where(issuing[None, :, :, None] & present, cycles, 0)
     picked = terms.transpose(0, 2, 1, 3)[:, :, src_t, src_l]                 # (WS, columns, calls, tiles, rows, lanes)
     picked = np.where(keep[None, None], picked, 0)
