@@ -378,14 +378,16 @@ def fast(plan: BitSerialPlan, max_cycles: int | None = None) -> BitSerialCounter
     blocks, totals = [], dict(steps=0, tile_steps=0, pe_steps=0, idle_pe_steps=0, serial_cycles=0,
                               activation_reads=0, weight_reads=0, activation_words=0,
                               weight_words=0, macs_issued=0, output_words=0)
+    held = {}   # id of a chunk: its held slots per (tile, line), the same in every pass
     for p in plan.passes:
         per_chunk = []
         windows = p.present.sum(axis=1)                                         # (WS,)
         for chunk in plan.chunks[p.group]:
             line, issuing = _lines(chunk)
             filters = chunk.filters.sum(axis=1)                                 # (tiles,)
-            held = chunk.real & (chunk.source_step >= np.arange(chunk.real.shape[1])[None, :, None, None])
-            slots = held.sum(axis=(2, 3))[np.arange(line.shape[1])[None, :], line] * issuing     # (calls, tiles)
+            if id(chunk) not in held:
+                held[id(chunk)] = _held_slots(plan, chunk)
+            slots = held[id(chunk)][np.arange(line.shape[1])[None, :], line] * issuing     # (calls, tiles)
             costs = np.concatenate([_tile_costs(facts, p, chunk, ws) for ws in _batches(p, chunk, spec)])
             unit = costs.max(axis=2)                                             # (WS, calls, units)
             if spec.design == "shapeshifter":
@@ -412,6 +414,15 @@ def fast(plan: BitSerialPlan, max_cycles: int | None = None) -> BitSerialCounter
     if max_cycles is not None and cycles > max_cycles:
         raise SimulationError(f"{plan.layer.name}: {cycles} cycles exceed max_cycles={max_cycles}")
     return BitSerialCounters(cycles=cycles, **totals)
+
+
+def _held_slots(plan: BitSerialPlan, chunk: Chunk) -> np.ndarray:
+    """Slots of each (tile, line) holding a weight of the layer that is not demoted; without Bit-Tactical each
+    present filter row holds the line's real lanes."""
+    if not plan.spec.tactical:
+        return chunk.filters.sum(axis=1)[:, None] * plan.real_lanes.sum(axis=1)[None, :]
+    held = chunk.real & (chunk.source_step >= np.arange(chunk.real.shape[1])[None, :, None, None])
+    return held.sum(axis=(2, 3))
 
 
 def _phantom(facts: _Layer, p: Pass, unit: np.ndarray) -> None:

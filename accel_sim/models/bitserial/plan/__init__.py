@@ -117,19 +117,22 @@ def fused_bricks(bits: int, brick_bits: int) -> int:
 
 
 def fixed_point(values: np.ndarray, bits: int) -> np.ndarray:
-    """Integers as they are (16-bit words); real values quantised to ``bits`` (signed if any is negative).
+    """Integers as they are (16-bit words); real values quantised to ``bits`` (signed if any is negative); int32.
     A tensor whose first values are not all integers is real without a pass over the rest."""
     head = values.flat[:_HEAD]
     if np.array_equal(np.rint(head), head):
         rounded = np.rint(values)
         if np.array_equal(rounded, values) and (values.size == 0 or (rounded.min() >= WORD_RANGE[0]
                                                                       and rounded.max() <= WORD_RANGE[1])):
-            return rounded.astype(np.int64)
+            return rounded.astype(np.int32)
     low, high = values.min(), values.max()
     signed = bool(low < 0)
     top = (1 << (bits - signed)) - 1
     peak = float(max(-low, high))   # the largest magnitude: |x| is exact, so max |x| = max(-min, max)
-    return np.rint(values * (top / peak)).astype(np.int64) if peak else np.zeros(values.shape, np.int64)
+    if not peak:
+        return np.zeros(values.shape, np.int32)
+    scaled = values * (top / peak)
+    return np.rint(scaled, out=scaled).astype(np.int32)   # |code| <= top < 2^16: int32 holds every code
 
 
 def _precision(layer: Layer, field: str, spec: BitSerialSpec) -> int:
@@ -186,28 +189,42 @@ def weight_buffer(weights: np.ndarray, rows: int, lanes: int) -> tuple[np.ndarra
     filters, channels, r_max, s_max = weights.shape
     bricks = math.ceil(channels / lanes)
     sets = math.ceil(filters / rows)
-    padded = np.zeros((sets * rows, bricks * lanes, r_max, s_max), dtype=np.int32)
-    padded[:filters, :channels] = weights
-    # line t = (s * R + r) * bricks + brick
-    lines = padded.reshape(sets, rows, bricks, lanes, r_max, s_max).transpose(0, 5, 4, 2, 1, 3)
-    values = lines.reshape(sets, s_max * r_max * bricks, rows, lanes)
+    # line t = (s * R + r) * bricks + brick: the buffer (FS, S, R, bricks, rows, lanes) is written through a view
+    # in the weights' order (FS, rows, bricks, lanes, R, S), one strided copy per part (whole sets / the last one,
+    # whole bricks / the last one); the rest stays 0
+    out = np.zeros((sets, s_max, r_max, bricks, rows, lanes), dtype=np.int32)
+    view = out.transpose(0, 4, 3, 5, 2, 1)
+    for k_index, k_shape, k_range in _parts(filters, rows):
+        for c_index, c_shape, c_range in _parts(channels, lanes):
+            part = weights[k_range, c_range]
+            view[k_index + c_index] = part.reshape(k_shape + c_shape + (r_max, s_max))
+    values = out.reshape(sets, s_max * r_max * bricks, rows, lanes)
     present = (np.arange(sets * rows) < filters).reshape(sets, rows)
-    return np.ascontiguousarray(values), present
+    return values, present
+
+
+def _parts(count: int, size: int):
+    """(index of the (blocks, size) axes, shape of the items there, items' range) of ``count`` items in blocks of
+    ``size``: the whole blocks, then the last partial one (each only if it holds items)."""
+    whole, rest = divmod(count, size)
+    if whole:
+        yield (slice(0, whole), slice(None)), (whole, size), slice(0, whole * size)
+    if rest:
+        yield (whole, slice(0, rest)), (rest,), slice(whole * size, count)
 
 
 def _chunks(spec: BitSerialSpec, values: np.ndarray, present: np.ndarray, real: np.ndarray) -> tuple[Chunk, ...]:
     sets, steps, rows, lanes = values.shape
-    slots = present[:, None, :, None] & real[None, :, None, :]
     if spec.tactical:
+        slots = present[:, None, :, None] & real[None, :, None, :]
         offsets = search_offsets(spec.search_shape, spec.lookahead_h, spec.lookaside_d)
         plan = schedule(values, slots, spec.lookahead_h, offsets)
         vals, src_t, src_l = (a.astype(np.int32) for a in (plan.values, plan.source_step, plan.source_lane))
         held, issued = plan.real, plan.issued
-    else:   # int32 from the start: the chunks below are views of these
+    else:   # every weight in its own slot: per chunk, one (T, lanes) pattern over its filter rows (see _slotted)
         vals = values
-        src_t = np.where(slots, np.arange(steps, dtype=np.int32)[None, :, None, None], np.int32(0))
-        src_l = np.where(slots, np.arange(lanes, dtype=np.int32)[None, None, None, :], np.int32(0))
-        held = slots
+        step_of = np.where(real, np.arange(steps, dtype=np.int32)[:, None], np.int32(0))
+        lane_of = np.where(real, np.arange(lanes, dtype=np.int32)[None, :], np.int32(0))
         issued = np.ones((sets, steps), dtype=bool)
     out = []
     for start in range(0, sets, spec.tiles):
@@ -216,8 +233,22 @@ def _chunks(spec: BitSerialSpec, values: np.ndarray, present: np.ndarray, real: 
         lines = np.full((int(counts.max()), len(counts)), -1, dtype=np.int64)
         for tile, row in enumerate(issued[part]):
             lines[:counts[tile], tile] = np.flatnonzero(row)
-        out.append(Chunk(vals[part], src_t[part], src_l[part], held[part], present[part], lines))
+        if spec.tactical:
+            sources = src_t[part], src_l[part], held[part]
+        else:
+            sources = tuple(_slotted(pattern, present[part], zero) for pattern, zero in
+                            ((step_of, np.int32(0)), (lane_of, np.int32(0)), (real, False)))
+        out.append(Chunk(vals[part], *sources, present[part], lines))
     return tuple(out)
+
+
+def _slotted(pattern: np.ndarray, filters: np.ndarray, zero) -> np.ndarray:
+    """``pattern`` ``(T, lanes)`` in every present filter row of a chunk, ``zero`` in the others: ``(tiles, T, rows,
+    lanes)``; a read-only view of ``pattern`` when every row holds a filter."""
+    shape = (filters.shape[0], pattern.shape[0], filters.shape[1], pattern.shape[1])
+    if filters.all():
+        return np.broadcast_to(pattern[None, :, None, :], shape)
+    return np.where(filters[:, None, :, None], pattern[None, :, None, :], zero)
 
 
 def plan(arch: ArchBase, layer: Layer, memo: BatchMemo | None = None) -> BitSerialPlan:
