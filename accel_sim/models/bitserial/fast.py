@@ -100,24 +100,25 @@ def shifter_passes(terms: np.ndarray, first_stage_bits: int) -> np.ndarray:
     return np.maximum(cycles, 1).reshape(shape)
 
 
-def shifter_count(pending: np.ndarray, reach: int, lsb: np.ndarray) -> int:
-    """Cycles of one group's lanes ``pending`` (int64 16-bit terms, consumed in place; ``lsb``: :data:`LSB`),
-    at least one: the loop of :func:`shifter_passes` for one group, lane by lane. The group's lowest pending
-    term is that of the lanes' OR; a lane's lowest term lies within ``reach`` positions of it when the lane has
-    a bit in the ``window`` of positions up to that one + reach."""
+def shifter_count(pending: np.ndarray, union: int, reach: int, lsb: np.ndarray) -> int:
+    """Cycles of one group's lanes ``pending`` (int64 16-bit terms, consumed in place; ``union``: the OR of the lanes;
+    ``lsb``: :data:`LSB`), at least one: the loop of :func:`shifter_passes` for one group, lane by lane. The group's
+    lowest pending term is that of the lanes' OR; a lane's lowest term lies within ``reach`` positions of it when
+    the lane has a bit in the ``window`` of positions up to that one + reach. Each cycle's pass over the lanes
+    retires their terms and ORs what is left."""
     lanes = pending.shape[0]
     count = 0
-    while True:
+    while union:
+        window = (2 << (int(lsb[union]) + reach)) - 1
         union = 0
         for j in range(lanes):
-            union |= pending[j]
-        if union == 0:
-            return max(count, 1)
-        window = (2 << (int(lsb[union]) + reach)) - 1
-        for j in range(lanes):
-            if pending[j] & window:
-                pending[j] &= pending[j] - 1
+            term = pending[j]
+            if term & window:
+                term &= term - 1
+                pending[j] = term
+            union |= term
         count += 1
+    return max(count, 1)
 
 
 def shifter_rows(words: np.ndarray, reach: int, lsb: np.ndarray) -> np.ndarray:
@@ -127,9 +128,11 @@ def shifter_rows(words: np.ndarray, reach: int, lsb: np.ndarray) -> np.ndarray:
     cycles = np.ones(groups, dtype=np.int32)
     pending = np.empty(lanes, dtype=np.int64)
     for g in range(groups):
+        union = 0
         for j in range(lanes):
             pending[j] = words[g, j]
-        cycles[g] = shifter_count(pending, reach, lsb)
+            union |= words[g, j]
+        cycles[g] = shifter_count(pending, union, reach, lsb)
     return cycles
 
 
@@ -152,9 +155,11 @@ def tactical_rows(terms: np.ndarray, picks: np.ndarray, filters: np.ndarray, rea
                     if not filters[t, r]:
                         continue
                     for col in range(columns):
+                        union = 0
                         for j in range(lanes):
                             pending[j] = terms[w, col, picks[c, t, r, j]]
-                        out[w, c, t, col] = max(out[w, c, t, col], shifter_count(pending, reach, lsb))
+                            union |= pending[j]
+                        out[w, c, t, col] = max(out[w, c, t, col], shifter_count(pending, union, reach, lsb))
     return out
 
 
@@ -185,6 +190,14 @@ class _Layer:
         self.units = {"shapeshifter": self.groups, "pragmatic": plan.spec.columns}.get(design, 1)
         self.unit_of_column = {"shapeshifter": self.group_of_column, "pragmatic": columns}.get(
             design, np.zeros_like(columns))
+        self._per_chunk: dict = {}
+
+    def once(self, chunk: Chunk, name: str, make):
+        """``make()``, made once per chunk: a chunk's facts are the same in every pass and window set."""
+        key = (id(chunk), name)
+        if key not in self._per_chunk:
+            self._per_chunk[key] = make()
+        return self._per_chunk[key]
 
     def widths(self, msb: np.ndarray, lsb: np.ndarray, present: np.ndarray) -> np.ndarray:
         """Group widths ``(WS, ..., groups)`` from per-column ``msb`` (+s) and ``lsb`` ``(WS, ..., columns)``;
@@ -216,18 +229,7 @@ def _activation_widths(facts: _Layer, p: Pass, chunk: Chunk, ws: slice) -> np.nd
         col_msb, col_lsb = msb.max(axis=-1), lsb.min(axis=-1)              # (WS, T, columns)
         width = facts.widths(col_msb, col_lsb, present)                    # (WS, T, groups)
         return np.where(issuing[None, :, :, None], width[:, line], 0)
-    h = plan.spec.lookahead_h
-    tiles = np.arange(line.shape[1])[None, :, None, None]
-    src_t = chunk.source_step[tiles, line[:, :, None, None], np.arange(plan.spec.rows)[None, None, :, None],
-                              np.arange(plan.spec.lanes)[None, None, None, :]]
-    src_l = chunk.source_lane[tiles, line[:, :, None, None], np.arange(plan.spec.rows)[None, None, :, None],
-                              np.arange(plan.spec.lanes)[None, None, None, :]]
-    offset = src_t - line[:, :, None, None]
-    keep = (offset >= 0) & chunk.filters[np.arange(line.shape[1])][None, :, :, None]
-    used = np.zeros(line.shape + (h + 1, plan.spec.lanes), dtype=bool)      # (calls, tiles, h+1, lanes)
-    c_i, t_i, _, _ = np.nonzero(keep)
-    used[c_i, t_i, offset[keep], src_l[keep]] = True
-    rows = np.minimum(line[:, :, None] + np.arange(h + 1), msb.shape[1] - 1)     # (calls, tiles, h+1)
+    rows, used = facts.once(chunk, "used", lambda: _used(plan.spec, chunk))
     loop = compiled_loop(selected_bits)
     if loop is not None:
         sel_msb, sel_lsb = loop(msb, lsb, rows, used)                       # (WS, calls, tiles, cols)
@@ -235,6 +237,32 @@ def _activation_widths(facts: _Layer, p: Pass, chunk: Chunk, ws: slice) -> np.nd
         sel_msb, sel_lsb = selected_bits_numpy(msb, lsb, rows, used)
     width = facts.widths(sel_msb, sel_lsb, present)
     return np.where(issuing[None, :, :, None], width, 0)
+
+
+def _sources(spec, chunk: Chunk) -> tuple[np.ndarray, np.ndarray]:
+    """Bit-Tactical: the (line, lane) whose activation each slot of each (call, tile) selects, ``(calls, tiles, rows,
+    lanes)`` each."""
+    line, _ = _lines(chunk)
+    tiles = np.arange(line.shape[1])[None, :, None, None]
+    rows = np.arange(spec.rows)[None, None, :, None]
+    lanes = np.arange(spec.lanes)[None, None, None, :]
+    return (chunk.source_step[tiles, line[:, :, None, None], rows, lanes],
+            chunk.source_lane[tiles, line[:, :, None, None], rows, lanes])
+
+
+def _used(spec, chunk: Chunk) -> tuple[np.ndarray, np.ndarray]:
+    """Bit-Tactical ShapeShifter / Loom: ``(rows (calls, tiles, h+1), used (calls, tiles, h+1, lanes))``: the lines a
+    tile's slots reach from its line (clipped to the last) and the (line, lane)s a present filter's slot selects."""
+    h = spec.lookahead_h
+    line, _ = _lines(chunk)
+    src_t, src_l = _sources(spec, chunk)
+    offset = src_t - line[:, :, None, None]
+    keep = (offset >= 0) & chunk.filters[np.arange(line.shape[1])][None, :, :, None]
+    used = np.zeros(line.shape + (h + 1, spec.lanes), dtype=bool)      # (calls, tiles, h+1, lanes)
+    c_i, t_i, _, _ = np.nonzero(keep)
+    used[c_i, t_i, offset[keep], src_l[keep]] = True
+    rows = np.minimum(line[:, :, None] + np.arange(h + 1), chunk.weights.shape[1] - 1)     # (calls, tiles, h+1)
+    return rows, used
 
 
 def selected_bits_numpy(msb: np.ndarray, lsb: np.ndarray, rows: np.ndarray, used: np.ndarray
@@ -297,18 +325,15 @@ def _pragmatic(facts: _Layer, p: Pass, chunk: Chunk, ws: slice) -> np.ndarray:
     if not spec.tactical:
         cycles = pragmatic_cycles(terms, spec.bits_first_stage)             # (WS, T, columns)
         return np.where(issuing[None, :, :, None] & present, cycles[:, line], 0)
-    tiles = np.arange(line.shape[1])[None, :, None, None]
-    rows = np.arange(spec.rows)[None, None, :, None]
-    lanes = np.arange(spec.lanes)[None, None, None, :]
-    src_t = chunk.source_step[tiles, line[:, :, None, None], rows, lanes]   # (calls, tiles, rows, lanes)
-    src_l = chunk.source_lane[tiles, line[:, :, None, None], rows, lanes]
+    src_t, src_l = facts.once(chunk, "sources", lambda: _sources(spec, chunk))     # (calls, tiles, rows, lanes)
     keep = src_t >= line[:, :, None, None]
     kernels = _compiled_shifter()
     if kernels is not None:
         sets, steps, columns, _ = terms.shape
         flat = np.zeros((sets, columns, steps * spec.lanes + 1), dtype=np.int32)   # the last term: a 0
         flat[:, :, :-1] = terms.transpose(0, 2, 1, 3).reshape(sets, columns, -1)
-        picks = np.where(keep, src_t * spec.lanes + src_l, steps * spec.lanes).astype(np.int32)
+        picks = facts.once(chunk, "picks", lambda: np.where(keep, src_t * spec.lanes + src_l,
+                                                               steps * spec.lanes).astype(np.int32))
         cycles = kernels["tactical"](flat, picks, chunk.filters, (1 << spec.bits_first_stage) - 1, LSB)
         return np.where(issuing[None, :, :, None] & present, cycles, 0)
     picked = terms.transpose(0, 2, 1, 3)[:, :, src_t, src_l]                 # (WS, columns, calls, tiles, rows, lanes)

@@ -41,6 +41,7 @@ from accel_sim.models.bitserial.spec import BitSerialSpec
 
 WORD_RANGE = (-(1 << 15), (1 << 15) - 1)   # values are held as 16-bit two's complement words
 _HEAD = 1024   # values fixed_point looks at first to tell a real tensor from an integer one
+_BLOCK = 1 << 18   # values fixed_point quantises at a time
 
 
 @dataclass(frozen=True)
@@ -129,10 +130,13 @@ def fixed_point(values: np.ndarray, bits: int) -> np.ndarray:
     signed = bool(low < 0)
     top = (1 << (bits - signed)) - 1
     peak = float(max(-low, high))   # the largest magnitude: |x| is exact, so max |x| = max(-min, max)
-    if not peak:
-        return np.zeros(values.shape, np.int32)
-    scaled = values * (top / peak)
-    return np.rint(scaled, out=scaled).astype(np.int32)   # |code| <= top < 2^16: int32 holds every code
+    codes = np.zeros(values.shape, np.int32)   # |code| <= top < 2^16: int32 holds every code
+    if peak:   # block by block: no full-size temporary
+        flat, out = values.reshape(-1), codes.reshape(-1)
+        for start in range(0, flat.size, _BLOCK):
+            scaled = flat[start:start + _BLOCK] * (top / peak)
+            out[start:start + _BLOCK] = np.rint(scaled, out=scaled)
+    return codes
 
 
 def _precision(layer: Layer, field: str, spec: BitSerialSpec) -> int:
