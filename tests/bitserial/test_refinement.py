@@ -241,7 +241,7 @@ def test_compiled_tactical_schedule_equals_numpy_passes():
 
 def test_compiled_tactical_selection_equals_numpy(monkeypatch):
     """Bit-Tactical ShapeShifter's selected bits: the loop (numba, or plain Python) equals the numpy lines, and the
-    fast path counts the same with the numpy lines (no numba)."""
+    fast path counts the same without numba (numpy lines, plain-Python run-ahead)."""
     from accel_sim.foundations.compiled import compiled_loop
     rng = np.random.default_rng(7)
     words = rng.integers(0, 1 << 16, (2, 9, 3, 8)) * (rng.random((2, 9, 3, 8)) < 0.5)
@@ -256,7 +256,23 @@ def test_compiled_tactical_selection_equals_numpy(monkeypatch):
         assert all((g == e).all() and g.dtype == e.dtype for g, e in zip(got, expected))
     layer = conv("select", rng.integers(-90, 90, (5, 4, 3, 3)) * (rng.random((5, 4, 3, 3)) < 0.6),
                  rng.integers(0, 900, (1, 4, 6, 6)) * (rng.random((1, 4, 6, 6)) < 0.6), pad=1)
-    machine = arch("bitserial_dnnsim_bittacticalp", tiles=2, rows=2, lanes=8)
-    compiled = FAMILY.counters(machine, layer)[1]
+    machines = (arch("bitserial_dnnsim_bittacticalp", tiles=2, rows=2, lanes=8),
+                arch("bitserial_dnnsim_bitpragmatic_b2_cr1_booth", tiles=2, rows=2))   # column registers: run_ahead
+    compiled = [FAMILY.counters(machine, layer)[1] for machine in machines]
     monkeypatch.setattr(fast_module, "compiled_loop", lambda function: None)
-    assert FAMILY.counters(machine, layer)[1] == compiled
+    assert [FAMILY.counters(machine, layer)[1] for machine in machines] == compiled
+
+
+def test_compiled_run_ahead_equals_python():
+    """The column registers' run-ahead timeline: the loop numba compiles equals it in plain Python on lists, and a
+    hand-worked case (2 units, 1 register: steps (3, 1), (1, 3), (2, 2) end at (3, 1), (4, 4), (6, 6))."""
+    from accel_sim.foundations.compiled import compiled_loop
+    assert fast_module.run_ahead([[3, 1], [1, 3], [2, 2]], 1) == 4 + 2
+    assert fast_module.run_ahead([[3, 1], [1, 3]], 2) == 4
+    assert fast_module.run_ahead(np.zeros((0, 3), dtype=np.int64).tolist(), 1) == 0
+    loop = compiled_loop(fast_module.run_ahead)
+    rng = np.random.default_rng(2)
+    for registers in (1, 2, 3):
+        costs = rng.integers(0, 9, (50, 4))
+        expected = fast_module.run_ahead(costs.tolist(), registers)
+        assert loop is None or loop(costs, registers) == expected

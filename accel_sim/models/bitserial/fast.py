@@ -381,14 +381,31 @@ def _timeline(spec, unit_costs: np.ndarray) -> int:
     """Cycles of the steps' unit costs ``(steps, units)`` in order (column registers: run-ahead)."""
     if spec.design not in ("shapeshifter", "pragmatic") or spec.column_registers == 0:
         return int(unit_costs.max(axis=1).sum())
-    ring = [0] * spec.column_registers
-    done = [0] * unit_costs.shape[1]
+    loop = compiled_loop(run_ahead)
+    if loop is None:
+        return run_ahead(unit_costs.tolist(), spec.column_registers)
+    return int(loop(np.ascontiguousarray(unit_costs, dtype=np.int64), spec.column_registers))
+
+
+def run_ahead(unit_costs, registers: int) -> int:
+    """Cycles of the steps' unit costs ``(steps, units)`` when each unit runs ahead of the slowest by up to
+    ``registers`` steps: a unit starts step i when it is done with its last one and every unit is done with step
+    i - registers - 1. The loop numba compiles; plain Python on lists too (the path without numba)."""
+    ring = [0] * registers
+    units = len(unit_costs[0]) if len(unit_costs) else 0
+    done = [0] * units
     ready, slot = 0, 0
-    for costs in unit_costs.tolist():
-        done = [max(ready, end) + cost for end, cost in zip(done, costs)]
-        ready, ring[slot] = ring[slot], max(done)
-        slot = (slot + 1) % len(ring)
-    return max(done)
+    for costs in unit_costs:
+        last = 0
+        for u in range(units):
+            done[u] = max(ready, done[u]) + costs[u]
+            last = max(last, done[u])
+        ready, ring[slot] = ring[slot], last
+        slot = (slot + 1) % registers
+    cycles = 0
+    for u in range(units):
+        cycles = max(cycles, done[u])
+    return cycles
 
 
 def _batches(p: Pass, chunk: Chunk, spec) -> list[slice]:
