@@ -248,6 +248,7 @@ def test_compiled_tactical_selection_equals_numpy(monkeypatch):
     msb, lsb = fast_module.MSB[words] + 1, fast_module.LSB[words]
     rows = np.minimum(rng.integers(0, 9, (5, 2))[:, :, None] + np.arange(3), 8)
     used = rng.random((5, 2, 3, 8)) < 0.3
+    used[0, 1] = False                                  # a tile selecting nothing: msb 0, lsb 16
     expected = fast_module.selected_bits_numpy(msb, lsb, rows, used)
     loops = [fast_module.selected_bits] + ([compiled_loop(fast_module.selected_bits)]
                                            if compiled_loop(fast_module.selected_bits) else [])
@@ -276,3 +277,24 @@ def test_compiled_run_ahead_equals_python():
         costs = rng.integers(0, 9, (50, 4))
         expected = fast_module.run_ahead(costs.tolist(), registers)
         assert loop is None or loop(costs, registers) == expected
+
+
+@pytest.mark.parametrize("block", [5, 1 << 18])
+def test_weight_buffer_and_codes_by_hand_layout(monkeypatch, block):
+    """The weight buffer holds weight (k, c, r, s) of filter set k // rows at line (s x R + r) x bricks + c // lanes,
+    row k % rows, lane c % lanes, 0 elsewhere, as fixed_point's codes (real weights: rint(w x top / peak)); whatever
+    the block the codes are written in (``block`` smaller than one filter set's values, or the default)."""
+    from accel_sim.models.bitserial import plan as plan_module
+    monkeypatch.setattr(plan_module, "_BLOCK", block)
+    rng = np.random.default_rng(4)
+    weights = rng.standard_normal((7, 5, 2, 3)).astype(np.float32)
+    rule = plan_module.fixed_rule(weights, 6)
+    codes = np.rint(weights * np.float32(31 / np.abs(weights).max())).astype(np.int64)
+    assert (plan_module.fixed_point(weights, 6) == codes).all() and rule.negative
+    for view in (weights, np.ascontiguousarray(weights.transpose(1, 0, 2, 3)).transpose(1, 0, 2, 3)):
+        values, present = plan_module.weight_buffer(view, 3, 2, rule)
+        assert values.shape == (3, 3 * 2 * 3, 3, 2) and present.sum() == 7
+        expected = np.zeros(values.shape, dtype=np.int64)
+        for k, c, r, s in np.ndindex(weights.shape):
+            expected[k // 3, (s * 2 + r) * 3 + c // 2, k % 3, c % 2] = codes[k, c, r, s]
+        assert (values == expected).all()
