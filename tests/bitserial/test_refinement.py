@@ -298,3 +298,17 @@ def test_weight_buffer_and_codes_by_hand_layout(monkeypatch, block):
         for k, c, r, s in np.ndindex(weights.shape):
             expected[k // 3, (s * 2 + r) * 3 + c // 2, k % 3, c % 2] = codes[k, c, r, s]
         assert (values == expected).all()
+
+
+def test_tactical_tile_issuing_fewer_lines_agrees():
+    """Bit-Tactical ShapeShifter with two tiles whose filters differ: filter 0 holds weights at one kernel position
+    only, so its tile skips zero lines and issues nothing in the chunk's last calls while filter 1's tile goes on;
+    an idle tile costs nothing (fast == reference on every counter)."""
+    rng = np.random.default_rng(8)
+    weights = rng.integers(1, 60, (2, 8, 3, 3))
+    weights[0, :, 1:, :] = 0
+    weights[0, :, 0, 1:] = 0
+    layer = conv("idle_tile", weights, rng.integers(1, 200, (1, 8, 5, 5)), pad=1)
+    machine = arch(design="shapeshifter", columns=3, tactical=True, lanes=8, tiles=2, rows=1, minor_bit=True)
+    assert (FAMILY.plan(machine, layer).chunks[0][0].lines < 0).any()
+    assert FAMILY.refinement(machine, layer) == []
