@@ -215,6 +215,19 @@ def test_csr_of_the_weights_is_the_format_s_own(two_rows):
     assert ours.indptr.tolist() == reference.indptr.tolist() and ours.indices.tolist() == reference.indices.tolist()
 
 
+
+@pytest.mark.parametrize("beta", [2, 4, 8])
+def test_csb_block_pointers_are_the_format_s_own(tmp_path, beta):
+    """The CSB kernel counts its blocks from the CSR (no dense copy): the same block_ptr as the CSB format's."""
+    from accel_sim.foundations.compress.formats import CSB
+    from accel_sim.models.simt.plan.csb import block_pointers
+    rng = np.random.default_rng(beta)
+    weights = (rng.random((13, 10)) < 0.3) * rng.random((13, 10), dtype=np.float32)   # A (10 x 13), ragged blocks
+    problem = FAMILY.plan(simt(kernel="csr_vector"), payload_layer(tmp_path, "csb", 3, weights)).problem
+    block_ptr, rows, columns = block_pointers(problem, beta)
+    reference = CSB.from_dense(problem.dense, beta=beta)
+    assert (rows, columns) == reference.block_grid and block_ptr.tolist() == reference.block_ptr.tolist()
+
 def test_a_cta_may_use_exactly_the_sm_s_shared_memory(two_rows):
     from accel_sim.foundations.errors import InputError
     fits = simt(kernel="csb", threads_per_cta=32, csb_beta=167936 // 8)      # (1 warp + 1) x beta x 4 bytes
