@@ -1,5 +1,6 @@
 """The SIMT family's compiled loops (numba: sector lists, CTA dispatch, L1 line runs, the L1 and L2 walks), the same loops in plain Python and the numpy / heapq / cache-class paths agree (a refinement file: tools/mutation.py runs it, so a wrong fallback path is caught)."""
 import numpy as np
+import pytest
 
 from accel_sim.models.simt.plan import sectors
 
@@ -37,17 +38,18 @@ def test_dispatch_equal_on_every_path(monkeypatch):
     assert all(np.array_equal(a, b) for got in (compiled, plain) for a, b in zip(got, heap))
 
 
-def test_line_runs_equal_on_every_path(monkeypatch):
+@pytest.mark.parametrize("per_line", [4, 3], ids=["shift", "division"])
+def test_line_runs_equal_on_every_path(monkeypatch, per_line):
     from accel_sim.models.simt import fast
     rng = np.random.default_rng(4)
     sizes = rng.integers(0, 40, 25)
     ptr = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
     sectors = np.concatenate([np.sort(rng.choice(200, n, replace=False)) for n in sizes]).astype(np.int64)
-    compiled = fast.cached_lines(sectors, ptr, 4)
+    compiled = fast.cached_lines(sectors, ptr, per_line)
     monkeypatch.setattr(fast, "_compiled_dispatch", lambda: {"dispatch": fast.dispatch_keys, "lines": fast.line_runs})
-    plain = fast.cached_lines(sectors, ptr, 4)
+    plain = fast.cached_lines(sectors, ptr, per_line)
     monkeypatch.setattr(fast, "_compiled_dispatch", lambda: None)
-    numpy_path = fast.cached_lines(sectors, ptr, 4)
+    numpy_path = fast.cached_lines(sectors, ptr, per_line)
     assert all(a.dtype == b.dtype and np.array_equal(a, b) for got in (compiled, plain) for a, b in zip(got, numpy_path))
 
 

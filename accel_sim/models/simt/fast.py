@@ -119,20 +119,32 @@ def cached_lines(sectors: np.ndarray, ptr: np.ndarray, per_line: int) -> tuple[n
 
 def line_runs(sectors: np.ndarray, ptr: np.ndarray, per_line: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`cached_lines` in one pass (each CTA's sorted sectors: a line's sectors are adjacent): the loop numba
-    compiles (plain Python too)."""
+    compiles (plain Python too). Sector numbers are not negative: with a power-of-two ``per_line`` a shift and a mask
+    divide (no integer division per sector)."""
     ctas = ptr.size - 1
     tags = np.empty(sectors.size, dtype=np.int64)
     masks = np.empty(sectors.size, dtype=np.int64)
     line_ptr = np.zeros(ctas + 1, dtype=np.int64)
+    shift = 0
+    while (1 << shift) < per_line:
+        shift += 1
+    power = (1 << shift) == per_line
+    one = np.int64(1)
     lines = 0
     for c in range(ctas):
+        last = -1                                                    # the CTA's last line (tags are not negative)
         for i in range(ptr[c], ptr[c + 1]):
-            tag, bit = sectors[i] // per_line, 1 << (sectors[i] % per_line)
-            if i > ptr[c] and tags[lines - 1] == tag:
+            sector = sectors[i]
+            if power:
+                tag, bit = sector >> shift, one << (sector & (per_line - 1))
+            else:
+                tag, bit = sector // per_line, one << (sector % per_line)
+            if tag == last:
                 masks[lines - 1] |= bit
             else:
                 tags[lines], masks[lines] = tag, bit
                 lines += 1
+                last = tag
         line_ptr[c + 1] = lines
     return line_ptr, tags[:lines].copy(), masks[:lines].copy()
 
