@@ -224,7 +224,7 @@ def _readme(sizes: tuple[int, ...], arch: ArchSpec, frame: pd.DataFrame, sparse_
         ring_ratio=f"{ring_dense.cycles / ring_sparse.cycles:.2f}", sources="; ".join(GEMV_SOURCES))
 
 
-@study("ampere-2to4", "2:4 sparse tensor core: speed-up over dense vs GEMM shape, and its limiter", cpu_s=6.6)
+@study("ampere-2to4", "2:4 sparse tensor core: speed-up over dense vs GEMM shape, and its limiter", cpu_s=4.6)
 def ampere_2to4(sizes: tuple[int, ...] = SIZES, arch_name: str = ARCH) -> StudyOutput:
     frame = speedup_table(arch_name, sizes)
     arch = load_arch(arch_name)

@@ -183,7 +183,7 @@ def _readme(cross: pd.DataFrame, big: int, dlu: pd.DataFrame, systolic: pd.DataF
                                   for r in systolic.itertuples()))
 
 
-@study("llm-inference", "LLM inference (Llama-2-7B, A100-like): tokens/s and energy/token, sparse and INT4", cpu_s=3.3)
+@study("llm-inference", "LLM inference (Llama-2-7B, A100-like): tokens/s and energy/token, sparse and INT4", cpu_s=2.8)
 def llm_inference(batches: tuple[int, ...] = BATCHES, prefill_batches: tuple[int, ...] = PREFILL_BATCHES,
                   arch_name: str = ARCH) -> StudyOutput:
     frame = inference_table(batches, prefill_batches, arch_name)

@@ -217,3 +217,98 @@ def test_compiled_shifter_equals_numpy_passes(monkeypatch):
     assert [FAMILY.counters(machine, layer)[1] for machine in machines] == compiled
     monkeypatch.setattr(fast_module, "_compiled_shifter", lambda: None)
     assert [FAMILY.counters(machine, layer)[1] for machine in machines] == compiled
+
+
+def test_compiled_tactical_schedule_equals_numpy_passes():
+    """Bit-Tactical's scheduling loop (numba, or plain Python) gives :func:`schedule_passes`' schedule: values,
+    sources, held slots and skipped lines, on both search shapes and on padded slots."""
+    from accel_sim.foundations.compiled import compiled_loop
+    from accel_sim.models.bitserial.plan.tactical import schedule_loop, schedule_passes
+    rng = np.random.default_rng(11)
+    loops = [schedule_loop] + ([compiled_loop(schedule_loop)] if compiled_loop(schedule_loop) else [])
+    for shape, h, d, lanes in (("T", 2, 5, 8), ("L", 2, 3, 4), ("L", 3, 1, 5), ("T", 1, 5, 16)):
+        values = rng.integers(-9, 9, (3, 12, 2, lanes)) * (rng.random((3, 12, 2, lanes)) < 0.3)
+        values[:, 4:7] = 0                                             # a run of zero lines: skipped up to h
+        real = np.ones(values.shape, dtype=bool)
+        real[:, :, :, lanes - 1] = False                               # a padded lane
+        values[~real] = 0
+        expected = schedule_passes(values, real, h, search_offsets(shape, h, d))
+        for loop in loops:
+            got = schedule(values, real, h, search_offsets(shape, h, d), loop=loop)
+            for field in ("values", "source_step", "source_lane", "real", "issued"):
+                assert (getattr(got, field) == getattr(expected, field)).all(), (shape, field)
+
+
+def test_compiled_tactical_selection_equals_numpy(monkeypatch):
+    """Bit-Tactical ShapeShifter's selected bits: the loop (numba, or plain Python) equals the numpy lines, and the
+    fast path counts the same without numba (numpy lines, plain-Python run-ahead)."""
+    from accel_sim.foundations.compiled import compiled_loop
+    rng = np.random.default_rng(7)
+    words = rng.integers(0, 1 << 16, (2, 9, 3, 8)) * (rng.random((2, 9, 3, 8)) < 0.5)
+    msb, lsb = fast_module.MSB[words] + 1, fast_module.LSB[words]
+    rows = np.minimum(rng.integers(0, 9, (5, 2))[:, :, None] + np.arange(3), 8)
+    used = rng.random((5, 2, 3, 8)) < 0.3
+    used[0, 1] = False                                  # a tile selecting nothing: msb 0, lsb 16
+    expected = fast_module.selected_bits_numpy(msb, lsb, rows, used)
+    loops = [fast_module.selected_bits] + ([compiled_loop(fast_module.selected_bits)]
+                                           if compiled_loop(fast_module.selected_bits) else [])
+    for loop in loops:
+        got = loop(msb, lsb, rows, used)
+        assert all((g == e).all() and g.dtype == e.dtype for g, e in zip(got, expected))
+    layer = conv("select", rng.integers(-90, 90, (5, 4, 3, 3)) * (rng.random((5, 4, 3, 3)) < 0.6),
+                 rng.integers(0, 900, (1, 4, 6, 6)) * (rng.random((1, 4, 6, 6)) < 0.6), pad=1)
+    machines = (arch("bitserial_dnnsim_bittacticalp", tiles=2, rows=2, lanes=8),
+                arch("bitserial_dnnsim_bitpragmatic_b2_cr1_booth", tiles=2, rows=2))   # column registers: run_ahead
+    compiled = [FAMILY.counters(machine, layer)[1] for machine in machines]
+    monkeypatch.setattr(fast_module, "compiled_loop", lambda function: None)
+    assert [FAMILY.counters(machine, layer)[1] for machine in machines] == compiled
+
+
+def test_compiled_run_ahead_equals_python():
+    """The column registers' run-ahead timeline: the loop numba compiles equals it in plain Python on lists, and a
+    hand-worked case (2 units, 1 register: steps (3, 1), (1, 3), (2, 2) end at (3, 1), (4, 4), (6, 6))."""
+    from accel_sim.foundations.compiled import compiled_loop
+    assert fast_module.run_ahead([[3, 1], [1, 3], [2, 2]], 1) == 4 + 2
+    assert fast_module.run_ahead([[3, 1], [1, 3]], 2) == 4
+    assert fast_module.run_ahead(np.zeros((0, 3), dtype=np.int64).tolist(), 1) == 0
+    loop = compiled_loop(fast_module.run_ahead)
+    rng = np.random.default_rng(2)
+    for registers in (1, 2, 3):
+        costs = rng.integers(0, 9, (50, 4))
+        expected = fast_module.run_ahead(costs.tolist(), registers)
+        assert loop is None or loop(costs, registers) == expected
+
+
+@pytest.mark.parametrize("block", [5, 1 << 18])
+def test_weight_buffer_and_codes_by_hand_layout(monkeypatch, block):
+    """The weight buffer holds weight (k, c, r, s) of filter set k // rows at line (s x R + r) x bricks + c // lanes,
+    row k % rows, lane c % lanes, 0 elsewhere, as fixed_point's codes (real weights: rint(w x top / peak)); whatever
+    the block the codes are written in (``block`` smaller than one filter set's values, or the default)."""
+    from accel_sim.models.bitserial import plan as plan_module
+    monkeypatch.setattr(plan_module, "_BLOCK", block)
+    rng = np.random.default_rng(4)
+    weights = rng.standard_normal((7, 5, 2, 3)).astype(np.float32)
+    rule = plan_module.fixed_rule(weights, 6)
+    codes = np.rint(weights * np.float32(31 / np.abs(weights).max())).astype(np.int64)
+    assert (plan_module.fixed_point(weights, 6) == codes).all() and rule.negative
+    for view in (weights, np.ascontiguousarray(weights.transpose(1, 0, 2, 3)).transpose(1, 0, 2, 3)):
+        values, present = plan_module.weight_buffer(view, 3, 2, rule)
+        assert values.shape == (3, 3 * 2 * 3, 3, 2) and present.sum() == 7
+        expected = np.zeros(values.shape, dtype=np.int64)
+        for k, c, r, s in np.ndindex(weights.shape):
+            expected[k // 3, (s * 2 + r) * 3 + c // 2, k % 3, c % 2] = codes[k, c, r, s]
+        assert (values == expected).all()
+
+
+def test_tactical_tile_issuing_fewer_lines_agrees():
+    """Bit-Tactical ShapeShifter with two tiles whose filters differ: filter 0 holds weights at one kernel position
+    only, so its tile skips zero lines and issues nothing in the chunk's last calls while filter 1's tile goes on;
+    an idle tile costs nothing (fast == reference on every counter)."""
+    rng = np.random.default_rng(8)
+    weights = rng.integers(1, 60, (2, 8, 3, 3))
+    weights[0, :, 1:, :] = 0
+    weights[0, :, 0, 1:] = 0
+    layer = conv("idle_tile", weights, rng.integers(1, 200, (1, 8, 5, 5)), pad=1)
+    machine = arch(design="shapeshifter", columns=3, tactical=True, lanes=8, tiles=2, rows=1, minor_bit=True)
+    assert (FAMILY.plan(machine, layer).chunks[0][0].lines < 0).any()
+    assert FAMILY.refinement(machine, layer) == []

@@ -129,3 +129,12 @@ def test_output_words_round_up_to_whole_words():
         assert fast == FAMILY.reference(plan) and fast.output_words == 3 * per_output
         result = FAMILY.account(plan, fast)
         assert result.dram_write_bytes == 3 * per_output * word_bits // 8
+
+
+def test_peak_is_whole_products_per_cycle():
+    """Bit Fusion's peak at the layer's precisions: 5 columns x 8 lanes = 40 products per step, a step of 8-bit x
+    4-bit products takes ceil(8 x (4 x 2) / 4 bricks) = 16 cycles: 40 // 16 = 2 whole products per cycle."""
+    machine = arch(design="bitfusion", columns=5, lanes=8, rows=1, tiles=1, bricks=4)
+    plan = FAMILY.plan(machine, conv("bfpeak", WEIGHTS, INPUTS, activation_bits=8, weight_bits=4))
+    assert plan.fusion_cycles == 16
+    assert FAMILY.account(plan, FAMILY.fast(plan)).peak_macs_per_cycle == 2

@@ -1,5 +1,6 @@
 """The SIMT family's compiled loops (numba: sector lists, CTA dispatch, L1 line runs, the L1 and L2 walks), the same loops in plain Python and the numpy / heapq / cache-class paths agree (a refinement file: tools/mutation.py runs it, so a wrong fallback path is caught)."""
 import numpy as np
+import pytest
 
 from accel_sim.models.simt.plan import sectors
 
@@ -37,17 +38,18 @@ def test_dispatch_equal_on_every_path(monkeypatch):
     assert all(np.array_equal(a, b) for got in (compiled, plain) for a, b in zip(got, heap))
 
 
-def test_line_runs_equal_on_every_path(monkeypatch):
+@pytest.mark.parametrize("per_line", [4, 3], ids=["shift", "division"])
+def test_line_runs_equal_on_every_path(monkeypatch, per_line):
     from accel_sim.models.simt import fast
     rng = np.random.default_rng(4)
     sizes = rng.integers(0, 40, 25)
     ptr = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
     sectors = np.concatenate([np.sort(rng.choice(200, n, replace=False)) for n in sizes]).astype(np.int64)
-    compiled = fast.cached_lines(sectors, ptr, 4)
+    compiled = fast.cached_lines(sectors, ptr, per_line)
     monkeypatch.setattr(fast, "_compiled_dispatch", lambda: {"dispatch": fast.dispatch_keys, "lines": fast.line_runs})
-    plain = fast.cached_lines(sectors, ptr, 4)
+    plain = fast.cached_lines(sectors, ptr, per_line)
     monkeypatch.setattr(fast, "_compiled_dispatch", lambda: None)
-    numpy_path = fast.cached_lines(sectors, ptr, 4)
+    numpy_path = fast.cached_lines(sectors, ptr, per_line)
     assert all(a.dtype == b.dtype and np.array_equal(a, b) for got in (compiled, plain) for a, b in zip(got, numpy_path))
 
 
@@ -109,3 +111,27 @@ def test_row_segments_by_phase_equal_row_by_row():
         summed = np.zeros((7, starts.size), dtype=np.int64)
         np.add.at(summed, owner, direct)
         assert np.array_equal(spmm._summed_row_segments(owner, 7, rows, starts, widths, n, vb, 32), summed)
+
+
+def test_atomic_table_equal_compiled_plain_and_numpy(monkeypatch):
+    """The atomic units' demands (plan/schedule.atomic_demands): the compiled table, the same loop in plain Python and
+    the numpy bincount agree, on runs of consecutive sectors (the slice stepped without a division), wrapping past the
+    last slice, and scattered sectors with several operations per address."""
+    from types import SimpleNamespace
+
+    from accel_sim.models.simt.plan import schedule
+    rng = np.random.default_rng(11)
+    cta, sector, serial = schedule.atomic_runs(np.arange(40), rng.integers(0, 500, 40), rng.integers(0, 12, 40))
+    scattered = np.sort(rng.integers(0, 40, 300))
+    requests = SimpleNamespace(atomic_cta=np.concatenate((cta, scattered)),
+                               atomic_sector=np.concatenate((sector, rng.integers(0, 10 ** 6, 300))),
+                               atomic_serial=np.concatenate((serial, rng.integers(1, 5, 300))))
+    machine = SimpleNamespace(l2_slices=7, l2_atomic_cycles=3)
+    compiled = schedule.atomic_demands(machine, requests)
+    monkeypatch.setattr(schedule, "_compiled_table", lambda: schedule.atomic_table)
+    plain = schedule.atomic_demands(machine, requests)
+    monkeypatch.setattr(schedule, "_compiled_table", lambda: None)
+    numpy_path = schedule.atomic_demands(machine, requests)
+    assert compiled[0].size > 40
+    for got in (compiled, plain):
+        assert all(a.dtype == b.dtype and np.array_equal(a, b) for a, b in zip(got, numpy_path))

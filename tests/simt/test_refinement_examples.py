@@ -215,6 +215,33 @@ def test_csr_of_the_weights_is_the_format_s_own(two_rows):
     assert ours.indptr.tolist() == reference.indptr.tolist() and ours.indices.tolist() == reference.indices.tolist()
 
 
+
+@pytest.mark.parametrize("beta", [2, 4, 8])
+def test_csb_block_pointers_are_the_format_s_own(tmp_path, beta):
+    """The CSB kernel counts its blocks from the CSR (no dense copy): the same block_ptr as the CSB format's."""
+    from accel_sim.foundations.compress.formats import CSB
+    from accel_sim.models.simt.plan.csb import block_pointers
+    rng = np.random.default_rng(beta)
+    weights = (rng.random((13, 10)) < 0.3) * rng.random((13, 10), dtype=np.float32)   # A (10 x 13), ragged blocks
+    problem = FAMILY.plan(simt(kernel="csr_vector"), payload_layer(tmp_path, "csb", 3, weights)).problem
+    block_ptr, rows, columns = block_pointers(problem, beta)
+    reference = CSB.from_dense(problem.dense, beta=beta)
+    assert (rows, columns) == reference.block_grid and block_ptr.tolist() == reference.block_ptr.tolist()
+
+
+@pytest.mark.parametrize("block", [8, 16])
+def test_bsr_stored_blocks_are_the_format_s_own(tmp_path, block):
+    """The BSR kernel counts each block row's stored blocks without encoding them: the BSR format's counts."""
+    from accel_sim.foundations.compress.formats import BSR
+    from accel_sim.models.simt.plan.gemm import stored_blocks
+    rng = np.random.default_rng(block)
+    weights = (rng.random((48, 32)) < 0.05) * rng.random((48, 32), dtype=np.float32)   # A (32 x 48)
+    weights[16:32, 16:32] = 0.0                                                          # a block of A left empty
+    problem = FAMILY.plan(simt(kernel="csr_vector"), payload_layer(tmp_path, "bsr", 3, weights)).problem
+    counts = stored_blocks(problem, block)
+    assert counts.tolist() == np.diff(BSR.from_dense(problem.dense, block_size=block).indptr).tolist()
+    assert 0 < counts.sum() < (32 // block) * (48 // block)
+
 def test_a_cta_may_use_exactly_the_sm_s_shared_memory(two_rows):
     from accel_sim.foundations.errors import InputError
     fits = simt(kernel="csb", threads_per_cta=32, csb_beta=167936 // 8)      # (1 warp + 1) x beta x 4 bytes

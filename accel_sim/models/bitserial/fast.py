@@ -28,6 +28,7 @@ import types
 
 import numpy as np
 
+from accel_sim.foundations.compiled import compiled_loop
 from accel_sim.foundations.errors import SimulationError
 from accel_sim.models.bitserial.counters import BitSerialCounters
 from accel_sim.models.bitserial.plan import BitSerialPlan, Chunk, Pass
@@ -99,24 +100,25 @@ def shifter_passes(terms: np.ndarray, first_stage_bits: int) -> np.ndarray:
     return np.maximum(cycles, 1).reshape(shape)
 
 
-def shifter_count(pending: np.ndarray, reach: int, lsb: np.ndarray) -> int:
-    """Cycles of one group's lanes ``pending`` (int64 16-bit terms, consumed in place; ``lsb``: :data:`LSB`),
-    at least one: the loop of :func:`shifter_passes` for one group, lane by lane. The group's lowest pending
-    term is that of the lanes' OR; a lane's lowest term lies within ``reach`` positions of it when the lane has
-    a bit in the ``window`` of positions up to that one + reach."""
+def shifter_count(pending: np.ndarray, union: int, reach: int, lsb: np.ndarray) -> int:
+    """Cycles of one group's lanes ``pending`` (int64 16-bit terms, consumed in place; ``union``: the OR of the lanes;
+    ``lsb``: :data:`LSB`), at least one: the loop of :func:`shifter_passes` for one group, lane by lane. The group's
+    lowest pending term is that of the lanes' OR; a lane's lowest term lies within ``reach`` positions of it when
+    the lane has a bit in the ``window`` of positions up to that one + reach. Each cycle's pass over the lanes
+    retires their terms and ORs what is left."""
     lanes = pending.shape[0]
     count = 0
-    while True:
+    while union:
+        window = (2 << (int(lsb[union]) + reach)) - 1
         union = 0
         for j in range(lanes):
-            union |= pending[j]
-        if union == 0:
-            return max(count, 1)
-        window = (2 << (int(lsb[union]) + reach)) - 1
-        for j in range(lanes):
-            if pending[j] & window:
-                pending[j] &= pending[j] - 1
+            term = pending[j]
+            if term & window:
+                term &= term - 1
+                pending[j] = term
+            union |= term
         count += 1
+    return max(count, 1)
 
 
 def shifter_rows(words: np.ndarray, reach: int, lsb: np.ndarray) -> np.ndarray:
@@ -126,34 +128,38 @@ def shifter_rows(words: np.ndarray, reach: int, lsb: np.ndarray) -> np.ndarray:
     cycles = np.ones(groups, dtype=np.int32)
     pending = np.empty(lanes, dtype=np.int64)
     for g in range(groups):
+        union = 0
         for j in range(lanes):
             pending[j] = words[g, j]
-        cycles[g] = shifter_count(pending, reach, lsb)
+            union |= words[g, j]
+        cycles[g] = shifter_count(pending, union, reach, lsb)
     return cycles
 
 
-def tactical_rows(terms: np.ndarray, src_t: np.ndarray, src_l: np.ndarray, keep: np.ndarray,
-                  filters: np.ndarray, reach: int, lsb: np.ndarray) -> np.ndarray:
+def tactical_rows(terms: np.ndarray, picks: np.ndarray, filters: np.ndarray, reach: int, lsb: np.ndarray
+                  ) -> np.ndarray:
     """Bit-Tactical Pragmatic cycles per (window set, call, tile, column): for each filter row of a tile, the
-    shifter over the terms its lanes select (``terms[ws, src_t, column, src_l]`` where ``keep``, else 0), the
-    slowest present filter row (``filters``), 0 without one. :func:`_pragmatic`'s numpy lines, without their
-    (window sets x columns x calls x tiles x rows x lanes) temporaries: the loop numba compiles."""
-    sets, columns = terms.shape[0], terms.shape[2]
-    calls, tiles, rows, lanes = src_t.shape
+    shifter over the terms its lanes select, the slowest present filter row (``filters``), 0 without one.
+    ``terms`` ``(window sets, columns, T x lanes + 1)``: a column's terms line after line, then a 0; ``picks``
+    ``(calls, tiles, rows, lanes)``: the term each slot selects (line x lanes + lane), or the last (the 0) where
+    the slot selects nothing. :func:`_pragmatic`'s numpy lines, without their (window sets x columns x calls x
+    tiles x rows x lanes) temporaries: the loop numba compiles."""
+    sets, columns = terms.shape[0], terms.shape[1]
+    calls, tiles, rows, lanes = picks.shape
     out = np.zeros((sets, calls, tiles, columns), dtype=np.int32)
     pending = np.empty(lanes, dtype=np.int64)
     for w in range(sets):
         for c in range(calls):
             for t in range(tiles):
-                for col in range(columns):
-                    slowest = 0
-                    for r in range(rows):
-                        if not filters[t, r]:
-                            continue
+                for r in range(rows):
+                    if not filters[t, r]:
+                        continue
+                    for col in range(columns):
+                        union = 0
                         for j in range(lanes):
-                            pending[j] = terms[w, src_t[c, t, r, j], col, src_l[c, t, r, j]] if keep[c, t, r, j] else 0
-                        slowest = max(slowest, shifter_count(pending, reach, lsb))
-                    out[w, c, t, col] = slowest
+                            pending[j] = terms[w, col, picks[c, t, r, j]]
+                            union |= pending[j]
+                        out[w, c, t, col] = max(out[w, c, t, col], shifter_count(pending, union, reach, lsb))
     return out
 
 
@@ -184,6 +190,14 @@ class _Layer:
         self.units = {"shapeshifter": self.groups, "pragmatic": plan.spec.columns}.get(design, 1)
         self.unit_of_column = {"shapeshifter": self.group_of_column, "pragmatic": columns}.get(
             design, np.zeros_like(columns))
+        self._per_chunk: dict = {}
+
+    def once(self, chunk: Chunk, name: str, make):
+        """``make()``, made once per chunk: a chunk's facts are the same in every pass and window set."""
+        key = (id(chunk), name)
+        if key not in self._per_chunk:
+            self._per_chunk[key] = make()
+        return self._per_chunk[key]
 
     def widths(self, msb: np.ndarray, lsb: np.ndarray, present: np.ndarray) -> np.ndarray:
         """Group widths ``(WS, ..., groups)`` from per-column ``msb`` (+s) and ``lsb`` ``(WS, ..., columns)``;
@@ -215,22 +229,72 @@ def _activation_widths(facts: _Layer, p: Pass, chunk: Chunk, ws: slice) -> np.nd
         col_msb, col_lsb = msb.max(axis=-1), lsb.min(axis=-1)              # (WS, T, columns)
         width = facts.widths(col_msb, col_lsb, present)                    # (WS, T, groups)
         return np.where(issuing[None, :, :, None], width[:, line], 0)
-    h = plan.spec.lookahead_h
-    tiles = np.arange(line.shape[1])[None, :, None, None]
-    src_t = chunk.source_step[tiles, line[:, :, None, None], np.arange(plan.spec.rows)[None, None, :, None],
-                              np.arange(plan.spec.lanes)[None, None, None, :]]
-    src_l = chunk.source_lane[tiles, line[:, :, None, None], np.arange(plan.spec.rows)[None, None, :, None],
-                              np.arange(plan.spec.lanes)[None, None, None, :]]
-    offset = src_t - line[:, :, None, None]
-    keep = (offset >= 0) & chunk.filters[np.arange(line.shape[1])][None, :, :, None]
-    used = np.zeros(line.shape + (h + 1, plan.spec.lanes), dtype=bool)      # (calls, tiles, h+1, lanes)
-    c_i, t_i, _, _ = np.nonzero(keep)
-    used[c_i, t_i, offset[keep], src_l[keep]] = True
-    rows = np.minimum(line[:, :, None] + np.arange(h + 1), msb.shape[1] - 1)     # (calls, tiles, h+1)
-    sel_msb = np.where(used[None, :, :, :, None, :], msb[:, rows], 0).max(axis=(3, 5))     # (WS, calls, tiles, cols)
-    sel_lsb = np.where(used[None, :, :, :, None, :], lsb[:, rows], 16).min(axis=(3, 5))
+    rows, used = facts.once(chunk, "used", lambda: _used(plan.spec, chunk))
+    loop = compiled_loop(selected_bits)
+    if loop is not None:
+        sel_msb, sel_lsb = loop(msb, lsb, rows, used)                       # (WS, calls, tiles, cols)
+    else:
+        sel_msb, sel_lsb = selected_bits_numpy(msb, lsb, rows, used)
     width = facts.widths(sel_msb, sel_lsb, present)
     return np.where(issuing[None, :, :, None], width, 0)
+
+
+def _sources(spec, chunk: Chunk) -> tuple[np.ndarray, np.ndarray]:
+    """Bit-Tactical: the (line, lane) whose activation each slot of each (call, tile) selects, ``(calls, tiles, rows,
+    lanes)`` each."""
+    line, _ = _lines(chunk)
+    tiles = np.arange(line.shape[1])[None, :, None, None]
+    rows = np.arange(spec.rows)[None, None, :, None]
+    lanes = np.arange(spec.lanes)[None, None, None, :]
+    return (chunk.source_step[tiles, line[:, :, None, None], rows, lanes],
+            chunk.source_lane[tiles, line[:, :, None, None], rows, lanes])
+
+
+def _used(spec, chunk: Chunk) -> tuple[np.ndarray, np.ndarray]:
+    """Bit-Tactical ShapeShifter / Loom: ``(rows (calls, tiles, h+1), used (calls, tiles, h+1, lanes))``: the lines a
+    tile's slots reach from its line (clipped to the last) and the (line, lane)s a present filter's slot selects."""
+    h = spec.lookahead_h
+    line, _ = _lines(chunk)
+    src_t, src_l = _sources(spec, chunk)
+    offset = src_t - line[:, :, None, None]
+    keep = (offset >= 0) & chunk.filters[np.arange(line.shape[1])][None, :, :, None]
+    used = np.zeros(line.shape + (h + 1, spec.lanes), dtype=bool)      # (calls, tiles, h+1, lanes)
+    c_i, t_i, _, _ = np.nonzero(keep)
+    used[c_i, t_i, offset[keep], src_l[keep]] = True
+    rows = np.minimum(line[:, :, None] + np.arange(h + 1), chunk.weights.shape[1] - 1)     # (calls, tiles, h+1)
+    return rows, used
+
+
+def selected_bits_numpy(msb: np.ndarray, lsb: np.ndarray, rows: np.ndarray, used: np.ndarray
+                        ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`selected_bits` in numpy, through (window sets, calls, tiles, h + 1, columns, lanes) temporaries."""
+    sel_msb = np.where(used[None, :, :, :, None, :], msb[:, rows], 0).max(axis=(3, 5))
+    sel_lsb = np.where(used[None, :, :, :, None, :], lsb[:, rows], 16).min(axis=(3, 5))
+    return sel_msb, sel_lsb
+
+
+def selected_bits(msb: np.ndarray, lsb: np.ndarray, rows: np.ndarray, used: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Bit-Tactical ShapeShifter / Loom: per (window set, call, tile, column), the highest ``msb`` (0 if none) and
+    the lowest ``lsb`` (16 if none) of the activations a tile's slots select: ``used`` ``(calls, tiles, h + 1,
+    lanes)`` marks (line ``rows[call, tile, k]``, lane) of ``msb`` / ``lsb`` ``(window sets, T, columns, lanes)``.
+    The loop numba compiles; plain Python too (slow; the tests run it on small buffers)."""
+    sets, columns = msb.shape[0], msb.shape[2]
+    calls, tiles, ahead, lanes = used.shape
+    top = np.zeros((sets, calls, tiles, columns), dtype=msb.dtype)
+    low = np.full((sets, calls, tiles, columns), 16, dtype=lsb.dtype)
+    for w in range(sets):
+        for c in range(calls):
+            for t in range(tiles):
+                for k in range(ahead):
+                    row = rows[c, t, k]
+                    for j in range(lanes):
+                        if not used[c, t, k, j]:
+                            continue
+                        for col in range(columns):
+                            top[w, c, t, col] = max(top[w, c, t, col], msb[w, row, col, j])
+                            low[w, c, t, col] = min(low[w, c, t, col], lsb[w, row, col, j])
+    return top, low
 
 
 def _weight_widths(facts: _Layer, chunk: Chunk) -> np.ndarray:
@@ -261,16 +325,16 @@ def _pragmatic(facts: _Layer, p: Pass, chunk: Chunk, ws: slice) -> np.ndarray:
     if not spec.tactical:
         cycles = pragmatic_cycles(terms, spec.bits_first_stage)             # (WS, T, columns)
         return np.where(issuing[None, :, :, None] & present, cycles[:, line], 0)
-    tiles = np.arange(line.shape[1])[None, :, None, None]
-    rows = np.arange(spec.rows)[None, None, :, None]
-    lanes = np.arange(spec.lanes)[None, None, None, :]
-    src_t = chunk.source_step[tiles, line[:, :, None, None], rows, lanes]   # (calls, tiles, rows, lanes)
-    src_l = chunk.source_lane[tiles, line[:, :, None, None], rows, lanes]
+    src_t, src_l = facts.once(chunk, "sources", lambda: _sources(spec, chunk))     # (calls, tiles, rows, lanes)
     keep = src_t >= line[:, :, None, None]
     kernels = _compiled_shifter()
     if kernels is not None:
-        cycles = kernels["tactical"](np.ascontiguousarray(terms, dtype=np.int64), src_t, src_l, keep, chunk.filters,
-                                     (1 << spec.bits_first_stage) - 1, LSB)
+        sets, steps, columns, _ = terms.shape
+        flat = np.zeros((sets, columns, steps * spec.lanes + 1), dtype=np.int32)   # the last term: a 0
+        flat[:, :, :-1] = terms.transpose(0, 2, 1, 3).reshape(sets, columns, -1)
+        picks = facts.once(chunk, "picks", lambda: np.where(keep, src_t * spec.lanes + src_l,
+                                                               steps * spec.lanes).astype(np.int32))
+        cycles = kernels["tactical"](flat, picks, chunk.filters, (1 << spec.bits_first_stage) - 1, LSB)
         return np.where(issuing[None, :, :, None] & present, cycles, 0)
     picked = terms.transpose(0, 2, 1, 3)[:, :, src_t, src_l]                 # (WS, columns, calls, tiles, rows, lanes)
     picked = np.where(keep[None, None], picked, 0)
@@ -317,14 +381,31 @@ def _timeline(spec, unit_costs: np.ndarray) -> int:
     """Cycles of the steps' unit costs ``(steps, units)`` in order (column registers: run-ahead)."""
     if spec.design not in ("shapeshifter", "pragmatic") or spec.column_registers == 0:
         return int(unit_costs.max(axis=1).sum())
-    ring = [0] * spec.column_registers
-    done = [0] * unit_costs.shape[1]
+    loop = compiled_loop(run_ahead)
+    if loop is None:
+        return run_ahead(unit_costs.tolist(), spec.column_registers)
+    return int(loop(np.ascontiguousarray(unit_costs, dtype=np.int64), spec.column_registers))
+
+
+def run_ahead(unit_costs, registers: int) -> int:
+    """Cycles of the steps' unit costs ``(steps, units)`` when each unit runs ahead of the slowest by up to
+    ``registers`` steps: a unit starts step i when it is done with its last one and every unit is done with step
+    i - registers - 1. The loop numba compiles; plain Python on lists too (the path without numba)."""
+    ring = [0] * registers
+    units = len(unit_costs[0]) if len(unit_costs) else 0
+    done = [0] * units
     ready, slot = 0, 0
-    for costs in unit_costs.tolist():
-        done = [max(ready, end) + cost for end, cost in zip(done, costs)]
-        ready, ring[slot] = ring[slot], max(done)
-        slot = (slot + 1) % len(ring)
-    return max(done)
+    for costs in unit_costs:
+        last = 0
+        for u in range(units):
+            done[u] = max(ready, done[u]) + costs[u]
+            last = max(last, done[u])
+        ready, ring[slot] = ring[slot], last
+        slot = (slot + 1) % registers
+    cycles = 0
+    for u in range(units):
+        cycles = max(cycles, done[u])
+    return cycles
 
 
 def _batches(p: Pass, chunk: Chunk, spec) -> list[slice]:
@@ -339,14 +420,16 @@ def fast(plan: BitSerialPlan, max_cycles: int | None = None) -> BitSerialCounter
     blocks, totals = [], dict(steps=0, tile_steps=0, pe_steps=0, idle_pe_steps=0, serial_cycles=0,
                               activation_reads=0, weight_reads=0, activation_words=0,
                               weight_words=0, macs_issued=0, output_words=0)
+    held = {}   # id of a chunk: its held slots per (tile, line), the same in every pass
     for p in plan.passes:
         per_chunk = []
         windows = p.present.sum(axis=1)                                         # (WS,)
         for chunk in plan.chunks[p.group]:
             line, issuing = _lines(chunk)
             filters = chunk.filters.sum(axis=1)                                 # (tiles,)
-            held = chunk.real & (chunk.source_step >= np.arange(chunk.real.shape[1])[None, :, None, None])
-            slots = held.sum(axis=(2, 3))[np.arange(line.shape[1])[None, :], line] * issuing     # (calls, tiles)
+            if id(chunk) not in held:
+                held[id(chunk)] = _held_slots(plan, chunk)
+            slots = held[id(chunk)][np.arange(line.shape[1])[None, :], line] * issuing     # (calls, tiles)
             costs = np.concatenate([_tile_costs(facts, p, chunk, ws) for ws in _batches(p, chunk, spec)])
             unit = costs.max(axis=2)                                             # (WS, calls, units)
             if spec.design == "shapeshifter":
@@ -373,6 +456,15 @@ def fast(plan: BitSerialPlan, max_cycles: int | None = None) -> BitSerialCounter
     if max_cycles is not None and cycles > max_cycles:
         raise SimulationError(f"{plan.layer.name}: {cycles} cycles exceed max_cycles={max_cycles}")
     return BitSerialCounters(cycles=cycles, **totals)
+
+
+def _held_slots(plan: BitSerialPlan, chunk: Chunk) -> np.ndarray:
+    """Slots of each (tile, line) holding a weight of the layer that is not demoted; without Bit-Tactical each
+    present filter row holds the line's real lanes."""
+    if not plan.spec.tactical:
+        return chunk.filters.sum(axis=1)[:, None] * plan.real_lanes.sum(axis=1)[None, :]
+    held = chunk.real & (chunk.source_step >= np.arange(chunk.real.shape[1])[None, :, None, None])
+    return held.sum(axis=(2, 3))
 
 
 def _phantom(facts: _Layer, p: Pass, unit: np.ndarray) -> None:

@@ -119,20 +119,32 @@ def cached_lines(sectors: np.ndarray, ptr: np.ndarray, per_line: int) -> tuple[n
 
 def line_runs(sectors: np.ndarray, ptr: np.ndarray, per_line: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`cached_lines` in one pass (each CTA's sorted sectors: a line's sectors are adjacent): the loop numba
-    compiles (plain Python too)."""
+    compiles (plain Python too). Sector numbers are not negative: with a power-of-two ``per_line`` a shift and a mask
+    divide (no integer division per sector)."""
     ctas = ptr.size - 1
     tags = np.empty(sectors.size, dtype=np.int64)
     masks = np.empty(sectors.size, dtype=np.int64)
     line_ptr = np.zeros(ctas + 1, dtype=np.int64)
+    shift = 0
+    while (1 << shift) < per_line:
+        shift += 1
+    power = (1 << shift) == per_line
+    one = np.int64(1)
     lines = 0
     for c in range(ctas):
+        last = -1                                                    # the CTA's last line (tags are not negative)
         for i in range(ptr[c], ptr[c + 1]):
-            tag, bit = sectors[i] // per_line, 1 << (sectors[i] % per_line)
-            if i > ptr[c] and tags[lines - 1] == tag:
+            sector = sectors[i]
+            if power:
+                tag, bit = sector >> shift, one << (sector & (per_line - 1))
+            else:
+                tag, bit = sector // per_line, one << (sector % per_line)
+            if tag == last:
                 masks[lines - 1] |= bit
             else:
                 tags[lines], masks[lines] = tag, bit
                 lines += 1
+                last = tag
         line_ptr[c + 1] = lines
     return line_ptr, tags[:lines].copy(), masks[:lines].copy()
 
@@ -253,20 +265,28 @@ def _compiled_dispatch() -> dict | None:
 def drain(start: np.ndarray, sm: np.ndarray, service: np.ndarray, sms: int) -> np.ndarray:
     """Per SM: when a FIFO server has served every CTA's demand, each arriving at its CTA's start
     (ties in launch order): max over arrivals of (arrival + the services from it on)."""
+    return drains(start, sm, (service,), sms)[0]
+
+
+def drains(start: np.ndarray, sm: np.ndarray, services, sms: int) -> list[np.ndarray]:
+    """:func:`drain` of each of ``services`` (the SM's servers), the arrivals ordered once for all of them."""
     radix = int(start.max(initial=0)) + 1
     if radix * max(sms, 1) < 1 << 62:                                # (SM, arrival, launch order) as one stable key
         order = np.argsort(sm * radix + start, kind="stable")
     else:
         order = np.lexsort((np.arange(start.size), start, sm))
-    a, k, x = start[order], sm[order], service[order]
-    suffix = np.cumsum(x[::-1])[::-1]                                 # services from here to the end
+    a, k = start[order], sm[order]
     last = np.searchsorted(k, np.arange(sms), side="right")           # end of each SM's run
-    after = np.concatenate((suffix, [0]))[last][k]                    # services after the SM's run
-    out = np.zeros(sms, dtype=np.int64)
-    if k.size:                                                        # each SM's run is contiguous: reduce per run
-        first = np.flatnonzero(np.concatenate(([True], k[1:] != k[:-1])))
-        out[k[first]] = np.maximum.reduceat(a + suffix - after, first)
-    return out
+    first = np.flatnonzero(np.concatenate(([True], k[1:] != k[:-1]))) if k.size else None
+    outs = []
+    for service in services:
+        suffix = np.cumsum(service[order][::-1])[::-1]                # services from here to the end
+        after = np.concatenate((suffix, [0]))[last][k]                # services after the SM's run
+        out = np.zeros(sms, dtype=np.int64)
+        if k.size:                                                    # each SM's run is contiguous: reduce per run
+            out[k[first]] = np.maximum.reduceat(a + suffix - after, first)
+        outs.append(out)
+    return outs
 
 
 class CodeCache:
@@ -473,7 +493,7 @@ def count(plan: SimtPlan, index: int, bound: int | None = None) -> SimtCounters 
     sm = slot % m.sms
     ends = np.zeros(m.sms, dtype=np.int64)
     np.maximum.at(ends, sm, start + durations)
-    served = np.maximum.reduce([drain(start, sm, demand, m.sms) for demand in (issue, l1, l2port)])
+    served = np.maximum.reduce(drains(start, sm, (issue, l1, l2port), m.sms))
     sm_cycles = int(np.maximum(ends, served).max())
     sectors = int(s.cta_l2_sectors.sum() + misses.sum() - code_hits.sum())
     cached = 0 if s.cached_ptr is None else int(s.cached_ptr[-1])

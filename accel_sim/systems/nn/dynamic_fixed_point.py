@@ -20,6 +20,7 @@ hardware that runs them are the ``dlu`` family's (:mod:`accel_sim.systems.nn.dlu
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -82,6 +83,9 @@ class UnitSettings:
 
 
 
+_FLOAT32_HALF_SCALE = np.float32(2.0 ** -24)   # numpy's float32 draw: the top 24 bits of a 32-bit half, scaled
+
+
 class DynamicFixedPointUnit:
     """Per-tensor dynamic fixed point driven by the simulated statistics hardware."""
 
@@ -94,6 +98,11 @@ class DynamicFixedPointUnit:
         self.snapshots: dict[str, list[tuple[int, int, np.ndarray]]] = {name: [] for name in watch}
         self.results_observed = 0   # results through the statistics block (re-runs included)
         self.readouts = 0           # histograms read out by software
+        check_accumulator_bits(settings.accumulator_bits)
+        self._reruns_checked = not settings.static and settings.rerun_threshold >= 0
+        self._raw_draws = (self.rng is not None and type(self.rng.bit_generator) is np.random.PCG64
+                           and sys.byteorder == "little")
+        self._half_buffered = False   # the generator holds half of a 64-bit output (an odd count drawn so far)
 
     @property
     def bits(self) -> int:
@@ -101,14 +110,27 @@ class DynamicFixedPointUnit:
 
     def _observe(self, x: np.ndarray, f: int) -> tuple[np.ndarray, int, np.ndarray, int]:
         """``(histogram, top bucket, values, saturated)`` of ``x`` at point ``f``: accumulator_levels then
-        histogram_of_levels and the narrowing to the word, in one pass (the same draws and bits)."""
+        histogram_of_levels and the narrowing to the word, in one pass (the same draws and bits; the accumulator
+        width was checked when the unit was made)."""
         s = self.settings
-        check_accumulator_bits(s.accumulator_bits)
-        noise = None if self.rng is None else self.rng.random(np.shape(x), dtype=np.float32)
+        noise = None if self.rng is None else self._draws(x.shape)
         histogram, top, values, saturated = observed_narrowed(x, f, s.accumulator_bits, s.bits, noise,
                                                               s.split_by_sign)
         self.results_observed += values.size
         return histogram, top, values, saturated
+
+    def _draws(self, shape: tuple[int, ...]) -> np.ndarray:
+        """``self.rng.random(shape, dtype=np.float32)``. numpy makes each float32 from a 32-bit half of a PCG64
+        output, ``(half >> 8) * 2**-24`` (exact), the low half first and the high half kept for the next draw;
+        when no half is kept and the count is even, the same floats come from the raw outputs (their halves in
+        memory order on a little-endian machine) at half the cost. Otherwise numpy draws them."""
+        count = math.prod(shape)
+        if self._raw_draws and not self._half_buffered and count % 2 == 0:
+            halves = self.rng.bit_generator.random_raw(count // 2).view(np.uint32)
+            draws = np.right_shift(halves, 8, out=halves).astype(np.float32)
+            return np.multiply(draws, _FLOAT32_HALF_SCALE, out=draws).reshape(shape)
+        self._half_buffered ^= count % 2 == 1
+        return self.rng.random(shape, dtype=np.float32)
 
     def quantize(self, name: str, x: np.ndarray, from_gemm: bool = False) -> np.ndarray:
         """``x`` narrowed to the data type at ``name``'s point (float32 of the fixed-point values)."""
@@ -116,10 +138,11 @@ class DynamicFixedPointUnit:
         record = self.tensors.get(name)
         if record is None:
             record = self.tensors[name] = TensorRecord(s.initial_point)
+        x = np.asarray(x)
         f = record.fraction_bits
         histogram, top, values, saturated = self._observe(x, f)
         needs_calibration = s.static and not record.calibrated
-        if needs_calibration or (not s.static and s.rerun_threshold >= 0):
+        if needs_calibration or self._reruns_checked:
             # max_rule_shift from the top bucket (an empty histogram: max_rule_shift's own error)
             shift = s.bits - 2 - (top - 1) if top >= 0 else max_rule_shift(histogram, s.bits)
             implied = s.point_range.clamp(f + shift)

@@ -8,10 +8,12 @@ host's state, not a datapath tensor).
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import numpy as np
 
+from accel_sim.foundations.compiled import compiled_loop
 from accel_sim.systems.nn.mlp import MLP
 from accel_sim.systems.nn.number_format import Float32, NumberFormat
 
@@ -78,28 +80,43 @@ class Optimizer:
         """Adam's state as one velocity and one second-moment buffer (``velocity[j]`` / ``second[j]`` become views
         of them), when every parameter could take its step in place (:func:`_in_place`) in float32 (the dtype
         the default format stores, so storing changes nothing): Adam is element-wise, so one step over the buffers gives each element the bits of its own step, with a
-        dozen numpy calls a step instead of a dozen per parameter. None otherwise."""
+        dozen numpy calls a step instead of a dozen per parameter. None otherwise. Once the buffers exist, a step's
+        gradients need only be float32 arrays of the parameters' shapes (the state's own dtype and shapes)."""
+        if self._flat is not None:
+            shapes = self._flat[3]
+            if (len(grads) == len(shapes) and all(type(g) is np.ndarray and g.dtype == _FLOAT32 and g.shape == shape
+                                                   for g, shape in zip(grads, shapes))):
+                return self._flat
+            return None
         if len(grads) != len(self.velocity) or not grads:
             return None
         if not all(_in_place(g, v, s) and g.dtype == np.float32 for g, v, s in zip(grads, self.velocity, self.second)):
             return None
-        if self._flat is None:
-            sizes = [v.size for v in self.velocity]
-            offsets = np.cumsum([0] + sizes).tolist()
-            velocity = np.concatenate([v.reshape(-1) for v in self.velocity])
-            second = np.concatenate([s.reshape(-1) for s in self.second])
-            spans = [(offsets[j], offsets[j + 1], v.shape) for j, v in enumerate(self.velocity)]
-            self.velocity = [velocity[a:b].reshape(shape) for a, b, shape in spans]
-            self.second = [second[a:b].reshape(shape) for a, b, shape in spans]
-            self._flat = (velocity, second, spans)
+        sizes = [v.size for v in self.velocity]
+        offsets = np.cumsum([0] + sizes).tolist()
+        velocity = np.concatenate([v.reshape(-1) for v in self.velocity])
+        second = np.concatenate([s.reshape(-1) for s in self.second])
+        spans = [(offsets[j], offsets[j + 1], v.shape) for j, v in enumerate(self.velocity)]
+        self.velocity = [velocity[a:b].reshape(shape) for a, b, shape in spans]
+        self.second = [second[a:b].reshape(shape) for a, b, shape in spans]
+        self._flat = (velocity, second, spans, [shape for _, _, shape in spans])
         return self._flat
 
     def _adam_flat(self, grads: Sequence[np.ndarray]) -> list[np.ndarray]:
-        """:meth:`_adam_in_place` over the flat buffers; each parameter's update a view of one array.
-        (A numba loop of the same operations measured slower: 207 against 150 us a step on the digits MLP's
-        51 k parameters, the loop not vectorised.)"""
-        velocity, second, spans = self._flat
-        update = self._adam_in_place(velocity, second, np.concatenate([g.reshape(-1) for g in grads]))
+        """:meth:`_adam_in_place` over the flat buffers; each parameter's update a view of one array. With numba,
+        :func:`adam_loop` (the same float32 operations on each element, fused into one pass: 2x faster on the
+        digits MLP's 51 k parameters); else the numpy lines."""
+        velocity, second, spans, _ = self._flat
+        g = np.concatenate(grads, axis=None)
+        kernel = _compiled()
+        if kernel is None:
+            update = self._adam_in_place(velocity, second, g)
+        else:
+            b1, b2 = ADAM_BETAS
+            f = np.float32    # the float32 each Python float becomes in the numpy lines (NEP 50's weak scalars)
+            update = np.empty_like(g)
+            kernel(velocity, second, g, f(b1), f(1 - b1), f(b2), f(1 - b2), f(1 - b1 ** self.t),
+                   f(1 - b2 ** self.t), f(ADAM_EPSILON), f(-self.learning_rate), update)
         return [update[a:b].reshape(shape) for a, b, shape in spans]
 
     def step(self, model: MLP, grads_w: list[np.ndarray], grads_b: list[np.ndarray], fmt: NumberFormat) -> None:
@@ -111,6 +128,28 @@ class Optimizer:
             else:
                 model.biases[j - n] = model.biases[j - n] + update
         model.store(fmt)
+
+
+_FLOAT32 = np.dtype(np.float32)
+
+
+def adam_loop(velocity, second, g, b1, c1, b2, c2, bias1, bias2, epsilon, step, update):
+    """:meth:`Optimizer._adam_in_place`'s lines on each element of float32 buffers, in their order: ``c1 = 1 - b1``
+    and the others are the float32 constants those lines use. ``np.divide`` keeps numpy's division (no
+    zero-division check, so the loop vectorises)."""
+    for i in range(g.size):
+        gi = g[i]
+        v = velocity[i] * b1 + c1 * gi
+        velocity[i] = v
+        s = second[i] * b2 + (c2 * gi) * gi
+        second[i] = s
+        update[i] = np.divide(np.divide(v, bias1) * step, np.sqrt(np.divide(s, bias2)) + epsilon)
+
+
+@functools.cache
+def _compiled():
+    """:func:`adam_loop` compiled by numba (:func:`compiled_loop`), or None without numba."""
+    return compiled_loop(adam_loop)
 
 
 def _in_place(g: np.ndarray, velocity: np.ndarray, second: np.ndarray) -> bool:

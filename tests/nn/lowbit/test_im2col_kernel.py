@@ -24,3 +24,14 @@ def test_compiled_im2col_and_col2im_equal_numpy(trial, monkeypatch):
     plain = module.im2col(x, kernel, padding), module.col2im(cols, x.shape, kernel, padding)
     for a, b in zip(compiled, plain):
         assert a.dtype == b.dtype and a.shape == b.shape and np.ascontiguousarray(a).tobytes() == np.ascontiguousarray(b).tobytes()
+
+
+@pytest.mark.parametrize("channels", [1, 3, 4, 16])
+@pytest.mark.parametrize("padding", [0, 1])
+def test_im2col_rows_are_the_receptive_fields(channels, padding):
+    """Each row is a receptive field in (kernel row, kernel column, channel) order: both im2col forms (a copy per
+    kernel offset below 4 channels, one copy of the window view above) equal numpy's sliding windows."""
+    x = np.random.default_rng(channels).standard_normal((2, 6, 5, channels)).astype(np.float32)
+    padded = np.pad(x, ((0, 0), (padding, padding), (padding, padding), (0, 0)))
+    windows = np.lib.stride_tricks.sliding_window_view(padded, (3, 3), axis=(1, 2)).transpose(0, 1, 2, 4, 5, 3)
+    assert module.im2col(x, 3, padding).tobytes() == np.ascontiguousarray(windows).reshape(-1, 9 * channels).tobytes()

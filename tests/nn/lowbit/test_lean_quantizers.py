@@ -1,14 +1,24 @@
 """The low-bit methods' lean quantizer forms give the compress quantizers' values bit for bit (float32 and
-float64, values at and around each threshold, signed zeros), and their errors on non-finite input."""
+float64, values at and around each threshold, signed zeros), and their errors on non-finite input; each test runs
+with the compiled loops (numba) and with the numpy lines."""
 import numpy as np
 import pytest
 
 from accel_sim.foundations.compress.quantization.binary_ternary import quantize_binary, quantize_ttq
 from accel_sim.foundations.compress.quantization.uniform import quantize_uniform
+from accel_sim.systems.nn.lowbit import quantizer_kernels
 from accel_sim.systems.nn.lowbit.binary_connect import BinaryConnectWeights
 from accel_sim.systems.nn.lowbit.dorefa import UNIT_RANGE, quantize_k
 from accel_sim.systems.nn.lowbit.ttq import TrainedTernaryWeights
 from accel_sim.systems.nn.lowbit.xnor_net import XnorWeights
+
+
+@pytest.fixture(autouse=True, params=["compiled", "numpy"])
+def _paths(request, monkeypatch):
+    if request.param == "numpy":
+        monkeypatch.setattr(quantizer_kernels, "compiled", lambda: None)
+    elif quantizer_kernels.compiled() is None:
+        pytest.skip("numba is not installed")
 
 
 def _samples(dtype, seed):

@@ -37,11 +37,18 @@ def quantize_ternary(
     """
     weights = as_finite_array(weights, "weights", nonempty=True)
     axes = reduce_axes(weights.ndim, None if axis is None else check_axis(axis, weights.ndim))
-    magnitude, kept = _twn_kept(weights, axes, _factor(threshold_factor))
-    count = np.sum(kept, axis=axes, keepdims=True)
-    alpha = np.where(count > 0, np.sum(magnitude * kept, axis=axes, keepdims=True) / np.maximum(count, 1), 0.0)
+    kept, alpha = ternary_scale(weights, axes, _factor(threshold_factor))
     values = (np.sign(weights) * kept).astype(np.int64)
     return QuantizedTensor(values, TERNARY_BITS, "ternary", alpha, np.zeros((), dtype=np.int64))
+
+
+def ternary_scale(weights: np.ndarray, axes: tuple[int, ...] | None, factor: float) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`quantize_ternary`'s kept weights (``|w| > factor x mean|W|`` over ``axes``) and ``alpha`` (float64,
+    keepdims), for checked finite, non-empty ``weights`` (a training loop's lean form builds the values itself)."""
+    magnitude, kept = _twn_kept(weights, axes, factor)
+    count = np.sum(kept, axis=axes, keepdims=True)
+    alpha = np.where(count > 0, np.sum(magnitude * kept, axis=axes, keepdims=True) / np.maximum(count, 1), 0.0)
+    return kept, alpha
 
 
 def ternary_kept(weights: np.ndarray, *, threshold_factor: float = TWN_THRESHOLD_FACTOR) -> np.ndarray:

@@ -129,31 +129,37 @@ def _positions_count(histogram: np.ndarray) -> np.ndarray:
 def overflow_fraction(histogram: np.ndarray, bits: int, shift: int = 0) -> float:
     """Fraction of the histogram that would not fit ``bits`` bits with the point moved by
     ``shift`` more fraction bits."""
-    counts = _positions_count(histogram)
-    total = int(counts.sum())
+    return _overflow_share(_positions_count(histogram).tolist(), bits, shift)
+
+
+def _overflow_share(counts: list[int], bits: int, shift: int = 0) -> float:
+    """:func:`overflow_fraction` of a histogram's counts as Python integers (exact sums, the same float)."""
+    total = sum(counts)
     if total == 0:
         return 0.0
     first_bad = bits - 2 - shift + 1 + 1  # bucket index of position bits - 1 - shift
-    return float(counts[max(first_bad, 0):].sum()) / total
+    return float(sum(counts[max(first_bad, 0):])) / total
 
 
 def next_point(histogram: np.ndarray, *, bits: int, fraction_bits: int, rule: str, point_range: PointRange,
                max_overflow_rate: float = 1e-4, percentile: float = 0.9999) -> int:
-    """The point position for the next step, from a histogram observed at ``fraction_bits``."""
+    """The point position for the next step, from a histogram observed at ``fraction_bits``. (The counts are
+    read once as Python integers: a training run calls this for every tensor after every step.)"""
     bits = check_bits(bits)
     rule = check_rule(rule)
     counts = _positions_count(histogram)
-    if int(counts.sum()) == 0:
+    per_bucket = counts.tolist()
+    if sum(per_bucket) == 0:
         return point_range.clamp(fraction_bits)
     if rule == "overflow":
-        if overflow_fraction(counts, bits) > max_overflow_rate:
+        if _overflow_share(per_bucket, bits) > max_overflow_rate:
             new = fraction_bits - 1
-        elif overflow_fraction(counts, bits, shift=1) > max_overflow_rate:
+        elif _overflow_share(per_bucket, bits, shift=1) > max_overflow_rate:
             new = fraction_bits
         else:
             new = fraction_bits + 1
     elif rule == "max":
-        new = fraction_bits + max_rule_shift(counts, bits)
+        new = fraction_bits + _top_shift(per_bucket, bits)
     else:
         cumulative = np.cumsum(counts)
         bucket = int(np.searchsorted(cumulative, percentile * cumulative[-1] - 1e-9))
@@ -165,4 +171,10 @@ def max_rule_shift(histogram: np.ndarray, bits: int) -> int:
     """Bits to move the point so the largest observed position sits at the top of the word."""
     counts = _positions_count(histogram)
     top_bucket = int(np.flatnonzero(counts)[-1])
+    return bits - 2 - (top_bucket - 1)
+
+
+def _top_shift(counts: list[int], bits: int) -> int:
+    """:func:`max_rule_shift` of counts as Python integers, at least one of them non-zero."""
+    top_bucket = max(bucket for bucket, count in enumerate(counts) if count)
     return bits - 2 - (top_bucket - 1)

@@ -79,19 +79,28 @@ def log2_exponents(x: np.ndarray, bits: int, step_bits: int, signed: bool, max_e
     """:func:`quantize_log2`'s exponents of ``x`` (checked finite by the caller; ``bits`` and ``step_bits`` valid):
     the range ends at ``max_exponent`` (default: the rounded exponent of max|x|) and holds ``2**(bits-1) - 1``
     exponents when ``signed``, ``2**bits - 1`` when not (then ``x`` must be non-negative)."""
+    magnitude = np.abs(x.astype(np.float64))
+    nonzero = magnitude > 0
+    largest = magnitude.max() if max_exponent is None and magnitude.size else None
+    low, high, count, powers = log2_range(x, bits, step_bits, signed, max_exponent, largest)
+    rounded = np.rint(np.log2(magnitude[nonzero]) * float(1 << step_bits)).astype(np.int64)
+    return LogExponents(nonzero, rounded, low, high, count, powers)
+
+
+def log2_range(x: np.ndarray, bits: int, step_bits: int, signed: bool, max_exponent: int | None,
+               largest: np.float64 | None) -> tuple[int, int, int, np.ndarray]:
+    """``(low, high, count, powers)`` of :func:`log2_exponents` (its checks included) without the exponents of
+    every element: ``largest`` is max|x| as a float64 (None: ``x`` is empty or ``max_exponent`` given)."""
     if not signed and np.any(x < 0):
         raise ValueError("x must be non-negative when signed=False")
     count = (1 << (bits - 1)) - 1 if signed else (1 << bits) - 1
-    magnitude = np.abs(x.astype(np.float64))
-    nonzero = magnitude > 0
     steps_per_octave = float(1 << step_bits)
     if max_exponent is None:
-        max_exponent = int(np.rint(np.log2(magnitude.max()) * steps_per_octave)) if nonzero.any() else 0
+        max_exponent = int(np.rint(np.log2(largest) * steps_per_octave)) if largest is not None and largest > 0 else 0
     high = check_int(max_exponent, "max_exponent", minimum=-(1 << 20))
     low = high - count + 1
-    rounded = np.rint(np.log2(magnitude[nonzero]) * steps_per_octave).astype(np.int64)
     powers = np.exp2(np.arange(low, high + 1, dtype=np.float64) / steps_per_octave)
-    return LogExponents(nonzero, rounded, low, high, count, powers)
+    return low, high, count, powers
 
 
 def quantize_log2(

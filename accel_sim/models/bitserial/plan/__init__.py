@@ -41,6 +41,7 @@ from accel_sim.models.bitserial.spec import BitSerialSpec
 
 WORD_RANGE = (-(1 << 15), (1 << 15) - 1)   # values are held as 16-bit two's complement words
 _HEAD = 1024   # values fixed_point looks at first to tell a real tensor from an integer one
+_BLOCK = 1 << 18   # values fixed_point quantises at a time
 
 
 @dataclass(frozen=True)
@@ -116,20 +117,49 @@ def fused_bricks(bits: int, brick_bits: int) -> int:
     return 1 << (bricks - 1).bit_length()
 
 
-def fixed_point(values: np.ndarray, bits: int) -> np.ndarray:
-    """Integers as they are (16-bit words); real values quantised to ``bits`` (signed if any is negative).
-    A tensor whose first values are not all integers is real without a pass over the rest."""
+@dataclass(frozen=True)
+class FixedPoint:
+    """How a tensor becomes its fixed-point codes (:func:`fixed_rule`)."""
+
+    scale: float | None   # real values: code = rint(value x scale); None: integers, kept as they are
+    negative: bool        # a code is negative
+
+    def codes(self, values: np.ndarray) -> np.ndarray:
+        """The codes of ``values`` (a block of the tensor), in its float type: written into int32 exactly."""
+        if self.scale is None:
+            return values
+        scaled = values * self.scale
+        return np.rint(scaled, out=scaled)
+
+
+def fixed_rule(values: np.ndarray, bits: int) -> FixedPoint:
+    """Integers as they are (16-bit words); real values quantised to ``bits`` (signed if any is negative), the
+    largest magnitude on the top code. A tensor whose first values are not all integers is real without a pass
+    over the rest."""
     head = values.flat[:_HEAD]
     if np.array_equal(np.rint(head), head):
         rounded = np.rint(values)
         if np.array_equal(rounded, values) and (values.size == 0 or (rounded.min() >= WORD_RANGE[0]
                                                                       and rounded.max() <= WORD_RANGE[1])):
-            return rounded.astype(np.int64)
+            return FixedPoint(None, bool(values.size and rounded.min() < 0))
     low, high = values.min(), values.max()
     signed = bool(low < 0)
     top = (1 << (bits - signed)) - 1
     peak = float(max(-low, high))   # the largest magnitude: |x| is exact, so max |x| = max(-min, max)
-    return np.rint(values * (top / peak)).astype(np.int64) if peak else np.zeros(values.shape, np.int64)
+    rule = FixedPoint(top / peak if peak else 0.0, False)
+    # rint(x * scale) grows with x: the lowest code is the lowest value's (computed as the tensor's are)
+    return FixedPoint(rule.scale, bool(rule.codes(np.asarray([low], dtype=values.dtype))[0] < 0))
+
+
+def fixed_point(values: np.ndarray, bits: int, rule: FixedPoint | None = None) -> np.ndarray:
+    """The codes of ``values`` (``rule``, by default :func:`fixed_rule`'s), int32 (|code| < 2^16), block by block
+    (no full-size temporary)."""
+    rule = fixed_rule(values, bits) if rule is None else rule
+    codes = np.empty(values.shape, np.int32)
+    flat, out = values.reshape(-1), codes.reshape(-1)
+    for start in range(0, flat.size, _BLOCK):
+        out[start:start + _BLOCK] = rule.codes(flat[start:start + _BLOCK])
+    return codes
 
 
 def _precision(layer: Layer, field: str, spec: BitSerialSpec) -> int:
@@ -181,33 +211,52 @@ def window_buffer(padded: np.ndarray, kernel: tuple[int, int], stride: tuple[int
     return np.ascontiguousarray(acts), present
 
 
-def weight_buffer(weights: np.ndarray, rows: int, lanes: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(values (FS, T, rows, lanes), filters (FS, rows))`` of one group's weights ``(K, C, R, S)``."""
+def weight_buffer(weights: np.ndarray, rows: int, lanes: int, rule: FixedPoint = FixedPoint(None, False)
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """``(values (FS, T, rows, lanes), filters (FS, rows))`` of one group's weights ``(K, C, R, S)``, as ``rule``'s
+    codes (default: integers as they are)."""
     filters, channels, r_max, s_max = weights.shape
     bricks = math.ceil(channels / lanes)
     sets = math.ceil(filters / rows)
-    padded = np.zeros((sets * rows, bricks * lanes, r_max, s_max), dtype=np.int32)
-    padded[:filters, :channels] = weights
-    # line t = (s * R + r) * bricks + brick
-    lines = padded.reshape(sets, rows, bricks, lanes, r_max, s_max).transpose(0, 5, 4, 2, 1, 3)
-    values = lines.reshape(sets, s_max * r_max * bricks, rows, lanes)
+    # line t = (s * R + r) * bricks + brick: the buffer (FS, S, R, bricks, rows, lanes) is written through a view
+    # in the weights' order (FS, rows, bricks, lanes, R, S), per part (whole sets / the last one, whole bricks /
+    # the last one) in blocks along its first axis; the rest stays 0
+    out = np.zeros((sets, s_max, r_max, bricks, rows, lanes), dtype=np.int32)
+    view = out.transpose(0, 4, 3, 5, 2, 1)
+    for k_index, k_shape, k_range in _parts(filters, rows):
+        for c_index, c_shape, c_range in _parts(channels, lanes):
+            part = weights[k_range, c_range].reshape(k_shape + c_shape + (r_max, s_max))
+            target = view[k_index + c_index]
+            step = max(1, _BLOCK // max(1, part[0].size))
+            for start in range(0, part.shape[0], step):
+                target[start:start + step] = rule.codes(part[start:start + step])
+    values = out.reshape(sets, s_max * r_max * bricks, rows, lanes)
     present = (np.arange(sets * rows) < filters).reshape(sets, rows)
-    return np.ascontiguousarray(values), present
+    return values, present
+
+
+def _parts(count: int, size: int):
+    """(index of the (blocks, size) axes, shape of the items there, items' range) of ``count`` items in blocks of
+    ``size``: the whole blocks, then the last partial one (each only if it holds items)."""
+    whole, rest = divmod(count, size)
+    if whole:
+        yield (slice(0, whole), slice(None)), (whole, size), slice(0, whole * size)
+    if rest:
+        yield (whole, slice(0, rest)), (rest,), slice(whole * size, count)
 
 
 def _chunks(spec: BitSerialSpec, values: np.ndarray, present: np.ndarray, real: np.ndarray) -> tuple[Chunk, ...]:
     sets, steps, rows, lanes = values.shape
-    slots = present[:, None, :, None] & real[None, :, None, :]
     if spec.tactical:
+        slots = present[:, None, :, None] & real[None, :, None, :]
         offsets = search_offsets(spec.search_shape, spec.lookahead_h, spec.lookaside_d)
         plan = schedule(values, slots, spec.lookahead_h, offsets)
         vals, src_t, src_l = (a.astype(np.int32) for a in (plan.values, plan.source_step, plan.source_lane))
         held, issued = plan.real, plan.issued
-    else:   # int32 from the start: the chunks below are views of these
+    else:   # every weight in its own slot: per chunk, one (T, lanes) pattern over its filter rows (see _slotted)
         vals = values
-        src_t = np.where(slots, np.arange(steps, dtype=np.int32)[None, :, None, None], np.int32(0))
-        src_l = np.where(slots, np.arange(lanes, dtype=np.int32)[None, None, None, :], np.int32(0))
-        held = slots
+        step_of = np.where(real, np.arange(steps, dtype=np.int32)[:, None], np.int32(0))
+        lane_of = np.where(real, np.arange(lanes, dtype=np.int32)[None, :], np.int32(0))
         issued = np.ones((sets, steps), dtype=bool)
     out = []
     for start in range(0, sets, spec.tiles):
@@ -216,8 +265,22 @@ def _chunks(spec: BitSerialSpec, values: np.ndarray, present: np.ndarray, real: 
         lines = np.full((int(counts.max()), len(counts)), -1, dtype=np.int64)
         for tile, row in enumerate(issued[part]):
             lines[:counts[tile], tile] = np.flatnonzero(row)
-        out.append(Chunk(vals[part], src_t[part], src_l[part], held[part], present[part], lines))
+        if spec.tactical:
+            sources = src_t[part], src_l[part], held[part]
+        else:
+            sources = tuple(_slotted(pattern, present[part], zero) for pattern, zero in
+                            ((step_of, np.int32(0)), (lane_of, np.int32(0)), (real, False)))
+        out.append(Chunk(vals[part], *sources, present[part], lines))
     return tuple(out)
+
+
+def _slotted(pattern: np.ndarray, filters: np.ndarray, zero) -> np.ndarray:
+    """``pattern`` ``(T, lanes)`` in every present filter row of a chunk, ``zero`` in the others: ``(tiles, T, rows,
+    lanes)``; a read-only view of ``pattern`` when every row holds a filter."""
+    shape = (filters.shape[0], pattern.shape[0], filters.shape[1], pattern.shape[1])
+    if filters.all():
+        return np.broadcast_to(pattern[None, :, None, :], shape)
+    return np.where(filters[:, None, :, None], pattern[None, :, None, :], zero)
 
 
 def plan(arch: ArchBase, layer: Layer, memo: BatchMemo | None = None) -> BitSerialPlan:
@@ -229,32 +292,32 @@ def plan(arch: ArchBase, layer: Layer, memo: BatchMemo | None = None) -> BitSeri
     act_bits, wgt_bits = _precision(layer, "activation_bits", spec), _precision(layer, "weight_bits", spec)
     ops = layer_operands(layer)
     inputs, act_negative = memo.get(layer, ("inputs", act_bits), lambda: _signed_fixed(ops.inputs, act_bits))
-    weights, wgt_negative = memo.get(layer, ("weights", wgt_bits), lambda: _signed_fixed(ops.weights, wgt_bits))
-    inputs, weights, groups, stride, padding = _conv_view(layer, inputs, weights)
+    rule = memo.get(layer, ("weights", wgt_bits), lambda: fixed_rule(ops.weights, wgt_bits))
+    inputs, weights, groups, stride, padding = _conv_view(layer, inputs, ops.weights)   # weights: as generated
     cg, kg = inputs.shape[1] // groups, weights.shape[0] // groups
     kernel = weights.shape[2:]
     tactical = (spec.search_shape, spec.lookahead_h, spec.lookaside_d) if spec.tactical else None
     chunks, real = memo.get(layer, ("chunks", wgt_bits, spec.rows, spec.lanes, spec.tiles, tactical),
-                            lambda: _group_chunks(spec, weights, groups, cg, kg))
+                            lambda: _group_chunks(spec, weights, rule, groups, cg, kg))
     passes = memo.get(layer, ("passes", act_bits, spec.lanes, spec.columns, spec.diffy),
                       lambda: _passes(spec, inputs, groups, cg, kernel, stride, padding))
     return BitSerialPlan(arch, spec, layer, act_bits, wgt_bits, spec.diffy or act_negative,
-                         wgt_negative, int(real.shape[0]), real, passes, chunks,
+                         rule.negative, int(real.shape[0]), real, passes, chunks,
                          MappingProxyType(dict(ops.hashes)))
 
 
 def _signed_fixed(values: np.ndarray, bits: int) -> tuple[np.ndarray, bool]:
     """:func:`fixed_point` of ``values`` and whether it holds a negative value."""
-    fixed = fixed_point(values, bits)
-    return fixed, bool(fixed.min() < 0)
+    rule = fixed_rule(values, bits)
+    return fixed_point(values, bits, rule), rule.negative
 
 
-def _group_chunks(spec: BitSerialSpec, weights: np.ndarray, groups: int, cg: int, kg: int
+def _group_chunks(spec: BitSerialSpec, weights: np.ndarray, rule: FixedPoint, groups: int, cg: int, kg: int
                   ) -> tuple[tuple[tuple[Chunk, ...], ...], np.ndarray]:
     """(the chunks of every group, real: (T, lanes) the slot carries a channel) of weights ``(K, C/g, R, S)``."""
     chunks, real = [], None
     for g in range(groups):
-        values, present = weight_buffer(weights[g * kg:(g + 1) * kg], spec.rows, spec.lanes)
+        values, present = weight_buffer(weights[g * kg:(g + 1) * kg], spec.rows, spec.lanes, rule)
         if real is None:
             t = np.arange(values.shape[1]) % math.ceil(cg / spec.lanes)
             real = (t[:, None] * spec.lanes + np.arange(spec.lanes)[None, :]) < cg

@@ -10,13 +10,17 @@ came from: a promoted weight multiplies the activation of its original slot.
 
 This is DNNsim's ``BitTactical::original_schedule`` (core/src/BitTactical.cpp:74-133, search map
 BitTactical.h:42-72) and the Bit-Tactical paper's front-end (Delmas Lascorz et al., ASPLOS 2019).
-Vectorised over every row of every filter set; one pass per step and per promotion round.
+With numba, one compiled loop over the sets, steps and rows (:func:`schedule_loop`); without it, vectorised
+over every row of every filter set, one pass per step and per promotion round (:func:`_promote`). Both give the
+same schedule (tests run both).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
+
+from accel_sim.foundations.compiled import compiled_loop
 
 
 def search_offsets(shape: str, lookahead_h: int, lookaside_d: int) -> tuple[tuple[int, int], ...]:
@@ -49,15 +53,38 @@ class Schedule:
 
 
 def schedule(values: np.ndarray, real: np.ndarray, lookahead_h: int,
-             offsets: tuple[tuple[int, int], ...]) -> Schedule:
-    """Schedule ``values`` ``(sets, T, rows, lanes)``; ``real`` marks slots inside the layer."""
+             offsets: tuple[tuple[int, int], ...], loop=None) -> Schedule:
+    """Schedule ``values`` ``(sets, T, rows, lanes)``; ``real`` marks slots inside the layer. ``loop``: the
+    scheduling loop to run (default: :func:`schedule_loop` compiled by numba; :func:`schedule_passes` without
+    numba)."""
     sets, steps, rows, lanes = values.shape
-    vals = values.astype(np.int64).copy()
+    loop = compiled_loop(schedule_loop) if loop is None else loop
+    if loop is None:
+        return schedule_passes(values, real, lookahead_h, offsets)
+    vals, src_t, src_l, held = _start(values, real)
+    dt = np.array([o[0] for o in offsets], dtype=np.int64)
+    cand_l = (np.arange(lanes)[:, None] + np.array([o[1] for o in offsets], dtype=np.int64)[None, :]) % lanes
+    skipped = np.zeros((sets, steps), dtype=bool)
+    loop(vals, src_t, src_l, held, skipped, lookahead_h, dt, cand_l)
+    return Schedule(vals, src_t, src_l, held, ~skipped)
+
+
+def _start(values: np.ndarray, real: np.ndarray):
+    """(values, source step, source lane, held) before scheduling: each weight in its own slot (int64 copies)."""
+    steps, lanes = values.shape[1], values.shape[3]
+    vals = values.astype(np.int64)   # a copy: scheduled in place
     t_index = np.broadcast_to(np.arange(steps)[None, :, None, None], values.shape)
     l_index = np.broadcast_to(np.arange(lanes)[None, None, None, :], values.shape)
     src_t = np.where(real, t_index, 0).astype(np.int64)
     src_l = np.where(real, l_index, 0).astype(np.int64)
-    held = real.copy()
+    return vals, src_t, src_l, real.copy()
+
+
+def schedule_passes(values: np.ndarray, real: np.ndarray, lookahead_h: int,
+                    offsets: tuple[tuple[int, int], ...]) -> Schedule:
+    """:func:`schedule` in numpy: one vectorised pass per step and per promotion round over every row."""
+    sets, steps, rows, lanes = values.shape
+    vals, src_t, src_l, held = _start(values, real)
     dt = np.array([o[0] for o in offsets])
     dl = np.array([o[1] for o in offsets])
     run = np.zeros(sets, dtype=np.int64)
@@ -104,3 +131,50 @@ def _promote(arrays, t, active, dt, dl, lane) -> None:
         still = np.zeros_like(todo)
         still[np.flatnonzero(todo)[go]] = True
         todo = still
+
+
+def schedule_loop(vals, src_t, src_l, held, skipped, lookahead_h, dt, cand_l) -> None:
+    """:func:`schedule` in place on ``vals``, ``src_t``, ``src_l``, ``held`` ``(sets, T, rows, lanes)`` and
+    ``skipped`` ``(sets, T)``: set by set, step by step, row by row (``dt``: the offsets' steps ahead, ``cand_l``:
+    ``(lanes, offsets)`` the lane each offset reaches from each lane). The loop numba compiles; plain Python too
+    (slow; the tests run it on small buffers)."""
+    sets, steps, rows, lanes = vals.shape
+    offsets = dt.shape[0]
+    for s in range(sets):
+        run = 0
+        for t in range(steps):
+            zero = True
+            for r in range(rows):
+                for j in range(lanes):
+                    if vals[s, t, r, j] != 0:
+                        zero = False
+                        break
+                if not zero:
+                    break
+            if zero and run < lookahead_h:
+                skipped[s, t] = True
+                run += 1
+                continue
+            run = 0
+            for r in range(rows):
+                while True:   # a promotion round: the zero slot with the most candidates takes its first
+                    best, pick, b_t, b_l = 0, 0, 0, 0
+                    for j in range(lanes):
+                        if vals[s, t, r, j] != 0:
+                            continue
+                        count = 0
+                        for o in range(offsets):
+                            if t + dt[o] < steps and vals[s, t + dt[o], r, cand_l[j, o]] != 0:
+                                count += 1
+                        if count > best:
+                            best, pick = count, j
+                    if best == 0:
+                        break
+                    for o in range(offsets):
+                        b_t, b_l = t + dt[o], cand_l[pick, o]
+                        if b_t < steps and vals[s, b_t, r, b_l] != 0:
+                            break
+                    vals[s, t, r, pick], vals[s, b_t, r, b_l] = vals[s, b_t, r, b_l], vals[s, t, r, pick]
+                    src_t[s, t, r, pick], src_t[s, b_t, r, b_l] = src_t[s, b_t, r, b_l], src_t[s, t, r, pick]
+                    src_l[s, t, r, pick], src_l[s, b_t, r, b_l] = src_l[s, b_t, r, b_l], src_l[s, t, r, pick]
+                    held[s, t, r, pick], held[s, b_t, r, b_l] = held[s, b_t, r, b_l], held[s, t, r, pick]

@@ -10,6 +10,7 @@ occupancy), and one module per kernel family (:mod:`.csr`, :mod:`.spmm`, :mod:`.
 """
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -18,6 +19,7 @@ from types import MappingProxyType
 import numpy as np
 
 from accel_sim.foundations.arch import ArchBase
+from accel_sim.foundations.contract import ShapeMemo
 from accel_sim.foundations.errors import InputError
 from accel_sim.models.simt.plan.csb import csb_beta, csb_spmv
 from accel_sim.models.simt.plan.csb_spmm import csb_spmm
@@ -135,10 +137,23 @@ def candidate(m: Machine, spec: SimtSpec, schedule: Schedule, where: str) -> Can
                      *atomic_demands(m, schedule))
 
 
+SCHEDULE_BYTES = 64 << 20   # arrays of the schedules a process keeps for the next plans (the oldest go first)
+_schedules = ShapeMemo(capacity=None, max_bytes=SCHEDULE_BYTES)
+
+
+def schedules(spec: SimtSpec, m: Machine, arch: ArchBase, problem: SparseProblem, layer: Layer) -> tuple[Schedule, ...]:
+    """:func:`build_schedules`, kept for the next plans of the layer whose arch differs only in what the candidates
+    read and the schedules never do (``simt.warm_l2``, the atomic units' turn): a study asks for the same kernel on the
+    same layer under such what-ifs. Schedules are pure data nobody edits."""
+    key = (dataclasses.replace(spec, warm_l2=False, l2_atomic_cycles=0), dataclasses.replace(m, l2_atomic_cycles=0),
+           arch.tensor_core, problem.value_bytes, layer)
+    return _schedules.get(key, lambda: build_schedules(spec, m, arch, problem, layer))
+
+
 def plan(arch: ArchBase, layer: Layer) -> SimtPlan:
     spec: SimtSpec = arch.section("simt")
     m = machine(arch)
     problem = sparse_problem(layer, arch.word_bits)
     where = f"{arch.name} / {layer.name}"
-    candidates = tuple(candidate(m, spec, s, where) for s in build_schedules(spec, m, arch, problem, layer))
+    candidates = tuple(candidate(m, spec, s, where) for s in schedules(spec, m, arch, problem, layer))
     return SimtPlan(arch, spec, layer, m, problem, candidates)

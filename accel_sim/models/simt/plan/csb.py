@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from accel_sim.foundations.compress.formats import CSB
 from accel_sim.foundations.compress.formats.csb import default_beta
 from accel_sim.models.simt.plan.csr import _columns
 from accel_sim.models.simt.plan.machine import Machine
@@ -29,12 +28,23 @@ def csb_beta(p: SparseProblem, spec: SimtSpec) -> int:
     return spec.csb_beta or default_beta((p.m, p.k))
 
 
+def block_pointers(p: SparseProblem, beta: int) -> tuple[np.ndarray, int, int]:
+    """A's CSB block pointers (:class:`~accel_sim.foundations.compress.formats.CSB`'s ``block_ptr``: one offset per
+    beta x beta block, blocks row-major, plus the total) and its block grid, counted from the CSR's non-zeros (the same
+    non-zeros; the dense matrix is never built)."""
+    block_rows, block_cols = -(-p.m // beta), -(-p.k // beta)
+    row_of = np.repeat(np.arange(p.m, dtype=np.int64), p.lengths)
+    blocks = (row_of // beta) * block_cols + np.asarray(p.csr.indices, dtype=np.int64) // beta
+    block_ptr = np.zeros(block_rows * block_cols + 1, dtype=np.int64)
+    np.cumsum(np.bincount(blocks, minlength=block_rows * block_cols), out=block_ptr[1:])
+    return block_ptr, block_rows, block_cols
+
+
 def csb_spmv(p: SparseProblem, m: Machine, spec: SimtSpec, beta: int) -> Schedule:
     vb, sector, w = p.value_bytes, m.sector, m.warp_size
-    csb = CSB.from_dense(p.dense, beta=beta)
-    block_rows, block_cols = csb.block_grid
-    per_block = np.diff(csb.block_ptr).reshape(block_rows, block_cols)
-    starts = csb.block_ptr[:-1].reshape(block_rows, block_cols)
+    block_ptr, block_rows, block_cols = block_pointers(p, beta)
+    per_block = np.diff(block_ptr).reshape(block_rows, block_cols)
+    starts = block_ptr[:-1].reshape(block_rows, block_cols)
     if spec.transpose:                                                 # lines are block columns
         per_block, starts = per_block.T, starts.T
     lines, blocks_per_line = per_block.shape
@@ -87,7 +97,7 @@ def csb_spmv(p: SparseProblem, m: Machine, spec: SimtSpec, beta: int) -> Schedul
         group_warp=np.arange(ctas * group), group_issue=issue.ravel().astype(np.int64),
         group_latency=latency.ravel().astype(np.int64), cta_l1_bytes=l1.ravel().astype(np.int64),
         cta_l2_sectors=l2.ravel().astype(np.int64),
-        dram_read_bytes=p.nnz * (vb + INDEX_BYTES) + csb.block_ptr.size * INDEX_BYTES + p.n * in_len * vb,
+        dram_read_bytes=p.nnz * (vb + INDEX_BYTES) + block_ptr.size * INDEX_BYTES + p.n * in_len * vb,
         dram_write_bytes=p.n * out_len * vb, dense_operand_bytes=p.n * in_len * vb, fmas=p.nnz * p.n, tensor_macs=0, products=p.nnz * p.n,
         atomics=int(out_sectors.sum()) * chunks * p.n if shared else 0, tensor_core=False, **requests), p.n,
         -(-out_len * vb // sector))

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from accel_sim.foundations.compress.formats import BSR
 from accel_sim.models.simt.plan.l2 import GemmReads
 from accel_sim.models.simt.plan.machine import Machine
 from accel_sim.models.simt.plan.problem import INDEX_BYTES, SparseProblem
@@ -115,11 +114,19 @@ def dense_gemm(p: SparseProblem, m: Machine, spec: SimtSpec, tile: Tile, kernel:
         gemm_l2_sectors=int((l2 - c_sectors).sum()), **requests)
 
 
+def stored_blocks(p: SparseProblem, b: int) -> np.ndarray:
+    """Blocks with a non-zero in each block row of A (``b`` divides both sides): the counts of
+    :meth:`BSR.from_dense <accel_sim.foundations.compress.formats.BSR.from_dense>`'s block rows, without encoding the
+    blocks."""
+    occupied = (p.dense != 0).reshape(p.m // b, b, p.k // b, b).any(axis=(1, 3))
+    return occupied.sum(axis=1).astype(np.int64)
+
+
 def bsr_gemm(p: SparseProblem, m: Machine, spec: SimtSpec) -> Schedule:
     b, w, sector = spec.block, m.warp_size, m.sector
     eb = spec.tensor_core_word_bits // BITS_PER_BYTE
-    bsr = BSR.from_dense(p.dense, block_size=b)
-    per_row = np.diff(bsr.indptr)                                     # stored blocks of each block row
+    per_row = stored_blocks(p, b)                                    # stored blocks of each block row
+    n_blocks = int(per_row.sum())
     block_rows = per_row.size
     tile = spec.bsr_tile_n
     warps = -(-tile // m.mma_m)
@@ -151,6 +158,6 @@ def bsr_gemm(p: SparseProblem, m: Machine, spec: SimtSpec) -> Schedule:
         group_warp=np.arange(ctas * warps), group_issue=np.repeat(np.repeat(warp_issue, tiles), warps),
         group_latency=np.full(ctas * warps, m.dram_latency, dtype=np.int64),
         cta_l1_bytes=l1.astype(np.int64), cta_l2_sectors=l2.astype(np.int64),
-        dram_read_bytes=bsr.n_blocks * (a_block + INDEX_BYTES) + (block_rows + 1) * INDEX_BYTES + p.k * p.n * eb,
-        dram_write_bytes=p.m * p.n * eb, dense_operand_bytes=p.k * p.n * eb, fmas=0, tensor_macs=bsr.n_blocks * b * b * tiles * warps * m.mma_m,
-        products=bsr.n_blocks * b * b * p.n, atomics=0, tensor_core=True)
+        dram_read_bytes=n_blocks * (a_block + INDEX_BYTES) + (block_rows + 1) * INDEX_BYTES + p.k * p.n * eb,
+        dram_write_bytes=p.m * p.n * eb, dense_operand_bytes=p.k * p.n * eb, fmas=0, tensor_macs=n_blocks * b * b * tiles * warps * m.mma_m,
+        products=n_blocks * b * b * p.n, atomics=0, tensor_core=True)

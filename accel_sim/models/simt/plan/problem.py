@@ -28,11 +28,12 @@ class SparseProblem:
 
     @cached_property
     def dense(self) -> np.ndarray:
-        """A (M x K), read from the layer's weights on first use (dense kernels never ask)."""
+        """A (M x K), read from the layer's weights on first use (dense kernels never ask); of one group, a read-only
+        view of the weights transposed (its users read it, none needs it contiguous: no copy)."""
         gemm = self.layer.gemm()
         w = weight_matrix(self.layer, layer_operands(self.layer).weights)   # (k, n * groups)
         if gemm.groups == 1:
-            return np.ascontiguousarray(w.T)
+            return w.T
         a = np.zeros((self.m, self.k), dtype=w.dtype)
         for g in range(gemm.groups):
             a[g * gemm.n:(g + 1) * gemm.n, g * gemm.k:(g + 1) * gemm.k] = w[:, g * gemm.n:(g + 1) * gemm.n].T

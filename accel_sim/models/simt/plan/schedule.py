@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from accel_sim.foundations.compiled import compiled_loop
 from accel_sim.foundations.errors import InputError
 from accel_sim.models.simt.plan.l2 import GemmReads
 from accel_sim.models.simt.plan.machine import Machine
@@ -125,7 +126,16 @@ def atomic_demands(m: Machine, schedule: Schedule) -> tuple[np.ndarray, np.ndarr
     if schedule.atomic_cta is None or schedule.atomic_cta.size == 0:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty, empty
-    key = np.asarray(schedule.atomic_cta, dtype=np.int64) * m.l2_slices + np.asarray(schedule.atomic_sector) % m.l2_slices
+    cta = np.asarray(schedule.atomic_cta, dtype=np.int64)
+    kernel = _compiled_table()
+    keys = (int(cta.max()) + 1) * m.l2_slices                  # above every (cta, slice) key
+    if kernel is not None and keys <= ATOMIC_TABLE_PER_REQUEST * cta.size:
+        # one compiled pass: each key's requests and operations (whole numbers: the float sums' exact values)
+        requests, operations = kernel(cta, np.asarray(schedule.atomic_sector, dtype=np.int64),
+                                      np.asarray(schedule.atomic_serial, dtype=np.int64), m.l2_slices, keys)
+        pairs = np.flatnonzero(requests)
+        return pairs // m.l2_slices, pairs % m.l2_slices, operations[pairs] * m.l2_atomic_cycles
+    key = cta * m.l2_slices + np.asarray(schedule.atomic_sector) % m.l2_slices
     weights = np.asarray(schedule.atomic_serial, dtype=np.float64) * m.l2_atomic_cycles
     keys = int(key.max()) + 1
     if keys <= ATOMIC_TABLE_PER_REQUEST * key.size:
@@ -137,6 +147,30 @@ def atomic_demands(m: Machine, schedule: Schedule) -> tuple[np.ndarray, np.ndarr
         pairs, inverse = np.unique(key, return_inverse=True)
         cycles = np.bincount(inverse, weights=weights)
     return pairs // m.l2_slices, pairs % m.l2_slices, cycles.round().astype(np.int64)
+
+
+def atomic_table(cta: np.ndarray, sector: np.ndarray, serial: np.ndarray, slices: int, keys: int
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Per (cta, slice) key ``cta * slices + sector % slices`` below ``keys``: its requests and the operations on their
+    most-updated addresses, summed; the loop numba compiles (plain Python too). A sector after its predecessor (runs
+    of consecutive sectors) takes the next slice without a division."""
+    requests = np.zeros(keys, dtype=np.int64)
+    operations = np.zeros(keys, dtype=np.int64)
+    at = 0
+    for i in range(cta.size):
+        if i > 0 and sector[i] == sector[i - 1] + 1:
+            at = at + 1 if at + 1 < slices else 0
+        else:
+            at = sector[i] % slices
+        key = cta[i] * slices + at
+        requests[key] += 1
+        operations[key] += serial[i]
+    return requests, operations
+
+
+def _compiled_table():
+    """:func:`atomic_table` compiled by numba (:func:`compiled_loop`), or None when numba is not installed."""
+    return compiled_loop(atomic_table)
 
 
 ATOMIC_TABLE_PER_REQUEST = 4   # atomic_demands tables the (cta, slice) keys when there are at most this many per request

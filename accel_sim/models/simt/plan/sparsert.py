@@ -53,16 +53,12 @@ def sparsert_widths(p: SparseProblem, spec: SimtSpec) -> tuple[int, ...]:
 def sparsert(p: SparseProblem, m: Machine, spec: SimtSpec, rows: int, width: int, implicit_conv: bool = False) -> Schedule:
     """The kernel generated with ``rows`` (Ny) output rows and ``width`` (Tsz) columns per CTA; ``implicit_conv``:
     B's addresses are the convolution input's (``sparsert_conv``)."""
-    csr, vb, sector, w = p.csr, p.value_bytes, m.sector, m.warp_size
+    vb, sector, w = p.value_bytes, m.sector, m.warp_size
     row_blocks = -(-p.m // rows)
     col_tiles = -(-p.n // width)
     warps_per_cta = -(-width // w)
     block_rows = np.minimum(rows, p.m - np.arange(row_blocks) * rows)
-    block_of = np.repeat(np.arange(p.m) // rows, np.diff(csr.indptr))
-    nnz_block = np.bincount(block_of, minlength=row_blocks).astype(np.int64)
-    pairs = sorted_unique(block_of * max(p.k, 1) + np.asarray(csr.indices, dtype=np.int64))   # (row block, B row)
-    pair_block, pair_k = pairs // max(p.k, 1), pairs % max(p.k, 1)
-    loads = np.bincount(pair_block, minlength=row_blocks).astype(np.int64)   # one ld.global.nc per distinct B row
+    nnz_block, pair_block, pair_k, loads = _row_block_pairs(p, rows)
     instructions = loads + nnz_block + block_rows + ADDRESS_SETUP
     issue = loads + nnz_block * m.fma_issue_cycles + block_rows + ADDRESS_SETUP
     latency = np.where(loads > 0, m.dram_latency, 0)
@@ -99,6 +95,22 @@ def sparsert(p: SparseProblem, m: Machine, spec: SimtSpec, rows: int, width: int
         dram_write_bytes=p.m * p.n * vb, dense_operand_bytes=b_bytes, fmas=p.nnz * p.n, tensor_macs=0,
         products=p.nnz * p.n, atomics=0, tensor_core=False, cached_ptr=cached_ptr, cached_sectors=cached,
         code_block=np.tile(np.arange(row_blocks), col_tiles), code_sectors=code)
+
+
+@lru_cache(maxsize=4)
+def _row_block_pairs(p: SparseProblem, rows: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Of the row blocks of ``rows`` rows: each block's non-zeros, the (row block, B row) pairs in order, and each
+    block's loads (one ``ld.global.nc`` per distinct B row). Every column width the autotuning tries with this row
+    count has the same: computed once per (problem, rows), read-only."""
+    row_blocks = -(-p.m // rows)
+    block_of = np.repeat(np.arange(p.m) // rows, np.diff(p.csr.indptr))
+    nnz_block = np.bincount(block_of, minlength=row_blocks).astype(np.int64)
+    pairs = sorted_unique(block_of * max(p.k, 1) + np.asarray(p.csr.indices, dtype=np.int64))   # (row block, B row)
+    pair_block, pair_k = pairs // max(p.k, 1), pairs % max(p.k, 1)
+    loads = np.bincount(pair_block, minlength=row_blocks).astype(np.int64)
+    for array in (nnz_block, pair_block, pair_k, loads):
+        array.flags.writeable = False
+    return nnz_block, pair_block, pair_k, loads
 
 
 def _cached_b_sectors(pair_block: np.ndarray, pair_k: np.ndarray, row_blocks: int, col_tiles: int,

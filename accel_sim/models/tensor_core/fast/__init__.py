@@ -6,9 +6,9 @@ CTAs run in waves of ``sms`` (one CTA per SM), in launch order; a wave ends when
 CTA has written its C tile, then the next starts. With split-K each CTA covers its slice of K and
 its epilogue moves the FP32 partial tile through L2 (a write; a read of the running partial but in
 the first slice; the last slice writes C instead of a partial). Every quantity of a stage is linear in a
-CTA's rows and columns, so each wave's path times come from a few ``reduceat`` calls over the
-CTA arrays (:mod:`.memory`: load path and epilogue; :mod:`.sm_pipeline`: shared memory, tensor
-cores and the pipeline). The kernel that runs is the fastest candidate (the first on ties).
+CTA's rows and columns, so each wave's path times come from its CTAs counted by kind (:mod:`.waves`: edge
+tile or not, first / middle / last slice; no per-CTA array) (:mod:`.memory`: load path and epilogue;
+:mod:`.sm_pipeline`: shared memory, tensor cores and the pipeline). The kernel that runs is the fastest candidate (the first on ties).
 """
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from accel_sim.models.tensor_core.fast.sm_pipeline import (
     shared_memory_cycles,
     tensor_core_cycles,
 )
+from accel_sim.models.tensor_core.fast.waves import wave_kinds
 from accel_sim.models.tensor_core.plan import TensorCorePlan
 from accel_sim.models.tensor_core.plan.mma import mmas_per_warp
 from accel_sim.models.tensor_core.plan.tiling import slice_k
@@ -32,29 +33,29 @@ def kernel_counters(plan: TensorCorePlan, index: int) -> TensorCoreCounters:
     """The counters of candidate kernel ``index`` of the plan."""
     spec, problem, bits = plan.spec, plan.problem, plan.bits
     tile, grid = plan.kernels[index], plan.grids[index]
-    ctas = grid.rows.size
-    wave = np.arange(ctas, dtype=np.int64) // spec.sms
-    starts = np.arange(0, ctas, spec.sms)
-    waves = starts.size
+    kinds = wave_kinds(grid, spec.sms)            # per wave, its CTAs of each kind; per kind, its tile
+    ctas, waves = grid.ctas, kinds.waves
     k = slice_k(problem, grid.split)
     stages = -(-k // tile.k)
     extents = (tile.k, k - (stages - 1) * tile.k)   # a full stage, the last stage
-    dram_rows, dram_cols = dram_panels(grid, wave, waves, plan.l2_resident)
-    warp_cols = -(-grid.cols // tile.warp_n)
-    warp_rows = -(-grid.rows // tile.warp_m)
+    dram_rows, dram_cols = dram_panels(grid, spec.sms, plan.l2_resident)
+    warp_cols = -(-kinds.cols // tile.warp_n)
+    warp_rows = -(-kinds.rows // tile.warp_m)
 
+    # both extents at once: one row each (bits per A row of the stage, block scales included; per B column)
+    a = np.array([[bits.a_stream(problem.slots(extent))] for extent in extents], dtype=np.int64)
+    b = np.array([[bits.b_stream(extent)] for extent in extents], dtype=np.int64)
+    fill = kinds.rows * a + kinds.cols * b
+    reads = warp_cols * kinds.rows * a + warp_rows * kinds.cols * b
+    l2 = l2_cycles(spec, kinds, fill)
+    dram = transfer_cycles(dram_rows * a + dram_cols * b, spec.dram_bandwidth)
+    load = np.maximum(l2, dram)
+    smem, smem_reads = shared_memory_cycles(plan, kinds, fill, reads)
     times = []  # per extent: dict path -> per-wave array (or scalar)
-    for extent in extents:
-        a = bits.a_stream(problem.slots(extent))     # bits per A row of this stage (block scales included)
-        b = bits.b_stream(extent)                   # bits per B column
-        fill = grid.rows * a + grid.cols * b
-        reads = warp_cols * grid.rows * a + warp_rows * grid.cols * b
-        l2 = l2_cycles(spec, fill, starts)
-        dram = transfer_cycles(dram_rows * a + dram_cols * b, spec.dram_bandwidth)
+    for row, extent in enumerate(extents):
         math, rf = tensor_core_cycles(plan, tile, extent)
-        smem, smem_reads = shared_memory_cycles(plan, fill, reads, starts)
-        times.append({"l2": l2, "dram": dram, "load": np.maximum(l2, dram),
-                      "shared_memory": smem, "shared_memory_reads": smem_reads,
+        times.append({"l2": l2[row], "dram": dram[row], "load": load[row],
+                      "shared_memory": smem[row], "shared_memory_reads": smem_reads[row],
                       "math": math, "register_file": rf, "compute": max(math, rf)})
     full, final = times
     overlap = spec.shared_memory_fill == "async"     # cp.async: the fill is written as the stage lands
@@ -62,14 +63,12 @@ def kernel_counters(plan: TensorCorePlan, index: int) -> TensorCoreCounters:
         finish = ring_pipeline_finish(spec.memory_latency, stages, tile.stages, full, final, overlap)
     else:
         finish = pipeline_finish(spec.memory_latency, stages, full, final, overlap)
-    outputs = grid.rows * grid.cols
-    last = grid.slice == grid.split - 1
-    partial = (grid.slice > 0).astype(np.int64) + (~last).astype(np.int64)    # partial tiles read + written
-    epilogue = l2_cycles(spec, outputs * (partial * spec.accumulator_bits + last * bits.c_value), starts)
+    outputs = kinds.rows * kinds.cols
+    epilogue = l2_cycles(spec, kinds, outputs * (kinds.partial * spec.accumulator_bits + kinds.last * bits.c_value))
 
     def busy(path: str) -> int:
-        per_wave = (stages - 1) * np.asarray(full[path]) + np.asarray(final[path])
-        return int(np.sum(np.broadcast_to(per_wave, (waves,))))
+        per_wave = (stages - 1) * full[path] + final[path]
+        return int(per_wave.sum()) if isinstance(per_wave, np.ndarray) else int(per_wave) * waves
 
     slots_total = (stages - 1) * problem.slots(extents[0]) + problem.slots(extents[1])
     dram_a, dram_b = int(dram_rows.sum()) * slots_total, int(dram_cols.sum()) * k
@@ -82,10 +81,11 @@ def kernel_counters(plan: TensorCorePlan, index: int) -> TensorCoreCounters:
         register_file_busy_cycles=busy("register_file"), shared_memory_busy_cycles=busy("shared_memory"),
         l2_busy_cycles=busy("l2"), dram_busy_cycles=busy("dram"), waves=waves, ctas=ctas,
         dram_a=dram_a, dram_b=dram_b,
-        fill_a=int(grid.rows.sum()) * slots_total, fill_b=int(grid.cols.sum()) * k,
-        read_a=int((warp_cols * grid.rows).sum()) * slots_total,
-        read_b=int((warp_rows * grid.cols).sum()) * k,
-        mmas=ctas * tile.warps * mmas_total, c=int(outputs[last].sum()), partial=int((outputs * partial).sum()),
+        fill_a=kinds.total(kinds.rows) * slots_total, fill_b=kinds.total(kinds.cols) * k,
+        read_a=kinds.total(warp_cols * kinds.rows) * slots_total,
+        read_b=kinds.total(warp_rows * kinds.cols) * k,
+        mmas=ctas * tile.warps * mmas_total, c=kinds.total(outputs * kinds.last),
+        partial=kinds.total(outputs * kinds.partial),
         split=grid.split)
 
 

@@ -34,19 +34,19 @@ from __future__ import annotations
 import numpy as np
 
 from accel_sim.models.tensor_core.fast.memory import transfer_cycles
+from accel_sim.models.tensor_core.fast.waves import WaveKinds
 from accel_sim.models.tensor_core.plan import TensorCorePlan
 from accel_sim.models.tensor_core.plan.mma import cycles_per_mma, mma_read_bits, mmas_per_warp
 from accel_sim.models.tensor_core.spec import KernelTile
 
 
-def shared_memory_cycles(plan: TensorCorePlan, fill: np.ndarray, reads: np.ndarray,
-                         starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per wave: the slowest SM's shared-memory time for its per-CTA ``fill`` and ``reads`` bits
+def shared_memory_cycles(plan: TensorCorePlan, kinds: WaveKinds, fill: np.ndarray,
+                         reads: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per wave: the slowest SM's shared-memory time for its per-kind CTA ``fill`` and ``reads`` bits
     (each a transfer of its own), and the slowest SM's reads alone."""
     bandwidth = plan.spec.shared_memory_bandwidth
     read_cycles = transfer_cycles(reads, bandwidth)
-    return (np.maximum.reduceat(transfer_cycles(fill, bandwidth) + read_cycles, starts),
-            np.maximum.reduceat(read_cycles, starts))
+    return kinds.maxima(transfer_cycles(fill, bandwidth) + read_cycles), kinds.maxima(read_cycles)
 
 
 def tensor_core_cycles(plan: TensorCorePlan, tile: KernelTile, extent: int) -> tuple[int, int]:

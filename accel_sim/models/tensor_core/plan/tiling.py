@@ -11,6 +11,7 @@ row) and one B column panel (slice, group, tile column) over its slice of K. Gro
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -47,14 +48,67 @@ def eligible_kernels(spec: TensorCoreSpec, problem: TCProblem) -> tuple[KernelTi
 
 @dataclass(frozen=True, eq=False)
 class CtaGrid:
-    """Per-CTA C tile extents and operand panels, in launch order."""
+    """A kernel's CTAs in launch order: ``tiles_m x tiles_n`` C tiles (edge tiles smaller) per group, ``groups``
+    groups, ``split`` K slices. The per-CTA arrays (:attr:`rows`, :attr:`cols`, :attr:`row_panel`,
+    :attr:`col_panel`, :attr:`slice`) are built on first use: the fast path counts each wave's CTAs by kind from
+    the grid's shape (:mod:`..fast.waves`) and never asks for them; the reference runs them one by one."""
 
-    rows: np.ndarray          # C rows of the tile (tile.m, fewer at the bottom edge)
-    cols: np.ndarray          # C columns of the tile (tile.n, fewer at the right edge)
-    row_panel: np.ndarray     # A panel id (slice, group, tile row)
-    col_panel: np.ndarray     # B panel id (slice, group, tile column)
-    slice: np.ndarray         # the K slice (0 .. split - 1)
+    m: int                    # C rows of the problem (A rows)
+    n: int                    # C columns of the problem (B columns)
+    tile_m: int
+    tile_n: int
+    groups: int = 1
+    a_shared: int = 1         # consecutive groups that read one A
     split: int = 1            # K slices of every C tile
+
+    @property
+    def tiles_m(self) -> int:
+        return -(-self.m // self.tile_m)
+
+    @property
+    def tiles_n(self) -> int:
+        return -(-self.n // self.tile_n)
+
+    @property
+    def ctas(self) -> int:
+        return self.split * self.groups * self.tiles_m * self.tiles_n
+
+    @cached_property
+    def _arrays(self) -> tuple[np.ndarray, ...]:
+        gm, gn, groups = self.tiles_m, self.tiles_n, self.groups
+        idx = np.arange(self.ctas, dtype=np.int64)
+        i, j = idx % gm, (idx // gm) % gn
+        g, z = (idx // (gm * gn)) % groups, idx // (gm * gn * groups)
+        rows = np.minimum(self.tile_m, self.m - i * self.tile_m)
+        cols = np.minimum(self.tile_n, self.n - j * self.tile_n)
+        plane = z * groups + g
+        a_plane = z * (groups // self.a_shared) + g // self.a_shared
+        return rows, cols, a_plane * gm + i, plane * gn + j, z
+
+    @property
+    def rows(self) -> np.ndarray:
+        """C rows of each CTA's tile (tile.m, fewer at the bottom edge)."""
+        return self._arrays[0]
+
+    @property
+    def cols(self) -> np.ndarray:
+        """C columns of each CTA's tile (tile.n, fewer at the right edge)."""
+        return self._arrays[1]
+
+    @property
+    def row_panel(self) -> np.ndarray:
+        """Each CTA's A panel id (slice, group, tile row)."""
+        return self._arrays[2]
+
+    @property
+    def col_panel(self) -> np.ndarray:
+        """Each CTA's B panel id (slice, group, tile column)."""
+        return self._arrays[3]
+
+    @property
+    def slice(self) -> np.ndarray:
+        """Each CTA's K slice (0 .. split - 1)."""
+        return self._arrays[4]
 
 
 def slice_k(problem: TCProblem, split: int) -> int:
@@ -63,12 +117,4 @@ def slice_k(problem: TCProblem, split: int) -> int:
 
 
 def cta_grid(problem: TCProblem, tile: KernelTile, split: int = 1) -> CtaGrid:
-    gm, gn = -(-problem.m // tile.m), -(-problem.n // tile.n)
-    idx = np.arange(split * problem.groups * gm * gn, dtype=np.int64)
-    i, j = idx % gm, (idx // gm) % gn
-    g, z = (idx // (gm * gn)) % problem.groups, idx // (gm * gn * problem.groups)
-    rows = np.minimum(tile.m, problem.m - i * tile.m)
-    cols = np.minimum(tile.n, problem.n - j * tile.n)
-    plane = z * problem.groups + g
-    a_plane = z * (problem.groups // problem.a_shared) + g // problem.a_shared
-    return CtaGrid(rows, cols, a_plane * gm + i, plane * gn + j, z, split)
+    return CtaGrid(problem.m, problem.n, tile.m, tile.n, problem.groups, problem.a_shared, split)

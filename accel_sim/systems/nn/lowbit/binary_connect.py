@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from accel_sim.systems.nn.lowbit import quantizer_kernels
 from accel_sim.systems.nn.lowbit.quantizer import WeightQuantizer, check_finite, straight_through
 
 try:   # the ufunc np.clip calls after its argument handling; the same loop, the same values
@@ -35,9 +36,15 @@ def hard_sigmoid(w: np.ndarray) -> np.ndarray:
 
 def signs(w: np.ndarray) -> np.ndarray:
     """``quantize_binary(w).values`` (sign(0) = +1, its finiteness check) in w's dtype, without the int64 codes
-    and the scale the binary weights do not use."""
+    and the scale the binary weights do not use (with numba, :func:`.quantizer_kernels.sign_loop`)."""
     one = w.dtype.type(1.0)
-    return np.where(check_finite(w) >= 0, one, -one)
+    check_finite(w)
+    kernels = quantizer_kernels.compiled()
+    if kernels is not None and quantizer_kernels.flat(w):
+        out = np.empty_like(w)
+        kernels["sign"](w.reshape(-1), one, out.reshape(-1))
+        return out
+    return np.where(w >= 0, one, -one)
 
 
 class BinaryConnectWeights(WeightQuantizer):
@@ -59,7 +66,13 @@ class BinaryConnectWeights(WeightQuantizer):
         if self.stochastic:
             assert self.rng is not None
             one = w.dtype.type(1.0)
-            return np.where(self.rng.random(w.shape, dtype=np.float32) < hard_sigmoid(w), one, -one)
+            draws = self.rng.random(w.shape, dtype=np.float32)
+            kernels = quantizer_kernels.compiled()
+            if kernels is not None and quantizer_kernels.flat(w):
+                out = np.empty_like(w)
+                kernels["stochastic_sign"](w.reshape(-1), draws.reshape(-1), one, w.dtype.type(2.0), out.reshape(-1))
+                return out
+            return np.where(draws < hard_sigmoid(w), one, -one)
         return signs(w)
 
     def backward(self, grad: np.ndarray) -> np.ndarray:

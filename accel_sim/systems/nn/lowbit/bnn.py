@@ -11,11 +11,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from accel_sim.systems.nn.lowbit import quantizer_kernels
 from accel_sim.systems.nn.lowbit.quantizer import InputQuantizer, straight_through
 
 
 def binarize(x: np.ndarray) -> np.ndarray:
-    """sign(x) with sign(0) = +1, in x's dtype."""
+    """sign(x) with sign(0) = +1, in x's dtype (with numba, :func:`.quantizer_kernels.sign_loop`)."""
+    kernels = quantizer_kernels.compiled()
+    if kernels is not None and quantizer_kernels.flat(x):
+        out = np.empty_like(x)
+        kernels["sign"](x.reshape(-1), x.dtype.type(1.0), out.reshape(-1))
+        return out
     return np.where(x >= 0, 1.0, -1.0).astype(x.dtype)
 
 

@@ -22,6 +22,7 @@ import numpy as np
 
 from accel_sim.foundations.compress.quantization.binary_ternary import quantize_binary
 from accel_sim.foundations.compress.quantization.uniform import MAX_BITS, quantize_uniform
+from accel_sim.systems.nn.lowbit import quantizer_kernels
 from accel_sim.systems.nn.lowbit.quantizer import (
     GradientQuantizer,
     InputQuantizer,
@@ -52,6 +53,11 @@ def quantize_k(r: np.ndarray, bits: int) -> np.ndarray:
         return quantize_uniform(r, bits=bits, symmetric=False, value_range=UNIT_RANGE).dequantize().astype(r.dtype)
     top = (1 << bits) - 1
     scale = np.float64((UNIT_RANGE[1] - UNIT_RANGE[0]) / top)
+    kernels = quantizer_kernels.compiled()
+    if kernels is not None and quantizer_kernels.flat(r):   # the lines below in one compiled pass (finite r)
+        out = np.empty_like(check_finite(r, "x"))
+        kernels["unit_levels"](r.reshape(-1), scale, float(top), out.reshape(-1))
+        return out
     levels = np.divide(check_finite(r, "x"), scale)        # r's dtype promoted by the float64 scale, as the array
     _clip(np.rint(levels, out=levels), 0.0, float(top), out=levels)
     np.add(levels, 0.0, out=levels)

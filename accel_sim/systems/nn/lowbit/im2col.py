@@ -28,8 +28,11 @@ def im2col(x: np.ndarray, kernel: int, padding: int) -> np.ndarray:
             for j in range(kernel):
                 cols[:, :, :, i, j, :] = padded[:, i:i + ho, j:j + wo, :]
         return cols.reshape(n * ho * wo, kernel * kernel * c)
-    windows = np.lib.stride_tricks.sliding_window_view(padded, (kernel, kernel), axis=(1, 2))  # n ho wo c k k
-    return np.ascontiguousarray(windows.transpose(0, 1, 2, 4, 5, 3)).reshape(n * ho * wo, kernel * kernel * c)
+    # sliding_window_view(padded, (kernel, kernel), axis=(1, 2)).transpose(0, 1, 2, 4, 5, 3), made directly (the
+    # same view of padded without sliding_window_view's argument handling), copied in that order
+    s0, s1, s2, s3 = padded.strides
+    windows = np.ndarray((n, ho, wo, kernel, kernel, c), dtype=x.dtype, buffer=padded, strides=(s0, s1, s2, s1, s2, s3))
+    return np.ascontiguousarray(windows).reshape(n * ho * wo, kernel * kernel * c)
 
 
 # Below this many channels the copy per kernel offset is faster than one transposing copy of the

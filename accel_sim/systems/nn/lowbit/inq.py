@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 from accel_sim.foundations.compress.quantization.power_of_two import inq_max_exponent, quantize_power_of_two
+from accel_sim.systems.nn.lowbit import quantizer_kernels
 from accel_sim.systems.nn.lowbit.quantizer import WeightQuantizer
 
 INQ_PARTITION = (0.5, 0.75, 0.875, 1.0)   # cumulative portions (Zhou et al. 2017, Sec. 3.1)
@@ -69,4 +70,10 @@ class IncrementalPowerOfTwoWeights(WeightQuantizer):
     def after_update(self, w: np.ndarray) -> np.ndarray:
         if self.frozen is None:
             return w
+        kernels = quantizer_kernels.compiled()
+        if (kernels is not None and quantizer_kernels.flat(self.values, w) and self.values.dtype == w.dtype
+                and self.frozen.shape == w.shape and self.values.shape == w.shape and self.frozen.flags.c_contiguous):
+            out = np.empty_like(w)
+            kernels["select"](self.frozen.reshape(-1), self.values.reshape(-1), w.reshape(-1), out.reshape(-1))
+            return out
         return np.where(self.frozen, self.values, w).astype(w.dtype)

@@ -10,12 +10,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from accel_sim.systems.nn.lowbit import max_pool_kernel
+from accel_sim.systems.nn.lowbit import batch_norm_kernel, max_pool_kernel
 from accel_sim.systems.nn.lowbit.im2col import col2im, im2col
 from accel_sim.systems.nn.lowbit.quantizer import GradientQuantizer, InputQuantizer, WeightQuantizer
 
 BATCH_NORM_EPSILON = 1e-5    # Ioffe & Szegedy 2015
 BATCH_NORM_MOMENTUM = 0.9    # running statistics: 0.9 old + 0.1 batch
+_FLOAT32 = np.dtype(np.float32)
+# the float32 constants the numpy lines' Python floats become (numpy's weak scalars), for the compiled loops
+_MOMENTUM, _REST, _EPSILON = (np.float32(v) for v in (BATCH_NORM_MOMENTUM, 1 - BATCH_NORM_MOMENTUM, BATCH_NORM_EPSILON))
 
 
 class ParameterFree:
@@ -137,6 +140,9 @@ class BatchNorm:
         return inv_std, self.gamma
 
     def forward(self, x: np.ndarray, train: bool = True) -> np.ndarray:
+        kernels = batch_norm_kernel.compiled() if train else None
+        if kernels is not None and self._compiled_ready(x):
+            return self._forward_compiled(x, kernels)
         if train:   # the mean, and the variance around it, as np.mean and np.var(mean=) compute them: the same bits
             axes, count = _batch_axes(x)
             kept = _mean(x, axes, count, keepdims=True)
@@ -156,10 +162,47 @@ class BatchNorm:
         out = normalised * gamma
         return np.add(out, self.beta, out=out).astype(np.float32, copy=False)
 
+    def _compiled_ready(self, x: np.ndarray) -> bool:
+        """The compiled loops' case: float32 everywhere (input, scale, shift, running statistics), x C-ordered."""
+        return (x.dtype == _FLOAT32 and x.ndim >= 2 and x.shape[0] > 0 and x.flags.c_contiguous
+                and self.gamma.dtype == self.beta.dtype == self.running_mean.dtype == self.running_var.dtype == _FLOAT32
+                and self.gamma.shape == self.beta.shape == self.running_mean.shape == self.running_var.shape
+                == x.shape[-1:])
+
+    def _forward_compiled(self, x: np.ndarray, kernels: dict) -> np.ndarray:
+        """The training forward above in :mod:`.batch_norm_kernel`'s loops (the same operations: the same bits)."""
+        features = x.shape[-1]
+        rows = x.reshape(-1, features)
+        statistics = np.empty((5, features), dtype=_FLOAT32)
+        centred = np.empty(x.shape, dtype=_FLOAT32)
+        kernels["statistics"](rows, rows.shape[0], _MOMENTUM, _REST, _EPSILON, self.running_mean, self.running_var,
+                              centred.reshape(rows.shape), statistics)
+        self.running_mean, self.running_var, inv_std = statistics[2], statistics[3], statistics[4]
+        scale, gamma = self._scales(inv_std)
+        normalised, out = np.empty(x.shape, dtype=_FLOAT32), np.empty(x.shape, dtype=_FLOAT32)
+        kernels["output"](centred.reshape(rows.shape), scale, gamma, self.beta, normalised.reshape(rows.shape),
+                          out.reshape(rows.shape))
+        self._cache = (centred, normalised, inv_std, scale, gamma)
+        return out
+
     def backward(self, grad: np.ndarray) -> np.ndarray:
         """``scale (g - mean(g)) - centred inv_std**3 mean(g centred)`` with ``g = grad gamma``, each product and
-        difference in that order, written into two buffers instead of a fresh array for each."""
+        difference in that order, written into two buffers instead of a fresh array for each (or in
+        :mod:`.batch_norm_kernel`'s loop: the same operations)."""
         centred, normalised, inv_std, scale, gamma = self._cache
+        kernels = batch_norm_kernel.compiled()
+        if (kernels is not None and grad.dtype == _FLOAT32 and grad.shape == centred.shape
+                and grad.flags.c_contiguous and centred.dtype == normalised.dtype == _FLOAT32
+                and centred.flags.c_contiguous and normalised.flags.c_contiguous
+                and scale.dtype == gamma.dtype == inv_std.dtype == _FLOAT32):
+            features = grad.shape[-1]
+            rows = grad.reshape(-1, features)
+            parameter_gradients = np.empty((2, features), dtype=_FLOAT32)
+            out = np.empty(grad.shape, dtype=_FLOAT32)
+            kernels["backward"](rows, normalised.reshape(rows.shape), centred.reshape(rows.shape), gamma, scale,
+                                inv_std ** 3, rows.shape[0], parameter_gradients, out.reshape(rows.shape))
+            self._grads = [parameter_gradients[0], parameter_gradients[1]]
+            return out
         axes, count = _batch_axes(grad)
         self._grads = [np.add.reduce(grad * normalised, axes), np.add.reduce(grad, axes)]
         g = grad * gamma

@@ -14,10 +14,13 @@ runs the same products as a float matmul of the dequantized operands.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from accel_sim.foundations.compress.quantization.tensor import QuantizedTensor
-from accel_sim.foundations.compress.quantization.uniform import log2_exponents, quantize_log2
+from accel_sim.foundations.compress.quantization.uniform import log2_exponents, log2_range, quantize_log2
+from accel_sim.systems.nn.lowbit import quantizer_kernels
 from accel_sim.systems.nn.lowbit.quantizer import InputQuantizer, WeightQuantizer, check_finite, straight_through
 
 LOG_BASES = {"2": 0, "sqrt2": 1}            # base -> exponent fraction bits
@@ -36,8 +39,17 @@ def log_values(x: np.ndarray, bits: int, step_bits: int, signed: bool, max_expon
     max_exponent=max_exponent).dequantize()`` in x's dtype, computed as it computes it (the rounded exponents of
     the non-zero magnitudes in float64, clipped, the same table of powers, ``-power`` below zero, underflow and
     zeros ``+0.0``) without the int64 codes, their codebook gather over the whole tensor, the saturation count
-    and the argument checks (``bits`` and ``step_bits`` are the quantizer's, checked when it is made)."""
+    and the argument checks (``bits`` and ``step_bits`` are the quantizer's, checked when it is made). With numba,
+    float32 ``x`` goes through :func:`.quantizer_kernels.log_loop` (the same exponents, from the bits, and table)."""
     check_finite(x, "x")
+    kernels = quantizer_kernels.compiled()
+    if kernels is not None and x.dtype == np.float32 and quantizer_kernels.flat(x):
+        largest = np.float64(np.maximum.reduce(np.abs(x), None)) if max_exponent is None and x.size else None
+        low, high, _, powers = log2_range(x, bits, step_bits, signed, max_exponent, largest)   # |x|, max: exact
+        out, flat = np.empty_like(x), x.reshape(-1)
+        kernels["log"](flat, flat.view(np.int32), 1 << step_bits, log_thresholds(step_bits), low, high, powers,
+                       out.reshape(-1))
+        return out
     e = log2_exponents(x, bits, step_bits, signed, max_exponent)
     values = e.powers[np.clip(e.rounded, e.low, e.high) - e.low]
     values = np.where(x[e.nonzero] < 0, -values, values)
@@ -45,6 +57,13 @@ def log_values(x: np.ndarray, bits: int, step_bits: int, signed: bool, max_expon
     out = np.zeros(x.shape, dtype=np.float64)
     out[e.nonzero] = values
     return out.astype(x.dtype)
+
+
+@functools.cache
+def log_thresholds(step_bits: int) -> np.ndarray:
+    """Where the exponent of a mantissa in [1, 2) rounds up: ``2**((i + 1/2) / 2**step_bits)``, float64."""
+    steps = 1 << step_bits
+    return np.exp2((np.arange(steps) + 0.5) / steps)
 
 
 class LogWeights(WeightQuantizer):

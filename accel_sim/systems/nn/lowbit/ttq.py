@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 from accel_sim.foundations.compress.quantization.binary_ternary import TTQ_THRESHOLD_FACTOR, quantize_ttq
+from accel_sim.systems.nn.lowbit import quantizer_kernels
 from accel_sim.systems.nn.lowbit.quantizer import WeightQuantizer
 
 NEGATIVE_CODE, POSITIVE_CODE = 0, 2   # quantize_ttq's codebook [-W_n, 0, +W_p]
@@ -47,15 +48,34 @@ class TrainedTernaryWeights(WeightQuantizer):
         if not math.isfinite(largest):
             raise ValueError("weights must contain only finite values (found NaN or infinity)")
         delta = np.float64(TTQ_THRESHOLD_FACTOR * largest)
+        kind = w.dtype.type
+        kernels = quantizer_kernels.compiled()
+        if kernels is not None and quantizer_kernels.flat(w):   # the lines below, compiled
+            positive, negative = np.empty(w.shape, dtype=bool), np.empty(w.shape, dtype=bool)
+            out = np.empty_like(w)
+            kernels["ternary"](w.reshape(-1), delta, kind(positive_scale), kind(-negative_scale), kind(0.0),
+                               positive.reshape(-1), negative.reshape(-1), out.reshape(-1))
+            if train:
+                self._signs = (positive, negative)
+            return out
         positive, negative = w > delta, w < -delta
         if train:
             self._signs = (positive, negative)
-        kind = w.dtype.type
         return np.where(positive, kind(positive_scale), np.where(negative, kind(-negative_scale), kind(0.0)))
 
     def backward(self, grad: np.ndarray) -> np.ndarray:
         assert self.scales is not None
         positive, negative = self._signs
+        kernels = quantizer_kernels.compiled()
+        if (kernels is not None and quantizer_kernels.flat(grad) and grad.shape == positive.shape
+                and positive.flags.c_contiguous and negative.flags.c_contiguous):   # the lines below, compiled
+            out = np.empty_like(grad)
+            chosen = np.empty(grad.size, dtype=grad.dtype), np.empty(grad.size, dtype=grad.dtype)
+            p, n = kernels["ternary_gradient"](grad.reshape(-1), positive.reshape(-1), negative.reshape(-1),
+                                               self.scales[0], self.scales[1], out.reshape(-1), *chosen)
+            # grad[positive] and grad[negative] in order, summed as numpy sums them
+            self._scale_gradients = np.array([chosen[0][:p].sum(), -chosen[1][:n].sum()], dtype=np.float32)
+            return out
         self._scale_gradients = np.array([grad[positive].sum(), -grad[negative].sum()], dtype=np.float32)
         return np.where(positive, self.scales[0] * grad, np.where(negative, self.scales[1] * grad, grad))
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from accel_sim.systems.nn.lowbit import quantizer_kernels
 from accel_sim.systems.nn.lowbit.bnn import SignActivations
 from accel_sim.systems.nn.lowbit.quantizer import WeightQuantizer
 
@@ -41,6 +42,14 @@ class XnorWeights(WeightQuantizer):
 
     def forward(self, w: np.ndarray, train: bool = True) -> np.ndarray:
         alpha = filter_scales(w)
+        kernels = quantizer_kernels.compiled()
+        if kernels is not None and w.ndim == 2 and quantizer_kernels.flat(w):   # the lines below, compiled
+            values = np.empty_like(w)
+            gate = np.empty_like(w) if train else values    # (not written without train)
+            kernels["xnor"](w, alpha.reshape(-1), 1.0 / w.shape[0], train, values, gate)
+            if train:
+                self._gate = gate
+            return values
         if train:
             n = w.shape[0]
             self._gate = (1.0 / n + alpha * (np.abs(w) <= 1.0)).astype(w.dtype)
