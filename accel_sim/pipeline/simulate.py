@@ -25,7 +25,8 @@ from accel_sim.foundations.energy.cost import EnergyBreakdown, cost
 from accel_sim.foundations.energy.table import EnergyTable, load_energy_table
 from accel_sim.foundations.energy.technology import scale_factors, voltage_factor
 from accel_sim.foundations.errors import InputError
-from accel_sim.foundations.contract import BatchMemo, Family, ShapeMemo, kept_pieces
+from accel_sim.foundations.contract import BatchMemo, Family, kept_pieces
+from accel_sim.foundations.memo import ShapeMemo
 from accel_sim.pipeline.catalog import family_of
 from accel_sim.pipeline.honoured import warn_unhonoured
 from accel_sim.foundations.results.instances import sequential_result

@@ -18,7 +18,7 @@ from accel_sim.systems.cluster.fast import barrier_step_s, no_overlap_s, perfect
 from accel_sim.systems.cluster.plan import StepPlan, Techniques, plan_step
 from accel_sim.systems.cluster.reference import run_reference
 from accel_sim.systems.cluster.spec import ClusterSpec, LoadedCluster
-from accel_sim.foundations.contract import ShapeMemo
+from accel_sim.foundations.memo import ShapeMemo
 from accel_sim.foundations.errors import SimulationError
 from accel_sim.systems.training.memory import largest_batch, plan_memory
 from accel_sim.systems.training.timing import NetworkTiming, network_timing, scaled_timing

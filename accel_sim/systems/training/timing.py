@@ -10,7 +10,7 @@ from collections.abc import Callable
 import dataclasses
 from dataclasses import dataclass
 
-from accel_sim.foundations.contract import ShapeMemo
+from accel_sim.foundations.memo import ShapeMemo
 from accel_sim.pipeline.catalog import ArchSpec
 from accel_sim.foundations.energy.table import load_energy_table
 from accel_sim.pipeline.simulate import simulate_layer

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from typing import TypeVar
 
-from accel_sim.foundations.contract import ShapeMemo
+from accel_sim.foundations.memo import ShapeMemo
 
 T = TypeVar("T")
 SHAPE_PIECES_BYTES = 1 << 28   # the most the kept pieces' arrays hold

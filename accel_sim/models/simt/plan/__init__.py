@@ -19,7 +19,7 @@ from types import MappingProxyType
 import numpy as np
 
 from accel_sim.foundations.arch import ArchBase
-from accel_sim.foundations.contract import ShapeMemo
+from accel_sim.foundations.memo import ShapeMemo
 from accel_sim.foundations.errors import InputError
 from accel_sim.models.simt.plan.csb import csb_beta, csb_spmv
 from accel_sim.models.simt.plan.csb_spmm import csb_spmm
