@@ -32,7 +32,7 @@ def test_a_second_process_reads_the_bits_the_first_generated(tmp_path, monkeypat
     _cached_operands.cache_clear()
     with shared_operands(tmp_path):
         written = [(layer_operands(layer).weights, layer_operands(layer).inputs) for layer in _layers()]
-        assert len(list(tmp_path.glob("*.npz"))) == 4   # sparse (density 0.2, 0.1) and dense (0.9, 0.7) files
+        assert len(_entries(tmp_path)) == 4   # sparse (density 0.2, 0.1) and dense (0.9, 0.7) folders
         _cached_operands.cache_clear()   # as another process: nothing in memory, generation forbidden
         monkeypatch.setattr(operands, "_generated_weights", lambda *a: pytest.fail("weights generated again"))
         monkeypatch.setattr(operands, "synthetic_activations", lambda *a, **k: pytest.fail("inputs generated again"))
@@ -48,12 +48,12 @@ def test_a_second_process_reads_the_bits_the_first_generated(tmp_path, monkeypat
 def test_bit_patterns_survive_including_negative_zero(tmp_path):
     array = np.zeros((4, 300), dtype=np.float32)
     array[0, :5] = [-0.0, 1.5, -2.25, np.float32(1e-30), -0.0]
-    operand_cache._write(tmp_path / "sparse.npz", array)
-    operand_cache._write(tmp_path / "dense.npz", np.ones((3, 3), dtype=np.float32))
-    back = operand_cache._read(tmp_path / "sparse.npz")
+    operand_cache._write(tmp_path / "sparse", array)
+    operand_cache._write(tmp_path / "dense", np.ones((3, 3), dtype=np.float32))
+    back = operand_cache._read(tmp_path / "sparse")
     assert back.tobytes() == array.tobytes() and back.dtype == np.float32
     assert np.signbit(back[0, 0]) and np.signbit(back[0, 4])
-    assert operand_cache._read(tmp_path / "dense.npz").tobytes() == np.ones((3, 3), dtype=np.float32).tobytes()
+    assert operand_cache._read(tmp_path / "dense").tobytes() == np.ones((3, 3), dtype=np.float32).tobytes()
 
 
 def test_outside_the_block_or_below_the_size_nothing_is_written(tmp_path):
@@ -65,11 +65,21 @@ def test_outside_the_block_or_below_the_size_nothing_is_written(tmp_path):
     assert operand_cache._folder is None
 
 
-def test_an_unreadable_file_is_made_again(tmp_path, small_tensors_cached):
-    (tmp_path / "broken.npz").write_bytes(b"not a zip archive")
+def test_an_unreadable_entry_is_made_again(tmp_path, small_tensors_cached):
+    (tmp_path / "a_file").write_bytes(b"not a folder of arrays")
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "dense.npy").write_bytes(b"not an array")
     with shared_operands(tmp_path):
-        got = through_cache("broken", (4,), lambda: np.arange(4, dtype=np.float32))
-    assert got.tobytes() == np.arange(4, dtype=np.float32).tobytes()
+        for key in ("a_file", "empty", "broken"):
+            got = through_cache(key, (4,), lambda: np.arange(4, dtype=np.float32))
+            assert got.tobytes() == np.arange(4, dtype=np.float32).tobytes()
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".partial")]   # a failed rename leaves nothing
+
+
+def _entries(folder):
+    """The arrays' folders the cache wrote (a partial write is renamed into place or removed)."""
+    return [path for path in folder.iterdir() if path.is_dir() and not path.name.endswith(".partial")]
 
 
 def test_non_zeros_read_back_without_the_tensor(tmp_path, monkeypatch, small_tensors_cached):
@@ -83,7 +93,7 @@ def test_non_zeros_read_back_without_the_tensor(tmp_path, monkeypatch, small_ten
         _cached_operands.cache_clear()
         with shared_operands(folder):
             getattr(layer_operands(layer), first)   # the first process writes the file
-        assert len(list(folder.glob("*.npz"))) == 1
+        assert len(_entries(folder)) == 1
         _read_back(folder, layer, index0, values0, weights0, monkeypatch)
 
 

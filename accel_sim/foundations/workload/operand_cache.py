@@ -21,7 +21,7 @@ drawing or reading them again. :func:`forget` empties it (as a new process start
 from __future__ import annotations
 
 import os
-import zipfile
+import shutil
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -94,8 +94,12 @@ def arrays_through_cache(key: str, make: Callable[[], dict[str, np.ndarray]]) ->
 
 
 def _read_arrays(path: Path) -> dict[str, np.ndarray]:
-    with np.load(path, allow_pickle=False) as archive:
-        return {name: archive[name] for name in archive.files}
+    """The arrays :func:`_save` wrote under ``path`` (a folder of ``.npy`` files, one per name: read without the
+    checksum pass a zip archive makes on every read and write)."""
+    names = os.listdir(path)
+    if not names:
+        raise OSError(f"{path} holds no array")
+    return {name[:-len(".npy")]: np.load(path / name, allow_pickle=False) for name in names}
 
 
 def _shared(key: str, shape: tuple[int, ...] | None, read: Callable[[Path], T], make: Callable[[], T],
@@ -105,10 +109,10 @@ def _shared(key: str, shape: tuple[int, ...] | None, read: Callable[[Path], T], 
     size goes through the folder)."""
     if _folder is None or (shape is not None and int(np.prod(shape)) < MIN_ELEMENTS):
         return make()
-    path = _folder / f"{key}.npz"
+    path = _folder / key
     try:
         return read(path)
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):   # not written yet, or unreadable: make it
+    except (OSError, ValueError, KeyError, EOFError):   # not written yet, or unreadable: make it
         pass
     made = make()
     write(path, made)
@@ -116,12 +120,12 @@ def _shared(key: str, shape: tuple[int, ...] | None, read: Callable[[Path], T], 
 
 
 def _read_nonzeros(path: Path) -> tuple[np.ndarray, np.ndarray]:
-    with np.load(path, allow_pickle=False) as archive:
-        if "dense" in archive:
-            flat = archive["dense"].reshape(-1)
-            index = np.flatnonzero(flat)
-            return index, flat[index]
-        index, values = archive["index"].astype(np.int64), archive["values"]
+    archive = _read_arrays(path)
+    if "dense" in archive:
+        flat = archive["dense"].reshape(-1)
+        index = np.flatnonzero(flat)
+        return index, flat[index]
+    index, values = archive["index"].astype(np.int64), archive["values"]
     if np.any(values == 0):   # a -0.0 kept by the file's bit patterns is no non-zero
         keep = values != 0
         index, values = index[keep], values[keep]
@@ -135,12 +139,12 @@ def _narrow(index: np.ndarray, size: int) -> np.ndarray:
 
 
 def _read(path: Path) -> np.ndarray:
-    with np.load(path, allow_pickle=False) as archive:
-        if "dense" in archive:
-            return archive["dense"]
-        array = np.zeros(tuple(archive["shape"]), dtype=archive["values"].dtype)
-        array.reshape(-1)[archive["index"]] = archive["values"]
-        return array
+    archive = _read_arrays(path)
+    if "dense" in archive:
+        return archive["dense"]
+    array = np.zeros(tuple(archive["shape"]), dtype=archive["values"].dtype)
+    array.reshape(-1)[archive["index"]] = archive["values"]
+    return array
 
 
 def _write(path: Path, array: np.ndarray) -> None:
@@ -156,12 +160,14 @@ def _write(path: Path, array: np.ndarray) -> None:
 
 
 def _save(path: Path, arrays: dict[str, np.ndarray]) -> None:
-    """Written under a name of this process, then renamed: a reader never sees half a file. A
+    """One ``.npy`` file per array in a folder written under a name of this process, then renamed: a reader
+    never sees half a folder (a rename onto a folder another process wrote first fails and is dropped). A
     failed write (disk full) only loses the sharing."""
-    partial = path.with_name(f"{path.stem}.{os.getpid()}.partial")
+    partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
     try:
-        with open(partial, "wb") as file:
-            np.savez(file, **arrays)
-        os.replace(partial, path)
+        partial.mkdir()
+        for name, array in arrays.items():
+            np.save(partial / f"{name}.npy", array, allow_pickle=False)
+        os.rename(partial, path)
     except OSError:
-        partial.unlink(missing_ok=True)
+        shutil.rmtree(partial, ignore_errors=True)
