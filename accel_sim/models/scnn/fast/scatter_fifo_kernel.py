@@ -188,28 +188,13 @@ def packed_kernel(meet, unit, i_bounds, i_local, c_start, c_base, table, f_bound
         for g in range(groups):
             f_lo, f_n = f_bounds[s * groups + g], f_bounds[s * groups + g + 1] - f_bounds[s * groups + g]
             for c in range(c_n):   # the block's step loads, once per (pattern, first term) and F-vector
-                at_c = np.uint64(c_base[c_lo + c])
-                for f in range(f_n):
-                    w, w_end = f_weight[f_lo + f], f_weight[f_lo + f + 1]
-                    y0 = y1 = y2 = y3 = zero
-                    while w + 1 < w_end:   # two weights at a time (independent loads)
-                        a, b = at_c + np.uint64(w_key[w]), at_c + np.uint64(w_key[w + 1])
-                        y0 += table[a] + table[b]
-                        y1 += table[a + U1] + table[b + U1]
-                        y2 += table[a + U2] + table[b + U2]
-                        y3 += table[a + U3] + table[b + U3]
-                        w += 2
-                    if w < w_end:
-                        a = at_c + np.uint64(w_key[w])
-                        y0, y1, y2, y3 = y0 + table[a], y1 + table[a + U1], y2 + table[a + U2], y3 + table[a + U3]
-                    k = np.uint64(c * f_n + f) * UW
-                    loads[k], loads[k + U1], loads[k + U2], loads[k + U3] = y0, y1, y2, y3
+                combination_rows(table, np.uint64(c_base[c_lo + c]), w_key, f_weight, f_lo, f_n, loads,
+                                 np.uint64(c * f_n) * UW)
             for e in range(e_start[s + 1] - e_start[s]):   # the vectors near the edges: product by product
                 v = e_vec[e_start[s] + e]
                 for f in range(f_n):
-                    y0, y1, y2, y3 = product_words(border, v, f_weight[f_lo + f], f_weight[f_lo + f + 1])
-                    k = np.uint64((c_n + e) * f_n + f) * UW
-                    loads[k], loads[k + U1], loads[k + U2], loads[k + U3] = y0, y1, y2, y3
+                    product_words(border, v, f_weight[f_lo + f], f_weight[f_lo + f + 1], loads,
+                                  np.uint64((c_n + e) * f_n + f) * UW)
             for t in range(passes):
                 for p in range(pes):
                     key = (t * n_seg + s) * pes + p
@@ -225,6 +210,27 @@ def packed_kernel(meet, unit, i_bounds, i_local, c_start, c_base, table, f_bound
             for g in range(groups):
                 if failed[t, p, g]:
                     busy[t, p, g, :] = 0
+
+
+def combination_rows(table, at, w_key, f_weight, f_lo, f_n, loads, k):
+    """The step loads of one combination (its rows of ``table`` at word ``at``) against F-vectors
+    ``f_lo:f_lo + f_n``, written from word ``k`` of ``loads``: per F-vector the sum of its weights' rows (at
+    ``at + w_key[w]``)."""
+    for f in range(f_lo, f_lo + f_n):
+        w, w_end = f_weight[f], f_weight[f + 1]
+        y0 = y1 = y2 = y3 = np.uint64(0)
+        while w + 1 < w_end:   # two weights at a time (independent loads)
+            a, b = at + np.uint64(w_key[w]), at + np.uint64(w_key[w + 1])
+            y0 += table[a] + table[b]
+            y1 += table[a + U1] + table[b + U1]
+            y2 += table[a + U2] + table[b + U2]
+            y3 += table[a + U3] + table[b + U3]
+            w += 2
+        if w < w_end:
+            a = at + np.uint64(w_key[w])
+            y0, y1, y2, y3 = y0 + table[a], y1 + table[a + U1], y2 + table[a + U2], y3 + table[a + U3]
+        loads[k], loads[k + U1], loads[k + U2], loads[k + U3] = y0, y1, y2, y3
+        k += UW
 
 
 def sequence_steps(loads, i_local, v_lo, v_hi, f_n, q, depth, reach):
@@ -244,6 +250,11 @@ def sequence_steps(loads, i_local, v_lo, v_hi, f_n, q, depth, reach):
             k += UW
     q[0], q[1], q[2], q[3] = q0, q1, q2, q3
     return cycles, True
+
+
+def lane_combination_rows(table, at, w_key, f_weight, f_lo, f_n, loads, k):
+    """:func:`combination_rows` compiled by :func:`_lane_rows_codegen` (``lane_rows``: a row one 256-bit add)."""
+    lane_rows(table, at, w_key, f_weight, f_lo, f_n, loads, k)
 
 
 def lane_sequence_steps(loads, i_local, v_lo, v_hi, f_n, q, depth, reach):
@@ -282,10 +293,11 @@ def coordinate_bank(a_term, a_pos, w_term, w_pos, e, w, rule, banks):
     return (a_term[e] + w_term[w] + rule[ACC_W] * (oy - floor_y) + (ox - floor_x)) % banks, plane
 
 
-def product_words(border, v, w_lo, w_hi):
-    """The bank counts, packed (four words of 8-bit lanes), of I-vector ``v``'s products with weights
-    ``w_lo:w_hi``, each product's bank and landing by :func:`coordinate_bank`; ``border``: (``i_elem``,
-    ``a_term``, ``a_pos``, ``w_term``, ``w_pos``, ``rule``, ``banks``) as :func:`product_kernel`."""
+def product_words(border, v, w_lo, w_hi, loads, at):
+    """The bank counts, packed (four words of 8-bit lanes, written to ``loads[at:at + WORDS]``), of I-vector ``v``'s
+    products with weights ``w_lo:w_hi``, each product's bank and landing by :func:`coordinate_bank`; ``border``:
+    (``i_elem``, ``a_term``, ``a_pos``, ``w_term``, ``w_pos``, ``rule``, ``banks``) as :func:`product_kernel`. A
+    product adds to its bank's word in memory (a branch on the word mispredicts)."""
     i_elem, a_term, a_pos, w_term, w_pos, rule, banks = border
     # coordinate_bank written out with the rule's fields read once and the modulo of a power-of-two bank count
     # taken by a mask (as vector_costs does: numba divides by a run-time ``banks`` at every product otherwise)
@@ -293,7 +305,8 @@ def product_words(border, v, w_lo, w_hi):
     truncate_y, truncate_x = rule[TRUNCATE_Y] != 0, rule[TRUNCATE_X] != 0
     acc_w, out_h, out_w = rule[ACC_W], rule[OUT_H], rule[OUT_W]
     mask = banks - 1 if banks & (banks - 1) == 0 else -1   # -1: not a power of two (then a modulo)
-    y0 = y1 = y2 = y3 = np.uint64(0)
+    for j in range(WORDS):
+        loads[at + np.uint64(j)] = 0
     for w in range(w_lo, w_hi):
         tap_y, tap_x, k, wt = w_pos[w, 0], w_pos[w, 1], w_pos[w, 2], w_term[w]
         for e in range(i_elem[v], i_elem[v + 1]):
@@ -304,17 +317,7 @@ def product_words(border, v, w_lo, w_hi):
                 continue
             b = xor_hash(k, oy, ox, banks) if xor else a_term[e] + wt + acc_w * (oy - floor_y) + (ox - floor_x)
             b = b & mask if mask >= 0 else b % banks
-            one = np.uint64(1) << np.uint64(8 * (b & 7))
-            word = b >> 3
-            if word == 0:
-                y0 += one
-            elif word == 1:
-                y1 += one
-            elif word == 2:
-                y2 += one
-            else:
-                y3 += one
-    return y0, y1, y2, y3
+            loads[at + np.uint64(b >> 3)] += np.uint64(1) << np.uint64(8 * (b & 7))
 
 
 def product_kernel(meet, unit, i_bounds, i_elem, a_term, a_pos, f_bounds, f_weight, w_term, w_pos, rule, n_seg,
@@ -601,14 +604,17 @@ def compiled() -> dict | None:
     most = jit(lane_max2)
     bank = jit(_with(coordinate_bank, xor_hash=jit(xor_hash)))
     maximum = jit(_with(lane_max, lane_max2=most))
+    lanes = _lane_steps_compiled()
     helpers = {"lane_max": maximum, "product_words": jit(_with(product_words, xor_hash=jit(xor_hash)), inline="always"),
-               "sequence_steps": jit(_with(lane_sequence_steps, lane_steps=_lane_steps_compiled()), inline="always")}
+               "sequence_steps": jit(_with(lane_sequence_steps, lane_steps=lanes[0]), inline="always"),
+               "combination_rows": jit(_with(lane_combination_rows, lane_rows=lanes[1]), inline="always")}
     return {"packed": jit(_with(packed_kernel, **helpers)), "product": jit(_with(product_kernel, coordinate_bank=bank)),
             "serialise": _serialise_compiled(jit)}
 
 
 def _lane_steps_compiled():
-    """The numba intrinsic ``lane_steps`` of :func:`lane_sequence_steps` (:func:`_lane_steps_codegen`)."""
+    """The numba intrinsics ``lane_steps`` of :func:`lane_sequence_steps` (:func:`_lane_steps_codegen`) and
+    ``lane_rows`` of :func:`lane_combination_rows` (:func:`_lane_rows_codegen`)."""
     from numba.core import types
     from numba.extending import intrinsic
 
@@ -621,7 +627,59 @@ def _lane_steps_compiled():
             return None
         return types.int64(loads, i_local, types.int64, types.int64, types.int64, q, types.int64), _lane_steps_codegen
 
-    return lane_steps
+    @intrinsic
+    def lane_rows(typingctx, table, at, w_key, f_weight, f_lo, f_n, loads, k):
+        if not (vector(table, types.uint64) and vector(loads, types.uint64) and vector(w_key, w_key.dtype)
+                and w_key.dtype in types.signed_domain and vector(f_weight, types.int64)):
+            return None
+        return types.none(table, types.int64, w_key, f_weight, types.int64, types.int64, loads, types.int64), \
+            _lane_rows_codegen
+
+    return lane_steps, lane_rows
+
+
+def _lane_rows_codegen(context, builder, signature, args):
+    """LLVM IR of :func:`combination_rows`: a step's row the sum of its weights' rows as vectors of four words
+    (the same 64-bit adds)."""
+    from llvmlite import ir
+    table, at, w_key, f_weight, f_lo, f_n, loads, k = args
+    i64 = ir.IntType(64)
+    words = ir.VectorType(i64, WORDS)
+    table_at = context.make_array(signature.args[0])(context, builder, table).data
+    keys = context.make_array(signature.args[2])(context, builder, w_key).data
+    bounds = context.make_array(signature.args[3])(context, builder, f_weight).data
+    out = builder.bitcast(builder.gep(context.make_array(signature.args[6])(context, builder, loads).data, [k]),
+                          words.as_pointer())
+    entry = builder.block
+    head, body, weight, add, store, ended = (builder.append_basic_block(f"rows.{name}") for name in
+                                             ("head", "body", "weight", "add", "store", "ended"))
+    builder.branch(head)
+    builder.position_at_end(head)   # F-vector f
+    f = builder.phi(i64)
+    f.add_incoming(ir.Constant(i64, 0), entry)
+    builder.cbranch(builder.icmp_signed("<", f, f_n), body, ended)
+    builder.position_at_end(body)
+    at_f = builder.add(f_lo, f)
+    first, last = (builder.load(builder.gep(bounds, [i])) for i in (at_f, builder.add(at_f, ir.Constant(i64, 1))))
+    builder.branch(weight)
+    builder.position_at_end(weight)   # weight w of F-vector f
+    w, total = builder.phi(i64), builder.phi(words)
+    w.add_incoming(first, body)
+    total.add_incoming(ir.Constant(words, [0] * WORDS), body)
+    builder.cbranch(builder.icmp_signed("<", w, last), add, store)
+    builder.position_at_end(add)
+    key = builder.sext(builder.load(builder.gep(keys, [w])), i64) if signature.args[2].dtype.bitwidth < 64 else \
+        builder.load(builder.gep(keys, [w]))
+    row = builder.load(builder.bitcast(builder.gep(table_at, [builder.add(at, key)]), words.as_pointer()), align=8)
+    w.add_incoming(builder.add(w, ir.Constant(i64, 1)), add)
+    total.add_incoming(builder.add(total, row), add)
+    builder.branch(weight)
+    builder.position_at_end(store)
+    builder.store(total, builder.gep(out, [f]), align=8)
+    f.add_incoming(builder.add(f, ir.Constant(i64, 1)), store)
+    builder.branch(head)
+    builder.position_at_end(ended)
+    return context.get_dummy_value()
 
 
 def _lane_steps_codegen(context, builder, signature, args):
