@@ -233,7 +233,7 @@ def _readme(base: LoadedCluster, dlu: LoadedCluster, frame: pd.DataFrame, sensit
 
 
 @study("distributed-training", "Data-parallel training: speed-up vs devices with backward / forward overlap and "
-                               "host pipelining (AlexNet, ResNet-50), precision and power cap", cpu_s=3.8)
+                               "host pipelining (AlexNet, ResNet-50), precision and power cap", cpu_s=2.4)
 def distributed_training() -> StudyOutput:
     base, dlu = load_cluster(CONFIG), load_cluster(DLU_CONFIG)
     frame = scaling_table(((base, (base.spec.workload,)), (dlu, ("resnet50",))))

@@ -81,7 +81,7 @@ def _range_rows(unknowns: pd.DataFrame, subset: str, rows: pd.DataFrame) -> tupl
 
 @study("distributed-training-unknowns", "Fujitsu's 64-GPU experiment: the three techniques vs none over every "
                                         "unpublished setting (device speed, PCIe layout, batch, network, "
-                                        "all-reduce), against the press release's scaling", cpu_s=5.0)
+                                        "all-reduce), against the press release's scaling", cpu_s=3.0)
 def distributed_training_unknowns() -> StudyOutput:
     gpu, dlu = load_cluster(CONFIG), load_cluster(DLU_CONFIG)
     unknowns = unknowns_table(gpu, dlu)

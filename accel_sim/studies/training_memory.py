@@ -103,7 +103,7 @@ def memory_table() -> tuple[pd.DataFrame, pd.DataFrame]:
     return pd.DataFrame(rows), pd.DataFrame(fits)
 
 
-@study("training-memory", "Training memory: conventional vs reordered backward (AlexNet, VGG-16, ResNet-50)", cpu_s=1.5)
+@study("training-memory", "Training memory: conventional vs reordered backward (AlexNet, VGG-16, ResNet-50)", cpu_s=0.6)
 def training_memory() -> StudyOutput:
     frame, fits = memory_table()
     peak = frame.set_index(["network", "schedule"])

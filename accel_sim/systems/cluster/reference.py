@@ -5,10 +5,10 @@ Agents: the **device** (a process running forward layers 1..L, then backward L..
 bucket when backward has produced it, or every bucket at the end of backward without backward
 overlap), one **chunk** process per gradient chunk, and one port per communication stage (device ->
 host PCIe copy, host reduction and network all-reduce, host -> device copy; one combined stage
-without host pipelining), each a :class:`simpy.PriorityResource` of capacity 1. Data parallelism
-makes the devices identical, so one device and its stages stand for all of them (the all-reduce's
-cost for ``N`` devices is in the reduction stage's time, the devices behind one PCIe switch share its
-uplink in the copy times).
+without host pipelining), each a :class:`Port` (one chunk at a time, served in the order and with the
+events of a :class:`simpy.PriorityResource` of capacity 1). Data parallelism makes the devices identical,
+so one device and its stages stand for all of them (the all-reduce's cost for ``N`` devices is in the
+reduction stage's time, the devices behind one PCIe switch share its uplink in the copy times).
 
 The **host memory** is an agent of its own (:class:`HostMemory`) when stages can run at once (host
 pipelining) and its bandwidth is modelled: every phase of a stage (copy, local sum, all-reduce) asks it
@@ -30,14 +30,66 @@ Events are per layer and per chunk per stage (per phase with host memory), never
 """
 from __future__ import annotations
 
+import math
+from bisect import bisect_right
 from dataclasses import dataclass
 
 import numpy as np
 import simpy
+from simpy.events import NORMAL, Event, Timeout
 
 from accel_sim.systems.cluster.plan import StepPlan, phase_rates
 
 DONE = 1e-12   # fraction of a phase left that counts as finished (rounding of the fluid steps)
+
+
+def _trigger(event: Event) -> Event:
+    """Schedule ``event`` now, successful with no value (:meth:`simpy.Event.succeed` without its checks)."""
+    event._ok, event._value = True, None
+    event.env.schedule(event)
+    return event
+
+
+class Port:
+    """A communication stage: one chunk at a time, the waiting chunks served lowest priority number first,
+    then earliest request, then first come (the order of :class:`simpy.PriorityResource`, and its events: a
+    request is granted by an event of its own, a release is an event that hands the stage on when processed).
+    Without the general resource's bookkeeping (get queue, users list, the queue re-sorted on every request),
+    and without a release event when nobody waits (it would find the stage free with nobody waiting, or taken
+    by a request made since: a no-op; the other events keep their order)."""
+
+    __slots__ = ("env", "busy", "waiting", "keys")
+
+    def __init__(self, env: simpy.Environment):
+        self.env, self.busy = env, False
+        self.waiting: list[Event] = []                 # requests not yet granted, in service order
+        self.keys: list[tuple[int, float]] = []        # their (priority, time requested)
+
+    def request(self, priority: int) -> Event:
+        env = self.env
+        slot = Event(env)
+        if not self.busy and not self.waiting:        # free: granted at once
+            self.busy = True
+            return _trigger(slot)
+        key = (priority, env._now)
+        at = bisect_right(self.keys, key)              # after every request of the same key: first come
+        self.keys.insert(at, key)
+        self.waiting.insert(at, slot)
+        self._grant()
+        return slot
+
+    def release(self) -> None:
+        self.busy = False
+        if self.waiting:   # else the release event would find the stage taken by then, or nobody waiting
+            handed_on = Event(self.env)
+            handed_on.callbacks.append(self._grant)
+            _trigger(handed_on)
+
+    def _grant(self, _event: Event | None = None) -> None:
+        if not self.busy and self.waiting:
+            self.busy = True
+            del self.keys[0]
+            _trigger(self.waiting.pop(0))
 
 
 class HostMemory:
@@ -46,61 +98,71 @@ class HostMemory:
 
     def __init__(self, env: simpy.Environment, bandwidth: float):
         self.env, self.bandwidth = env, bandwidth
-        self.running: list[list] = []          # [fraction left, cap s, traffic bytes, done event]
-        self.since, self.version = 0.0, 0
+        self.running: list[list] = []          # [fraction left, (cap s, traffic bytes), done event]
+        self.since = 0.0
+        self._wake_event: Timeout | None = None   # the planned wake; an older one is stale
         # rates of each set of running (cap, traffic): a step's chunks repeat a few sets many times
-        self._rates_of: dict[tuple[tuple[float, float], ...], np.ndarray] = {}
-        self._current: np.ndarray | None = None   # the rates of the running set, until it changes
+        self._rates_of: dict[tuple[tuple[float, float], ...], list[float]] = {}
+        self._current: list[float] | None = None   # the rates of the running set, until it changes
 
-    def phase(self, cap: float, traffic: float) -> simpy.Event:
-        done = self.env.event()
+    def phase(self, cap: float, traffic: float) -> Event:
+        done = Event(self.env)
         if cap <= 0 and traffic <= 0:
-            return done.succeed()
-        for p in self._progress():               # phases done by now end now, not dropped unannounced
-            p[3].succeed()
-        self.running.append([1.0, cap, traffic, done])
+            return _trigger(done)
+        self._settle()                           # phases done by now end now, not dropped unannounced
+        self.running.append([1.0, (cap, traffic), done])
         self._current = None
         self._plan_next()
         return done
 
-    def _rates(self) -> np.ndarray:
-        if self._current is not None:
-            return self._current
-        key = tuple((p[1], p[2]) for p in self.running)
-        rates = self._rates_of.get(key)
-        if rates is None:   # phase_rates is a pure function of the running phases' caps and traffic
-            rates = self._rates_of[key] = phase_rates(np.array([p[1] for p in self.running]),
-                                                      np.array([p[2] for p in self.running]), self.bandwidth)
-        self._current = rates
+    def _rates(self) -> list[float]:
+        rates = self._current
+        if rates is None:
+            key = tuple([p[1] for p in self.running])
+            rates = self._rates_of.get(key)
+            if rates is None:   # phase_rates is a pure function of the running phases' caps and traffic
+                rates = self._rates_of[key] = phase_rates(np.array([cap for cap, _ in key]),
+                                                          np.array([traffic for _, traffic in key]),
+                                                          self.bandwidth).tolist()
+            self._current = rates
         return rates
 
-    def _progress(self) -> list[list]:
-        """Bring every running phase to now; return (and drop) the ones that are done."""
-        elapsed, finished, left = self.env.now - self.since, [], []
-        if self.running:
-            for p, rate in zip(self.running, self._rates()):
-                due = self.since + p[0] / rate <= self.env.now   # planned to end by now (no rounding left)
-                p[0] -= rate * elapsed
-                # or what is left lasts less than the clock can tell apart at this time (a float's spacing)
-                (finished if due or p[0] <= DONE or p[0] / rate <= np.spacing(self.env.now) else left).append(p)
-            if finished:
-                self.running, self._current = left, None
-        self.since = self.env.now
-        return finished
+    def _settle(self) -> None:
+        """Bring every running phase to now; end (and drop) the ones that are done, in running order."""
+        env = self.env
+        now, since = env._now, self.since
+        self.since = now
+        if not self.running:
+            return
+        elapsed, left, ended = now - since, [], False
+        # what is left lasts less than the clock can tell apart at this time (a float's spacing)
+        spacing = math.ulp(now)
+        for p, rate in zip(self.running, self._rates()):
+            fraction = p[0]
+            due = since + fraction / rate <= now      # planned to end by now (no rounding left)
+            p[0] = fraction = fraction - rate * elapsed
+            if due or fraction <= DONE or fraction / rate <= spacing:
+                done = p[2]
+                done._ok, done._value = True, None
+                env.schedule(done)
+                ended = True
+            else:
+                left.append(p)
+        if ended:
+            self.running, self._current = left, None
 
     def _plan_next(self) -> None:
-        self.version += 1
         if self.running:
-            version = self.version
-            soonest = min(p[0] / rate for p, rate in zip(self.running, self._rates()))
-            self.env.timeout(soonest).callbacks.append(lambda _event: self._wake(version))
+            soonest = min([p[0] / rate for p, rate in zip(self.running, self._rates())])
+            wake = self._wake_event = Timeout(self.env, soonest)
+            wake.callbacks.append(self._wake)
+        else:
+            self._wake_event = None
 
-    def _wake(self, version: int) -> None:
-        if version != self.version:
-            return                              # a phase started or ended since: planned again then
-        for p in self._progress():
-            p[3].succeed()
-        self._plan_next()
+    def _wake(self, event: Event) -> None:
+        if event is self._wake_event:           # else a phase started or ended since: planned again then
+            self._settle()
+            self._plan_next()
 
 
 @dataclass(frozen=True)
@@ -120,10 +182,10 @@ def run_reference(plan: StepPlan, steps: int = 4, log: bool = False) -> Referenc
         raise ValueError(f"steps must be >= 1, got {steps}")
     env = simpy.Environment()
     layers, buckets, chunks = len(plan.forward_s), plan.buckets, len(plan.stage_s)
-    ports = [simpy.PriorityResource(env, capacity=1) for _ in range(plan.stage_s.shape[1])]
+    ports = [Port(env) for _ in range(plan.stage_s.shape[1])]
     memory = HostMemory(env, plan.memory_bandwidth) if plan.memory_contended else None
-    first_layer = plan.bucket_first_layer()
-    chunks_of = [np.flatnonzero(plan.chunk_bucket == b) for b in range(buckets)]
+    first_layer = plan.bucket_first_layer().tolist()
+    chunks_of = [np.flatnonzero(plan.chunk_bucket == b).tolist() for b in range(buckets)]
     weights_ready = [[env.event() for _ in range(buckets)] for _ in range(steps)]
     comm_done = [env.event() for _ in range(steps)]     # every chunk of the step back, backward done
     ends: list[float] = [-1.0] * steps
@@ -131,11 +193,16 @@ def run_reference(plan: StepPlan, steps: int = 4, log: bool = False) -> Referenc
     entries: list[tuple[str, str, float]] = []
     forward_overlap = plan.techniques.forward_overlap
     # the plan's tables as Python numbers, read once (the same values float() / int() of each element gives)
-    stage_s = plan.stage_s.tolist()
+    forward_s, backward_s = plan.forward_s.tolist(), plan.backward_s.tolist()
+    layer_bucket, update_s = plan.layer_bucket.tolist(), update.tolist()
+    update_total = float(update.sum())
     chunk_bucket = plan.chunk_bucket.tolist()
-    stage_phases = plan.stage_phases
-    if memory is not None:
-        phase_cap, phase_traffic = plan.phase_cap.tolist(), plan.phase_traffic.tolist()
+    if memory is None:
+        work = [[(stage,) for stage in row] for row in plan.stage_s.tolist()]   # per chunk, per stage: its time
+    else:   # per chunk, per stage: its phases' (cap, traffic)
+        cap, traffic = plan.phase_cap.tolist(), plan.phase_traffic.tolist()
+        work = [[tuple((cap[j][phase], traffic[j][phase]) for phase in phases) for phases in plan.stage_phases]
+                for j in range(chunks)]
 
     def note(who: str, what: str) -> None:
         if log:
@@ -143,17 +210,17 @@ def run_reference(plan: StepPlan, steps: int = 4, log: bool = False) -> Referenc
 
     def chunk(k: int, j: int, bucket_left: list[int], step_left: list[int], backward_done: simpy.Event):
         b = chunk_bucket[j]
-        priority = k * layers + int(first_layer[b]) if forward_overlap else 0
-        for s, port in enumerate(ports):
-            with port.request(priority=priority) as slot:
-                yield slot
-                if log:
-                    note(f"chunk{k}.{j}", f"stage{s} start")
-                if memory is None:
-                    yield env.timeout(stage_s[j][s])
-                else:
-                    for phase in stage_phases[s]:
-                        yield memory.phase(phase_cap[j][phase], phase_traffic[j][phase])
+        priority = k * layers + first_layer[b] if forward_overlap else 0
+        for s, (port, stage) in enumerate(zip(ports, work[j])):
+            yield port.request(priority)
+            if log:
+                note(f"chunk{k}.{j}", f"stage{s} start")
+            if memory is None:
+                yield Timeout(env, stage[0])
+            else:
+                for phase in stage:
+                    yield memory.phase(*phase)
+            port.release()
         if log:
             note(f"chunk{k}.{j}", "done")
         bucket_left[b] -= 1
@@ -166,7 +233,7 @@ def run_reference(plan: StepPlan, steps: int = 4, log: bool = False) -> Referenc
 
     def release(k: int, b: int, bucket_left, step_left, backward_done) -> None:
         for j in chunks_of[b]:
-            env.process(chunk(k, int(j), bucket_left, step_left, backward_done))
+            env.process(chunk(k, j, bucket_left, step_left, backward_done))
 
     def finish_communication(k: int) -> None:
         if forward_overlap and steps > 1:
@@ -178,13 +245,13 @@ def run_reference(plan: StepPlan, steps: int = 4, log: bool = False) -> Referenc
         own bucket is back (forward overlap)."""
         if i is None:
             yield comm_done[k]
-            if update.sum() > 0:
-                yield env.timeout(float(update.sum()))
+            if update_total > 0:
+                yield Timeout(env, update_total)
             ends[k] = float(env.now)
         else:
-            yield weights_ready[k][plan.layer_bucket[i]]
-            if update[i] > 0:
-                yield env.timeout(float(update[i]))
+            yield weights_ready[k][layer_bucket[i]]
+            if update_s[i] > 0:
+                yield Timeout(env, update_s[i])
             if i == layers - 1 and steps == 1:
                 ends[k] = float(env.now)  # one step alone: it ends when its last weights are updated
 
@@ -195,14 +262,14 @@ def run_reference(plan: StepPlan, steps: int = 4, log: bool = False) -> Referenc
             for i in range(layers):
                 if k > 0 and forward_overlap:
                     yield from update_weights(k - 1, i)
-                yield env.timeout(float(plan.forward_s[i]))
+                yield Timeout(env, forward_s[i])
             note("device", f"step{k} forward done")
             bucket_left = [len(c) for c in chunks_of]
             step_left = [chunks]
             backward_done = env.event()
             for i in range(layers - 1, -1, -1):
-                yield env.timeout(float(plan.backward_s[i]))
-                b = int(plan.layer_bucket[i])
+                yield Timeout(env, backward_s[i])
+                b = layer_bucket[i]
                 if plan.techniques.backward_overlap and i == first_layer[b]:
                     release(k, b, bucket_left, step_left, backward_done)
             note("device", f"step{k} backward done")

@@ -31,7 +31,6 @@ The liveness peaks are what an ideal allocator reaches (no fragmentation).
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -157,10 +156,18 @@ def peak_memory(tensors: StepTensors, schedule: str) -> MemoryPlan:
             first.setdefault(name, t)
         for name in op.reads + op.writes:
             last[name] = t
+    # live bytes at op t: the persistent tensors and every tensor with first <= t <= last (whole bytes, so
+    # adding each tensor where it starts and taking it off after it ends gives the same sums exactly)
+    live, change = 0, [0] * (len(tensors.ops) + 1)
+    for name, size in tensors.sizes.items():
+        if name in tensors.persistent:
+            live += size
+        elif name in first:
+            change[first[name]] += size
+            change[last[name] + 1] -= size
     peak, where = -1, ""
     for t, op in enumerate(tensors.ops):
-        live = sum(size for name, size in tensors.sizes.items()
-                   if name in tensors.persistent or first.get(name, math.inf) <= t <= last.get(name, -1))
+        live += change[t]
         if live + op.workspace > peak:
             peak, where = live + op.workspace, op.name
     return MemoryPlan(schedule, peak, where, weights)

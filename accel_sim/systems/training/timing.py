@@ -10,6 +10,7 @@ from collections.abc import Callable
 import dataclasses
 from dataclasses import dataclass
 
+from accel_sim.foundations.contract import ShapeMemo
 from accel_sim.pipeline.catalog import ArchSpec
 from accel_sim.foundations.energy.table import load_energy_table
 from accel_sim.pipeline.simulate import simulate_layer
@@ -55,9 +56,22 @@ class NetworkTiming:
         return sum(t.weights for t in self.layers)
 
 
+# timings of the (arch, network, batch) simulated in this process: a sweep over the cluster (devices,
+# techniques, host, network) meets the same device many times; the values are frozen
+_TIMINGS = ShapeMemo(capacity=256)
+
+
 def network_timing(arch: ArchSpec, network: Network, batch: int,
                    on_layer: Callable[[str], None] | None = None) -> NetworkTiming:
-    """Simulate each layer's forward, input-error and weight-gradient GEMMs at ``batch`` samples."""
+    """Simulate each layer's forward, input-error and weight-gradient GEMMs at ``batch`` samples (a device
+    simulated before in this process, without ``on_layer``: its timing then)."""
+    if on_layer is not None:
+        return _simulate_timing(arch, network, batch, on_layer)
+    return _TIMINGS.get((arch, network, batch), lambda: _simulate_timing(arch, network, batch, None))
+
+
+def _simulate_timing(arch: ArchSpec, network: Network, batch: int,
+                     on_layer: Callable[[str], None] | None) -> NetworkTiming:
     table = load_energy_table(arch.energy_table)
     rows = []
     for index, layer in enumerate(network.layers):
