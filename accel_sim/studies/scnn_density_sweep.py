@@ -163,7 +163,7 @@ def diagnostic_text(table: pd.DataFrame, layers: int) -> str:
                   table=dense_diagnostic_markdown(table))
 
 
-@study("scnn-density-sweep", "SCNN, its sparse-A / sparse-W variants and DCNN(-opt) vs density (synthetic GoogLeNet)", cpu_s=23.5)
+@study("scnn-density-sweep", "SCNN, its sparse-A / sparse-W variants and DCNN(-opt) vs density (synthetic GoogLeNet)", cpu_s=19.7)
 def scnn_density_sweep(densities: tuple[float, ...] = DENSITIES, designs: tuple[str, ...] = DESIGNS,
                        max_layers: int | None = None, workers: int | None = None,
                        diagnostic: bool = True) -> StudyOutput:

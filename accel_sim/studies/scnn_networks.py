@@ -166,7 +166,7 @@ def energy_tables(networks: tuple[str, ...], designs: tuple[str, ...], max_layer
     return tables, comparisons, "\n".join(sections)   # each section ends with a newline: a blank line between
 
 
-@study("scnn-networks", "SCNN vs DCNN / DCNN-opt on pruned AlexNet, GoogLeNet and VGG-16 (cycles, energy)", cpu_s=21.5)
+@study("scnn-networks", "SCNN vs DCNN / DCNN-opt on pruned AlexNet, GoogLeNet and VGG-16 (cycles, energy)", cpu_s=18.2)
 def scnn_networks(networks: tuple[str, ...] = ("alexnet", "googlenet", "vgg16"), designs: tuple[str, ...] = DESIGNS,
                   max_layers: int | None = None, ablation: bool = True,
                   ablation_layers: int | None = ABLATION_LAYERS) -> StudyOutput:

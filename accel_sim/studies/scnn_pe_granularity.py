@@ -27,7 +27,7 @@ def granularity_overrides(side: int, width: int) -> dict:
             "scnn.ppu_outputs_per_cycle": width}
 
 
-@study("scnn-pe-granularity", "SCNN PE granularity: 1,024 multipliers as 64x(4x4), 16x(8x8) or 4x(16x16)", cpu_s=6.5)
+@study("scnn-pe-granularity", "SCNN PE granularity: 1,024 multipliers as 64x(4x4), 16x(8x8) or 4x(16x16)", cpu_s=6.1)
 def scnn_pe_granularity(max_layers: int | None = None) -> StudyOutput:
     network = conv_network("googlenet", max_layers)
     rows = []

@@ -12,7 +12,7 @@ COLUMNS = ["network", "layer", "cycles", "multiplier_utilization", "intra_pe_uti
            "barrier_idle_fraction", "bank_conflict_cycles", "steps", "kc", "temporal_tiles"]
 
 
-@study("scnn-utilization", "SCNN per-layer multiplier utilisation and PE idle time at barriers", cpu_s=6.7)
+@study("scnn-utilization", "SCNN per-layer multiplier utilisation and PE idle time at barriers", cpu_s=5.6)
 def scnn_utilization(networks: tuple[str, ...] = ("alexnet", "googlenet", "vgg16"),
                      max_layers: int | None = None) -> StudyOutput:
     frames = []

@@ -267,3 +267,42 @@ def test_serialise_loop_equals_the_reference_and_the_numpy_path(monkeypatch, bac
         monkeypatch.setattr(scatter_fifo, "KERNELS", lambda: None)
         assert FAMILY.counters(arch, layer)[1] == looped, (seed, layer, arch.scnn)
     assert ran
+
+
+def test_vector_lanes_equal_the_word_loops():
+    """The compiled packed loop's vector intrinsics against the plain-Python word loops on random blocks:
+    ``lane_steps`` (a sequence's steps, 32 byte lanes in one register) equals :func:`sequence_steps` at depths
+    0, 1 and 4 (steps that stall) and unbounded (lanes passing 127: the sequence fails), and ``lane_rows``
+    equals :func:`combination_rows` with int32 and int64 weight keys."""
+    if scatter_fifo_kernel.compiled() is None:
+        pytest.skip("numba is not installed (an optional dependency)")
+    from numba import njit
+    from accel_sim.models.scnn.fast.scatter_fifo_kernel import (_lane_steps_compiled, _with, combination_rows,
+                                                                lane_combination_rows, lane_sequence_steps,
+                                                                sequence_steps)
+    lane_steps, lane_rows = _lane_steps_compiled()
+    steps = njit(_with(lane_sequence_steps, lane_steps=lane_steps))
+    rows = njit(_with(lane_combination_rows, lane_rows=lane_rows))
+    rng = np.random.default_rng(7)
+    for depth, products in ((0, 16), (1, 16), (4, 16), (-1, 40)):
+        held = []
+        f_n = int(rng.integers(1, 6))
+        loads = rng.binomial(products, 1 / 8, (30 * f_n, 32)).astype(np.uint8).view("<u8").reshape(-1)
+        i_local = rng.integers(0, 30, 50)
+        reach = np.uint64(0 if depth < 0 else 126 - depth) * LOW
+        start = rng.integers(0, max(depth, 1) + 1, 32).astype(np.uint8).view("<u8")
+        for v_lo, v_hi in ((0, 50), (3, 17), (5, 5)):   # (a failed sequence's cycles and queues are not used)
+            queue, q = start.copy(), start.copy()
+            expected = sequence_steps(loads, i_local, v_lo, v_hi, f_n, queue, depth, reach)
+            got = steps(loads, i_local, v_lo, v_hi, f_n, q, depth, reach)
+            assert got[1] == expected[1] and (not got[1] or (got[0] == expected[0] and q.tolist() == queue.tolist()))
+            held.append(expected[1])
+        assert depth >= 0 or not all(held), "no unbounded lane passed 127: the failure is untested"
+    table = rng.integers(0, 1 << 62, 400, dtype=np.uint64)
+    f_weight = np.concatenate(([0], np.cumsum(rng.integers(0, 5, 12))))
+    for dtype in (np.int32, np.int64):
+        w_key = (rng.integers(0, 90, int(f_weight[-1])) * 4).astype(dtype)
+        expected, got = np.zeros(48, dtype=np.uint64), np.zeros(48, dtype=np.uint64)
+        combination_rows(table, np.uint64(12), w_key, f_weight, 2, 9, expected, np.uint64(8))
+        rows(table, np.uint64(12), w_key, f_weight, 2, 9, got, np.uint64(8))
+        assert got.tolist() == expected.tolist()

@@ -30,7 +30,8 @@ from accel_sim.models.scnn.fast.bank_codes import class_codes
 from accel_sim.models.scnn.fast.scatter_fifo_kernel import (TRUNCATE_X, TRUNCATE_Y, WORDS, XOR, compiled, no_codes,
                                                             packed_fits, product_rule, xor_classes)
 from accel_sim.models.scnn.fast.shape_pieces import shape_piece
-from accel_sim.models.scnn.fast.scatter_fifo_rows import additive_rows, edge_vectors, i_combinations, xor_rows
+from accel_sim.models.scnn.fast.scatter_fifo_rows import (additive_rows, edge_combinations, edge_vectors, i_combinations,
+                                                          xor_rows)
 from accel_sim.models.scnn.fast.vectors import WeightVectors, _vector_ids, activation_elements, phase_counts
 from accel_sim.models.scnn.plan import Plan
 from accel_sim.models.scnn.plan.keys import activation_key, tiling_key
@@ -206,12 +207,13 @@ def kernel_busy(plan: Plan, image: int, conv_group: int, weights: WeightVectors,
         rows = xor_rows(plan, i_elem, a_pos, seg[i_elem[:-1]], n_seg, w_pos) if xor else additive_rows(
             kept("I-vector combinations", lambda: i_combinations(i_elem, term, seg[i_elem[:-1]], n_seg, banks)),
             w_term)
-        i_local = np.where(edge_vectors(plan, i_elem, a_pos, w_pos), -1, rows.i_local) if slot else rows.i_local
-        per_block = np.diff(rows.c_start)[:, None] * np.diff(f_bounds).reshape(n_seg, groups)
+        i_local, e_start, e_vec = edge_combinations(rows, edge_vectors(plan, i_elem, a_pos, w_pos) if slot else
+                                                    np.zeros(i_elem.size - 1, dtype=bool), seg[i_elem[:-1]], n_seg)
+        per_block = (np.diff(rows.c_start) + np.diff(e_start))[:, None] * np.diff(f_bounds).reshape(n_seg, groups)
         loads = np.zeros(max(1, int(per_block.max())) * WORDS, dtype=np.uint64)
         todo[...] = False   # the packed loop flags the sequences it cannot hold (unbounded queues >= 128)
         kernels["packed"](meet, unit, i_bounds, i_local, rows.c_start, rows.c_base, rows.table, f_bounds, f_weight,
-                          rows.w_key, (i_elem, term, a_pos, w_term, w_pos, rule, banks), n_seg, banks,
+                          rows.w_key, (i_elem, term, a_pos, w_term, w_pos, rule, banks), e_start, e_vec, n_seg, banks,
                           -1 if depth is None else depth, busy, todo, loads)
     in_plane = 0
     if serialise:   # depth 0: the step costs alone (coordinates: the packed loop above did not run)

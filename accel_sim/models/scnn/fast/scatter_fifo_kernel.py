@@ -19,7 +19,8 @@ its output coordinate (:func:`coordinate_bank`). Two loops:
   one by one, :func:`product_words`). Its cycles ``d = max(1, max_b x_b - D)``: whether some lane reaches
   ``D + 2`` is one add and mask per word (then the lane maximum, :func:`lane_max`), and
   ``Q_b <- max(0, x_b - d)`` a borrow-free subtract per word (:func:`settle`; on VGG-16 99.9 % of the
-  steps do not stall: ``d = 1``, :func:`lane_drain_one`). A finite depth keeps every lane below
+  steps do not stall: ``d = 1``, :func:`lane_drain_one`). Compiled, a sequence's steps hold the four words in
+  one vector register of 32 byte lanes (:func:`_lane_steps_codegen`). A finite depth keeps every lane below
   128 (``Q_b <= D`` after a step, a step adds at most ``F I``); unbounded queues are checked and a
   sequence whose lane would pass 127 is flagged and run again by the other loop. The packed loop indexes
   its word arrays by uint64: numba tests every signed index for a negative (wrap-around) value, which
@@ -144,8 +145,8 @@ def block_combos(pattern: np.ndarray, first: np.ndarray, i_segment: np.ndarray, 
     return start, combo // banks, combo % banks, inverse - start[i_segment]
 
 
-def packed_kernel(meet, unit, i_bounds, i_local, c_start, c_base, table, f_bounds, f_weight, w_key, border,
-                  n_seg, banks, depth, busy, failed, loads):
+def packed_kernel(meet, unit, i_bounds, i_local, c_start, c_base, table, f_bounds, f_weight, w_key, border, e_start,
+                  e_vec, n_seg, banks, depth, busy, failed, loads):
     """Adds to ``busy`` (passes, PEs, groups, segments) every (pass, PE, group) sequence's cycles.
 
     ``meet``: the segments with activations and weights, in the order the PEs run them; ``unit``: the
@@ -155,12 +156,16 @@ def packed_kernel(meet, unit, i_bounds, i_local, c_start, c_base, table, f_bound
     ``i_local[v]`` (segment ``s``'s are ``c_start[s]:c_start[s + 1]``). F-vectors of (segment, group)
     ``f_bounds[s * groups + g]:...``, their weights ``f_weight[f]:f_weight[f + 1]``. The bank counts of
     combination ``c``'s products with weight ``w`` are the WORDS words of ``table`` at
-    ``c_base[c] + w_key[w]`` (:mod:`.scatter_fifo_rows`: an additive mapping, or DNNsim's XOR hash); an
-    I-vector of ``i_local`` -1 (near the plane's edges under ``out_of_plane: slot_only``) has its steps'
-    counts summed product by product (:func:`product_words`; ``border``: its arguments but the two
-    vectors'). Per (segment, group) the step loads of every combination against
-    every F-vector are summed once into ``loads`` (scratch, uint64), then every sequence runs its steps
-    (queues carried in ``queue`` from segment to segment). ``depth`` < 0: unbounded; a sequence whose
+    ``c_base[c] + w_key[w]`` (:mod:`.scatter_fifo_rows`: an additive mapping, or DNNsim's XOR hash). The
+    I-vectors near the plane's edges under ``out_of_plane: slot_only``, ``e_vec[e_start[s]:e_start[s + 1]]`` of
+    segment ``s``, have their steps' counts summed product by product (:func:`product_words`; ``border``: its
+    arguments but the two vectors'): the ``e``-th of segment ``s`` is its combination ``c_n + e`` (``c_n`` the
+    segment's combinations; ``i_local`` numbers it so). Per (segment, group) the step loads of every
+    combination (and vector near the edges) against every F-vector are summed once into ``loads`` (scratch,
+    uint64), then every sequence runs its steps (queues carried in ``queue`` from segment to segment): a loop
+    with no other case runs each step in registers (with the product-by-product case in it, numba kept the
+    queues in memory and counted references of ``border``'s arrays for every sequence: 4 x the time, measured on
+    VGG-16). ``depth`` < 0: unbounded; a sequence whose
     queue would pass ``LANE_LIMIT`` is left out of ``busy`` and flagged in ``failed`` (passes, PEs, groups)."""
     passes, pes, groups = busy.shape[0], busy.shape[1], busy.shape[2]
     zero = np.uint64(0)
@@ -183,57 +188,80 @@ def packed_kernel(meet, unit, i_bounds, i_local, c_start, c_base, table, f_bound
         for g in range(groups):
             f_lo, f_n = f_bounds[s * groups + g], f_bounds[s * groups + g + 1] - f_bounds[s * groups + g]
             for c in range(c_n):   # the block's step loads, once per (pattern, first term) and F-vector
-                at_c = np.uint64(c_base[c_lo + c])
+                combination_rows(table, np.uint64(c_base[c_lo + c]), w_key, f_weight, f_lo, f_n, loads,
+                                 np.uint64(c * f_n) * UW)
+            for e in range(e_start[s + 1] - e_start[s]):   # the vectors near the edges: product by product
+                v = e_vec[e_start[s] + e]
                 for f in range(f_n):
-                    w, w_end = f_weight[f_lo + f], f_weight[f_lo + f + 1]
-                    y0 = y1 = y2 = y3 = zero
-                    while w + 1 < w_end:   # two weights at a time (independent loads)
-                        a, b = at_c + np.uint64(w_key[w]), at_c + np.uint64(w_key[w + 1])
-                        y0 += table[a] + table[b]
-                        y1 += table[a + U1] + table[b + U1]
-                        y2 += table[a + U2] + table[b + U2]
-                        y3 += table[a + U3] + table[b + U3]
-                        w += 2
-                    if w < w_end:
-                        a = at_c + np.uint64(w_key[w])
-                        y0, y1, y2, y3 = y0 + table[a], y1 + table[a + U1], y2 + table[a + U2], y3 + table[a + U3]
-                    k = np.uint64(c * f_n + f) * UW
-                    loads[k], loads[k + U1], loads[k + U2], loads[k + U3] = y0, y1, y2, y3
+                    product_words(border, v, f_weight[f_lo + f], f_weight[f_lo + f + 1], loads,
+                                  np.uint64((c_n + e) * f_n + f) * UW)
             for t in range(passes):
                 for p in range(pes):
                     key = (t * n_seg + s) * pes + p
                     if failed[t, p, g] or i_bounds[key] == i_bounds[key + 1] or f_n == 0:
                         continue
-                    q = queue[t, p, g]
-                    q0, q1, q2, q3 = q[0], q[1], q[2], q[3]
-                    cycles = 0
-                    for v in range(i_bounds[key], i_bounds[key + 1]):
-                        if i_local[v] < 0:   # near the edges: its products one by one
-                            for f in range(f_n):
-                                y0, y1, y2, y3 = product_words(border, v, f_weight[f_lo + f], f_weight[f_lo + f + 1])
-                                q0, q1, q2, q3, d = settle(q0 + y0, q1 + y1, q2 + y2, q3 + y3, depth, reach)
-                                if d == 0:
-                                    break
-                                cycles += d
-                        else:
-                            k = np.uint64(i_local[v] * f_n) * UW   # its first step's loads
-                            for _ in range(f_n):
-                                q0, q1, q2, q3, d = settle(q0 + loads[k], q1 + loads[k + U1], q2 + loads[k + U2],
-                                                           q3 + loads[k + U3], depth, reach)
-                                if d == 0:
-                                    break
-                                cycles += d
-                                k += UW
-                        if d == 0:   # an unbounded queue passed LANE_LIMIT: the product loop runs the sequence
-                            failed[t, p, g] = True
-                            break
-                    q[0], q[1], q[2], q[3] = q0, q1, q2, q3
+                    cycles, held = sequence_steps(loads, i_local, i_bounds[key], i_bounds[key + 1], f_n, queue[t, p, g],
+                                                  depth, reach)
                     busy[t, p, g, s] += cycles
+                    if not held:   # an unbounded queue passed LANE_LIMIT: the product loop runs the sequence
+                        failed[t, p, g] = True
     for t in range(passes):
         for p in range(pes):
             for g in range(groups):
                 if failed[t, p, g]:
                     busy[t, p, g, :] = 0
+
+
+def combination_rows(table, at, w_key, f_weight, f_lo, f_n, loads, k):
+    """The step loads of one combination (its rows of ``table`` at word ``at``) against F-vectors
+    ``f_lo:f_lo + f_n``, written from word ``k`` of ``loads``: per F-vector the sum of its weights' rows (at
+    ``at + w_key[w]``)."""
+    for f in range(f_lo, f_lo + f_n):
+        w, w_end = f_weight[f], f_weight[f + 1]
+        y0 = y1 = y2 = y3 = np.uint64(0)
+        while w + 1 < w_end:   # two weights at a time (independent loads)
+            a, b = at + np.uint64(w_key[w]), at + np.uint64(w_key[w + 1])
+            y0 += table[a] + table[b]
+            y1 += table[a + U1] + table[b + U1]
+            y2 += table[a + U2] + table[b + U2]
+            y3 += table[a + U3] + table[b + U3]
+            w += 2
+        if w < w_end:
+            a = at + np.uint64(w_key[w])
+            y0, y1, y2, y3 = y0 + table[a], y1 + table[a + U1], y2 + table[a + U2], y3 + table[a + U3]
+        loads[k], loads[k + U1], loads[k + U2], loads[k + U3] = y0, y1, y2, y3
+        k += UW
+
+
+def sequence_steps(loads, i_local, v_lo, v_hi, f_n, q, depth, reach):
+    """The steps of I-vectors ``v_lo:v_hi``, each against the ``f_n`` F-vectors of their block (the loads of
+    vector ``v``'s at word ``i_local[v] * f_n * WORDS`` of ``loads``), from the queues ``q`` (``WORDS`` words,
+    updated): (their cycles, False when an unbounded lane passed ``LANE_LIMIT``)."""
+    q0, q1, q2, q3 = q[0], q[1], q[2], q[3]
+    cycles = 0
+    for v in range(v_lo, v_hi):
+        k = np.uint64(i_local[v] * f_n) * UW   # its first step's loads
+        for _ in range(f_n):
+            q0, q1, q2, q3, d = settle(q0 + loads[k], q1 + loads[k + U1], q2 + loads[k + U2], q3 + loads[k + U3],
+                                       depth, reach)
+            if d == 0:
+                return cycles, False
+            cycles += d
+            k += UW
+    q[0], q[1], q[2], q[3] = q0, q1, q2, q3
+    return cycles, True
+
+
+def lane_combination_rows(table, at, w_key, f_weight, f_lo, f_n, loads, k):
+    """:func:`combination_rows` compiled by :func:`_lane_rows_codegen` (``lane_rows``: a row one 256-bit add)."""
+    lane_rows(table, at, w_key, f_weight, f_lo, f_n, loads, k)
+
+
+def lane_sequence_steps(loads, i_local, v_lo, v_hi, f_n, q, depth, reach):
+    """:func:`sequence_steps` compiled by :func:`_lane_steps_codegen` (``lane_steps``: the 32 lanes in one vector
+    register; cycles, -1 when an unbounded lane passed ``LANE_LIMIT``)."""
+    cycles = lane_steps(loads, i_local, v_lo, v_hi, f_n, q, depth)
+    return max(cycles, 0), cycles >= 0
 
 
 # ``rule`` of :func:`product_kernel` (int64 array): how a product's bank and landing follow from its coordinate
@@ -265,10 +293,11 @@ def coordinate_bank(a_term, a_pos, w_term, w_pos, e, w, rule, banks):
     return (a_term[e] + w_term[w] + rule[ACC_W] * (oy - floor_y) + (ox - floor_x)) % banks, plane
 
 
-def product_words(border, v, w_lo, w_hi):
-    """The bank counts, packed (four words of 8-bit lanes), of I-vector ``v``'s products with weights
-    ``w_lo:w_hi``, each product's bank and landing by :func:`coordinate_bank`; ``border``: (``i_elem``,
-    ``a_term``, ``a_pos``, ``w_term``, ``w_pos``, ``rule``, ``banks``) as :func:`product_kernel`."""
+def product_words(border, v, w_lo, w_hi, loads, at):
+    """The bank counts, packed (four words of 8-bit lanes, written to ``loads[at:at + WORDS]``), of I-vector ``v``'s
+    products with weights ``w_lo:w_hi``, each product's bank and landing by :func:`coordinate_bank`; ``border``:
+    (``i_elem``, ``a_term``, ``a_pos``, ``w_term``, ``w_pos``, ``rule``, ``banks``) as :func:`product_kernel`. A
+    product adds to its bank's word in memory (a branch on the word mispredicts)."""
     i_elem, a_term, a_pos, w_term, w_pos, rule, banks = border
     # coordinate_bank written out with the rule's fields read once and the modulo of a power-of-two bank count
     # taken by a mask (as vector_costs does: numba divides by a run-time ``banks`` at every product otherwise)
@@ -276,7 +305,8 @@ def product_words(border, v, w_lo, w_hi):
     truncate_y, truncate_x = rule[TRUNCATE_Y] != 0, rule[TRUNCATE_X] != 0
     acc_w, out_h, out_w = rule[ACC_W], rule[OUT_H], rule[OUT_W]
     mask = banks - 1 if banks & (banks - 1) == 0 else -1   # -1: not a power of two (then a modulo)
-    y0 = y1 = y2 = y3 = np.uint64(0)
+    for j in range(WORDS):
+        loads[at + np.uint64(j)] = 0
     for w in range(w_lo, w_hi):
         tap_y, tap_x, k, wt = w_pos[w, 0], w_pos[w, 1], w_pos[w, 2], w_term[w]
         for e in range(i_elem[v], i_elem[v + 1]):
@@ -287,17 +317,7 @@ def product_words(border, v, w_lo, w_hi):
                 continue
             b = xor_hash(k, oy, ox, banks) if xor else a_term[e] + wt + acc_w * (oy - floor_y) + (ox - floor_x)
             b = b & mask if mask >= 0 else b % banks
-            one = np.uint64(1) << np.uint64(8 * (b & 7))
-            word = b >> 3
-            if word == 0:
-                y0 += one
-            elif word == 1:
-                y1 += one
-            elif word == 2:
-                y2 += one
-            else:
-                y3 += one
-    return y0, y1, y2, y3
+            loads[at + np.uint64(b >> 3)] += np.uint64(1) << np.uint64(8 * (b & 7))
 
 
 def product_kernel(meet, unit, i_bounds, i_elem, a_term, a_pos, f_bounds, f_weight, w_term, w_pos, rule, n_seg,
@@ -584,13 +604,172 @@ def compiled() -> dict | None:
     most = jit(lane_max2)
     bank = jit(_with(coordinate_bank, xor_hash=jit(xor_hash)))
     maximum = jit(_with(lane_max, lane_max2=most))
-    # settle inlined by numba (called, its five-value return costs the loop ~40 %: measured)
-    step = jit(_with(settle, lane_max=maximum, lane_drain=jit(lane_drain), lane_drain_one=jit(lane_drain_one)),
-               inline="always")
-    helpers = {"lane_max": maximum, "settle": step, "product_words": jit(_with(product_words, xor_hash=jit(xor_hash)),
-                                                                          inline="always")}
+    lanes = _lane_steps_compiled()
+    helpers = {"lane_max": maximum, "product_words": jit(_with(product_words, xor_hash=jit(xor_hash)), inline="always"),
+               "sequence_steps": jit(_with(lane_sequence_steps, lane_steps=lanes[0]), inline="always"),
+               "combination_rows": jit(_with(lane_combination_rows, lane_rows=lanes[1]), inline="always")}
     return {"packed": jit(_with(packed_kernel, **helpers)), "product": jit(_with(product_kernel, coordinate_bank=bank)),
             "serialise": _serialise_compiled(jit)}
+
+
+def _lane_steps_compiled():
+    """The numba intrinsics ``lane_steps`` of :func:`lane_sequence_steps` (:func:`_lane_steps_codegen`) and
+    ``lane_rows`` of :func:`lane_combination_rows` (:func:`_lane_rows_codegen`)."""
+    from numba.core import types
+    from numba.extending import intrinsic
+
+    def vector(array, dtype) -> bool:   # a contiguous vector of dtype (read-only or not)
+        return isinstance(array, types.Array) and array.dtype == dtype and array.ndim == 1 and array.layout == "C"
+
+    @intrinsic
+    def lane_steps(typingctx, loads, i_local, v_lo, v_hi, f_n, q, depth):
+        if not (vector(loads, types.uint64) and vector(i_local, types.int64) and vector(q, types.uint64)):
+            return None
+        return types.int64(loads, i_local, types.int64, types.int64, types.int64, q, types.int64), _lane_steps_codegen
+
+    @intrinsic
+    def lane_rows(typingctx, table, at, w_key, f_weight, f_lo, f_n, loads, k):
+        if not (vector(table, types.uint64) and vector(loads, types.uint64) and vector(w_key, w_key.dtype)
+                and w_key.dtype in types.signed_domain and vector(f_weight, types.int64)):
+            return None
+        return types.none(table, types.int64, w_key, f_weight, types.int64, types.int64, loads, types.int64), \
+            _lane_rows_codegen
+
+    return lane_steps, lane_rows
+
+
+def _lane_rows_codegen(context, builder, signature, args):
+    """LLVM IR of :func:`combination_rows`: a step's row the sum of its weights' rows as vectors of four words
+    (the same 64-bit adds)."""
+    from llvmlite import ir
+    table, at, w_key, f_weight, f_lo, f_n, loads, k = args
+    i64 = ir.IntType(64)
+    words = ir.VectorType(i64, WORDS)
+    table_at = context.make_array(signature.args[0])(context, builder, table).data
+    keys = context.make_array(signature.args[2])(context, builder, w_key).data
+    bounds = context.make_array(signature.args[3])(context, builder, f_weight).data
+    out = builder.bitcast(builder.gep(context.make_array(signature.args[6])(context, builder, loads).data, [k]),
+                          words.as_pointer())
+    entry = builder.block
+    head, body, weight, add, store, ended = (builder.append_basic_block(f"rows.{name}") for name in
+                                             ("head", "body", "weight", "add", "store", "ended"))
+    builder.branch(head)
+    builder.position_at_end(head)   # F-vector f
+    f = builder.phi(i64)
+    f.add_incoming(ir.Constant(i64, 0), entry)
+    builder.cbranch(builder.icmp_signed("<", f, f_n), body, ended)
+    builder.position_at_end(body)
+    at_f = builder.add(f_lo, f)
+    first, last = (builder.load(builder.gep(bounds, [i])) for i in (at_f, builder.add(at_f, ir.Constant(i64, 1))))
+    builder.branch(weight)
+    builder.position_at_end(weight)   # weight w of F-vector f
+    w, total = builder.phi(i64), builder.phi(words)
+    w.add_incoming(first, body)
+    total.add_incoming(ir.Constant(words, [0] * WORDS), body)
+    builder.cbranch(builder.icmp_signed("<", w, last), add, store)
+    builder.position_at_end(add)
+    key = builder.sext(builder.load(builder.gep(keys, [w])), i64) if signature.args[2].dtype.bitwidth < 64 else \
+        builder.load(builder.gep(keys, [w]))
+    row = builder.load(builder.bitcast(builder.gep(table_at, [builder.add(at, key)]), words.as_pointer()), align=8)
+    w.add_incoming(builder.add(w, ir.Constant(i64, 1)), add)
+    total.add_incoming(builder.add(total, row), add)
+    builder.branch(weight)
+    builder.position_at_end(store)
+    builder.store(total, builder.gep(out, [f]), align=8)
+    f.add_incoming(builder.add(f, ir.Constant(i64, 1)), store)
+    builder.branch(head)
+    builder.position_at_end(ended)
+    return context.get_dummy_value()
+
+
+def _lane_steps_codegen(context, builder, signature, args):
+    """LLVM IR of :func:`sequence_steps` with the queues' 32 lanes in one 256-bit vector (``x = q + loads`` by the
+    same 64-bit adds as :func:`settle`'s, then byte lanes): a step that does not stall is one add, one compare
+    with ``depth + 1`` and one saturating subtract of 1 (:func:`settle` on four words costs about four times
+    the instructions), a step that stalls subtracts ``d = max_b x_b - depth`` (the lanes stay below 128 at a
+    finite depth); unbounded lanes (``depth`` < 0) above ``LANE_LIMIT``: the sequence fails (-1). Blocks:
+    ``vector`` (I-vector ``v`` or the end), ``step``, ``calm`` / ``stall`` (the queues after it), ``next``."""
+    from llvmlite import ir
+    from numba.core import cgutils
+    loads, i_local, v_lo, v_hi, f_n, q, depth = args
+    i64, i8, n_lanes = ir.IntType(64), ir.IntType(8), 8 * WORDS
+    words, lanes, flags = ir.VectorType(i64, WORDS), ir.VectorType(i8, n_lanes), ir.VectorType(ir.IntType(1), n_lanes)
+    module = builder.module
+    drain = cgutils.get_or_insert_function(module, ir.FunctionType(lanes, [lanes, lanes]), f"llvm.usub.sat.v{n_lanes}i8")
+    any_set = cgutils.get_or_insert_function(module, ir.FunctionType(ir.IntType(1), [flags]),
+                                             f"llvm.vector.reduce.or.v{n_lanes}i1")
+    top = cgutils.get_or_insert_function(module, ir.FunctionType(i8, [lanes]), f"llvm.vector.reduce.umax.v{n_lanes}i8")
+    splat_mask = ir.Constant(ir.VectorType(ir.IntType(32), n_lanes), [0] * n_lanes)
+
+    def splat(value):
+        return builder.shuffle_vector(builder.insert_element(ir.Constant(lanes, ir.Undefined), value,
+                                                             ir.Constant(ir.IntType(32), 0)),
+                                      ir.Constant(lanes, ir.Undefined), splat_mask)
+
+    q_at = builder.bitcast(context.make_array(signature.args[5])(context, builder, q).data, words.as_pointer())
+    rows = builder.bitcast(context.make_array(signature.args[0])(context, builder, loads).data, words.as_pointer())
+    combos = context.make_array(signature.args[1])(context, builder, i_local).data
+    unbounded = builder.icmp_signed("<", depth, ir.Constant(i64, 0))
+    bound = splat(builder.trunc(builder.select(unbounded, ir.Constant(i64, LANE_LIMIT),
+                                               builder.add(depth, ir.Constant(i64, 1))), i8))
+    start = builder.load(q_at, align=8)
+    entry = builder.block
+    head, vector, step, calm, stall, settled, following, ended, failed, result = (
+        builder.append_basic_block(f"lanes.{name}") for name in
+        ("head", "vector", "step", "calm", "stall", "settled", "next", "ended", "failed", "result"))
+    builder.branch(head)
+    builder.position_at_end(head)   # I-vector v, or the end
+    v, queues, cycles = builder.phi(i64), builder.phi(words), builder.phi(i64)
+    v.add_incoming(v_lo, entry)
+    queues.add_incoming(start, entry)
+    cycles.add_incoming(ir.Constant(i64, 0), entry)
+    builder.cbranch(builder.icmp_signed("<", v, v_hi), vector, ended)
+    builder.position_at_end(vector)   # its first step's row
+    base = builder.mul(builder.load(builder.gep(combos, [v])), f_n)
+    builder.cbranch(builder.icmp_signed(">", f_n, ir.Constant(i64, 0)), step, ended)
+    builder.position_at_end(step)   # step f of I-vector v
+    f, sq, sc = builder.phi(i64), builder.phi(words), builder.phi(i64)
+    f.add_incoming(ir.Constant(i64, 0), vector)
+    sq.add_incoming(queues, vector)
+    sc.add_incoming(cycles, vector)
+    x = builder.bitcast(builder.add(sq, builder.load(builder.gep(rows, [builder.add(base, f)]), align=8)), lanes)
+    builder.cbranch(builder.call(any_set, [builder.icmp_unsigned(">", x, bound)]), stall, calm)
+    builder.position_at_end(calm)   # d = 1
+    calm_q = builder.call(drain, [x, ir.Constant(lanes, [1] * n_lanes)])
+    calm_c = builder.add(sc, ir.Constant(i64, 1))
+    builder.branch(following)
+    builder.position_at_end(stall)   # d = max_b x_b - D (or an unbounded lane passed LANE_LIMIT)
+    d = builder.sub(builder.zext(builder.call(top, [x]), i64), depth)
+    builder.cbranch(unbounded, failed, settled)
+    builder.position_at_end(settled)
+    stall_q = builder.call(drain, [x, splat(builder.trunc(d, i8))])
+    stall_c = builder.add(sc, d)
+    builder.branch(following)
+    builder.position_at_end(following)
+    nq, nc = builder.phi(lanes), builder.phi(i64)
+    nq.add_incoming(calm_q, calm)
+    nc.add_incoming(calm_c, calm)
+    nq.add_incoming(stall_q, settled)
+    nc.add_incoming(stall_c, settled)
+    nq = builder.bitcast(nq, words)
+    next_f = builder.add(f, ir.Constant(i64, 1))
+    f.add_incoming(next_f, following)
+    sq.add_incoming(nq, following)
+    sc.add_incoming(nc, following)
+    v.add_incoming(builder.add(v, ir.Constant(i64, 1)), following)
+    queues.add_incoming(nq, following)
+    cycles.add_incoming(nc, following)
+    builder.cbranch(builder.icmp_signed("<", next_f, f_n), step, head)
+    builder.position_at_end(ended)
+    builder.store(queues, q_at, align=8)
+    builder.branch(result)
+    builder.position_at_end(failed)
+    builder.branch(result)
+    builder.position_at_end(result)
+    out = builder.phi(i64)
+    out.add_incoming(cycles, ended)
+    out.add_incoming(ir.Constant(i64, -1), failed)
+    return out
 
 
 def _serialise_compiled(jit):

@@ -12,7 +12,8 @@ segment against each F-vector once: the counts of combination ``c``'s products w
   (:mod:`.bank_codes`), so a combination is an I-vector's multiset of codes (its class) and a weight's key
   its code;
 - ``out_of_plane: slot_only`` with an additive mapping and aligned strides: the additive rows, but the
-  I-vectors near the plane's edges (:func:`edge_vectors`) are counted product by product in the loop.
+  I-vectors near the plane's edges (:func:`edge_vectors`) are counted product by product in the loop, each
+  a combination of its own (:func:`edge_combinations`).
 """
 from __future__ import annotations
 
@@ -71,6 +72,21 @@ def xor_rows(plan: Plan, i_elem: np.ndarray, a_pos: np.ndarray, i_segment: np.nd
     c_start, c_class, _, i_local = block_combos(i_class, np.zeros_like(i_class), i_segment, n_seg, banks)
     w_code = weight_codes(w_pos[:, 2], w_pos[:, 0], w_pos[:, 1])
     return PackedRows(i_local, c_start, c_class * WEIGHT_CODES * WORDS, counts.view("<u8").reshape(-1), w_code * WORDS)
+
+
+def edge_combinations(rows: PackedRows, near: np.ndarray, i_segment: np.ndarray, n_seg: int) -> tuple:
+    """The I-vectors ``near`` the plane's edges as combinations of their own (the packed loop counts their
+    products one by one): (``i_local`` with each such vector of segment ``s`` numbered after the segment's
+    combinations, in the order of the vectors, ``e_start`` (``n_seg + 1``,), ``e_vec``: those vectors by segment)."""
+    e_vec = np.flatnonzero(near)
+    e_vec = e_vec[np.argsort(i_segment[e_vec], kind="stable")]
+    e_start = np.searchsorted(i_segment[e_vec], np.arange(n_seg + 1))
+    if e_vec.size == 0:
+        return rows.i_local, e_start, e_vec
+    i_local = rows.i_local.copy()
+    seg = i_segment[e_vec]
+    i_local[e_vec] = np.diff(rows.c_start)[seg] + np.arange(e_vec.size) - e_start[seg]
+    return i_local, e_start, e_vec
 
 
 def edge_vectors(plan: Plan, i_elem: np.ndarray, a_pos: np.ndarray, w_pos: np.ndarray) -> np.ndarray:
