@@ -140,6 +140,8 @@ def test_csb_worked_example_with_an_empty_block(tmp_path):
     assert s.cta_l1_bytes.tolist() == [(2 + 1 + 1 + 1) * 32 + 64 + 48 + 16, (1 + 1) * 32 + 16]
     assert s.shared_memory_per_cta == 2 * 4 * 4 and s.atomics == 2
     assert (s.dram_read_bytes, s.dram_write_bytes) == (4 * 8 + 3 * 4 + 8 * 4, 4 * 4)
+    # 4 stored values x 1 column of B; CUDA cores (no tensor-core MACs); no dense GEMM tile reads in its L2 sectors
+    assert (s.fmas, s.products, s.tensor_macs, s.tensor_core, s.gemm_l2_sectors) == (4, 4, 0, False, 0)
     assert FAMILY.refinement(arch, layer) == []
 
 
@@ -296,6 +298,7 @@ def test_csb_over_several_columns_of_b(tmp_path):
     layer = payload_layer(tmp_path, "spmm", 3, weights)
     s = FAMILY.plan(simt({"sms": 1}, kernel="csb", csb_beta=4), layer).candidates[0].schedule
     assert (s.fmas, s.products, s.dense_operand_bytes, s.ctas) == (9, 9, 3 * 8 * 4, 3)   # a CTA per column of B
+    assert (s.kernel, s.tensor_macs, s.tensor_core, s.gemm_l2_sectors) == ("csb_spmm", 0, False, 0)   # CUDA cores
 
 
 def test_grouped_convolution_is_one_block_diagonal_operand():
