@@ -108,6 +108,8 @@ def test_csb_spmm_worked_example_on_both_paths(three_blocks):
     assert s.atomic_cta.tolist() == [0] * 8 + [1] * 8 + [3, 3, 4, 4]
     assert s.atomic_sector.tolist() == [0, 1, 2, 3, 5, 6, 7, 8] * 2 + [4, 9, 4, 9]
     assert (s.atomics, s.dram_read_bytes) == (20, 5 * 8 + 5 * 4 + 640)
+    # every stored value times every column of B, on CUDA cores (fast and reference both read these from the plan)
+    assert (s.fmas, s.products, s.tensor_macs, s.tensor_core, s.gemm_l2_sectors) == (5 * 40, 5 * 40, 0, False, 0)
     # L1: A, pointers, B requests (3 non-zeros x 4 sectors, or 1 each) and C in sectors, plus the red.shared adds
     # (non-zeros x columns x 4 B) and the tile zeroed and read back (rows x columns x 4 B, twice)
     assert s.cta_l1_bytes.tolist() == [(2 + 1 + 12 + 8) * 32 + 384 + 512, (2 + 1 + 4 + 8) * 32 + 128 + 512,
