@@ -43,13 +43,6 @@ from accel_sim.systems.cluster.plan import StepPlan, phase_rates
 DONE = 1e-12   # fraction of a phase left that counts as finished (rounding of the fluid steps)
 
 
-def _trigger(event: Event) -> Event:
-    """Schedule ``event`` now, successful with no value (:meth:`simpy.Event.succeed` without its checks)."""
-    event._ok, event._value = True, None
-    event.env.schedule(event)
-    return event
-
-
 class Port:
     """A communication stage: one chunk at a time, the waiting chunks served lowest priority number first,
     then earliest request, then first come (the order of :class:`simpy.PriorityResource`, and its events: a
@@ -70,8 +63,8 @@ class Port:
         slot = Event(env)
         if not self.busy and not self.waiting:        # free: granted at once
             self.busy = True
-            return _trigger(slot)
-        key = (priority, env._now)
+            return slot.succeed()
+        key = (priority, env.now)
         at = bisect_right(self.keys, key)              # after every request of the same key: first come
         self.keys.insert(at, key)
         self.waiting.insert(at, slot)
@@ -83,13 +76,13 @@ class Port:
         if self.waiting:   # else the release event would find the stage taken by then, or nobody waiting
             handed_on = Event(self.env)
             handed_on.callbacks.append(self._grant)
-            _trigger(handed_on)
+            handed_on.succeed()
 
     def _grant(self, _event: Event | None = None) -> None:
         if not self.busy and self.waiting:
             self.busy = True
             del self.keys[0]
-            _trigger(self.waiting.pop(0))
+            self.waiting.pop(0).succeed()
 
 
 class HostMemory:
@@ -108,7 +101,7 @@ class HostMemory:
     def phase(self, cap: float, traffic: float) -> Event:
         done = Event(self.env)
         if cap <= 0 and traffic <= 0:
-            return _trigger(done)
+            return done.succeed()
         self._settle()                           # phases done by now end now, not dropped unannounced
         self.running.append([1.0, (cap, traffic), done])
         self._current = None
@@ -130,7 +123,7 @@ class HostMemory:
     def _settle(self) -> None:
         """Bring every running phase to now; end (and drop) the ones that are done, in running order."""
         env = self.env
-        now, since = env._now, self.since
+        now, since = env.now, self.since
         self.since = now
         if not self.running:
             return
@@ -142,9 +135,7 @@ class HostMemory:
             due = since + fraction / rate <= now      # planned to end by now (no rounding left)
             p[0] = fraction = fraction - rate * elapsed
             if due or fraction <= DONE or fraction / rate <= spacing:
-                done = p[2]
-                done._ok, done._value = True, None
-                env.schedule(done)
+                p[2].succeed()
                 ended = True
             else:
                 left.append(p)
