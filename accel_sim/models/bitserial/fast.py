@@ -420,16 +420,14 @@ def fast(plan: BitSerialPlan, max_cycles: int | None = None) -> BitSerialCounter
     blocks, totals = [], dict(steps=0, tile_steps=0, pe_steps=0, idle_pe_steps=0, serial_cycles=0,
                               activation_reads=0, weight_reads=0, activation_words=0,
                               weight_words=0, macs_issued=0, output_words=0)
-    held = {}   # id of a chunk: its held slots per (tile, line), the same in every pass
     for p in plan.passes:
         per_chunk = []
         windows = p.present.sum(axis=1)                                         # (WS,)
         for chunk in plan.chunks[p.group]:
             line, issuing = _lines(chunk)
             filters = chunk.filters.sum(axis=1)                                 # (tiles,)
-            if id(chunk) not in held:
-                held[id(chunk)] = _held_slots(plan, chunk)
-            slots = held[id(chunk)][np.arange(line.shape[1])[None, :], line] * issuing     # (calls, tiles)
+            held = facts.once(chunk, "held", lambda: _held_slots(plan, chunk))   # per (tile, line), every pass
+            slots = held[np.arange(line.shape[1])[None, :], line] * issuing     # (calls, tiles)
             costs = np.concatenate([_tile_costs(facts, p, chunk, ws) for ws in _batches(p, chunk, spec)])
             unit = costs.max(axis=2)                                             # (WS, calls, units)
             if spec.design == "shapeshifter":
