@@ -25,6 +25,18 @@ def default_beta(shape: tuple[int, int]) -> int:
     return 1 << bits_to_address(math.isqrt(max(max(shape), 1) - 1) + 1)
 
 
+def block_layout(rows: np.ndarray, cols: np.ndarray, shape: tuple[int, int], beta: int
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Of non-zeros at ``rows``, ``cols`` (int64) of a ``shape`` matrix in beta x beta blocks: each one's block
+    (row-major block index) and ``block_ptr`` (one offset per block, blocks row-major, plus the total)."""
+    n_block_cols = -(-shape[1] // beta)
+    n_blocks = -(-shape[0] // beta) * n_block_cols
+    blocks = (rows // beta) * n_block_cols + cols // beta
+    block_ptr = np.zeros(n_blocks + 1, dtype=np.int64)
+    np.cumsum(np.bincount(blocks, minlength=n_blocks), out=block_ptr[1:])
+    return blocks, block_ptr
+
+
 @dataclass(frozen=True, eq=False)
 class CSB(SparseFormat):
     """Compressed sparse blocks.
@@ -59,13 +71,9 @@ class CSB(SparseFormat):
         shape = (int(matrix.shape[0]), int(matrix.shape[1]))
         beta = default_beta(shape) if beta is None else check_int(beta, "beta", minimum=1)
         rows, cols = np.nonzero(matrix)
-        n_block_cols = -(-shape[1] // beta)
-        blocks = (rows // beta) * n_block_cols + cols // beta
+        blocks, block_ptr = block_layout(rows, cols, shape, beta)
         order = np.lexsort((cols % beta, rows % beta, blocks))
-        rows, cols, blocks = rows[order], cols[order], blocks[order]
-        n_blocks = -(-shape[0] // beta) * n_block_cols
-        block_ptr = np.zeros(n_blocks + 1, dtype=np.int64)
-        np.cumsum(np.bincount(blocks, minlength=n_blocks), out=block_ptr[1:])
+        rows, cols = rows[order], cols[order]
         return cls(
             shape=shape,
             beta=beta,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from accel_sim.foundations.compress.formats.csb import default_beta
+from accel_sim.foundations.compress.formats.csb import block_layout, default_beta
 from accel_sim.models.simt.plan.csr import _columns
 from accel_sim.models.simt.plan.machine import Machine
 from accel_sim.models.simt.plan.problem import INDEX_BYTES, SparseProblem
@@ -32,12 +32,9 @@ def block_pointers(p: SparseProblem, beta: int) -> tuple[np.ndarray, int, int]:
     """A's CSB block pointers (:class:`~accel_sim.foundations.compress.formats.CSB`'s ``block_ptr``: one offset per
     beta x beta block, blocks row-major, plus the total) and its block grid, counted from the CSR's non-zeros (the same
     non-zeros; the dense matrix is never built)."""
-    block_rows, block_cols = -(-p.m // beta), -(-p.k // beta)
     row_of = np.repeat(np.arange(p.m, dtype=np.int64), p.lengths)
-    blocks = (row_of // beta) * block_cols + np.asarray(p.csr.indices, dtype=np.int64) // beta
-    block_ptr = np.zeros(block_rows * block_cols + 1, dtype=np.int64)
-    np.cumsum(np.bincount(blocks, minlength=block_rows * block_cols), out=block_ptr[1:])
-    return block_ptr, block_rows, block_cols
+    _, block_ptr = block_layout(row_of, np.asarray(p.csr.indices, dtype=np.int64), (p.m, p.k), beta)
+    return block_ptr, -(-p.m // beta), -(-p.k // beta)
 
 
 def csb_spmv(p: SparseProblem, m: Machine, spec: SimtSpec, beta: int) -> Schedule:
