@@ -32,19 +32,19 @@ def transfer_cycles(bits: np.ndarray | int, bytes_per_cycle: float) -> np.ndarra
 
 def _column_sum(q: np.ndarray, grid: CtaGrid) -> np.ndarray:
     """C columns of the B panels (tile columns) ``0 .. q - 1``."""
-    return q * grid.tile_n - (q // grid.tiles_n) * (grid.tile_n - (grid.n - (grid.tiles_n - 1) * grid.tile_n))
+    return q * grid.tile_n - (q // grid.tiles_n) * (grid.tile_n - grid.edge_cols)
 
 
 def _row_segment(start: np.ndarray, length: np.ndarray, grid: CtaGrid) -> np.ndarray:
     """C rows of the distinct A panels of ``length`` consecutive CTAs of one block from CTA ``start``."""
-    gm, short = grid.tiles_m, grid.tile_m - (grid.m - (grid.tiles_m - 1) * grid.tile_m)
+    gm, short = grid.tiles_m, grid.tile_m - grid.edge_rows
     holds_edge = (gm - 1 - start % gm) % gm < length
     return np.where(length >= gm, grid.m, length * grid.tile_m - short * holds_edge)
 
 
 def _first_rows(x: np.ndarray, grid: CtaGrid, block: int) -> np.ndarray:
     """C rows of the A panels first touched below CTA ``x``."""
-    gm, short = grid.tiles_m, grid.tile_m - (grid.m - (grid.tiles_m - 1) * grid.tile_m)
+    gm, short = grid.tiles_m, grid.tile_m - grid.edge_rows
     rows = np.minimum(x % block, gm)
     return (x // block) * grid.m + rows * grid.tile_m - short * (rows >= gm)
 

@@ -67,8 +67,8 @@ def wave_kinds(grid: CtaGrid, sms: int) -> WaveKinds:
     lo, hi = wave_bounds(grid, sms)
     split = grid.split
     slices = [(0, 1)] if split == 1 else [(0, 1), (1, split - 1), (split - 1, split)]   # [first, stop) slices
-    tile_rows = (grid.tile_m, grid.m - (gm - 1) * grid.tile_m)       # a full tile row, the last one
-    tile_cols = (grid.tile_n, grid.n - (gn - 1) * grid.tile_n)
+    tile_rows = (grid.tile_m, grid.edge_rows)       # a full tile row, the last one
+    tile_cols = (grid.tile_n, grid.edge_cols)
     counts, rows, cols, partial, last = [], [], [], [], []
     for first, stop in slices:
         if first >= stop:

@@ -73,6 +73,16 @@ class CtaGrid:
     def ctas(self) -> int:
         return self.split * self.groups * self.tiles_m * self.tiles_n
 
+    @property
+    def edge_rows(self) -> int:
+        """C rows of a tile in the last tile row (``tile_m`` when it divides ``m``)."""
+        return self.m - (self.tiles_m - 1) * self.tile_m
+
+    @property
+    def edge_cols(self) -> int:
+        """C columns of a tile in the last tile column (``tile_n`` when it divides ``n``)."""
+        return self.n - (self.tiles_n - 1) * self.tile_n
+
     @cached_property
     def _arrays(self) -> tuple[np.ndarray, ...]:
         gm, gn, groups = self.tiles_m, self.tiles_n, self.groups
