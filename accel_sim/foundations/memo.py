@@ -16,13 +16,14 @@ T = TypeVar("T")
 
 
 class ShapeMemo:
-    """Results of layers that follow from the arch and the layer's shape alone (families with
-    ``counts_from_shape``, and vector layers), kept for the process: a layer run before under
-    another name is not run again (:func:`accel_sim.pipeline.simulate.simulate_layer`). A transformer's
-    32 identical blocks, or a sweep over batch and context, run each shape once.
+    """Values kept for the process by a key that names everything they are computed from. Its first use: results
+    of layers that follow from the arch and the layer's shape alone (families with ``counts_from_shape``, and
+    vector layers), so a layer run before under another name is not run again
+    (:func:`accel_sim.pipeline.simulate.simulate_layer`): a transformer's 32 identical blocks, or a sweep over
+    batch and context, run each shape once. Also a family's plan pieces, generated operands, simulated steps.
 
-    Keys name everything the value is computed from. Bounded: the oldest entries go first beyond
-    :attr:`capacity`. Values are frozen, so one shared by two layers cannot be changed by either."""
+    Bounded: the oldest entries go first beyond :attr:`capacity` entries or :attr:`max_bytes` of arrays. Values
+    are frozen (or read-only arrays), so one shared by two users cannot be changed by either."""
 
     def __init__(self, capacity: int | None = 4096, max_bytes: int | None = None) -> None:
         self.capacity = capacity    # 0: keep nothing (every layer runs); None: no bound on the count
