@@ -61,6 +61,16 @@ class ShapeMemo:
             self._bytes.clear()
 
 
+def content_key(value: object) -> object:
+    """A hashable key of ``value`` by content: arrays by type, shape and bytes, dataclasses field by field (each
+    so), other values as they are. Equal keys, equal contents."""
+    if isinstance(value, np.ndarray):
+        return value.dtype.str, value.shape, value.tobytes()
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return tuple(content_key(getattr(value, f.name)) for f in dataclasses.fields(value))
+    return value
+
+
 def array_bytes(value: object) -> int:
     """Bytes of the numpy arrays ``value`` holds (itself, or inside tuples, lists and dataclasses)."""
     if isinstance(value, np.ndarray):

@@ -12,13 +12,11 @@ import functools
 import math
 from dataclasses import dataclass
 
-import numpy as np
-
 from accel_sim.systems.cluster.fast import barrier_step_s, no_overlap_s, perfect_overlap_s
 from accel_sim.systems.cluster.plan import StepPlan, Techniques, plan_step
 from accel_sim.systems.cluster.reference import run_reference
 from accel_sim.systems.cluster.spec import ClusterSpec, LoadedCluster
-from accel_sim.foundations.memo import ShapeMemo
+from accel_sim.foundations.memo import ShapeMemo, content_key
 from accel_sim.foundations.errors import SimulationError
 from accel_sim.systems.training.memory import largest_batch, plan_memory
 from accel_sim.systems.training.timing import NetworkTiming, network_timing, scaled_timing
@@ -83,19 +81,10 @@ def step_plan(spec: ClusterSpec, timing: NetworkTiming, devices: int, techniques
 _STEPS = ShapeMemo(capacity=4096)
 
 
-def _exact_key(plan: StepPlan, steps: int) -> tuple:
-    """Every field of ``plan`` (arrays by type, shape and bytes) and ``steps``: equal keys, equal runs."""
-    fields = []
-    for field in dataclasses.fields(plan):
-        value = getattr(plan, field.name)
-        fields.append((value.dtype.str, value.shape, value.tobytes()) if isinstance(value, np.ndarray) else value)
-    return steps, tuple(fields)
-
-
 def modelled_step_s(plan: StepPlan, steps: int) -> float:
     """The discrete-event step time, held to the closed form and the bounds (a plan met before in this
     process: its step time then)."""
-    return _STEPS.get(_exact_key(plan, steps), lambda: _checked_step_s(plan, steps))
+    return _STEPS.get((steps, content_key(plan)), lambda: _checked_step_s(plan, steps))
 
 
 def _checked_step_s(plan: StepPlan, steps: int) -> float:

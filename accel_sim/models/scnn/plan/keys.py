@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import dataclasses
 
-import numpy as np
 
+from accel_sim.foundations.memo import content_key
 from accel_sim.models.scnn.plan.tiling import Tiling
 from accel_sim.models.scnn.spec import SCNNSpec
 
@@ -120,16 +120,6 @@ def encoding_key(spec: SCNNSpec) -> tuple:
     return _kept_key(spec, _encoding_key, "encoding")
 
 
-def _tiling_key(tiling: Tiling) -> tuple:
-    def key(value):
-        if isinstance(value, np.ndarray):
-            return value.dtype.str, value.shape, value.tobytes()
-        if dataclasses.is_dataclass(value):
-            return tuple(key(getattr(value, f.name)) for f in dataclasses.fields(value))
-        return value
-    return key(tiling)
-
-
 def tiling_key(tiling: Tiling) -> tuple:
     """Every number of ``tiling`` (its arrays by content)."""
-    return _kept_key(tiling, _tiling_key)
+    return _kept_key(tiling, content_key)
