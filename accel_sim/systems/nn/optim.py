@@ -8,7 +8,6 @@ host's state, not a datapath tensor).
 """
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 
 import numpy as np
@@ -146,9 +145,8 @@ def adam_loop(velocity, second, g, b1, c1, b2, c2, bias1, bias2, epsilon, step, 
         update[i] = np.divide(np.divide(v, bias1) * step, np.sqrt(np.divide(s, bias2)) + epsilon)
 
 
-@functools.cache
 def _compiled():
-    """:func:`adam_loop` compiled by numba (:func:`compiled_loop`), or None without numba."""
+    """:func:`adam_loop` compiled by numba (:func:`compiled_loop`, which keeps it), or None without numba."""
     return compiled_loop(adam_loop)
 
 
