@@ -7,8 +7,9 @@ CTA has written its C tile, then the next starts. With split-K each CTA covers i
 its epilogue moves the FP32 partial tile through L2 (a write; a read of the running partial but in
 the first slice; the last slice writes C instead of a partial). Every quantity of a stage is linear in a
 CTA's rows and columns, so each wave's path times come from its CTAs counted by kind (:mod:`.waves`: edge
-tile or not, first / middle / last slice; no per-CTA array) (:mod:`.memory`: load path and epilogue;
-:mod:`.sm_pipeline`: shared memory, tensor cores and the pipeline). The kernel that runs is the fastest candidate (the first on ties).
+tile or not, first / middle / last slice; no per-CTA array): :mod:`.memory` the load path and epilogue,
+:mod:`.sm_pipeline` shared memory, tensor cores and the pipeline. The kernel that runs is the fastest candidate
+(the first on ties).
 """
 from __future__ import annotations
 
