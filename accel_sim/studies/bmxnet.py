@@ -183,7 +183,8 @@ def _imagenet_dram_row(array: pd.DataFrame) -> Comparison:
         float(row["dram_saving"]), "model only")
 
 
-@study("bmxnet", "BMXNet: binary vs fp32 GEMM speed-up on a CPU, ResNet-18 model size (CIFAR-10)", cpu_s=2.1)
+@study("bmxnet", "BMXNet: binary vs fp32 GEMM speed-up on a CPU, ResNet-18 model size (CIFAR-10)", cpu_s=2.1,
+       writes_operands=False)
 def run(workload: str = "resnet18") -> StudyOutput:
     speed = speed_table()
     networks = tuple(with_stem_pool(load_workload(name)) for name in (workload, SIZE_WORKLOAD))

@@ -113,7 +113,8 @@ def compression_table(networks: tuple[str, ...] = DEFAULT_NETWORKS) -> pd.DataFr
     return frame
 
 
-@study("deep-compression", "Deep Compression pipeline per layer (prune, weight-share, Huffman) vs Han et al. 2016", cpu_s=8.4)
+@study("deep-compression", "Deep Compression pipeline per layer (prune, weight-share, Huffman) vs Han et al. 2016",
+       cpu_s=8.4, writes_operands=False)
 def deep_compression(networks: tuple[str, ...] = DEFAULT_NETWORKS) -> StudyOutput:
     frame = compression_table(tuple(networks))
     totals = frame[frame.layer == "total"].set_index("network")

@@ -114,7 +114,7 @@ def claims(frame: pd.DataFrame) -> tuple[Comparison, ...]:
 
 
 @study("pruning-granularity", "Pruning granularity: digits accuracy vs speed-up on dense, 2:4 and sparse hardware",
-       cpu_s=10.2)
+       cpu_s=10.2, writes_operands=False)
 def pruning_granularity() -> StudyOutput:
     frame = pd.concat([speed_points(), accuracy_points()], ignore_index=True)
     rows = claims(frame)

@@ -14,6 +14,7 @@ import multiprocessing
 import pkgutil
 import tempfile
 import traceback
+from contextlib import nullcontext
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -24,7 +25,7 @@ import math
 import pandas as pd
 
 from accel_sim.pipeline.plot import save_figure
-from accel_sim.foundations.workload.operand_cache import shared_operands
+from accel_sim.foundations.workload.operand_cache import reading_only, shared_operands
 
 COMPARISON_COLUMNS = ("quantity", "unit", "published", "simulated", "relative_error", "tolerance", "source")
 
@@ -115,18 +116,23 @@ class Study:
     # CPU seconds one run took when last measured (`benchmarks/bench_reproduce_all.py`); only the order in
     # which `reproduce all` starts studies depends on it (longest first, so parallel workers finish together)
     cpu_s: float = 1.0
+    # False: in `reproduce all` no other study reads the large operands this one generates (measured: bit-serial's
+    # 0.5 GB, sparsity-ladder's 0.17 GB), so they are not written to the folder the studies share
+    # (operand_cache.reading_only: it still reads what others wrote). Only speed depends on it: a later study
+    # needing them would generate them again
+    writes_operands: bool = True
 
 
 _REGISTRY: dict[str, Study] = {}
 
 
-def study(name: str, title: str, cpu_s: float = 1.0) -> Callable[[Callable[[], StudyOutput]],
-                                                                  Callable[[], StudyOutput]]:
-    """Decorator registering a study function under ``name`` (``cpu_s``: see :class:`Study`)."""
+def study(name: str, title: str, cpu_s: float = 1.0, writes_operands: bool = True
+          ) -> Callable[[Callable[[], StudyOutput]], Callable[[], StudyOutput]]:
+    """Decorator registering a study function under ``name`` (``cpu_s``, ``writes_operands``: see :class:`Study`)."""
     def register(fn: Callable[[], StudyOutput]) -> Callable[[], StudyOutput]:
         if name in _REGISTRY:
             raise ValueError(f"study {name!r} registered twice")
-        _REGISTRY[name] = Study(name, title, fn, cpu_s)
+        _REGISTRY[name] = Study(name, title, fn, cpu_s, writes_operands)
         return fn
     return register
 
@@ -142,7 +148,8 @@ def all_studies() -> dict[str, Study]:
 
 def write_study(s: Study, out_dir: Path) -> StudyOutput:
     out_dir.mkdir(parents=True, exist_ok=True)
-    output = s.run()
+    with nullcontext() if s.writes_operands else reading_only():
+        output = s.run()
     output.results.to_csv(out_dir / "results.csv", index=False)
     comparison_frame(output.comparisons).to_csv(out_dir / "comparison.csv", index=False)
     save_figure(output.figure, out_dir / "figure.png")

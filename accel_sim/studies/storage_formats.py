@@ -100,7 +100,8 @@ def _winners_text(frame: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-@study("storage-formats", "Storage of every sparse format vs density, value and index width (where each wins)", cpu_s=5.7)
+@study("storage-formats", "Storage of every sparse format vs density, value and index width (where each wins)",
+       cpu_s=5.7, writes_operands=False)
 def storage_formats(layer_ref: tuple[str, str] = DEFAULT_LAYER, densities: tuple[float, ...] = DEFAULT_DENSITIES,
                     value_bits: tuple[int, ...] = DEFAULT_VALUE_BITS,
                     relative_index_bits: tuple[int, ...] = DEFAULT_RELATIVE_INDEX_BITS) -> StudyOutput:

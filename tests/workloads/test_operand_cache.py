@@ -65,6 +65,19 @@ def test_outside_the_block_or_below_the_size_nothing_is_written(tmp_path):
     assert operand_cache._folder is None
 
 
+def test_reading_only_reads_what_another_process_wrote_and_writes_nothing(tmp_path):
+    # a study whose tensors no other study reads (@study(writes_operands=False)): it still reads the folder
+    with shared_operands(tmp_path):
+        through_cache("written before", (1 << 18,), lambda: np.full(1 << 18, 2.0, dtype=np.float32))
+        operand_cache.forget()   # as another process
+        with operand_cache.reading_only():
+            read = through_cache("written before", (1 << 18,), lambda: pytest.fail("made again"))
+            made = through_cache("made here", (1 << 18,), lambda: np.ones(1 << 18, dtype=np.float32))
+        assert operand_cache._writing
+    assert read.tobytes() == np.full(1 << 18, 2.0, dtype=np.float32).tobytes() and made.sum() == 1 << 18
+    assert [path.name for path in _entries(tmp_path)] == ["written before"]
+
+
 def test_an_unreadable_entry_is_made_again(tmp_path, small_tensors_cached):
     (tmp_path / "a_file").write_bytes(b"not a folder of arrays")
     (tmp_path / "empty").mkdir()

@@ -11,7 +11,8 @@ bits read are the bits written (sparse tensors as the flat positions and values 
 non-zero bit patterns, so a ``-0.0`` stays ``-0.0``), so results do not depend on the cache.
 
 Outside the block (the default) nothing is written anywhere. ``reproduce all`` uses a
-temporary folder removed when the run ends.
+temporary folder removed when the run ends. Within :func:`reading_only` a process reads what the folder holds
+but writes nothing there (a study whose tensors no other study reads: writing them would only cost CPU).
 
 Within a process, the tensors (and non-zeros) made or read are also kept in memory by their spec hash, up to
 :data:`MEMO_BYTES` (the oldest go first): layers that differ only in what their tensors do not depend on (a
@@ -39,6 +40,7 @@ SPARSE_BELOW = 1 / 2        # at most this fraction non-zero: stored as position
 MEMO_BYTES = 256 << 20      # generated tensors kept in a process (the nine EIE layers' non-zeros: 150 MB)
 
 _folder: Path | None = None
+_writing = True             # False within reading_only()
 _made = ShapeMemo(capacity=None, max_bytes=MEMO_BYTES)   # the tensors kept in this process
 
 
@@ -52,6 +54,18 @@ def shared_operands(folder: Path) -> Iterator[None]:
         yield
     finally:
         _folder = previous
+
+
+@contextmanager
+def reading_only() -> Iterator[None]:
+    """Within the block, tensors the shared folder holds are read from it, but the tensors made are not written
+    there (they stay in this process's memory)."""
+    global _writing
+    previous, _writing = _writing, False
+    try:
+        yield
+    finally:
+        _writing = previous
 
 
 def forget() -> None:
@@ -115,7 +129,8 @@ def _shared(key: str, shape: tuple[int, ...] | None, read: Callable[[Path], T], 
     except (OSError, ValueError, KeyError, EOFError):   # not written yet, or unreadable: make it
         pass
     made = make()
-    write(path, made)
+    if _writing:
+        write(path, made)
     return made
 
 
