@@ -182,7 +182,6 @@ class _Layer:
 
     def __init__(self, plan: BitSerialPlan) -> None:
         self.plan, self.spec = plan, plan.spec
-        self.s_act, self.s_wgt = int(plan.act_signed), int(plan.wgt_signed)
         columns = np.arange(plan.spec.columns)
         self.groups = math.ceil(plan.spec.columns / plan.spec.group_size)
         self.group_of_column = columns // plan.spec.group_size
@@ -191,6 +190,14 @@ class _Layer:
         self.unit_of_column = {"shapeshifter": self.group_of_column, "pragmatic": columns}.get(
             design, np.zeros_like(columns))
         self._per_chunk: dict = {}
+
+    @functools.cached_property
+    def s_act(self) -> int:   # read from the values: only by the designs whose costs look at them
+        return int(self.plan.act_signed)
+
+    @functools.cached_property
+    def s_wgt(self) -> int:
+        return int(self.plan.wgt_signed)
 
     def once(self, chunk: Chunk, name: str, make):
         """``make()``, made once per chunk: a chunk's facts are the same in every pass and window set."""
@@ -347,7 +354,7 @@ def _tile_costs(facts: _Layer, p: Pass, chunk: Chunk, ws: slice) -> np.ndarray:
     """Cost of each (window set, call, issuing tile, unit); 0 where the tile issues nothing or the unit is absent."""
     plan, spec = facts.plan, facts.spec
     line, issuing = _lines(chunk)
-    count = p.acts[ws].shape[0]
+    count = p.present[ws].shape[0]
     flat = np.broadcast_to(issuing[None, :, :, None], (count, *issuing.shape, 1)).astype(np.int64)
     if spec.design == "dadiannao":
         return flat
@@ -411,7 +418,7 @@ def run_ahead(unit_costs, registers: int) -> int:
 def _batches(p: Pass, chunk: Chunk, spec) -> list[slice]:
     per_set = max(1, chunk.lines.size * spec.columns * spec.rows * spec.lanes)
     size = max(1, 8_000_000 // per_set)
-    return [slice(i, i + size) for i in range(0, p.acts.shape[0], size)]
+    return [slice(i, i + size) for i in range(0, p.present.shape[0], size)]
 
 
 def fast(plan: BitSerialPlan, max_cycles: int | None = None) -> BitSerialCounters:

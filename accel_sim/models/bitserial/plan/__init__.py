@@ -24,8 +24,11 @@ hsharma35/bitfusion 04ec1c8, optimizer.py:75-77, 169): ceil(output_bits / word_b
 """
 from __future__ import annotations
 
+import functools
 import math
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
 from types import MappingProxyType
 from typing import Mapping
 
@@ -35,7 +38,7 @@ from accel_sim.foundations.arch import ArchBase
 from accel_sim.foundations.contract import BatchMemo
 from accel_sim.foundations.errors import InputError
 from accel_sim.foundations.workload.layer import ConvLayer, Layer
-from accel_sim.foundations.workload.operands import layer_operands
+from accel_sim.foundations.workload.operands import input_shape, layer_operands, weight_shape
 from accel_sim.models.bitserial.plan.tactical import schedule, search_offsets
 from accel_sim.models.bitserial.spec import BitSerialSpec
 
@@ -44,25 +47,43 @@ _HEAD = 1024   # values fixed_point looks at first to tell a real tensor from an
 _BLOCK = 1 << 18   # values fixed_point quantises at a time
 
 
+def _made_read_only(make: Callable[[], np.ndarray]) -> np.ndarray:
+    array = make()
+    array.flags.writeable = False
+    return array
+
+
 @dataclass(frozen=True)
 class Pass:
-    """The window sets of one convolution group of one image."""
+    """The window sets of one convolution group of one image. The activations are made on first use: a design
+    whose step costs never look at a value (DaDianNao, Stripes, Bit Fusion) needs only which windows exist."""
 
     group: int
-    acts: np.ndarray      # (window sets, T, columns, lanes) int32: each slot's activation (Diffy: its delta)
     present: np.ndarray   # (window sets, columns) bool: the window exists
+    make_acts: Callable[[], np.ndarray] = field(repr=False, compare=False)
+
+    @cached_property
+    def acts(self) -> np.ndarray:
+        """(window sets, T, columns, lanes) int32: each slot's activation (Diffy: its delta), read-only."""
+        return _made_read_only(self.make_acts)
 
 
 @dataclass(frozen=True)
 class Chunk:
-    """The filter sets the tiles compute together; ``tiles`` = the sets present (<= spec.tiles)."""
+    """The filter sets the tiles compute together; ``tiles`` = the sets present (<= spec.tiles). Without
+    Bit-Tactical the weights are made on first use (the slots, lines and filters follow from the shapes)."""
 
-    weights: np.ndarray      # (tiles, T, rows, lanes) int32: the weight in each slot (Tactical: scheduled)
     source_step: np.ndarray  # (tiles, T, rows, lanes): the line whose activation a slot multiplies
     source_lane: np.ndarray  # (tiles, T, rows, lanes): the lane whose activation a slot multiplies
     real: np.ndarray         # (tiles, T, rows, lanes) bool: the slot holds a weight of the layer
     filters: np.ndarray      # (tiles, rows) bool: the filter row holds a filter
     lines: np.ndarray        # (calls, tiles) int64: the line each tile issues in each call, -1: none
+    make_weights: Callable[[], np.ndarray] = field(repr=False, compare=False)
+
+    @cached_property
+    def weights(self) -> np.ndarray:
+        """(tiles, T, rows, lanes) int32: the weight in each slot (Tactical: scheduled), read-only."""
+        return _made_read_only(self.make_weights)
 
 
 @dataclass(frozen=True)
@@ -72,13 +93,22 @@ class BitSerialPlan:
     layer: Layer
     act_bits: int                          # p_a: the layer's activation precision
     wgt_bits: int                          # p_w: the layer's weight precision
-    act_signed: bool                       # activations hold negative values (or Diffy deltas)
-    wgt_signed: bool                       # weights hold negative values
     steps_per_window: int                  # T
     real_lanes: np.ndarray                 # (T, lanes) bool: the slot carries a channel of the layer
     passes: tuple[Pass, ...]
     chunks: tuple[tuple[Chunk, ...], ...]  # per group
     operand_hashes: Mapping[str, str]
+    make_signs: Callable[[], tuple[bool, bool]] = field(repr=False, compare=False)   # read from the values
+
+    @cached_property
+    def act_signed(self) -> bool:
+        """Activations hold negative values (or Diffy deltas)."""
+        return self.make_signs()[0]
+
+    @cached_property
+    def wgt_signed(self) -> bool:
+        """Weights hold negative values."""
+        return self.make_signs()[1]
 
     def stored_words(self, values: int, bits: int) -> int:
         """Words holding ``values`` values of ``bits`` bits: one each, or packed (``packed_storage``)."""
@@ -185,17 +215,26 @@ def _wrap16(values: np.ndarray) -> np.ndarray:
     return ((values + (1 << 15)) & 0xFFFF) - (1 << 15)
 
 
+def window_sets(hp: int, wp: int, kernel: tuple[int, int], stride: tuple[int, int], columns: int
+                ) -> tuple[int, int, np.ndarray]:
+    """``(out_h, out_w, present (WS, columns))`` of a padded image ``Hp x Wp``: its windows in sets of ``columns``."""
+    (r_max, s_max), (sh, sw) = kernel, stride
+    out_h, out_w = (hp - r_max) // sh + 1, (wp - s_max) // sw + 1
+    sets = math.ceil(out_h * out_w / columns)
+    return out_h, out_w, (np.arange(sets * columns) < out_h * out_w).reshape(sets, columns)
+
+
 def window_buffer(padded: np.ndarray, kernel: tuple[int, int], stride: tuple[int, int], lanes: int,
                   columns: int, diffy: bool) -> tuple[np.ndarray, np.ndarray]:
     """``(acts (WS, T, columns, lanes), present (WS, columns))`` of one padded image ``(C, Hp, Wp)``."""
     channels, hp, wp = padded.shape
     (r_max, s_max), (sh, sw) = kernel, stride
-    out_h, out_w = (hp - r_max) // sh + 1, (wp - s_max) // sw + 1
+    out_h, out_w, present = window_sets(hp, wp, kernel, stride, columns)
     windows = out_h * out_w
     x = np.arange(windows) % out_h          # window row (DNNsim's x, the height axis, fastest)
     y = np.arange(windows) // out_h
     bricks = math.ceil(channels / lanes)
-    sets = math.ceil(windows / columns)
+    sets = present.shape[0]
     buf = np.zeros((s_max * r_max, sets * columns, bricks * lanes), dtype=np.int32)
     for s in range(s_max):
         for r in range(r_max):
@@ -207,7 +246,6 @@ def window_buffer(padded: np.ndarray, kernel: tuple[int, int], stride: tuple[int
     # line t = (s * R + r) * bricks + brick
     lines = buf.reshape(s_max * r_max, sets * columns, bricks, lanes).transpose(0, 2, 1, 3)
     acts = lines.reshape(-1, sets, columns, lanes).transpose(1, 0, 2, 3)
-    present = (np.arange(sets * columns) < windows).reshape(sets, columns)
     return np.ascontiguousarray(acts), present
 
 
@@ -245,16 +283,24 @@ def _parts(count: int, size: int):
         yield (whole, slice(0, rest)), (rest,), slice(whole * size, count)
 
 
-def _chunks(spec: BitSerialSpec, values: np.ndarray, present: np.ndarray, real: np.ndarray) -> tuple[Chunk, ...]:
-    sets, steps, rows, lanes = values.shape
+def _chunks(spec: BitSerialSpec, buffer: Callable[[], np.ndarray], present: np.ndarray, real: np.ndarray
+            ) -> tuple[Chunk, ...]:
+    """The chunks of one group's weight buffer ``buffer()`` ``(FS, T, rows, lanes)`` (:func:`weight_buffer`; made
+    only when a chunk's weights are read, or at once with Bit-Tactical, whose schedule reads them)."""
+    (sets, rows), (steps, lanes) = present.shape, real.shape
     if spec.tactical:
         slots = present[:, None, :, None] & real[None, :, None, :]
         offsets = search_offsets(spec.search_shape, spec.lookahead_h, spec.lookaside_d)
-        plan = schedule(values, slots, spec.lookahead_h, offsets)
+        plan = schedule(buffer(), slots, spec.lookahead_h, offsets)
         vals, src_t, src_l = (a.astype(np.int32) for a in (plan.values, plan.source_step, plan.source_lane))
         held, issued = plan.real, plan.issued
+
+        def weights_of(part: slice) -> np.ndarray:
+            return vals[part]
     else:   # every weight in its own slot: per chunk, one (T, lanes) pattern over its filter rows (see _slotted)
-        vals = values
+
+        def weights_of(part: slice) -> np.ndarray:
+            return buffer()[part]
         step_of = np.where(real, np.arange(steps, dtype=np.int32)[:, None], np.int32(0))
         lane_of = np.where(real, np.arange(lanes, dtype=np.int32)[None, :], np.int32(0))
         issued = np.ones((sets, steps), dtype=bool)
@@ -270,7 +316,7 @@ def _chunks(spec: BitSerialSpec, values: np.ndarray, present: np.ndarray, real: 
         else:
             sources = tuple(_slotted(pattern, present[part], zero) for pattern, zero in
                             ((step_of, np.int32(0)), (lane_of, np.int32(0)), (real, False)))
-        out.append(Chunk(vals[part], *sources, present[part], lines))
+        out.append(Chunk(*sources, present[part], lines, functools.partial(weights_of, part)))
     return tuple(out)
 
 
@@ -291,19 +337,29 @@ def plan(arch: ArchBase, layer: Layer, memo: BatchMemo | None = None) -> BitSeri
     memo = BatchMemo() if memo is None else memo
     act_bits, wgt_bits = _precision(layer, "activation_bits", spec), _precision(layer, "weight_bits", spec)
     ops = layer_operands(layer)
-    inputs, act_negative = memo.get(layer, ("inputs", act_bits), lambda: _signed_fixed(ops.inputs, act_bits))
-    rule = memo.get(layer, ("weights", wgt_bits), lambda: fixed_rule(ops.weights, wgt_bits))
-    inputs, weights, groups, stride, padding = _conv_view(layer, inputs, ops.weights)   # weights: as generated
-    cg, kg = inputs.shape[1] // groups, weights.shape[0] // groups
-    kernel = weights.shape[2:]
+
+    def fixed_inputs() -> tuple[np.ndarray, bool]:   # the values are read (made) only when a step cost needs them
+        return memo.get(layer, ("inputs", act_bits), lambda: _signed_fixed(ops.inputs, act_bits))
+
+    def weight_rule() -> FixedPoint:
+        return memo.get(layer, ("weights", wgt_bits), lambda: fixed_rule(ops.weights, wgt_bits))
+
+    # the conv view of zero-stride stand-ins of the operands' shapes: the plan's geometry without a value
+    stand_ins = tuple(np.broadcast_to(np.int32(0), shape(layer)) for shape in (input_shape, weight_shape))
+    viewed = _conv_view(layer, *stand_ins)
+    (images, channels, height, width), (filters, _, *kernel), groups, stride, padding = (
+        viewed[0].shape, viewed[1].shape, *viewed[2:])
+    cg, kg, kernel = channels // groups, filters // groups, tuple(kernel)
     tactical = (spec.search_shape, spec.lookahead_h, spec.lookaside_d) if spec.tactical else None
     chunks, real = memo.get(layer, ("chunks", wgt_bits, spec.rows, spec.lanes, spec.tiles, tactical),
-                            lambda: _group_chunks(spec, weights, rule, groups, cg, kg))
+                            lambda: _group_chunks(spec, lambda: _conv_view(layer, stand_ins[0], ops.weights)[1],
+                                                  weight_rule, groups, cg, kg, kernel))   # weights: as generated
     passes = memo.get(layer, ("passes", act_bits, spec.lanes, spec.columns, spec.diffy),
-                      lambda: _passes(spec, inputs, groups, cg, kernel, stride, padding))
-    return BitSerialPlan(arch, spec, layer, act_bits, wgt_bits, spec.diffy or act_negative,
-                         rule.negative, int(real.shape[0]), real, passes, chunks,
-                         MappingProxyType(dict(ops.hashes)))
+                      lambda: _passes(spec, lambda: _conv_view(layer, fixed_inputs()[0], stand_ins[1])[0], groups, cg,
+                                      (images, height, width, kernel, stride, padding)))
+    return BitSerialPlan(arch, spec, layer, act_bits, wgt_bits, int(real.shape[0]), real, passes, chunks,
+                         MappingProxyType(dict(ops.hashes)),
+                         lambda: (spec.diffy or fixed_inputs()[1], weight_rule().negative))
 
 
 def _signed_fixed(values: np.ndarray, bits: int) -> tuple[np.ndarray, bool]:
@@ -312,29 +368,35 @@ def _signed_fixed(values: np.ndarray, bits: int) -> tuple[np.ndarray, bool]:
     return fixed_point(values, bits, rule), rule.negative
 
 
-def _group_chunks(spec: BitSerialSpec, weights: np.ndarray, rule: FixedPoint, groups: int, cg: int, kg: int
-                  ) -> tuple[tuple[tuple[Chunk, ...], ...], np.ndarray]:
-    """(the chunks of every group, real: (T, lanes) the slot carries a channel) of weights ``(K, C/g, R, S)``."""
-    chunks, real = [], None
+def _group_chunks(spec: BitSerialSpec, weights: Callable[[], np.ndarray], rule: Callable[[], FixedPoint], groups: int,
+                  cg: int, kg: int, kernel: tuple[int, int]) -> tuple[tuple[tuple[Chunk, ...], ...], np.ndarray]:
+    """(the chunks of every group, real: (T, lanes) the slot carries a channel) of weights ``(K, C/g, R, S)``
+    (``weights()``, in ``rule()``'s codes: read when a chunk needs them)."""
+    bricks = math.ceil(cg / spec.lanes)
+    t = np.arange(math.prod(kernel) * bricks) % bricks
+    real = (t[:, None] * spec.lanes + np.arange(spec.lanes)[None, :]) < cg
+    sets = math.ceil(kg / spec.rows)
+    present = (np.arange(sets * spec.rows) < kg).reshape(sets, spec.rows)   # weight_buffer's filters
+    chunks = []
     for g in range(groups):
-        values, present = weight_buffer(weights[g * kg:(g + 1) * kg], spec.rows, spec.lanes, rule)
-        if real is None:
-            t = np.arange(values.shape[1]) % math.ceil(cg / spec.lanes)
-            real = (t[:, None] * spec.lanes + np.arange(spec.lanes)[None, :]) < cg
-        chunks.append(_chunks(spec, values, present, real))
+        buffer = functools.cache(lambda g=g: weight_buffer(weights()[g * kg:(g + 1) * kg], spec.rows, spec.lanes,
+                                                           rule())[0])
+        chunks.append(_chunks(spec, buffer, present, real))
     return tuple(chunks), real
 
 
-def _passes(spec: BitSerialSpec, inputs: np.ndarray, groups: int, cg: int, kernel, stride, padding
-            ) -> tuple[Pass, ...]:
-    """The window sets of every (group, image) of inputs ``(N, C, H, W)``, group by group."""
-    passes = []
-    for g in range(groups):
-        for image in inputs:
-            padded = np.pad(image[g * cg:(g + 1) * cg], ((0, 0), *padding))
-            acts, windows = window_buffer(padded, kernel, stride, spec.lanes, spec.columns, spec.diffy)
-            passes.append(Pass(g, acts, windows))
-    return tuple(passes)
+def _passes(spec: BitSerialSpec, inputs: Callable[[], np.ndarray], groups: int, cg: int, geometry) -> tuple[Pass, ...]:
+    """The window sets of every (group, image) of inputs ``(N, C, H, W)`` (``inputs()``: read when a pass's
+    activations are), group by group; ``geometry``: (N, H, W, kernel, stride, padding)."""
+    images, height, width, kernel, stride, padding = geometry
+    (top, bottom), (left, right) = padding
+    present = window_sets(height + top + bottom, width + left + right, kernel, stride, spec.columns)[2]
+
+    def acts(g: int, image: int) -> np.ndarray:
+        padded = np.pad(inputs()[image, g * cg:(g + 1) * cg], ((0, 0), *padding))
+        return window_buffer(padded, kernel, stride, spec.lanes, spec.columns, spec.diffy)[0]
+
+    return tuple(Pass(g, present, functools.partial(acts, g, image)) for g in range(groups) for image in range(images))
 
 
 def work_elements(arch: ArchBase, layer: Layer) -> int:
