@@ -19,3 +19,16 @@ def compiled_loop(function: Callable) -> Callable | None:
     except ImportError:   # pragma: no cover - depends on the environment
         return None
     return njit(cache=True, nogil=True)(function)
+
+
+def _identity(value):
+    return value
+
+
+def warm_up() -> None:
+    """Load numba and initialise its compiler target (about 0.6 s of CPU, paid by each process on its first compiled
+    loop) in this process: processes forked afterwards (``reproduce all``'s workers and the studies' own worker
+    pools) inherit it instead of each paying it again. Nothing without numba."""
+    loop = compiled_loop(_identity)
+    if loop is not None:
+        loop(0)

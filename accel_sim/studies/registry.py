@@ -25,6 +25,7 @@ import math
 import pandas as pd
 
 from accel_sim.pipeline.plot import save_figure
+from accel_sim.foundations.compiled import warm_up
 from accel_sim.foundations.workload.operand_cache import reading_only, shared_operands
 
 COMPARISON_COLUMNS = ("quantity", "unit", "published", "simulated", "relative_error", "tolerance", "source")
@@ -197,6 +198,7 @@ def _run_studies(order: list[str], out_dir: Path, jobs: int, on_study: Callable[
             outcomes[name] = _write_or_record(name, out_dir / name)
             on_done(name)
         return outcomes
+    warm_up()   # numba, once here rather than in each worker (and in each of the studies' own workers)
     waiting = iter(order)
     pending: dict[Future, str] = {}
     pool = ProcessPoolExecutor(max_workers=min(jobs, len(order)), mp_context=multiprocessing.get_context("fork"))
