@@ -11,6 +11,7 @@ import numpy as np
 from accel_sim.foundations.results.layer_result import LayerResult
 from accel_sim.foundations.workload import GemmLayer
 from accel_sim.foundations.workload.layer import Layer, OperandSource
+from accel_sim.foundations.workload.operands import keep_payload
 from accel_sim.pipeline.catalog import ArchSpec, load_arch
 from accel_sim.pipeline.simulate import simulate_layer
 
@@ -97,6 +98,7 @@ def _rows_layer(folder: Path, name: str, lengths: np.ndarray, columns: int, batc
         if transpose:
             weights = np.ascontiguousarray(weights.T)
         np.savez(path, weights=weights)
+        keep_payload(path, {"weights": weights})   # the layers of this process take it without reading it back
         _WRITTEN.add(key)
     if transpose:
         rows, columns = columns, rows

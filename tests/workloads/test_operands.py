@@ -297,6 +297,20 @@ def test_payload_round_trip_and_hash_follows_content(tmp_path):
     assert changed.input_hash == layer_operands(layer).input_hash  # inputs not in the payload: generated
 
 
+def test_a_payload_is_read_once_per_process_and_again_when_rewritten(tmp_path, monkeypatch):
+    import accel_sim.foundations.workload.operands as operands
+    path = tmp_path / "kept.npz"
+    weights = np.arange(24 * 12, dtype=np.float32).reshape(24, 12)
+    np.savez(path, weights=weights)
+    operands.keep_payload(path, {"weights": weights})   # as the SIMT studies keep the matrix they just wrote
+    with monkeypatch.context() as patch:
+        patch.setattr(operands, "_read_payload", lambda *a: pytest.fail("a kept payload read back"))
+        for batch in (5, 7):   # two layers of one payload
+            assert layer_operands(gemm(m=batch, payload=str(path))).weights.tobytes() == weights.tobytes()
+    np.savez(path, weights=weights + 1)   # rewritten with other values (same size): read again
+    assert np.array_equal(layer_operands(gemm(m=3, payload=str(path))).weights, weights + 1)
+
+
 def test_payload_path_is_relative_to_the_workload_file(tmp_path):
     (tmp_path / "data").mkdir()
     weights = np.eye(8, 4, dtype=np.float32)

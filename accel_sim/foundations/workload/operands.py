@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import os
 import zipfile
 import zlib
 from functools import cached_property, lru_cache
@@ -54,6 +55,7 @@ from accel_sim.foundations.compress.pruning import (
     nm_mask,
 )
 from accel_sim.foundations.errors import InputError
+from accel_sim.foundations.memo import ShapeMemo
 from accel_sim.foundations.workload.layer import ConvLayer, Layer
 from accel_sim.foundations.workload.operand_cache import forget, nonzeros_through_cache, through_cache
 
@@ -92,7 +94,7 @@ class LayerOperands:
         if payload:  # read (and checked) at once: its hashes need its content anyway
             for what in self._shapes:
                 self._check_size(what)
-        self._loaded = _read_payload(payload, self._shapes) if payload else {}
+        self._loaded = _payload_arrays(payload, self._shapes) if payload else {}
         self._in_payload = frozenset(self._loaded)
 
     def _check_size(self, what: str) -> None:
@@ -430,6 +432,41 @@ def _gemm_view_index(layer: Layer, shape: tuple[int, ...], flat: np.ndarray) -> 
     return (flat % per_filter) * filters + flat // per_filter
 
 
+# payloads' arrays read (or just written, keep_payload) in this process: two of the SIMT studies' 4096 x 4096
+# float32 matrices, each read by several layers (batches) of a study
+PAYLOAD_MEMO_BYTES = 128 << 20
+_payloads = ShapeMemo(capacity=None, max_bytes=PAYLOAD_MEMO_BYTES)
+
+
+def _payload_key(path: str) -> tuple:
+    """The file by its path and its members' names, sizes and CRC-32s (the archive's directory, read without the
+    arrays): a payload written again with other values is read again."""
+    with zipfile.ZipFile(path) as archive:
+        return os.path.abspath(path), tuple((info.filename, info.file_size, info.CRC) for info in archive.infolist())
+
+
+def _payload_arrays(path: str, shapes: dict[str, tuple[int, ...]]) -> dict[str, np.ndarray]:
+    """:func:`_read_payload`'s arrays (read-only), read once per file in this process; the headers are checked
+    against ``shapes`` on every call."""
+    headers = _checked_headers(path, shapes)
+    kept = dict(_payloads.get(_payload_key(path), lambda: _read_only_items(_read_payload(path, shapes))))
+    return {name: kept[name] for name in shapes if name in headers}
+
+
+def keep_payload(path: str | os.PathLike, arrays: dict[str, np.ndarray]) -> None:
+    """Keep ``arrays``, just written to the ``.npz`` payload ``path`` (``np.savez(path, **arrays)``), in this process:
+    a layer reading that payload takes them instead of reading the file back (the same float32 values, checked as
+    a read checks them)."""
+    path = os.fspath(path)
+    _payloads.get(_payload_key(path), lambda: _read_only_items(_checked_values(path, arrays)))
+
+
+def _read_only_items(arrays: dict[str, np.ndarray]) -> tuple[tuple[str, np.ndarray], ...]:
+    for array in arrays.values():
+        array.flags.writeable = False
+    return tuple(arrays.items())
+
+
 def _read_payload(path: str, shapes: dict[str, tuple[int, ...]]) -> dict[str, np.ndarray]:
     """The arrays of a ``.npz`` payload, checked: names, shapes and dtypes from the array
     headers before anything is read (a wrong shape never allocates), then finiteness."""
@@ -439,6 +476,11 @@ def _read_payload(path: str, shapes: dict[str, tuple[int, ...]]) -> dict[str, np
             arrays = {name: archive[name] for name in shapes if name in headers}
     except (zipfile.BadZipFile, ValueError, OSError, EOFError) as err:
         raise InputError.single(path, "operands", f"not a readable .npz archive ({err})") from None
+    return _checked_values(path, arrays)
+
+
+def _checked_values(path: str, arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """``arrays`` as float32 (C order), refused unless finite."""
     out = {}
     for name, array in arrays.items():
         with np.errstate(over="ignore"):
