@@ -50,6 +50,7 @@ def test_round_rate_reads_the_table():
     assert round_rate(spec, TINYGEMM, per_sm(10_240)) == pytest.approx(1308 / 1.41, abs=0.05)   # line 21
     assert round_rate(spec, TINYGEMM, per_sm(256)) == pytest.approx(60.3 / 2)              # through zero below line 2
     assert round_rate(spec, spec.kernels[0], per_sm(256)) == spec.dram_bandwidth            # a 'sustained' kernel
+    assert round_rate(spec, TINYGEMM, 0) == spec.dram_bandwidth       # a round of no bytes: a positive rate, no time
     capped = dataclasses.replace(spec, dram_read_rates=(DramRatePoint(1_000, 2_000.0),))
     assert round_rate(capped, TINYGEMM, per_sm(1_000)) == spec.dram_bandwidth               # never above it
 
