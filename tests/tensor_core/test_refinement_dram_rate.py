@@ -51,6 +51,7 @@ def test_round_rate_reads_the_table():
     assert round_rate(spec, TINYGEMM, per_sm(256)) == pytest.approx(60.3 / 2)              # through zero below line 2
     assert round_rate(spec, spec.kernels[0], per_sm(256)) == spec.dram_bandwidth            # a 'sustained' kernel
     assert round_rate(spec, TINYGEMM, 0) == spec.dram_bandwidth       # a round of no bytes: a positive rate, no time
+    assert round_rate(spec, TINYGEMM, per_sm(1)) == pytest.approx(60.3 / 512)   # one byte per SM: Little's law
     capped = dataclasses.replace(spec, dram_read_rates=(DramRatePoint(1_000, 2_000.0),))
     assert round_rate(capped, TINYGEMM, per_sm(1_000)) == spec.dram_bandwidth               # never above it
 
