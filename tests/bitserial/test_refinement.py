@@ -312,3 +312,16 @@ def test_tactical_tile_issuing_fewer_lines_agrees():
     machine = arch(design="shapeshifter", columns=3, tactical=True, lanes=8, tiles=2, rows=1, minor_bit=True)
     assert (FAMILY.plan(machine, layer).chunks[0][0].lines < 0).any()
     assert FAMILY.refinement(machine, layer) == []
+
+
+def test_a_gemm_plan_holds_one_window_per_output_row_and_one_filter_per_column():
+    """A GEMM's plan (shared by the fast path and the reference) is m one-pixel windows of k channels and n filters:
+    no padding, no stride, whatever the columns and rows per set."""
+    rng = np.random.default_rng(3)
+    layer = gemm("windows", rng.integers(-9, 9, (20, 7)), rng.integers(0, 50, (9, 20)), weight_bits=8)
+    for fields in (dict(design="stripes", columns=4), dict(design="pragmatic", columns=3, rows=5)):
+        plan = FAMILY.plan(arch(**fields), layer)
+        assert sum(int(p.present.sum()) for p in plan.passes) == 9
+        assert [p.acts.shape[2] for p in plan.passes] == [fields["columns"]] * len(plan.passes)
+        assert sum(int(c.filters.sum()) for c in plan.chunks[0]) == 7
+        assert int(plan.real_lanes.sum()) == 20
