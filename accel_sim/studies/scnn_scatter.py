@@ -10,8 +10,6 @@ inception 3a across densities.
 """
 from __future__ import annotations
 
-import os
-
 import pandas as pd
 
 from accel_sim.pipeline.plot.studies.scnn import scatter_sweep as scatter_figure
@@ -89,7 +87,7 @@ def scnn_scatter(networks: tuple[str, ...] = NETWORKS, layers: int | None = ABLA
                  workers: int | None = None) -> StudyOutput:
     jobs = [(ablation_frame, (networks, layers, SCATTER_ABLATION))] + [
         (scatter_rows, (sweep_layers, d)) for d in densities]
-    parts = in_workers(jobs, workers if workers is not None else (os.cpu_count() or 1))
+    parts = in_workers(jobs, workers)
     by_network = parts[0]
     sweep = pd.DataFrame([row for part in parts[1:] for row in part])
     fig = scatter_figure(sweep, PUBLISHED_DENSE_SPEEDUP, PUBLISHED_PERF_CROSSOVER)
