@@ -64,7 +64,7 @@ def sweep_point(density: float, designs: tuple[str, ...], max_layers: int | None
     """One worker's job: :func:`density_rows`, and with ``diagnostic_layers`` the :func:`diagnostic_rows` of that
     density too, in one :func:`~accel_sim.pipeline.simulate.reused_layer_runs` block: the diagnostic's DCNN and
     paper setting run the sweep's first layers again."""
-    with reused_layer_runs():
+    with reused_layer_runs(shared=True):
         rows = density_rows(density, designs, max_layers)
         return rows, None if diagnostic_layers is None else diagnostic_rows(diagnostic_layers, density)
 
