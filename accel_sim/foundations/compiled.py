@@ -27,8 +27,8 @@ def _identity(value):
 
 def warm_up() -> None:
     """Load numba and initialise its compiler target (about 0.6 s of CPU, paid by each process on its first compiled
-    loop) in this process: processes forked afterwards (``reproduce all``'s workers and the studies' own worker
-    pools) inherit it instead of each paying it again. Nothing without numba."""
+    loop) in this process: processes forked afterwards (``reproduce all``'s workers) inherit it instead of each
+    paying it again. Nothing without numba."""
     loop = compiled_loop(_identity)
     if loop is not None:
         loop(0)

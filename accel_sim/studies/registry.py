@@ -198,7 +198,7 @@ def _run_studies(order: list[str], out_dir: Path, jobs: int, on_study: Callable[
             outcomes[name] = _write_or_record(name, out_dir / name)
             on_done(name)
         return outcomes
-    warm_up()   # numba, once here rather than in each worker (and in each of the studies' own workers)
+    warm_up()   # numba, once here rather than in each worker
     waiting = iter(order)
     pending: dict[Future, str] = {}
     pool = ProcessPoolExecutor(max_workers=min(jobs, len(order)), mp_context=multiprocessing.get_context("fork"))
