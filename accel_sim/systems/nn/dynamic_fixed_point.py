@@ -33,7 +33,7 @@ from accel_sim.foundations.compress.quantization.leading_bit_statistics import (
     check_point_in_word,
     check_rule,
     max_rule_shift,
-    next_point,
+    next_point_of_counts,
 )
 from accel_sim.foundations.compress.quantization.statistics_kernel import draws_of_halves, observed_narrowed
 from accel_sim.foundations.compress.quantization.tensor import ROUNDING_MODES
@@ -188,9 +188,10 @@ class DynamicFixedPointUnit:
             if record.histogram is None:
                 continue
             self.readouts += 1
-            record.fraction_bits = next_point(record.histogram, bits=s.bits, fraction_bits=record.fraction_bits,
-                                              rule=s.rule, point_range=s.point_range,
-                                              max_overflow_rate=s.max_overflow_rate, percentile=s.percentile)
+            histogram = record.histogram
+            counts = (histogram.sum(axis=0) if histogram.ndim == 2 else histogram).tolist()
+            record.fraction_bits = next_point_of_counts(counts, s.bits, record.fraction_bits, s.rule, s.point_range,
+                                                        s.max_overflow_rate, s.percentile)   # settings checked
             record.histogram = None
 
     @property
