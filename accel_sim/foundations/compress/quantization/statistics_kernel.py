@@ -140,10 +140,10 @@ def observe_loop(x, scale, top, mode, draws, halves, split, keep_levels, levels,
     numpy) when ``x`` holds a NaN (the only way to a NaN level: the scale is finite, the draws in [0, 1),
     infinities saturate). ``mode``: :data:`NEAREST`, or ``floor(scaled + draw)`` with the draw ``draws[i]``
     (:data:`DRAWS`) or made of ``halves[i]`` (:data:`HALVES`: ``(half >> 8) x 2^-24``, exact, so the float32
-    draw's value). A level's bucket is ``frexp``'s exponent of its magnitude form, read from the float64's
-    exponent field (an integer magnitude is 0 or at least 1: field 0, or ``exponent + 1022``), in a second loop
-    (the first one then vectorises: 4x faster than one loop doing both); the magnitude keeps the level's sign in
-    its sign bit for that loop. The NaN test is a flag, not an early exit, and the counts go to four interleaved
+    draw's value). A level's bucket is ``frexp``'s exponent of its magnitude form ``m`` (``-v - 1`` below zero),
+    that is ``floor(log2(2 m + 1))`` (0 for ``m = 0``; ``floor(log2 m) + 1`` for an integer ``m >= 1``), read from
+    the exponent field of ``2 v + 1`` (``+-(2 m + 1)``, exact, the level's sign in its sign bit) in a second
+    loop (the first one then vectorises: 4x faster than one loop doing both; the bucket without a select). The NaN test is a flag, not an early exit, and the counts go to four interleaved
     copies of the histogram summed at the end (no two successive elements wait on the same counter): integer
     counts, the same histogram. ``keep_levels``: each
     level into ``levels``. With ``narrow``, each level is also narrowed as :func:`narrowed_values` narrows
@@ -171,7 +171,7 @@ def observe_loop(x, scale, top, mode, draws, halves, split, keep_levels, levels,
         v = min(max(v, -top), top - 1.0)
         if keep_levels:
             levels[i] = v
-        magnitude[i] = -(-v - 1.0) if v < 0 else abs(v)   # its sign bit the level's (-0.0 for -1, +0.0 for 0)
+        magnitude[i] = 2.0 * v + 1.0   # the level's sign; 2 |level form| + 1 (exact: |v| <= 2^52)
         if narrow:
             w = min(max(v, -word_high), word_high - 1.0)
             saturated += w != v
@@ -181,10 +181,9 @@ def observe_loop(x, scale, top, mode, draws, halves, split, keep_levels, levels,
     fields = magnitude.view(np.int64)
     copies = np.zeros((4, 2 * width), dtype=np.int64)   # [copy, sign * width + bucket]
     for i in range(n):
-        exponent = (fields[i] >> 52) & 0x7FF
-        bucket = exponent - 1022 if exponent else 0
-        if split and fields[i] < 0:
-            bucket += width
+        bucket = ((fields[i] >> 52) & 0x7FF) - 1023
+        if split:
+            bucket += ((fields[i] >> 63) & 1) * width
         copies[i & 3, bucket] += 1
     last = -1
     for bucket in range(width):
