@@ -210,3 +210,13 @@ def test_compiled_element_codes_equal_round_then_encode(name, monkeypatch):
     monkeypatch.setattr(minifloat, "compiled_loop", lambda function: None)    # the numpy path
     with np.errstate(over="ignore", invalid="ignore"):
         np.testing.assert_array_equal(minifloat.element_codes(fmt, v), expected)
+
+
+def test_element_codes_of_strided_views():
+    # A block-scaled tensor's moved axes are coded in their memory order (no copy), a gapped view after a copy:
+    # the codes of each element, in the view's shape.
+    fmt = minifloat.FORMATS["e4m3"]
+    a = np.random.default_rng(2).standard_normal((64, 48)) * 100
+    for v in (a.T, np.moveaxis(a, 0, -1).reshape(48, 2, 32), a.reshape(64, 3, 16).transpose(1, 0, 2), a[::2],
+              a[:, ::3]):
+        np.testing.assert_array_equal(minifloat.element_codes(fmt, v), encode(fmt, round_to_element(fmt, v)))

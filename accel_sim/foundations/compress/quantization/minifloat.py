@@ -134,12 +134,27 @@ def element_codes(fmt: ElementFormat, v: np.ndarray) -> np.ndarray:
     loop = compiled_loop(element_codes_loop)
     if loop is None:
         return encode(fmt, round_to_element(fmt, v))
-    codes = np.empty(v.shape, dtype=np.int64)
-    flat = np.ascontiguousarray(v).reshape(-1)
+    order = _memory_order(v)   # element-wise: in v's own memory order (a block-scaled tensor's moved axes), no copy
+    if order is None:
+        v = np.ascontiguousarray(v)
+        order = tuple(range(v.ndim))
+    codes = np.empty_like(v, dtype=np.int64)
+    inputs, outputs = v.transpose(order), codes.transpose(order)
+    if not outputs.flags.c_contiguous:   # pragma: no cover - empty_like keeps a dense array's memory order
+        codes = np.empty(v.shape, dtype=np.int64)
+        inputs, outputs = np.ascontiguousarray(v), codes
+    flat = inputs.reshape(-1)
     loop(flat, flat.view(np.int64), _POWERS_OF_TWO, fmt.is_integer, fmt.quantum, fmt.emin, fmt.mantissa_bits,
          fmt.max_normal, int(encode(fmt, np.array(fmt.max_normal))), fmt.has_inf, fmt.has_nan, fmt.bias,
-         fmt.exponent_bits, fmt.bits, codes.reshape(-1))
+         fmt.exponent_bits, fmt.bits, outputs.reshape(-1))
     return codes
+
+
+def _memory_order(v: np.ndarray) -> tuple[int, ...] | None:
+    """The axes of ``v`` from the largest stride to the smallest when that transpose is C-contiguous (``v`` fills
+    its memory without gaps, in some axis order); else None."""
+    order = tuple(sorted(range(v.ndim), key=lambda axis: -v.strides[axis]))
+    return order if v.transpose(order).flags.c_contiguous and min(v.strides, default=1) > 0 else None
 
 
 _LEAST_EXPONENT = -1074     # 2^-1074, the smallest float64 subnormal: every power of two a float64 holds
