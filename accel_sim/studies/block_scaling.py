@@ -97,7 +97,7 @@ def block_scaling_table() -> pd.DataFrame:
     return frame
 
 
-@study("block-scaling", "Block-scaled formats (MX, NVFP4, DLU DFP8): error, bits per value, cycles, energy", cpu_s=6.9)
+@study("block-scaling", "Block-scaled formats (MX, NVFP4, DLU DFP8): error, bits per value, cycles, energy", cpu_s=4.2)
 def block_scaling() -> StudyOutput:
     frame = block_scaling_table()
     by = frame.set_index("format")
