@@ -76,7 +76,7 @@ def block_scaling_table() -> pd.DataFrame:
     tokens, d, ffn = NUMERICS
     x = rng.standard_normal((tokens, d))
     w = rng.standard_t(STUDENT_T_DF, (d, ffn)) / math.sqrt(d)
-    with single_threaded_blas():   # the FFN products: half the CPU of the BLAS pool's, the same bits here
+    with single_threaded_blas():   # as the CLI runs: one BLAS thread for API callers too (half the pool's CPU)
         exact = x @ w
         errors = [gemm_error(x, w, scheme, exact) for scheme, _ in SCHEMES]
         accuracies = [quantized_accuracy(model, data.x_test, data.y_test, scheme) for scheme, _ in SCHEMES]
