@@ -94,3 +94,20 @@ def test_clock_network_is_charged_every_cycle_for_the_tree_and_each_used_pe():
     others = tuple(a for a in run.result.actions if a.component != "clock_network")
     rest = cost(others, load_energy_table(arch.energy_table), energy_factor(arch, load_energy_table(arch.energy_table)))
     assert rest.total_pj + run.energy.by_component_pj["clock_network"] == pytest.approx(run.energy.total_pj, rel=1e-12)
+
+
+def test_a_shared_ofmap_mask_plans_the_same(tmp_path):
+    """A layer's ReLU(conv) non-zeros written to the shared operand folder by one plan and read back by the next
+    (another process of ``reproduce all``) give the tables computed without the folder."""
+    from accel_sim.foundations.workload.operand_cache import MIN_ELEMENTS, shared_operands
+    from accel_sim.models.eyeriss.plan import plan
+
+    layer = ConvLayer("c", in_h=66, in_w=66, in_channels=4, out_channels=64, kernel_h=3, kernel_w=3, batch=1,
+                      input_density=0.6, operands=OperandSource(seed=3))
+    assert layer.out_channels * layer.out_h * layer.out_w >= MIN_ELEMENTS   # goes through the folder
+    arch = eyeriss()
+    tables = [(p.ifmap_bits, p.ofmap_bits, p.zero_uses) for p in [plan(arch, layer)]]
+    with shared_operands(tmp_path):
+        tables += [(p.ifmap_bits, p.ofmap_bits, p.zero_uses) for p in (plan(arch, layer), plan(arch, layer))]
+    assert len(list(tmp_path.iterdir())) == 1
+    assert all(np.array_equal(a, b) for t in tables[1:] for a, b in zip(tables[0], t))

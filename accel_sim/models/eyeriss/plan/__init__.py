@@ -27,7 +27,8 @@ import numpy as np
 
 from accel_sim.foundations.arch import ArchBase
 from accel_sim.foundations.workload.layer import ConvLayer, Layer
-from accel_sim.foundations.workload.operands import layer_operands
+from accel_sim.foundations.workload.operand_cache import MIN_ELEMENTS, arrays_through_cache
+from accel_sim.foundations.workload.operands import LayerOperands, layer_operands, spec_hash
 from accel_sim.foundations.workload.loop_nest import LoopNest, loop_nest
 from accel_sim.models.eyeriss.plan.mapping import RsMapping, rs_mapping, strip_rows, window_rows
 from accel_sim.models.eyeriss.plan.rlc import rlc_words
@@ -80,6 +81,22 @@ def _outputs(layer: Layer, shape: LoopNest, x: np.ndarray, weights: np.ndarray) 
     return np.maximum(out, 0)
 
 
+def _output_nonzero(layer: Layer, shape: LoopNest, x: np.ndarray, ops: LayerOperands) -> np.ndarray:
+    """(G, N, M, E, F) non-zero mask of :func:`_outputs`. A large one goes through the operand cache's shared folder
+    (:func:`~accel_sim.foundations.workload.operand_cache.arrays_through_cache`) under a hash of what it is computed
+    from (the operands' hashes and the convolution's geometry), as packed bits: the processes of one ``reproduce
+    all`` that plan the same layer (the eyeriss and silicon-validation studies) convolve it once."""
+    dims = (shape.groups, shape.images, shape.filters, shape.out_rows, shape.out_cols)
+    size = int(np.prod(dims))
+    if size < MIN_ELEMENTS:
+        return _outputs(layer, shape, x, ops.weights) != 0
+    pads = (layer.pad_top, layer.pad_bottom, layer.pad_left, layer.pad_right) if isinstance(layer, ConvLayer) else ()
+    key = spec_hash({"tensor": "eyeriss ReLU(conv) non-zeros", "weights": ops.weight_hash, "inputs": ops.input_hash,
+                     "nest": repr(shape), "pads": pads})
+    found = arrays_through_cache(key, lambda: {"bits": np.packbits(_outputs(layer, shape, x, ops.weights) != 0)})
+    return np.unpackbits(found["bits"], count=size).view(bool).reshape(dims)
+
+
 def _row_uses(shape: LoopNest, starts: tuple[int, ...], strips: tuple[int, ...]) -> np.ndarray:
     """(strips, H): how many (ofmap row, filter row) pairs of each strip read each ifmap row."""
     uses = np.zeros((len(strips), shape.height), dtype=np.int64)
@@ -126,7 +143,7 @@ def plan(arch: ArchBase, layer: Layer) -> EyerissPlan:
     raw_in = layer.name in spec.raw_input_layers or not spec.run_length_coding
     in_spans = [(start * shape.stride, start * shape.stride + window_rows(shape, rows))
                 for start, rows in zip(starts, strips)]
-    out = _outputs(layer, shape, x, ops.weights)
+    out = _output_nonzero(layer, shape, x, ops)
     out_spans = [(start, start + rows) for start, rows in zip(starts, strips)]
     # zero_uses[g, n, c, s] = sum over h, w of zero[g, n, c, h, w] x col_uses[w] x row_uses[s, h]: the columns
     # summed first, then the rows (two integer products; one three-operand einsum loops over every (h, w, s))
