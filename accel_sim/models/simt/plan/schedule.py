@@ -181,9 +181,10 @@ def atomic_runs(cta: np.ndarray, first: np.ndarray, count: np.ndarray) -> tuple[
     ``first[i]`` for CTA ``cta[i]``, as ``(cta, sector, serial)`` per request."""
     count = np.asarray(count, dtype=np.int64).ravel()
     total = int(count.sum())
-    offset = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(count) - count, count)
-    return (np.repeat(np.asarray(cta, dtype=np.int64).ravel(), count),
-            np.repeat(np.asarray(first, dtype=np.int64).ravel(), count) + offset, np.ones(total, dtype=np.int64))
+    # request i of run r is sector first[r] + (i - the run's first request): one repeat of first less that start
+    sector = np.repeat(np.asarray(first, dtype=np.int64).ravel() - (np.cumsum(count) - count), count)
+    sector += np.arange(total, dtype=np.int64)
+    return np.repeat(np.asarray(cta, dtype=np.int64).ravel(), count), sector, np.ones(total, dtype=np.int64)
 
 
 def ceil_div(a: np.ndarray, b: int) -> np.ndarray:
