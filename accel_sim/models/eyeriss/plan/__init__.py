@@ -68,17 +68,31 @@ def _padded_inputs(layer: Layer, shape: LoopNest, inputs: np.ndarray) -> np.ndar
 
 
 def _outputs(layer: Layer, shape: LoopNest, x: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """(G, N, M, E, F) ReLU(conv) of the padded ifmaps."""
+    """(G, N, M, E, F) ReLU(conv) of the padded ifmaps: per group and image, the (M, C x R x S) filters times the
+    (C x R x S, E x F) ifmap columns (:func:`_columns`)."""
     stride_w = layer.stride_w if isinstance(layer, ConvLayer) else 1
     w = weights.reshape(shape.groups, shape.filters, shape.channels, shape.filter_rows, shape.filter_cols)
     out = np.empty((shape.groups, shape.images, shape.filters, shape.out_rows, shape.out_cols), dtype=np.float32)
     for g in range(shape.groups):
+        filters = w[g].reshape(shape.filters, -1)
         for image in range(shape.images):
-            windows = np.lib.stride_tricks.sliding_window_view(x[g, image], (shape.filter_rows, shape.filter_cols),
-                                                               axis=(1, 2))
-            windows = windows[:, ::shape.stride, ::stride_w][:, :shape.out_rows, :shape.out_cols]
-            out[g, image] = np.tensordot(w[g], windows, axes=([1, 2, 3], [0, 3, 4]))
+            product = np.dot(filters, _columns(x[g, image], shape, stride_w))
+            out[g, image] = product.reshape(shape.filters, shape.out_rows, shape.out_cols)
     return np.maximum(out, 0)
+
+
+def _columns(planes: np.ndarray, shape: LoopNest, stride_w: int) -> np.ndarray:
+    """(C x R x S, E x F): row (c, r, s) holds ifmap plane c's values under filter tap (r, s) at every ofmap position,
+    ``planes[c, e x U + r, f x stride_w + s]``. Copied one tap at a time (a strided plane per channel), the matrix
+    ``np.tensordot`` would copy out of a sliding-window view element by element: the same matrix, so the same
+    product."""
+    rows, cols = shape.out_rows, shape.out_cols
+    columns = np.empty((shape.channels, shape.filter_rows, shape.filter_cols, rows, cols), dtype=planes.dtype)
+    for r in range(shape.filter_rows):
+        for s in range(shape.filter_cols):
+            columns[:, r, s] = planes[:, r:r + (rows - 1) * shape.stride + 1:shape.stride,
+                                      s:s + (cols - 1) * stride_w + 1:stride_w]
+    return columns.reshape(-1, rows * cols)
 
 
 def _output_nonzero(layer: Layer, shape: LoopNest, x: np.ndarray, ops: LayerOperands) -> np.ndarray:
