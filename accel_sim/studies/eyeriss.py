@@ -87,7 +87,7 @@ def v2_compare() -> tuple[pd.DataFrame, list[Comparison]]:
 
 
 @study("eyeriss", "Eyeriss v1 against the measured chip (AlexNet, VGG-16 CONV); Eyeriss v2 against its post-layout figures",
-       cpu_s=11.4)
+       cpu_s=10.5)
 def eyeriss_study(workloads: tuple[str, ...] = ("eyeriss_alexnet_conv", "eyeriss_vgg16_conv"),
                   v2: bool = True) -> StudyOutput:
     cases = [c for c in load_group(CASES).cases if c.workload in workloads]

@@ -116,6 +116,6 @@ def run_groups(groups: tuple[MeasuredGroup, ...]) -> StudyOutput:
                        tables={"comparison": frame, "groups": per_group, "validation": validation_table(frame)})
 
 
-@study("silicon-validation", "Checked against silicon: every measured-hardware case (measured_hardware/)", cpu_s=18.7)
+@study("silicon-validation", "Checked against silicon: every measured-hardware case (measured_hardware/)", cpu_s=16.0)
 def silicon_validation() -> StudyOutput:
     return run_groups(load_registry())
