@@ -42,6 +42,7 @@ from accel_sim.foundations.errors import SimulationError
 from accel_sim.models.simt.counters import SimtCounters
 from accel_sim.models.simt.plan import Candidate, SimtPlan
 from accel_sim.models.simt.plan.l2 import listed_atomics, listed_reads, output_base
+from accel_sim.models.simt.plan.schedule import atomic_requests
 
 BITS_PER_BYTE = 8
 WALK_TABLE_ENTRIES = 1 << 22   # the compiled L1 walk's table entries (lines, SMs x code blocks) at most: about 100 MB
@@ -190,7 +191,7 @@ def l2_misses(plan: SimtPlan, c: Candidate, l1_missing: np.ndarray | None) -> in
     parts = []
     for phase, (ptr, sectors) in enumerate((listed_reads(s.gemm_reads, s.ctas, m.sector, m.line),
                                             (s.cached_ptr, s.cached_sectors),
-                                            listed_atomics(s.atomic_cta, s.atomic_sector, s.ctas, base))):
+                                            listed_atomics(*atomic_requests(s)[:2], s.ctas, base))):
         if ptr is None:
             continue
         line_ptr, tags, masks = cached_lines(sectors, ptr, per_line)
@@ -470,9 +471,10 @@ def dispatch_through_l1(plan: SimtPlan, c: Candidate, fixed: np.ndarray) -> tupl
 
 
 def count(plan: SimtPlan, index: int, bound: int | None = None) -> SimtCounters | None:
-    """One candidate's counters; None when its footprint overflows the L2 of a set model and its time without the L2
-    walk (every bound but DRAM's, and DRAM's without the listed reads) is already at least ``bound``: the walk could
-    only add DRAM reads, so it would not be faster (ties keep the earlier candidate)."""
+    """One candidate's counters; None when its time is already at least ``bound`` before the atomic units' drain
+    and the L2 walk (every bound but theirs, DRAM's without the listed reads' misses), or, when its footprint
+    overflows the L2 of a set model, with the atomic units' but before the walk: they could only add cycles, so it
+    would not be faster (ties keep the earlier candidate)."""
     c = plan.candidates[index]
     s, m = c.schedule, plan.machine
     chain, issue, l1, l2port = cta_demands(plan, c)
@@ -498,16 +500,19 @@ def count(plan: SimtPlan, index: int, bound: int | None = None) -> SimtCounters 
     sectors = int(s.cta_l2_sectors.sum() + misses.sum() - code_hits.sum())
     cached = 0 if s.cached_ptr is None else int(s.cached_ptr[-1])
     l2_cycles = bus_cycles(sectors * m.sector * BITS_PER_BYTE, m.l2_bandwidth)
-    atomic_cycles = int(drain(start[c.atomic_cta], c.atomic_slice, c.atomic_cycles, m.l2_slices).max()) \
-        if c.atomic_cta.size else 0
     dram_read, missed = c.dram_read_bytes, 0
     if c.l2_overflow and m.l2_ways == 0:                             # no set model: every L2 sector from DRAM
         dram_read = max(c.dram_read_bytes, sectors * m.sector - c.dram_write_bytes)
     elif c.l2_overflow:   # the listed reads' L2 misses; every other sector from DRAM (at least their footprint)
         other = sectors - int(misses.sum()) - s.listed_l2_sectors
         dram_read = max(c.dram_read_bytes - s.listed_read_bytes, other * m.sector - c.dram_write_bytes)
-        unlisted = bus_cycles((dram_read + c.dram_write_bytes) * BITS_PER_BYTE, m.dram_bandwidth)
-        if bound is not None and max(sm_cycles, l2_cycles, atomic_cycles, unlisted) >= bound:
+    unlisted = bus_cycles((dram_read + c.dram_write_bytes) * BITS_PER_BYTE, m.dram_bandwidth)   # without the walk
+    if bound is not None and max(sm_cycles, l2_cycles, unlisted) >= bound:
+        return None
+    atomic_cycles = int(drain(start[c.atomic_cta], c.atomic_slice, c.atomic_cycles, m.l2_slices).max()) \
+        if c.atomic_cta.size else 0
+    if c.l2_overflow and m.l2_ways > 0:
+        if bound is not None and atomic_cycles >= bound:
             return None
         if s.cached_ptr is not None and missing is None:             # every cached sector went to L2
             missing = cached_lines(s.cached_sectors, s.cached_ptr, m.line // m.sector)[2]

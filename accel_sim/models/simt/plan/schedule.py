@@ -62,6 +62,10 @@ class Schedule:
     gemm_l2_sectors: int = 0                   # of cta_l2_sectors' sum, the sectors of gemm_reads
     in_flight_bytes_per_cta: int = 0           # bytes of loads a CTA keeps in flight at once, where the kernel's
     #                                            model states it (dense_gemv: one iteration's); 0: not stated
+    atomic_run_list: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None   # (cta, first sector, sectors) per run
+    #                                            of atomic requests on consecutive sectors, one operation per address (a
+    #                                            split-K GEMM's C tiles), in place of atomic_cta / _sector / _serial:
+    #                                            expanded only when a counting path asks (atomic_requests)
 
     @property
     def listed_read_bytes(self) -> int:
@@ -119,24 +123,35 @@ def l1_lines(m: Machine, schedule: Schedule, resident: int) -> int:
     return max(0, m.l1_shared_memory - carveout) // m.line
 
 
+def atomic_requests(schedule: Schedule) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:
+    """The CTA, sector and operations on its most-updated address of each of the schedule's atomic requests: its
+    listed arrays, or its runs (``atomic_run_list``) expanded by :func:`atomic_runs` (made on each call, never kept:
+    a candidate that loses before its atomics are counted never lists them)."""
+    runs = getattr(schedule, "atomic_run_list", None)   # a test's stand-in may list only the three arrays
+    if runs is not None:
+        return atomic_runs(*runs)
+    return schedule.atomic_cta, schedule.atomic_sector, schedule.atomic_serial
+
+
 def atomic_demands(m: Machine, schedule: Schedule) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each CTA's demand on each L2 slice's atomic unit: ``(cta, slice, cycles)`` per pair with requests, CTA-major
     then slice. A request goes to slice ``sector % l2_slices`` and holds its atomic unit ``l2_atomic_cycles`` per
     operation on its most-updated address (the operations on one address are serialised)."""
-    if schedule.atomic_cta is None or schedule.atomic_cta.size == 0:
+    cta, sector, serial = atomic_requests(schedule)
+    if cta is None or cta.size == 0:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty, empty
-    cta = np.asarray(schedule.atomic_cta, dtype=np.int64)
+    cta = np.asarray(cta, dtype=np.int64)
     kernel = _compiled_table()
     keys = (int(cta.max()) + 1) * m.l2_slices                  # above every (cta, slice) key
     if kernel is not None and keys <= ATOMIC_TABLE_PER_REQUEST * cta.size:
         # one compiled pass: each key's requests and operations (whole numbers: the float sums' exact values)
-        requests, operations = kernel(cta, np.asarray(schedule.atomic_sector, dtype=np.int64),
-                                      np.asarray(schedule.atomic_serial, dtype=np.int64), m.l2_slices, keys)
+        requests, operations = kernel(cta, np.asarray(sector, dtype=np.int64), np.asarray(serial, dtype=np.int64),
+                                      m.l2_slices, keys)
         pairs = np.flatnonzero(requests)
         return pairs // m.l2_slices, pairs % m.l2_slices, operations[pairs] * m.l2_atomic_cycles
-    key = cta * m.l2_slices + np.asarray(schedule.atomic_sector) % m.l2_slices
-    weights = np.asarray(schedule.atomic_serial, dtype=np.float64) * m.l2_atomic_cycles
+    key = cta * m.l2_slices + np.asarray(sector) % m.l2_slices
+    weights = np.asarray(serial, dtype=np.float64) * m.l2_atomic_cycles
     keys = int(key.max()) + 1
     if keys <= ATOMIC_TABLE_PER_REQUEST * key.size:
         # a table of every (cta, slice) key: the present keys in order, each one's sum added in request order
@@ -181,9 +196,10 @@ def atomic_runs(cta: np.ndarray, first: np.ndarray, count: np.ndarray) -> tuple[
     ``first[i]`` for CTA ``cta[i]``, as ``(cta, sector, serial)`` per request."""
     count = np.asarray(count, dtype=np.int64).ravel()
     total = int(count.sum())
-    offset = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(count) - count, count)
-    return (np.repeat(np.asarray(cta, dtype=np.int64).ravel(), count),
-            np.repeat(np.asarray(first, dtype=np.int64).ravel(), count) + offset, np.ones(total, dtype=np.int64))
+    # request i of run r is sector first[r] + (i - the run's first request): one repeat of first less that start
+    sector = np.repeat(np.asarray(first, dtype=np.int64).ravel() - (np.cumsum(count) - count), count)
+    sector += np.arange(total, dtype=np.int64)
+    return np.repeat(np.asarray(cta, dtype=np.int64).ravel(), count), sector, np.ones(total, dtype=np.int64)
 
 
 def ceil_div(a: np.ndarray, b: int) -> np.ndarray:
