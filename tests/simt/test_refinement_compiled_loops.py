@@ -135,3 +135,24 @@ def test_atomic_table_equal_compiled_plain_and_numpy(monkeypatch):
     assert compiled[0].size > 40
     for got in (compiled, plain):
         assert all(a.dtype == b.dtype and np.array_equal(a, b) for a, b in zip(got, numpy_path))
+
+
+def test_drains_lindley_equal_compiled_plain_and_the_suffix_sums(monkeypatch):
+    """The SMs' FIFO servers' last departures: Lindley's recursion (compiled and plain) over arrivals in order, ties
+    and SMs without arrivals included, equals the sort and suffix-sum maximum; unordered arrivals take the sort."""
+    from accel_sim.models.simt import fast
+    rng = np.random.default_rng(12)
+    start = np.sort(rng.integers(0, 400, 3000))
+    start[100:140] = start[100]                                      # tied arrivals
+    sm = rng.integers(0, 9, start.size)                              # SM 9 of 10 gets none
+    services = (rng.integers(0, 30, start.size), rng.integers(1, 5, start.size), np.zeros(start.size, dtype=np.int64))
+    compiled = fast.drains(start, sm, services, 10)
+    plain = {"dispatch": fast.dispatch_keys, "lines": fast.line_runs, "drains": fast.lindley}
+    monkeypatch.setattr(fast, "_compiled_dispatch", lambda: plain)
+    paths = [compiled, fast.drains(start, sm, services, 10), fast.drains(start[::-1], sm[::-1], services, 10)]
+    monkeypatch.setattr(fast, "_compiled_dispatch", lambda: None)
+    suffix = fast.drains(start, sm, services, 10)
+    assert suffix[0].max() > start.max() and suffix[0][9] == 0
+    for got in paths[:2]:
+        assert all(a.dtype == b.dtype and np.array_equal(a, b) for a, b in zip(got, suffix))
+    assert all(np.array_equal(a, b) for a, b in zip(paths[2], fast.drains(start[::-1], sm[::-1], services, 10)))

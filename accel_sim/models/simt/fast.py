@@ -254,12 +254,12 @@ def dispatch_keys(durations: np.ndarray, slots: int, start: np.ndarray, slot: np
 
 @functools.cache
 def _compiled_dispatch() -> dict | None:
-    """:func:`dispatch_keys`, :func:`line_runs`, :func:`l2_walk` and :func:`l1_walk` compiled by numba
+    """:func:`dispatch_keys`, :func:`line_runs`, :func:`l2_walk`, :func:`l1_walk` and :func:`lindley` compiled by numba
     (:func:`compiled_loop`), or None when numba is not installed."""
     if compiled_loop(dispatch_keys) is None:
         return None
     return {"dispatch": compiled_loop(dispatch_keys), "lines": compiled_loop(line_runs), "l2": compiled_loop(l2_walk),
-            "l1": compiled_loop(l1_walk)}
+            "l1": compiled_loop(l1_walk), "drains": compiled_loop(lindley)}
 
 
 def drain(start: np.ndarray, sm: np.ndarray, service: np.ndarray, sms: int) -> np.ndarray:
@@ -269,7 +269,17 @@ def drain(start: np.ndarray, sm: np.ndarray, service: np.ndarray, sms: int) -> n
 
 
 def drains(start: np.ndarray, sm: np.ndarray, services, sms: int) -> list[np.ndarray]:
-    """:func:`drain` of each of ``services`` (the SM's servers), the arrivals ordered once for all of them."""
+    """:func:`drain` of each of ``services`` (the SM's servers), the arrivals ordered once for all of them. Arrivals
+    already in order (CTA starts in launch order: dispatch never starts a later CTA sooner) and not negative, with
+    numba: :func:`lindley`, compiled, with no sort."""
+    kernel = _compiled_dispatch()
+    walk = kernel.get("drains") if kernel is not None else None
+    start = np.asarray(start, dtype=np.int64)
+    whole = all(np.asarray(service).dtype.kind in "iu" for service in services)
+    if walk is not None and whole and (start.size == 0 or (start[0] >= 0 and bool(np.all(start[1:] >= start[:-1])))):
+        out = np.zeros((len(services), sms), dtype=np.int64)
+        walk(start, np.asarray(sm, dtype=np.int64), np.array(services, dtype=np.int64).reshape(len(services), -1), out)
+        return list(out)
     radix = int(start.max(initial=0)) + 1
     if radix * max(sms, 1) < 1 << 62:                                # (SM, arrival, launch order) as one stable key
         order = np.argsort(sm * radix + start, kind="stable")
@@ -287,6 +297,17 @@ def drains(start: np.ndarray, sm: np.ndarray, services, sms: int) -> list[np.nda
             out[k[first]] = np.maximum.reduceat(a + suffix - after, first)
         outs.append(out)
     return outs
+
+
+def lindley(start: np.ndarray, sm: np.ndarray, services: np.ndarray, out: np.ndarray) -> None:
+    """:func:`drains` when the arrivals ``start`` are in order and not negative: each server of each SM (``out``, servers
+    x SMs, zeros) is free again at the later of its free cycle and the arrival, plus the service (Lindley's recursion,
+    the same last departure as the suffix-sum maximum: tied arrivals in any order end equal); the loop numba compiles
+    (plain Python too)."""
+    for i in range(start.size):
+        k = sm[i]
+        for j in range(services.shape[0]):
+            out[j, k] = max(out[j, k], start[i]) + services[j, i]
 
 
 class CodeCache:
