@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import functools
 import heapq
+import weakref
 
 import numpy as np
 
@@ -42,6 +43,7 @@ from accel_sim.foundations.errors import SimulationError
 from accel_sim.models.simt.counters import SimtCounters
 from accel_sim.models.simt.plan import Candidate, SimtPlan
 from accel_sim.models.simt.plan.l2 import listed_atomics, listed_reads, output_base
+from accel_sim.models.simt.plan.schedule import Schedule
 
 BITS_PER_BYTE = 8
 WALK_TABLE_ENTRIES = 1 << 22   # the compiled L1 walk's table entries (lines, SMs x code blocks) at most: about 100 MB
@@ -115,6 +117,18 @@ def cached_lines(sectors: np.ndarray, ptr: np.ndarray, per_line: int) -> tuple[n
     masks = np.bitwise_or.reduceat(np.left_shift(1, sectors % per_line), first) if first.size else first
     line_ptr = np.concatenate(([0], np.cumsum(np.bincount(owner[first], minlength=ptr.size - 1)))).astype(np.int64)
     return line_ptr, tags[first], masks
+
+
+_LINES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # schedule -> {per_line: its cached_lines}
+
+
+def schedule_lines(s: Schedule, per_line: int) -> tuple[np.ndarray, ...]:
+    """:func:`cached_lines` of the schedule's read-only loads, kept while the schedule lives: the plans of one layer
+    under what-ifs the schedules never see (``simt.warm_l2``) share its schedules. Nobody edits the arrays."""
+    kept = _LINES.setdefault(s, {})
+    if per_line not in kept:
+        kept[per_line] = cached_lines(s.cached_sectors, s.cached_ptr, per_line)
+    return kept[per_line]
 
 
 def line_runs(sectors: np.ndarray, ptr: np.ndarray, per_line: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -193,7 +207,7 @@ def l2_misses(plan: SimtPlan, c: Candidate, l1_missing: np.ndarray | None) -> in
                                             listed_atomics(s.atomic_cta, s.atomic_sector, s.ctas, base))):
         if ptr is None:
             continue
-        line_ptr, tags, masks = cached_lines(sectors, ptr, per_line)
+        line_ptr, tags, masks = schedule_lines(s, per_line) if phase == 1 else cached_lines(sectors, ptr, per_line)
         owner = np.repeat(ctas, np.diff(line_ptr))
         if phase == 1:                                               # only the L1's misses reach the L2
             kept = l1_missing != 0
@@ -450,7 +464,7 @@ def dispatch_through_l1(plan: SimtPlan, c: Candidate, fixed: np.ndarray) -> tupl
         per_line = m.line // m.sector
         popcount = np.array([bin(v).count("1") for v in range(1 << per_line)], dtype=np.int64)
         caches = [SectorCache(c.l1_lines, popcount) for _ in range(m.sms)]
-        line_ptr, tags, masks = cached_lines(s.cached_sectors, s.cached_ptr, per_line)
+        line_ptr, tags, masks = schedule_lines(s, per_line)
         missing = masks.copy()
     code = s.code_block is not None and m.instruction_cache > 0
     code_hits = np.zeros(s.ctas, dtype=np.int64)
@@ -531,7 +545,7 @@ def count(plan: SimtPlan, index: int, bound: int | None = None) -> SimtCounters 
         if bound is not None and max(sm_cycles, l2_cycles, atomic_cycles, unlisted) >= bound:
             return None
         if s.cached_ptr is not None and missing is None:             # every cached sector went to L2
-            missing = cached_lines(s.cached_sectors, s.cached_ptr, m.line // m.sector)[2]
+            missing = schedule_lines(s, m.line // m.sector)[2]
         missed = l2_misses(plan, c, missing)
         dram_read += missed * m.sector
     dram_cycles = bus_cycles((dram_read + c.dram_write_bytes) * BITS_PER_BYTE, m.dram_bandwidth)
