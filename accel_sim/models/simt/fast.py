@@ -356,11 +356,11 @@ def l1_walk(fixed: np.ndarray, static: np.ndarray, misses: np.ndarray, line_ptr:
     its fetches in CTA order, the entry of a block fetched again since stale, evicting from the oldest live entry. The
     free slots as :func:`dispatch_keys`' heap of free cycle x slots + slot."""
     room = table // sms if lines > 0 else 0                         # lines an SM holds, and one CTA's more
-    held_tag = np.zeros((sms, room), dtype=np.int64)                 # per SM, sorted
-    valid = np.zeros((sms, room), dtype=np.int64)
-    stamp = np.zeros((sms, room), dtype=np.int64)
+    held_tag = np.empty((sms, room), dtype=np.int64)                 # per SM, sorted; only [0, held) is ever read
+    valid = np.empty((sms, room), dtype=np.int64)                    # (not zeroed: the table is up to 100 MB)
+    stamp = np.empty((sms, room), dtype=np.int64)
     held = np.zeros(sms, dtype=np.int64)
-    merged = np.zeros((3, room), dtype=np.int64)
+    merged = np.empty((3, room), dtype=np.int64)                     # written before it is read
     blocks = code_sectors.size
     code_used = np.full(sms * blocks, -1, dtype=np.int64)            # (SM, block) -> the CTA that last ran it
     code_next = np.full(fixed.size, -1, dtype=np.int64)
