@@ -53,6 +53,17 @@ class AtomicRuns:
     def listed(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return atomic_runs(self.run_cta, self.first, self.count)
 
+    @cached_property
+    def _demands(self) -> dict:
+        return {}
+
+    def demands(self, slices: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """:func:`run_demands` on ``slices`` slices, kept: the plans sharing the schedule (what-ifs of the L2, warm-L2
+        twins) ask again."""
+        if slices not in self._demands:
+            self._demands[slices] = run_demands(self, slices)
+        return self._demands[slices]
+
     @property
     def cta(self) -> np.ndarray:
         return self.listed[0]
@@ -176,7 +187,7 @@ def atomic_demands(m: Machine, schedule: Schedule) -> tuple[np.ndarray, np.ndarr
     operation on its most-updated address (the operations on one address are serialised)."""
     runs = getattr(schedule, "atomic", None)
     if isinstance(runs, AtomicRuns):                        # before the requests are listed: maybe they need not be
-        demands = run_demands(runs, m.l2_slices)
+        demands = runs.demands(m.l2_slices)
         if demands is not None:
             pairs, operations = demands
             return pairs // m.l2_slices, pairs % m.l2_slices, operations * m.l2_atomic_cycles
