@@ -19,7 +19,8 @@ KINDS = {"datasheet", "isa", "programming_guide", "microbenchmark", "kernel_sour
          "estimate"}
 # what the timing model of each family reads besides ``clock`` and ``word_bits``
 SECTIONS = {"tensor_core": ("tensor_core", "vector_unit"), "eyeriss": ("eyeriss",), "simt": ("tensor_core", "simt")}
-WHOLE = {"tensor_core.kernels", "tensor_core.sparse_kernels", "simt.sgemm_tiles"}      # a kernel list is one constant
+WHOLE = {"tensor_core.kernels", "tensor_core.sparse_kernels", "tensor_core.int4_kernels", "simt.sgemm_tiles",
+         "tensor_core.dram_read_rates"}      # a kernel list (or a measured rate table) is one constant
 # constants with no source yet (docs/silicon_validation.md, "Constants without a source")
 KNOWN_ESTIMATES = {"tensor_core.l2_to_sm_bandwidth", "tensor_core.kernels", "vector_unit.fifo_depth",
                    "vector_unit.reduction_level_cycles",

@@ -27,6 +27,12 @@ CUTLASS_MULTISTAGE = ("CUTLASS include/cutlass/gemm/threadblock/mma_multistage.h
                       "issues kStages - 1 stages of cp.async copies; each main-loop iteration issues the copies of the stage "
                       "kStages - 1 ahead while computing one, then waits with cp_async_wait<kStages - 2>")
 LOADS_IN_FLIGHT = ("unbounded", "stages")
+DRAM_RATES = ("sustained", "in_flight")
+LITTLE = ("Little's law: a read stream's rate is the bytes it keeps in flight over the memory latency; te42kyfo/gpu-benches "
+          "gpu-stream (main.cu: a read kernel at rising block size, 2 blocks per SM, one 8-byte load per thread)")
+TINYGEMM = ("pytorch/pytorch aten/src/ATen/native/cuda/int4mm.cu (tinygemm_m16n8k16_chunk_kernel: 8 warps of 8 k-tiles "
+            "of 16 a loop iteration, n / 8 blocks of 8 output features; each iteration's loads issue after the previous "
+            "iteration's MMAs)")
 SHARED_MEMORY_FILLS = ("async", "registers")
 ASYNC_COPY = ("NVIDIA CUDA C++ Programming Guide, Asynchronous Data Copies (memcpy_async / cp.async, compute "
               "capability 8.0 and later); NVIDIA PTX ISA, cp.async and cp.async.wait_group; CUTLASS "
@@ -64,6 +70,12 @@ class KernelTile:
     warp_n: int = spec_field("Warp tile columns.", positive=True, source=CUTLASS)
     stages: int = spec_field("Shared-memory pipeline stages (cp.async multistage); only checked against "
                              "the shared-memory capacity.", 3, positive=True, source=CUTLASS)
+    dram_rate: str = spec_field(
+        "The rate of the kernel's DRAM reads. 'sustained': every round at ``dram_bandwidth``. 'in_flight': the "
+        "kernel keeps one stage of its loads in flight per CTA and no more (its next stage's loads issue after this "
+        "stage's MMAs), so a wave's DRAM round moves at the rate ``dram_read_rates`` gives for the round's bytes "
+        "per SM: a partial last wave keeps fewer bytes in flight and reads slower.", "sustained",
+        choices=DRAM_RATES, source=f"{LITTLE}; {TINYGEMM}")
 
     def __post_init__(self) -> None:
         problems = []
@@ -85,6 +97,15 @@ class KernelTile:
 def _default_kernels() -> tuple[KernelTile, ...]:
     return (KernelTile(128, 256, 64, 64, 64), KernelTile(128, 128, 32, 64, 64),
             KernelTile(64, 64, 64, 32, 32), KernelTile(128, 16, 64, 32, 16), KernelTile(64, 8, 128, 16, 8))
+
+
+@dataclass(frozen=True)
+class DramRatePoint:
+    """One point of a read stream's measured rate against the bytes it keeps in flight per SM."""
+
+    in_flight: int = spec_field("Bytes of reads in flight per SM.", unit="size", positive=True, source=LITTLE)
+    bandwidth: float = spec_field("DRAM read rate all SMs together reach with that many bytes in flight per SM.",
+                                  unit="bandwidth", positive=True, source=LITTLE)
 
 
 @dataclass(frozen=True)
@@ -190,6 +211,16 @@ class TensorCoreSpec:
         "own tile list: CUTLASS's SparseGemm instantiations, cuSPARSELt); empty: the sparse runs choose from "
         "``kernels`` like the dense ones. Tile k is in dense (uncompressed) K, as CUTLASS's ThreadblockShape.",
         default_factory=tuple, source=CUTLASS_SPARSE)
+    int4_kernels: tuple[KernelTile, ...] = spec_field(
+        "GEMM kernels the layers with 4-bit weight-only weights (``quantized_weight_bits: 4``, W4A16) choose from, "
+        "the fastest per layer (a W4A16 library's own kernels); empty: they choose from ``kernels``.",
+        default_factory=tuple, source=TINYGEMM)
+    dram_read_rates: tuple[DramRatePoint, ...] = spec_field(
+        "DRAM read rate against bytes in flight per SM (a read-stream microbenchmark at rising occupancy), read by "
+        "the kernels whose ``dram_rate`` is 'in_flight': a round's rate is interpolated linearly at its bytes per "
+        "SM (the wave's DRAM bytes of the round over ``sms``), through zero below the first point (Little's law), "
+        "the last point's rate above the last; never above ``dram_bandwidth``. Empty: every round at "
+        "``dram_bandwidth``.", default_factory=tuple, source=LITTLE)
     split_k_limit: int = spec_field(
         "Largest split-K factor a single GEMM may take: K is cut into that many equal slices, one CTA per C "
         "tile and slice, and the slices add their FP32 partial tiles in the kernel's epilogue (serial split-K: each "
@@ -234,7 +265,10 @@ class TensorCoreSpec:
                                                                      "nm_n_32bit / nm_m_32bit")):
             if n >= m:
                 problems.append(f"{what}: N {n} must be smaller than M {m} (a sparse pattern)")
-        for tile in self.kernels + self.sparse_kernels:
+        points = [p.in_flight for p in self.dram_read_rates]
+        if points != sorted(set(points)):
+            problems.append("dram_read_rates: in_flight must rise from point to point")
+        for tile in self.kernels + self.sparse_kernels + self.int4_kernels:
             if tile.warp_m % self.mma_m or tile.warp_n % self.mma_n:
                 problems.append(f"kernel {tile}: warp tile must be a multiple of the MMA shape "
                                 f"{self.mma_m}x{self.mma_n}")

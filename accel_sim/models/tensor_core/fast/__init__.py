@@ -7,7 +7,8 @@ CTA has written its C tile, then the next starts. With split-K each CTA covers i
 its epilogue moves the FP32 partial tile through L2 (a write; a read of the running partial but in
 the first slice; the last slice writes C instead of a partial). Every quantity of a stage is linear in a
 CTA's rows and columns, so each wave's path times come from its CTAs counted by kind (:mod:`.waves`: edge
-tile or not, first / middle / last slice; no per-CTA array): :mod:`.memory` the load path and epilogue,
+tile or not, first / middle / last slice; no per-CTA array): :mod:`.memory` the load path and epilogue (a
+round's DRAM reads at the rate :mod:`..plan.dram_rate` gives),
 :mod:`.sm_pipeline` shared memory, tensor cores and the pipeline. The kernel that runs is the fastest candidate
 (the first on ties).
 """
@@ -26,6 +27,7 @@ from accel_sim.models.tensor_core.fast.sm_pipeline import (
 )
 from accel_sim.models.tensor_core.fast.waves import wave_kinds
 from accel_sim.models.tensor_core.plan import TensorCorePlan
+from accel_sim.models.tensor_core.plan.dram_rate import round_rate
 from accel_sim.models.tensor_core.plan.mma import mmas_per_warp
 from accel_sim.models.tensor_core.plan.tiling import slice_k
 
@@ -49,7 +51,8 @@ def kernel_counters(plan: TensorCorePlan, index: int) -> TensorCoreCounters:
     fill = kinds.rows * a + kinds.cols * b
     reads = warp_cols * kinds.rows * a + warp_rows * kinds.cols * b
     l2 = l2_cycles(spec, kinds, fill)
-    dram = transfer_cycles(dram_rows * a + dram_cols * b, spec.dram_bandwidth)
+    dram_bits = dram_rows * a + dram_cols * b       # per extent and wave: one round's DRAM reads
+    dram = transfer_cycles(dram_bits, round_rate(spec, tile, dram_bits))
     load = np.maximum(l2, dram)
     smem, smem_reads = shared_memory_cycles(plan, kinds, fill, reads)
     times = []  # per extent: dict path -> per-wave array (or scalar)

@@ -21,6 +21,9 @@ from accel_sim.models.tensor_core.plan.problem import BITS_PER_BYTE, TCProblem, 
 from accel_sim.models.tensor_core.spec import KernelTile, TensorCoreSpec
 
 
+INT4_BITS = 4   # weights stored at 4 bits (W4A16): the layers ``int4_kernels`` runs
+
+
 def stage_fill_bits(spec: TensorCoreSpec, problem: TCProblem, tile: KernelTile) -> int:
     """Shared memory one full pipeline stage occupies (A slots with metadata, B elements)."""
     bits = element_bits(spec, problem)
@@ -31,16 +34,26 @@ def fits_shared_memory(spec: TensorCoreSpec, problem: TCProblem, tile: KernelTil
     return tile.stages * stage_fill_bits(spec, problem, tile) <= spec.shared_memory_size * BITS_PER_BYTE
 
 
+def kernel_library(spec: TensorCoreSpec, problem: TCProblem) -> str:
+    """The config field listing the kernels the problem chooses from: ``sparse_kernels`` for a sparse problem,
+    ``int4_kernels`` for a dense one with 4-bit weight-only weights (no block scaling), when the config lists any;
+    else ``kernels``."""
+    if problem.sparse and spec.sparse_kernels:
+        return "sparse_kernels"
+    int4 = problem.a_bits == INT4_BITS and not problem.sparse and problem.scaling is None
+    return "int4_kernels" if int4 and spec.int4_kernels else "kernels"
+
+
 def eligible_kernels(spec: TensorCoreSpec, problem: TCProblem) -> tuple[KernelTile, ...]:
-    """The config's kernels that can run the problem, in config order; an InputError if none can.
-    Sparse problems choose from ``sparse_kernels`` when the config lists any."""
+    """The kernels of the problem's library (:func:`kernel_library`) that can run it, in config order; an InputError
+    if none can."""
     span = k_span_per_mma(spec, problem)
-    library = spec.sparse_kernels if problem.sparse and spec.sparse_kernels else spec.kernels
+    field = kernel_library(spec, problem)
+    library = getattr(spec, field)
     block = problem.scaling.block if problem.scaling is not None else 1     # a stage holds whole scale blocks
     kernels = tuple(t for t in library if t.k % span == 0 and t.k % block == 0 and fits_shared_memory(spec, problem, t))
     if not kernels:
         mode = "sparse" if problem.sparse else ("block-scaled" if problem.scaling is not None else "dense")
-        field = "sparse_kernels" if library is not spec.kernels else "kernels"
         raise InputError.single("tensor_core", field, f"no kernel fits shared memory "
                                 f"({spec.shared_memory_size} B) with whole {mode} MMAs per stage")
     return kernels

@@ -36,9 +36,9 @@ def run_kernel(plan: TensorCorePlan, index: int, limit: int | None,
     """Run candidate kernel ``index``; None when it has not finished before cycle ``limit``."""
     env = simpy.Environment()
     tally = Tally()
-    memory = MemorySystem(env, plan, tally, recorder)
-    queue = simpy.Store(env)
     tile, grid = plan.kernels[index], plan.grids[index]
+    memory = MemorySystem(env, plan, tally, tile, recorder)
+    queue = simpy.Store(env)
     for number in range(plan.spec.sms):
         StreamingMultiprocessor(env, number, plan, tile, grid.split, queue, tally, recorder)
     ctas = [Cta(*cta) for cta in zip(grid.rows.tolist(), grid.cols.tolist(), grid.row_panel.tolist(),

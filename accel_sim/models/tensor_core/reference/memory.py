@@ -3,7 +3,8 @@
 The SMs of a wave load each stage together: the memory system gathers one request per SM (a
 *round*), then moves the round at once on :class:`~accel_sim.hardware.link.Link` s running
 concurrently: the L2 path (every request's bits at the L2 bandwidth), each SM's port to L2 (its
-own bits) and DRAM (the bits of the operand slices the L2 does not hold yet). The round ends when
+own bits) and DRAM (the bits of the operand slices the L2 does not hold yet, at the round's rate:
+:mod:`..plan.dram_rate`). The round ends when
 all of them are done; then the SMs post the next stage. The data streams into shared memory over
 the round, ``memory_latency`` cycles late: its first bytes land that long after the round starts
 (``arriving``), its last that long after the round ends (``arrived``). The L2 keeps a tag per operand slice it has read (an
@@ -22,6 +23,8 @@ import simpy
 from accel_sim.hardware import Barrier, BytesPerCycle, Link
 from accel_sim.hardware.recorder import TRANSFER, Recorder
 from accel_sim.models.tensor_core.plan import TensorCorePlan
+from accel_sim.models.tensor_core.plan.dram_rate import round_rate
+from accel_sim.models.tensor_core.spec import KernelTile
 from accel_sim.models.tensor_core.reference.tally import Tally
 
 
@@ -67,8 +70,11 @@ class Wave:
 
 
 class MemorySystem:
-    def __init__(self, env: simpy.Environment, plan: TensorCorePlan, tally: Tally, recorder: Recorder | None = None):
+    def __init__(self, env: simpy.Environment, plan: TensorCorePlan, tally: Tally, tile: KernelTile,
+                 recorder: Recorder | None = None):
         spec = plan.spec
+        self.spec = spec
+        self.tile = tile            # the kernel running (its DRAM rate)
         self.env = env
         self.recorder = recorder
         if recorder is not None:
@@ -123,6 +129,8 @@ class MemorySystem:
                     if self._miss(s.tag):
                         self.tally.count(f"dram_{s.operand}", s.count)
                         dram_bits += s.bits
+            if dram_bits:   # the round's rate: sustained, or what its bytes in flight reach (plan.dram_rate)
+                self.dram.rate = BytesPerCycle(round_rate(self.spec, self.tile, dram_bits))
             dram = self.dram.get(dram_bits, "round")
             yield self.env.all_of([l2, dram, *ports])
             self.tally.step("l2", wave.number, stage, max(p.value for p in [l2, *ports]) - start)
