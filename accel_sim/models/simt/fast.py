@@ -351,8 +351,8 @@ def l1_walk(fixed: np.ndarray, static: np.ndarray, misses: np.ndarray, line_ptr:
     """:func:`dispatch_through_l1`'s CTA-by-CTA walk in one loop, the loop numba compiles (plain Python too), filling
     ``start``, ``slot``, ``misses``, ``code_hits`` and ``missing``. Each SM's L1 as :class:`SectorCache` in ``table``
     entries (SMs x (lines + one CTA's lines); 0: the SMs' CTAs do not share the L1): its line tags kept sorted with their valid sectors and last CTA, a CTA's sorted
-    lines merged in, then the least recently used (the smallest (CTA, tag) keys, found by a partition) dropped down to
-    ``lines``. The instruction caches as :class:`CodeCache` over whole blocks (``capacity`` 0: none): per SM a queue of
+    lines merged in, then the least recently used (the smallest (CTA, tag) keys) dropped down to ``lines``: per SM a
+    queue of its CTAs with the lines each still stamps finds the CTA the eviction stops in, no sort. The instruction caches as :class:`CodeCache` over whole blocks (``capacity`` 0: none): per SM a queue of
     its fetches in CTA order, the entry of a block fetched again since stale, evicting from the oldest live entry. The
     free slots as :func:`dispatch_keys`' heap of free cycle x slots + slot."""
     room = table // sms if lines > 0 else 0                         # lines an SM holds, and one CTA's more
@@ -361,6 +361,10 @@ def l1_walk(fixed: np.ndarray, static: np.ndarray, misses: np.ndarray, line_ptr:
     stamp = np.empty((sms, room), dtype=np.int64)
     held = np.zeros(sms, dtype=np.int64)
     merged = np.empty((3, room), dtype=np.int64)                     # written before it is read
+    live = np.zeros(fixed.size, dtype=np.int64)                      # lines an SM holds stamped with each CTA
+    lru_next = np.full(fixed.size, -1, dtype=np.int64)               # per SM a queue of its CTAs, in CTA order
+    lru_head = np.full(sms, -1, dtype=np.int64)
+    lru_tail = np.full(sms, -1, dtype=np.int64)
     blocks = code_sectors.size
     code_used = np.full(sms * blocks, -1, dtype=np.int64)            # (SM, block) -> the CTA that last ran it
     code_next = np.full(fixed.size, -1, dtype=np.int64)
@@ -391,6 +395,7 @@ def l1_walk(fixed: np.ndarray, static: np.ndarray, misses: np.ndarray, line_ptr:
                 have = 0
                 if j < size and held_tag[sm, j] == tags[i]:
                     have = valid[sm, j]
+                    live[stamp[sm, j]] -= 1                          # the line is the CTA's now
                     j += 1
                 hits += popcount[masks[i] & have]
                 missing[i] = masks[i] & ~have
@@ -401,16 +406,30 @@ def l1_walk(fixed: np.ndarray, static: np.ndarray, misses: np.ndarray, line_ptr:
                 out += 1
                 j += 1
             misses[cta] -= hits
+            live[cta] = hi - lo
+            if lru_tail[sm] < 0:
+                lru_head[sm] = cta
+            else:
+                lru_next[lru_tail[sm]] = cta
+            lru_tail[sm] = cta
             evict = out - lines
             kept = 0
-            if evict > 0:                                            # the oldest (CTA, tag) go
-                radix = merged[0, out - 1] + 1
-                keys = merged[2, :out] * radix + merged[0, :out]
-                limit = np.partition(keys, evict - 1)[evict - 1]
+            if evict > 0:                 # the oldest (CTA, tag) go: every line of the CTAs before the oldest one
+                oldest, before = lru_head[sm], 0      # kept, and that one's lowest tags (the lines are in tag order)
+                while before + live[oldest] < evict:
+                    before += live[oldest]
+                    oldest = lru_next[oldest]
+                drop = evict - before
                 for e in range(out):
-                    if keys[e] > limit:
-                        held_tag[sm, kept], valid[sm, kept], stamp[sm, kept] = merged[0, e], merged[1, e], merged[2, e]
-                        kept += 1
+                    if merged[2, e] < oldest:
+                        continue
+                    if merged[2, e] == oldest and drop > 0:
+                        drop -= 1
+                        continue
+                    held_tag[sm, kept], valid[sm, kept], stamp[sm, kept] = merged[0, e], merged[1, e], merged[2, e]
+                    kept += 1
+                live[oldest] -= evict - before
+                lru_head[sm] = oldest
             else:
                 for e in range(out):
                     held_tag[sm, e], valid[sm, e], stamp[sm, e] = merged[0, e], merged[1, e], merged[2, e]
