@@ -35,6 +35,7 @@ from accel_sim.pipeline.run_result import RunResult
 from accel_sim.models.vector_unit.family import vector_layer_result
 from accel_sim.foundations.workload.layer import BatchedGemmLayer, Network, NetworkLayer, VectorLayer
 from accel_sim.foundations.workload.memory import network_footprint, refusal
+from accel_sim.foundations.workload.operand_cache import pickled_through_cache
 from accel_sim.foundations.workload.operands import layer_operands
 from accel_sim.foundations.workload.structured import compact_layer, compact_network
 from accel_sim.foundations.workload.work import check_work
@@ -114,8 +115,10 @@ def simulate_layer(arch: ArchSpec, layer: NetworkLayer, table: EnergyTable | Non
     if key is None:
         result, energy = _run_and_cost(family, arch, layer, table, reference, max_cycles, overlap_budget, memo)
     else:
-        counted_with, result, energy = runs.get(key, lambda: (table, *_run_and_cost(
-            family, arch, layer, table, reference, max_cycles, overlap_budget, memo)))
+        def run() -> tuple[LayerResult, EnergyBreakdown]:
+            return _run_and_cost(family, arch, layer, table, reference, max_cycles, overlap_budget, memo)
+        counted_with, result, energy = runs.get(key, lambda: (table, *(
+            _through_folder(key, arch, table, run) if runs is _same_runs and _shared_runs else run())))
         if counted_with is not table:
             energy = cost(result.actions, table, energy_factor(arch, table))
         if result.layer != layer.name:
@@ -165,21 +168,37 @@ def _shape_key(family: Family, arch: ArchSpec, layer: NetworkLayer, reference: b
 # included: the name enters its operands' seed), so a caller that runs the same layers again (a study pruning one
 # layer of a network while its neighbours stay as they are) counts each once.
 _same_runs: ShapeMemo | None = None
+_shared_runs = False   # inside reused_layer_runs(shared=True)
 
 
 @contextmanager
-def reused_layer_runs() -> Iterator[None]:
+def reused_layer_runs(shared: bool = False) -> Iterator[None]:
     """Within the block, a layer that an arch has already run (the same arch spec, the same layer spec) is not
     simulated again: its result is the first run's (the fast paths and references are deterministic functions of
     the arch and the layer; a layer whose operands come from a file is run every time). Pieces a model keeps for
-    the block (:func:`~accel_sim.foundations.contract.block_piece`) serve another arch's run of the same layer."""
-    global _same_runs
+    the block (:func:`~accel_sim.foundations.contract.block_piece`) serve another arch's run of the same layer.
+
+    ``shared``: the results also go through the folder of
+    :func:`~accel_sim.foundations.workload.operand_cache.shared_operands` when one is set (``reproduce all``), so a
+    ``shared`` block of another study, in this process or another, reads them instead of simulating the same
+    layers again (:func:`_through_folder`; the SCNN studies run the same pruned networks and densities)."""
+    global _same_runs, _shared_runs
     previous, _same_runs = _same_runs, ShapeMemo()
+    was_shared, _shared_runs = _shared_runs, shared
     try:
         with kept_pieces():
             yield
     finally:
-        _same_runs = previous
+        _same_runs, _shared_runs = previous, was_shared
+
+
+def _through_folder(key: Hashable, arch: ArchSpec, table: EnergyTable,
+                    run: Callable[[], tuple[LayerResult, EnergyBreakdown]]) -> tuple[LayerResult, EnergyBreakdown]:
+    """``run()``, or the result a process wrote to the shared folder for ``key`` (:func:`_same_layer_key`) and its
+    energy under ``table`` (the cost :func:`_run_and_cost` takes)."""
+    made: list[tuple[LayerResult, EnergyBreakdown]] = []
+    result = pickled_through_cache(("layer run", key), lambda: made.append(run()) or made[0][0])
+    return made[0] if made else (result, cost(result.actions, table, energy_factor(arch, table)))
 
 
 def _same_layer_key(arch: ArchSpec, layer: NetworkLayer, reference: bool, max_cycles: int | None) -> Hashable | None:

@@ -2,6 +2,7 @@
 together from 1.0 to 0.1, on DCNN, DCNN-opt, SCNN-SparseA, SCNN-SparseW and SCNN (the paper's Fig. 9)."""
 from __future__ import annotations
 
+import multiprocessing
 import os
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -36,9 +37,17 @@ def density_rows(density: float, designs: tuple[str, ...], max_layers: int | Non
              **{c: float(energy.loc[d, c]) for c in energy.columns if c != "energy_pj"}} for d in designs]
 
 
-def in_workers(jobs: list[tuple[Callable, tuple]], workers: int) -> list:
-    """``fn(*args)`` of every job, in ``workers`` processes (results identical to a serial run: each
-    job is computed the same way from seeded operands), in the jobs' order."""
+def default_workers() -> int:
+    """Processes a study's jobs run in when the caller does not say: every core, but one (this process) inside
+    a worker process of ``reproduce --jobs`` or a sweep, whose siblings already keep the cores busy (more
+    processes there only add each one's start-up: numba's loaded loops, imports, operands the siblings made)."""
+    return 1 if multiprocessing.parent_process() is not None else (os.cpu_count() or 1)
+
+
+def in_workers(jobs: list[tuple[Callable, tuple]], workers: int | None = None) -> list:
+    """``fn(*args)`` of every job, in ``workers`` processes (None: :func:`default_workers`; results identical
+    to a serial run: each job is computed the same way from seeded operands), in the jobs' order."""
+    workers = default_workers() if workers is None else workers
     if workers > 1 and len(jobs) > 1:
         with ProcessPoolExecutor(max_workers=min(workers, len(jobs))) as pool:
             futures = [pool.submit(fn, *args) for fn, args in jobs]
@@ -55,7 +64,7 @@ def sweep_point(density: float, designs: tuple[str, ...], max_layers: int | None
     """One worker's job: :func:`density_rows`, and with ``diagnostic_layers`` the :func:`diagnostic_rows` of that
     density too, in one :func:`~accel_sim.pipeline.simulate.reused_layer_runs` block: the diagnostic's DCNN and
     paper setting run the sweep's first layers again."""
-    with reused_layer_runs():
+    with reused_layer_runs(shared=True):
         rows = density_rows(density, designs, max_layers)
         return rows, None if diagnostic_layers is None else diagnostic_rows(diagnostic_layers, density)
 
@@ -173,7 +182,10 @@ def scnn_density_sweep(densities: tuple[float, ...] = DENSITIES, designs: tuple[
     alone = [d for d in DIAGNOSTIC_DENSITIES if diagnose and d not in densities]   # diagnosed, not swept
     jobs = [(sweep_point, (d, designs, max_layers, layers if diagnose and d in DIAGNOSTIC_DENSITIES else None))
             for d in densities] + [(diagnostic_rows, (layers, d)) for d in alone]
-    done = in_workers(jobs, workers if workers is not None else (os.cpu_count() or 1))
+    energy = {"dcnn", "scnn"} <= set(designs)   # DCNN with its partial sums buffered at the densest point, made
+    buffered = buffered_dense_energy(with_density(conv_network("googlenet", max_layers), max(densities)),  # before
+                                     ("dcnn",)) if energy else None   # the workers: they inherit its imports, operands
+    done = in_workers(jobs, workers)
     parts = [rows for rows, _ in done[:len(densities)]]
     diagnosed = {**{d: rows for d, (_, rows) in zip(densities, done) if rows is not None},
                  **dict(zip(alone, done[len(densities):]))}
@@ -207,10 +219,9 @@ def scnn_density_sweep(densities: tuple[float, ...] = DENSITIES, designs: tuple[
                                       float(pivot_c.loc[dense, "dcnn"] / pivot_c.loc[dense, "scnn"]), SWEEP_SOURCE))
     text = readme(__name__)
     tables = {}
-    if {"dcnn", "scnn"} <= set(designs):
+    if energy:
         density, totals = dense_energy(parts)
         tables["energy_breakdown"] = table = pd.DataFrame(breakdown(totals, f"density {density:g}"))
-        buffered = buffered_dense_energy(with_density(conv_network("googlenet", max_layers), density), ("dcnn",))
         text += "\n" + dense_energy_text(table, totals, density, buffered["dcnn"])
     if diagnose:
         tables["dense_diagnostic"] = table = pd.DataFrame([row for part in diagnostic_parts for row in part])

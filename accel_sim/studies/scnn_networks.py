@@ -170,7 +170,7 @@ def energy_tables(networks: tuple[str, ...], designs: tuple[str, ...], max_layer
 def scnn_networks(networks: tuple[str, ...] = ("alexnet", "googlenet", "vgg16"), designs: tuple[str, ...] = DESIGNS,
                   max_layers: int | None = None, ablation: bool = True,
                   ablation_layers: int | None = ABLATION_LAYERS) -> StudyOutput:
-    with reused_layer_runs():   # the ablation's DCNN and paper setting run the networks' first layers again
+    with reused_layer_runs(shared=True):   # the ablation's DCNN and paper setting run the networks' first layers again
         return networks_output(networks, designs, max_layers, ablation, ablation_layers)
 
 

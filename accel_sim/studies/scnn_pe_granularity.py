@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from accel_sim.pipeline.catalog import load_arch
-from accel_sim.pipeline.simulate import simulate
+from accel_sim.pipeline.simulate import reused_layer_runs, simulate
 from accel_sim.pipeline.plot.studies.scnn import granularity
 from accel_sim.studies.template import readme
 from accel_sim.studies.registry import StudyOutput, study
@@ -33,7 +33,8 @@ def scnn_pe_granularity(max_layers: int | None = None) -> StudyOutput:
     rows = []
     for side, width in GRANULARITIES:
         arch = load_arch("scnn", granularity_overrides(side, width))
-        frame = simulate(arch, network).layers_frame()
+        with reused_layer_runs(shared=True):   # in reproduce all: 64 x (4 x 4) is scnn-networks' GoogLeNet, read back
+            frame = simulate(arch, network).layers_frame()
         rows.append({"pes": side * side, "multipliers_per_pe": width * width, "cycles": int(frame.cycles.sum()),
                      "energy_pj": float(frame.energy_pj.sum()),
                      "intra_pe_utilization": float((frame.intra_pe_utilization * frame.cycles).sum()

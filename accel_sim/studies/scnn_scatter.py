@@ -10,11 +10,10 @@ inception 3a across densities.
 """
 from __future__ import annotations
 
-import os
-
 import pandas as pd
 
 from accel_sim.pipeline.plot.studies.scnn import scatter_sweep as scatter_figure
+from accel_sim.pipeline.simulate import reused_layer_runs
 from accel_sim.studies.template import readme
 from accel_sim.studies.registry import Comparison, StudyOutput, study
 from accel_sim.studies.scnn_common import (NETWORK_SOURCE, PUBLISHED_DENSE_SPEEDUP, PUBLISHED_SOURCE, SWEEP_SOURCE, PUBLISHED_ENERGY_CROSSOVER,
@@ -89,7 +88,8 @@ def scnn_scatter(networks: tuple[str, ...] = NETWORKS, layers: int | None = ABLA
                  workers: int | None = None) -> StudyOutput:
     jobs = [(ablation_frame, (networks, layers, SCATTER_ABLATION))] + [
         (scatter_rows, (sweep_layers, d)) for d in densities]
-    parts = in_workers(jobs, workers if workers is not None else (os.cpu_count() or 1))
+    with reused_layer_runs(shared=True):   # in reproduce all: DCNN, the shipped FIFO and serialise on these layers
+        parts = in_workers(jobs, workers)   # are scnn-networks' ablation's and scnn-density-sweep's runs, read back
     by_network = parts[0]
     sweep = pd.DataFrame([row for part in parts[1:] for row in part])
     fig = scatter_figure(sweep, PUBLISHED_DENSE_SPEEDUP, PUBLISHED_PERF_CROSSOVER)

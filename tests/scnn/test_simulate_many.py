@@ -104,3 +104,29 @@ def test_pe_work_kept_for_a_block_of_runs(monkeypatch):
     assert len(calls) == sum(layer.groups for layer in network.layers)   # each (layer, conv group) once
     for run, expected in zip(runs, alone):
         assert run.layers == expected.layers and run.energy == expected.energy
+
+
+def test_shared_layer_runs_are_read_back_from_the_operands_folder(tmp_path, monkeypatch):
+    """reused_layer_runs(shared=True) inside shared_operands (reproduce all): a later block (another study, maybe
+    another process) reads each (arch, layer) result the first wrote instead of simulating it, and gets the same
+    results and energy; outside a shared block, or without a folder, nothing is written."""
+    from accel_sim.foundations.workload.operand_cache import shared_operands
+    from accel_sim.pipeline import simulate as pipeline
+    network, archs = conv_network("alexnet", 2), (load_arch("scnn"), load_arch("dcnn"))
+    alone = [simulate(arch, network) for arch in archs]
+    with pipeline.reused_layer_runs(shared=True):
+        simulate(archs[0], network)   # no folder: nothing written
+    with shared_operands(tmp_path):
+        with pipeline.reused_layer_runs():
+            simulate(archs[0], network)   # not shared: nothing written
+        assert not list(tmp_path.iterdir())
+        with pipeline.reused_layer_runs(shared=True):
+            first = [simulate(arch, network) for arch in archs]
+        assert len(list(tmp_path.iterdir())) == len(archs) * len(network.layers)
+        monkeypatch.setattr(pipeline, "_run_and_cost", lambda *args: pytest.fail("a shared run simulated again"))
+        with pipeline.reused_layer_runs(shared=True):
+            again = [simulate(arch, network) for arch in archs]
+    for runs in (first, again):
+        for run, expected in zip(runs, alone):
+            assert run.layers == expected.layers and run.energy == expected.energy and run.static == expected.static
+            assert all(type(r.metrics) is type(e.metrics) for r, e in zip(run.layers, expected.layers))

@@ -140,6 +140,18 @@ def test_density_sweep_in_processes_equals_serial():
     assert serial.equals(parallel)
 
 
+def test_a_study_in_a_worker_process_runs_its_jobs_there():
+    """Inside a worker of reproduce --jobs (a forked process) the studies' jobs run in that process (no more
+    processes on cores its siblings fill); in the main process, one per core."""
+    import multiprocessing
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+    from accel_sim.studies.scnn_density_sweep import default_workers
+    assert default_workers() == (os.cpu_count() or 1)
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as pool:
+        assert pool.submit(default_workers).result() == 1
+
+
 def test_pe_granularity_keeps_1024_multipliers():
     from accel_sim.studies.scnn_pe_granularity import scnn_pe_granularity
     frame = scnn_pe_granularity(max_layers=2).results

@@ -10,8 +10,9 @@ function of that text) and every later one reads it back instead of generating i
 bits read are the bits written (sparse tensors as the flat positions and values of their
 non-zero bit patterns, so a ``-0.0`` stays ``-0.0``), so results do not depend on the cache.
 
-Outside the block (the default) nothing is written anywhere. ``reproduce all`` uses a
-temporary folder removed when the run ends.
+Values computed from such layers can go the same way (:func:`pickled_through_cache`: layer results of the
+SCNN studies, :func:`accel_sim.pipeline.simulate.reused_layer_runs`). Outside the block (the default) nothing is
+written anywhere. ``reproduce all`` uses a temporary folder removed when the run ends.
 
 Within a process, the tensors (and non-zeros) made or read are also kept in memory by their spec hash, up to
 :data:`MEMO_BYTES` (the oldest go first): layers that differ only in what their tensors do not depend on (a
@@ -20,11 +21,15 @@ drawing or reading them again. :func:`forget` empties it (as a new process start
 """
 from __future__ import annotations
 
+import hashlib
+import io
 import os
+import pickle
 import shutil
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import MappingProxyType
 from typing import TypeVar
 
 import numpy as np
@@ -91,6 +96,58 @@ def arrays_through_cache(key: str, make: Callable[[], dict[str, np.ndarray]]) ->
     ``key``, else made and written there (outside :func:`shared_operands`: made). Any size: for arrays whose
     making costs more than their size says (the digits split: scikit-learn's import, ~1.4 CPU-s a process)."""
     return _shared(key, None, _read_arrays, make, _save)
+
+
+def pickled_through_cache(spec: object, make: Callable[[], T]) -> T:
+    """``make()`` (a picklable value: a simulated layer's result), read from the shared folder when a process
+    wrote it there for ``spec`` (what it is computed from, named by :func:`spec_digest`), else made and written
+    there (outside :func:`shared_operands`: made). The value read equals the value written, field by field and
+    type by type (pickle; read-only mappings stay so)."""
+    if _folder is None:
+        return make()
+    return _shared(f"pickled-{spec_digest(spec)}", None, _read_pickle, make, _write_pickle)
+
+
+def spec_digest(spec: object) -> str:
+    """A file name for ``spec`` by content: the SHA-1 of its ``repr``, for specs whose ``repr`` shows every field
+    (dataclasses of numbers, strings and tuples: an arch, a layer without payload arrays, whose ``repr`` numpy
+    would shorten). Equal names, equal specs; a spec written in another order (a set) only misses the folder."""
+    return hashlib.sha1(repr(spec).encode()).hexdigest()
+
+
+class _Pickler(pickle.Pickler):
+    """A pickler of read-only mappings (``MappingProxyType``, as a layer result's metrics), as such."""
+
+    def __init__(self, file: io.BytesIO) -> None:
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+
+    def reducer_override(self, obj: object) -> object:
+        if type(obj) is MappingProxyType:
+            return _read_only, (dict(obj),)
+        return NotImplemented
+
+
+def _read_only(mapping: dict) -> MappingProxyType:
+    return MappingProxyType(mapping)
+
+
+def _read_pickle(path: Path) -> object:
+    try:
+        return pickle.loads(path.read_bytes())
+    except pickle.UnpicklingError as error:   # (a file renamed into place whole: not expected)
+        raise ValueError(f"{path}: {error}") from error
+
+
+def _write_pickle(path: Path, value: object) -> None:
+    """The pickle written under a name of this process, then renamed (as :func:`_save`)."""
+    buffer = io.BytesIO()
+    _Pickler(buffer).dump(value)
+    partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
+    try:
+        partial.write_bytes(buffer.getvalue())
+        os.rename(partial, path)
+    except OSError:
+        partial.unlink(missing_ok=True)
 
 
 def _read_arrays(path: Path) -> dict[str, np.ndarray]:
