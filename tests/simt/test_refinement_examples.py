@@ -481,3 +481,13 @@ def test_csb_last_partial_block_stages_only_its_own_input_segment():
     s = FAMILY.plan(simt(kernel="csb", csb_beta=16, threads_per_cta=64),
                     GemmLayer("g", m=1, k=24, n=16, weight_density=1.0)).candidates[0].schedule
     assert s.cta_l2_sectors.tolist() == [64 + 32 + 2 + 1 + 1 + 2]
+
+
+def test_code_cache_filled_exactly_keeps_every_block():
+    """An instruction cache of 10 sectors holds two 5-sector blocks (full, not over): both hit again; a third block
+    evicts the least recently used; a block larger than the cache is never kept."""
+    from accel_sim.models.simt.fast import CodeCache
+    cache = CodeCache(10)
+    assert (cache.fetch(1, 5), cache.fetch(2, 5), cache.fetch(1, 5), cache.fetch(2, 5)) == (0, 0, 5, 5)
+    assert (cache.fetch(3, 5), cache.fetch(2, 5), cache.fetch(1, 5)) == (0, 5, 0)   # 1 was the oldest
+    assert (cache.fetch(4, 11), cache.fetch(4, 11)) == (0, 0)
