@@ -56,7 +56,7 @@ def dfp_training_table(schedule: Schedule = DEFAULT_SCHEDULE) -> tuple[pd.DataFr
     return pd.DataFrame(rows, columns=COLUMNS), runs
 
 
-@study("dfp-training", "Training the digits classifier in float32, 16-bit and 8-bit dynamic fixed point on a DLU", cpu_s=7.0)
+@study("dfp-training", "Training the digits classifier in float32, 16-bit and 8-bit dynamic fixed point on a DLU", cpu_s=6.1)
 def dfp_training(schedule: Schedule = DEFAULT_SCHEDULE) -> StudyOutput:
     frame, runs = dfp_training_table(schedule)
     by = {(f, r): row for f, r, row in zip(frame["format"], frame["rule"], frame.itertuples())}

@@ -33,7 +33,7 @@ def pe_scaling_frame(layers: tuple[str, ...] | None = None, pe_counts: tuple[int
     return frame
 
 
-@study("eie-pe-scaling", "EIE: speed-up vs number of PEs (1..256), padding and load balance", cpu_s=8.7)
+@study("eie-pe-scaling", "EIE: speed-up vs number of PEs (1..256), padding and load balance", cpu_s=7.7)
 def eie_pe_scaling(layers: tuple[str, ...] | None = None, pe_counts: tuple[int, ...] = PE_COUNTS) -> StudyOutput:
     frame = pe_scaling_frame(layers, pe_counts)
     lo, hi = min(pe_counts), max(pe_counts)

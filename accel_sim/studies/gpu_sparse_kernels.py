@@ -175,7 +175,7 @@ def balance_comparisons(balance: pd.DataFrame) -> list[Comparison]:
     return comparisons
 
 
-@study("gpu-sparse-kernels", "Sparse kernels on an A100-like SIMT GPU: speed-up over dense vs sparsity, crossovers", cpu_s=18.8)
+@study("gpu-sparse-kernels", "Sparse kernels on an A100-like SIMT GPU: speed-up over dense vs sparsity, crossovers", cpu_s=14.6)
 def gpu_sparse_kernels(shapes=SHAPES, sparsities=SPARSITIES, conv_shapes=CONV_SHAPES) -> StudyOutput:
     frame = kernel_table(shapes, sparsities)
     summary = summary_table(frame)
@@ -222,7 +222,7 @@ def bound_of(result: LayerResult) -> str:
     return next(name for name in ("sm", "l2", "dram", "atomic") if count(result, f"{name}_cycles") == result.cycles)
 
 
-@study("csb-transpose", "A x vs A^T x on a GPU: CSR scatters with atomics, CSB serves both", cpu_s=4.4)
+@study("csb-transpose", "A x vs A^T x on a GPU: CSR scatters with atomics, CSB serves both", cpu_s=3.9)
 def csb_transpose(size: int = 4096, sparsity: float = 0.95) -> StudyOutput:
     rows = []
     turn = load_arch(ARCH).simt.l2_atomic_cycles     # the shipped atomic-unit turn per request

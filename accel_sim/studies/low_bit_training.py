@@ -143,7 +143,7 @@ def comparisons(frame: pd.DataFrame) -> tuple[Comparison, ...]:
     return tuple(rows)
 
 
-@study("low-bit-training", "Binary, ternary, k-bit and power-of-two training on the digits vs float32", cpu_s=11.3)
+@study("low-bit-training", "Binary, ternary, k-bit and power-of-two training on the digits vs float32", cpu_s=11.1)
 def low_bit_training() -> StudyOutput:
     frame = low_bit_training_table()
     mlp, cnn = LOWBIT_SCHEDULE, replace(LOWBIT_SCHEDULE, epochs=CNN_EPOCHS)

@@ -73,7 +73,7 @@ def memory_crossover(frame: pd.DataFrame) -> float | None:
     return float(below.max()) if len(below) else None
 
 
-@study("sparsity-ladder", "One PE array, five levels of sparsity support (VGG-16 conv4_2)", cpu_s=6.8,
+@study("sparsity-ladder", "One PE array, five levels of sparsity support (VGG-16 conv4_2)", cpu_s=6.4,
        writes_operands=False)
 def sparsity_ladder(densities=DENSITIES, patterns=PATTERNS, layer_name: str = "conv4_2",
                     workload: str = "vgg16") -> StudyOutput:

@@ -7,6 +7,7 @@ from compress_cases import CASE_IDS, FAST, FORMAT_CASES, FormatCase, sparse_arra
 from hypothesis import given
 
 from accel_sim.foundations.compress import FORMATS, SparseFormat
+from accel_sim.foundations.compress.formats.compressed import CSC, CSR, CompressedSparse
 
 
 def assert_exact(fmt: SparseFormat, dense: np.ndarray) -> None:
@@ -87,3 +88,14 @@ def test_registry_names_every_format_once() -> None:
     }
     for name, cls in FORMATS.items():
         assert cls.name == name
+
+
+@pytest.mark.parametrize("fmt", [CSR, CSC, CompressedSparse])
+@pytest.mark.parametrize(("shape", "density"), [((1, 1), 0.0), ((7, 13), 0.3), ((64, 5), 0.9), ((33, 40), 1.0)])
+def test_dense_storage_equals_the_encoded_storage(fmt, shape, density):
+    # The size from the count of non-zeros is the size of the encoded matrix, part by part.
+    rng = np.random.default_rng(shape[0] * shape[1])
+    dense = np.where(rng.random(shape) < density, rng.standard_normal(shape), 0.0).astype(np.float32)
+    for bits in (1, 8, 32):
+        assert fmt.dense_storage(dense, bits) == fmt.from_dense(dense).storage(bits)
+        assert fmt.dense_storage(dense.T, bits) == fmt.from_dense(np.ascontiguousarray(dense.T)).storage(bits)

@@ -8,6 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from accel_sim.foundations.compress import huffman_code_lengths, huffman_decode, huffman_encode
+from accel_sim.foundations.compress.huffman import symbol_counts
 
 symbol_streams = st.lists(st.integers(-3, 20), min_size=1, max_size=300).map(np.array)
 
@@ -77,3 +78,15 @@ def test_bad_inputs() -> None:
         huffman_encode(np.array([0.5, 1.0]))
     with pytest.raises(ValueError, match="symbols must be 1-D"):
         huffman_encode(np.zeros((2, 2), dtype=int))
+
+
+@pytest.mark.parametrize(("dtype", "low", "high"), [(np.int64, 0, 16), (np.uint8, 0, 256), (np.int32, 0, 1 << 17),
+                                                    (np.int64, -3, 9), (np.int64, 0, 1 << 40), (bool, 0, 2)])
+def test_symbol_counts_equal_numpy_unique(dtype, low, high):
+    # The table count (small non-negative symbols) and the sort (the others) give np.unique's arrays and dtypes.
+    stream = np.random.default_rng(high % 97).integers(low, high, size=3000).astype(dtype)
+    values, counts = symbol_counts(stream)
+    expected_values, expected_counts = np.unique(stream, return_counts=True)
+    for got, expected in ((values, expected_values), (counts, expected_counts)):
+        np.testing.assert_array_equal(got, expected)
+        assert got.dtype == expected.dtype

@@ -129,3 +129,18 @@ def test_point_outside_the_word_is_refused(point):
 def test_unknown_rule_is_refused():
     with pytest.raises(ValueError, match="unknown point update rule 'median'"):
         next_point(np.ones(32), bits=8, fraction_bits=0, rule="median", point_range=WIDE)
+
+
+def test_percentile_rule_searches_as_numpy_does():
+    # next_point's percentile search over Python integers gives np.searchsorted's bucket on the running sums.
+    rng = np.random.default_rng(11)
+    for trial in range(300):
+        counts = rng.integers(0, 10 ** int(rng.integers(1, 12)), 32) * (rng.random(32) < 0.4)
+        if not counts.any():
+            continue
+        percentile = float(rng.choice([0.5, 0.9, 0.99, 0.9999, 1.0, rng.random()]))
+        cumulative = np.cumsum(counts)
+        bucket = int(np.searchsorted(cumulative, percentile * cumulative[-1] - 1e-9))
+        expected = WIDE.clamp(4 + (8 - 2 - (bucket - 1)))
+        assert next_point(counts, bits=8, fraction_bits=4, rule="percentile", point_range=WIDE,
+                          percentile=percentile) == expected

@@ -13,6 +13,7 @@ from accel_sim.foundations.compress.quantization.microscaling import (
     quantize_mx,
     quantize_nvfp4,
 )
+from accel_sim.foundations.compress.quantization import minifloat
 from accel_sim.foundations.compress.quantization.minifloat import FORMATS, decode, encode, round_to_element
 
 
@@ -184,3 +185,38 @@ def test_encode_lookup_matches_the_field_formula():
                                  rng.standard_normal(200) * fmt.max_normal, values * 1.0001])
         assert encode(fmt, probes).tolist() == encode_formula(fmt, probes).tolist()
         assert encode(fmt, probes.reshape(-1, 1)[:10]).shape == (10, 1)
+
+
+@pytest.mark.parametrize("name", list(minifloat.FORMATS))
+def test_compiled_element_codes_equal_round_then_encode(name, monkeypatch):
+    # The one-pass codes (numba) are encode(round_to_element(...)) bit for bit: every pattern's value and its
+    # negation, the midpoints between neighbouring values (ties) and their float64 neighbours, past the largest
+    # normal, specials (signed zeros and NaNs, infinities, float64 subnormals, huge values), random tensors.
+    pytest.importorskip("numba")
+    fmt = minifloat.FORMATS[name]
+    values = minifloat.decode(fmt, np.arange(1 << fmt.bits))
+    finite = np.unique(values[np.isfinite(values)])
+    middles = (finite[1:] + finite[:-1]) / 2
+    rng = np.random.default_rng(5)
+    specials = [0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 5e-324, -1e-320, 1e300, -1.7e308, finite[-1] * 1.0625,
+                finite[-1] * 1.07, finite[-1] * 2]
+    v = np.concatenate([values, -values, middles, -middles, np.nextafter(middles, np.inf),
+                        np.nextafter(middles, -np.inf), specials,
+                        *(rng.standard_t(3, 2000) * scale for scale in (1e-3, 0.1, 1.0, 10.0, 1e3))])
+    with np.errstate(over="ignore", invalid="ignore"):
+        expected = minifloat.encode(fmt, minifloat.round_to_element(fmt, v))
+    got = minifloat.element_codes(fmt, v)
+    np.testing.assert_array_equal(got, expected)
+    monkeypatch.setattr(minifloat, "compiled_loop", lambda function: None)    # the numpy path
+    with np.errstate(over="ignore", invalid="ignore"):
+        np.testing.assert_array_equal(minifloat.element_codes(fmt, v), expected)
+
+
+def test_element_codes_of_strided_views():
+    # A block-scaled tensor's moved axes are coded in their memory order (no copy), a gapped view after a copy:
+    # the codes of each element, in the view's shape.
+    fmt = minifloat.FORMATS["e4m3"]
+    a = np.random.default_rng(2).standard_normal((64, 48)) * 100
+    for v in (a.T, np.moveaxis(a, 0, -1).reshape(48, 2, 32), a.reshape(64, 3, 16).transpose(1, 0, 2), a[::2],
+              a[:, ::3]):
+        np.testing.assert_array_equal(minifloat.element_codes(fmt, v), encode(fmt, round_to_element(fmt, v)))

@@ -240,3 +240,16 @@ def test_quantizers_are_deterministic() -> None:
 def test_bad_inputs_raise_value_error_naming_the_parameter(call, message: str) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(ValueError, match=message):
         call()
+
+
+@pytest.mark.parametrize("reserve_zero", [True, False])
+def test_kmeans_of_float32_weights_equals_kmeans_of_them_widened(reserve_zero):
+    # float32 weights are sorted before widening (faster): the codes and codebook of the widened weights.
+    rng = np.random.default_rng(5)
+    weights = np.where(rng.random((300, 70)) < 0.3, rng.standard_normal((300, 70)), 0).astype(np.float32)
+    weights[0, :4] = [-0.0, 1.5, 1.5, -1.5]   # a negative zero and ties
+    narrow = quantize_kmeans(weights, n_clusters=16, reserve_zero=reserve_zero)
+    wide = quantize_kmeans(weights.astype(np.float64), n_clusters=16, reserve_zero=reserve_zero)
+    np.testing.assert_array_equal(narrow.values, wide.values)
+    np.testing.assert_array_equal(narrow.codebook, wide.codebook)
+

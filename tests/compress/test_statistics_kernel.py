@@ -68,3 +68,33 @@ def test_observed_and_narrowed_nan_and_empty_fall_back_to_numpy():
     np.testing.assert_array_equal(histogram, kernel.histogram_numpy(levels, 16))
     assert values.tobytes() == kernel.narrowed_values(levels, 8, 2)[0].tobytes()
     assert kernel.observed_narrowed(np.zeros(0, dtype=np.float32), 2, 16, 8)[1] == -1
+
+
+@pytest.mark.parametrize("case", [c for c in _tensors() if c[3] is not None][:8])
+def test_draws_made_from_raw_halves_equal_numpy(case):
+    # Stochastic rounding with the draws given as the uint32 halves they are made of (the loop makes each draw
+    # as it reads it) gives what the numpy passes give with numpy's float32 draws of those halves.
+    x, f, accumulator, _, split = case
+    halves = np.random.default_rng(f + 100).bit_generator.random_raw((x.size + 1) // 2).view(np.uint32)[:x.size]
+    draws = kernel.draws_of_halves(halves).reshape(x.shape)
+    assert draws.dtype == np.float32 and ((draws >= 0) & (draws < 1)).all()
+    levels = kernel.levels_from_noise(x, f, accumulator, draws)
+    got_levels, histogram = kernel.observed_levels(x, f, accumulator, None, split, halves)
+    assert got_levels.tobytes() == levels.tobytes()
+    np.testing.assert_array_equal(histogram, kernel.histogram_numpy(levels.ravel(), accumulator, split))
+    bits = max(2, min(accumulator // 2, 16))
+    histogram, top, values, saturated = kernel.observed_narrowed(x, f, accumulator, bits, None, split, halves)
+    np.testing.assert_array_equal(histogram, kernel.histogram_numpy(levels.ravel(), accumulator, split))
+    assert top == int(np.flatnonzero(kernel.histogram_numpy(levels.ravel(), accumulator))[-1])
+    expected_values, expected_saturated = kernel.narrowed_values(levels, bits, f)
+    assert (values.tobytes(), saturated) == (expected_values.tobytes(), expected_saturated)
+
+
+def test_raw_halves_without_numba_take_the_numpy_passes(monkeypatch):
+    x = np.linspace(-3.0, 3.0, 12, dtype=np.float32)
+    halves = np.random.default_rng(1).bit_generator.random_raw(6).view(np.uint32)
+    compiled = kernel.observed_narrowed(x, 4, 16, 8, None, True, halves)
+    monkeypatch.setattr(kernel, "_compiled", lambda: None)
+    numpy = kernel.observed_narrowed(x, 4, 16, 8, None, True, halves)
+    np.testing.assert_array_equal(compiled[0], numpy[0])
+    assert (compiled[1], compiled[2].tobytes(), compiled[3]) == (numpy[1], numpy[2].tobytes(), numpy[3])

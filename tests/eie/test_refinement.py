@@ -441,3 +441,17 @@ def test_max_cycles_guard(tmp):
     for count in (FAMILY.fast, FAMILY.reference):
         with pytest.raises(SimulationError):
             count(plan, 5)
+
+
+def test_plan_slices_without_numba_equal_the_compiled_pass(monkeypatch):
+    # Without numba, slice_stats_of_positions builds the mask from the positions and counts it in numpy: the
+    # same arrays (and types) as the compiled pass over the positions.
+    from accel_sim.models.eie.plan import slices
+    mask = np.random.default_rng(11).random((40, 90)) < 0.15
+    index = np.flatnonzero(mask)
+    compiled = slices.slice_stats_of_positions(index, mask.shape, 4, 3)
+    monkeypatch.setattr(slices, "_compiled", lambda: None)
+    fallback = slices.slice_stats_of_positions(index, mask.shape, 4, 3)
+    for field in ("entries", "nonzeros", "first_row", "last_row", "pointer"):
+        np.testing.assert_array_equal(getattr(fallback, field), getattr(compiled, field))
+        assert getattr(fallback, field).dtype == getattr(compiled, field).dtype

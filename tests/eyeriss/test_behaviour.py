@@ -94,3 +94,42 @@ def test_clock_network_is_charged_every_cycle_for_the_tree_and_each_used_pe():
     others = tuple(a for a in run.result.actions if a.component != "clock_network")
     rest = cost(others, load_energy_table(arch.energy_table), energy_factor(arch, load_energy_table(arch.energy_table)))
     assert rest.total_pj + run.energy.by_component_pj["clock_network"] == pytest.approx(run.energy.total_pj, rel=1e-12)
+
+
+def test_a_shared_ofmap_mask_plans_the_same(tmp_path):
+    """A layer's ReLU(conv) non-zeros written to the shared operand folder by one plan and read back by the next
+    (another process of ``reproduce all``) give the tables computed without the folder."""
+    from accel_sim.foundations.workload.operand_cache import MIN_ELEMENTS, shared_operands
+    from accel_sim.models.eyeriss.plan import plan
+
+    layer = ConvLayer("c", in_h=66, in_w=66, in_channels=4, out_channels=64, kernel_h=3, kernel_w=3, batch=1,
+                      input_density=0.6, operands=OperandSource(seed=3))
+    assert layer.out_channels * layer.out_h * layer.out_w >= MIN_ELEMENTS   # goes through the folder
+    arch = eyeriss()
+    tables = [(p.ifmap_bits, p.ofmap_bits, p.zero_uses) for p in [plan(arch, layer)]]
+    with shared_operands(tmp_path):
+        tables += [(p.ifmap_bits, p.ofmap_bits, p.zero_uses) for p in (plan(arch, layer), plan(arch, layer))]
+    assert len(list(tmp_path.iterdir())) == 1
+    assert all(np.array_equal(a, b) for t in tables[1:] for a, b in zip(tables[0], t))
+
+
+@pytest.mark.parametrize("stride,stride_w,groups,pad", [(1, 1, 1, 1), (2, 1, 1, 0), (3, 2, 2, 2), (1, 3, 4, 0)])
+def test_ofmaps_are_the_sliding_window_products_bit_for_bit(stride, stride_w, groups, pad):
+    """The plan's ReLU(conv) (filters times the im2col columns, copied one filter tap at a time) equals np.tensordot
+    over a sliding-window view of the padded ifmaps in every bit (the ofmap run-length code reads its zeros)."""
+    from accel_sim.foundations.workload.loop_nest import loop_nest
+    from accel_sim.models.eyeriss.plan import _outputs, _padded_inputs
+
+    layer = ConvLayer("c", in_h=13, in_w=11, in_channels=8, out_channels=12, kernel_h=3, kernel_w=5, batch=2,
+                      stride_h=stride, stride_w=stride_w, pad_top=pad, pad_bottom=pad, pad_left=pad, groups=groups, input_density=0.7, operands=OperandSource(seed=5))
+    shape, ops = loop_nest(layer), layer_operands(layer)
+    x = _padded_inputs(layer, shape, ops.inputs)
+    w = ops.weights.reshape(groups, shape.filters, shape.channels, shape.filter_rows, shape.filter_cols)
+    expected = np.empty((groups, 2, shape.filters, shape.out_rows, shape.out_cols), dtype=np.float32)
+    for g in range(groups):
+        for image in range(2):
+            windows = np.lib.stride_tricks.sliding_window_view(x[g, image], (3, 5), axis=(1, 2))
+            windows = windows[:, ::stride, ::stride_w][:, :shape.out_rows, :shape.out_cols]
+            expected[g, image] = np.tensordot(w[g], windows, axes=([1, 2, 3], [0, 3, 4]))
+    got = _outputs(layer, shape, x, ops.weights)
+    assert np.array_equal(got.view(np.uint32), np.maximum(expected, 0).view(np.uint32))

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from accel_sim.foundations.errors import SimulationError
 from accel_sim.models.simt.family import FAMILY
+from accel_sim.models.simt.plan.schedule import atomic_requests
 from accel_sim.models.simt.spec import SgemmTile
 from accel_sim.foundations.workload import ConvLayer, GemmLayer, NMSparsity
 from tests.simt.archs import simt
@@ -70,8 +71,9 @@ def test_fast_and_reference_agree_on_every_counter(case):
     plan, counters = FAMILY.counters(arch, layer)
     assert all(type(v) is int for v in counters.as_dict().values())      # counters are integers (the contract)
     s = plan.candidates[counters.candidate].schedule
-    assert counters.atomics == (0 if s.atomic_cta is None else s.atomic_cta.size)     # every atomic request listed
-    assert s.atomic_cta is None or (s.atomic_serial >= 1).all()
+    cta, _, serial = atomic_requests(s)
+    assert counters.atomics == (0 if cta is None else cta.size)     # every atomic request listed
+    assert cta is None or (serial >= 1).all()
 
 
 @pytest.mark.parametrize("kernel", SPARSE + ("dense_simt", "bsr"))

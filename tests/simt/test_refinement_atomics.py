@@ -11,7 +11,7 @@ import pytest
 
 from accel_sim.models.simt.family import FAMILY
 from accel_sim.models.simt.fast import cta_demands
-from accel_sim.models.simt.plan.schedule import atomic_demands, atomic_runs
+from accel_sim.models.simt.plan.schedule import atomic_demands, atomic_requests, atomic_runs
 from accel_sim.models.simt.spec import SgemmTile
 from accel_sim.foundations.workload import GemmLayer
 from tests.simt.archs import payload_layer, simt
@@ -88,10 +88,10 @@ def test_split_k_tiles_add_from_their_own_first_sector():
     sector (i x 32 x 64 + j x 32) x 4 / 32 = 256 i + 4 j."""
     arch = simt({"sms": 1}, kernel="dense_simt", sgemm_tiles=(SgemmTile(32, 32, 8, 32, 32),), split_k=(2,))
     plan = FAMILY.plan(arch, GemmLayer("g", m=64, k=16, n=64))
-    split = plan.candidates[1].schedule
-    firsts = split.atomic_sector[::128].tolist()
+    cta, sector, _ = atomic_requests(plan.candidates[1].schedule)   # the runs expanded
+    firsts = sector[::128].tolist()
     assert firsts == [0, 0, 4, 4, 256, 256, 260, 260]
-    assert split.atomic_cta[::128].tolist() == list(range(8)) and split.atomic_sector.size == 8 * 128
+    assert cta[::128].tolist() == list(range(8)) and sector.size == 8 * 128
 
 
 def test_merge_carry_out_of_a_wide_tile_is_one_request_per_sector(two_rows):

@@ -135,3 +135,63 @@ def test_atomic_table_equal_compiled_plain_and_numpy(monkeypatch):
     assert compiled[0].size > 40
     for got in (compiled, plain):
         assert all(a.dtype == b.dtype and np.array_equal(a, b) for a, b in zip(got, numpy_path))
+
+
+def test_drains_lindley_equal_compiled_plain_and_the_suffix_sums(monkeypatch):
+    """The SMs' FIFO servers' last departures: Lindley's recursion (compiled and plain) over arrivals in order, ties
+    and SMs without arrivals included, equals the sort and suffix-sum maximum; unordered arrivals take the sort."""
+    from accel_sim.models.simt import fast
+    rng = np.random.default_rng(12)
+    start = np.sort(rng.integers(0, 400, 3000))
+    start[100:140] = start[100]                                      # tied arrivals
+    sm = rng.integers(0, 9, start.size)                              # SM 9 of 10 gets none
+    services = (rng.integers(0, 30, start.size), rng.integers(1, 5, start.size), np.zeros(start.size, dtype=np.int64))
+    compiled = fast.drains(start, sm, services, 10)
+    plain = {"dispatch": fast.dispatch_keys, "lines": fast.line_runs, "drains": fast.lindley}
+    monkeypatch.setattr(fast, "_compiled_dispatch", lambda: plain)
+    paths = [compiled, fast.drains(start, sm, services, 10), fast.drains(start[::-1], sm[::-1], services, 10)]
+    monkeypatch.setattr(fast, "_compiled_dispatch", lambda: None)
+    suffix = fast.drains(start, sm, services, 10)
+    assert suffix[0].max() > start.max() and suffix[0][9] == 0
+    for got in paths[:2]:
+        assert all(a.dtype == b.dtype and np.array_equal(a, b) for a, b in zip(got, suffix))
+    assert all(np.array_equal(a, b) for a, b in zip(paths[2], fast.drains(start[::-1], sm[::-1], services, 10)))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_l1_walk_evictions_equal_the_sector_caches(monkeypatch, seed):
+    """Random sector lists through L1s of a few lines (evictions stopping inside an older CTA's lines, a CTA with more
+    lines than the cache, lines re-stamped by later CTAs): the compiled walk, the plain walk and the SectorCache loop
+    give the same starts, slots, misses and missed sectors."""
+    from dataclasses import dataclass
+    from types import SimpleNamespace
+
+    from accel_sim.models.simt import fast
+
+    @dataclass(eq=False)
+    class Lists:                                                     # the schedule fields dispatch_through_l1 reads
+        ctas: int
+        cached_ptr: np.ndarray
+        cached_sectors: np.ndarray
+        cta_l2_sectors: np.ndarray
+        code_block: None = None
+        code_sectors: None = None
+
+    rng = np.random.default_rng(seed)
+    ctas = 120
+    sizes = rng.integers(0, 40, ctas)
+    ptr = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    listed = np.concatenate([np.sort(rng.choice(240, n, replace=False)) for n in sizes]).astype(np.int64)
+    s = Lists(ctas, ptr, listed, rng.integers(0, 6, ctas))
+    m = SimpleNamespace(sms=3, sm_l1=True, line=128, sector=32, l2_port_bandwidth=64.0, instruction_cache=0)
+    plan, c = SimpleNamespace(machine=m), SimpleNamespace(schedule=s, ctas_per_sm=2, l1_lines=int(rng.integers(3, 12)))
+    fixed = rng.integers(1, 40, ctas).astype(np.int64)
+    paths = [fast.dispatch_through_l1(plan, c, fixed)]
+    plain = {"dispatch": fast.dispatch_keys, "lines": fast.line_runs, "l2": fast.l2_walk, "l1": fast.l1_walk}
+    monkeypatch.setattr(fast, "_compiled_dispatch", lambda: plain)
+    paths.append(fast.dispatch_through_l1(plan, c, fixed))
+    monkeypatch.setattr(fast, "_compiled_dispatch", lambda: None)
+    classes = fast.dispatch_through_l1(plan, c, fixed)
+    assert 0 < (np.diff(ptr) - classes[2]).sum() < listed.size                 # hits and misses both
+    for got in paths:
+        assert all(np.array_equal(a, b) for a, b in zip(got, classes))

@@ -8,6 +8,7 @@ import pytest
 from accel_sim.models.simt.fast import SectorCache, dispatch, drain
 from accel_sim.models.simt.family import FAMILY
 from accel_sim.models.simt.plan.sectors import distinct_per_group, sorted_unique, span_sectors
+from accel_sim.models.simt.plan.schedule import atomic_requests
 from accel_sim.models.simt.spec import SgemmTile
 from accel_sim.foundations.workload import GemmLayer
 from tests.simt.archs import payload_layer, simt, two_blocks_layer
@@ -182,7 +183,8 @@ def test_split_k_adds_partial_tiles_with_atomics():
     split = plan.candidates[1].schedule                    # candidates: no split, then 2 slices
     assert split.ctas == 2 and split.cta_l2_sectors.tolist() == [32 + 32 + 128] * 2 and split.atomics == 256
     # each slice adds its 32 x 32 C tile: 128 requests on consecutive sectors 0..127
-    assert split.atomic_cta.tolist() == [0] * 128 + [1] * 128 and split.atomic_sector.tolist() == list(range(128)) * 2
+    cta, sector, serial = atomic_requests(split)
+    assert cta.tolist() == [0] * 128 + [1] * 128 and sector.tolist() == list(range(128)) * 2 and serial.tolist() == [1] * 256
 
 
 def test_bsr_worked_example(tmp_path):
@@ -479,3 +481,13 @@ def test_csb_last_partial_block_stages_only_its_own_input_segment():
     s = FAMILY.plan(simt(kernel="csb", csb_beta=16, threads_per_cta=64),
                     GemmLayer("g", m=1, k=24, n=16, weight_density=1.0)).candidates[0].schedule
     assert s.cta_l2_sectors.tolist() == [64 + 32 + 2 + 1 + 1 + 2]
+
+
+def test_code_cache_filled_exactly_keeps_every_block():
+    """An instruction cache of 10 sectors holds two 5-sector blocks (full, not over): both hit again; a third block
+    evicts the least recently used; a block larger than the cache is never kept."""
+    from accel_sim.models.simt.fast import CodeCache
+    cache = CodeCache(10)
+    assert (cache.fetch(1, 5), cache.fetch(2, 5), cache.fetch(1, 5), cache.fetch(2, 5)) == (0, 0, 5, 5)
+    assert (cache.fetch(3, 5), cache.fetch(2, 5), cache.fetch(1, 5)) == (0, 5, 0)   # 1 was the oldest
+    assert (cache.fetch(4, 11), cache.fetch(4, 11)) == (0, 0)

@@ -80,11 +80,26 @@ def huffman_coded_size(symbols: np.ndarray) -> tuple[int, float]:
         raise ValueError(f"symbols must be integers, got dtype {stream.dtype}")
     if stream.size == 0:
         return 0, 0.0
-    values, counts = np.unique(stream, return_counts=True)
+    values, counts = symbol_counts(stream)
     lengths = huffman_code_lengths({int(v): int(c) for v, c in zip(values, counts)})
     coded = int(sum(lengths[int(v)] * int(c) for v, c in zip(values, counts)))
     entropy = float(-np.sum(counts * np.log2(counts / stream.size)))
     return coded, entropy + 0.0
+
+
+BINCOUNT_SPAN = 1 << 16   # symbols 0 .. this (or the stream's length, if longer) are counted by a table, not a sort
+
+
+def symbol_counts(stream: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct symbols of a non-empty 1-D integer stream, ascending, and how often each occurs: what
+    ``np.unique(stream, return_counts=True)`` gives. Small non-negative symbols (weight codes, relative
+    indices) are counted in one pass (``np.bincount``) instead of sorting the stream."""
+    low, high = int(stream.min()), int(stream.max())
+    if low < 0 or high > max(BINCOUNT_SPAN, stream.size):
+        return np.unique(stream, return_counts=True)
+    counts = np.bincount(stream, minlength=high + 1)
+    values = np.flatnonzero(counts)
+    return values.astype(stream.dtype, copy=False), counts[values]
 
 
 def huffman_encode(symbols: np.ndarray) -> HuffmanResult:

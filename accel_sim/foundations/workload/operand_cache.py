@@ -109,7 +109,8 @@ def nonzeros_through_cache(key: str, shape: tuple[int, ...], make: Callable[[], 
 def arrays_through_cache(key: str, make: Callable[[], dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
     """The named arrays ``make()`` returns, read from the shared folder when a process wrote them there under
     ``key``, else made and written there (outside :func:`shared_operands`: made). Any size: for arrays whose
-    making costs more than their size says (the digits split: scikit-learn's import, ~1.4 CPU-s a process)."""
+    making costs more than their size says (the digits split: scikit-learn's import, ~1.4 CPU-s a process; a layer's
+    ReLU(conv) non-zeros that Eyeriss' plan convolves, keyed by its operands' hashes and geometry)."""
     return _shared(key, None, _read_arrays, make, _save)
 
 

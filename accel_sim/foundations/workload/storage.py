@@ -156,14 +156,14 @@ def index_stream(encoded: SparseFormat) -> tuple[np.ndarray, int] | None:
 
 def huffman_sizes(encoded_codes: SparseFormat, value_bits: int, total_bits: int) -> dict[str, float]:
     """Huffman and entropy sizes of a format holding weight-sharing codes (see the module doc)."""
-    values = value_stream(encoded_codes).astype(np.int64)
+    values = value_stream(encoded_codes).astype(np.int64, copy=False)
     coded_values, entropy_values = huffman_coded_size(values)
     replaced = values.size * value_bits
     coded_index, entropy_index = 0, 0.0
     indices = index_stream(encoded_codes)
     if indices is not None:
         stream, width = indices
-        coded_index, entropy_index = huffman_coded_size(stream.astype(np.int64))
+        coded_index, entropy_index = huffman_coded_size(stream.astype(np.int64, copy=False))
         replaced += stream.size * width
     if replaced > total_bits:
         raise AssertionError(f"Huffman streams ({replaced} bits) exceed the stored total ({total_bits})")

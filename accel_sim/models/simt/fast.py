@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import functools
 import heapq
+import weakref
 
 import numpy as np
 
@@ -42,6 +43,7 @@ from accel_sim.foundations.errors import SimulationError
 from accel_sim.models.simt.counters import SimtCounters
 from accel_sim.models.simt.plan import Candidate, SimtPlan
 from accel_sim.models.simt.plan.l2 import listed_atomics, listed_reads, output_base
+from accel_sim.models.simt.plan.schedule import Schedule, atomic_requests
 
 BITS_PER_BYTE = 8
 WALK_TABLE_ENTRIES = 1 << 22   # the compiled L1 walk's table entries (lines, SMs x code blocks) at most: about 100 MB
@@ -117,6 +119,18 @@ def cached_lines(sectors: np.ndarray, ptr: np.ndarray, per_line: int) -> tuple[n
     return line_ptr, tags[first], masks
 
 
+_LINES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # schedule -> {per_line: its cached_lines}
+
+
+def schedule_lines(s: Schedule, per_line: int) -> tuple[np.ndarray, ...]:
+    """:func:`cached_lines` of the schedule's read-only loads, kept while the schedule lives: the plans of one layer
+    under what-ifs the schedules never see (``simt.warm_l2``) share its schedules. Nobody edits the arrays."""
+    kept = _LINES.setdefault(s, {})
+    if per_line not in kept:
+        kept[per_line] = cached_lines(s.cached_sectors, s.cached_ptr, per_line)
+    return kept[per_line]
+
+
 def line_runs(sectors: np.ndarray, ptr: np.ndarray, per_line: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`cached_lines` in one pass (each CTA's sorted sectors: a line's sectors are adjacent): the loop numba
     compiles (plain Python too). Sector numbers are not negative: with a power-of-two ``per_line`` a shift and a mask
@@ -190,10 +204,10 @@ def l2_misses(plan: SimtPlan, c: Candidate, l1_missing: np.ndarray | None) -> in
     parts = []
     for phase, (ptr, sectors) in enumerate((listed_reads(s.gemm_reads, s.ctas, m.sector, m.line),
                                             (s.cached_ptr, s.cached_sectors),
-                                            listed_atomics(s.atomic_cta, s.atomic_sector, s.ctas, base))):
+                                            listed_atomics(*atomic_requests(s)[:2], s.ctas, base))):
         if ptr is None:
             continue
-        line_ptr, tags, masks = cached_lines(sectors, ptr, per_line)
+        line_ptr, tags, masks = schedule_lines(s, per_line) if phase == 1 else cached_lines(sectors, ptr, per_line)
         owner = np.repeat(ctas, np.diff(line_ptr))
         if phase == 1:                                               # only the L1's misses reach the L2
             kept = l1_missing != 0
@@ -254,12 +268,12 @@ def dispatch_keys(durations: np.ndarray, slots: int, start: np.ndarray, slot: np
 
 @functools.cache
 def _compiled_dispatch() -> dict | None:
-    """:func:`dispatch_keys`, :func:`line_runs`, :func:`l2_walk` and :func:`l1_walk` compiled by numba
+    """:func:`dispatch_keys`, :func:`line_runs`, :func:`l2_walk`, :func:`l1_walk` and :func:`lindley` compiled by numba
     (:func:`compiled_loop`), or None when numba is not installed."""
     if compiled_loop(dispatch_keys) is None:
         return None
     return {"dispatch": compiled_loop(dispatch_keys), "lines": compiled_loop(line_runs), "l2": compiled_loop(l2_walk),
-            "l1": compiled_loop(l1_walk)}
+            "l1": compiled_loop(l1_walk), "drains": compiled_loop(lindley)}
 
 
 def drain(start: np.ndarray, sm: np.ndarray, service: np.ndarray, sms: int) -> np.ndarray:
@@ -269,7 +283,17 @@ def drain(start: np.ndarray, sm: np.ndarray, service: np.ndarray, sms: int) -> n
 
 
 def drains(start: np.ndarray, sm: np.ndarray, services, sms: int) -> list[np.ndarray]:
-    """:func:`drain` of each of ``services`` (the SM's servers), the arrivals ordered once for all of them."""
+    """:func:`drain` of each of ``services`` (the SM's servers), the arrivals ordered once for all of them. Arrivals
+    already in order (CTA starts in launch order: dispatch never starts a later CTA sooner) and not negative, with
+    numba: :func:`lindley`, compiled, with no sort."""
+    kernel = _compiled_dispatch()
+    walk = kernel.get("drains") if kernel is not None else None
+    start = np.asarray(start, dtype=np.int64)
+    whole = all(np.asarray(service).dtype.kind in "iu" for service in services)
+    if walk is not None and whole and (start.size == 0 or (start[0] >= 0 and bool(np.all(start[1:] >= start[:-1])))):
+        out = np.zeros((len(services), sms), dtype=np.int64)
+        walk(start, np.asarray(sm, dtype=np.int64), np.array(services, dtype=np.int64).reshape(len(services), -1), out)
+        return list(out)
     radix = int(start.max(initial=0)) + 1
     if radix * max(sms, 1) < 1 << 62:                                # (SM, arrival, launch order) as one stable key
         order = np.argsort(sm * radix + start, kind="stable")
@@ -287,6 +311,17 @@ def drains(start: np.ndarray, sm: np.ndarray, services, sms: int) -> list[np.nda
             out[k[first]] = np.maximum.reduceat(a + suffix - after, first)
         outs.append(out)
     return outs
+
+
+def lindley(start: np.ndarray, sm: np.ndarray, services: np.ndarray, out: np.ndarray) -> None:
+    """:func:`drains` when the arrivals ``start`` are in order and not negative: each server of each SM (``out``, servers
+    x SMs, zeros) is free again at the later of its free cycle and the arrival, plus the service (Lindley's recursion,
+    the same last departure as the suffix-sum maximum: tied arrivals in any order end equal); the loop numba compiles
+    (plain Python too)."""
+    for i in range(start.size):
+        k = sm[i]
+        for j in range(services.shape[0]):
+            out[j, k] = max(out[j, k], start[i]) + services[j, i]
 
 
 class CodeCache:
@@ -316,16 +351,20 @@ def l1_walk(fixed: np.ndarray, static: np.ndarray, misses: np.ndarray, line_ptr:
     """:func:`dispatch_through_l1`'s CTA-by-CTA walk in one loop, the loop numba compiles (plain Python too), filling
     ``start``, ``slot``, ``misses``, ``code_hits`` and ``missing``. Each SM's L1 as :class:`SectorCache` in ``table``
     entries (SMs x (lines + one CTA's lines); 0: the SMs' CTAs do not share the L1): its line tags kept sorted with their valid sectors and last CTA, a CTA's sorted
-    lines merged in, then the least recently used (the smallest (CTA, tag) keys, found by a partition) dropped down to
-    ``lines``. The instruction caches as :class:`CodeCache` over whole blocks (``capacity`` 0: none): per SM a queue of
+    lines merged in, then the least recently used (the smallest (CTA, tag) keys) dropped down to ``lines``: per SM a
+    queue of its CTAs with the lines each still stamps finds the CTA the eviction stops in, no sort. The instruction caches as :class:`CodeCache` over whole blocks (``capacity`` 0: none): per SM a queue of
     its fetches in CTA order, the entry of a block fetched again since stale, evicting from the oldest live entry. The
     free slots as :func:`dispatch_keys`' heap of free cycle x slots + slot."""
     room = table // sms if lines > 0 else 0                         # lines an SM holds, and one CTA's more
-    held_tag = np.zeros((sms, room), dtype=np.int64)                 # per SM, sorted
-    valid = np.zeros((sms, room), dtype=np.int64)
-    stamp = np.zeros((sms, room), dtype=np.int64)
+    held_tag = np.empty((sms, room), dtype=np.int64)                 # per SM, sorted; only [0, held) is ever read
+    valid = np.empty((sms, room), dtype=np.int64)                    # (not zeroed: the table is up to 100 MB)
+    stamp = np.empty((sms, room), dtype=np.int64)
     held = np.zeros(sms, dtype=np.int64)
-    merged = np.zeros((3, room), dtype=np.int64)
+    merged = np.empty((3, room), dtype=np.int64)                     # written before it is read
+    live = np.zeros(fixed.size, dtype=np.int64)                      # lines an SM holds stamped with each CTA
+    lru_next = np.full(fixed.size, -1, dtype=np.int64)               # per SM a queue of its CTAs, in CTA order
+    lru_head = np.full(sms, -1, dtype=np.int64)
+    lru_tail = np.full(sms, -1, dtype=np.int64)
     blocks = code_sectors.size
     code_used = np.full(sms * blocks, -1, dtype=np.int64)            # (SM, block) -> the CTA that last ran it
     code_next = np.full(fixed.size, -1, dtype=np.int64)
@@ -356,6 +395,7 @@ def l1_walk(fixed: np.ndarray, static: np.ndarray, misses: np.ndarray, line_ptr:
                 have = 0
                 if j < size and held_tag[sm, j] == tags[i]:
                     have = valid[sm, j]
+                    live[stamp[sm, j]] -= 1                          # the line is the CTA's now
                     j += 1
                 hits += popcount[masks[i] & have]
                 missing[i] = masks[i] & ~have
@@ -366,16 +406,30 @@ def l1_walk(fixed: np.ndarray, static: np.ndarray, misses: np.ndarray, line_ptr:
                 out += 1
                 j += 1
             misses[cta] -= hits
+            live[cta] = hi - lo
+            if lru_tail[sm] < 0:
+                lru_head[sm] = cta
+            else:
+                lru_next[lru_tail[sm]] = cta
+            lru_tail[sm] = cta
             evict = out - lines
             kept = 0
-            if evict > 0:                                            # the oldest (CTA, tag) go
-                radix = merged[0, out - 1] + 1
-                keys = merged[2, :out] * radix + merged[0, :out]
-                limit = np.partition(keys, evict - 1)[evict - 1]
+            if evict > 0:                 # the oldest (CTA, tag) go: every line of the CTAs before the oldest one
+                oldest, before = lru_head[sm], 0      # kept, and that one's lowest tags (the lines are in tag order)
+                while before + live[oldest] < evict:
+                    before += live[oldest]
+                    oldest = lru_next[oldest]
+                drop = evict - before
                 for e in range(out):
-                    if keys[e] > limit:
-                        held_tag[sm, kept], valid[sm, kept], stamp[sm, kept] = merged[0, e], merged[1, e], merged[2, e]
-                        kept += 1
+                    if merged[2, e] < oldest:
+                        continue
+                    if merged[2, e] == oldest and drop > 0:
+                        drop -= 1
+                        continue
+                    held_tag[sm, kept], valid[sm, kept], stamp[sm, kept] = merged[0, e], merged[1, e], merged[2, e]
+                    kept += 1
+                live[oldest] -= evict - before
+                lru_head[sm] = oldest
             else:
                 for e in range(out):
                     held_tag[sm, e], valid[sm, e], stamp[sm, e] = merged[0, e], merged[1, e], merged[2, e]
@@ -429,7 +483,7 @@ def dispatch_through_l1(plan: SimtPlan, c: Candidate, fixed: np.ndarray) -> tupl
         per_line = m.line // m.sector
         popcount = np.array([bin(v).count("1") for v in range(1 << per_line)], dtype=np.int64)
         caches = [SectorCache(c.l1_lines, popcount) for _ in range(m.sms)]
-        line_ptr, tags, masks = cached_lines(s.cached_sectors, s.cached_ptr, per_line)
+        line_ptr, tags, masks = schedule_lines(s, per_line)
         missing = masks.copy()
     code = s.code_block is not None and m.instruction_cache > 0
     code_hits = np.zeros(s.ctas, dtype=np.int64)
@@ -470,9 +524,10 @@ def dispatch_through_l1(plan: SimtPlan, c: Candidate, fixed: np.ndarray) -> tupl
 
 
 def count(plan: SimtPlan, index: int, bound: int | None = None) -> SimtCounters | None:
-    """One candidate's counters; None when its footprint overflows the L2 of a set model and its time without the L2
-    walk (every bound but DRAM's, and DRAM's without the listed reads) is already at least ``bound``: the walk could
-    only add DRAM reads, so it would not be faster (ties keep the earlier candidate)."""
+    """One candidate's counters; None when its time is already at least ``bound`` before the atomic units' drain
+    and the L2 walk (every bound but theirs, DRAM's without the listed reads' misses), or, when its footprint
+    overflows the L2 of a set model, with the atomic units' but before the walk: they could only add cycles, so it
+    would not be faster (ties keep the earlier candidate)."""
     c = plan.candidates[index]
     s, m = c.schedule, plan.machine
     chain, issue, l1, l2port = cta_demands(plan, c)
@@ -498,19 +553,22 @@ def count(plan: SimtPlan, index: int, bound: int | None = None) -> SimtCounters 
     sectors = int(s.cta_l2_sectors.sum() + misses.sum() - code_hits.sum())
     cached = 0 if s.cached_ptr is None else int(s.cached_ptr[-1])
     l2_cycles = bus_cycles(sectors * m.sector * BITS_PER_BYTE, m.l2_bandwidth)
-    atomic_cycles = int(drain(start[c.atomic_cta], c.atomic_slice, c.atomic_cycles, m.l2_slices).max()) \
-        if c.atomic_cta.size else 0
     dram_read, missed = c.dram_read_bytes, 0
     if c.l2_overflow and m.l2_ways == 0:                             # no set model: every L2 sector from DRAM
         dram_read = max(c.dram_read_bytes, sectors * m.sector - c.dram_write_bytes)
     elif c.l2_overflow:   # the listed reads' L2 misses; every other sector from DRAM (at least their footprint)
         other = sectors - int(misses.sum()) - s.listed_l2_sectors
         dram_read = max(c.dram_read_bytes - s.listed_read_bytes, other * m.sector - c.dram_write_bytes)
-        unlisted = bus_cycles((dram_read + c.dram_write_bytes) * BITS_PER_BYTE, m.dram_bandwidth)
-        if bound is not None and max(sm_cycles, l2_cycles, atomic_cycles, unlisted) >= bound:
+    unlisted = bus_cycles((dram_read + c.dram_write_bytes) * BITS_PER_BYTE, m.dram_bandwidth)   # without the walk
+    if bound is not None and max(sm_cycles, l2_cycles, unlisted) >= bound:
+        return None
+    atomic_cycles = int(drain(start[c.atomic_cta], c.atomic_slice, c.atomic_cycles, m.l2_slices).max()) \
+        if c.atomic_cta.size else 0
+    if c.l2_overflow and m.l2_ways > 0:
+        if bound is not None and atomic_cycles >= bound:
             return None
         if s.cached_ptr is not None and missing is None:             # every cached sector went to L2
-            missing = cached_lines(s.cached_sectors, s.cached_ptr, m.line // m.sector)[2]
+            missing = schedule_lines(s, m.line // m.sector)[2]
         missed = l2_misses(plan, c, missing)
         dram_read += missed * m.sector
     dram_cycles = bus_cycles((dram_read + c.dram_write_bytes) * BITS_PER_BYTE, m.dram_bandwidth)

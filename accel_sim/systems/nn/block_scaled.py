@@ -67,7 +67,10 @@ def fake_quantize(x: np.ndarray, scheme: Scheme, axis: int) -> tuple[np.ndarray,
         values = quantize_dynamic_fixed_point(np.asarray(x, dtype=np.float64), bits=DFP_BITS).dequantize()
         return values, DFP_BITS + DFP_POINT_BITS / x.size
     t = _blocked(x, scheme, axis)
-    values = np.take(t.dequantize(), np.arange(x.shape[axis]), axis=axis)
+    if t.codes.shape[axis] == x.shape[axis]:   # no padding to drop: the take below would copy it, C-ordered
+        values = np.ascontiguousarray(t.dequantize())
+    else:
+        values = np.take(t.dequantize(), np.arange(x.shape[axis]), axis=axis)
     return values, (x.size * t.element.bits + t.scale_bits) / x.size
 
 

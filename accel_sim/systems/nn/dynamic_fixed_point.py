@@ -33,9 +33,9 @@ from accel_sim.foundations.compress.quantization.leading_bit_statistics import (
     check_point_in_word,
     check_rule,
     max_rule_shift,
-    next_point,
+    next_point_of_counts,
 )
-from accel_sim.foundations.compress.quantization.statistics_kernel import observed_narrowed
+from accel_sim.foundations.compress.quantization.statistics_kernel import draws_of_halves, observed_narrowed
 from accel_sim.foundations.compress.quantization.tensor import ROUNDING_MODES
 
 
@@ -83,9 +83,6 @@ class UnitSettings:
 
 
 
-_FLOAT32_HALF_SCALE = np.float32(2.0 ** -24)   # numpy's float32 draw: the top 24 bits of a 32-bit half, scaled
-
-
 class DynamicFixedPointUnit:
     """Per-tensor dynamic fixed point driven by the simulated statistics hardware."""
 
@@ -111,24 +108,36 @@ class DynamicFixedPointUnit:
     def _observe(self, x: np.ndarray, f: int) -> tuple[np.ndarray, int, np.ndarray, int]:
         """``(histogram, top bucket, values, saturated)`` of ``x`` at point ``f``: accumulator_levels then
         histogram_of_levels and the narrowing to the word, in one pass (the same draws and bits; the accumulator
-        width was checked when the unit was made)."""
+        width was checked when the unit was made). Stochastic rounding's draws go in as the raw halves they are
+        made of where :meth:`_halves` gives them (the loop makes each draw as it reads it)."""
         s = self.settings
-        noise = None if self.rng is None else self._draws(x.shape)
+        noise = halves = None
+        if self.rng is not None:
+            halves = self._halves(x.size)
+            if halves is None:
+                noise = self._draws(x.shape)
         histogram, top, values, saturated = observed_narrowed(x, f, s.accumulator_bits, s.bits, noise,
-                                                              s.split_by_sign)
+                                                              s.split_by_sign, halves)
         self.results_observed += values.size
         return histogram, top, values, saturated
+
+    def _halves(self, count: int) -> np.ndarray | None:
+        """``count`` uint32 halves of the raw PCG64 outputs, the ones ``self.rng.random(count, dtype=np.float32)``
+        makes its draws of (:func:`draws_of_halves`), when no half is kept and the count is even (see
+        :meth:`_draws`); else None (numpy must draw)."""
+        if self._raw_draws and not self._half_buffered and count % 2 == 0:
+            return self.rng.bit_generator.random_raw(count // 2).view(np.uint32)
+        return None
 
     def _draws(self, shape: tuple[int, ...]) -> np.ndarray:
         """``self.rng.random(shape, dtype=np.float32)``. numpy makes each float32 from a 32-bit half of a PCG64
         output, ``(half >> 8) * 2**-24`` (exact), the low half first and the high half kept for the next draw;
         when no half is kept and the count is even, the same floats come from the raw outputs (their halves in
-        memory order on a little-endian machine) at half the cost. Otherwise numpy draws them."""
+        memory order on a little-endian machine, :meth:`_halves`) at half the cost. Otherwise numpy draws them."""
         count = math.prod(shape)
-        if self._raw_draws and not self._half_buffered and count % 2 == 0:
-            halves = self.rng.bit_generator.random_raw(count // 2).view(np.uint32)
-            draws = np.right_shift(halves, 8, out=halves).astype(np.float32)
-            return np.multiply(draws, _FLOAT32_HALF_SCALE, out=draws).reshape(shape)
+        halves = self._halves(count)
+        if halves is not None:
+            return draws_of_halves(halves).reshape(shape)
         self._half_buffered ^= count % 2 == 1
         return self.rng.random(shape, dtype=np.float32)
 
@@ -179,9 +188,10 @@ class DynamicFixedPointUnit:
             if record.histogram is None:
                 continue
             self.readouts += 1
-            record.fraction_bits = next_point(record.histogram, bits=s.bits, fraction_bits=record.fraction_bits,
-                                              rule=s.rule, point_range=s.point_range,
-                                              max_overflow_rate=s.max_overflow_rate, percentile=s.percentile)
+            histogram = record.histogram
+            counts = (histogram.sum(axis=0) if histogram.ndim == 2 else histogram).tolist()
+            record.fraction_bits = next_point_of_counts(counts, s.bits, record.fraction_bits, s.rule, s.point_range,
+                                                        s.max_overflow_rate, s.percentile)   # settings checked
             record.histogram = None
 
     @property

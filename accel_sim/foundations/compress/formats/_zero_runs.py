@@ -30,11 +30,12 @@ def encode_gaps(gaps: np.ndarray, max_run: int) -> tuple[np.ndarray, np.ndarray,
     Returns ``(runs, value_slots, entries_per_value)``: the run of every entry, the entry
     index that holds each non-zero, and how many entries (fillers + 1) each non-zero costs.
     """
-    period = max_run + 1
-    entries_per_value = gaps // period + 1
-    value_slots = np.cumsum(entries_per_value) - 1
-    runs = np.full(int(entries_per_value.sum()), max_run, dtype=np.int64)
-    runs[value_slots] = gaps % period
+    entries_per_value, last_run = np.divmod(gaps, max_run + 1)
+    entries_per_value += 1
+    value_slots = np.cumsum(entries_per_value)
+    runs = np.full(int(value_slots[-1]) if value_slots.size else 0, max_run, dtype=np.int64)
+    value_slots -= 1
+    runs[value_slots] = last_run
     return runs, value_slots, entries_per_value
 
 

@@ -83,6 +83,23 @@ class CompressedSparse(SparseFormat):
             pointer_bits=pointer_bits,
         )
 
+    @classmethod
+    def dense_storage(cls, dense: np.ndarray, value_bits: int, *, major_axis: int | None = None) -> StorageBreakdown:
+        """``from_dense(dense).storage(value_bits)`` at the default index and pointer widths, from the number of
+        non-zeros alone (the entries are not encoded): ``nnz`` values and indices of ``ceil(log2(n_minor))`` bits,
+        ``n_major + 1`` pointers of ``ceil(log2(nnz + 1))`` bits. ``major_axis``: CSR's or CSC's own, else 0."""
+        matrix = as_finite_array(dense, "dense", ndim=2)
+        if major_axis is None:
+            major_axis = ROW_MAJOR if cls.fixed_major_axis is None else cls.fixed_major_axis
+        if cls.fixed_major_axis is not None and major_axis != cls.fixed_major_axis:
+            raise ValueError(f"major_axis of {cls.__name__} is {cls.fixed_major_axis}, got {major_axis}")
+        major_axis = check_int(major_axis, "major_axis", minimum=0, maximum=1)
+        value_bits = check_value_bits(value_bits)
+        n_major, n_minor = matrix.shape[major_axis], matrix.shape[1 - major_axis]
+        nnz = int(np.count_nonzero(matrix))
+        return StorageBreakdown(values_bits=nnz * value_bits, index_bits=nnz * bits_to_address(n_minor),
+                                pointer_bits=(n_major + 1) * bits_to_address(nnz + 1))
+
     @property
     def n_major(self) -> int:
         return self.shape[self.major_axis]

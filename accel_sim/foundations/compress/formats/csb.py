@@ -72,7 +72,8 @@ class CSB(SparseFormat):
         beta = default_beta(shape) if beta is None else check_int(beta, "beta", minimum=1)
         rows, cols = np.nonzero(matrix)
         blocks, block_ptr = block_layout(rows, cols, shape, beta)
-        order = np.lexsort((cols % beta, rows % beta, blocks))
+        # by block, then row and column inside it: one key per entry (distinct, as the positions are), one sort
+        order = np.argsort((blocks * beta + rows % beta) * beta + cols % beta)
         rows, cols = rows[order], cols[order]
         return cls(
             shape=shape,

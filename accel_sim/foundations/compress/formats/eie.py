@@ -187,10 +187,7 @@ def _slice_from_nonzeros(columns: np.ndarray, local_rows: np.ndarray, values: np
     runs, value_slots, entries_per_value = encode_gaps(gaps_before(columns, local_rows), max_run)
     stored = np.zeros(runs.size, dtype=dtype)
     stored[value_slots] = values
-    col_ptr = np.zeros(n_columns + 1, dtype=np.int64)
-    entry_columns = np.repeat(columns, entries_per_value)
-    np.cumsum(np.bincount(entry_columns, minlength=n_columns), out=col_ptr[1:])
-    return EIEPESlice(values=stored, rel_index=runs, col_ptr=col_ptr)
+    return EIEPESlice(values=stored, rel_index=runs, col_ptr=_column_pointers(columns, entries_per_value, n_columns))
 
 
 def _encode_slice(rows_of_pe: np.ndarray, max_run: int) -> EIEPESlice:
@@ -199,10 +196,18 @@ def _encode_slice(rows_of_pe: np.ndarray, max_run: int) -> EIEPESlice:
     runs, value_slots, entries_per_value = encode_gaps(gaps_before(columns, local_rows), max_run)
     stored = np.zeros(runs.size, dtype=rows_of_pe.dtype)
     stored[value_slots] = values
-    col_ptr = np.zeros(rows_of_pe.shape[1] + 1, dtype=np.int64)
-    entry_columns = np.repeat(columns, entries_per_value)
-    np.cumsum(np.bincount(entry_columns, minlength=rows_of_pe.shape[1]), out=col_ptr[1:])
-    return EIEPESlice(values=stored, rel_index=runs, col_ptr=col_ptr)
+    return EIEPESlice(values=stored, rel_index=runs,
+                      col_ptr=_column_pointers(columns, entries_per_value, rows_of_pe.shape[1]))
+
+
+def _column_pointers(columns: np.ndarray, entries_per_value: np.ndarray, n_columns: int) -> np.ndarray:
+    """``col_ptr`` of a slice whose non-zeros sit in ``columns`` and cost ``entries_per_value`` entries each:
+    the entries summed per column (a weighted count, exact in float64 below 2**53 entries), then the prefix
+    sums."""
+    col_ptr = np.zeros(n_columns + 1, dtype=np.int64)
+    np.cumsum(np.bincount(columns, weights=entries_per_value, minlength=n_columns).astype(np.int64),
+              out=col_ptr[1:])
+    return col_ptr
 
 
 def _decode_slice(pe: EIEPESlice) -> np.ndarray:

@@ -25,6 +25,8 @@ return the next point position; moving the point by ``d`` bits moves every posit
 """
 from __future__ import annotations
 
+import bisect
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -145,11 +147,17 @@ def next_point(histogram: np.ndarray, *, bits: int, fraction_bits: int, rule: st
                max_overflow_rate: float = 1e-4, percentile: float = 0.9999) -> int:
     """The point position for the next step, from a histogram observed at ``fraction_bits``. (The counts are
     read once as Python integers: a training run calls this for every tensor after every step.)"""
-    bits = check_bits(bits)
-    rule = check_rule(rule)
-    counts = _positions_count(histogram)
-    per_bucket = counts.tolist()
-    if sum(per_bucket) == 0:
+    return next_point_of_counts(_positions_count(histogram).tolist(), check_bits(bits), fraction_bits,
+                                check_rule(rule), point_range, max_overflow_rate, percentile)
+
+
+def next_point_of_counts(per_bucket: list[int], bits: int, fraction_bits: int, rule: str, point_range: PointRange,
+                         max_overflow_rate: float, percentile: float) -> int:
+    """:func:`next_point` of a histogram's counts (both signs summed) as Python integers, ``bits`` and ``rule``
+    already checked (a training loop's unit checked its settings once). The percentile's search is
+    ``np.searchsorted``'s on the running sums (exact integers; the same comparisons with the float bound)."""
+    total = sum(per_bucket)
+    if total == 0:
         return point_range.clamp(fraction_bits)
     if rule == "overflow":
         if _overflow_share(per_bucket, bits) > max_overflow_rate:
@@ -161,8 +169,7 @@ def next_point(histogram: np.ndarray, *, bits: int, fraction_bits: int, rule: st
     elif rule == "max":
         new = fraction_bits + _top_shift(per_bucket, bits)
     else:
-        cumulative = np.cumsum(counts)
-        bucket = int(np.searchsorted(cumulative, percentile * cumulative[-1] - 1e-9))
+        bucket = bisect.bisect_left(list(itertools.accumulate(per_bucket)), percentile * total - 1e-9)
         new = fraction_bits + (bits - 2 - (bucket - 1))
     return point_range.clamp(new)
 

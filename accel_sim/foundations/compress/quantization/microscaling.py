@@ -38,6 +38,7 @@ from accel_sim.foundations.compress.quantization.minifloat import (
     FORMATS,
     ElementFormat,
     decode,
+    element_codes,
     element_format,
     encode,
     floor_log2,
@@ -153,7 +154,7 @@ def _check(x: np.ndarray, block_size: int | None, axis: int) -> tuple[np.ndarray
     block = length if block_size is None else int(block_size)
     if block < 1 or length % block:
         raise ValueError(f"block_size {block_size} must divide the blocked axis' length {length}")
-    return arr.astype(np.float64), block, axis
+    return arr.astype(np.float64, copy=False), block, axis   # read only: a float64 tensor is not copied
 
 
 def quantize_mx(x: np.ndarray, element: str, *, block_size: int | None = MX_BLOCK, axis: int = -1) -> BlockScaledTensor:
@@ -169,8 +170,7 @@ def quantize_mx(x: np.ndarray, element: str, *, block_size: int | None = MX_BLOC
     nan_scale = ~np.isfinite(amax) | (shared > E8M0_EMAX)
     shared = np.clip(np.where(usable, shared, -E8M0_EMAX), -E8M0_EMAX, E8M0_EMAX)   # zero block: log2(0) = -inf
     scaled = blocks / np.ldexp(1.0, shared)[..., None]
-    elements = round_to_element(fmt, np.where(nan_scale[..., None], 0.0, scaled))
-    codes = _unblocks(encode(fmt, elements), axis, v.shape)
+    codes = _unblocks(element_codes(fmt, np.where(nan_scale[..., None], 0.0, scaled)), axis, v.shape)
     scales = np.where(nan_scale, E8M0_NAN, shared + E8M0_BIAS).astype(np.int64)
     return BlockScaledTensor(fmt, codes, scales, block, axis, "e8m0")
 
@@ -206,7 +206,7 @@ def quantize_nvfp4(x: np.ndarray, *, block_size: int = NVFP4_BLOCK, axis: int = 
     bad = ~np.isfinite(amax)
     scale = round_to_element(e4m3, np.where(bad, 0.0, amax) / E2M1_MAX / g)
     divisor = np.where(scale > 0, scale * g, 1.0)[..., None]
-    elements = round_to_element(e2m1, np.where((scale > 0)[..., None] & ~bad[..., None], blocks / divisor, 0.0))
-    codes = _unblocks(encode(e2m1, elements), axis, v.shape)
+    codes = _unblocks(element_codes(e2m1, np.where((scale > 0)[..., None] & ~bad[..., None], blocks / divisor, 0.0)),
+                      axis, v.shape)
     scales = np.where(bad, encode(e4m3, np.array(np.nan)), encode(e4m3, scale)).astype(np.int64)
     return BlockScaledTensor(e2m1, codes, scales, block, axis, "e4m3", tensor_scale=g)

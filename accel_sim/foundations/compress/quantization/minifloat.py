@@ -17,9 +17,12 @@ conversion rule; OFP8's saturating mode). ``emax`` is the exponent of the larges
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass
 
 import numpy as np
+
+from accel_sim.foundations.compiled import compiled_loop
 
 OCP_MX = "OCP Microscaling Formats (MX) v1.0 Specification (2023), section 5"
 OCP_FP8 = "OCP 8-bit Floating Point Specification (OFP8) rev 1.0 (2023)"
@@ -121,6 +124,79 @@ def encode(fmt: ElementFormat, q: np.ndarray) -> np.ndarray:
     if not found.all():
         code[~found] = encode_formula(fmt, mag[~found])
     return (np.signbit(q).astype(np.int64) << (fmt.bits - 1)) | code
+
+
+def element_codes(fmt: ElementFormat, v: np.ndarray) -> np.ndarray:
+    """``encode(fmt, round_to_element(fmt, v))``: the bit patterns of ``v`` rounded to ``fmt``. With numba, one
+    compiled pass (:func:`element_codes_loop`, the same codes: tests compare every value of each format, the
+    midpoints between them and their neighbours, the specials and random tensors); else those two functions."""
+    v = np.asarray(v, dtype=np.float64)
+    loop = compiled_loop(element_codes_loop)
+    if loop is None:
+        return encode(fmt, round_to_element(fmt, v))
+    order = _memory_order(v)   # element-wise: in v's own memory order (a block-scaled tensor's moved axes), no copy
+    if order is None:
+        v = np.ascontiguousarray(v)
+        order = tuple(range(v.ndim))
+    codes = np.empty_like(v, dtype=np.int64)
+    inputs, outputs = v.transpose(order), codes.transpose(order)
+    if not outputs.flags.c_contiguous:   # pragma: no cover - empty_like keeps a dense array's memory order
+        codes = np.empty(v.shape, dtype=np.int64)
+        inputs, outputs = np.ascontiguousarray(v), codes
+    flat = inputs.reshape(-1)
+    loop(flat, flat.view(np.int64), _POWERS_OF_TWO, fmt.is_integer, fmt.quantum, fmt.emin, fmt.mantissa_bits,
+         fmt.max_normal, int(encode(fmt, np.array(fmt.max_normal))), fmt.has_inf, fmt.has_nan, fmt.bias,
+         fmt.exponent_bits, fmt.bits, outputs.reshape(-1))
+    return codes
+
+
+def _memory_order(v: np.ndarray) -> tuple[int, ...] | None:
+    """The axes of ``v`` from the largest stride to the smallest when that transpose is C-contiguous (``v`` fills
+    its memory without gaps, in some axis order); else None."""
+    order = tuple(sorted(range(v.ndim), key=lambda axis: -v.strides[axis]))
+    return order if v.transpose(order).flags.c_contiguous and min(v.strides, default=1) > 0 else None
+
+
+_LEAST_EXPONENT = -1074     # 2^-1074, the smallest float64 subnormal: every power of two a float64 holds
+_POWERS_OF_TWO = np.ldexp(1.0, np.arange(_LEAST_EXPONENT, 1024))
+_POWERS_OF_TWO.flags.writeable = False
+
+
+def element_codes_loop(v, fields, powers, integer, quantum, emin, m, max_normal, max_code, has_inf, has_nan, bias,
+                       exponent_bits, bits, codes):
+    """:func:`round_to_element` then :func:`encode` of each element. The rounding as
+    :func:`round_to_element` does it: ``floor(log2 |x|)`` from the float64's exponent field (``frexp`` for a
+    float64 subnormal), the step ``2^(max(e, emin) - m)`` (``powers``: exact), ``n = rint(|x| / step)``. The code
+    of ``n x step``: ``((max(e, emin) + bias - 1) << m) + n``, which is the field and mantissa of
+    :func:`encode_formula` (``n`` runs from ``2^m`` to ``2^(m+1)`` in a normal binade, the top one the next
+    binade's ``1.0``; from 0 to ``2^m`` in the subnormal one, ``2^m`` the smallest normal); 0 for a zero, the
+    largest normal's code past it, infinity's and NaN's patterns; the sign bit ``x``'s (``copysign``)."""
+    top = ((1 << exponent_bits) - 1) << m
+    mask = (1 << bits) - 1
+    sign_bit = 1 << (bits - 1)
+    for i in range(v.size):
+        x = v[i]
+        mag = abs(x)
+        if integer:   # round_to_element's step is the quantum; encode_formula's rint(q / quantum), two's complement
+            rounded = np.rint(mag / quantum) * quantum
+            if rounded > max_normal:
+                rounded = max_normal
+            q = math.copysign(rounded, x) if mag == mag else 0.0
+            codes[i] = np.int64(np.rint(q / quantum)) & mask
+            continue
+        field = (fields[i] >> 52) & 0x7FF
+        if field == 0x7FF:    # infinity or NaN
+            code = top | ((1 << m) - 1) if mag != mag and has_nan else (top if has_inf and mag == math.inf else 0)
+            if mag == mag and not has_inf:
+                code = max_code
+        elif mag == 0.0:
+            code = 0
+        else:
+            exponent = field - 1023 if field else math.frexp(mag)[1] - 1
+            k = max(exponent, emin)
+            n = np.rint(mag / powers[k - m + 1074])
+            code = max_code if n * powers[k - m + 1074] > max_normal else ((k + bias - 1) << m) + np.int64(n)
+        codes[i] = (sign_bit if math.copysign(1.0, x) < 0 else 0) | code
 
 
 @functools.lru_cache(maxsize=None)

@@ -27,7 +27,8 @@ import numpy as np
 
 from accel_sim.foundations.arch import ArchBase
 from accel_sim.foundations.workload.layer import ConvLayer, Layer
-from accel_sim.foundations.workload.operands import layer_operands
+from accel_sim.foundations.workload.operand_cache import MIN_ELEMENTS, arrays_through_cache
+from accel_sim.foundations.workload.operands import LayerOperands, layer_operands, spec_hash
 from accel_sim.foundations.workload.loop_nest import LoopNest, loop_nest
 from accel_sim.models.eyeriss.plan.mapping import RsMapping, rs_mapping, strip_rows, window_rows
 from accel_sim.models.eyeriss.plan.rlc import rlc_words
@@ -67,17 +68,47 @@ def _padded_inputs(layer: Layer, shape: LoopNest, inputs: np.ndarray) -> np.ndar
 
 
 def _outputs(layer: Layer, shape: LoopNest, x: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """(G, N, M, E, F) ReLU(conv) of the padded ifmaps."""
+    """(G, N, M, E, F) ReLU(conv) of the padded ifmaps: per group and image, the (M, C x R x S) filters times the
+    (C x R x S, E x F) ifmap columns (:func:`_columns`)."""
     stride_w = layer.stride_w if isinstance(layer, ConvLayer) else 1
     w = weights.reshape(shape.groups, shape.filters, shape.channels, shape.filter_rows, shape.filter_cols)
     out = np.empty((shape.groups, shape.images, shape.filters, shape.out_rows, shape.out_cols), dtype=np.float32)
     for g in range(shape.groups):
+        filters = w[g].reshape(shape.filters, -1)
         for image in range(shape.images):
-            windows = np.lib.stride_tricks.sliding_window_view(x[g, image], (shape.filter_rows, shape.filter_cols),
-                                                               axis=(1, 2))
-            windows = windows[:, ::shape.stride, ::stride_w][:, :shape.out_rows, :shape.out_cols]
-            out[g, image] = np.tensordot(w[g], windows, axes=([1, 2, 3], [0, 3, 4]))
+            product = np.dot(filters, _columns(x[g, image], shape, stride_w))
+            out[g, image] = product.reshape(shape.filters, shape.out_rows, shape.out_cols)
     return np.maximum(out, 0)
+
+
+def _columns(planes: np.ndarray, shape: LoopNest, stride_w: int) -> np.ndarray:
+    """(C x R x S, E x F): row (c, r, s) holds ifmap plane c's values under filter tap (r, s) at every ofmap position,
+    ``planes[c, e x U + r, f x stride_w + s]``. Copied one tap at a time (a strided plane per channel), the matrix
+    ``np.tensordot`` would copy out of a sliding-window view element by element: the same matrix, so the same
+    product."""
+    rows, cols = shape.out_rows, shape.out_cols
+    columns = np.empty((shape.channels, shape.filter_rows, shape.filter_cols, rows, cols), dtype=planes.dtype)
+    for r in range(shape.filter_rows):
+        for s in range(shape.filter_cols):
+            columns[:, r, s] = planes[:, r:r + (rows - 1) * shape.stride + 1:shape.stride,
+                                      s:s + (cols - 1) * stride_w + 1:stride_w]
+    return columns.reshape(-1, rows * cols)
+
+
+def _output_nonzero(layer: Layer, shape: LoopNest, x: np.ndarray, ops: LayerOperands) -> np.ndarray:
+    """(G, N, M, E, F) non-zero mask of :func:`_outputs`. A large one goes through the operand cache's shared folder
+    (:func:`~accel_sim.foundations.workload.operand_cache.arrays_through_cache`) under a hash of what it is computed
+    from (the operands' hashes and the convolution's geometry), as packed bits: the processes of one ``reproduce
+    all`` that plan the same layer (the eyeriss and silicon-validation studies) convolve it once."""
+    dims = (shape.groups, shape.images, shape.filters, shape.out_rows, shape.out_cols)
+    size = int(np.prod(dims))
+    if size < MIN_ELEMENTS:
+        return _outputs(layer, shape, x, ops.weights) != 0
+    pads = (layer.pad_top, layer.pad_bottom, layer.pad_left, layer.pad_right) if isinstance(layer, ConvLayer) else ()
+    key = spec_hash({"tensor": "eyeriss ReLU(conv) non-zeros", "weights": ops.weight_hash, "inputs": ops.input_hash,
+                     "nest": repr(shape), "pads": pads})
+    found = arrays_through_cache(key, lambda: {"bits": np.packbits(_outputs(layer, shape, x, ops.weights) != 0)})
+    return np.unpackbits(found["bits"], count=size).view(bool).reshape(dims)
 
 
 def _row_uses(shape: LoopNest, starts: tuple[int, ...], strips: tuple[int, ...]) -> np.ndarray:
@@ -126,7 +157,7 @@ def plan(arch: ArchBase, layer: Layer) -> EyerissPlan:
     raw_in = layer.name in spec.raw_input_layers or not spec.run_length_coding
     in_spans = [(start * shape.stride, start * shape.stride + window_rows(shape, rows))
                 for start, rows in zip(starts, strips)]
-    out = _outputs(layer, shape, x, ops.weights)
+    out = _output_nonzero(layer, shape, x, ops)
     out_spans = [(start, start + rows) for start, rows in zip(starts, strips)]
     # zero_uses[g, n, c, s] = sum over h, w of zero[g, n, c, h, w] x col_uses[w] x row_uses[s, h]: the columns
     # summed first, then the rows (two integer products; one three-operand einsum loops over every (h, w, s))

@@ -52,10 +52,11 @@ def check_nm(spec: PEArraySpec, weights: np.ndarray, layer_name: str) -> None:
 
 def footprint(spec: PEArraySpec, weights: np.ndarray, word_bits: int) -> tuple[int, int]:
     """(total, index + pointer + metadata) bits of one group's compressed weights (filters as rows)."""
+    if spec.weight_format == "csr":   # its size follows from the count of non-zeros: nothing encoded
+        stored = CSR.dense_storage(weights.T, word_bits)
+        return stored.total_bits, stored.total_bits - stored.values_bits - stored.padding_bits
     per_filter = np.ascontiguousarray(weights.T)
-    if spec.weight_format == "csr":
-        stored = CSR.from_dense(per_filter).storage(word_bits)
-    elif spec.weight_format == "bitmap":
+    if spec.weight_format == "bitmap":
         stored = Bitmap.from_dense(per_filter).storage(word_bits)
     else:
         stored = NOfM.from_dense(per_filter, n=spec.nm_n, m=spec.nm_m, axis=1).storage(word_bits)

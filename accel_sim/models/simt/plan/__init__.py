@@ -48,9 +48,28 @@ class Candidate:
     dram_write_bytes: int
     l1_lines: int                    # lines of the SM's L1 data cache the kernel's carveout leaves
     l2_overflow: bool                # the footprint exceeds the L2: the counting paths walk the L2 model
-    atomic_cta: np.ndarray           # per (CTA, L2 slice) with atomic requests:
-    atomic_slice: np.ndarray
-    atomic_cycles: np.ndarray        # the slice's atomic-unit cycles
+    machine: Machine                 # what the atomic demands are computed with
+
+    @cached_property
+    def _atomic_demands(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:func:`~.schedule.atomic_demands`, made when a counting path first asks (the fast path asks only a
+        candidate that may still be the fastest: a split-K GEMM lists every sector of its C tiles)."""
+        return atomic_demands(self.machine, self.schedule)
+
+    @property
+    def atomic_cta(self) -> np.ndarray:
+        """Per (CTA, L2 slice) with atomic requests: the CTA, CTA-major then slice ..."""
+        return self._atomic_demands[0]
+
+    @property
+    def atomic_slice(self) -> np.ndarray:
+        """... the slice ..."""
+        return self._atomic_demands[1]
+
+    @property
+    def atomic_cycles(self) -> np.ndarray:
+        """... and the slice's atomic-unit cycles."""
+        return self._atomic_demands[2]
 
 
 @dataclass(frozen=True, eq=False)
@@ -133,8 +152,7 @@ def candidate(m: Machine, spec: SimtSpec, schedule: Schedule, where: str) -> Can
     overflow = read + write > m.l2_size
     if not overflow and spec.warm_l2:                 # B arrives in L2 (its producer wrote it there), C stays there
         read, write = read - schedule.dense_operand_bytes, 0
-    return Candidate(schedule, resident, read, write, l1_lines(m, schedule, resident), overflow,
-                     *atomic_demands(m, schedule))
+    return Candidate(schedule, resident, read, write, l1_lines(m, schedule, resident), overflow, m)
 
 
 SCHEDULE_BYTES = 64 << 20   # arrays of the schedules a process keeps for the next plans (the oldest go first)

@@ -16,7 +16,7 @@ from accel_sim.foundations.compress.formats.csb import block_layout, default_bet
 from accel_sim.models.simt.plan.csr import _columns
 from accel_sim.models.simt.plan.machine import Machine
 from accel_sim.models.simt.plan.problem import INDEX_BYTES, SparseProblem
-from accel_sim.models.simt.plan.schedule import Schedule, atomic_runs, ceil_div
+from accel_sim.models.simt.plan.schedule import AtomicRuns, Schedule, ceil_div
 from accel_sim.models.simt.plan.sectors import span_sectors
 from accel_sim.models.simt.spec import SimtSpec
 
@@ -85,9 +85,8 @@ def csb_spmv(p: SparseProblem, m: Machine, spec: SimtSpec, beta: int) -> Schedul
     ctas = lines * chunks
     requests = {}
     if shared:                                                         # each CTA adds its output segment into y
-        cta, sectors, serial = atomic_runs(np.arange(ctas), np.repeat(np.arange(lines) * beta * vb // sector, chunks),
-                                           np.repeat(out_sectors[:, 0], chunks))
-        requests = dict(atomic_cta=cta, atomic_sector=sectors, atomic_serial=serial)
+        requests = dict(atomic=AtomicRuns(np.arange(ctas), np.repeat(np.arange(lines) * beta * vb // sector, chunks),
+                                          np.repeat(out_sectors[:, 0], chunks)))
     return _columns(Schedule(
         kernel="csb", threads_per_cta=spec.threads_per_cta, registers_per_thread=spec.registers_per_thread,
         shared_memory_per_cta=(group + 1) * beta * vb, warp_cta=np.repeat(np.arange(ctas), group),

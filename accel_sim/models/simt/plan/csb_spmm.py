@@ -23,7 +23,7 @@ import numpy as np
 from accel_sim.foundations.compress.formats.csb import default_beta
 from accel_sim.models.simt.plan.machine import Machine
 from accel_sim.models.simt.plan.problem import INDEX_BYTES, SparseProblem
-from accel_sim.models.simt.plan.schedule import Schedule, atomic_runs, ceil_div
+from accel_sim.models.simt.plan.schedule import AtomicRuns, Schedule, ceil_div
 from accel_sim.models.simt.plan.sectors import span_sectors
 from accel_sim.models.simt.plan.spmm import _dense_rows, _row_segments, _tiles
 from accel_sim.models.simt.spec import SimtSpec
@@ -107,8 +107,7 @@ def csb_spmm(p: SparseProblem, m: Machine, spec: SimtSpec) -> Schedule:
         first_sector = (row_list[None, :] * p.n + starts[:, None]) * vb // sector             # (tiles, rows)
         count = span_sectors((row_list[None, :] * p.n + starts[:, None]) * vb, np.broadcast_to(widths[:, None] * vb,
                                                                                                 first_sector.shape), sector)
-        atomic_cta, atomic_sector, atomic_serial = atomic_runs(cta_of[:, owner], first_sector, count)
-        atomic = dict(atomic_cta=atomic_cta, atomic_sector=atomic_sector, atomic_serial=atomic_serial)
+        atomic = dict(atomic=AtomicRuns(cta_of[:, owner], first_sector, count))
     return Schedule(
         kernel="csb_spmm", threads_per_cta=spec.threads_per_cta, registers_per_thread=spec.registers_per_thread,
         shared_memory_per_cta=beta * w * vb, warp_cta=(np.arange(tiles)[:, None] * chunks
@@ -118,5 +117,5 @@ def csb_spmm(p: SparseProblem, m: Machine, spec: SimtSpec) -> Schedule:
         cta_l2_sectors=l2.T.ravel().astype(np.int64),
         dram_read_bytes=p.nnz * (vb + INDEX_BYTES) + (block_rows * block_cols + 1) * INDEX_BYTES + p.k * p.n * vb,
         dram_write_bytes=p.m * p.n * vb, dense_operand_bytes=p.k * p.n * vb, fmas=p.nnz * p.n, tensor_macs=0,
-        products=p.nnz * p.n, atomics=int(atomic["atomic_cta"].size) if atomic else 0, tensor_core=False,
+        products=p.nnz * p.n, atomics=int(atomic["atomic"].count.sum()) if atomic else 0, tensor_core=False,
         cached_ptr=b_ptr, cached_sectors=b_cached, **atomic)

@@ -16,7 +16,7 @@ import numpy as np
 
 from accel_sim.models.simt.plan.machine import Machine
 from accel_sim.models.simt.plan.problem import INDEX_BYTES, SparseProblem
-from accel_sim.models.simt.plan.schedule import Schedule, ceil_div, per_cta
+from accel_sim.models.simt.plan.schedule import AtomicRequests, AtomicRuns, Schedule, ceil_div, per_cta
 from accel_sim.models.simt.plan.sectors import distinct_per_group, span_sectors
 from accel_sim.models.simt.spec import SimtSpec
 
@@ -94,7 +94,7 @@ def csr_spmv(p: SparseProblem, m: Machine, spec: SimtSpec, per_warp_rows: bool) 
         x_len, y_len = p.m, p.k
         trip = int(iteration.max(initial=0)) + 1
         group, atomic_sector, serial = _scatter_requests(warp_of * trip + iteration, csr.indices, vb, sector)
-        requests = dict(atomic_cta=cta_of_warp[group // trip], atomic_sector=atomic_sector, atomic_serial=serial)
+        requests = dict(atomic=AtomicRequests(cta_of_warp[group // trip], atomic_sector, serial))
     return _columns(Schedule(
         kernel="csr_vector" if per_warp_rows else "csr_scalar", threads_per_cta=spec.threads_per_cta,
         registers_per_thread=spec.registers_per_thread, shared_memory_per_cta=0, warp_cta=cta_of_warp,
@@ -113,10 +113,16 @@ def _columns(one: Schedule, columns: int, column_sectors: int) -> Schedule:
     ctas, warps = one.ctas, one.warps
     offsets = np.arange(columns)
     requests = {}
-    if one.atomic_cta is not None:
-        requests = dict(atomic_cta=(one.atomic_cta[None, :] + ctas * offsets[:, None]).ravel(),
-                        atomic_sector=(one.atomic_sector[None, :] + column_sectors * offsets[:, None]).ravel(),
-                        atomic_serial=np.tile(one.atomic_serial, columns))
+    if isinstance(one.atomic, AtomicRuns):   # the runs shifted, still runs
+        runs = one.atomic
+        requests = dict(atomic=AtomicRuns(
+            (np.asarray(runs.run_cta).ravel()[None, :] + ctas * offsets[:, None]).ravel(),
+            (np.asarray(runs.first).ravel()[None, :] + column_sectors * offsets[:, None]).ravel(),
+            np.tile(np.asarray(runs.count).ravel(), columns)))
+    elif one.atomic is not None:
+        requests = dict(atomic=AtomicRequests((one.atomic_cta[None, :] + ctas * offsets[:, None]).ravel(),
+                                              (one.atomic_sector[None, :] + column_sectors * offsets[:, None]).ravel(),
+                                              np.tile(one.atomic_serial, columns)))
     return Schedule(
         kernel=one.kernel, threads_per_cta=one.threads_per_cta, registers_per_thread=one.registers_per_thread,
         shared_memory_per_cta=one.shared_memory_per_cta,

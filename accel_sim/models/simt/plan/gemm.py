@@ -17,7 +17,7 @@ import numpy as np
 from accel_sim.models.simt.plan.l2 import GemmReads
 from accel_sim.models.simt.plan.machine import Machine
 from accel_sim.models.simt.plan.problem import INDEX_BYTES, SparseProblem
-from accel_sim.models.simt.plan.schedule import Schedule, atomic_runs, ceil_div
+from accel_sim.models.simt.plan.schedule import AtomicRuns, Schedule, ceil_div
 from accel_sim.models.simt.plan.sectors import span_sectors
 from accel_sim.models.simt.spec import SimtSpec
 
@@ -99,8 +99,7 @@ def dense_gemm(p: SparseProblem, m: Machine, spec: SimtSpec, tile: Tile, kernel:
     requests = {}
     if partial:       # every slice adds its C tile, taken as consecutive sectors from the tile's first (C row-major)
         first = (np.arange(tiles_m)[:, None] * tile.m * p.n + np.arange(tiles_n)[None, :] * tile.n) * eb // sector
-        cta, sectors, serial = atomic_runs(np.arange(ctas), np.repeat(first.ravel(), splits), c_sectors)
-        requests = dict(atomic_cta=cta, atomic_sector=sectors, atomic_serial=serial)
+        requests = dict(atomic=AtomicRuns(np.arange(ctas), np.repeat(first.ravel(), splits), c_sectors))
     return Schedule(
         kernel=kernel, threads_per_cta=threads, registers_per_thread=spec.gemm_registers_per_thread,
         shared_memory_per_cta=tile.stages * (a_tile + b_tile), warp_cta=np.repeat(np.arange(ctas), warps),

@@ -22,7 +22,7 @@ import numpy as np
 from accel_sim.models.simt.plan.csr import _columns, _pairs
 from accel_sim.models.simt.plan.machine import Machine
 from accel_sim.models.simt.plan.problem import INDEX_BYTES, SparseProblem
-from accel_sim.models.simt.plan.schedule import Schedule, atomic_runs, ceil_div, per_cta
+from accel_sim.models.simt.plan.schedule import AtomicRuns, Schedule, ceil_div, per_cta
 from accel_sim.models.simt.plan.sectors import distinct_per_group, span_sectors
 from accel_sim.models.simt.spec import SimtSpec
 
@@ -68,7 +68,6 @@ def merge_spmv(p: SparseProblem, m: Machine, spec: SimtSpec) -> Schedule:
     cta_last_item = np.minimum((np.arange(ctas) + 1) * cta_share, items) - 1
     cut = np.flatnonzero(~np.isin(cta_last_item, item_of_end))
     cut_row = np.searchsorted(item_of_end, cta_last_item[cut])
-    atomic_cta, atomic_sector, atomic_serial = atomic_runs(cut, cut_row * vb // sector, np.ones(cut.size, np.int64))
     return _columns(Schedule(
         kernel="merge_spmv", threads_per_cta=spec.threads_per_cta, registers_per_thread=spec.registers_per_thread,
         shared_memory_per_cta=cta_share * INDEX_BYTES + spec.threads_per_cta * INDEX_BYTES, warp_cta=cta_of_warp,
@@ -76,5 +75,5 @@ def merge_spmv(p: SparseProblem, m: Machine, spec: SimtSpec) -> Schedule:
         cta_l1_bytes=l1, cta_l2_sectors=l2 + np.bincount(cut, minlength=ctas),
         dram_read_bytes=p.nnz * (vb + INDEX_BYTES) + (p.m + 1) * INDEX_BYTES + p.n * p.k * vb,
         dram_write_bytes=p.n * p.m * vb, dense_operand_bytes=p.n * p.k * vb, fmas=p.nnz * p.n, tensor_macs=0,
-        products=p.nnz * p.n, atomics=int(cut.size) * p.n, tensor_core=False, atomic_cta=atomic_cta,
-        atomic_sector=atomic_sector, atomic_serial=atomic_serial), p.n, -(-p.m * vb // sector))
+        products=p.nnz * p.n, atomics=int(cut.size) * p.n, tensor_core=False,
+        atomic=AtomicRuns(cut, cut_row * vb // sector, np.ones(cut.size, np.int64))), p.n, -(-p.m * vb // sector))

@@ -19,6 +19,7 @@ decide, as for the L1).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -26,6 +27,54 @@ from accel_sim.foundations.compiled import compiled_loop
 from accel_sim.foundations.errors import InputError
 from accel_sim.models.simt.plan.l2 import GemmReads
 from accel_sim.models.simt.plan.machine import Machine
+
+
+@dataclass(frozen=True, eq=False)
+class AtomicRequests:
+    """A kernel's atomic requests, one per warp instruction and sector it adds into, CTA-major: the CTA, the sector
+    (global sector number of the array added into), the operations on its most-updated address (>= 1)."""
+
+    cta: np.ndarray
+    sector: np.ndarray
+    serial: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class AtomicRuns:
+    """Atomic requests in runs of consecutive sectors, one operation per address: ``count[i]`` sectors from
+    ``first[i]`` for CTA ``run_cta[i]`` (CTA-major). The requests one by one (:func:`atomic_runs`) are listed only when
+    read: :func:`atomic_demands` counts each run's requests per L2 slice in closed form."""
+
+    run_cta: np.ndarray
+    first: np.ndarray
+    count: np.ndarray
+
+    @cached_property
+    def listed(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return atomic_runs(self.run_cta, self.first, self.count)
+
+    @cached_property
+    def _demands(self) -> dict:
+        return {}
+
+    def demands(self, slices: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """:func:`run_demands` on ``slices`` slices, kept: the plans sharing the schedule (what-ifs of the L2, warm-L2
+        twins) ask again."""
+        if slices not in self._demands:
+            self._demands[slices] = run_demands(self, slices)
+        return self._demands[slices]
+
+    @property
+    def cta(self) -> np.ndarray:
+        return self.listed[0]
+
+    @property
+    def sector(self) -> np.ndarray:
+        return self.listed[1]
+
+    @property
+    def serial(self) -> np.ndarray:
+        return self.listed[2]
 
 
 @dataclass(frozen=True, eq=False)
@@ -51,9 +100,7 @@ class Schedule:
     cached_ptr: np.ndarray | None = None       # (ctas + 1,) bounds of each CTA's run in cached_sectors
     cached_sectors: np.ndarray | None = None   # read-only load sectors through the SM's L1, distinct and sorted per
     #                                            CTA (global sector numbers); not in cta_l2_sectors (only misses are)
-    atomic_cta: np.ndarray | None = None       # (atomics,) CTA of each atomic request (one warp instruction, one sector)
-    atomic_sector: np.ndarray | None = None    # (atomics,) its sector (global sector number of the array added into)
-    atomic_serial: np.ndarray | None = None    # (atomics,) operations on its most-updated address (>= 1)
+    atomic: AtomicRequests | AtomicRuns | None = None   # the atomic requests, listed or in runs (atomic_cta, ...)
     code_block: np.ndarray | None = None       # (ctas,) the generated code each CTA runs (an index into code_sectors)
     code_sectors: np.ndarray | None = None     # (codes,) sectors of each code block (inside cta_l2_sectors: a CTA whose
     #                                            code the SM's instruction cache holds fetches none of it)
@@ -62,6 +109,21 @@ class Schedule:
     gemm_l2_sectors: int = 0                   # of cta_l2_sectors' sum, the sectors of gemm_reads
     in_flight_bytes_per_cta: int = 0           # bytes of loads a CTA keeps in flight at once, where the kernel's
     #                                            model states it (dense_gemv: one iteration's); 0: not stated
+
+    @property
+    def atomic_cta(self) -> np.ndarray | None:
+        """(requests,) CTA of each atomic request (one warp instruction, one sector), CTA-major; None: no atomics."""
+        return None if self.atomic is None else self.atomic.cta
+
+    @property
+    def atomic_sector(self) -> np.ndarray | None:
+        """(requests,) each atomic request's sector (global sector number of the array added into)."""
+        return None if self.atomic is None else self.atomic.sector
+
+    @property
+    def atomic_serial(self) -> np.ndarray | None:
+        """(requests,) operations on each atomic request's most-updated address (>= 1)."""
+        return None if self.atomic is None else self.atomic.serial
 
     @property
     def listed_read_bytes(self) -> int:
@@ -119,24 +181,37 @@ def l1_lines(m: Machine, schedule: Schedule, resident: int) -> int:
     return max(0, m.l1_shared_memory - carveout) // m.line
 
 
+def atomic_requests(schedule: Schedule) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:
+    """The CTA, sector and operations on its most-updated address of each of the schedule's atomic requests (runs
+    are listed on this first call: a candidate that loses before its atomics are counted never lists them)."""
+    return schedule.atomic_cta, schedule.atomic_sector, schedule.atomic_serial
+
+
 def atomic_demands(m: Machine, schedule: Schedule) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each CTA's demand on each L2 slice's atomic unit: ``(cta, slice, cycles)`` per pair with requests, CTA-major
     then slice. A request goes to slice ``sector % l2_slices`` and holds its atomic unit ``l2_atomic_cycles`` per
     operation on its most-updated address (the operations on one address are serialised)."""
-    if schedule.atomic_cta is None or schedule.atomic_cta.size == 0:
+    runs = getattr(schedule, "atomic", None)
+    if isinstance(runs, AtomicRuns):                        # before the requests are listed: maybe they need not be
+        demands = runs.demands(m.l2_slices)
+        if demands is not None:
+            pairs, operations = demands
+            return pairs // m.l2_slices, pairs % m.l2_slices, operations * m.l2_atomic_cycles
+    cta, sector, serial = atomic_requests(schedule)
+    if cta is None or cta.size == 0:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty, empty
-    cta = np.asarray(schedule.atomic_cta, dtype=np.int64)
+    cta = np.asarray(cta, dtype=np.int64)
     kernel = _compiled_table()
     keys = (int(cta.max()) + 1) * m.l2_slices                  # above every (cta, slice) key
     if kernel is not None and keys <= ATOMIC_TABLE_PER_REQUEST * cta.size:
         # one compiled pass: each key's requests and operations (whole numbers: the float sums' exact values)
-        requests, operations = kernel(cta, np.asarray(schedule.atomic_sector, dtype=np.int64),
-                                      np.asarray(schedule.atomic_serial, dtype=np.int64), m.l2_slices, keys)
+        requests, operations = kernel(cta, np.asarray(sector, dtype=np.int64), np.asarray(serial, dtype=np.int64),
+                                      m.l2_slices, keys)
         pairs = np.flatnonzero(requests)
         return pairs // m.l2_slices, pairs % m.l2_slices, operations[pairs] * m.l2_atomic_cycles
-    key = cta * m.l2_slices + np.asarray(schedule.atomic_sector) % m.l2_slices
-    weights = np.asarray(schedule.atomic_serial, dtype=np.float64) * m.l2_atomic_cycles
+    key = cta * m.l2_slices + np.asarray(sector) % m.l2_slices
+    weights = np.asarray(serial, dtype=np.float64) * m.l2_atomic_cycles
     keys = int(key.max()) + 1
     if keys <= ATOMIC_TABLE_PER_REQUEST * key.size:
         # a table of every (cta, slice) key: the present keys in order, each one's sum added in request order
@@ -147,6 +222,31 @@ def atomic_demands(m: Machine, schedule: Schedule) -> tuple[np.ndarray, np.ndarr
         pairs, inverse = np.unique(key, return_inverse=True)
         cycles = np.bincount(inverse, weights=weights)
     return pairs // m.l2_slices, pairs % m.l2_slices, cycles.round().astype(np.int64)
+
+
+def run_demands(runs: AtomicRuns, slices: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`atomic_demands`' present ``cta * slices + slice`` keys, rising, and their requests (one operation each),
+    counted per run in closed form: a run of ``count`` sectors from ``first`` puts ``count // slices`` on every slice
+    and one more on each of the ``count % slices`` slices from ``first``'s on. None when the runs are too short for
+    that to beat listing the requests (more (run, slice) pairs or (CTA, slice) keys than ATOMIC_TABLE_PER_REQUEST per
+    request)."""
+    cta = np.asarray(runs.run_cta, dtype=np.int64).ravel()
+    first = np.asarray(runs.first, dtype=np.int64).ravel()
+    count = np.asarray(runs.count, dtype=np.int64).ravel()
+    requests = int(count.sum())
+    if cta.size == 0 or requests == 0 or max(cta.size, int(cta.max()) + 1) * slices > ATOMIC_TABLE_PER_REQUEST * requests:
+        return None
+    offset = np.arange(slices, dtype=np.int32)[None, :] - (first % slices).astype(np.int32)[:, None]
+    offset[offset < 0] += slices                                     # each slice's first sector's place in the run
+    per_slice = (offset < (count % slices).astype(np.int32)[:, None]).astype(np.int64)
+    per_slice += (count // slices)[:, None]
+    keys = cta[:, None] * slices + np.arange(slices, dtype=np.int64)[None, :]
+    if bool(np.all(cta[1:] > cta[:-1])):                             # a run per CTA: its keys are its own, rising
+        present = per_slice > 0
+        return keys[present], per_slice[present]
+    table = np.bincount(keys.ravel(), weights=per_slice.ravel(), minlength=(int(cta.max()) + 1) * slices)
+    pairs = np.flatnonzero(table)
+    return pairs, table[pairs].astype(np.int64)                      # whole numbers: the float sums are exact
 
 
 def atomic_table(cta: np.ndarray, sector: np.ndarray, serial: np.ndarray, slices: int, keys: int
@@ -181,9 +281,10 @@ def atomic_runs(cta: np.ndarray, first: np.ndarray, count: np.ndarray) -> tuple[
     ``first[i]`` for CTA ``cta[i]``, as ``(cta, sector, serial)`` per request."""
     count = np.asarray(count, dtype=np.int64).ravel()
     total = int(count.sum())
-    offset = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(count) - count, count)
-    return (np.repeat(np.asarray(cta, dtype=np.int64).ravel(), count),
-            np.repeat(np.asarray(first, dtype=np.int64).ravel(), count) + offset, np.ones(total, dtype=np.int64))
+    # request i of run r is sector first[r] + (i - the run's first request): one repeat of first less that start
+    sector = np.repeat(np.asarray(first, dtype=np.int64).ravel() - (np.cumsum(count) - count), count)
+    sector += np.arange(total, dtype=np.int64)
+    return np.repeat(np.asarray(cta, dtype=np.int64).ravel(), count), sector, np.ones(total, dtype=np.int64)
 
 
 def ceil_div(a: np.ndarray, b: int) -> np.ndarray:

@@ -41,13 +41,15 @@ def cta_sector_lists(cta: np.ndarray, first_byte: np.ndarray, nbytes: np.ndarray
                      ctas: int) -> tuple[np.ndarray, np.ndarray]:
     """Each CTA's distinct sectors of a list of byte ranges given CTA-major with rising addresses inside a
     CTA: ``(ptr, sectors)``, CTA c's sectors sorted in ``sectors[ptr[c]:ptr[c + 1]]`` (a sector two adjacent
-    ranges share counted once). With numba one compiled pass over the ranges (:func:`listed_sectors`; the
-    sparse-kernel studies' largest plan cost), else numpy over every range's sectors expanded."""
+    ranges share counted once). With numba one compiled pass over the ranges (:func:`listed_sectors`, each range's
+    sectors found in the same pass; the sparse-kernel studies' largest plan cost), else numpy over every range's
+    sectors expanded."""
     cta, first_byte = np.asarray(cta).ravel(), np.asarray(first_byte, dtype=np.int64).ravel()   # CTA numbers: integers
-    counts = span_sectors(first_byte, np.asarray(nbytes, dtype=np.int64).ravel(), sector)
     kernel = _compiled()
     if kernel is not None:
-        return kernel(cta.astype(np.int64), first_byte // sector, counts, ctas)
+        return kernel(cta.astype(np.int64, copy=False), first_byte, np.asarray(nbytes, dtype=np.int64).ravel(), sector,
+                      ctas)
+    counts = span_sectors(first_byte, np.asarray(nbytes, dtype=np.int64).ravel(), sector)
     offset = np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
     ids, owner = np.repeat(first_byte // sector, counts) + offset, np.repeat(cta, counts)
     keep = np.concatenate(([True], (ids[1:] != ids[:-1]) | (owner[1:] != owner[:-1])))[:ids.size]
@@ -56,28 +58,34 @@ def cta_sector_lists(cta: np.ndarray, first_byte: np.ndarray, nbytes: np.ndarray
     return ptr, ids
 
 
-def listed_sectors(cta: np.ndarray, first_sector: np.ndarray, counts: np.ndarray, ctas: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(ptr, sectors)`` of ranges ``counts[i]`` sectors long from ``first_sector[i]`` of CTAs ``cta[i]`` (CTA-major), in
-    order, a sector equal to the one listed just before it for the same CTA dropped (inside a range every sector
+def listed_sectors(cta: np.ndarray, first_byte: np.ndarray, nbytes: np.ndarray, sector: int, ctas: int
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """``(ptr, sectors)`` of the byte ranges ``[first_byte[i], first_byte[i] + nbytes[i])`` of CTAs ``cta[i]``
+    (CTA-major), each the sectors :func:`span_sectors` counts from the one holding its first byte (none when empty),
+    in order, a sector equal to the one listed just before it for the same CTA dropped (inside a range every sector
     differs from the one before: only a range's first may): the loop numba compiles (plain Python too). Two passes
     over the ranges: the sectors kept, then the list, written once."""
     kept = 0
     last, owner = -1, -1
-    for i in range(counts.size):
-        if counts[i] > 0:
-            kept += counts[i] - (1 if kept > 0 and last == first_sector[i] and owner == cta[i] else 0)
-            last, owner = first_sector[i] + counts[i] - 1, cta[i]
+    for i in range(cta.size):
+        if nbytes[i] > 0:
+            first = first_byte[i] // sector
+            count = (first_byte[i] + nbytes[i] - 1) // sector - first + 1
+            kept += count - (1 if kept > 0 and last == first and owner == cta[i] else 0)
+            last, owner = first + count - 1, cta[i]
     ids = np.empty(kept, dtype=np.int64)
     ptr = np.zeros(ctas + 1, dtype=np.int64)
     kept = 0
-    for i in range(counts.size):
-        if counts[i] == 0:
+    for i in range(cta.size):
+        if nbytes[i] <= 0:
             continue
-        skip = 1 if kept > 0 and ids[kept - 1] == first_sector[i] and owner == cta[i] else 0
-        for j in range(skip, counts[i]):
-            ids[kept] = first_sector[i] + j
+        first = first_byte[i] // sector
+        count = (first_byte[i] + nbytes[i] - 1) // sector - first + 1
+        skip = 1 if kept > 0 and ids[kept - 1] == first and owner == cta[i] else 0
+        for j in range(skip, count):
+            ids[kept] = first + j
             kept += 1
-        ptr[cta[i] + 1] += counts[i] - skip
+        ptr[cta[i] + 1] += count - skip
         owner = cta[i]
     for c in range(ctas):
         ptr[c + 1] += ptr[c]

@@ -29,7 +29,7 @@ import numpy as np
 
 from accel_sim.models.simt.plan.machine import Machine
 from accel_sim.models.simt.plan.problem import INDEX_BYTES, SparseProblem
-from accel_sim.models.simt.plan.schedule import Schedule, atomic_runs, ceil_div
+from accel_sim.models.simt.plan.schedule import AtomicRuns, Schedule, ceil_div
 from accel_sim.models.simt.plan.sectors import cta_sector_lists, distinct_per_group, sorted_unique, span_sectors
 from accel_sim.models.simt.spec import SimtSpec
 
@@ -198,8 +198,8 @@ def merge(p: SparseProblem, m: Machine, spec: SimtSpec) -> Schedule:
     cut = np.flatnonzero(carry)
     cut_row = np.minimum(p.m - 1, np.searchsorted(warp_of_end, cut, side="right"))
     first = (cut_row[None, :] * p.n + starts[:, None]) * vb // sector                  # (tiles, cut warps)
-    atomic_cta, atomic_sector, atomic_serial = atomic_runs(
-        warp_cta[:, cut], first, np.repeat(span_sectors(np.zeros_like(starts), widths * vb, sector)[:, None], cut.size, axis=1))
+    carry_runs = AtomicRuns(warp_cta[:, cut], first,
+                            np.repeat(span_sectors(np.zeros_like(starts), widths * vb, sector)[:, None], cut.size, axis=1))
     return Schedule(
         kernel="merge", threads_per_cta=spec.threads_per_cta, registers_per_thread=spec.registers_per_thread,
         shared_memory_per_cta=0, warp_cta=warp_cta.ravel(), group_warp=np.arange(warps_per_tile * tiles),
@@ -209,5 +209,4 @@ def merge(p: SparseProblem, m: Machine, spec: SimtSpec) -> Schedule:
         dram_write_bytes=p.m * p.n * vb, dense_operand_bytes=p.k * p.n * vb, fmas=p.nnz * p.n, tensor_macs=0,
         products=p.nnz * p.n,
         atomics=int(carry.sum() * span_sectors(np.zeros_like(starts), widths * vb, sector).sum()), tensor_core=False,
-        cached_ptr=b_ptr, cached_sectors=b_cached, atomic_cta=atomic_cta, atomic_sector=atomic_sector,
-        atomic_serial=atomic_serial)
+        cached_ptr=b_ptr, cached_sectors=b_cached, atomic=carry_runs)

@@ -118,15 +118,17 @@ def log_loop(x, fields, steps, thresholds, low, high, powers, out):
     number of ``thresholds`` ``2**((i + 1/2) / steps)`` below ``f``: ``rint`` of ``steps log2 f`` counts the
     half-integers below it, and no float32 ``f`` lies within float64 rounding of such a threshold (irrational;
     tests check every boundary's float32 neighbours against numpy's ``rint(log2)``). Subnormals take ``log2``."""
-    for i in range(x.size):    # selects rather than branches where the data decides (sign, underflow)
+    for i in range(x.size):    # selects rather than branches where the data decides (sign, zero, underflow)
         v = x[i]
-        field = (fields[i] >> 23) & 0xFF
-        f = 1.0 + np.float64(fields[i] & 0x7FFFFF) * 1.1920928955078125e-07    # 2**-23: exact
+        bits = fields[i]
+        field = (bits >> 23) & 0xFF
+        f = 1.0 + np.float64(bits & 0x7FFFFF) * 1.1920928955078125e-07    # 2**-23: exact
         e = steps * np.int64(field - 127)
         for j in range(thresholds.size):
             e += np.int64(f > thresholds[j])
-        if field == 0:    # zero (below the range: +0.0) or subnormal
-            e = np.int64(np.rint(np.log2(abs(np.float64(v))) * steps)) if v != 0 else low - 1
+        e = low - 1 if field == 0 else e    # a zero (ReLU's half of the activations): below the range, +0.0
+        if 0 < (bits & 0x7FFFFFFF) < 0x800000:    # a subnormal (rare: a branch)
+            e = np.int64(np.rint(np.log2(abs(np.float64(v))) * steps))
         value = powers[min(max(e, low), high) - low]
         value = -value if v < 0 else value
         out[i] = value if e >= low else 0.0

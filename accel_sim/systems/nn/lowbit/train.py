@@ -91,7 +91,7 @@ def train_lowbit(data: DigitsData, config: LowBitConfig, schedule: Schedule = LO
                 _remember(float32_key, data, run, rng)
         if config.method == "inq":
             _inq_stages(run, data, schedule, inq_stage_epochs, rng, per_epoch_accuracy)
-    run.test_accuracy = digits_test_accuracy(network, data)
+        run.test_accuracy = digits_test_accuracy(network, data)   # one BLAS thread (as the CLI has) for API callers too
     run.cpu_seconds = time.process_time() - start
     return run
 
