@@ -205,7 +205,7 @@ def bitfusion_summary(frame: pd.DataFrame) -> dict[str, str]:
 
 @study("bit-serial", "Bit-serial designs (Stripes, Dynamic Stripes, Loom, Pragmatic, Laconic, Bit-Tactical) "
        "over DaDianNao on AlexNet conv2-5, Bit Fusion over Stripes on its benchmarks, vs the papers' published "
-       "speed-ups", cpu_s=5.7, writes_operands=False)
+       "speed-ups", cpu_s=4.2, writes_operands=False)
 def bit_serial_study(designs: tuple[str, ...] = DESIGNS, layers: tuple[str, ...] | None = None,
                      networks: tuple[str, ...] = BITFUSION_NETWORKS) -> StudyOutput:
     frame = run_designs(designs, layers)
