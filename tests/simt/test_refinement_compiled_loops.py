@@ -76,12 +76,7 @@ def test_l1_walk_equal_compiled_plain_and_the_cache_classes(monkeypatch):
     plan = FAMILY.plan(arch, layer)
     c = plan.candidates[0]
     fixed = np.maximum.reduce(list(fast.cta_demands(plan, c)[:3]) + [np.ones(c.schedule.ctas, dtype=np.int64)])
-    paths = [fast.dispatch_through_l1(plan, c, fixed)]
-    plain = {"dispatch": fast.dispatch_keys, "lines": fast.line_runs, "l2": fast.l2_walk, "l1": fast.l1_walk}
-    monkeypatch.setattr(fast, "_compiled_dispatch", lambda: plain)
-    paths.append(fast.dispatch_through_l1(plan, c, fixed))
-    monkeypatch.setattr(fast, "_compiled_dispatch", lambda: None)
-    classes = fast.dispatch_through_l1(plan, c, fixed)
+    paths, classes = _dispatch_three_ways(monkeypatch, plan, c, fixed)
     assert classes[3].sum() > 0 and 0 < (np.diff(c.schedule.cached_ptr) - classes[2]).sum() and classes[0].max() > 0
     for got in paths:
         assert all(np.array_equal(a, b) for a, b in zip(got, classes))
@@ -186,12 +181,19 @@ def test_l1_walk_evictions_equal_the_sector_caches(monkeypatch, seed):
     m = SimpleNamespace(sms=3, sm_l1=True, line=128, sector=32, l2_port_bandwidth=64.0, instruction_cache=0)
     plan, c = SimpleNamespace(machine=m), SimpleNamespace(schedule=s, ctas_per_sm=2, l1_lines=int(rng.integers(3, 12)))
     fixed = rng.integers(1, 40, ctas).astype(np.int64)
+    paths, classes = _dispatch_three_ways(monkeypatch, plan, c, fixed)
+    assert 0 < (np.diff(ptr) - classes[2]).sum() < listed.size                 # hits and misses both
+    for got in paths:
+        assert all(np.array_equal(a, b) for a, b in zip(got, classes))
+
+
+def _dispatch_three_ways(monkeypatch, plan, c, fixed):
+    """``dispatch_through_l1`` compiled and as plain Python loops (the paths to compare), and through the
+    SectorCache / CodeCache classes (the answer)."""
+    from accel_sim.models.simt import fast
     paths = [fast.dispatch_through_l1(plan, c, fixed)]
     plain = {"dispatch": fast.dispatch_keys, "lines": fast.line_runs, "l2": fast.l2_walk, "l1": fast.l1_walk}
     monkeypatch.setattr(fast, "_compiled_dispatch", lambda: plain)
     paths.append(fast.dispatch_through_l1(plan, c, fixed))
     monkeypatch.setattr(fast, "_compiled_dispatch", lambda: None)
-    classes = fast.dispatch_through_l1(plan, c, fixed)
-    assert 0 < (np.diff(ptr) - classes[2]).sum() < listed.size                 # hits and misses both
-    for got in paths:
-        assert all(np.array_equal(a, b) for a, b in zip(got, classes))
+    return paths, fast.dispatch_through_l1(plan, c, fixed)
