@@ -246,3 +246,22 @@ def test_sparsert_conv_ctas_list_their_own_channels_sectors(tmp_path):
     s = FAMILY.plan(simt({"sms": 2}, kernel="sparsert_conv", sparsert_rows=(1,), sparsert_tile_n=(16,)),
                     layer).candidates[0].schedule
     assert (s.cached_ptr.tolist(), s.cached_sectors.tolist()) == ([0, 2, 4, 6, 8], [0, 1, 4, 5, 2, 3, 6, 7])
+
+
+def test_csb_spmm_work_units_round_up_when_the_tiles_do_not_divide_the_sms(tmp_path):
+    """A (2 x 16), one block row of 2 x 2 blocks: one non-zero in each of block columns 0..5 (6 in all); B 16 x 40
+    (tiles of 32 and 8 columns: 2). Five SMs: the work units are the block rows or "enough to fill the SMs",
+    max(1, ceil(5 / 2)) = 3 (a whole number of units), target ceil(6 / 3) = 2: the work before the blocks, 0..5,
+    cuts them into chunks 0, 0, 1, 1, 2, 2: 3 chunks x 2 tiles = 6 CTAs (a fractional 2.5 units would give target
+    ceil(6 / 2.5) = 3 and 2 chunks). Each chunk adds its tile's 2 rows of C with atomics: tile 0 row 0 bytes 0..127
+    (4 sectors), row 1 bytes 160..287 (sectors 5..8: 4); tile 1 bytes 128..159 (1) and 288..319 (1): 10 a chunk."""
+    weights = np.zeros((16, 2), dtype=np.float32)                     # A^T
+    weights[[0, 2, 4, 6, 8, 10], 0] = 1.0
+    layer = payload_layer(tmp_path, "g", 40, weights)
+    arch = simt({"sms": 5}, kernel="csb_spmm", csb_beta=2, threads_per_cta=128, loop_overhead_instructions=3)
+    plan = FAMILY.plan(arch, layer)
+    s = plan.candidates[0].schedule
+    assert (s.ctas, s.atomics) == (3 * 2, 3 * 10)
+    assert s.atomic_cta.tolist() == [0] * 8 + [1] * 8 + [2] * 8 + [3, 3, 4, 4, 5, 5]
+    # every warp's epilogue 2 x ceil(2 / 4) + 2 = 4; a block of one non-zero 5 + 9: chunk c's blocks on warps 0, 1
+    assert s.group_issue.tolist()[:12] == [14 + 4, 14 + 4, 4, 4] * 3

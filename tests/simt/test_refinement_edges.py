@@ -379,3 +379,21 @@ def test_shared_memory_for_one_and_a_third_ctas_allows_one():
                        GemmLayer("g", m=1, k=1024, n=32768, weight_density=0.001))
     c = plan.candidates[0]
     assert (c.schedule.shared_memory_per_cta, c.schedule.ctas, c.ctas_per_sm) == (131072, 2, 1)
+
+
+def test_dense_layers_kernel_runs_only_layers_with_dense_unmarked_weights(two_rows):
+    """simt.dense_layers_kernel replaces simt.kernel on a layer "with dense weights (weight_density 1, no N:M
+    marking)" only. two_rows' A (2 x 64) stores 41 non-zeros, B has 1 column: marked with its density 41 / 128 the
+    layer keeps csr_vector (41 x 1 FMAs); left at density 1 it runs dense_simt's SGEMM, whose one 32 x 32 x 8 CTA
+    tile covers C (2 x 1) and executes its whole tile over K = 64 (8 steps): 32 x 32 x 8 x 8 = 65536 FMAs; density 1
+    but marked 2:4 it keeps csr_vector (41 FMAs)."""
+    arch = simt({"sms": 1}, kernel="csr_vector", dense_layers_kernel="dense_simt", threads_per_cta=32,
+                sgemm_tiles=(SgemmTile(32, 32, 8, 32, 32),), split_k=(1,))
+    def schedule(layer):
+        return FAMILY.plan(arch, layer).candidates[0].schedule
+    sparse = schedule(dataclasses.replace(two_rows, weight_density=41 / 128))
+    assert (sparse.kernel, sparse.fmas) == ("csr_vector", 41)
+    dense = schedule(two_rows)
+    assert (dense.kernel, dense.fmas) == ("dense_simt", 32 * 32 * 8 * 8)
+    marked = schedule(dataclasses.replace(two_rows, weight_sparsity=NMSparsity(2, 4)))
+    assert (marked.kernel, marked.fmas) == ("csr_vector", 41)

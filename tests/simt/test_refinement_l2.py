@@ -109,3 +109,16 @@ def test_listed_reads_by_hand():
     assert plain.listed_read_bytes == 0
     cached = dataclasses.replace(plain, cached_ptr=np.array([0, 2]), cached_sectors=np.array([4, 5]))
     assert cached.listed_read_bytes == 300
+
+
+def test_gemm_reads_of_a_partial_last_column_tile_hold_only_its_columns():
+    """A 1 x 1 (FP32, bytes 0..3: sector 0) times B 1 x 48 (FP32, from the next 128-byte line: bytes 128..319),
+    32-column tiles: tile 0 holds columns 0..31, tile 1 the 48 - 1 x 32 = 16 left (the module's docstring: a CTA
+    reads "the slice's rows of B over the tile's columns"). CTA 1's B row starts at 128 + 32 x 4 = 256 and is
+    16 x 4 = 64 bytes (sectors 8, 9), not a full tile's 128."""
+    reads = GemmReads(m=1, k=1, n=48, tile_m=1, tile_n=32, k_slice=1, splits=1, a_bits=32, element_bytes=4)
+    owner, first, nbytes = reads.ranges(128)
+    assert owner.tolist() == [0, 0, 1, 1]
+    assert first.tolist() == [0, 128, 0, 256] and nbytes.tolist() == [4, 128, 4, 64]
+    ptr, sectors = listed_reads(reads, 2, 32, 128)
+    assert ptr.tolist() == [0, 5, 8] and sectors.tolist() == [0, 4, 5, 6, 7, 0, 8, 9]
