@@ -397,3 +397,16 @@ def test_dense_layers_kernel_runs_only_layers_with_dense_unmarked_weights(two_ro
     assert (dense.kernel, dense.fmas) == ("dense_simt", 32 * 32 * 8 * 8)
     marked = schedule(dataclasses.replace(two_rows, weight_sparsity=NMSparsity(2, 4)))
     assert (marked.kernel, marked.fmas) == ("csr_vector", 41)
+
+
+def test_csr_scalar_last_partial_warp_reads_only_its_own_row_pointers_and_outputs(tmp_path):
+    """csr_scalar (a row per thread), A (40 x 8) with one non-zero per row in column 0, one warp a CTA: warp 0 runs
+    rows 0..31, warp 1 the 40 - 32 = 8 left. L2 sectors per CTA = values + indices (4 B each) + its row pointers
+    (rows + 1 of indptr) + its y + the distinct x sectors. Warp 0: 4 + 4, pointers 0..32 (132 bytes from 0: sectors
+    0..4, 5), y 128 bytes (4), x sector 0 (1): 18. Warp 1: entries 32..39 (1 + 1), pointers 32..40 (36 bytes from 128:
+    sectors 4, 5), y rows 32..39 (32 bytes from 128: 1), x (1): 6."""
+    weights = np.zeros((8, 40), dtype=np.float32)                   # A^T
+    weights[0, :] = 1.0
+    plan = FAMILY.plan(simt({"sms": 1}, kernel="csr_scalar", threads_per_cta=32), payload_layer(tmp_path, "g", 1, weights))
+    s = plan.candidates[0].schedule
+    assert s.cta_l2_sectors.tolist() == [4 + 4 + 5 + 4 + 1, 1 + 1 + 2 + 1 + 1]

@@ -122,3 +122,16 @@ def test_gemm_reads_of_a_partial_last_column_tile_hold_only_its_columns():
     assert first.tolist() == [0, 128, 0, 256] and nbytes.tolist() == [4, 128, 4, 64]
     ptr, sectors = listed_reads(reads, 2, 32, 128)
     assert ptr.tolist() == [0, 5, 8] and sectors.tolist() == [0, 4, 5, 6, 7, 0, 8, 9]
+
+
+def test_split_k_gemm_reads_number_the_ctas_with_the_slice_fastest():
+    """A 1 x 2 (FP32: bytes 0..7, sector 0) times B 2 x 16 (FP32 rows of 64 bytes from byte 128), 8-column tiles and
+    2 K slices of one row: CTAs (tile row i, tile column j, slice s) with the slice fastest, so CTA c is j = c // 2,
+    s = c % 2. CTA (j, s) reads A's column s (bytes 4 s .. 4 s + 3) and B row s over columns 8 j .. 8 j + 7: 32 bytes
+    from 128 + 64 s + 32 j, one sector each: 4, 6, 5, 7 for CTAs 0..3."""
+    reads = GemmReads(m=1, k=2, n=16, tile_m=1, tile_n=8, k_slice=1, splits=2, a_bits=32, element_bytes=4)
+    owner, first, nbytes = reads.ranges(128)
+    assert owner.tolist() == [0, 0, 1, 1, 2, 2, 3, 3]
+    assert first.tolist() == [0, 128, 4, 192, 0, 160, 4, 224] and nbytes.tolist() == [4, 32] * 4
+    ptr, sectors = listed_reads(reads, 4, 32, 128)
+    assert ptr.tolist() == [0, 2, 4, 6, 8] and sectors.tolist() == [0, 4, 0, 6, 0, 5, 0, 7]
