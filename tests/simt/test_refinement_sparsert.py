@@ -179,3 +179,18 @@ def test_sparsert_code_hits_shorten_the_ctas_that_wait_for_a_slot(three_rows):
         times[icache] = FAMILY.fast(plan, None).sm_cycles
     # the last CTA's 2 sectors (256 cycles) fall under its chain: 1 load + 2 (FFMA) + 1 store + 2 set-up + 400
     assert times[0] == (26 + 11 + 11 + 5) * 128 and times[128 * 1024] == (26 + 11 + 5) * 128 + 406
+
+
+def test_a_one_sector_instruction_cache_holds_a_one_sector_code_block(three_rows):
+    """The example above with 2-byte instructions: block 0's 11 instructions are 22 bytes and block 1's 5 are 10, one
+    sector each. Two SMs, each with a 32-byte (one-sector) instruction cache: SM 0 runs CTAs 0 and 2 (block 0), SM 1
+    CTAs 1 and 3 (block 1); each SM's second CTA finds its block's one sector held: 2 hits, 4 - 2 code sectors and the
+    C stores (8 + 4 + 2 + 1) plus the 20 B misses through the L2 port."""
+    arch = simt({"sms": 2, "l2_to_sm_bandwidth": 64.0}, kernel="sparsert", sparsert_rows=(2,),
+                sparsert_tile_n=(32,), instruction_bytes=2, instruction_cache_bytes=32)
+    plan = FAMILY.plan(arch, three_rows)
+    s = plan.candidates[0].schedule
+    assert (s.code_block.tolist(), s.code_sectors.tolist()) == ([0, 1, 0, 1], [1, 1])
+    for path in (FAMILY.fast, FAMILY.reference):
+        k = path(plan, None)
+        assert (k.instruction_cache_hits, k.l1_misses, k.l2_sectors) == (2, 20, 15 + 4 + 20 - 2)
