@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from accel_sim.models.simt.fast import SectorCache, dispatch, drain
+from accel_sim.models.simt.fast import SectorCache, dispatch, drain, drains
 from accel_sim.models.simt.family import FAMILY
 from accel_sim.models.simt.plan.sectors import distinct_per_group, sorted_unique, span_sectors
 from accel_sim.models.simt.plan.schedule import atomic_requests
@@ -34,6 +34,14 @@ def test_drain_is_the_fifo_servers_last_departure_per_sm():
     # SM 0: arrivals 0 (3 cycles), 1 (1), 10 (2) -> busy to 4, then 10..12; SM 1: one demand 5 at 2
     out = drain(np.array([0, 1, 10, 2]), np.array([0, 0, 0, 1]), np.array([3, 1, 2, 5]), 3)
     assert out.tolist() == [12, 7, 0]
+
+
+def test_drains_order_arrivals_whose_sm_key_would_overflow():
+    """Arrivals 2^60 on SM 7 and 0 on SM 0 (given out of order, so numpy orders them): a (SM, arrival) key
+    7 x (2^60 + 1) + 2^60 passes 2^63, so drains orders them by (SM, arrival, launch) without the packed key.
+    Each SM's last departure is its one arrival plus its service: SM 0 at 0 + 5, SM 7 at 2^60 + 3."""
+    (out,) = drains(np.array([2 ** 60, 0]), np.array([7, 0]), [np.array([3, 5])], 8)
+    assert out.tolist() == [5, 0, 0, 0, 0, 0, 0, 2 ** 60 + 3]
 
 
 def test_l1_evicts_the_least_recently_used_line_whatever_its_tag():
