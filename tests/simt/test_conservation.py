@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 from accel_sim.models.simt.family import FAMILY
-from accel_sim.models.simt.plan.schedule import atomic_requests
 from accel_sim.foundations.workload import ConvLayer, GemmLayer, NMSparsity
 from tests.simt.archs import simt
 
@@ -44,7 +43,7 @@ def test_laws(kernel, layer, transpose):
     assert result.cycles == result.compute_cycles + result.stall_cycles
     cand = plan.candidates[c.candidate]
     s = cand.schedule
-    listed = atomic_requests(s)[0]
+    listed = s.atomic_cta
     assert c.atomics == (0 if listed is None else listed.size)                  # every request listed once
     assert int(cand.atomic_cycles.sum()) >= c.atomics * m.l2_atomic_cycles      # a turn per request at least
     busiest = np.bincount(cand.atomic_slice, weights=cand.atomic_cycles, minlength=m.l2_slices).max()

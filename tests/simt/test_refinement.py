@@ -10,7 +10,6 @@ from hypothesis import strategies as st
 
 from accel_sim.foundations.errors import SimulationError
 from accel_sim.models.simt.family import FAMILY
-from accel_sim.models.simt.plan.schedule import atomic_requests
 from accel_sim.models.simt.spec import SgemmTile
 from accel_sim.foundations.workload import ConvLayer, GemmLayer, NMSparsity
 from tests.simt.archs import simt
@@ -71,7 +70,7 @@ def test_fast_and_reference_agree_on_every_counter(case):
     plan, counters = FAMILY.counters(arch, layer)
     assert all(type(v) is int for v in counters.as_dict().values())      # counters are integers (the contract)
     s = plan.candidates[counters.candidate].schedule
-    cta, _, serial = atomic_requests(s)
+    cta, serial = s.atomic_cta, s.atomic_serial
     assert counters.atomics == (0 if cta is None else cta.size)     # every atomic request listed
     assert cta is None or (serial >= 1).all()
 

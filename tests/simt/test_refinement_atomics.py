@@ -11,7 +11,7 @@ import pytest
 
 from accel_sim.models.simt.family import FAMILY
 from accel_sim.models.simt.fast import cta_demands
-from accel_sim.models.simt.plan.schedule import atomic_demands, atomic_requests, atomic_runs
+from accel_sim.models.simt.plan.schedule import atomic_demands, atomic_runs
 from accel_sim.models.simt.spec import SgemmTile
 from accel_sim.foundations.workload import GemmLayer
 from tests.simt.archs import payload_layer, simt
@@ -88,7 +88,8 @@ def test_split_k_tiles_add_from_their_own_first_sector():
     sector (i x 32 x 64 + j x 32) x 4 / 32 = 256 i + 4 j."""
     arch = simt({"sms": 1}, kernel="dense_simt", sgemm_tiles=(SgemmTile(32, 32, 8, 32, 32),), split_k=(2,))
     plan = FAMILY.plan(arch, GemmLayer("g", m=64, k=16, n=64))
-    cta, sector, _ = atomic_requests(plan.candidates[1].schedule)   # the runs expanded
+    s = plan.candidates[1].schedule
+    cta, sector = s.atomic_cta, s.atomic_sector   # the runs expanded
     firsts = sector[::128].tolist()
     assert firsts == [0, 0, 4, 4, 256, 256, 260, 260]
     assert cta[::128].tolist() == list(range(8)) and sector.size == 8 * 128

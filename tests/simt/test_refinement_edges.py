@@ -11,7 +11,6 @@ import pytest
 
 from accel_sim.foundations.errors import InputError
 from accel_sim.models.simt.family import FAMILY
-from accel_sim.models.simt.plan.schedule import atomic_requests
 from accel_sim.models.simt.spec import SgemmTile
 from accel_sim.models.tensor_core.spec import KernelTile
 from accel_sim.foundations.workload import GemmLayer, NMSparsity
@@ -289,7 +288,8 @@ def test_split_k_tile_starting_inside_a_sector_adds_from_that_sector():
     """dense_simt, 8 x 4 tiles, K = 2 in 2 slices, C 8 x 8 FP32: tile 1 starts at column 4, byte 16, inside
     sector 0; each slice adds its 8 x 4 x 4 B = 4 sectors from the tile's first sector."""
     arch = simt({"sms": 1}, kernel="dense_simt", sgemm_tiles=(SgemmTile(8, 4, 1, 4, 4),), split_k=(2,))
-    cta, sector, _ = atomic_requests(FAMILY.plan(arch, GemmLayer("g", m=8, k=2, n=8)).candidates[1].schedule)
+    s = FAMILY.plan(arch, GemmLayer("g", m=8, k=2, n=8)).candidates[1].schedule
+    cta, sector = s.atomic_cta, s.atomic_sector
     assert sector.tolist() == [0, 1, 2, 3] * 4
     assert cta.tolist() == [0] * 4 + [1] * 4 + [2] * 4 + [3] * 4
 

@@ -8,7 +8,6 @@ import pytest
 from accel_sim.models.simt.fast import SectorCache, dispatch, drain, drains
 from accel_sim.models.simt.family import FAMILY
 from accel_sim.models.simt.plan.sectors import distinct_per_group, sorted_unique, span_sectors
-from accel_sim.models.simt.plan.schedule import atomic_requests
 from accel_sim.models.simt.spec import SgemmTile
 from accel_sim.foundations.workload import GemmLayer
 from tests.simt.archs import payload_layer, simt, two_blocks_layer
@@ -191,7 +190,7 @@ def test_split_k_adds_partial_tiles_with_atomics():
     split = plan.candidates[1].schedule                    # candidates: no split, then 2 slices
     assert split.ctas == 2 and split.cta_l2_sectors.tolist() == [32 + 32 + 128] * 2 and split.atomics == 256
     # each slice adds its 32 x 32 C tile: 128 requests on consecutive sectors 0..127
-    cta, sector, serial = atomic_requests(split)
+    cta, sector, serial = split.atomic_cta, split.atomic_sector, split.atomic_serial
     assert cta.tolist() == [0] * 128 + [1] * 128 and sector.tolist() == list(range(128)) * 2 and serial.tolist() == [1] * 256
 
 

@@ -43,7 +43,7 @@ from accel_sim.foundations.errors import SimulationError
 from accel_sim.models.simt.counters import SimtCounters
 from accel_sim.models.simt.plan import Candidate, SimtPlan
 from accel_sim.models.simt.plan.l2 import listed_atomics, listed_reads, output_base
-from accel_sim.models.simt.plan.schedule import Schedule, atomic_requests
+from accel_sim.models.simt.plan.schedule import Schedule
 
 BITS_PER_BYTE = 8
 WALK_TABLE_ENTRIES = 1 << 22   # the compiled L1 walk's table entries (lines, SMs x code blocks) at most: about 100 MB
@@ -204,7 +204,7 @@ def l2_misses(plan: SimtPlan, c: Candidate, l1_missing: np.ndarray | None) -> in
     parts = []
     for phase, (ptr, sectors) in enumerate((listed_reads(s.gemm_reads, s.ctas, m.sector, m.line),
                                             (s.cached_ptr, s.cached_sectors),
-                                            listed_atomics(*atomic_requests(s)[:2], s.ctas, base))):
+                                            listed_atomics(s.atomic_cta, s.atomic_sector, s.ctas, base))):
         if ptr is None:
             continue
         line_ptr, tags, masks = schedule_lines(s, per_line) if phase == 1 else cached_lines(sectors, ptr, per_line)

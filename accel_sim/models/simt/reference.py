@@ -32,7 +32,6 @@ from accel_sim.hardware.recorder import COMPUTE, DRAM, TRANSFER, Recorder
 from accel_sim.models.simt.counters import SimtCounters
 from accel_sim.models.simt.plan import SimtPlan
 from accel_sim.models.simt.plan.l2 import listed_atomics, listed_reads, output_base
-from accel_sim.models.simt.plan.schedule import atomic_requests
 
 BITS_PER_BYTE = 8
 
@@ -102,7 +101,7 @@ def run_candidate(plan: SimtPlan, index: int, max_cycles: int | None,
     l2_sets: dict[int, OrderedDict[int, int]] = {}                      # set -> line -> valid sectors
     walk = c.l2_overflow and m.l2_ways > 0                              # the set model (l2_ways 0: none)
     listed_ptr, listed_sectors = listed_reads(s.gemm_reads if walk else None, s.ctas, m.sector, m.line)
-    atomic_ptr, atomic_sectors = listed_atomics(*atomic_requests(s)[:2], s.ctas,
+    atomic_ptr, atomic_sectors = listed_atomics(s.atomic_cta, s.atomic_sector, s.ctas,
                                                 output_base(s.gemm_reads, s.dense_operand_bytes, m.line, m.sector))
     per_line = m.line // m.sector
     atomic_bounds = np.searchsorted(c.atomic_cta, np.arange(s.ctas + 1))

@@ -181,12 +181,6 @@ def l1_lines(m: Machine, schedule: Schedule, resident: int) -> int:
     return max(0, m.l1_shared_memory - carveout) // m.line
 
 
-def atomic_requests(schedule: Schedule) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:
-    """The CTA, sector and operations on its most-updated address of each of the schedule's atomic requests (runs
-    are listed on this first call: a candidate that loses before its atomics are counted never lists them)."""
-    return schedule.atomic_cta, schedule.atomic_sector, schedule.atomic_serial
-
-
 def atomic_demands(m: Machine, schedule: Schedule) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each CTA's demand on each L2 slice's atomic unit: ``(cta, slice, cycles)`` per pair with requests, CTA-major
     then slice. A request goes to slice ``sector % l2_slices`` and holds its atomic unit ``l2_atomic_cycles`` per
@@ -197,7 +191,7 @@ def atomic_demands(m: Machine, schedule: Schedule) -> tuple[np.ndarray, np.ndarr
         if demands is not None:
             pairs, operations = demands
             return pairs // m.l2_slices, pairs % m.l2_slices, operations * m.l2_atomic_cycles
-    cta, sector, serial = atomic_requests(schedule)
+    cta, sector, serial = schedule.atomic_cta, schedule.atomic_sector, schedule.atomic_serial
     if cta is None or cta.size == 0:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty, empty
