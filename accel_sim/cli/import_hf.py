@@ -25,6 +25,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--fused-qkv", action="store_true",
                         help="the q, k and v projections as one GEMM of their concatenated weights (attn_qkv, n = "
                              "(heads + 2 KV heads) x head dim), as gpt-fast and TensorRT-LLM run them; default: three")
+    parser.add_argument("--unfused-elementwise", action="store_true",
+                        help="one kernel (one launch) per vector operator, as eager PyTorch runs them; default: one "
+                             "per run of vector operators between matrix kernels, as torch.compile and TensorRT-LLM "
+                             "fuse them")
     parser.add_argument("--out", required=True, help="output folder (the workload YAML)")
     parser.add_argument("--name", default=None,
                         help="workload name (default: model_phase_ctxT_bB, e.g. llama_2_7b_hf_decode_ctx2048_b8)")
@@ -54,9 +58,11 @@ def handle(args: argparse.Namespace) -> int:
         identity += f" --precision {compression.precision}"
     if args.fused_qkv:
         identity += " --fused-qkv"
+    if args.unfused_elementwise:
+        identity += " --unfused-elementwise"
     folder = check_output_folder(args.out, identity, args.force)
     step = InferenceStep(phase=args.phase, context=args.context, batch=args.batch, attention=args.attention,
-                         fused_qkv=args.fused_qkv)
+                         fused_qkv=args.fused_qkv, fused_elementwise=not args.unfused_elementwise)
     written = write_llm_workload(args.config, step, folder.path, name=args.name, before_write=folder.create,
                                  compression=compression)
     print(f"{written.description}: {written.layers} layers, {written.macs:,} MACs")

@@ -482,12 +482,18 @@ class VectorLayer:
     """A non-matrix operator applied to ``rows`` vectors of ``width`` elements (softmax over
     each row of scores, a norm over each token's hidden vector, an element-wise activation,
     rotary embedding, residual addition). No family sees it: :func:`accel_sim.pipeline.simulate.simulate_layer`
-    runs it on the arch's vector unit (:mod:`accel_sim.models.vector_unit`). No MACs."""
+    runs it on the arch's vector unit (:mod:`accel_sim.models.vector_unit`). No MACs.
+
+    ``launches``: the layer ends a kernel of its own, which pays the vector unit's ``kernel_launch_cycles``
+    (a GPU's launch gap; 0 on a pipelined accelerator). False: its work runs inside a kernel charged elsewhere,
+    the next vector layer's when a compiler fuses consecutive element-wise operators into one kernel
+    (:func:`accel_sim.foundations.workload.llm.generator.fuse_elementwise`), or a fused attention kernel's."""
 
     name: str
     op: str
     rows: int
     width: int
+    launches: bool = True
     kind: str = field(default="vector", init=False)
 
     def __post_init__(self) -> None:

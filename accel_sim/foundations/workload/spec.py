@@ -8,6 +8,7 @@ One entry per layer::
     - {name: qk, type: gemm, m: 128, k: 64, n: 128}
     - {name: scores, type: batched_gemm, instances: 12, m: 128, k: 64, n: 128}   # one GEMM per head
     - {name: probs, type: vector, op: softmax, m: 1536, n: 128}   # m rows of n elements, vector unit
+    - {name: add, type: vector, op: residual_add, m: 1, n: 4096, launches: false}   # fused into the next kernel
 """
 from __future__ import annotations
 
@@ -39,7 +40,8 @@ _CONV_ONLY = ("in_h", "in_w", "in_channels", "out_channels", "kernel", "kernel_h
 # loaded from these: a family without zero skipping computes the zeros, macs_skipped 0); or a request to
 # the hardware, which a family honours or reports (accel_sim.pipeline.honoured).
 FIELD_KINDS = {
-    "shape": ("name", "type", "op", *_CONV_ONLY, "in_features", "out_features", "batch", "m", "k", "n", "instances"),
+    "shape": ("name", "type", "op", "launches", *_CONV_ONLY, "in_features", "out_features", "batch", "m", "k", "n",
+              "instances"),
     "operands": ("weight_sparsity", "weight_density", "input_density", "weight_pattern", "activation_pattern",
                  "block", "compact", "seed", "operands"),
     # ask the hardware for a datapath width: honoured, or reported (pipeline/honoured.py), or refused
@@ -77,6 +79,11 @@ class LayerEntry:
                            choices=("conv", "fc", "gemm", "batched_gemm", "vector"))
     op: str | None = spec_field("vector: the operator, applied to each of m rows of n elements.", None,
                                 choices=VECTOR_OPS)
+    launches: bool | None = spec_field(
+        "vector: the layer ends a kernel of its own and pays the vector unit's kernel_launch_cycles (true, the "
+        "default); false: it runs inside the next vector layer's kernel, as a compiler fuses consecutive "
+        "element-wise operators (torch.compile / TorchInductor, TensorRT-LLM), or inside a fused attention kernel.",
+        None)
     in_h: int | None = spec_field("conv: input height (rows of the input feature map).", None)
     in_w: int | None = spec_field("conv: input width.", None)
     in_channels: int | None = spec_field("conv: input channels C.", None)
@@ -205,8 +212,9 @@ class LayerEntry:
             self._forbid("k", "instances", "in_features", "out_features", "operands", "weight_sparsity",
                          "weight_bits", "index_bits", "quantized_weight_bits", "activation_bits",
                          "quant_group_size", "quant_scale_bits")
-            return VectorLayer(name=self.name, op=self.op, rows=self.m, width=self.n)
-        self._forbid("op")
+            return VectorLayer(name=self.name, op=self.op, rows=self.m, width=self.n,
+                               launches=True if self.launches is None else self.launches)
+        self._forbid("op", "launches")
         if self.type == "batched_gemm":
             self._require("instances", "m", "k", "n")
             self._forbid("in_features", "out_features", "operands")

@@ -1,6 +1,7 @@
 """Vector counters to a LayerResult: actions (ALU adds / multiplies, SFU results, SRAM accesses),
-SRAM bytes, and the cycles the layer adds to the step (all of its busy cycles when the unit
-runs serially with the matrix unit; what the overlap did not hide otherwise)."""
+SRAM bytes, and the cycles the layer adds to the step: its kernel's launch gap (as stall cycles: the unit
+waits for the kernel to start) and all of its busy cycles when the unit runs serially with the matrix unit
+(what the overlap did not hide otherwise)."""
 from __future__ import annotations
 
 import math
@@ -31,7 +32,8 @@ def account(plan: VectorPlan, counters: VectorCounters, hidden_cycles: int = 0) 
     )
     metrics = {"vector_busy_cycles": float(counters.busy_cycles), "vector_hidden_cycles": float(hidden_cycles),
                "vector_elements": float(plan.layer.elements), "vector_special_ops": float(counters.special)}
-    return LayerResult(layer=plan.layer.name, cycles=exposed, compute_cycles=exposed, stall_cycles=0,
+    launch = counters.launch_cycles   # never hidden: the kernel has not started
+    return LayerResult(layer=plan.layer.name, cycles=launch + exposed, compute_cycles=exposed, stall_cycles=launch,
                        macs_dense=0, macs_issued=0, peak_macs_per_cycle=0, dram_read_bytes=0, dram_write_bytes=0,
                        sram_read_bytes=math.ceil(counters.sram_read_bits / 8),
                        sram_write_bytes=math.ceil(counters.sram_write_bits / 8),

@@ -8,6 +8,7 @@ from accel_sim.foundations.contract import Counters
 
 @dataclass(frozen=True)
 class VectorCounters(Counters):
+    launch_cycles: int      # cycles from the call to the first read (the kernel's launch gap; 0: none)
     busy_cycles: int        # cycles: the busiest unit, first read to last result
     vectors: int            # vectors of lanes elements processed (summed over passes and units)
     adds: int               # ALU additions / comparisons (actions)

@@ -4,7 +4,7 @@ Per pass of a row of ``n`` vectors, the SRAM reader (``r`` cycles a vector) feed
 (``c`` cycles a vector) through a FIFO: the first vector takes ``r + c`` and each further one
 the slower stage's time, ``r + c + (n - 1) max(r, c)``, then the pass's barrier. Rows and
 passes follow each other; a unit's time is its rows times one row's; the layer's is the
-busiest unit's.
+busiest unit's, after the kernel's launch gap when the layer launches one.
 """
 from __future__ import annotations
 
@@ -23,15 +23,15 @@ def row_cycles(plan: VectorPlan, width: int) -> int:
 
 def fast(plan: VectorPlan, max_cycles: int | None = None) -> VectorCounters:
     busy = max(rows * row_cycles(plan, width) for rows, width in plan.unit_rows)
-    if max_cycles is not None and busy > max_cycles:
-        raise SimulationError(f"{plan.layer.name}: {busy} cycles pass max_cycles={max_cycles}")
+    if max_cycles is not None and plan.launch_cycles + busy > max_cycles:
+        raise SimulationError(f"{plan.layer.name}: {plan.launch_cycles + busy} cycles pass max_cycles={max_cycles}")
     elements = sum(rows * width for rows, width in plan.unit_rows)
     rows = sum(rows for rows, _ in plan.unit_rows)
     vectors = sum(rows * math.ceil(width / plan.lanes) for rows, width in plan.unit_rows) * len(plan.passes)
     per = [p.work for p in plan.passes]
     bits = plan.spec.element_bits
     return VectorCounters(
-        busy_cycles=busy, vectors=vectors,
+        launch_cycles=plan.launch_cycles, busy_cycles=busy, vectors=vectors,
         adds=elements * sum(w.adds for w in per), mults=elements * sum(w.mults for w in per),
         special=elements * sum(w.special for w in per) + rows * sum(w.row_special for w in per),
         reductions=rows * sum(w.reduced for w in per),

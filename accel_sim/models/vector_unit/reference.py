@@ -1,6 +1,6 @@
-"""Discrete-event reference of a vector layer (SimPy): per unit, an SRAM reader process and an
-ALU / SFU process joined by a FIFO of ``fifo_depth`` vectors; one event per vector, one per
-pass barrier. Imports only its spec / plan / counters, the shared hardware blocks, simpy.
+"""Discrete-event reference of a vector layer (SimPy): the kernel waits its launch gap, then per
+unit, an SRAM reader process and an ALU / SFU process joined by a FIFO of ``fifo_depth`` vectors;
+one event per vector, one per pass barrier. Imports only its spec / plan / counters, the shared hardware blocks, simpy.
 
 The reader spends a vector's SRAM cycles, then pushes it (waiting while the FIFO is full);
 the ALUs pop a vector and spend its compute cycles. After a pass's last vector, the ALUs
@@ -81,14 +81,28 @@ def _unit(env: simpy.Environment, plan: VectorPlan, index: int, rows: int, width
     return env.process(alus())
 
 
+def _kernel(env: simpy.Environment, plan: VectorPlan, tally: _Tally, recorder: Recorder | None):
+    """The kernel: its launch gap, then every unit's reader and ALUs; returns the cycle the units started."""
+    if plan.launch_cycles:
+        yield env.timeout(plan.launch_cycles)
+        if recorder is not None:
+            recorder.agent("kernel launch", "control")
+            recorder.record("kernel launch", BUSY, 0, env.now, "launch gap")
+    start = env.now
+    yield env.all_of([_unit(env, plan, i, rows, width, tally, recorder)
+                      for i, (rows, width) in enumerate(plan.unit_rows) if rows])
+    return start
+
+
 def reference(plan: VectorPlan, max_cycles: int | None = None, recorder: Recorder | None = None) -> VectorCounters:
-    """``recorder`` (teaching traces): each unit's SRAM reads, FIFO entries, ALU work (its
+    """``recorder`` (teaching traces): the launch gap, each unit's SRAM reads, FIFO entries, ALU work (its
     multiplications as MACs), waits on the FIFO and row reductions."""
     env = simpy.Environment()
     tally = _Tally()
-    units = [_unit(env, plan, i, rows, width, tally, recorder) for i, (rows, width) in enumerate(plan.unit_rows) if rows]
-    done = env.all_of(units)
+    done = env.process(_kernel(env, plan, tally, recorder))
     cycles = run_until_done(env, done, max_cycles, plan.layer.name)
-    return VectorCounters(busy_cycles=cycles, vectors=tally.vectors, adds=tally.adds, mults=tally.mults,
+    start = int(done.value)
+    return VectorCounters(launch_cycles=start, busy_cycles=cycles - start, vectors=tally.vectors, adds=tally.adds,
+                          mults=tally.mults,
                           special=tally.special, reductions=tally.reductions, sram_read_bits=tally.read_bits,
                           sram_write_bits=tally.write_bits)

@@ -8,6 +8,7 @@
 runs vector work against matrix work: ``serial`` (the matrix unit waits: a GPU running an
 unfused kernel after the GEMM) or ``overlapped`` (the vector unit works on the previous
 matrix layer's output while the matrix unit runs: only what exceeds that layer's cycles shows).
+On a GPU every vector layer that ``launches`` is a kernel and first waits ``kernel_launch_cycles``.
 
 The defaults are a TPU-v1-like activation pipeline next to a 128-column array; shipped
 configs set their own numbers and cite them.
@@ -52,6 +53,12 @@ class VectorUnitSpec:
         "How vector work runs against matrix work: serial (adds its cycles) or overlapped (hidden under the "
         "cycles of the matrix layer that produced its input; only the excess adds).", "serial",
         choices=OVERLAP_MODES)
+    kernel_launch_cycles: int = spec_field(
+        "Cycles every vector kernel costs before its first read: the GPU-side gap between back-to-back kernels, paid "
+        "by each vector layer that launches (``launches``: one per operator, or one per run of operators a compiler "
+        "fuses). 0: no launch (an accelerator's vector unit is a pipeline stage, not a launched kernel).", 0,
+        unit="cycles", minimum=0, source="the shipped A100 / H100 configs set their tensor core's measured "
+        "back-to-back time of a minimal kernel under a CUDA graph (te42kyfo/gpu-benches gpu-small-kernels)")
     reduction_level_cycles: int = spec_field(
         "Cycles per level of the adder / max tree that reduces a row's lanes to one scalar.", 1, positive=True,
         source="estimate: one pipelined FP32 add per level per cycle")

@@ -57,10 +57,20 @@ ReLU / GELU / SiLU over B*q x I, or SwiGLU's silu(gate) * up for gated MLPs; MoE
 B*q*top_k x I) and ``final_norm`` (decoders, the B last positions before the LM head).
 ``vector_ops=False`` leaves them out (the GEMMs only).
 
+On a GPU each vector layer that ``launches`` is a kernel and pays the vector unit's launch gap. A step that
+compiles the model (``fused_elementwise``, the default: torch.compile / TorchInductor, as gpt-fast and torchao
+run decode; TensorRT-LLM) fuses the element-wise and reduction operators between two matrix kernels into one
+kernel, the matrix kernels (cuBLAS / CUTLASS GEMMs, tinygemm, attention) being extern kernels it does not fuse
+into (:func:`fuse_elementwise`); a Llama decode block then launches 5 vector kernels (the previous block's
+residual add with the attention norm, rotary, softmax, the residual add with the MLP norm, the activation; 4 with
+a fused decode-attention kernel, whose softmax runs inside it). ``fused_elementwise=False``: one
+kernel per vector layer, as eager PyTorch launches at least.
+
 Not simulated: embeddings and positional-embedding additions, biases.
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 
@@ -93,6 +103,7 @@ class InferenceStep:
     batch: int = 1
     attention: str = "unfused"
     fused_qkv: bool = False      # one attn_qkv GEMM instead of attn_q, attn_k, attn_v (see the module doc)
+    fused_elementwise: bool = True   # one kernel per run of vector layers between matrix kernels (fuse_elementwise)
 
     @property
     def tokens(self) -> int:
@@ -130,7 +141,8 @@ def workload_name(config: TransformerConfig, step: InferenceStep) -> str:
     base = "".join(c if c.isalnum() else "_" for c in config.name.lower()).strip("_") or "model"
     fused = "_fused" if step.attention == "fused" and step.phase == "decode" else ""
     qkv = "_fusedqkv" if step.fused_qkv else ""
-    return f"{base}_{step.phase}_ctx{step.context}_b{step.batch}{fused}{qkv}"
+    eager = "" if step.fused_elementwise else "_unfusedelem"
+    return f"{base}_{step.phase}_ctx{step.context}_b{step.batch}{fused}{qkv}{eager}"
 
 
 def activation_op(config: TransformerConfig) -> str:
@@ -180,7 +192,22 @@ def transformer_layers(config: TransformerConfig, step: InferenceStep,
         layers.append(GemmLayer("lm_head", m=last_rows, k=head_width, n=config.vocab))
     if not vector_ops:
         return tuple(layer for layer in layers if not isinstance(layer, VectorLayer))
-    return tuple(layers)
+    return fuse_elementwise(tuple(layers)) if step.fused_elementwise else tuple(layers)
+
+
+def fuse_elementwise(layers: tuple[NetworkLayer, ...]) -> tuple[NetworkLayer, ...]:
+    """``layers`` as a compiler that fuses element-wise and reduction operators runs them: each maximal run of
+    consecutive vector layers that launch becomes one kernel, charged to the run's last layer (the others get
+    ``launches=False``). Matrix kernels (GEMMs, attention) are fusion barriers, and so is a vector layer that runs
+    inside one (a fused attention kernel's softmax). Charging the last layer keeps one launch per block when a
+    caller runs a block apart from its neighbours (:mod:`accel_sim.systems.serving.step`): the run that joins a
+    block's ``mlp_residual`` to the next block's ``attn_norm`` is charged to the ``attn_norm``."""
+    def joins_next(index: int) -> bool:
+        here, after = layers[index], layers[index + 1] if index + 1 < len(layers) else None
+        return (isinstance(here, VectorLayer) and here.launches and isinstance(after, VectorLayer)
+                and after.launches)
+    return tuple(dataclasses.replace(layer, launches=False) if joins_next(i) else layer
+                 for i, layer in enumerate(layers))
 
 
 KV_READS = ("per_kv_head", "per_query_head")
@@ -206,7 +233,8 @@ def attention_layers(config: TransformerConfig, prefix: str, batch: int, tokens:
     run it (FlashDecoding, vLLM's paged attention): ``attn_decode``, a batched GEMM per (sequence, KV head)
     of ``g x 2S @ 2S x d`` whose ``2S x d`` operand is the K and the V cache stacked (each read once, in one
     pass), so its MACs are the score's and the context's (``g d S`` each) and its k is the KV length a kernel
-    splits (:mod:`accel_sim.models.tensor_core.plan.split`), then the softmax on the vector unit. Its dense
+    splits (:mod:`accel_sim.models.tensor_core.plan.split`), then the softmax on the vector unit (its work; it
+    launches no kernel: it runs inside the fused one). Its dense
     operand stands for the query and the probabilities, which a fused kernel keeps on chip: it moves
     ``2S x g`` elements where the kernel loads ``d x g`` (under 1 % of the cache's bytes for g = 1).
 
@@ -227,7 +255,8 @@ def attention_layers(config: TransformerConfig, prefix: str, batch: int, tokens:
                   if kv_reads == "per_kv_head" else
                   BatchedGemmLayer(prefix + "attn_decode", instances=batch * config.heads, m=1, k=2 * span, n=d,
                                    operand_shared_by=g))
-        return [decode, VectorLayer(prefix + "attn_softmax", "softmax", rows=batch * config.heads, width=span)]
+        return [decode, VectorLayer(prefix + "attn_softmax", "softmax", rows=batch * config.heads, width=span,
+                                    launches=False)]   # inside the fused kernel: no launch of its own
     return [BatchedGemmLayer(prefix + "attn_score", instances=batch * config.kv_heads, m=tokens * g, k=d, n=span),
             VectorLayer(prefix + "attn_softmax", "softmax", rows=batch * config.heads * tokens, width=span),
             BatchedGemmLayer(prefix + "attn_context", instances=batch * config.kv_heads, m=tokens * g, k=span, n=d)]
@@ -272,6 +301,7 @@ def transformer_network(config: TransformerConfig, step: InferenceStep, compress
 def describe(config: TransformerConfig, step: InferenceStep, compression: Compression = DENSE) -> str:
     what = (f"prefill of {step.context} tokens" if step.phase == "prefill"
             else f"decode of 1 token at context {step.context}")
-    variant = (", fused QKV projection" if step.fused_qkv else "") + ("" if compression == DENSE
+    variant = (", fused QKV projection" if step.fused_qkv else "") + (
+        "" if step.fused_elementwise else ", one kernel per vector operator") + ("" if compression == DENSE
                                                                     else f", {compression.label}")
     return f"{config.name}: {what}, batch {step.batch}{variant}"

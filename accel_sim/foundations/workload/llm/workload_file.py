@@ -115,7 +115,9 @@ def render(config: TransformerConfig, step: InferenceStep, layers: tuple[Network
         f"KV cache read {elements.kv_read:,};",
         f"# KV append ({append}) {elements.kv_append:,} elements.",
         "# vector layers (norms, rotary, softmax, activations, residuals: m rows of n elements) run on the",
-        "# arch's vector unit. Not simulated: embeddings, positional-embedding additions, biases.",
+        "# arch's vector unit; one with launches: false runs inside the next one's kernel (fused element-wise",
+        "# operators: one kernel launch per run between matrix kernels). Not simulated: embeddings,",
+        "# positional-embedding additions, biases.",
     ]
     body = [f"name: {name}", f"description: {json.dumps(describe(config, step, compression))}",
             f"source: {json.dumps(f'Hugging Face config {Path(config.source).as_posix()} (accel-sim import-hf)')}",
@@ -125,7 +127,9 @@ def render(config: TransformerConfig, step: InferenceStep, layers: tuple[Network
             "layers:"]
     for layer in layers:
         if isinstance(layer, VectorLayer):
-            body.append(f"  - {{name: {layer.name}, type: vector, op: {layer.op}, m: {layer.rows}, n: {layer.width}}}")
+            fused = "" if layer.launches else ", launches: false"
+            body.append(f"  - {{name: {layer.name}, type: vector, op: {layer.op}, m: {layer.rows}, n: {layer.width}"
+                        f"{fused}}}")
         elif isinstance(layer, BatchedGemmLayer):
             body.append(f"  - {{name: {layer.name}, type: batched_gemm, instances: {layer.instances}, "
                         f"m: {layer.m}, k: {layer.k}, n: {layer.n}{_options(layer)}}}")

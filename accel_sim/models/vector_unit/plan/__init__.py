@@ -8,7 +8,8 @@ even share of the elements as one stream. Per pass, a vector takes ``read_cycles
 port (its reads and writes, padded to full lanes) and ``compute_cycles`` in the ALUs and the
 SFU, one after the other; a pass that reduces its row then spends ``barrier_cycles`` (a tree
 over the lanes, ``reduction_level_cycles`` per level, for each reduced scalar, then the
-per-row special functions) before the next pass reads.
+per-row special functions) before the next pass reads. A layer that ``launches`` a kernel first waits
+the spec's ``kernel_launch_cycles`` (``launch_cycles``).
 """
 from __future__ import annotations
 
@@ -34,6 +35,7 @@ class VectorPlan:
     spec: VectorUnitSpec
     unit_rows: tuple[tuple[int, int], ...]   # per unit: (rows, elements per row) it processes
     passes: tuple[PassTiming, ...]
+    launch_cycles: int = 0                   # the kernel's launch gap before the first read (0: no launch)
 
     @property
     def lanes(self) -> int:
@@ -60,4 +62,5 @@ def plan(spec: VectorUnitSpec, layer: VectorLayer) -> VectorPlan:
         unit_rows = tuple((1 if share else 0, share) for share in even_shares(layer.elements, spec.units))
     else:
         unit_rows = tuple((rows, layer.width) for rows in even_shares(layer.rows, spec.units))
-    return VectorPlan(layer, spec, unit_rows, tuple(pass_timing(spec, work) for work in OPS[layer.op]))
+    launch = spec.kernel_launch_cycles if layer.launches else 0
+    return VectorPlan(layer, spec, unit_rows, tuple(pass_timing(spec, work) for work in OPS[layer.op]), launch)
