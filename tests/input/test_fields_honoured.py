@@ -58,6 +58,7 @@ def test_every_layer_field_has_one_kind():
     ("n", {"name": "g", "type": "gemm", "m": 2, "k": 8, "n": 4}, 3),
     ("instances", {"name": "b", "type": "batched_gemm", "instances": 2, "m": 2, "k": 8, "n": 4}, 3),
     ("op", {"name": "v", "type": "vector", "op": "softmax", "m": 2, "n": 4}, "gelu"),
+    ("launches", {"name": "v", "type": "vector", "op": "softmax", "m": 2, "n": 4}, False),
     ("type", {"name": "g", "type": "gemm", "m": 2, "k": 8, "n": 4}, "batched_gemm"),
 ])
 def test_shape_fields_change_the_layer(field, base, value):
