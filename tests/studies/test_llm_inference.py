@@ -16,7 +16,10 @@ def frame():
 
 def test_decode_at_batch_1_is_dram_bound_and_int4_pays(frame):
     b1 = frame[(frame.phase == "decode") & (frame.batch == 1)].set_index("variant")
-    assert (b1.dram_bound_share > 0.95).all()
+    # every cycle outside the vector kernels is DRAM-bound; those kernels are mostly their launch gaps (161 a step,
+    # vector_unit.kernel_launch_cycles), which do not shrink with the weights: 2 % of the dense step, 8 % of 2:4+int4
+    assert (b1.dram_bound_share + b1.vector_share > 0.99).all() and (b1.weight_gemm_dram_bound_share > 0.95).all()
+    assert b1.dram_bound_share["dense"] > 0.95 and (b1.vector_share < 0.1).all()
     # 4x fewer weight bytes, KV cache unchanged; each GEMM kernel's launch gap (kernel_launch_cycles, issue 33)
     # does not shrink with the weights: 2.97 x (above 3 before the gap was modelled)
     assert 2.7 < speedup(frame, "decode", "int4", 1) < 4.0
