@@ -35,7 +35,7 @@ class VectorPlan:
     spec: VectorUnitSpec
     unit_rows: tuple[tuple[int, int], ...]   # per unit: (rows, elements per row) it processes
     passes: tuple[PassTiming, ...]
-    launch_cycles: int = 0                   # the kernel's launch gap before the first read (0: no launch)
+    launch_cycles: int                       # the kernel's launch gap before the first read (0: no launch)
 
     @property
     def lanes(self) -> int:
