@@ -38,6 +38,22 @@ class DramSpec:
 
 
 @dataclass(frozen=True)
+class UncountedBlock:
+    block: str = spec_field("The block's name, a component of the energy breakdown (e.g. pe_control).")
+    share: float = spec_field("Its share of the chip's power in a published breakdown of the chip (0.1: 10 %).",
+                              positive=True, maximum=0.99)
+    source: str = spec_field("Where the share comes from (the paper, figure and workload).")
+
+
+UNCOUNTED_DOC = (
+    "Blocks of the chip that no action counts (control logic, I/O FIFOs, pads), each at its share of the chip's "
+    "power in a published breakdown (a post-layout simulation: a description of the design, not a measurement). "
+    "After counting, each block is charged share / (1 - the shares' sum) x the run's on-chip dynamic energy "
+    "(every component but dram), so the blocks take their published shares of the chip's power "
+    "(accel_sim/foundations/energy/cost.py, with_uncounted). Empty: none.")
+
+
+@dataclass(frozen=True)
 class ArchBase:
     name: str = spec_field("Short name used in reports.")
     family: str = spec_field(FAMILY_DOC)  # its choices, the listed families, are set by the catalog
@@ -80,10 +96,18 @@ class ArchBase:
     area_table: str = spec_field(
         "Area and leakage table: a name in accel_sim/foundations/energy/tables/ or a path to a YAML table.",
         "cacti_aladdin_45nm_area")
+    uncounted_blocks: tuple[UncountedBlock, ...] = spec_field(UNCOUNTED_DOC, default_factory=tuple)
 
     def __post_init__(self) -> None:
         if getattr(self, self.family) is None:
             raise ValueError(f"family '{self.family}' needs a '{self.family}:' section")
+        shares = sum(b.share for b in self.uncounted_blocks)
+        if shares >= 1:
+            raise ValueError(f"uncounted_blocks: the shares add up to {shares:g}; they must leave the counted "
+                             "blocks a part of the chip's power (a sum below 1)")
+        names = [b.block for b in self.uncounted_blocks]
+        if len(set(names)) != len(names):
+            raise ValueError(f"uncounted_blocks: a block is named twice ({', '.join(names)})")
 
     def section(self, family: str) -> Any:
         """The config section of ``family`` (e.g. ``arch.section("eie")``); a model given an arch of

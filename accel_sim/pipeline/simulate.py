@@ -21,7 +21,7 @@ from types import MappingProxyType
 from accel_sim.pipeline.catalog import ArchSpec
 from accel_sim.foundations.energy.area import AreaBreakdown, area_of, static_energy
 from accel_sim.foundations.energy.area_table import load_area_table
-from accel_sim.foundations.energy.cost import EnergyBreakdown, cost
+from accel_sim.foundations.energy.cost import EnergyBreakdown, cost, with_uncounted
 from accel_sim.foundations.energy.table import EnergyTable, load_energy_table
 from accel_sim.foundations.energy.technology import scale_factors, voltage_factor
 from accel_sim.foundations.errors import InputError
@@ -89,6 +89,13 @@ def energy_factor(arch: ArchSpec, table: EnergyTable) -> float:
     return node * voltage_factor(arch.technology_node, arch.supply_voltage)
 
 
+def costed(actions: tuple, arch: ArchSpec, table: EnergyTable) -> EnergyBreakdown:
+    """The energy of ``actions`` on ``arch``: counts x ``table`` at the arch's node and supply, plus the blocks
+    its config names as uncounted (``uncounted_blocks``, at their shares of the chip's power)."""
+    return with_uncounted(cost(actions, table, energy_factor(arch, table)),
+                          ((b.block, b.share) for b in arch.uncounted_blocks))
+
+
 def simulate_layer(arch: ArchSpec, layer: NetworkLayer, table: EnergyTable | None = None, reference: bool = False,
                    max_cycles: int | None = None, overlap_budget: int = 0,
                    area: AreaBreakdown | None = None, memo: BatchMemo | None = None) -> LayerRun:
@@ -120,7 +127,7 @@ def simulate_layer(arch: ArchSpec, layer: NetworkLayer, table: EnergyTable | Non
         counted_with, result, energy = runs.get(key, lambda: (table, *(
             _through_folder(key, arch, table, run) if runs is _same_runs and _shared_runs else run())))
         if counted_with is not table:
-            energy = cost(result.actions, table, energy_factor(arch, table))
+            energy = costed(result.actions, arch, table)
         if result.layer != layer.name:
             result = _renamed(result, layer)
     static = None if area is None else static_energy(area, result.cycles / arch.clock)
@@ -139,7 +146,7 @@ def _run_and_cost(family: Family, arch: ArchSpec, layer: NetworkLayer, table: En
                                                                  memo) for i in range(layer.instances)])
     else:
         result = family.layer_result(arch, layer, reference, max_cycles, memo)
-    return result, cost(result.actions, table, energy_factor(arch, table))
+    return result, costed(result.actions, arch, table)
 
 
 # Same shape, same device = same answer: each (arch, layer without its name) runs once per process
@@ -198,7 +205,7 @@ def _through_folder(key: Hashable, arch: ArchSpec, table: EnergyTable,
     energy under ``table`` (the cost :func:`_run_and_cost` takes)."""
     made: list[tuple[LayerResult, EnergyBreakdown]] = []
     result = pickled_through_cache(("layer run", key), lambda: made.append(run()) or made[0][0])
-    return made[0] if made else (result, cost(result.actions, table, energy_factor(arch, table)))
+    return made[0] if made else (result, costed(result.actions, arch, table))
 
 
 def _same_layer_key(arch: ArchSpec, layer: NetworkLayer, reference: bool, max_cycles: int | None) -> Hashable | None:

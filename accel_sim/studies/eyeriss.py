@@ -39,16 +39,16 @@ V2_FIGURES = (
 VGG = "eyeriss_vgg16_conv"
 # Chen et al., JSSC 2017, Table VI (VGG-16 CONV layers, batch 3, 1 V, core 200 MHz, link 60 MHz), per layer: total and
 # processing latency (ms), active PEs, global-buffer accesses (MB), DRAM accesses (MB), chip power (mW). Read from the
-# table's transcription in the FODLAM repository (cucapra/fodlam, data/eyeriss-vgg16.csv), three OCR slips mended by the
-# table's own totals: CONV2-2's processing latency (1110.3, more than its 894.3 ms total; 810.3 makes the 13 layers sum
-# to the table's 3755.2 ms), CONV2-1's and CONV5-1's active PEs (150 and 163 beside "93 %" and "100 %": 156 and 168).
+# table's image on IEEE Xplore (article 7738524, table 6); the cleaned transcription in the FODLAM repository
+# (cucapra/fodlam, data/eyeriss-vgg16.csv) agrees but for its 163 active PEs in CONV5-1 (the image: 168, 100 %). Each
+# column adds up to the table's total row (tests/eyeriss/test_published_breakdowns.py).
 # Shown beside the model, not compared as cases: the paper publishes no VGG-16 mapping.
 VGG16_TABLE_VI = (
-    ("conv1_1", 76.2, 38.0, 156, 112.5, 15.4, 247), ("conv1_2", 910.3, 810.6, 156, 2402.8, 54.0, 218),
-    ("conv2_1", 470.3, 405.3, 156, 1201.4, 33.4, 242), ("conv2_2", 894.3, 810.3, 156, 2402.3, 48.5, 231),
+    ("conv1_1", 76.2, 38.0, 156, 112.6, 15.4, 247), ("conv1_2", 910.3, 810.6, 156, 2402.8, 54.0, 218),
+    ("conv2_1", 470.3, 405.3, 156, 1201.4, 33.4, 242), ("conv2_2", 894.3, 810.8, 156, 2402.8, 48.5, 231),
     ("conv3_1", 241.1, 204.0, 156, 607.4, 20.2, 254), ("conv3_2", 460.9, 408.1, 156, 1214.8, 32.2, 235),
-    ("conv3_3", 457.7, 408.1, 156, 1214.8, 30.8, 233), ("conv4_1", 135.3, 105.1, 168, 321.3, 17.8, 278),
-    ("conv4_2", 254.8, 210.0, 168, 643.7, 20.6, 261), ("conv4_3", 246.3, 210.0, 168, 643.7, 22.8, 240),
+    ("conv3_3", 457.7, 408.1, 156, 1214.8, 30.8, 233), ("conv4_1", 135.8, 105.1, 168, 321.8, 17.8, 278),
+    ("conv4_2", 254.8, 210.0, 168, 643.7, 28.6, 261), ("conv4_3", 246.3, 210.0, 168, 643.7, 22.8, 240),
     ("conv5_1", 54.3, 48.3, 168, 90.0, 6.3, 258), ("conv5_2", 53.7, 48.5, 168, 90.0, 5.7, 236),
     ("conv5_3", 53.7, 48.5, 168, 90.0, 5.6, 230),
 )
