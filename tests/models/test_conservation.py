@@ -62,9 +62,15 @@ def check_laws(arch, network, run):
             # every non-zero weight is read at least once from some level, at >= 1 bit each.
             nonzero_weights = int(np.count_nonzero(layer_operands(layer).weights))
             assert result.dram_read_bytes + result.sram_read_bytes >= nonzero_weights / 8
-        # at the arch's node: the table's energies scaled from the table's own node (1.0 at the same node)
-        assert energy.total_pj == pytest.approx(energy_factor(arch, table) * sum(table.energy_pj(a)
-                                                                                 for a in result.actions))
+        # at the arch's node: the table's energies scaled from the table's own node (1.0 at the same node), plus
+        # the blocks no action counts (uncounted_blocks), each at its share of the chip: share / (1 - sum) x on chip
+        factor = energy_factor(arch, table)
+        counted = factor * sum(table.energy_pj(a) for a in result.actions)
+        on_chip = counted - factor * sum(table.energy_pj(a) for a in result.actions if a.component == "dram")
+        rest = 1 - sum(b.share for b in arch.uncounted_blocks)
+        for block in arch.uncounted_blocks:
+            assert energy.by_component_pj[block.block] == pytest.approx(block.share / rest * on_chip)
+        assert energy.total_pj == pytest.approx(counted + (1 / rest - 1) * on_chip)
         assert energy.total_pj == pytest.approx(sum(energy.by_component_pj.values()))
         assert 0 < result.utilization <= 1
     layers, summary = run.layers_frame(), run.summary_frame()
