@@ -6,10 +6,14 @@ import math
 import pytest
 import yaml
 
-from accel_sim.foundations.measured import MEASURED_DIR, load_registry
+from accel_sim.foundations.errors import InputError
+from accel_sim.foundations.measured import MEASURED_DIR, RunRef, load_registry
+from accel_sim.foundations.workload.loader import load_workload
 from accel_sim.studies.silicon_validation import run_groups
 from accel_sim.systems.cpu_simd import gemm
+from accel_sim.systems.cpu_simd.elementwise import PASSES, pass_time
 from accel_sim.systems.cpu_simd.gemm import binary_gemm, binary_word_bits, binary_word_cycles, fp32_gemm
+from accel_sim.systems.cpu_simd.measured import passes_cycles, run_seconds
 from accel_sim.systems.cpu_simd.spec import PIXEL1_KRYO, RPI4_CORTEX_A72
 
 CONSTANTS = yaml.safe_load((MEASURED_DIR / "constants" / "binary_cpu.yaml").read_text())["configs"]
@@ -51,3 +55,73 @@ def test_the_group_runs_on_the_cpu_model():
     assert set(frame[frame.status != "simulated"].case) == {"lce_quicknet_rpi4", "lce_quicknet_pixel1"}
     convs = ran[ran.case.str.contains("bconv|bgemm")]
     assert (convs.relative_error < 0).all() and (convs.relative_error.abs() < 0.35).all()   # too fast, by < 35 %
+
+
+def test_one_layers_element_wise_passes_by_hand():
+    """Bi-Real Net's layer1 3x3 conv on the Pixel 1: 56 x 56 x 64 = 200704 fp32 values in and out, 50176 vectors of
+    4. Batch norm (daBNN Affine: loads of x, a, b; FMLA; store) is bound by the one load port: 3 cycles a vector;
+    the shortcut add (two loads) 2 cycles a vector but its 12 bytes a value from DRAM take longer; the sign packing
+    (one Q load a vector) 1 cycle a vector."""
+    values, vectors = 56 * 56 * 64, 56 * 56 * 64 // 4
+    dram = PIXEL1_KRYO.clock / PIXEL1_KRYO.dram_bandwidth                 # cycles per byte
+    bn = pass_time(PIXEL1_KRYO, "batch_norm", values, threads=1)
+    assert bn.compute_cycles == vectors * 3 and bn.memory_cycles == pytest.approx(values * 8 * dram)
+    assert bn.cycles == bn.compute_cycles
+    add = pass_time(PIXEL1_KRYO, "shortcut_add", values, threads=1)
+    assert add.compute_cycles == vectors * 2 and add.memory_cycles == pytest.approx(values * 12 * dram)
+    assert add.cycles == add.memory_cycles > add.compute_cycles
+    pack = pass_time(PIXEL1_KRYO, "sign_pack", values, threads=1)
+    assert pack.compute_cycles == vectors * 1 and pack.memory_cycles == pytest.approx(values * 4.125 * dram)
+    layer = next(l for l in load_workload("resnet18").layers if l.name == "layer1_0_conv1")
+    passes = ("sign_pack", "batch_norm", "shortcut_add")
+    assert passes_cycles(PIXEL1_KRYO, layer, passes, 1) == pytest.approx(bn.cycles + add.cycles + pack.cycles)
+
+
+@pytest.mark.parametrize("cpu", [RPI4_CORTEX_A72, PIXEL1_KRYO], ids=lambda c: c.name)
+@pytest.mark.parametrize("name", sorted(PASSES))
+def test_a_pass_takes_at_least_each_bound(cpu, name):
+    """Conservation: a pass is no faster than its ASIMD ops over the pipes, its loads over the load ports, its
+    instructions over the issue width, nor its compulsory bytes over the DRAM bandwidth."""
+    cost, values = PASSES[name], 28 * 28 * 128
+    time = pass_time(cpu, name, values, threads=1)
+    vectors = values / cpu.fp_lanes
+    for bound in (vectors * cost.simd_ops / cpu.simd_pipes, vectors * cost.loads / cpu.load_ports,
+                  vectors * cost.instructions / cpu.issue_width,
+                  values * cost.bytes_per_element / cpu.dram_bandwidth * cpu.clock):
+        assert time.cycles >= bound * (1 - 1e-12)
+    every_core = pass_time(cpu, name, values)            # threads split the compute, not the DRAM bandwidth
+    assert every_core.compute_cycles == pytest.approx(time.compute_cycles / cpu.cores)
+    assert every_core.memory_cycles == time.memory_cycles
+
+
+def test_the_passes_add_to_the_network_and_only_there():
+    """Bi-Real Net with daBNN's passes is the kernels alone plus every convolution's passes; an unknown pass is
+    one input error naming the field."""
+    bare = {"threads": 1, "kernel": "direct", "full_precision_layers": ["conv1", "fc"]}
+    run = RunRef(device="pixel1_kryo", workload="resnet18")
+    with_passes = dict(bare, binary_layer_passes=["sign_pack", "batch_norm", "shortcut_add"],
+                       fp32_layer_passes=["batch_norm"])
+    layers = load_workload("resnet18").layers
+    extra = sum(passes_cycles(PIXEL1_KRYO, layer, ("batch_norm",) if layer.name in ("conv1", "fc") else
+                              ("sign_pack", "batch_norm", "shortcut_add"), 1) for layer in layers)
+    assert run_seconds(run, with_passes) == pytest.approx(run_seconds(run, bare) + extra / PIXEL1_KRYO.clock)
+    assert extra > 0
+    with pytest.raises(InputError, match="binary_layer_passes"):
+        run_seconds(run, dict(bare, binary_layer_passes=["relu"]))
+
+
+def test_pools_next_to_named_layers_by_hand():
+    """The stem's 3 x 3 stride-2 max pool of conv1's 112 x 112 x 64 output makes 56 x 56 x 64 values, 50176 vectors,
+    each 29 instructions (daBNN maxpool3x3) over 3 issued a cycle; a layer_passes entry naming no layer is an
+    input error."""
+    conv1 = load_workload("resnet18").layers[0]
+    pool = passes_cycles(PIXEL1_KRYO, conv1, ("max_pool_3x3_s2",), 1)
+    assert pool == pytest.approx(56 * 56 * 64 / 4 * 29 / 3)
+    run = RunRef(device="pixel1_kryo", workload="resnet18")
+    bare = {"threads": 1, "full_precision_layers": ["conv1", "fc"]}
+    pooled = dict(bare, layer_passes={"conv1": ["max_pool_3x3_s2"]})
+    assert run_seconds(run, pooled) == pytest.approx(run_seconds(run, bare) + pool / PIXEL1_KRYO.clock)
+    with pytest.raises(InputError, match="layer_passes"):
+        run_seconds(run, dict(bare, layer_passes={"conv9": ["max_pool_3x3_s2"]}))
+    with pytest.raises(InputError, match="layer_passes.conv1"):
+        run_seconds(run, dict(bare, layer_passes={"conv1": ["min_pool"]}))

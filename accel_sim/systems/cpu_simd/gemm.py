@@ -50,13 +50,13 @@ class GemmTime:
         return max(self.compute_cycles, self.memory_cycles)
 
 
-def _memory_cycles(cpu: CpuSpec, bytes_moved: float) -> float:
+def memory_cycles(cpu: CpuSpec, bytes_moved: float) -> float:
     return bytes_moved / cpu.dram_bandwidth * cpu.clock
 
 
 def fp32_gemm(cpu: CpuSpec, m: int, k: int, n: int, threads: int | None = None) -> GemmTime:
     compute = m * k * n / (cpu.fp_macs_per_cycle * (threads or cpu.cores))
-    return GemmTime(compute, _memory_cycles(cpu, (m * k + k * n + m * n) * FP32_BYTES))
+    return GemmTime(compute, memory_cycles(cpu, (m * k + k * n + m * n) * FP32_BYTES))
 
 
 def binary_word_bits(cpu: CpuSpec) -> int:
@@ -79,13 +79,13 @@ def binary_gemm(cpu: CpuSpec, m: int, k: int, n: int, threads: int | None = None
     words = math.ceil(k / bits)
     compute = m * words * n * binary_word_cycles(cpu, kernel) / (threads or cpu.cores)
     packed = words * bits // 8
-    return GemmTime(compute, _memory_cycles(cpu, (m + n) * packed + m * n * FP32_BYTES))
+    return GemmTime(compute, memory_cycles(cpu, (m + n) * packed + m * n * FP32_BYTES))
 
 
 def binarize(cpu: CpuSpec, k: int, n: int, threads: int | None = None) -> GemmTime:
     """Binarizing and packing the ``k x n`` fp32 input matrix."""
     compute = math.ceil(k * n / cpu.fp_lanes) * BINARIZE_VECTOR_UOPS / cpu.issue_width / (threads or cpu.cores)
-    return GemmTime(compute, _memory_cycles(cpu, k * n * FP32_BYTES + math.ceil(k / WORD_BITS) * n * 8))
+    return GemmTime(compute, memory_cycles(cpu, k * n * FP32_BYTES + math.ceil(k / WORD_BITS) * n * 8))
 
 
 def speedup(cpu: CpuSpec, m: int, k: int, n: int, with_binarize: bool = False) -> float:
