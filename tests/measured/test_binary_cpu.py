@@ -18,6 +18,8 @@ from accel_sim.systems.cpu_simd.spec import PIXEL1_KRYO, RPI4_CORTEX_A72
 
 CONSTANTS = yaml.safe_load((MEASURED_DIR / "constants" / "binary_cpu.yaml").read_text())["configs"]
 KERNEL_CONSTANTS = {"neon_direct_ops": gemm.NEON_DIRECT_OPS, "neon_bgemm_ops": gemm.NEON_BGEMM_OPS}
+KERNEL_CONSTANTS.update({f"pass_{name}": [c.simd_ops, c.loads, c.instructions, c.bytes_per_element, c.per_value]
+                         for name, c in PASSES.items()})
 
 
 def test_neon_vector_pair_costs():
@@ -44,7 +46,11 @@ def test_every_constant_of_a_cpu_preset_is_listed_with_its_value(cpu):
         assert len(str(entries[name]["source"])) > 20
     for name, value in KERNEL_CONSTANTS.items():
         if name in entries:
-            assert entries[name]["value"] == value
+            assert entries[name]["value"] == value, name
+
+
+def test_every_pass_is_listed_with_its_counts():
+    assert {f"pass_{name}" for name in PASSES} <= set(CONSTANTS["pixel1_kryo"])
 
 
 def test_the_group_runs_on_the_cpu_model():
