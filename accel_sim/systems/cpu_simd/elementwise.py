@@ -31,6 +31,10 @@ DABNN_AFFINE = ("JDAI-CV/dabnn dabnn/layers/Affine.cpp (commit d93aa950), affine
                 "place, taken compiler-vectorized: loads of x, a and b, one FMLA, one store per vector")
 DABNN_MAXPOOL = ("JDAI-CV/dabnn dabnn/layers/MaxPool.cpp (commit d93aa950), maxpool3x3 (aarch64): per output vector "
                  "9 LD1, 9 PRFM, 8 FMAX, one ST1, SUBS and BNE (29 instructions)")
+DABNN_MAXPOOL2 = ("JDAI-CV/dabnn dabnn/layers/MaxPool.cpp (commit d93aa950), maxpool2x2 (aarch64): per output vector "
+                  "4 LD1, 4 PRFM, 3 FMAX, one ST1, SUBS and BNE (14 instructions)")
+TFLITE_CONCAT = ("tensorflow/lite/kernels/internal/reference/concatenation.h: each input's rows copied with memcpy; "
+                 "taken as one 128-bit load and one store a vector")
 DABNN_AVEPOOL = ("JDAI-CV/dabnn dabnn/layers/AvePool.cpp (commit d93aa950), ave_pool_2x2_s2 (aarch64): per output "
                  "vector 4 LD1, 4 PRFM, 3 FADD, one FDIV (taken as one pipe slot: a lower bound), one ST1, SUBS "
                  "and BNE (15 instructions)")
@@ -60,6 +64,10 @@ PASSES: dict[str, PassCost] = {
     "shortcut_add": PassCost(1, 2, 4, 3 * FP32_BYTES, "output", DABNN_ADD),
     # a 3 x 3 stride-2 max pool of a conv's output: one output value per 4 inputs; reads 4 values, writes 1
     "max_pool_3x3_s2": PassCost(8, 9, 29, 5 * FP32_BYTES, "output", DABNN_MAXPOOL, 1 / 4),
+    # a 2 x 2 stride-2 max pool of a conv's input (QuickNet's transition shortcut): reads 4 values, writes 1
+    "max_pool_2x2_s2": PassCost(3, 4, 14, 5 * FP32_BYTES, "input", DABNN_MAXPOOL2, 1 / 4),
+    # concatenating the shortcut and the sum into twice the conv's output channels: read and write each value
+    "concat": PassCost(0, 1, 2, 2 * FP32_BYTES, "output", TFLITE_CONCAT, 2),
     # a 2 x 2 stride-2 average pool of a conv's input (Bi-Real Net's downsample shortcut): reads 4, writes 1
     "avg_pool_2x2_s2": PassCost(4, 4, 15, 5 * FP32_BYTES, "input", DABNN_AVEPOOL, 1 / 4),
 }
