@@ -56,7 +56,8 @@ class PassCost:
 
 
 PASSES: dict[str, PassCost] = {
-    # fp32 in, 1 bit out: 4 + 1/8 bytes per value
+    # fp32 in, 1 bit out: 4 + 1/8 bytes per value. daBNN packs a 64-channel input with the scalar pack_64_bitfield
+    # (dabnn/bitpack.h pack_mat), slower than this NEON cost, which stays a lower bound there
     "sign_pack": PassCost(32 / 32, 32 / 32, 47 / 32, FP32_BYTES + 1 / 8, "input", f"{DABNN_PACK}; {LCE_PACK}"),
     # read and write the fp32 output in place (a and b are one value per channel, cached)
     "batch_norm": PassCost(1, 3, 5, 2 * FP32_BYTES, "output", DABNN_AFFINE),
