@@ -80,11 +80,12 @@ def run_seconds(run: RunRef, conditions: dict) -> float:
     named = conditions.get("layer_passes", {}) or {}
     if not isinstance(named, dict):
         raise InputError.single(run.device, "conditions.layer_passes", "expected a mapping of layer name to passes")
-    missing = sorted(set(named) - {layer.name for layer in _layers(run)})
+    layers = _layers(run)
+    missing = sorted(set(named) - {layer.name for layer in layers})
     if missing:
         raise InputError.single(run.device, "conditions.layer_passes", f"no layer named {', '.join(missing)} in the run")
     cycles = 0.0
-    for layer in _layers(run):
+    for layer in layers:
         fp32 = baseline or layer.precision == "fp32" or layer.name in full
         around = passes["fp32" if fp32 else "binary"] + _passes(run, named, layer.name, "layer_passes.")
         cycles += layer_cycles(cpu, layer, fp32, threads, kernel, pack, around)
