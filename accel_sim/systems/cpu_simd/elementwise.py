@@ -19,7 +19,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from accel_sim.foundations.errors import InputError
 from accel_sim.systems.cpu_simd.gemm import FP32_BYTES, GemmTime, memory_cycles
 from accel_sim.systems.cpu_simd.spec import CpuSpec
 
@@ -80,10 +79,8 @@ def vector_cycles(cpu: CpuSpec, cost: PassCost) -> float:
 
 
 def pass_time(cpu: CpuSpec, name: str, elements: int, threads: int | None = None) -> GemmTime:
-    """Time of pass ``name`` producing ``elements`` fp32 values."""
-    if name not in PASSES:
-        raise InputError.single("conditions", "passes",
-                                f"expected passes among {', '.join(PASSES)}, got {name!r}")
+    """Time of pass ``name`` (a key of :data:`PASSES`; a case's pass names are checked where its conditions are
+    read, :func:`accel_sim.systems.cpu_simd.measured.run_seconds`) producing ``elements`` fp32 values."""
     cost = PASSES[name]
     compute = math.ceil(elements / cpu.fp_lanes) * vector_cycles(cpu, cost) / (threads or cpu.cores)
     return GemmTime(compute, memory_cycles(cpu, elements * cost.bytes_per_element))
